@@ -1,0 +1,133 @@
+import { PrismaClient } from "../generated/prisma/client";
+import { readDbConfig, type DbConfig } from "./db-config";
+import { acquireFolderLock, type FolderLock } from "./folder-lock";
+import { applyMigrations, type SqlRunner } from "./migrations";
+
+// Opens the configured database, applies pending migrations and returns a Prisma
+// client plus a raw SQL runner for the hot paths. Knows nothing of Next.js: scripts,
+// tests and the server all come through here.
+
+export type Database = {
+  config: DbConfig;
+  prisma: PrismaClient;
+  sql: SqlRunner;
+  close(): Promise<void>;
+};
+
+export async function openDatabase(config: DbConfig = readDbConfig(), opts: { migrate?: boolean } = {}): Promise<Database> {
+  const migrate = opts.migrate !== false;
+  return config.kind === "pglite" ? openPglite(config.dataDir, migrate) : openPostgres(config.url, migrate);
+}
+
+async function openPglite(dataDir: string, migrate: boolean): Promise<Database> {
+  const lock: FolderLock = acquireFolderLock(dataDir);
+  try {
+    const [{ PGlite }, { vector }, { PrismaPGlite }] = await Promise.all([
+      import("@electric-sql/pglite"),
+      import("@electric-sql/pglite-pgvector"),
+      import("pglite-prisma-adapter"),
+    ]);
+    const pg = await PGlite.create(dataDir, { extensions: { vector } });
+    const wrap = (t: Pick<typeof pg, "exec" | "query">, inTx: boolean): SqlRunner => ({
+      async exec(text) {
+        await t.exec(text);
+      },
+      async query(text, params) {
+        return (await t.query(text, params as unknown[] | undefined)).rows as never[];
+      },
+      async transaction(fn) {
+        if (inTx) return fn(this);
+        return pg.transaction((tx) => fn(wrap(tx, true)));
+      },
+    });
+    const sql = wrap(pg, false);
+    try {
+      if (migrate) await applyMigrations(sql);
+    } catch (e) {
+      await pg.close().catch(() => {});
+      throw e;
+    }
+    const prisma = new PrismaClient({ adapter: new PrismaPGlite(pg) });
+    return {
+      config: { kind: "pglite", dataDir },
+      prisma,
+      sql,
+      async close() {
+        await prisma.$disconnect().catch(() => {});
+        await pg.close().catch(() => {});
+        lock.release();
+      },
+    };
+  } catch (e) {
+    lock.release();
+    throw e;
+  }
+}
+
+async function openPostgres(url: string, migrate: boolean): Promise<Database> {
+  const [{ default: pg }, { PrismaPg }] = await Promise.all([import("pg"), import("@prisma/adapter-pg")]);
+  const pool = new pg.Pool({ connectionString: url, max: Number(process.env.MEMSCOPE_PG_POOL_MAX || 10) });
+  if (migrate) {
+    // Migrations use BEGIN/COMMIT and a session advisory lock: one connection throughout.
+    const client = await pool.connect();
+    try {
+      await applyMigrations(clientRunner(client));
+    } catch (e) {
+      client.release();
+      await pool.end().catch(() => {});
+      throw e;
+    }
+    client.release();
+  }
+  const sql: SqlRunner = {
+    async exec(text) {
+      await pool.query(text);
+    },
+    async query(text, params) {
+      return (await pool.query(text, params as unknown[] | undefined)).rows as never[];
+    },
+    async transaction(fn) {
+      const client = await pool.connect();
+      try {
+        return await clientRunner(client).transaction(fn);
+      } finally {
+        client.release();
+      }
+    },
+  };
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  return {
+    config: { kind: "postgres", url },
+    prisma,
+    sql,
+    async close() {
+      await prisma.$disconnect().catch(() => {});
+      await pool.end().catch(() => {});
+    },
+  };
+}
+
+type PgClientLike = { query(text: string, params?: unknown[]): Promise<{ rows: unknown[] }> };
+
+function clientRunner(client: PgClientLike, inTx = false): SqlRunner {
+  return {
+    async exec(text) {
+      await client.query(text);
+    },
+    async query(text, params) {
+      return (await client.query(text, params)).rows as never[];
+    },
+    async transaction(fn) {
+      if (inTx) return fn(this);
+      await client.query("BEGIN");
+      try {
+        const out = await fn(clientRunner(client, true));
+        await client.query("COMMIT");
+        return out;
+      } catch (e) {
+        await client.query("ROLLBACK").catch(() => {});
+        throw e;
+      }
+    },
+  };
+}

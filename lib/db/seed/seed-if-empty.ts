@@ -1,0 +1,1 @@
+export async function seedIfEmpty(_p: unknown) {}
