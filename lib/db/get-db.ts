@@ -13,7 +13,7 @@ export function getDb(): Promise<Database> {
   if (!g[KEY]) {
     g[KEY] = (async () => {
       const db = await openDatabase();
-      if (process.env.MEMSCOPE_SEED !== "0") await seedIfEmpty(db.prisma);
+      if (process.env.MEMSCOPE_SEED !== "0") await seedIfEmpty(db);
       return db;
     })();
     g[KEY].catch(() => {

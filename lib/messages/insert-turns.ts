@@ -1,0 +1,211 @@
+import "server-only";
+import { randomUUID } from "node:crypto";
+import { ApiError, conflict, notFound, unprocessable, type ErrorDetail } from "../api/api-error";
+import type { SqlRunner } from "../db/migrations";
+import { countTextAllEncodings } from "../tokens/count-tokens";
+import { UUID_NIL } from "../threads/uuid-nil";
+import type { TurnInput } from "./schemas";
+import { FILE_COLUMNS, MESSAGE_COLUMNS, serializeMessage, type FileRow, type MessageRow } from "./serialize-message";
+
+export type InsertOptions = {
+  allowMissingParents?: boolean;
+  /** Field prefix for error details: "messages" for a batch, "" for one turn. */
+  fieldPrefix?: string;
+};
+
+type Prepared = {
+  id: string;
+  parent: string | null; // as stored (Dify semantics)
+  treeParent: string | null;
+  createdAt: Date;
+  input: TurnInput;
+  tokens: { q: ReturnType<typeof countTextAllEncodings>; a: ReturnType<typeof countTextAllEncodings> };
+  answerTokens: number;
+};
+
+/**
+ * Stores turns (oldest first) in one transaction: all or nothing.
+ * Parents: omitted = the previous turn (the batch's previous, else the newest stored);
+ * null = a new root; UUID_NIL kept as is; an id must be stored in this conversation or
+ * appear in the batch, unless allowMissingParents keeps it dangling.
+ * Token counts for every encoding are computed here, once, and cached on the row.
+ */
+export async function insertTurns(sql: SqlRunner, conversationId: string, turns: TurnInput[], opts: InsertOptions = {}) {
+  const field = (i: number, name: string) => (opts.fieldPrefix ? `${opts.fieldPrefix}[${i}].${name}` : name);
+
+  // CPU work before the transaction opens, so it holds locks only for I/O.
+  const ids = turns.map((t) => t.id ?? randomUUID());
+  const dupes: ErrorDetail[] = [];
+  const seen = new Map<string, number>();
+  ids.forEach((id, i) => {
+    if (seen.has(id)) dupes.push({ field: field(i, "id"), message: `duplicate of ${field(seen.get(id)!, "id")}`, id });
+    else seen.set(id, i);
+  });
+  if (dupes.length) throw unprocessable("Duplicate message ids in the batch", dupes);
+  const tokens = turns.map((t) => ({ q: countTextAllEncodings(t.query), a: countTextAllEncodings(t.answer) }));
+
+  return sql.transaction(async (tx) => {
+    // Locks the conversation row: concurrent appends to one conversation queue here.
+    const conv = await tx.query<{ id: string }>(
+      `SELECT id FROM conversations WHERE id = $1 AND deleted_at IS NULL FOR UPDATE`,
+      [conversationId],
+    );
+    if (!conv.length) throw notFound("Conversation", conversationId);
+
+    const existing = await tx.query<{ id: string }>(`SELECT id FROM messages WHERE id = ANY($1::uuid[])`, [ids]);
+    if (existing.length) {
+      const taken = new Set(existing.map((r) => r.id));
+      throw conflict(
+        "Some message ids already exist",
+        ids.flatMap((id, i) => (taken.has(id) ? [{ field: field(i, "id"), message: "already exists", id }] : [])),
+      );
+    }
+
+    const [newest] = await tx.query<{ id: string; created_at: Date | string }>(
+      `SELECT id, created_at FROM messages WHERE conversation_id = $1 ORDER BY created_at DESC, seq DESC LIMIT 1`,
+      [conversationId],
+    );
+
+    const batchIds = new Set(ids);
+    const explicit = [
+      ...new Set(
+        turns
+          .map((t) => t.parent_message_id)
+          .filter((p): p is string => !!p && p !== UUID_NIL && !batchIds.has(p)),
+      ),
+    ];
+    const stored = new Set(
+      explicit.length
+        ? (
+            await tx.query<{ id: string }>(
+              `SELECT id FROM messages WHERE conversation_id = $1 AND id = ANY($2::uuid[])`,
+              [conversationId, explicit],
+            )
+          ).map((r) => r.id)
+        : [],
+    );
+
+    const missing: ErrorDetail[] = [];
+    const base = Math.max(Date.now(), newest ? new Date(newest.created_at).getTime() + 1 : 0);
+    const prepared: Prepared[] = turns.map((t, i) => {
+      const prev = i > 0 ? ids[i - 1] : (newest?.id ?? null);
+      let parent: string | null;
+      let treeParent: string | null;
+      if (t.parent_message_id === undefined) {
+        parent = prev;
+        treeParent = prev;
+      } else if (t.parent_message_id === null) {
+        parent = null;
+        treeParent = null;
+      } else if (t.parent_message_id === UUID_NIL) {
+        parent = UUID_NIL;
+        treeParent = prev; // "the next older row, whatever its id"
+      } else {
+        parent = t.parent_message_id;
+        const known = batchIds.has(parent) || stored.has(parent);
+        if (!known && !opts.allowMissingParents) {
+          missing.push({ field: field(i, "parent_message_id"), message: "not a message of this conversation", parent_message_id: parent });
+        }
+        treeParent = known ? parent : null;
+      }
+      const q = tokens[i].q;
+      const a = tokens[i].a;
+      return {
+        id: ids[i],
+        parent,
+        treeParent,
+        createdAt: t.created_at ? new Date(t.created_at) : new Date(base + i),
+        input: t,
+        tokens: { q, a },
+        answerTokens: t.answer_tokens ?? a.o200k_base,
+      };
+    });
+    if (missing.length) {
+      throw new ApiError(422, "parent_not_found", `${missing.length} parent_message_id value(s) are not in this conversation`, missing.slice(0, 100));
+    }
+
+    // Leaves: a turn adds a leaf unless its tree parent was a leaf until now.
+    const parents = [...new Set(prepared.map((p) => p.treeParent).filter((p): p is string => !!p))];
+    const hasChildren = new Set(
+      parents.length
+        ? (
+            await tx.query<{ tree_parent_id: string }>(
+              `SELECT DISTINCT tree_parent_id FROM messages WHERE conversation_id = $1 AND tree_parent_id = ANY($2::uuid[])`,
+              [conversationId, parents],
+            )
+          ).map((r) => r.tree_parent_id)
+        : [],
+    );
+    let leafDelta = 0;
+    let tokenDelta = 0;
+    for (const p of prepared) {
+      if (!p.treeParent || hasChildren.has(p.treeParent)) leafDelta++;
+      if (p.treeParent) hasChildren.add(p.treeParent);
+      tokenDelta += p.tokens.q.o200k_base + p.tokens.a.o200k_base;
+    }
+
+    // One statement per table whatever the batch size: columns travel as arrays.
+    const col = <T>(f: (p: Prepared) => T) => prepared.map(f);
+    const inserted = await tx.query<MessageRow>(
+      `INSERT INTO messages (id, conversation_id, parent_message_id, tree_parent_id, query, answer, answer_tokens,
+         query_tokens_o200k, answer_tokens_o200k, query_tokens_cl100k, answer_tokens_cl100k, file_count, metadata, created_at)
+       SELECT u.id, $1, u.parent, u.tree_parent, u.query, u.answer, u.answer_tokens, u.q_o, u.a_o, u.q_c, u.a_c, u.files,
+              u.metadata::jsonb, u.created_at
+         FROM unnest($2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::text[], $7::int[], $8::int[], $9::int[],
+                     $10::int[], $11::int[], $12::int[], $13::text[], $14::timestamptz[])
+           AS u(id, parent, tree_parent, query, answer, answer_tokens, q_o, a_o, q_c, a_c, files, metadata, created_at)
+       RETURNING ${MESSAGE_COLUMNS}`,
+      [
+        conversationId,
+        col((p) => p.id),
+        col((p) => p.parent),
+        col((p) => p.treeParent),
+        col((p) => p.input.query),
+        col((p) => p.input.answer),
+        col((p) => p.answerTokens),
+        col((p) => p.tokens.q.o200k_base),
+        col((p) => p.tokens.a.o200k_base),
+        col((p) => p.tokens.q.cl100k_base),
+        col((p) => p.tokens.a.cl100k_base),
+        col((p) => p.input.files.length),
+        col((p) => (p.input.metadata ? JSON.stringify(p.input.metadata) : null)),
+        col((p) => p.createdAt.toISOString()),
+      ],
+    );
+
+    const files = prepared.flatMap((p) =>
+      p.input.files.map((f, position) => ({ messageId: p.id, position, f })),
+    );
+    let fileRows: FileRow[] = [];
+    if (files.length) {
+      fileRows = await tx.query<FileRow>(
+        `INSERT INTO message_files (id, message_id, type, transfer_method, url, upload_file_id, belongs_to, position)
+         SELECT gen_random_uuid(), u.* FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[])
+           AS u(message_id, type, transfer_method, url, upload_file_id, belongs_to, position)
+         RETURNING ${FILE_COLUMNS}`,
+        [
+          files.map((x) => x.messageId),
+          files.map((x) => x.f.type),
+          files.map((x) => x.f.transfer_method),
+          files.map((x) => x.f.url ?? null),
+          files.map((x) => x.f.upload_file_id ?? null),
+          files.map((x) => x.f.belongs_to),
+          files.map((x) => x.position),
+        ],
+      );
+    }
+
+    await tx.query(
+      `UPDATE conversations SET turn_count = turn_count + $2, leaf_count = leaf_count + $3,
+              token_count = token_count + $4, updated_at = now()
+        WHERE id = $1`,
+      [conversationId, prepared.length, leafDelta, tokenDelta],
+    );
+
+    const byMessage = new Map<string, FileRow[]>();
+    for (const f of fileRows) byMessage.set(f.message_id, [...(byMessage.get(f.message_id) ?? []), f]);
+    const order = new Map(ids.map((id, i) => [id, i]));
+    inserted.sort((x, y) => order.get(x.id)! - order.get(y.id)!);
+    return inserted.map((m) => serializeMessage(m, byMessage.get(m.id) ?? []));
+  });
+}

@@ -1,0 +1,32 @@
+import "server-only";
+import { decodeCursor, encodeCursor } from "../api/cursor";
+import type { SqlRunner } from "../db/migrations";
+import { FILE_COLUMNS, MESSAGE_COLUMNS, serializeMessage, type FileRow, type MessageRow } from "./serialize-message";
+
+/** Every turn of the conversation (all branches), oldest first, keyset-paginated. */
+export async function listMessages(sql: SqlRunner, conversationId: string, opts: { cursor?: string; limit: number }) {
+  const after = decodeCursor(opts.cursor, 2) as [string, number] | null;
+  const rows = await sql.query<MessageRow & { seq: number; ts: string }>(
+    `SELECT ${MESSAGE_COLUMNS}, seq, created_at::text AS ts
+       FROM messages
+      WHERE conversation_id = $1 ${after ? "AND (created_at, seq) > ($3::timestamptz, $4::int)" : ""}
+      ORDER BY created_at ASC, seq ASC
+      LIMIT $2`,
+    after ? [conversationId, opts.limit + 1, after[0], after[1]] : [conversationId, opts.limit + 1],
+  );
+  const page = rows.slice(0, opts.limit);
+  const ids = page.map((r) => r.id);
+  const files = ids.length
+    ? await sql.query<FileRow>(
+        `SELECT ${FILE_COLUMNS} FROM message_files WHERE message_id = ANY($1::uuid[]) ORDER BY message_id, position`,
+        [ids],
+      )
+    : [];
+  const byMessage = new Map<string, FileRow[]>();
+  for (const f of files) byMessage.set(f.message_id, [...(byMessage.get(f.message_id) ?? []), f]);
+  const last = page[page.length - 1];
+  return {
+    data: page.map((r) => serializeMessage(r, byMessage.get(r.id) ?? [])),
+    next_cursor: rows.length > opts.limit && last ? encodeCursor([last.ts, last.seq]) : null,
+  };
+}

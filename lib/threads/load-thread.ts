@@ -1,0 +1,49 @@
+import "server-only";
+import { notFound } from "../api/api-error";
+import type { SqlRunner } from "../db/migrations";
+import { ThreadWalker, type ThreadRow } from "./extract-thread";
+
+const PAGE = 2000;
+
+export type Anchor = { id: string; created_at: string; seq: number };
+
+/** The (created_at, seq) position of a message, or a 404 naming the field. */
+export async function findAnchor(sql: SqlRunner, conversationId: string, messageId: string, field = "leaf_message_id"): Promise<Anchor> {
+  const [row] = await sql.query<{ id: string; created_at: string; seq: number }>(
+    // Text timestamps keep microseconds exact for the keyset comparison.
+    `SELECT id, created_at::text AS created_at, seq FROM messages WHERE conversation_id = $1 AND id = $2`,
+    [conversationId, messageId],
+  );
+  if (!row) {
+    const e = notFound("Message", messageId);
+    e.details[0].field = field;
+    throw e;
+  }
+  return row;
+}
+
+/**
+ * The thread by Dify's rules over every row of the conversation (no limit), ending at
+ * `leafId` or at the newest row. Reads newest-first pages and stops once the walk ends.
+ * Returns ids newest first.
+ */
+export async function loadThreadIds(sql: SqlRunner, conversationId: string, leafId?: string): Promise<string[]> {
+  let anchor: Pick<Anchor, "created_at" | "seq"> | null = leafId ? await findAnchor(sql, conversationId, leafId) : null;
+  const walker = new ThreadWalker<ThreadRow & { created_at: string; seq: number }>();
+  let inclusive = true;
+  while (!walker.done) {
+    const rows = await sql.query<{ id: string; parentMessageId: string | null; created_at: string; seq: number }>(
+      `SELECT id, parent_message_id AS "parentMessageId", created_at::text AS created_at, seq
+         FROM messages
+        WHERE conversation_id = $1 ${anchor ? `AND (created_at, seq) ${inclusive ? "<=" : "<"} ($2::timestamptz, $3::int)` : ""}
+        ORDER BY created_at DESC, seq DESC
+        LIMIT ${PAGE}`,
+      anchor ? [conversationId, anchor.created_at, anchor.seq] : [conversationId],
+    );
+    for (const r of rows) if (!walker.push(r)) break;
+    if (rows.length < PAGE) break;
+    anchor = rows[rows.length - 1];
+    inclusive = false;
+  }
+  return walker.thread.map((r) => r.id);
+}

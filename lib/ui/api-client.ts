@@ -1,0 +1,75 @@
+// Typed fetch helper for client components. Throws ApiError carrying the API's own
+// message so error states can show what actually went wrong.
+
+export const API_BASE = "/api/v1";
+
+export type ApiErrorDetail = { field?: string; message: string };
+
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly code: string,
+    readonly details: ApiErrorDetail[] = [],
+  ) {
+    super(message);
+    this.name = "ApiError";
+  }
+}
+
+type Params = Record<string, string | number | boolean | null | undefined>;
+
+/** Builds `/api/v1{path}?…`, leaving out empty params so defaults apply server-side. */
+export function apiUrl(path: string, params?: Params): string {
+  const qs = new URLSearchParams();
+  for (const [k, v] of Object.entries(params ?? {})) {
+    if (v === undefined || v === null || v === "") continue;
+    qs.set(k, String(v));
+  }
+  const s = qs.toString();
+  return `${API_BASE}${path}${s ? `?${s}` : ""}`;
+}
+
+async function request<T>(method: string, path: string, opts: { params?: Params; body?: unknown; signal?: AbortSignal } = {}): Promise<T> {
+  let res: Response;
+  try {
+    res = await fetch(apiUrl(path, opts.params), {
+      method,
+      signal: opts.signal,
+      headers: opts.body === undefined ? undefined : { "content-type": "application/json" },
+      body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+    });
+  } catch (e) {
+    if ((e as Error).name === "AbortError") throw e;
+    throw new ApiError("Could not reach the server. Is it running?", 0, "network_error");
+  }
+  if (res.status === 204) return undefined as T;
+  const text = await res.text();
+  let json: unknown = undefined;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    // Non-JSON body (e.g. a proxy error page): fall through with the status text.
+  }
+  if (!res.ok) {
+    const err = (json as { error?: { code?: string; message?: string; details?: ApiErrorDetail[] } } | undefined)?.error;
+    const detail = err?.details?.length ? ` (${err.details.map((d) => (d.field ? `${d.field}: ${d.message}` : d.message)).join("; ")})` : "";
+    throw new ApiError(
+      `${err?.message ?? `${res.status} ${res.statusText || "request failed"}`}${detail}`,
+      res.status,
+      err?.code ?? "http_error",
+      err?.details ?? [],
+    );
+  }
+  return json as T;
+}
+
+export const api = {
+  get: <T>(path: string, params?: Params, signal?: AbortSignal) => request<T>("GET", path, { params, signal }),
+  patch: <T>(path: string, body: unknown) => request<T>("PATCH", path, { body }),
+  post: <T>(path: string, body: unknown) => request<T>("POST", path, { body }),
+};
+
+export function errorMessage(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}

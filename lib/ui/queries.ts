@@ -1,0 +1,128 @@
+"use client";
+import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import type { Conversation } from "@/lib/conversations/schemas";
+import type { HistoryResponse, Message } from "@/lib/messages/schemas";
+import { api } from "./api-client";
+
+// Type-only imports from the shared schemas: the client bundle gets the types, not zod.
+
+export type Page<T> = { data: T[]; next_cursor: string | null };
+export type Facets = { apps: string[]; users: string[] };
+export type ModelInfo = { model: string; encoding: string; approximate: boolean };
+export type ThreadResponse = { leaf_message_id: string | null; message_ids: string[] };
+export type StatusFilter = "active" | "archived" | "all";
+export type ListFilters = { q: string; app_id: string; user_id: string; status: StatusFilter };
+export type HistoryParams = {
+  leaf: string | null;
+  model: string;
+  max_token_limit: number;
+  message_limit: number | null;
+};
+
+export const qk = {
+  conversations: ["conversations"] as const,
+  list: (f: ListFilters) => ["conversations", "list", f] as const,
+  facets: ["conversations", "facets"] as const,
+  conversation: (id: string) => ["conversations", "one", id] as const,
+  messages: (id: string) => ["messages", id] as const,
+  thread: (id: string, leaf: string | null) => ["thread", id, leaf] as const,
+  history: (id: string, p: HistoryParams, format: "messages" | "text") => ["history", id, p, format] as const,
+  models: ["models"] as const,
+};
+
+export function useConversationList(f: ListFilters) {
+  return useInfiniteQuery({
+    queryKey: qk.list(f),
+    queryFn: ({ pageParam, signal }) =>
+      api.get<Page<Conversation>>(
+        "/conversations",
+        {
+          q: f.q.trim(),
+          app_id: f.app_id,
+          user_id: f.user_id,
+          status: f.status === "all" ? undefined : f.status,
+          cursor: pageParam,
+          limit: 50,
+        },
+        signal,
+      ),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last) => last.next_cursor ?? undefined,
+    // Keep the old rows on screen while a new filter loads: no flash to a skeleton.
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function useFacets() {
+  return useQuery({ queryKey: qk.facets, queryFn: ({ signal }) => api.get<Facets>("/conversations/facets", undefined, signal), staleTime: 60_000 });
+}
+
+export function useConversation(id: string) {
+  return useQuery({ queryKey: qk.conversation(id), queryFn: ({ signal }) => api.get<Conversation>(`/conversations/${id}`, undefined, signal) });
+}
+
+/** Every turn of every branch. Pages of 1 000 until the cursor runs out (5 000-turn conversations exist). */
+export function useAllMessages(id: string) {
+  return useQuery({
+    queryKey: qk.messages(id),
+    queryFn: async ({ signal }) => {
+      const all: Message[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await api.get<Page<Message>>(`/conversations/${id}/messages`, { cursor, limit: 1000 }, signal);
+        for (const m of page.data) all.push(m);
+        cursor = page.next_cursor ?? undefined;
+      } while (cursor);
+      return all;
+    },
+    staleTime: 30_000,
+  });
+}
+
+export function useThread(id: string, leaf: string | null) {
+  return useQuery({
+    queryKey: qk.thread(id, leaf),
+    queryFn: ({ signal }) => api.get<ThreadResponse>(`/conversations/${id}/thread`, { leaf_message_id: leaf }, signal),
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function useHistory(id: string, p: HistoryParams, format: "messages" | "text") {
+  return useQuery({
+    queryKey: qk.history(id, p, format),
+    queryFn: ({ signal }) =>
+      api.get<HistoryResponse>(
+        `/conversations/${id}/history`,
+        {
+          leaf_message_id: p.leaf,
+          model: p.model.trim() || undefined,
+          max_token_limit: p.max_token_limit,
+          message_limit: p.message_limit,
+          format,
+        },
+        signal,
+      ),
+    // Moving a slider must not flash the panel empty between requests.
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function useModels() {
+  return useQuery({
+    queryKey: qk.models,
+    queryFn: ({ signal }) => api.get<{ data: ModelInfo[] }>("/models", undefined, signal).then((r) => r.data),
+    staleTime: Infinity,
+  });
+}
+
+export function useSetStatus() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, status }: { id: string; status: "active" | "archived" }) =>
+      api.patch<Conversation>(`/conversations/${id}`, { status }),
+    onSuccess: (c) => {
+      qc.setQueryData(qk.conversation(c.id), c);
+      return qc.invalidateQueries({ queryKey: qk.conversations });
+    },
+  });
+}

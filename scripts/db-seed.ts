@@ -1,0 +1,11 @@
+// npm run db:seed — loads the demo conversations if the database has none.
+import { openDatabase } from "../lib/db/open-database";
+import { seedIfEmpty } from "../lib/db/seed/seed-if-empty";
+
+const db = await openDatabase();
+try {
+  const n = await seedIfEmpty(db);
+  console.log(n ? `Seeded ${n} demo conversations.` : "The database already has conversations; nothing seeded.");
+} finally {
+  await db.close();
+}
