@@ -1,0 +1,32 @@
+"use client";
+import type { Conversation } from "@/lib/conversations/schemas";
+import { useSetStatus } from "@/lib/ui/queries";
+import { Button } from "@/components/ui/button";
+import { Spinner } from "@/components/ui/states";
+
+/** Archive or restore one conversation (PATCH status), then the lists refetch. */
+export function ArchiveButton({ conversation, size = "sm" }: { conversation: Pick<Conversation, "id" | "name" | "status">; size?: "sm" | "md" }) {
+  const mutation = useSetStatus();
+  const archived = conversation.status === "archived";
+  const label = archived ? "Restore" : "Archive";
+  return (
+    <span className="inline-flex items-center gap-2">
+      {mutation.isError && (
+        <span role="alert" className="max-w-48 truncate text-xs text-red-600 dark:text-red-400" title={mutation.error.message}>
+          {mutation.error.message}
+        </span>
+      )}
+      <Button
+        size={size}
+        variant="secondary"
+        disabled={mutation.isPending}
+        aria-label={`${label} ${conversation.name || "conversation"}`}
+        data-testid="archive-toggle"
+        onClick={() => mutation.mutate({ id: conversation.id, status: archived ? "active" : "archived" })}
+      >
+        {mutation.isPending && <Spinner />}
+        {label}
+      </Button>
+    </span>
+  );
+}

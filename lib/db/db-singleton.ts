@@ -1,0 +1,28 @@
+import { openDatabase, type Database } from "./open-database";
+import { seedIfEmpty } from "./seed/seed-if-empty";
+
+// One database per server process: Next.js evaluates modules once per bundle
+// (routes, instrumentation), so the handle lives on globalThis. Nothing opens at
+// import time: `next build` prerenders in workers that must not touch the data folder.
+const KEY = Symbol.for("memscope.db");
+type Holder = { [KEY]?: Promise<Database> };
+
+export function dbSingleton(): Promise<Database> {
+  const g = globalThis as Holder;
+  if (!g[KEY]) {
+    const opening = (async () => {
+      const db = await openDatabase();
+      if (process.env.MEMSCOPE_SEED !== "0") {
+        const n = await seedIfEmpty(db);
+        if (n) console.log(`[memscope] seeded ${n} demo conversations`);
+      }
+      return db;
+    })();
+    g[KEY] = opening;
+    opening.catch((e) => {
+      console.error(`[memscope] database unavailable: ${(e as Error).message}`);
+      if (g[KEY] === opening) delete g[KEY]; // the next request retries (e.g. after the lock holder exits)
+    });
+  }
+  return g[KEY];
+}

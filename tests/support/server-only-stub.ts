@@ -1,0 +1,2 @@
+// Vitest runs lib code outside React's server graph; "server-only" would throw there.
+export {};
