@@ -50,9 +50,9 @@ export function ConversationFilters({
           data-testid="conversation-search"
           className="h-9 w-full rounded-md border border-zinc-300 bg-white pr-9 pl-8 text-sm shadow-xs placeholder:text-zinc-400 dark:border-zinc-700 dark:bg-zinc-900"
         />
-        <kbd className="pointer-events-none absolute top-1/2 right-2 -translate-y-1/2 rounded border border-zinc-300 px-1.5 font-mono text-[10px] text-zinc-500 dark:border-zinc-700">
+        {!search && <kbd className="pointer-events-none absolute top-1/2 right-2 -translate-y-1/2 rounded border border-zinc-300 px-1.5 font-mono text-[10px] text-zinc-500 dark:border-zinc-700">
           /
-        </kbd>
+        </kbd>}
       </div>
       <label className="sr-only" htmlFor="filter-app">
         App

@@ -49,7 +49,7 @@ function ConversationRow({ c, maxTokens }: { c: Conversation; maxTokens: number 
         <span className="block truncate font-mono text-[11px] text-zinc-400 dark:text-zinc-500">{c.id}</span>
       </td>
       <td className="px-3 py-2.5">
-        <span className="rounded bg-zinc-100 px-1.5 py-0.5 font-mono text-xs text-zinc-700 dark:bg-zinc-800 dark:text-zinc-300">{c.app_id}</span>
+        <span className="rounded bg-zinc-100 px-1.5 py-0.5 font-mono text-xs whitespace-nowrap text-zinc-700 dark:bg-zinc-800 dark:text-zinc-300">{c.app_id}</span>
       </td>
       <td className="max-w-48 truncate px-3 py-2.5 text-zinc-600 dark:text-zinc-400" title={c.end_user_id ?? undefined}>
         {c.end_user_id ?? <span className="text-zinc-400">—</span>}

@@ -42,10 +42,10 @@ function checkAuth(req: Request) {
   }
 }
 
-export function withApi<P = Record<string, never>>(handler: Handler<P>) {
+export function withApi<P = Record<string, never>>(handler: Handler<P>, opts: { public?: boolean } = {}) {
   return async (req: Request, ctx: Ctx<P>): Promise<Response> => {
     try {
-      checkAuth(req);
+      if (!opts.public) checkAuth(req);
       const params = ctx?.params ? await ctx.params : ({} as P);
       const out = await handler({ req, params, url: new URL(req.url) });
       return out instanceof Response ? out : json(out);

@@ -14,5 +14,5 @@ export function readDbConfig(env: NodeJS.ProcessEnv = process.env): DbConfig {
     return { kind: "postgres", url };
   }
   const dir = env.MEMSCOPE_DATA_DIR?.trim() || ".data";
-  return { kind: "pglite", dataDir: path.resolve(dir) };
+  return { kind: "pglite", dataDir: path.resolve(/*turbopackIgnore: true*/ dir) };
 }

@@ -17,7 +17,8 @@ export type SqlRunner = {
 export type Migration = { name: string; sql: string; checksum: string };
 
 export function migrationsDir(): string {
-  return path.resolve(process.env.MEMSCOPE_MIGRATIONS_DIR || path.join(process.cwd(), "prisma", "migrations"));
+  // Read at run time from the project folder; not part of the server bundle.
+  return path.resolve(/*turbopackIgnore: true*/ process.env.MEMSCOPE_MIGRATIONS_DIR || path.join(process.cwd(), "prisma", "migrations"));
 }
 
 export function readMigrations(dir = migrationsDir()): Migration[] {

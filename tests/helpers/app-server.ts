@@ -41,7 +41,7 @@ export async function startAppServer(opts: { databaseUrl?: string; seed?: boolea
   child.stderr!.on("data", (d) => (log += d));
   const url = `http://127.0.0.1:${port}`;
 
-  const deadline = Date.now() + 120_000;
+  const deadline = Date.now() + 90_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited (${child.exitCode}):\n${log}`);
     try {

@@ -4,7 +4,7 @@ import { withApi } from "@/lib/api/with-api";
 
 export const dynamic = "force-dynamic";
 
-/** Readiness: 200 once the database is open and migrated. */
+/** Readiness: 200 once the database is open and migrated. Open to health checks. */
 export const GET = withApi(async () => {
   try {
     const db = await getDb();
@@ -12,4 +12,4 @@ export const GET = withApi(async () => {
   } catch (e) {
     throw new ApiError(503, "database_unavailable", (e as Error).message);
   }
-});
+}, { public: true });

@@ -1,0 +1,46 @@
+// Diagnostics behind docs/benchmarks.md: where getHistory and insertTurns spend time.
+// npx tsx --conditions=react-server bench/diag/profile.ts [turns]
+import { openDatabase } from "../../lib/db/open-database";
+import { createConversation } from "../../lib/conversations/conversation-store";
+import { ZConversationCreate } from "../../lib/conversations/schemas";
+import { insertTurns } from "../../lib/messages/insert-turns";
+import { ZHistoryQuery, ZTurnInput } from "../../lib/messages/schemas";
+import { getHistory } from "../../lib/window/get-history";
+import { countTextAllEncodings } from "../../lib/tokens/count-tokens";
+import { makeTurnGenerator } from "../lib/text";
+import { makeTempDir, measure, ms, now, removeDir, stats } from "../lib/common";
+
+const TURNS = Number(process.argv[2] || 20_000);
+const dir = makeTempDir("memscope-bench-diag-");
+const db = await openDatabase({ kind: "pglite", dataDir: dir });
+try {
+  const conv = await createConversation(db.prisma, ZConversationCreate.parse({ app_id: "diag" }));
+  const gen = makeTurnGenerator(1);
+  for (let s = 0; s < TURNS; s += 10_000) {
+    const turns = Array.from({ length: Math.min(10_000, TURNS - s) }, () => ZTurnInput.parse(gen()));
+    let t = now();
+    for (const x of turns) { countTextAllEncodings(x.query); countTextAllEncodings(x.answer); }
+    const tok = now() - t;
+    t = now();
+    await insertTurns(db.sql, conv.id, turns);
+    const all = now() - t;
+    console.log(`chunk ${turns.length}: insertTurns ${ms(all)} ms, of which tokenizing both encodings ~${ms(tok)} ms (${ms(tok / all * 100)}%)`);
+  }
+  const q = ZHistoryQuery.parse({ max_token_limit: 2000 });
+  const show = async (label: string, fn: () => Promise<unknown>) => {
+    const r = await measure(fn, { warmup: 20, n: 100 });
+    const s = stats(r.samples);
+    console.log(`${label.padEnd(60)} p50 ${ms(s.p50).padStart(7)}  p95 ${ms(s.p95).padStart(7)}`);
+  };
+  const SQL = (cols: string) => `SELECT ${cols} FROM messages WHERE conversation_id = $1 ORDER BY created_at DESC, seq DESC LIMIT 500`;
+  await show("getHistory", () => getHistory(db.sql, conv.id, q));
+  await show("SELECT all history columns", () => db.sql.query(SQL(`id, parent_message_id, query, answer, answer_tokens, query_tokens_o200k, answer_tokens_o200k, file_count`), [conv.id]));
+  await show("SELECT id, parent_message_id only", () => db.sql.query(SQL(`id, parent_message_id`), [conv.id]));
+  await show("SELECT count(*) of the same 500 (no transfer)", () => db.sql.query(`SELECT count(*) FROM (${SQL("1")}) s`, [conv.id]));
+  await show("SELECT 1 (round-trip floor)", () => db.sql.query(`SELECT 1`));
+  const plan = await db.sql.query<{ "QUERY PLAN": string }>(`EXPLAIN (ANALYZE, BUFFERS) ${SQL("id, parent_message_id, query, answer")}`, [conv.id]);
+  console.log(plan.map((r) => r["QUERY PLAN"]).join("\n"));
+} finally {
+  await db.close();
+  removeDir(dir);
+}

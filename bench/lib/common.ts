@@ -1,0 +1,219 @@
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The project root (bench/lib/ is two levels down). */
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+
+export function machineInfo() {
+  const cpus = os.cpus();
+  return {
+    cpu: cpus[0]?.model ?? "unknown",
+    cores: cpus.length,
+    node: process.version,
+    totalMemGiB: +(os.totalmem() / 1024 ** 3).toFixed(1),
+    os: `${os.type()} ${os.release()} ${os.arch()}`,
+  };
+}
+
+export function printMachine() {
+  const m = machineInfo();
+  console.log(`Machine: ${m.cpu} | ${m.cores} cores | ${m.totalMemGiB} GiB RAM | Node ${m.node} | ${m.os}`);
+  return m;
+}
+
+export function percentile(sortedAsc: number[], p: number): number {
+  if (!sortedAsc.length) return NaN;
+  // Nearest-rank: the smallest value with at least p% of samples at or below it.
+  const rank = Math.ceil((p / 100) * sortedAsc.length);
+  return sortedAsc[Math.min(sortedAsc.length, Math.max(1, rank)) - 1];
+}
+
+export type Stats = { n: number; p50: number; p95: number; min: number; max: number; mean: number };
+
+export function stats(samples: number[]): Stats {
+  const s = [...samples].sort((a, b) => a - b);
+  return {
+    n: s.length,
+    p50: percentile(s, 50),
+    p95: percentile(s, 95),
+    min: s[0],
+    max: s[s.length - 1],
+    mean: s.reduce((a, b) => a + b, 0) / s.length,
+  };
+}
+
+export const ms = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
+
+export const now = () => performance.now();
+
+/** Runs `fn` warm times untimed, then up to n timed times or until budgetMs is spent (at least minN). */
+export async function measure(
+  fn: () => unknown | Promise<unknown>,
+  o: { warmup: number; n: number; budgetMs?: number; minN?: number; onProgress?: (i: number, elapsedMs: number, lastMs: number) => void },
+): Promise<{ samples: number[]; truncated: boolean }> {
+  for (let i = 0; i < o.warmup; i++) await fn();
+  const samples: number[] = [];
+  const t0 = now();
+  for (let i = 0; i < o.n; i++) {
+    const a = now();
+    await fn();
+    samples.push(now() - a);
+    o.onProgress?.(i + 1, now() - t0, samples[samples.length - 1]);
+    if (o.budgetMs !== undefined && now() - t0 > o.budgetMs && samples.length >= (o.minN ?? 1)) {
+      return { samples, truncated: samples.length < o.n };
+    }
+  }
+  return { samples, truncated: false };
+}
+
+export function makeTempDir(prefix: string): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+export function removeDir(dir: string | undefined) {
+  if (!dir) return;
+  try {
+    fs.rmSync(dir, { recursive: true, force: true });
+  } catch (e) {
+    console.error(`warning: could not remove ${dir}: ${(e as Error).message}`);
+  }
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** `next build` once: the production server needs .next/BUILD_ID. */
+export function ensureBuild() {
+  if (fs.existsSync(path.join(ROOT, ".next", "BUILD_ID"))) return;
+  console.log("No .next/BUILD_ID: running `npx next build` (once)...");
+  const t0 = now();
+  const r = spawnSync("npx", ["next", "build"], { cwd: ROOT, stdio: "inherit", env: process.env });
+  if (r.status !== 0) throw new Error(`next build failed (exit ${r.status})`);
+  console.log(`Built in ${((now() - t0) / 1000).toFixed(0)} s`);
+}
+
+export type Server = { base: string; port: number; pid: number; stop(): Promise<void>; log(): string };
+
+/**
+ * Starts `next start` on dataDir and waits until GET /api/v1/conversations answers 200.
+ * The child gets its own process group so stop() can end it and anything it forked.
+ */
+export async function startServer(dataDir: string, timeoutMs = 90_000): Promise<Server> {
+  ensureBuild();
+  const port = await freePort();
+  const child: ChildProcess = spawn(process.execPath, [path.join(ROOT, "node_modules/next/dist/bin/next"), "start", "-p", String(port)], {
+    cwd: ROOT,
+    env: { ...process.env, MEMSCOPE_DATA_DIR: dataDir, MEMSCOPE_SEED: "0", PORT: String(port), NODE_ENV: "production" },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  let out = "";
+  const keep = (b: Buffer) => {
+    out += b.toString();
+    if (out.length > 20_000) out = out.slice(-20_000);
+  };
+  child.stdout!.on("data", keep);
+  child.stderr!.on("data", keep);
+  let exited: number | null | undefined;
+  const exitP = new Promise<void>((res) => child.on("exit", (code) => ((exited = code), res())));
+  const pid = child.pid!;
+  const stop = async () => {
+    if (exited !== undefined) return;
+    try {
+      process.kill(-pid, "SIGTERM");
+    } catch {
+      /* already gone */
+    }
+    const t = setTimeout(() => {
+      try {
+        process.kill(-pid, "SIGKILL");
+      } catch {
+        /* gone */
+      }
+    }, 5000);
+    await exitP;
+    clearTimeout(t);
+  };
+  const base = `http://127.0.0.1:${port}`;
+  const t0 = now();
+  for (;;) {
+    if (exited !== undefined) throw new Error(`next start exited with ${exited} before answering:\n${out}`);
+    try {
+      const r = await fetch(`${base}/api/v1/conversations?limit=1`);
+      await r.arrayBuffer();
+      if (r.status === 200) break;
+      if (r.status >= 500) throw new Error(`GET /api/v1/conversations answered ${r.status}:\n${out}`);
+    } catch (e) {
+      if ((e as Error).message.startsWith("GET /api")) {
+        await stop();
+        throw e;
+      }
+    }
+    if (now() - t0 > timeoutMs) {
+      await stop();
+      throw new Error(`server did not answer within ${timeoutMs} ms:\n${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  console.log(`Server up on ${base} (pid ${pid}) after ${((now() - t0) / 1000).toFixed(1)} s`);
+  return { base, port, pid, stop, log: () => out };
+}
+
+export async function postJson<T = unknown>(url: string, body: unknown): Promise<{ status: number; json: T }> {
+  const r = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const text = await r.text();
+  let json: T;
+  try {
+    json = JSON.parse(text) as T;
+  } catch {
+    json = text as T;
+  }
+  return { status: r.status, json };
+}
+
+/** Runs main with cleanup; exits 0 on success, 1 (after printing the reason) on failure. */
+export function runMain(name: string, main: (cleanup: (fn: () => unknown | Promise<unknown>) => void) => Promise<void>) {
+  const cleanups: (() => unknown | Promise<unknown>)[] = [];
+  const runCleanups = async () => {
+    while (cleanups.length) {
+      const fn = cleanups.pop()!;
+      try {
+        await fn();
+      } catch (e) {
+        console.error(`cleanup error: ${(e as Error).message}`);
+      }
+    }
+  };
+  let interrupted = false;
+  const onSignal = (sig: string) => {
+    if (interrupted) return;
+    interrupted = true;
+    console.error(`\n${name}: interrupted by ${sig}, cleaning up`);
+    void runCleanups().finally(() => process.exit(1));
+  };
+  process.once("SIGINT", () => onSignal("SIGINT"));
+  process.once("SIGTERM", () => onSignal("SIGTERM"));
+  main((fn) => cleanups.push(fn))
+    .then(async () => {
+      await runCleanups();
+      process.exit(0);
+    })
+    .catch(async (e) => {
+      console.error(`\n${name} FAILED: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+      await runCleanups();
+      process.exit(1);
+    });
+}

@@ -1,0 +1,364 @@
+// npm run bench:window
+//
+// Builds a 100 000-turn conversation in a temporary PGlite folder (insertTurns, 10 000
+// per call), then times the token-buffer history window four ways:
+//   a) lib getHistory (cached token counts, one pass)
+//   b) Dify's naive loop: re-tokenize the whole list after every drop
+//   c) @langchain/core trimMessages (strategy "last") with a tiktoken counter
+//   d) GET /api/v1/conversations/{id}/history against `next start` on the same folder
+// Knobs (env): BENCH_TURNS, BENCH_N, BENCH_SLOW_BUDGET_S, BENCH_SLOW_MAX_N, BENCH_NAIVE_SINGLE=1.
+
+import { randomUUID } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { AIMessage, HumanMessage, trimMessages, type BaseMessage } from "@langchain/core/messages";
+import { openDatabase, type Database } from "../lib/db/open-database";
+import { createConversation } from "../lib/conversations/conversation-store";
+import { ZConversationCreate } from "../lib/conversations/schemas";
+import { insertTurns } from "../lib/messages/insert-turns";
+import { ZHistoryQuery, ZTurnInput, type HistoryResponse, type TurnInput } from "../lib/messages/schemas";
+import { getHistory } from "../lib/window/get-history";
+import { extractThread } from "../lib/threads/extract-thread";
+import { countChatTokens, type ChatMessage } from "../lib/tokens/chat-formula";
+import { makeTurnGenerator, wordCount } from "./lib/text";
+import { makeTempDir, measure, ms, now, printMachine, removeDir, ROOT, runMain, startServer, stats, type Stats } from "./lib/common";
+
+const TOTAL = Number(process.env.BENCH_TURNS || 100_000);
+const CHUNK = 10_000;
+const N = Number(process.env.BENCH_N || 200);
+const WARMUP = 20;
+const LIMIT = 2000;
+const THREAD = 500; // message_limit default
+const HTTP_TARGET_P95_MS = 25;
+// The naive loop and trimMessages re-tokenize ~250k-500k messages per call (tens of
+// seconds each on this class of machine), so they get a time budget instead of N=200.
+const SLOW_BUDGET_MS = Number(process.env.BENCH_SLOW_BUDGET_S || 45) * 1000;
+const SLOW_MAX_N = Number(process.env.BENCH_SLOW_MAX_N || N);
+const ENCODING = "o200k_base" as const;
+
+type Row = { id: string; parentMessageId: string | null; query: string; answer: string };
+
+/** Turn ids, with a few regenerated branches and dead-end side branches, none in the newest 500 rows. */
+function planConversation(total: number) {
+  const ids = Array.from({ length: total }, () => randomUUID());
+  const explicitParent = new Map<number, string>();
+  const deadLeaves: number[] = [];
+  const last = total - THREAD - 500; // keep branch points well clear of the newest 500 rows
+  // Regenerations: turn i answers the same parent as turn i-1 (Dify "regenerate");
+  // the main line continues from turn i, turn i-1 is left as a dead leaf.
+  for (const f of [0.12, 0.31, 0.55, 0.78, 0.96]) {
+    const i = Math.floor(f * total);
+    if (i < 2 || i >= last) continue;
+    explicitParent.set(i, ids[i - 2]);
+    deadLeaves.push(i - 1);
+  }
+  // Side branches: 5 turns forking from three turns back, then the main line resumes
+  // from its previous tip with an explicit parent.
+  for (const f of [0.2, 0.64, 0.9]) {
+    const i = Math.floor(f * total);
+    if (i < 4 || i + 5 >= last) continue;
+    explicitParent.set(i, ids[i - 3]);
+    explicitParent.set(i + 5, ids[i - 1]);
+    deadLeaves.push(i + 4);
+  }
+  return { ids, explicitParent, deadLeaves };
+}
+
+async function buildConversation(db: Database) {
+  const conv = await createConversation(
+    db.prisma,
+    ZConversationCreate.parse({ app_id: "bench-window", end_user_id: "bench", name: `window bench ${TOTAL} turns` }),
+  );
+  const plan = planConversation(TOTAL);
+  const gen = makeTurnGenerator(20240611);
+  console.log(
+    `Building ${TOTAL.toLocaleString("en-US")} turns in chunks of ${CHUNK} via insertTurns ` +
+      `(${plan.explicitParent.size} explicit-parent turns: 5 regenerations, 3 side branches)`,
+  );
+  const t0 = now();
+  let inserted = 0;
+  let insertMs = 0;
+  let words = 0;
+  const perChunk: { turns: number; ms: number }[] = [];
+  for (let start = 0; start < TOTAL; start += CHUNK) {
+    const end = Math.min(TOTAL, start + CHUNK);
+    const turns: TurnInput[] = [];
+    for (let i = start; i < end; i++) {
+      const t = gen();
+      words += wordCount(t.answer);
+      const raw: Record<string, unknown> = { id: plan.ids[i], query: t.query, answer: t.answer };
+      if (plan.explicitParent.has(i)) raw.parent_message_id = plan.explicitParent.get(i);
+      turns.push(ZTurnInput.parse(raw));
+    }
+    const a = now();
+    const out = await insertTurns(db.sql, conv.id, turns);
+    const dt = now() - a;
+    if (out.length !== turns.length) throw new Error(`insertTurns returned ${out.length} rows for ${turns.length}`);
+    insertMs += dt;
+    inserted += out.length;
+    perChunk.push({ turns: out.length, ms: dt });
+    console.log(
+      `  ${inserted.toLocaleString("en-US").padStart(7)} / ${TOTAL.toLocaleString("en-US")} turns  ` +
+        `chunk ${(dt / 1000).toFixed(1)} s (${Math.round(out.length / (dt / 1000))} turns/s)  elapsed ${((now() - t0) / 1000).toFixed(0)} s`,
+    );
+  }
+  const totalMs = now() - t0;
+  const [c] = await db.sql.query<{ turn_count: number; leaf_count: number; token_count: number }>(
+    `SELECT turn_count, leaf_count, token_count FROM conversations WHERE id = $1`,
+    [conv.id],
+  );
+  const build = {
+    turns: inserted,
+    totalMs,
+    insertMs,
+    turnsPerSecInsert: inserted / (insertMs / 1000),
+    turnsPerSecWall: inserted / (totalMs / 1000),
+    avgAnswerWords: words / inserted,
+    perChunk,
+    leafCount: Number(c.leaf_count),
+    tokenCount: Number(c.token_count),
+  };
+  console.log(
+    `Built in ${(totalMs / 1000).toFixed(1)} s: insertTurns ${Math.round(build.turnsPerSecInsert)} turns/s ` +
+      `(wall incl. text generation + zod parse ${Math.round(build.turnsPerSecWall)} turns/s); ` +
+      `avg answer ${build.avgAnswerWords.toFixed(1)} words; leaves ${build.leafCount}; o200k tokens ${build.tokenCount.toLocaleString("en-US")}`,
+  );
+  if (build.leafCount !== 1 + plan.deadLeaves.length) {
+    throw new Error(`expected ${1 + plan.deadLeaves.length} leaves, conversation says ${build.leafCount}`);
+  }
+  return { conv, plan, build };
+}
+
+/** The 500-row thread's messages oldest first, read the way getHistory reads them. */
+async function readThreadMessages(db: Database, conversationId: string): Promise<ChatMessage[]> {
+  const rows = await db.sql.query<Row>(
+    `SELECT id, parent_message_id AS "parentMessageId", query, answer
+       FROM messages WHERE conversation_id = $1 ORDER BY created_at DESC, seq DESC LIMIT $2`,
+    [conversationId, THREAD],
+  );
+  const thread = extractThread(rows).reverse();
+  const msgs: ChatMessage[] = [];
+  for (const r of thread) msgs.push({ role: "user", content: r.query }, { role: "assistant", content: r.answer });
+  return msgs;
+}
+
+/** Dify's TokenBufferMemory loop as the issue states it: drop the oldest turn, re-count everything. */
+function naiveTurnDrop(all: ChatMessage[]): ChatMessage[] {
+  const messages = all.slice();
+  while (messages.length > 0 && countChatTokens(messages, ENCODING) > LIMIT) {
+    messages.shift();
+    messages.shift();
+  }
+  return messages;
+}
+
+/** Dify's literal loop (pop one message at a time while len > 1), re-counting every time. */
+function naiveMessageDrop(all: ChatMessage[]): ChatMessage[] {
+  const messages = all.slice();
+  while (messages.length > 1 && countChatTokens(messages, ENCODING) > LIMIT) messages.shift();
+  return messages;
+}
+
+/**
+ * The same result as naiveMessageDrop without the quadratic re-count: the chat formula
+ * is additive (3 priming + per-message cost), so counting each message once suffices.
+ * Used only to check what the literal loop would keep without spending minutes on it.
+ */
+function messageDropResult(all: ChatMessage[]): ChatMessage[] {
+  const per = all.map((m) => countChatTokens([m], ENCODING) - 3);
+  let total = all.length ? 3 + per.reduce((a, b) => a + b, 0) : 0;
+  let start = 0;
+  while (all.length - start > 1 && total > LIMIT) total -= per[start++];
+  return all.slice(start);
+}
+
+function toChat(m: BaseMessage): ChatMessage {
+  const type = m.getType();
+  const role = type === "human" ? "user" : type === "ai" ? "assistant" : type === "system" ? "system" : "tool";
+  return { role, content: typeof m.content === "string" ? m.content : JSON.stringify(m.content) };
+}
+
+/** LangChain tokenCounter: the same o200k_base chat formula as lib/tokens (3/msg + role + content, +3 priming). */
+const langchainCounter = (msgs: BaseMessage[]) => countChatTokens(msgs.map(toChat), ENCODING);
+
+function sameMessages(a: ChatMessage[], b: ChatMessage[]): boolean {
+  return a.length === b.length && a.every((m, i) => m.role === b[i].role && m.content === b[i].content);
+}
+
+function fmtRow(label: string, s: Stats, note = "") {
+  return `| ${label.padEnd(44)} | ${String(s.n).padStart(4)} | ${ms(s.p50).padStart(9)} | ${ms(s.p95).padStart(9)} | ${ms(s.min).padStart(9)} | ${ms(s.max).padStart(9)} | ${note}`;
+}
+
+runMain("bench:window", async (onCleanup) => {
+  const started = now();
+  const machine = printMachine();
+  const dataDir = makeTempDir("memscope-bench-window-");
+  onCleanup(() => removeDir(dataDir));
+  console.log(`Data folder: ${dataDir}`);
+
+  let db: Database | null = await openDatabase({ kind: "pglite", dataDir });
+  onCleanup(async () => {
+    if (db) await db.close();
+  });
+
+  const { conv, plan, build } = await buildConversation(db);
+  const query = ZHistoryQuery.parse({ max_token_limit: LIMIT, model: "gpt-4o" });
+
+  // Sanity: the newest 500 rows are one 500-turn thread ending at the newest turn.
+  const first = await getHistory(db.sql, conv.id, query);
+  const expectedThread = plan.ids.slice(TOTAL - THREAD).reverse();
+  if (first.thread_message_ids.length !== THREAD || first.thread_message_ids.some((id, i) => id !== expectedThread[i])) {
+    throw new Error(`thread check failed: ${first.thread_message_ids.length} ids, expected the newest ${THREAD} turns`);
+  }
+  const libMessages = first.messages!;
+  console.log(
+    `\nhistory(max_token_limit=${LIMIT}, message_limit=${first.message_limit}): thread ${first.thread_message_ids.length} turns, ` +
+      `kept ${libMessages.length} messages (${libMessages.length / 2} turns), ${first.total_tokens} tokens, dropped ${first.dropped_message_ids.length} turns`,
+  );
+
+  // a) lib
+  console.log(`\n(a) lib getHistory: warm-up ${WARMUP}, N=${N}...`);
+  const a = await measure(() => getHistory(db!.sql, conv.id, query), { warmup: WARMUP, n: N });
+  const aStats = stats(a.samples);
+  // a') where lib's time goes: the indexed read alone (same SELECT as get-history.ts).
+  const readOnly = await measure(
+    () =>
+      db!.sql.query(
+        `SELECT id, parent_message_id AS "parentMessageId", query, answer, answer_tokens,
+                query_tokens_o200k AS q, answer_tokens_o200k AS a, file_count
+           FROM messages WHERE conversation_id = $1 ORDER BY created_at DESC, seq DESC LIMIT $2`,
+        [conv.id, THREAD],
+      ),
+    { warmup: WARMUP, n: N },
+  );
+  const readStats = stats(readOnly.samples);
+
+  // Messages for b) and c): read once, outside the timed region.
+  const threadMessages = await readThreadMessages(db, conv.id);
+  const threadTokens = countChatTokens(threadMessages, ENCODING);
+  console.log(`Thread messages for (b)/(c): ${threadMessages.length} (read once, untimed), ${threadTokens.toLocaleString("en-US")} o200k tokens in all`);
+
+  // Kept-count check: lib drops whole turns; the literal Dify loop drops single messages.
+  const literal = messageDropResult(threadMessages);
+  console.log(
+    `Check: lib keeps ${libMessages.length} messages; Dify's literal loop (one message per drop) would keep ${literal.length}` +
+      (literal.length !== libMessages.length
+        ? ` — it can stop with an orphan assistant message at the head (its user half dropped). ` +
+          `Timing the fair variant instead: drop one whole turn (2 messages) per iteration, the issue's rule.`
+        : "."),
+  );
+
+  // b) naive, whole-turn drop
+  console.log(`\n(b) naive loop (drop oldest turn, re-tokenize all): budget ${SLOW_BUDGET_MS / 1000} s, up to N=${SLOW_MAX_N}, no warm-up (tiktoken is already warm)...`);
+  let naiveOut: ChatMessage[] = [];
+  const b = await measure(
+    () => {
+      naiveOut = naiveTurnDrop(threadMessages);
+    },
+    {
+      warmup: 0,
+      n: SLOW_MAX_N,
+      budgetMs: SLOW_BUDGET_MS,
+      minN: 1,
+      onProgress: (i, el, last) => console.log(`  iteration ${i}: ${(last / 1000).toFixed(1)} s (elapsed ${(el / 1000).toFixed(0)} s)`),
+    },
+  );
+  const bStats = stats(b.samples);
+  const naiveSame = sameMessages(naiveOut, libMessages);
+  console.log(`  naive kept ${naiveOut.length} messages; identical to lib: ${naiveSame}`);
+  if (!naiveSame) throw new Error(`naive (turn drop) kept ${naiveOut.length} messages, lib ${libMessages.length}: they must agree`);
+
+  let bSingle: Stats | null = null;
+  if (process.env.BENCH_NAIVE_SINGLE === "1") {
+    console.log(`(b') naive literal loop (one message per drop): budget ${SLOW_BUDGET_MS / 1000} s...`);
+    let out: ChatMessage[] = [];
+    const r = await measure(() => void (out = naiveMessageDrop(threadMessages)), { warmup: 0, n: SLOW_MAX_N, budgetMs: SLOW_BUDGET_MS, minN: 1 });
+    bSingle = stats(r.samples);
+    if (out.length !== literal.length) throw new Error(`literal loop kept ${out.length}, expected ${literal.length}`);
+  }
+
+  // c) LangChain trimMessages
+  const lcMessages: BaseMessage[] = threadMessages.map((m) =>
+    m.role === "user" ? new HumanMessage(m.content as string) : new AIMessage(m.content as string),
+  );
+  console.log(`\n(c) @langchain/core trimMessages(strategy "last", maxTokens ${LIMIT}, startOn "human"): budget ${SLOW_BUDGET_MS / 1000} s, up to N=${SLOW_MAX_N}...`);
+  let lcOut: BaseMessage[] = [];
+  const c = await measure(
+    async () => {
+      lcOut = await trimMessages(lcMessages, { maxTokens: LIMIT, strategy: "last", tokenCounter: langchainCounter, startOn: "human" });
+    },
+    { warmup: 0, n: SLOW_MAX_N, budgetMs: SLOW_BUDGET_MS, minN: 1, onProgress: (i, el, last) => console.log(`  iteration ${i}: ${(last / 1000).toFixed(1)} s (elapsed ${(el / 1000).toFixed(0)} s)`) },
+  );
+  const cStats = stats(c.samples);
+  const lcSame = sameMessages(lcOut.map(toChat), libMessages);
+  console.log(`  trimMessages kept ${lcOut.length} messages; identical to lib: ${lcSame}`);
+  if (!lcSame) throw new Error(`trimMessages kept ${lcOut.length} messages, lib ${libMessages.length}: they must agree`);
+
+  // d) HTTP: close the lib handle (one process per PGlite folder), then `next start`.
+  await db.close();
+  db = null;
+  const server = await startServer(dataDir);
+  onCleanup(() => server.stop());
+  const url = `${server.base}/api/v1/conversations/${conv.id}/history?max_token_limit=${LIMIT}&model=gpt-4o`;
+  let httpBody: HistoryResponse | null = null;
+  let httpBytes = 0;
+  console.log(`\n(d) HTTP GET ${url.replace(server.base, "")}: warm-up ${WARMUP}, N=${N} sequential...`);
+  const d = await measure(
+    async () => {
+      const r = await fetch(url);
+      const text = await r.text();
+      if (r.status !== 200) throw new Error(`history answered ${r.status}: ${text.slice(0, 500)}`);
+      httpBytes = text.length;
+      httpBody = JSON.parse(text) as HistoryResponse;
+    },
+    { warmup: WARMUP, n: N },
+  );
+  const dStats = stats(d.samples);
+  const httpKept = (httpBody as HistoryResponse | null)?.messages?.length;
+  console.log(`  HTTP kept ${httpKept} messages, response ${(httpBytes / 1024).toFixed(1)} KiB`);
+  if (httpKept !== libMessages.length) throw new Error(`HTTP kept ${httpKept} messages, lib ${libMessages.length}`);
+  await server.stop();
+
+  // Report
+  const naiveRatio = bStats.p50 / aStats.p50;
+  const lcRatio = cStats.p50 / aStats.p50;
+  console.log(`\n=== history window: ${TOTAL.toLocaleString("en-US")}-turn conversation, 500-turn thread, max_token_limit=${LIMIT}, gpt-4o (o200k_base) ===`);
+  console.log(`| ${"variant".padEnd(44)} | ${"N".padStart(4)} | ${"p50 ms".padStart(9)} | ${"p95 ms".padStart(9)} | ${"min ms".padStart(9)} | ${"max ms".padStart(9)} |`);
+  console.log(fmtRow("a) lib getHistory (DB read + walk + prune)", aStats));
+  console.log(fmtRow("   of which the SELECT ... LIMIT 500 alone", readStats));
+  console.log(fmtRow("b) naive Dify loop, drop turn, re-tokenize", bStats, b.truncated ? `time budget ${SLOW_BUDGET_MS / 1000} s` : ""));
+  if (bSingle) console.log(fmtRow("b') naive literal loop, drop 1 message", bSingle));
+  console.log(fmtRow("c) LangChain trimMessages (tiktoken)", cStats, c.truncated ? `time budget ${SLOW_BUDGET_MS / 1000} s` : ""));
+  console.log(fmtRow("d) HTTP GET /history (next start)", dStats));
+  console.log(`(b) and (c) exclude the DB read (messages read once before timing); (a) and (d) include it.`);
+  console.log(`Ratios (p50): naive/lib ${naiveRatio.toFixed(0)}x, langchain/lib ${lcRatio.toFixed(0)}x`);
+  console.log(
+    `HTTP p95 ${ms(dStats.p95)} ms vs target ${HTTP_TARGET_P95_MS} ms: ${dStats.p95 <= HTTP_TARGET_P95_MS ? "MET" : "MISSED"} ` +
+      `(${((dStats.p95 / HTTP_TARGET_P95_MS) * 100).toFixed(0)}% of target)`,
+  );
+  console.log(`Kept: lib ${libMessages.length} = naive(turn) ${naiveOut.length} = langchain ${lcOut.length} = HTTP ${httpKept}; literal message-drop loop ${literal.length}`);
+  const totalS = (now() - started) / 1000;
+  console.log(`Total runtime ${totalS.toFixed(0)} s`);
+
+  const out = {
+    date: new Date().toISOString(),
+    machine,
+    turns: TOTAL,
+    build,
+    thread: THREAD,
+    threadTokens,
+    kept: { lib: libMessages.length, naiveTurn: naiveOut.length, langchain: lcOut.length, http: httpKept, literalMessageDrop: literal.length },
+    lib: aStats,
+    libReadOnly: readStats,
+    naive: { ...bStats, truncated: b.truncated, samples: b.samples },
+    naiveSingle: bSingle,
+    langchain: { ...cStats, truncated: c.truncated, samples: c.samples },
+    http: { ...dStats, bytes: httpBytes },
+    ratios: { naiveOverLib: naiveRatio, langchainOverLib: lcRatio, httpP95OverTarget: dStats.p95 / HTTP_TARGET_P95_MS },
+    totalSeconds: totalS,
+  };
+  const resultsDir = path.join(ROOT, "bench", "results");
+  fs.mkdirSync(resultsDir, { recursive: true });
+  fs.writeFileSync(path.join(resultsDir, "window.json"), JSON.stringify(out, null, 2) + "\n");
+  console.log(`Results written to bench/results/window.json`);
+});

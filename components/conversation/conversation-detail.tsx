@@ -1,0 +1,104 @@
+"use client";
+import Link from "next/link";
+import { useSearchParams } from "next/navigation";
+import { useCallback, useMemo } from "react";
+import type { Message } from "@/lib/messages/schemas";
+import { useAllMessages, useConversation, useThread } from "@/lib/ui/queries";
+import { formatInt } from "@/lib/ui/format";
+import { ErrorBox, Spinner } from "@/components/ui/states";
+import { WindowPanel } from "@/components/window/window-panel";
+import { ConversationHeader } from "./conversation-header";
+import { MessageTree } from "./message-tree";
+import { TreeLegend } from "./tree-legend";
+
+export function ConversationDetail({ id }: { id: string }) {
+  const params = useSearchParams();
+  const leafParam = params.get("leaf");
+  const conversation = useConversation(id);
+  const messages = useAllMessages(id);
+  const thread = useThread(id, leafParam);
+
+  // The leaf lives in the URL (?leaf=) so a view can be shared; replaceState avoids a server round trip.
+  const selectLeaf = useCallback((leaf: string) => {
+    const sp = new URLSearchParams(window.location.search);
+    sp.set("leaf", leaf);
+    window.history.replaceState(null, "", `?${sp.toString()}`);
+  }, []);
+  const clearLeaf = useCallback(() => window.history.replaceState(null, "", window.location.pathname), []);
+
+  const byId = useMemo(() => new Map((messages.data ?? []).map((m) => [m.id, m] as const)), [messages.data]);
+  const childrenOf = useMemo(() => {
+    const map = new Map<string | null, string[]>();
+    for (const m of messages.data ?? []) {
+      const p = m.tree_parent_id && byId.has(m.tree_parent_id) ? m.tree_parent_id : null;
+      const list = map.get(p);
+      if (list) list.push(m.id);
+      else map.set(p, [m.id]);
+    }
+    return map;
+  }, [messages.data, byId]);
+
+  const threadIds = useMemo(() => thread.data?.message_ids ?? [], [thread.data]);
+  const threadTurns = useMemo(() => {
+    const out: Message[] = [];
+    for (let i = threadIds.length - 1; i >= 0; i--) {
+      const m = byId.get(threadIds[i]);
+      if (m) out.push(m);
+    }
+    return out;
+  }, [threadIds, byId]);
+  const resolvedLeaf = thread.data?.leaf_message_id ?? threadIds[0] ?? null;
+
+  if (conversation.isError) {
+    return (
+      <main className="mx-auto w-full max-w-3xl px-6 py-10">
+        <ErrorBox title="Could not open this conversation" error={conversation.error} onRetry={() => conversation.refetch()} />
+        <Link href="/conversations" className="mt-4 inline-block text-sm text-indigo-600 hover:underline dark:text-indigo-400">
+          ← Back to conversations
+        </Link>
+      </main>
+    );
+  }
+
+  return (
+    <main className="flex flex-col lg:h-[calc(100dvh-3rem)] lg:min-h-0">
+      <ConversationHeader conversation={conversation.data} />
+      <div className="grid min-h-0 flex-1 grid-cols-1 lg:grid-cols-[minmax(0,5fr)_minmax(0,7fr)]">
+        <section aria-label="Message tree" className="relative h-[55vh] min-h-0 border-b border-zinc-200 lg:h-auto lg:border-r lg:border-b-0 dark:border-zinc-800">
+          {messages.isError ? (
+            <div className="p-4"><ErrorBox title="Could not load messages" error={messages.error} onRetry={() => messages.refetch()} /></div>
+          ) : thread.isError ? (
+            <div className="p-4">
+              <ErrorBox title="Could not resolve the selected thread" error={thread.error} />
+              <button type="button" onClick={clearLeaf} className="mt-3 text-sm text-indigo-600 hover:underline dark:text-indigo-400">
+                Show the newest thread instead
+              </button>
+            </div>
+          ) : messages.data && thread.data ? (
+            messages.data.length ? (
+              <>
+                <MessageTree conversationId={id} messages={messages.data} threadIds={threadIds} leafId={resolvedLeaf} onSelect={selectLeaf} />
+                <TreeLegend turns={messages.data.length} threadLength={threadIds.length} />
+              </>
+            ) : (
+              <p className="p-6 text-sm text-zinc-500">No turns yet.</p>
+            )
+          ) : (
+            <div className="flex h-full items-center justify-center gap-2 text-sm text-zinc-500">
+              <Spinner /> Loading {conversation.data ? `${formatInt(conversation.data.turn_count)} turns` : "turns"}…
+            </div>
+          )}
+        </section>
+        <WindowPanel
+          conversationId={id}
+          leafParam={leafParam}
+          thread={threadTurns}
+          resolvedLeaf={resolvedLeaf}
+          childrenOf={childrenOf}
+          onSelectLeaf={selectLeaf}
+          threadLoading={messages.isPending || thread.isPending}
+        />
+      </div>
+    </main>
+  );
+}

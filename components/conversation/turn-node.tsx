@@ -1,0 +1,62 @@
+"use client";
+import { Handle, Position, type Node, type NodeProps } from "@xyflow/react";
+import { memo } from "react";
+import { formatCompact } from "@/lib/ui/format";
+
+export type TurnNodeData = {
+  label: string;
+  tokens: number;
+  inThread: boolean;
+  isLeaf: boolean;
+  /** "nil": parent is UUID_NIL (Dify's legacy "previous row"); "missing": parent id not in this conversation. */
+  marker: "nil" | "missing" | null;
+  hasImage: boolean;
+};
+export type TurnNode = Node<TurnNodeData, "turn">;
+
+export const TURN_NODE_WIDTH = 184;
+export const TURN_NODE_HEIGHT = 64;
+
+const hiddenHandle = "!pointer-events-none !size-1 !min-h-0 !min-w-0 !border-0 !bg-transparent";
+
+// Deliberately light: thousands of these may exist, and only the visible ones render.
+function TurnNodeView({ id, data }: NodeProps<TurnNode>) {
+  const tone = data.isLeaf
+    ? "border-indigo-500 bg-indigo-600 text-white shadow-md shadow-indigo-500/20"
+    : data.inThread
+      ? "border-indigo-300 bg-indigo-50 text-zinc-900 dark:border-indigo-700 dark:bg-indigo-950 dark:text-zinc-100"
+      : "border-zinc-200 bg-white text-zinc-700 hover:border-zinc-400 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-300 dark:hover:border-zinc-500";
+  return (
+    <div
+      data-testid="tree-node"
+      data-id={id}
+      data-in-thread={data.inThread ? "true" : "false"}
+      data-leaf={data.isLeaf ? "true" : "false"}
+      data-marker={data.marker ?? undefined}
+      title={data.label}
+      className={`relative flex cursor-pointer flex-col justify-center rounded-lg border px-2.5 py-1.5 text-left transition-colors ${tone}`}
+      style={{ width: TURN_NODE_WIDTH, height: TURN_NODE_HEIGHT }}
+    >
+      <Handle type="target" position={Position.Top} isConnectable={false} className={hiddenHandle} />
+      <span className="line-clamp-2 text-[11px] leading-snug">{data.label || <em className="opacity-60">(empty query)</em>}</span>
+      <span className={`mt-0.5 flex items-center gap-1.5 text-[10px] tabular-nums ${data.isLeaf ? "text-indigo-100" : "text-zinc-500 dark:text-zinc-400"}`}>
+        {formatCompact(data.tokens)} tok
+        {data.hasImage && <span aria-label="has image">▣</span>}
+      </span>
+      {data.marker && (
+        <span
+          className={`absolute -top-2 -right-2 rounded-full px-1.5 py-px text-[9px] font-semibold ring-2 ring-white dark:ring-zinc-950 ${
+            data.marker === "nil" ? "bg-amber-400 text-amber-950" : "bg-red-500 text-white"
+          }`}
+          title={data.marker === "nil" ? "parent_message_id is UUID_NIL: drawn under the previous turn (Dify legacy)" : "parent_message_id points to a message that is not in this conversation"}
+          data-testid="tree-node-marker"
+        >
+          {data.marker === "nil" ? "NIL" : "?"}
+        </span>
+      )}
+      <Handle type="source" position={Position.Bottom} isConnectable={false} className={hiddenHandle} />
+    </div>
+  );
+}
+
+export const TurnNodeComponent = memo(TurnNodeView);

@@ -1,0 +1,272 @@
+"use client";
+import { memo, useLayoutEffect, useMemo, useRef, useState } from "react";
+import type { HistoryResponse, Message } from "@/lib/messages/schemas";
+import { absoluteTime, formatInt, plural } from "@/lib/ui/format";
+
+/** Turns rendered at first; older ones come in pages so a 5 000-turn thread never freezes the tab. */
+const PAGE = 200;
+
+export type TurnState = "kept" | "dropped" | "placeholder" | "beyond-limit" | "unknown";
+
+type Props = {
+  /** The selected thread, oldest first. */
+  turns: Message[];
+  history: HistoryResponse | undefined;
+  /** Children per tree parent (null = roots), for switching between regenerated siblings. */
+  childrenOf: Map<string | null, string[]>;
+  leafId: string | null;
+  onSelectLeaf: (id: string) => void;
+  loading: boolean;
+};
+
+export function Transcript({ turns, history, childrenOf, leafId, onSelectLeaf, loading }: Props) {
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const [extra, setExtra] = useState(0);
+
+  const info = useMemo(() => {
+    const inWindow = new Set(history?.thread_message_ids ?? []);
+    const dropped = new Set(history?.dropped_message_ids ?? []);
+    const tokens = new Map((history?.turn_tokens ?? []).map((t) => [t.id, t.tokens] as const));
+    const placeholder = history?.placeholder_message_id ?? null;
+    const state = (id: string): TurnState =>
+      !history ? "unknown" : id === placeholder ? "placeholder" : dropped.has(id) ? "dropped" : inWindow.has(id) ? "kept" : "beyond-limit";
+    const states = turns.map((t) => state(t.id));
+    const firstKept = states.indexOf("kept");
+    const firstInWindow = states.findIndex((s) => s === "kept" || s === "dropped" || s === "placeholder");
+    const beyond = states.filter((s) => s === "beyond-limit").length;
+    const droppedTokens = (history?.dropped_message_ids ?? []).reduce((sum, id) => sum + (tokens.get(id) ?? 0), 0);
+    return { states, tokens, firstKept, firstInWindow, beyond, droppedCount: dropped.size, droppedTokens };
+  }, [turns, history]);
+
+  // Always render at least down to the window start, so the marker is never hidden behind "show older".
+  const needed = info.firstKept >= 0 ? turns.length - info.firstKept + 3 : 0;
+  const shown = Math.min(turns.length, Math.max(PAGE + extra, needed));
+  const start = turns.length - shown;
+
+  // New thread: start at the newest turn, like a chat.
+  const tailId = turns.at(-1)?.id;
+  useLayoutEffect(() => {
+    setExtra(0);
+    const el = scrollRef.current;
+    if (el) el.scrollTop = el.scrollHeight;
+  }, [tailId]);
+
+  if (!turns.length) {
+    return loading ? (
+      <div className="space-y-3 p-4" aria-busy="true">
+        {[0, 1, 2].map((i) => (
+          <div key={i} className="space-y-2">
+            <div className="ml-auto h-9 w-2/3 animate-pulse rounded-2xl bg-zinc-100 dark:bg-zinc-800" />
+            <div className="h-12 w-3/4 animate-pulse rounded-2xl bg-zinc-100 dark:bg-zinc-800" />
+          </div>
+        ))}
+      </div>
+    ) : (
+      <p className="p-6 text-sm text-zinc-500">This conversation has no turns yet.</p>
+    );
+  }
+
+  const markerAt = info.firstKept >= 0 ? info.firstKept : -1;
+  const showMarker = history && markerAt > 0 && (info.droppedCount > 0 || info.beyond > 0);
+  // If nothing is kept at all, the marker goes after the last turn.
+  const nothingKept = history && info.firstKept < 0 && turns.length > 0;
+
+  return (
+    <div ref={scrollRef} className="h-full overflow-y-auto overscroll-contain px-4 py-3" data-testid="transcript">
+      {start > 0 && (
+        <div className="mb-3 flex justify-center">
+          <button
+            type="button"
+            onClick={() => setExtra((n) => n + PAGE)}
+            className="rounded-full border border-zinc-300 bg-white px-3 py-1 text-xs text-zinc-600 hover:bg-zinc-50 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-300 dark:hover:bg-zinc-800"
+            data-testid="show-older"
+          >
+            Show {formatInt(Math.min(PAGE, start))} older turns ({formatInt(start)} hidden)
+          </button>
+        </div>
+      )}
+      <ol className="space-y-2">
+        {turns.slice(start).map((t, k) => {
+          const i = start + k;
+          const parentKey = t.tree_parent_id ?? null;
+          const siblings = childrenOf.get(parentKey) ?? [];
+          return (
+            <li key={t.id}>
+              {i === markerAt && showMarker && (
+                <WindowStartMarker dropped={info.droppedCount} droppedTokens={info.droppedTokens} beyond={info.beyond} messageLimit={history!.message_limit} />
+              )}
+              {info.beyond > 0 && i === info.firstInWindow && info.droppedCount > 0 && (
+                <Divider testId="message-limit-marker">
+                  message_limit {formatInt(history!.message_limit)}: {plural(info.beyond, "older turn")} never read
+                </Divider>
+              )}
+              <Turn
+                message={t}
+                index={i}
+                state={info.states[i]}
+                tokens={info.tokens.get(t.id)}
+                isLeaf={t.id === leafId}
+                siblings={siblings}
+                childrenOf={childrenOf}
+                onSelectLeaf={onSelectLeaf}
+              />
+            </li>
+          );
+        })}
+      </ol>
+      {nothingKept && (
+        <WindowStartMarker dropped={info.droppedCount} droppedTokens={info.droppedTokens} beyond={info.beyond} messageLimit={history!.message_limit} />
+      )}
+    </div>
+  );
+}
+
+function Divider({ children, testId, accent }: { children: React.ReactNode; testId: string; accent?: boolean }) {
+  return (
+    <div data-testid={testId} role="separator" className={`my-3 flex items-center gap-3 text-[11px] font-medium ${accent ? "text-indigo-700 dark:text-indigo-300" : "text-zinc-500 dark:text-zinc-400"}`}>
+      <span className={`h-px flex-1 ${accent ? "bg-indigo-400 dark:bg-indigo-600" : "border-t border-dashed border-zinc-300 dark:border-zinc-700"}`} />
+      <span className="text-center">{children}</span>
+      <span className={`h-px flex-1 ${accent ? "bg-indigo-400 dark:bg-indigo-600" : "border-t border-dashed border-zinc-300 dark:border-zinc-700"}`} />
+    </div>
+  );
+}
+
+function WindowStartMarker({ dropped, droppedTokens, beyond, messageLimit }: { dropped: number; droppedTokens: number; beyond: number; messageLimit: number }) {
+  const parts: string[] = [];
+  if (dropped > 0) parts.push(`${plural(dropped, "older turn")} dropped (${formatInt(droppedTokens)} tokens)`);
+  if (beyond > 0) parts.push(`${formatInt(beyond)} beyond message_limit ${formatInt(messageLimit)}`);
+  return (
+    <Divider testId="window-start-marker" accent>
+      ▼ Window starts here — {parts.join(" · ")}
+    </Divider>
+  );
+}
+
+const STATE_LABEL: Partial<Record<TurnState, string>> = {
+  dropped: "dropped",
+  placeholder: "in-flight placeholder (excluded)",
+  "beyond-limit": "beyond message_limit",
+};
+
+const Turn = memo(function Turn({
+  message: m,
+  index,
+  state,
+  tokens,
+  isLeaf,
+  siblings,
+  childrenOf,
+  onSelectLeaf,
+}: {
+  message: Message;
+  index: number;
+  state: TurnState;
+  tokens: number | undefined;
+  isLeaf: boolean;
+  siblings: string[];
+  childrenOf: Map<string | null, string[]>;
+  onSelectLeaf: (id: string) => void;
+}) {
+  const out = state === "dropped" || state === "beyond-limit";
+  const pos = siblings.indexOf(m.id);
+  // Switching branch selects the newest, deepest turn under the chosen sibling.
+  const switchTo = (sib: string) => {
+    let id = sib;
+    for (let guard = 0; guard < 100_000; guard++) {
+      const kids = childrenOf.get(id);
+      if (!kids?.length) break;
+      id = kids[kids.length - 1];
+    }
+    onSelectLeaf(id);
+  };
+  const userFiles = m.files.filter((f) => f.belongs_to !== "assistant");
+  const botFiles = m.files.filter((f) => f.belongs_to === "assistant");
+  return (
+    <article
+      data-testid="transcript-turn"
+      data-id={m.id}
+      data-state={state}
+      data-dropped={state === "dropped" ? "true" : "false"}
+      className={`turn-cv rounded-lg border px-3 py-2.5 ${
+        state === "placeholder"
+          ? "border-dashed border-amber-300 bg-amber-50/50 dark:border-amber-800 dark:bg-amber-950/20"
+          : isLeaf
+            ? "border-indigo-300 bg-white dark:border-indigo-800 dark:bg-zinc-900"
+            : "border-transparent"
+      } ${out ? "opacity-45 grayscale" : ""}`}
+    >
+      <header className="mb-1.5 flex flex-wrap items-center gap-x-2 gap-y-1 text-[11px] text-zinc-500 dark:text-zinc-400">
+        <span className="font-mono tabular-nums">#{index + 1}</span>
+        <time dateTime={m.created_at} className="tabular-nums">{absoluteTime(m.created_at)}</time>
+        {tokens !== undefined && <span className="tabular-nums">· {formatInt(tokens)} tok</span>}
+        {STATE_LABEL[state] && (
+          <span
+            className={`rounded px-1.5 py-px font-medium ${
+              state === "placeholder" ? "bg-amber-100 text-amber-800 dark:bg-amber-900/60 dark:text-amber-200" : "bg-zinc-200 text-zinc-700 dark:bg-zinc-800 dark:text-zinc-300"
+            }`}
+          >
+            {STATE_LABEL[state]}
+          </span>
+        )}
+        {siblings.length > 1 && (
+          <span className="ml-auto inline-flex items-center gap-0.5" aria-label="Regenerated versions">
+            <button
+              type="button"
+              disabled={pos <= 0}
+              onClick={() => switchTo(siblings[pos - 1])}
+              aria-label="Previous version"
+              className="rounded px-1 hover:bg-zinc-200 disabled:opacity-30 dark:hover:bg-zinc-800"
+            >
+              ‹
+            </button>
+            <span className="tabular-nums">
+              {pos + 1}/{siblings.length}
+            </span>
+            <button
+              type="button"
+              disabled={pos >= siblings.length - 1}
+              onClick={() => switchTo(siblings[pos + 1])}
+              aria-label="Next version"
+              className="rounded px-1 hover:bg-zinc-200 disabled:opacity-30 dark:hover:bg-zinc-800"
+            >
+              ›
+            </button>
+          </span>
+        )}
+      </header>
+      <div className="flex flex-col gap-1.5">
+        <div className="ml-8 self-end rounded-2xl rounded-br-sm bg-indigo-600 px-3 py-2 text-sm whitespace-pre-wrap text-white">
+          {m.query || <em className="opacity-70">(empty query)</em>}
+          {userFiles.length > 0 && <FileChips files={userFiles} onAccent />}
+        </div>
+        <div className="mr-8 self-start rounded-2xl rounded-bl-sm bg-zinc-100 px-3 py-2 text-sm whitespace-pre-wrap text-zinc-900 dark:bg-zinc-800 dark:text-zinc-100">
+          {m.answer || <em className="text-zinc-500">(no answer yet)</em>}
+          {botFiles.length > 0 && <FileChips files={botFiles} />}
+        </div>
+      </div>
+    </article>
+  );
+});
+
+function FileChips({ files, onAccent }: { files: Message["files"]; onAccent?: boolean }) {
+  return (
+    <span className="mt-1.5 flex flex-wrap gap-1">
+      {files.map((f, i) => {
+        const where = f.url ?? (f.upload_file_id ? `upload:${f.upload_file_id}` : f.transfer_method);
+        return (
+          <span
+            key={i}
+            data-testid="file-chip"
+            title={where}
+            className={`inline-flex max-w-full items-center gap-1 rounded px-1.5 py-0.5 font-mono text-[11px] ${
+              onAccent ? "bg-white/15 text-indigo-50" : "bg-white text-zinc-600 ring-1 ring-zinc-200 dark:bg-zinc-900 dark:text-zinc-300 dark:ring-zinc-700"
+            }`}
+          >
+            <span className="font-sans font-semibold">[{f.type}]</span>
+            <span className="truncate">{where}</span>
+          </span>
+        );
+      })}
+    </span>
+  );
+}
