@@ -30,7 +30,11 @@ let skipped = 0;
 try {
   const j = JSON.parse(fs.readFileSync(report, "utf8"));
   passed = j.numPassedTests;
-  failed = j.numFailedTests + (j.numFailedTestSuites ?? 0) - (j.testResults ?? []).filter((s) => s.status === "failed" && s.assertionResults?.some((a) => a.status === "failed")).length;
+  // A suite whose setup failed has no failed test of its own: count it once.
+  const brokenSuites = (j.testResults ?? []).filter(
+    (s) => s.status === "failed" && !(s.assertionResults ?? []).some((a) => a.status === "failed"),
+  ).length;
+  failed = j.numFailedTests + brokenSuites;
   skipped = (j.numPendingTests ?? 0) + (j.numTodoTests ?? 0);
 } catch {
   failed = Math.max(1, failed);
