@@ -33,6 +33,10 @@ try {
     console.log(`${label.padEnd(60)} p50 ${ms(s.p50).padStart(7)}  p95 ${ms(s.p95).padStart(7)}`);
   };
   const SQL = (cols: string) => `SELECT ${cols} FROM messages WHERE conversation_id = $1 ORDER BY created_at DESC, seq DESC LIMIT 500`;
+  const stat = await db.sql.query<{ reltuples: number; last_analyze: string | null; last_autoanalyze: string | null }>(
+    `SELECT c.reltuples, s.last_analyze, s.last_autoanalyze FROM pg_class c JOIN pg_stat_user_tables s ON s.relid = c.oid WHERE c.relname = 'messages'`,
+  );
+  console.log("planner stats for messages:", stat[0]);
   await show("getHistory", () => getHistory(db.sql, conv.id, q));
   await show("SELECT all history columns", () => db.sql.query(SQL(`id, parent_message_id, query, answer, answer_tokens, query_tokens_o200k, answer_tokens_o200k, file_count`), [conv.id]));
   await show("SELECT id, parent_message_id only", () => db.sql.query(SQL(`id, parent_message_id`), [conv.id]));
@@ -40,6 +44,17 @@ try {
   await show("SELECT 1 (round-trip floor)", () => db.sql.query(`SELECT 1`));
   const plan = await db.sql.query<{ "QUERY PLAN": string }>(`EXPLAIN (ANALYZE, BUFFERS) ${SQL("id, parent_message_id, query, answer")}`, [conv.id]);
   console.log(plan.map((r) => r["QUERY PLAN"]).join("\n"));
+  console.log("\n--- after ANALYZE messages ---");
+  let t = now();
+  await db.sql.exec("ANALYZE messages");
+  console.log(`ANALYZE took ${ms(now() - t)} ms`);
+  await show("getHistory", () => getHistory(db.sql, conv.id, q));
+  await show("SELECT all history columns", () => db.sql.query(SQL(`id, parent_message_id, query, answer, answer_tokens, query_tokens_o200k, answer_tokens_o200k, file_count`), [conv.id]));
+  const plan2 = await db.sql.query<{ "QUERY PLAN": string }>(`EXPLAIN (ANALYZE, BUFFERS) ${SQL("id, parent_message_id, query, answer")}`, [conv.id]);
+  console.log(plan2.map((r) => r["QUERY PLAN"]).join("\n"));
+  t = now();
+  const newest = await db.sql.query(`EXPLAIN ANALYZE SELECT id, created_at FROM messages WHERE conversation_id = $1 ORDER BY created_at DESC, seq DESC LIMIT 1`, [conv.id]);
+  console.log(newest.map((r) => Object.values(r)[0]).join("\n"));
 } finally {
   await db.close();
   removeDir(dir);
