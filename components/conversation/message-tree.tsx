@@ -6,6 +6,7 @@ import {
   ControlButton,
   Controls,
   getViewportForBounds,
+  Position,
   ReactFlow,
   ReactFlowProvider,
   useReactFlow,
@@ -24,6 +25,10 @@ const ROW = TURN_NODE_HEIGHT + 36;
 const NODE_TYPES = { turn: TurnNodeComponent };
 /** How many newest thread turns the first view frames (not the whole tree). */
 const FIT_TAIL = 10;
+const HANDLES: NonNullable<TurnNode["handles"]> = [
+  { type: "target", position: Position.Top, x: TURN_NODE_WIDTH / 2 - 0.5, y: 0, width: 1, height: 1 },
+  { type: "source", position: Position.Bottom, x: TURN_NODE_WIDTH / 2 - 0.5, y: TURN_NODE_HEIGHT - 1, width: 1, height: 1 },
+];
 /** A short thread should not be blown up to giant boxes. */
 const FIT_MAX_ZOOM = 1;
 
@@ -97,9 +102,12 @@ function TreeCanvas({ conversationId, messages, threadIds, leafId, onSelect }: P
             id: b.id,
             type: "turn",
             position: { x: b.x, y: b.y },
-            // Fixed size: lets React Flow cull and fit without measuring off-screen nodes.
+            // Fixed size and declared handles: React Flow otherwise mounts every node once
+            // just to measure it, which defeats onlyRenderVisibleElements on a 5 000-node tree.
             width: TURN_NODE_WIDTH,
             height: TURN_NODE_HEIGHT,
+            measured: { width: TURN_NODE_WIDTH, height: TURN_NODE_HEIGHT },
+            handles: HANDLES,
             data: { ...b.data, inThread, isLeaf },
             draggable: false,
             connectable: false,

@@ -25,9 +25,12 @@ export function relativeTime(iso: string, now = Date.now()): string {
   return "just now";
 }
 
+// One shared formatter: toLocaleString(options) builds a new one per call, which shows up in long transcripts.
+const dtf = new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeStyle: "short" });
+
 export function absoluteTime(iso: string): string {
   const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString("en-US", { dateStyle: "medium", timeStyle: "short" });
+  return Number.isNaN(d.getTime()) ? iso : dtf.format(d);
 }
 
 /** One line, at most `max` characters, for tree nodes and titles. */
