@@ -134,12 +134,15 @@ function TreeCanvas({ conversationId, messages, threadIds, leafId, onSelect }: P
 
   const positions = useMemo(() => new Map(base.map((b) => [b.id, b] as const)), [base]);
 
-  /** Frames the newest FIT_TAIL turns of the current thread. */
+  const SMALL_TREE = 40;
+
+/** Frames the newest FIT_TAIL turns of the current thread. */
   const focusThreadEnd = useCallback(
     (duration = 0) => {
       const tail = threadIds.slice(0, FIT_TAIL).map((id) => positions.get(id)).filter((p): p is Base => !!p);
-      if (!tail.length) {
-        flow.fitView({ duration });
+      // A small tree is shown whole, so every branch is in sight.
+      if (!tail.length || positions.size <= SMALL_TREE) {
+        void flow.fitView({ duration, maxZoom: FIT_MAX_ZOOM, padding: 0.15 });
         return;
       }
       const xs = tail.map((p) => p.x);

@@ -30,7 +30,7 @@ function rng(seed: number) {
 }
 
 /** A deterministic uuid v4-shaped id from a label, so demo rows keep their ids. */
-function demoId(conv: number, n: number): string {
+export function demoId(conv: number, n: number): string {
   const hex = (conv * 1_000_003 + n).toString(16).padStart(12, "0").slice(-12);
   return `${(0xa0000000 + conv).toString(16)}-0000-4000-8000-${hex}`;
 }

@@ -1,0 +1,131 @@
+import { randomUUID } from "node:crypto";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEMO_IDS, demoId } from "@/lib/db/seed/demo-data";
+import { apiClient } from "../helpers/api-client";
+import { startAppServer, type AppServer } from "../helpers/app-server";
+import { launchBrowser, screenshotPath } from "../helpers/browser";
+
+// Real Chromium against the production server with the demo seed. Screenshots land in
+// test-results/screenshots for a person to look at.
+
+describe("conversation pages in a browser", () => {
+  let server: AppServer;
+  let browser: Browser;
+  let page: Page;
+
+  beforeAll(async () => {
+    [server, browser] = await Promise.all([startAppServer({ seed: true }), launchBrowser()]);
+    page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    page.setDefaultTimeout(20_000);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  const inThread = (id: string) => page.locator(`[data-testid="tree-node"][data-id="${id}"]`).getAttribute("data-in-thread");
+  const droppedTurns = () => page.locator('[data-testid="transcript-turn"][data-dropped="true"]').count();
+
+  it("lists the seeded conversations with counts, and searches", async () => {
+    await page.goto(`${server.url}/conversations`);
+    await page.locator('[data-testid="conversation-row"]').first().waitFor();
+    expect(await page.locator('[data-testid="conversation-row"]').count()).toBeGreaterThanOrEqual(6);
+    await expect(page.getByText("Trip companion: 640 turns").isVisible()).resolves.toBe(true);
+    await page.screenshot({ path: screenshotPath("conversations-list") });
+
+    await page.keyboard.press("/");
+    await page.keyboard.type("Legacy");
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="conversation-row"]').length === 1);
+    await expect(page.getByText("Legacy import (null and UUID_NIL parents)").isVisible()).resolves.toBe(true);
+  });
+
+  it("opens a conversation, switches branch by clicking a node, and the thread follows", async () => {
+    await page.goto(`${server.url}/conversations/${DEMO_IDS.branching}`);
+    await page.locator('[data-testid="tree-node"]').first().waitFor();
+    await page.locator('[data-testid="transcript-turn"]').first().waitFor();
+    const newest = demoId(1, 9);
+    const offThread = demoId(1, 3); // an older regeneration of turn 3
+    await page.waitForFunction((id) => document.querySelector(`[data-testid="tree-node"][data-id="${id}"]`)?.getAttribute("data-in-thread") === "true", newest);
+    expect(await inThread(offThread)).toBe("false");
+    const before = await page.locator('[data-testid="transcript-turn"]').evaluateAll((els) => els.map((e) => e.getAttribute("data-id")));
+    expect(before).toEqual([demoId(1, 1), demoId(1, 2), demoId(1, 5), demoId(1, 6), demoId(1, 8), demoId(1, 9)]);
+    await page.screenshot({ path: screenshotPath("conversation-branching") });
+
+    await page.locator(`[data-testid="tree-node"][data-id="${offThread}"]`).click();
+    await page.waitForFunction((id) => document.querySelector(`[data-testid="tree-node"][data-id="${id}"]`)?.getAttribute("data-in-thread") === "true", offThread);
+    expect(await inThread(newest)).toBe("false");
+    await page.waitForFunction(
+      (ids) => JSON.stringify([...document.querySelectorAll('[data-testid="transcript-turn"]')].map((e) => e.getAttribute("data-id"))) === JSON.stringify(ids),
+      [demoId(1, 1), demoId(1, 2), offThread],
+    );
+    expect(page.url()).toContain(`leaf=${offThread}`);
+    await page.screenshot({ path: screenshotPath("conversation-branch-switched") });
+  });
+
+  it("changing the token budget changes which turns are dropped", async () => {
+    await page.goto(`${server.url}/conversations/${DEMO_IDS.long}`);
+    await page.locator('[data-testid="transcript-turn"]').first().waitFor();
+    const limit = page.locator('[data-testid="max-token-limit-input"]');
+    await limit.fill("600");
+    await page.waitForFunction(() => document.querySelector('[data-testid="budget-bar"]')?.getAttribute("data-limit") === "600");
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="transcript-turn"][data-dropped="true"]').length > 0);
+    const droppedSmall = await droppedTurns();
+    expect(await page.locator('[data-testid="window-start-marker"]').isVisible()).toBe(true);
+    const used = Number(await page.locator('[data-testid="budget-bar"]').getAttribute("data-used"));
+    expect(used).toBeGreaterThan(0);
+    expect(used).toBeLessThanOrEqual(600);
+    await page.screenshot({ path: screenshotPath("window-preview-600") });
+
+    await limit.fill("6000");
+    await page.waitForFunction(() => document.querySelector('[data-testid="budget-bar"]')?.getAttribute("data-limit") === "6000");
+    await page.waitForFunction((n) => document.querySelectorAll('[data-testid="transcript-turn"][data-dropped="true"]').length < n, droppedSmall);
+    expect(Number(await page.locator('[data-testid="budget-bar"]').getAttribute("data-used"))).toBeGreaterThan(used);
+
+    // The payload shown is the API's, as messages JSON and as text.
+    const json = JSON.parse((await page.locator('[data-testid="payload-json"]').textContent()) ?? "[]");
+    expect(Array.isArray(json) ? json.length : json.messages.length).toBeGreaterThan(0);
+    await page.getByRole("tab", { name: "Text" }).click();
+    expect(await page.locator('[data-testid="payload-text"]').textContent()).toMatch(/^Human: /);
+  });
+
+  it("marks the in-flight placeholder and legacy UUID_NIL parents", async () => {
+    await page.goto(`${server.url}/conversations/${DEMO_IDS.legacy}`);
+    await page.locator('[data-testid="transcript-turn"]').first().waitFor();
+    await page.locator('[data-testid="transcript-turn"][data-state="placeholder"]').waitFor();
+    expect(await page.locator('[data-testid="tree-node"][data-marker="nil"]').count()).toBeGreaterThan(0);
+    await page.screenshot({ path: screenshotPath("conversation-legacy") });
+  });
+
+  it("a 5 000-turn conversation opens and pans without freezing", async () => {
+    const api = apiClient(server.url);
+    const c = await api.post("/conversations", { app_id: "load-test", end_user_id: "bench", name: "5 000 turns" });
+    const turns = Array.from({ length: 5000 }, (_, i) => ({ id: randomUUID(), query: `Question ${i}: what did we decide about step ${i}?`, answer: `Step ${i} is done; next is step ${i + 1}.` }));
+    expect((await api.post(`/conversations/${c.body.id}/messages/batch`, { messages: turns })).status).toBe(201);
+
+    await page.goto(`${server.url}/conversations/${c.body.id}`);
+    await page.locator('[data-testid="tree-node"]').first().waitFor({ timeout: 60_000 });
+    await page.locator('[data-testid="transcript-turn"]').first().waitFor();
+    // Only the visible part of the tree is in the DOM.
+    expect(await page.locator('[data-testid="tree-node"]').count()).toBeLessThan(500);
+
+    const pane = page.locator(".react-flow__pane");
+    const box = (await pane.boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2 + 300, { steps: 10 });
+    await page.mouse.up();
+    // The main thread answers promptly after the pan: it is not frozen.
+    const t0 = Date.now();
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r(null))));
+    expect(Date.now() - t0).toBeLessThan(2000);
+    await page.screenshot({ path: screenshotPath("conversation-5000-turns") });
+  });
+
+  it("renders the API reference", async () => {
+    await page.goto(`${server.url}/docs/api`);
+    await page.locator('[data-testid="openapi-link"]').waitFor();
+    await expect(page.getByText("/conversations/{id}/history").first().isVisible()).resolves.toBe(true);
+    await page.screenshot({ path: screenshotPath("api-docs") });
+  });
+});
