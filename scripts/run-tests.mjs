@@ -21,7 +21,7 @@ if (process.env.MEMSCOPE_SKIP_BUILD !== "1") {
 }
 
 const report = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "memscope-vitest-")), "report.json");
-const args = [require.resolve("vitest/vitest.mjs"), "run", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`, ...process.argv.slice(2)];
+const args = [path.resolve("node_modules/vitest/vitest.mjs"), "run", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`, ...process.argv.slice(2)];
 const r = spawnSync(process.execPath, args, { stdio: "inherit", env });
 
 let passed = 0;
