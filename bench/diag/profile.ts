@@ -44,12 +44,16 @@ try {
   await show("SELECT 1 (round-trip floor)", () => db.sql.query(`SELECT 1`));
   const plan = await db.sql.query<{ "QUERY PLAN": string }>(`EXPLAIN (ANALYZE, BUFFERS) ${SQL("id, parent_message_id, query, answer")}`, [conv.id]);
   console.log(plan.map((r) => r["QUERY PLAN"]).join("\n"));
+  console.log("n_mod_since_analyze:", (await db.sql.query(`SELECT n_mod_since_analyze, n_live_tup FROM pg_stat_user_tables WHERE relname = 'messages'`))[0]);
   console.log("\n--- after ANALYZE messages ---");
   let t = now();
   await db.sql.exec("ANALYZE messages");
   console.log(`ANALYZE took ${ms(now() - t)} ms`);
   await show("getHistory", () => getHistory(db.sql, conv.id, q));
   await show("SELECT all history columns", () => db.sql.query(SQL(`id, parent_message_id, query, answer, answer_tokens, query_tokens_o200k, answer_tokens_o200k, file_count`), [conv.id]));
+  await show("SELECT id, parent, token counts (no text)", () => db.sql.query(SQL(`id, parent_message_id, answer_tokens, query_tokens_o200k, answer_tokens_o200k, file_count`), [conv.id]));
+  const kept = (await getHistory(db.sql, conv.id, q)).thread_message_ids.slice(0, 17);
+  await show("SELECT query, answer WHERE id = ANY(17 kept ids)", () => db.sql.query(`SELECT id, query, answer FROM messages WHERE id = ANY($1::uuid[])`, [kept]));
   const plan2 = await db.sql.query<{ "QUERY PLAN": string }>(`EXPLAIN (ANALYZE, BUFFERS) ${SQL("id, parent_message_id, query, answer")}`, [conv.id]);
   console.log(plan2.map((r) => r["QUERY PLAN"]).join("\n"));
   t = now();

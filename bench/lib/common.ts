@@ -50,7 +50,7 @@ export const ms = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(
 
 export const now = () => performance.now();
 
-/** Runs `fn` warm times untimed, then up to n timed times or until budgetMs is spent (at least minN). */
+/** Runs `fn` `warmup` times untimed, then up to n timed times or until budgetMs would be overrun (at least minN). */
 export async function measure(
   fn: () => unknown | Promise<unknown>,
   o: { warmup: number; n: number; budgetMs?: number; minN?: number; onProgress?: (i: number, elapsedMs: number, lastMs: number) => void },
@@ -63,7 +63,9 @@ export async function measure(
     await fn();
     samples.push(now() - a);
     o.onProgress?.(i + 1, now() - t0, samples[samples.length - 1]);
-    if (o.budgetMs !== undefined && now() - t0 > o.budgetMs && samples.length >= (o.minN ?? 1)) {
+    // Stop once the budget is spent, or when one more sample like the last would overrun it.
+    const elapsed = now() - t0;
+    if (o.budgetMs !== undefined && elapsed + samples[samples.length - 1] > o.budgetMs && samples.length >= (o.minN ?? 1)) {
       return { samples, truncated: samples.length < o.n };
     }
   }
