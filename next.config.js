@@ -10,6 +10,10 @@ const nextConfig = {
     "@prisma/adapter-pg",
   ],
   poweredByHeader: false,
+  // Lets several builds of one checkout coexist (parallel work, benchmarks); CI uses .next.
+  distDir: process.env.MEMSCOPE_NEXT_DIST_DIR || ".next",
+  // For those parallel builds only; `npm test` and `npm start` always type-check.
+  typescript: { ignoreBuildErrors: process.env.MEMSCOPE_BUILD_SKIP_TYPECHECK === "1" },
   typedRoutes: false,
 };
 

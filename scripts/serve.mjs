@@ -4,7 +4,7 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 
-if (!existsSync(".next/BUILD_ID")) {
+if (!existsSync(`${process.env.MEMSCOPE_NEXT_DIST_DIR || ".next"}/BUILD_ID`)) {
   console.error("No production build found: run `npm start` (builds first) or `npm run build`.");
   process.exit(1);
 }

@@ -12,7 +12,7 @@ export type AppServer = { url: string; dataDir: string | null; logs(): string; s
 const ROOT = path.resolve(__dirname, "../..");
 
 export async function startAppServer(opts: { databaseUrl?: string; seed?: boolean; env?: Record<string, string> } = {}): Promise<AppServer> {
-  if (!fs.existsSync(path.join(ROOT, ".next", "BUILD_ID"))) {
+  if (!fs.existsSync(path.join(ROOT, process.env.MEMSCOPE_NEXT_DIST_DIR || ".next", "BUILD_ID"))) {
     throw new Error("No production build: run `npm test` (it builds first) or `npx next build`.");
   }
   const port = await freePort();
