@@ -1,0 +1,60 @@
+import type { SqlRunner } from "../db/migrations";
+import { configuredEmbeddingProvider, lexicalProvider, providerForModel, type EmbeddingProvider } from "./embedding-provider";
+import { ensureVectorIndex } from "./ensure-vector-index";
+
+// Which model's vectors retrieval reads. It changes only when a re-embedding job for
+// the newly configured model has finished: until then the old vectors keep serving.
+
+export const ACTIVE_MODEL_KEY = "embeddings.active";
+
+export type ActiveModel = { model: string; dimensions: number; kind: EmbeddingProvider["kind"] };
+
+export async function readActiveModel(sql: SqlRunner): Promise<ActiveModel | null> {
+  const [row] = await sql.query<{ value: ActiveModel }>(`SELECT value FROM app_settings WHERE key = $1`, [ACTIVE_MODEL_KEY]);
+  return row?.value ?? null;
+}
+
+export async function writeActiveModel(sql: SqlRunner, m: ActiveModel): Promise<void> {
+  await sql.query(
+    `INSERT INTO app_settings (key, value, updated_at) VALUES ($1, $2::jsonb, now())
+     ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_at = now()`,
+    [ACTIVE_MODEL_KEY, JSON.stringify(m)],
+  );
+}
+
+/**
+ * The provider retrieval uses now. On an empty store the configured provider becomes
+ * active at once; otherwise the recorded model stays until a re-embed completes.
+ */
+export async function activeProvider(sql: SqlRunner): Promise<EmbeddingProvider> {
+  let active = await readActiveModel(sql);
+  if (!active) {
+    const configured = configuredEmbeddingProvider();
+    active = { model: configured.model, dimensions: configured.dimensions, kind: configured.kind };
+    await writeActiveModel(sql, active);
+  }
+  const p = providerForModel(active.model) ?? lexicalProviderIf(active.model);
+  if (!p) {
+    throw new Error(
+      `Memories are embedded with ${active.model}, which is not configured any more. Configure it again, or let the re-embedding job finish.`,
+    );
+  }
+  await ensureVectorIndex(sql, p.model, p.dimensions);
+  return p;
+}
+
+function lexicalProviderIf(model: string) {
+  return model === lexicalProvider.model ? lexicalProvider : null;
+}
+
+/**
+ * Providers a write must embed with: the active one, plus the configured one while a
+ * re-embedding job towards it runs (so new memories are not missed by the switch).
+ */
+export async function writeProviders(sql: SqlRunner): Promise<EmbeddingProvider[]> {
+  const active = await activeProvider(sql);
+  const configured = configuredEmbeddingProvider();
+  if (configured.model === active.model) return [active];
+  await ensureVectorIndex(sql, configured.model, configured.dimensions);
+  return [active, configured];
+}

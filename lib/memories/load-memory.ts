@@ -1,0 +1,20 @@
+import { notFound } from "../api/api-error";
+import type { SqlRunner } from "../db/migrations";
+import { MEMORY_COLUMNS, serializeMemory, type MemoryRow } from "./memory-row";
+import type { Memory } from "./schemas";
+
+/** A memory by id, or a 404; `forUpdate` locks the row inside a transaction. */
+export async function requireMemory(sql: SqlRunner, id: string, opts: { forUpdate?: boolean } = {}): Promise<Memory> {
+  const [row] = await sql.query<MemoryRow>(
+    `SELECT ${MEMORY_COLUMNS} FROM memories m WHERE m.id = $1 ${opts.forUpdate ? "FOR UPDATE" : ""}`,
+    [id],
+  );
+  if (!row) throw notFound("Memory", id);
+  return serializeMemory(row);
+}
+
+export async function loadMemories(sql: SqlRunner, ids: string[]): Promise<Map<string, Memory>> {
+  if (!ids.length) return new Map();
+  const rows = await sql.query<MemoryRow>(`SELECT ${MEMORY_COLUMNS} FROM memories m WHERE m.id = ANY($1::uuid[])`, [ids]);
+  return new Map(rows.map((r) => [r.id, serializeMemory(r)]));
+}

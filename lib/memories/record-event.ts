@@ -1,0 +1,31 @@
+import { randomUUID } from "node:crypto";
+import type { SqlRunner } from "../db/migrations";
+import type { Actor } from "./schemas";
+
+export type EventInput = {
+  memoryId: string;
+  type: "create" | "update" | "merge" | "unmerge" | "archive" | "restore" | "compress" | "dedupe" | "delete" | "import" | "relate";
+  actor: Actor;
+  before?: Record<string, unknown> | null;
+  after?: Record<string, unknown> | null;
+  reason?: string | null;
+  batchId?: string | null;
+};
+
+/** Appends one history event; called inside the write's transaction. */
+export async function recordEvent(tx: SqlRunner, e: EventInput): Promise<void> {
+  await tx.query(
+    `INSERT INTO memory_events (id, memory_id, event_type, actor, before, after, reason, batch_id)
+     VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7, $8)`,
+    [
+      randomUUID(),
+      e.memoryId,
+      e.type,
+      e.actor,
+      e.before ? JSON.stringify(e.before) : null,
+      e.after ? JSON.stringify(e.after) : null,
+      e.reason ?? null,
+      e.batchId ?? null,
+    ],
+  );
+}
