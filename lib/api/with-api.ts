@@ -2,6 +2,7 @@ import "server-only";
 import { timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import { ApiError } from "./api-error";
+import { ProviderError } from "../embeddings/openai-embedder";
 
 // The one wrapper every /api/v1 route goes through: auth, body and query parsing,
 // and the error shape. Handlers throw ApiError (or a ZodError) and return data.
@@ -52,6 +53,8 @@ export function withApi<P = Record<string, never>>(handler: Handler<P>, opts: { 
     } catch (e) {
       if (e instanceof ApiError) return errorResponse(e);
       if (e instanceof z.ZodError) return errorResponse(zodToApiError(e, "body"));
+      // An embedding or chat endpoint failed: the fault is upstream, not in the request.
+      if (e instanceof ProviderError) return errorResponse(new ApiError(502, "provider_error", e.message));
       console.error(`[api] ${req.method} ${req.url}`, e);
       return json({ error: { code: "internal", message: "Internal error", details: [] } }, 500);
     }
@@ -59,7 +62,12 @@ export function withApi<P = Record<string, never>>(handler: Handler<P>, opts: { 
 }
 
 /** Reads and parses a JSON body with a size limit; bad JSON is a 400, a bad shape a 422. */
-export async function parseBody<S extends z.ZodType>(req: Request, schema: S, maxBytes = MAX_BODY_BYTES): Promise<z.infer<S>> {
+export async function parseBody<S extends z.ZodType>(
+  req: Request,
+  schema: S,
+  maxBytes = MAX_BODY_BYTES,
+  opts: { optional?: boolean } = {},
+): Promise<z.infer<S>> {
   const declared = Number(req.headers.get("content-length") ?? "0");
   if (declared > maxBytes) throw tooLarge(maxBytes);
   const text = await readLimited(req, maxBytes);
@@ -69,6 +77,7 @@ export async function parseBody<S extends z.ZodType>(req: Request, schema: S, ma
   } catch {
     throw new ApiError(400, "invalid_json", "The request body is not valid JSON", [{ field: "body", message: "invalid JSON" }]);
   }
+  if (raw === undefined && opts.optional) raw = {};
   if (raw === undefined) throw new ApiError(400, "invalid_json", "A JSON body is required", [{ field: "body", message: "empty body" }]);
   const r = schema.safeParse(raw);
   if (!r.success) throw zodToApiError(r.error, "body");
@@ -111,4 +120,11 @@ async function readLimited(req: Request, maxBytes: number): Promise<string> {
     chunks.push(value);
   }
   return Buffer.concat(chunks).toString("utf8");
+}
+
+/** A user id from the path: any non-empty string up to 200 characters. */
+export function parseUserId(value: string): string {
+  const v = value.trim();
+  if (!v || v.length > 200) throw new ApiError(422, "validation_error", "Invalid user_id", [{ field: "user_id", message: "1 to 200 characters" }]);
+  return v;
 }

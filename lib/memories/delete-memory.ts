@@ -1,0 +1,26 @@
+import "server-only";
+import { ApiError } from "../api/api-error";
+import type { SqlRunner } from "../db/migrations";
+import { requireMemory } from "./load-memory";
+import { snapshot } from "./memory-row";
+import { recordEvent } from "./record-event";
+import type { Actor } from "./schemas";
+
+/**
+ * Permanent delete: only of an archived memory, only with explicit confirmation.
+ * Its history stays (events have no foreign key) with a final "delete" event.
+ */
+export async function deleteMemory(sql: SqlRunner, id: string, confirm: boolean, actor: Actor = "api"): Promise<void> {
+  if (!confirm) {
+    throw new ApiError(422, "confirmation_required", "Permanent delete needs ?confirm=true", [{ field: "confirm", message: "must be true" }]);
+  }
+  await sql.transaction(async (tx) => {
+    const m = await requireMemory(tx, id, { forUpdate: true });
+    if (m.status !== "archived") {
+      throw new ApiError(409, "not_archived", "Only archived memories can be deleted permanently: archive it first", [{ field: "status", message: "is active" }]);
+    }
+    await recordEvent(tx, { memoryId: id, type: "delete", actor, before: { ...snapshot(m), content: m.content }, reason: "permanently deleted" });
+    await tx.query(`DELETE FROM memory_review_items WHERE memory_id = $1 OR other_memory_id = $1`, [id]);
+    await tx.query(`DELETE FROM memories WHERE id = $1`, [id]);
+  });
+}

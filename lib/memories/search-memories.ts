@@ -1,0 +1,112 @@
+import "server-only";
+import { randomUUID } from "node:crypto";
+import type { SqlRunner } from "../db/migrations";
+import { activeProvider } from "../embeddings/active-model";
+import { toVectorLiteral } from "../embeddings/embedding-provider";
+import { loadMemories } from "./load-memory";
+import { scoreMemory } from "./score-memory";
+import { DEFAULT_WEIGHTS, type Breakdown, type SearchInput, type SearchResult, type Weights } from "./schemas";
+
+const TEXT_CANDIDATES = 50;
+
+/**
+ * Scored retrieval: candidates from the model's HNSW index and from full-text search,
+ * exact cosine for each, then score = w_s * cosine + w_r * time_decay + w_i * importance.
+ * Returned memories are marked accessed (unless dry_run); every retrieval is logged.
+ */
+export async function searchMemories(sql: SqlRunner, userId: string, input: SearchInput): Promise<SearchResult> {
+  const started = performance.now();
+  const provider = await activeProvider(sql);
+  const [qv] = await provider.embed([input.query]);
+  const q = toVectorLiteral(qv);
+  const d = provider.dimensions;
+  const weights: Weights = { ...DEFAULT_WEIGHTS, ...input.weights };
+  const types = input.memory_types ?? null;
+  const vectorN = Math.max(50, input.k * 5);
+
+  const { vectorHits, textHits } = await sql.transaction(async (tx) => {
+    // Filters (user, status, types) are applied while walking the index, not after it,
+    // so a selective filter cannot starve the top-k.
+    await tx.exec(`SET LOCAL hnsw.iterative_scan = relaxed_order; SET LOCAL hnsw.ef_search = ${Math.max(64, vectorN)}`);
+    const vectorHits = await tx.query<{ id: string; cosine: number }>(
+      `SELECT e.memory_id AS id, 1 - (e.embedding::vector(${d}) <=> $3::vector(${d})) AS cosine
+         FROM memory_embeddings e JOIN memories m ON m.id = e.memory_id
+        WHERE e.model = $1 AND e.user_id = $2 AND m.status = $4::memory_status
+          AND ($5::memory_type[] IS NULL OR m.memory_type = ANY($5::memory_type[]))
+        ORDER BY e.embedding::vector(${d}) <=> $3::vector(${d})
+        LIMIT ${vectorN}`,
+      [provider.model, userId, q, input.status, types],
+    );
+    const textHits = await tx.query<{ id: string }>(
+      `SELECT m.id FROM memories m
+        WHERE m.user_id = $1 AND m.status = $2::memory_status AND m.search_tsv @@ plainto_tsquery('simple', $3)
+          AND ($4::memory_type[] IS NULL OR m.memory_type = ANY($4::memory_type[]))
+        ORDER BY ts_rank(m.search_tsv, plainto_tsquery('simple', $3)) DESC
+        LIMIT ${TEXT_CANDIDATES}`,
+      [userId, input.status, input.query, types],
+    );
+    return { vectorHits, textHits };
+  });
+
+  const cosine = new Map(vectorHits.map((h) => [h.id, Number(h.cosine)]));
+  const matched = new Map<string, Breakdown["matched_by"]>(vectorHits.map((h) => [h.id, ["vector"]]));
+  const textOnly = textHits.map((h) => h.id).filter((id) => !cosine.has(id));
+  for (const h of textHits) matched.set(h.id, cosine.has(h.id) ? ["vector", "text"] : ["text"]);
+  if (textOnly.length) {
+    const rows = await sql.query<{ id: string; cosine: number }>(
+      `SELECT memory_id AS id, 1 - (embedding::vector(${d}) <=> $2::vector(${d})) AS cosine
+         FROM memory_embeddings WHERE model = $1 AND memory_id = ANY($3::uuid[])`,
+      [provider.model, q, textOnly],
+    );
+    for (const r of rows) cosine.set(r.id, Number(r.cosine));
+  }
+
+  const memories = await loadMemories(sql, [...matched.keys()]);
+  const now = Date.now();
+  const ranked = [...memories.values()]
+    .map((memory) => {
+      const breakdown = scoreMemory(
+        { cosine: cosine.get(memory.id) ?? 0, importance: memory.importance_score, lastAccessedAt: memory.last_accessed_at, matchedBy: matched.get(memory.id)! },
+        weights,
+        now,
+      );
+      return { memory, score: breakdown.final, breakdown };
+    })
+    .filter((r) => input.min_score === undefined || r.score >= input.min_score)
+    .sort((a, b) => b.score - a.score || a.memory.id.localeCompare(b.memory.id))
+    .slice(0, input.k);
+  const latency = performance.now() - started;
+
+  const retrievalId = randomUUID();
+  await sql.transaction(async (tx) => {
+    if (!input.dry_run && ranked.length) {
+      await tx.query(`UPDATE memories SET access_count = access_count + 1, last_accessed_at = now() WHERE id = ANY($1::uuid[])`, [
+        ranked.map((r) => r.memory.id),
+      ]);
+    }
+    await tx.query(
+      `INSERT INTO memory_retrievals (id, user_id, query, conversation_id, embedding_model, k, weights, dry_run, latency_ms, result_count)
+       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10)`,
+      [retrievalId, userId, input.query, input.conversation_id ?? null, provider.model, input.k, JSON.stringify(weights), input.dry_run, latency, ranked.length],
+    );
+    if (ranked.length) {
+      await tx.query(
+        `INSERT INTO memory_retrieval_hits (retrieval_id, rank, memory_id, score, cosine, time_decay, importance)
+         SELECT $1, u.rank, u.memory_id, u.score, u.cosine, u.time_decay, u.importance
+           FROM unnest($2::int[], $3::uuid[], $4::float8[], $5::float8[], $6::float8[], $7::float8[])
+             AS u(rank, memory_id, score, cosine, time_decay, importance)`,
+        [
+          retrievalId,
+          ranked.map((_, i) => i + 1),
+          ranked.map((r) => r.memory.id),
+          ranked.map((r) => r.score),
+          ranked.map((r) => r.breakdown.cosine),
+          ranked.map((r) => r.breakdown.time_decay),
+          ranked.map((r) => r.breakdown.importance),
+        ],
+      );
+    }
+  });
+
+  return { data: ranked, embedding_model: provider.model, embedding_kind: provider.kind, weights, retrieval_id: retrievalId, latency_ms: latency };
+}

@@ -1,0 +1,133 @@
+// Fetch helpers and client-side types for the memory API. Type-only imports from the
+// shared zod contracts: the client bundle gets the types, not zod.
+import type { Breakdown, Memory, MemoryEvent, MemoryType, Weights } from "@/lib/memories/schemas";
+import { ApiError, apiUrl, type ApiErrorDetail } from "./api-client";
+
+export type { Breakdown, Memory, MemoryEvent, MemoryType, Weights };
+
+export type Params = Record<string, string | number | boolean | null | undefined>;
+
+export type Relation = {
+  id: string;
+  source_id: string;
+  target_id: string;
+  relation_type: "supports" | "contradicts" | "refines" | "merged_into" | "derived_from";
+  strength: number;
+  note: string | null;
+  created_by: string;
+  created_at: string;
+  removed_at: string | null;
+};
+
+export type Access = {
+  retrieval_id: string;
+  query: string;
+  rank: number;
+  score: number;
+  cosine: number;
+  time_decay: number;
+  importance: number;
+  created_at: string;
+};
+
+export type MemoryUser = { user_id: string; total: number; active: number };
+
+export type SearchHit = { memory: Memory; score: number; breakdown: Breakdown };
+export type SearchResponse = {
+  data: SearchHit[];
+  embedding_model: string;
+  embedding_kind: "lexical" | "openai-compatible";
+  weights: Weights;
+  retrieval_id: string | null;
+  latency_ms: number;
+};
+
+export type EmbeddingStatus = {
+  active_model: string | null;
+  configured_model: string | null;
+  kind: string | null;
+  job: { id: string; model: string; status: string; total: number; done: number } | null;
+};
+
+export type BulkAction = "archive" | "restore" | "set_type" | "set_importance";
+export type BulkResult = { batch_id: string; affected: number; ids: string[] };
+
+export type ReviewItem = {
+  id: string;
+  kind: "duplicate" | "contradiction" | "extracted";
+  status: string;
+  memory?: Memory | null;
+  other_memory?: Memory | null;
+  candidate?: { memory_type?: MemoryType; content: string; importance_score?: number; confidence?: number; [k: string]: unknown } | null;
+  similarity?: number | null;
+  reason?: string | null;
+  created_at: string;
+};
+
+export type CompressProposal = {
+  memory_type: MemoryType;
+  source_ids: string[];
+  compressed: { content: string; importance_score: number }[];
+  method: string;
+};
+
+export type MdPreview = {
+  added: { content: string; memory_type?: MemoryType; [k: string]: unknown }[];
+  changed: { id: string; before: string | Record<string, unknown>; after: string | Record<string, unknown> }[];
+  archived: ({ id: string; content?: string } | Memory)[];
+  unchanged: number | unknown[];
+};
+
+export type Metrics = {
+  totals: { by_type: Record<string, number>; by_status: Record<string, number>; total: number };
+  average_importance: number | null;
+  retrieval: { count: number; p50_ms: number | null; p99_ms: number | null };
+  most_accessed: { memory: Memory; access_count: number }[];
+  recent_retrievals: { id?: string; retrieval_id?: string; query: string; created_at: string; latency_ms?: number; result_count?: number; k?: number; [k: string]: unknown }[];
+};
+
+/** The current memory carried by a 409 version_conflict answer. */
+export function conflictCurrent(e: unknown): Memory | null {
+  if (!(e instanceof ApiError) || e.status !== 409) return null;
+  const d = (e.details as (ApiErrorDetail & { current?: Memory })[]).find((x) => x.current);
+  return d?.current ?? null;
+}
+
+async function request<T>(method: string, path: string, opts: { params?: Params; body?: unknown; signal?: AbortSignal; text?: boolean } = {}): Promise<T> {
+  let res: Response;
+  try {
+    res = await fetch(apiUrl(path, opts.params), {
+      method,
+      signal: opts.signal,
+      headers: opts.body === undefined ? undefined : { "content-type": "application/json" },
+      body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+    });
+  } catch (e) {
+    if ((e as Error).name === "AbortError") throw e;
+    throw new ApiError("Could not reach the server. Is it running?", 0, "network_error");
+  }
+  if (res.status === 204) return undefined as T;
+  const text = await res.text();
+  if (res.ok && opts.text) return text as T;
+  let json: unknown = undefined;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    /* non-JSON body */
+  }
+  if (!res.ok) {
+    const err = (json as { error?: { code?: string; message?: string; details?: ApiErrorDetail[] } } | undefined)?.error;
+    throw new ApiError(err?.message ?? `${res.status} ${res.statusText || "request failed"}`, res.status, err?.code ?? "http_error", err?.details ?? []);
+  }
+  return json as T;
+}
+
+export const mapi = {
+  get: <T>(path: string, params?: Params, signal?: AbortSignal) => request<T>("GET", path, { params, signal }),
+  text: (path: string, params?: Params, signal?: AbortSignal) => request<string>("GET", path, { params, signal, text: true }),
+  post: <T>(path: string, body: unknown = {}, params?: Params) => request<T>("POST", path, { body, params }),
+  patch: <T>(path: string, body: unknown) => request<T>("PATCH", path, { body }),
+  del: <T>(path: string, params?: Params) => request<T>("DELETE", path, { params }),
+};
+
+export const userPath = (user: string) => `/users/${encodeURIComponent(user)}`;
