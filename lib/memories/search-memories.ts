@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import type { SqlRunner } from "../db/migrations";
 import { activeProvider } from "../embeddings/active-model";
 import { toVectorLiteral } from "../embeddings/embedding-provider";
+import { lexicalTokens } from "../embeddings/lexical-embedder";
 import { loadMemories } from "./load-memory";
 import { scoreMemory } from "./score-memory";
 import { DEFAULT_WEIGHTS, type Breakdown, type SearchInput, type SearchResult, type Weights } from "./schemas";
@@ -23,6 +24,9 @@ export async function searchMemories(sql: SqlRunner, userId: string, input: Sear
   const weights: Weights = { ...DEFAULT_WEIGHTS, ...input.weights };
   const types = input.memory_types ?? null;
   const vectorN = Math.max(50, input.k * 5);
+  // Any query word may match (OR); ts_rank puts memories matching more words first.
+  // Tokens are letters and digits only, so they are safe inside a tsquery.
+  const orQuery = [...new Set(lexicalTokens(input.query))].slice(0, 64).join(" | ");
 
   const { vectorHits, textHits } = await sql.transaction(async (tx) => {
     // Filters (user, status, types) are applied while walking the index, not after it,
@@ -37,14 +41,16 @@ export async function searchMemories(sql: SqlRunner, userId: string, input: Sear
         LIMIT ${vectorN}`,
       [provider.model, userId, q, input.status, types],
     );
-    const textHits = await tx.query<{ id: string }>(
-      `SELECT m.id FROM memories m
-        WHERE m.user_id = $1 AND m.status = $2::memory_status AND m.search_tsv @@ plainto_tsquery('simple', $3)
-          AND ($4::memory_type[] IS NULL OR m.memory_type = ANY($4::memory_type[]))
-        ORDER BY ts_rank(m.search_tsv, plainto_tsquery('simple', $3)) DESC
-        LIMIT ${TEXT_CANDIDATES}`,
-      [userId, input.status, input.query, types],
-    );
+    const textHits = orQuery
+      ? await tx.query<{ id: string }>(
+          `SELECT m.id FROM memories m
+            WHERE m.user_id = $1 AND m.status = $2::memory_status AND m.search_tsv @@ to_tsquery('simple', $3)
+              AND ($4::memory_type[] IS NULL OR m.memory_type = ANY($4::memory_type[]))
+            ORDER BY ts_rank(m.search_tsv, to_tsquery('simple', $3)) DESC
+            LIMIT ${TEXT_CANDIDATES}`,
+          [userId, input.status, orQuery, types],
+        )
+      : [];
     return { vectorHits, textHits };
   });
 

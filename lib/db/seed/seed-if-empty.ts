@@ -4,6 +4,7 @@ import { insertTurns } from "../../messages/insert-turns";
 import { ZTurnInput } from "../../messages/schemas";
 import type { Database } from "../open-database";
 import { demoConversations } from "./demo-data";
+import { seedDemoMemories } from "./seed-memories";
 
 /** Loads the demo conversations into an empty database; returns how many it made. */
 export async function seedIfEmpty(db: Database): Promise<number> {
@@ -19,5 +20,6 @@ export async function seedDemo(db: Database): Promise<number> {
     await createConversation(db.prisma, conversation);
     await insertTurns(db.sql, conversation.id!, d.turns.map((t) => ZTurnInput.parse(t)), { fieldPrefix: "messages" });
   }
+  await seedDemoMemories(db);
   return demos.length;
 }
