@@ -33,7 +33,8 @@ export function WindowPanel({ conversationId, leafParam, thread, resolvedLeaf, c
   const h = history.data;
   const stale = history.isPlaceholderData || settings !== debounced;
 
-  const kept = h ? h.thread_message_ids.length - h.dropped_message_ids.length - (h.placeholder_message_id ? 1 : 0) : 0;
+  // thread_message_ids already leaves the placeholder out.
+  const kept = h ? h.thread_message_ids.length - h.dropped_message_ids.length : 0;
 
   return (
     <section aria-label="Window preview" className="flex min-h-0 flex-col bg-white dark:bg-zinc-900/40">

@@ -1,5 +1,7 @@
 import { openDatabase, type Database } from "./open-database";
+import { analyzeOnOpen } from "./planner-stats";
 import { seedIfEmpty } from "./seed/seed-if-empty";
+import { resumeReembedInBackground } from "../embeddings/reembed-job";
 
 // One database per server process: Next.js evaluates modules once per bundle
 // (routes, instrumentation), so the handle lives on globalThis. Nothing opens at
@@ -16,6 +18,8 @@ export function dbSingleton(): Promise<Database> {
         const n = await seedIfEmpty(db);
         if (n) console.log(`[memscope] seeded ${n} demo conversations`);
       }
+      await analyzeOnOpen(db);
+      resumeReembedInBackground(db); // not awaited: a model change re-embeds in the background
       return db;
     })();
     g[KEY] = opening;

@@ -2,7 +2,9 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import { ApiError, conflict, notFound, unprocessable, type ErrorDetail } from "../api/api-error";
 import type { SqlRunner } from "../db/migrations";
-import { countTextAllEncodings } from "../tokens/count-tokens";
+import { noteBulkWrite } from "../db/planner-stats";
+import type { TokenCache } from "../tokens/count-tokens";
+import { countTextsAllEncodings } from "../tokens/count-tokens-parallel";
 import { UUID_NIL } from "../threads/uuid-nil";
 import type { TurnInput } from "./schemas";
 import { FILE_COLUMNS, MESSAGE_COLUMNS, serializeMessage, type FileRow, type MessageRow } from "./serialize-message";
@@ -19,7 +21,7 @@ type Prepared = {
   treeParent: string | null;
   createdAt: Date;
   input: TurnInput;
-  tokens: { q: ReturnType<typeof countTextAllEncodings>; a: ReturnType<typeof countTextAllEncodings> };
+  tokens: { q: TokenCache; a: TokenCache };
   answerTokens: number;
 };
 
@@ -42,9 +44,13 @@ export async function insertTurns(sql: SqlRunner, conversationId: string, turns:
     else seen.set(id, i);
   });
   if (dupes.length) throw unprocessable("Duplicate message ids in the batch", dupes);
-  const tokens = turns.map((t) => ({ q: countTextAllEncodings(t.query), a: countTextAllEncodings(t.answer) }));
+  const counts = await countTextsAllEncodings(turns.flatMap((t) => [t.query, t.answer]));
+  const tokens = turns.map((_, i) => ({
+    q: { o200k_base: counts.o200k_base[2 * i], cl100k_base: counts.cl100k_base[2 * i] },
+    a: { o200k_base: counts.o200k_base[2 * i + 1], cl100k_base: counts.cl100k_base[2 * i + 1] },
+  }));
 
-  return sql.transaction(async (tx) => {
+  const result = await sql.transaction(async (tx) => {
     // Locks the conversation row: concurrent appends to one conversation queue here.
     const conv = await tx.query<{ id: string }>(
       `SELECT id FROM conversations WHERE id = $1 AND deleted_at IS NULL FOR UPDATE`,
@@ -208,4 +214,6 @@ export async function insertTurns(sql: SqlRunner, conversationId: string, turns:
     inserted.sort((x, y) => order.get(x.id)! - order.get(y.id)!);
     return inserted.map((m) => serializeMessage(m, byMessage.get(m.id) ?? []));
   });
+  await noteBulkWrite(sql, result.length, ["messages", "conversations"]);
+  return result;
 }

@@ -72,6 +72,7 @@ export const ZHistoryQuery = z
     format: z.enum(["messages", "text"]).default("messages"),
     human_prefix: z.string().max(100).default("Human"),
     ai_prefix: z.string().max(100).default("Assistant"),
+    include_turn_tokens: z.enum(["true", "false"]).default("false").describe("Add turn_tokens: the cost of every thread turn."),
   })
   .strict();
 export type HistoryQuery = z.infer<typeof ZHistoryQuery>;
@@ -132,7 +133,7 @@ export const ZHistoryResponse = z.object({
   total_tokens: z.number().int(),
   max_token_limit: z.number().int(),
   message_limit: z.number().int(),
-  turn_tokens: z.array(z.object({ id: z.string(), tokens: z.number().int() })),
+  turn_tokens: z.array(z.object({ id: z.string(), tokens: z.number().int() })).optional().describe("with include_turn_tokens=true"),
   ...ZTokenizerInfo,
 });
 export type HistoryResponse = z.infer<typeof ZHistoryResponse>;

@@ -1,5 +1,5 @@
 import { get_encoding, type Tiktoken } from "tiktoken";
-import { ENCODINGS, type EncodingName } from "./registry";
+import type { EncodingName } from "./registry";
 
 // Encoders are WASM objects that are costly to build: one per encoding per process.
 const encoders = new Map<EncodingName, Tiktoken>();
@@ -19,10 +19,3 @@ export function countTextTokens(text: string, encoding: EncodingName): number {
 }
 
 export type TokenCache = Record<EncodingName, number>;
-
-/** Counts a text in every supported encoding, for the write-time cache. */
-export function countTextAllEncodings(text: string): TokenCache {
-  const out = {} as TokenCache;
-  for (const e of ENCODINGS) out[e] = countTextTokens(text, e);
-  return out;
-}

@@ -99,6 +99,8 @@ export function useHistory(id: string, p: HistoryParams, format: "messages" | "t
           max_token_limit: p.max_token_limit,
           message_limit: p.message_limit,
           format,
+          // Per-turn tokens for the transcript (the JSON payload only needs the messages).
+          include_turn_tokens: format === "messages" ? "true" : undefined,
         },
         signal,
       ),

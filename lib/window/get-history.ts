@@ -5,7 +5,7 @@ import { extractThread } from "../threads/extract-thread";
 import { CHAT_FORMULA, IMAGE_PART_TOKENS, messageOverhead, type ContentPart } from "../tokens/chat-formula";
 import { resolveTokenizer } from "../tokens/registry";
 import { historyText } from "./history-text";
-import { tokenBufferWindow, type WindowTurn } from "./token-buffer";
+import { tokenBufferWindow, windowMessages, type WindowTurn } from "./token-buffer";
 import type { HistoryQuery, HistoryResponse } from "../messages/schemas";
 
 export const MAX_MESSAGE_LIMIT = 500;
@@ -18,8 +18,7 @@ export function normalizeMessageLimit(limit: number | null | undefined): number 
 type Row = {
   id: string;
   parentMessageId: string | null;
-  query: string;
-  answer: string;
+  answer_empty: boolean;
   answer_tokens: number;
   q: number;
   a: number;
@@ -28,8 +27,9 @@ type Row = {
 
 /**
  * Dify's TokenBufferMemory.get_history_prompt_messages (and _text) for one
- * conversation, from cached token counts: one indexed read of the newest rows, one
- * thread walk, one pruning pass.
+ * conversation, from cached token counts. Two reads: ids, parents and token counts of
+ * the newest rows (enough to walk the thread and prune), then the text of the kept
+ * turns only; no tokenizer runs.
  */
 export async function getHistory(sql: SqlRunner, conversationId: string, q: HistoryQuery): Promise<HistoryResponse> {
   const tok = resolveTokenizer(q.model);
@@ -38,7 +38,7 @@ export async function getHistory(sql: SqlRunner, conversationId: string, q: Hist
   const anchor = q.leaf_message_id ? await findAnchor(sql, conversationId, q.leaf_message_id) : null;
 
   const rows = await sql.query<Row>(
-    `SELECT id, parent_message_id AS "parentMessageId", query, answer, answer_tokens,
+    `SELECT id, parent_message_id AS "parentMessageId", answer = '' AS answer_empty, answer_tokens,
             query_tokens_${suffix} AS q, answer_tokens_${suffix} AS a, file_count
        FROM messages
       WHERE conversation_id = $1 ${anchor ? "AND (created_at, seq) <= ($3::timestamptz, $4::int)" : ""}
@@ -48,29 +48,7 @@ export async function getHistory(sql: SqlRunner, conversationId: string, q: Hist
   );
   const thread = extractThread(rows);
 
-  const withFiles = thread.filter((r) => r.file_count > 0).map((r) => r.id);
-  const files = new Map<string, { user: ContentPart[]; assistant: ContentPart[] }>();
-  if (withFiles.length) {
-    const fileRows = await sql.query<{
-      message_id: string;
-      type: ContentPart["type"];
-      transfer_method: string;
-      url: string | null;
-      upload_file_id: string | null;
-      belongs_to: string;
-    }>(
-      `SELECT message_id, type, transfer_method, url, upload_file_id, belongs_to
-         FROM message_files WHERE message_id = ANY($1::uuid[]) ORDER BY message_id, position`,
-      [withFiles],
-    );
-    for (const f of fileRows) {
-      const entry = files.get(f.message_id) ?? { user: [], assistant: [] };
-      const part = { type: f.type, transfer_method: f.transfer_method, url: f.url, upload_file_id: f.upload_file_id } as ContentPart;
-      (f.belongs_to === "assistant" ? entry.assistant : entry.user).push(part);
-      files.set(f.message_id, entry);
-    }
-  }
-
+  const files = await loadFileParts(sql, thread.filter((r) => r.file_count > 0).map((r) => r.id));
   const userOverhead = messageOverhead("user", tok.encoding);
   const assistantOverhead = messageOverhead("assistant", tok.encoding);
   const images = (parts: ContentPart[]) => parts.filter((p) => p.type === "image").length * IMAGE_PART_TOKENS;
@@ -78,8 +56,9 @@ export async function getHistory(sql: SqlRunner, conversationId: string, q: Hist
     const f = files.get(r.id) ?? { user: [], assistant: [] };
     return {
       id: r.id,
-      query: r.query,
-      answer: r.answer,
+      query: "",
+      // Only emptiness matters before the text is read (the placeholder rule).
+      answer: r.answer_empty ? "" : " ",
       answerTokens: r.answer_tokens,
       userTokens: userOverhead + r.q + images(f.user),
       assistantTokens: assistantOverhead + r.a + images(f.assistant),
@@ -88,22 +67,60 @@ export async function getHistory(sql: SqlRunner, conversationId: string, q: Hist
     };
   });
 
-  const w = tokenBufferWindow(turns, q.max_token_limit);
+  const window = tokenBufferWindow(turns, q.max_token_limit);
+  if (window.kept.length) {
+    const texts = await sql.query<{ id: string; query: string; answer: string }>(
+      `SELECT id, query, answer FROM messages WHERE id = ANY($1::uuid[])`,
+      [window.kept.map((t) => t.id)],
+    );
+    const byId = new Map(texts.map((t) => [t.id, t]));
+    for (const t of window.kept) {
+      const text = byId.get(t.id)!;
+      t.query = text.query;
+      t.answer = text.answer;
+    }
+  }
+  const messages = windowMessages(window.kept);
+
   const base = {
-    thread_message_ids: w.threadIds,
-    dropped_message_ids: w.droppedIds,
-    placeholder_message_id: w.placeholderId,
-    total_tokens: w.totalTokens,
+    thread_message_ids: window.threadIds,
+    dropped_message_ids: window.droppedIds,
+    placeholder_message_id: window.placeholderId,
+    total_tokens: window.totalTokens,
     max_token_limit: q.max_token_limit,
     message_limit: limit,
-    turn_tokens: turns
-      .filter((t) => t.id !== w.placeholderId)
-      .map((t) => ({ id: t.id, tokens: t.userTokens + t.assistantTokens })),
+    ...(q.include_turn_tokens === "true"
+      ? { turn_tokens: turns.filter((t) => t.id !== window.placeholderId).map((t) => ({ id: t.id, tokens: t.userTokens + t.assistantTokens })) }
+      : {}),
     model: tok.model,
     encoding: tok.encoding,
     approximate: tok.approximate,
     formula: CHAT_FORMULA,
   };
-  if (q.format === "text") return { ...base, text: historyText(w.messages, q.human_prefix, q.ai_prefix) };
-  return { ...base, messages: w.messages };
+  if (q.format === "text") return { ...base, text: historyText(messages, q.human_prefix, q.ai_prefix) };
+  return { ...base, messages };
+}
+
+async function loadFileParts(sql: SqlRunner, ids: string[]) {
+  const files = new Map<string, { user: ContentPart[]; assistant: ContentPart[] }>();
+  if (!ids.length) return files;
+  const fileRows = await sql.query<{
+    message_id: string;
+    type: ContentPart["type"];
+    transfer_method: string;
+    url: string | null;
+    upload_file_id: string | null;
+    belongs_to: string;
+  }>(
+    `SELECT message_id, type, transfer_method, url, upload_file_id, belongs_to
+       FROM message_files WHERE message_id = ANY($1::uuid[]) ORDER BY message_id, position`,
+    [ids],
+  );
+  for (const f of fileRows) {
+    const entry = files.get(f.message_id) ?? { user: [], assistant: [] };
+    const part = { type: f.type, transfer_method: f.transfer_method, url: f.url, upload_file_id: f.upload_file_id } as ContentPart;
+    (f.belongs_to === "assistant" ? entry.assistant : entry.user).push(part);
+    files.set(f.message_id, entry);
+  }
+  return files;
 }

@@ -16,6 +16,8 @@ export type WindowTurn = {
 
 export type TokenBufferResult = {
   messages: ChatMessage[];
+  /** The turns that fit, oldest first (the same objects as given). */
+  kept: WindowTurn[];
   /** Thread ids newest first, after the message limit and the placeholder. */
   threadIds: string[];
   /** Ids (newest first) of thread turns that fell out of the budget. */
@@ -33,6 +35,16 @@ export function isPlaceholder(turn: { answer: string; answerTokens: number }): b
 function content(text: string, files: ContentPart[]): ChatMessage["content"] {
   // Dify puts file parts first, then the text.
   return files.length ? [...files, { type: "text", text }] : text;
+}
+
+/** Each turn as a user message (query) and an assistant message (answer), oldest first. */
+export function windowMessages(kept: WindowTurn[]): ChatMessage[] {
+  const messages: ChatMessage[] = [];
+  for (const t of kept) {
+    messages.push({ role: "user", content: content(t.query, t.userFiles) });
+    messages.push({ role: "assistant", content: content(t.answer, t.assistantFiles) });
+  }
+  return messages;
 }
 
 /**
@@ -60,13 +72,9 @@ export function tokenBufferWindow(threadNewestFirst: WindowTurn[], maxTokenLimit
   if (start === oldestFirst.length) total = 0; // nothing fits: an empty list costs nothing
 
   const kept = oldestFirst.slice(start);
-  const messages: ChatMessage[] = [];
-  for (const t of kept) {
-    messages.push({ role: "user", content: content(t.query, t.userFiles) });
-    messages.push({ role: "assistant", content: content(t.answer, t.assistantFiles) });
-  }
   return {
-    messages,
+    messages: windowMessages(kept),
+    kept,
     threadIds: thread.map((t) => t.id),
     droppedIds: oldestFirst.slice(0, start).map((t) => t.id).reverse(),
     placeholderId,

@@ -317,7 +317,7 @@ export function defineApiSuite(backend: string, kind: "pglite" | "postgres", sta
       });
 
       it("history prunes whole oldest turns; equal to the limit fits; nothing fits gives empty", async () => {
-        const full = (await api.get(`/conversations/${cid}/history?max_token_limit=100000`)).body;
+        const full = (await api.get(`/conversations/${cid}/history?max_token_limit=100000&include_turn_tokens=true`)).body;
         const turnTokens: { id: string; tokens: number }[] = full.turn_tokens;
         const newestTwo = 3 + turnTokens[0].tokens + turnTokens[1].tokens;
         const exact = (await api.get(`/conversations/${cid}/history?max_token_limit=${newestTwo}`)).body;

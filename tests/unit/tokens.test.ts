@@ -72,3 +72,15 @@ describe("chat token formula (OpenAI cookbook)", () => {
     expect(n).toBe(3 + 3 + o200k.encode("user").length + IMAGE_PART_TOKENS + o200k.encode("hi").length);
   });
 });
+
+describe("parallel token counting for imports", () => {
+  it("gives the same counts as tiktoken for a batch large enough to use worker threads", async () => {
+    const { countTextsAllEncodings } = await import("@/lib/tokens/count-tokens-parallel");
+    const texts = Array.from({ length: 1200 }, (_, i) => (i % 7 === 0 ? "" : `Turn ${i}: ${"naïve café 東京 ".repeat(i % 13)}done.`));
+    const counts = await countTextsAllEncodings(texts);
+    texts.forEach((t, i) => {
+      expect(counts.o200k_base[i]).toBe(o200k.encode_ordinary(t).length);
+      expect(counts.cl100k_base[i]).toBe(cl100k.encode_ordinary(t).length);
+    });
+  });
+});

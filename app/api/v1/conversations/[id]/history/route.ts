@@ -1,5 +1,5 @@
 import { getDb } from "@/lib/db/get-db";
-import { requireConversation } from "@/lib/conversations/conversation-store";
+import { requireLiveConversation } from "@/lib/conversations/require-live-conversation";
 import { getHistory } from "@/lib/window/get-history";
 import { ZHistoryQuery } from "@/lib/messages/schemas";
 import { parseId, parseQuery, withApi } from "@/lib/api/with-api";
@@ -11,6 +11,6 @@ export const GET = withApi<P>(async ({ params, url }) => {
   const id = parseId(params.id);
   const q = parseQuery(url, ZHistoryQuery);
   const db = await getDb();
-  await requireConversation(db.prisma, id);
+  await requireLiveConversation(db.sql, id);
   return getHistory(db.sql, id, q);
 });

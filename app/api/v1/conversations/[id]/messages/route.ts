@@ -1,5 +1,5 @@
 import { getDb } from "@/lib/db/get-db";
-import { requireConversation } from "@/lib/conversations/conversation-store";
+import { requireLiveConversation } from "@/lib/conversations/require-live-conversation";
 import { insertTurns } from "@/lib/messages/insert-turns";
 import { listMessages } from "@/lib/messages/list-messages";
 import { ZMessageListQuery, ZTurnInput } from "@/lib/messages/schemas";
@@ -12,7 +12,7 @@ export const GET = withApi<P>(async ({ params, url }) => {
   const id = parseId(params.id);
   const q = parseQuery(url, ZMessageListQuery);
   const db = await getDb();
-  await requireConversation(db.prisma, id);
+  await requireLiveConversation(db.sql, id);
   return listMessages(db.sql, id, q);
 });
 

@@ -1,0 +1,9 @@
+import "server-only";
+import { notFound } from "../api/api-error";
+import type { SqlRunner } from "../db/migrations";
+
+/** A 404 unless the conversation exists and is not deleted: one indexed lookup, for hot paths. */
+export async function requireLiveConversation(sql: SqlRunner, id: string): Promise<void> {
+  const rows = await sql.query(`SELECT 1 FROM conversations WHERE id = $1 AND deleted_at IS NULL`, [id]);
+  if (!rows.length) throw notFound("Conversation", id);
+}
