@@ -36,7 +36,7 @@ export async function searchMemories(sql: SqlRunner, userId: string, input: Sear
       `SELECT e.memory_id AS id, 1 - (e.embedding::vector(${d}) <=> $3::vector(${d})) AS cosine
          FROM memory_embeddings e JOIN memories m ON m.id = e.memory_id
         WHERE e.model = $1 AND e.user_id = $2 AND m.status = $4::memory_status
-          AND ($5::memory_type[] IS NULL OR m.memory_type = ANY($5::memory_type[]))
+          AND ($5::text[] IS NULL OR m.memory_type::text = ANY($5::text[]))
         ORDER BY e.embedding::vector(${d}) <=> $3::vector(${d})
         LIMIT ${vectorN}`,
       [provider.model, userId, q, input.status, types],
@@ -45,7 +45,7 @@ export async function searchMemories(sql: SqlRunner, userId: string, input: Sear
       ? await tx.query<{ id: string }>(
           `SELECT m.id FROM memories m
             WHERE m.user_id = $1 AND m.status = $2::memory_status AND m.search_tsv @@ to_tsquery('simple', $3)
-              AND ($4::memory_type[] IS NULL OR m.memory_type = ANY($4::memory_type[]))
+              AND ($4::text[] IS NULL OR m.memory_type::text = ANY($4::text[]))
             ORDER BY ts_rank(m.search_tsv, to_tsquery('simple', $3)) DESC
             LIMIT ${TEXT_CANDIDATES}`,
           [userId, input.status, orQuery, types],

@@ -1,0 +1,528 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apiClient } from "../helpers/api-client";
+import { startAppServer, type AppServer } from "../helpers/app-server";
+import { startOpenAiStub, type OpenAiStub } from "../helpers/openai-stub";
+
+// Curation over real HTTP: merge/unmerge, compress, extract, review queue, bulk,
+// memory.md, metrics. One server without a chat model (local rules), one with the
+// OpenAI stub as its chat model.
+
+type Api = ReturnType<typeof apiClient>;
+const user = () => `cur-${randomUUID().slice(0, 8)}`;
+
+async function createMemory(api: Api, u: string, body: Record<string, unknown>) {
+  const r = await api.post(`/users/${u}/memories`, body);
+  expect(r.status, JSON.stringify(r.body)).toBe(201);
+  return r.body as { id: string; [k: string]: any };
+}
+
+async function listAll(api: Api, u: string, status = "all") {
+  const r = await api.get(`/users/${u}/memories?status=${status}&limit=500`);
+  expect(r.status).toBe(200);
+  return r.body.data as any[];
+}
+
+async function conversationWith(api: Api, queries: string[]) {
+  const c = await api.post("/conversations", { app_id: "curation-test", end_user_id: "u1", name: "extract" });
+  expect(c.status).toBe(201);
+  for (const q of queries) {
+    const m = await api.post(`/conversations/${c.body.id}/messages`, { query: q, answer: "Noted." });
+    expect(m.status).toBe(201);
+  }
+  return c.body.id as string;
+}
+
+describe("memory curation API (no chat model)", () => {
+  let server: AppServer;
+  let api: Api;
+
+  beforeAll(async () => {
+    server = await startAppServer();
+    api = apiClient(server.url);
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  describe("merge and unmerge", () => {
+    it("merges, then unmerges: statuses, relations and history round-trip", async () => {
+      const u = user();
+      const a = await createMemory(api, u, { memory_type: "preference", content: "Prefers dark mode in the editor", importance_score: 0.4, confidence: 0.6, structured_data: { a: 1, k: "x" } });
+      const b = await createMemory(api, u, { memory_type: "preference", content: "Likes high contrast themes", importance_score: 0.9, confidence: 1, structured_data: { b: 2, k: "y" } });
+      const c = await createMemory(api, u, { memory_type: "fact", content: "Uses a 4k monitor at work", importance_score: 0.2, confidence: 0.8 });
+
+      const m = await api.post("/memories/merge", { ids: [a.id, b.id, c.id], content: "Prefers dark, high-contrast themes on a 4k monitor", reason: "overlap" });
+      expect(m.status, JSON.stringify(m.body)).toBe(201);
+      expect(m.body).toMatchObject({ user_id: u, memory_type: "preference", status: "active", importance_score: 0.9, structured_data: { a: 1, b: 2, k: "y" } });
+      expect(m.body.confidence).toBeCloseTo(0.8);
+      expect(m.body.merged_from).toEqual([a.id, b.id, c.id]);
+      const batch = m.body.batch_id;
+
+      for (const s of [a, b, c]) {
+        const got = await api.get(`/memories/${s.id}`);
+        expect(got.body.status).toBe("archived");
+        const rel = await api.get(`/memories/${s.id}/relations`);
+        expect(rel.body.data).toEqual(
+          expect.arrayContaining([expect.objectContaining({ source_id: s.id, target_id: m.body.id, relation_type: "merged_into", created_by: "system", removed_at: null })]),
+        );
+        const h = await api.get(`/memories/${s.id}/history`);
+        expect(h.body.data.some((e: any) => e.event_type === "merge" && e.batch_id === batch && e.after.status === "archived")).toBe(true);
+      }
+      const mh = await api.get(`/memories/${m.body.id}/history`);
+      expect(mh.body.data.map((e: any) => [e.event_type, e.batch_id])).toContainEqual(["merge", batch]);
+
+      const un = await api.post(`/memories/${m.body.id}/unmerge`);
+      expect(un.status, JSON.stringify(un.body)).toBe(200);
+      expect(un.body.memory).toMatchObject({ id: m.body.id, status: "archived" });
+      expect(un.body.restored.map((r: any) => [r.id, r.status]).sort()).toEqual([a.id, b.id, c.id].sort().map((id) => [id, "active"]));
+      for (const s of [a, b, c]) {
+        expect((await api.get(`/memories/${s.id}`)).body.status).toBe("active");
+        const h = await api.get(`/memories/${s.id}/history`);
+        expect(h.body.data.some((e: any) => e.event_type === "unmerge" && e.batch_id === un.body.batch_id)).toBe(true);
+        const rel = await api.get(`/memories/${s.id}/relations?include_removed=true`);
+        const merged = rel.body.data.find((r: any) => r.relation_type === "merged_into");
+        expect(merged.removed_at).not.toBeNull();
+      }
+      expect((await api.get(`/memories/${m.body.id}`)).body.status).toBe("archived");
+
+      const again = await api.post(`/memories/${m.body.id}/unmerge`, {});
+      expect(again.status).toBe(422);
+      const notMerge = await api.post(`/memories/${a.id}/unmerge`, {});
+      expect(notMerge.status).toBe(422);
+      expect((await api.post(`/memories/${randomUUID()}/unmerge`, {})).status).toBe(404);
+    });
+
+    it("validates: too few ids, duplicates, mixed users, unknown and archived ids; nothing is written", async () => {
+      const u = user();
+      const v = user();
+      const a = await createMemory(api, u, { memory_type: "fact", content: "Lives in Lisbon" });
+      const b = await createMemory(api, u, { memory_type: "fact", content: "Speaks Portuguese and English" });
+      const other = await createMemory(api, v, { memory_type: "fact", content: "Has two cats" });
+      const before = (await listAll(api, u)).length;
+
+      const one = await api.post("/memories/merge", { ids: [a.id], content: "x" });
+      expect(one.status).toBe(422);
+      expect(one.body.error.details[0].field).toBe("ids");
+      expect((await api.post("/memories/merge", { ids: [a.id, a.id], content: "x" })).status).toBe(422);
+      expect((await api.post("/memories/merge", { ids: [a.id, b.id], content: "  " })).status).toBe(422);
+      const mixed = await api.post("/memories/merge", { ids: [a.id, other.id], content: "x" });
+      expect(mixed.status).toBe(422);
+      expect(mixed.body.error.details[0]).toMatchObject({ field: "ids[1]", id: other.id });
+      const unknown = await api.post("/memories/merge", { ids: [a.id, randomUUID()], content: "x" });
+      expect(unknown.status).toBe(404);
+      expect(unknown.body.error.details[0].field).toBe("ids[1]");
+      expect((await api.post(`/memories/${b.id}/archive`, {})).status).toBe(200);
+      const archived = await api.post("/memories/merge", { ids: [a.id, b.id], content: "x" });
+      expect(archived.status).toBe(422);
+      expect(archived.body.error.details[0]).toMatchObject({ field: "ids[1]" });
+      expect((await api.raw("POST", "/memories/merge", "{nope")).status).toBe(400);
+
+      expect(await listAll(api, u)).toHaveLength(before);
+      expect((await api.get(`/memories/${a.id}`)).body.status).toBe("active");
+    });
+
+    it("suggests a merged text from the distinct sentences without a chat model", async () => {
+      const u = user();
+      const a = await createMemory(api, u, { memory_type: "fact", content: "Works at Acme. Lives in Oslo." });
+      const b = await createMemory(api, u, { memory_type: "fact", content: "lives in oslo! Has a dog" });
+      const s = await api.post("/memories/merge/suggest", { ids: [a.id, b.id] });
+      expect(s.status).toBe(200);
+      expect(s.body).toEqual({ content: "Works at Acme. Lives in Oslo. Has a dog.", source: "local" });
+    });
+  });
+
+  describe("compress", () => {
+    it("previews groups of old memories and applies edited proposals in one batch", async () => {
+      const u = user();
+      const facts = [];
+      for (const content of ["Has a cat named Miso", "The cat Miso is grey", "Owns a red bicycle", "Drives an old Volvo"]) {
+        facts.push(await createMemory(api, u, { memory_type: "fact", content, importance_score: 0.3 }));
+      }
+      await createMemory(api, u, { memory_type: "preference", content: "Prefers tea" });
+      await createMemory(api, u, { memory_type: "preference", content: "Prefers window seats" });
+
+      const none = await api.post(`/users/${u}/memories/compress/preview`, {});
+      expect(none.status).toBe(200);
+      expect(none.body).toMatchObject({ proposals: [], eligible: 0, truncated: false });
+
+      const p = await api.post(`/users/${u}/memories/compress/preview`, { older_than_days: 0 });
+      expect(p.status, JSON.stringify(p.body)).toBe(200);
+      expect(p.body.eligible).toBe(6);
+      expect(p.body.proposals.length).toBeGreaterThanOrEqual(1);
+      for (const prop of p.body.proposals) {
+        expect(prop).toMatchObject({ memory_type: "fact", method: "local-cluster" });
+        expect(prop.compressed.length).toBeGreaterThanOrEqual(1);
+        expect(prop.compressed.length).toBeLessThanOrEqual(3);
+      }
+      const typed = await api.post(`/users/${u}/memories/compress/preview`, { older_than_days: 0, memory_types: ["preference"] });
+      expect(typed.body.proposals).toEqual([]);
+
+      const proposal = p.body.proposals[0];
+      const edited = { ...proposal, compressed: proposal.compressed.map((c: any, i: number) => ({ ...c, content: i === 0 ? "Has a grey cat named Miso" : c.content })) };
+      delete edited.sources;
+      const bad = await api.post(`/users/${u}/memories/compress/apply`, { proposals: [{ ...edited, source_ids: [...edited.source_ids, randomUUID()] }] });
+      expect(bad.status).toBe(404);
+      expect((await listAll(api, u, "archived")).length).toBe(0);
+
+      const r = await api.post(`/users/${u}/memories/compress/apply`, { proposals: [edited], reason: "tidy up" });
+      expect(r.status, JSON.stringify(r.body)).toBe(201);
+      expect(r.body.counts).toEqual({ proposals: 1, created: edited.compressed.length, archived: edited.source_ids.length });
+      expect(r.body.created[0]).toMatchObject({ content: "Has a grey cat named Miso", memory_type: "fact", status: "active" });
+      for (const id of edited.source_ids) {
+        expect((await api.get(`/memories/${id}`)).body.status).toBe("archived");
+        const h = await api.get(`/memories/${id}/history`);
+        expect(h.body.data.some((e: any) => e.event_type === "compress" && e.batch_id === r.body.batch_id)).toBe(true);
+      }
+      const rel = await api.get(`/memories/${r.body.created[0].id}/relations`);
+      const derived = rel.body.data.filter((x: any) => x.relation_type === "derived_from");
+      expect(derived.every((x: any) => x.source_id === r.body.created[0].id && x.created_by === "system")).toBe(true);
+      expect(derived.map((x: any) => x.target_id).sort()).toEqual([...(edited.compressed[0].source_ids ?? edited.source_ids)].sort());
+
+      const twice = await api.post(`/users/${u}/memories/compress/apply`, { proposals: [edited] });
+      expect(twice.status).toBe(422);
+      const overlap = await api.post(`/users/${u}/memories/compress/apply`, { proposals: [edited, edited] });
+      expect(overlap.status).toBe(422);
+    });
+  });
+
+  describe("extract and review", () => {
+    it("extracts candidates by rules into the review queue; nothing is saved until approved", async () => {
+      const u = user();
+      const conv = await conversationWith(api, [
+        "Hi, my name is Ana and I work at Acme Corp.",
+        "What's the weather like today?",
+        "I prefer dark mode. Also I don't eat meat.",
+      ]);
+      const r = await api.post(`/users/${u}/memories/extract`, { conversation_id: conv });
+      expect(r.status, JSON.stringify(r.body)).toBe(201);
+      expect(r.body.method).toBe("rules");
+      expect(r.body.turns).toBe(3);
+      const got = r.body.data.map((i: any) => [i.kind, i.status, i.candidate.memory_type, i.candidate.content]);
+      expect(got).toEqual([
+        ["extracted", "open", "fact", "Name is Ana"],
+        ["extracted", "open", "fact", "Works at Acme Corp"],
+        ["extracted", "open", "preference", "Prefers dark mode"],
+        ["extracted", "open", "preference", "Does not eat meat"],
+      ]);
+      expect(r.body.data.every((i: any) => i.source_session_id === conv && i.candidate.source_message_id)).toBe(true);
+      expect(await listAll(api, u)).toHaveLength(0);
+
+      const again = await api.post(`/users/${u}/memories/extract`, { conversation_id: conv });
+      expect(again.status).toBe(201);
+      expect(again.body).toMatchObject({ data: [], skipped: 4 });
+
+      expect((await api.post(`/users/${u}/memories/extract`, { conversation_id: randomUUID() })).status).toBe(404);
+      expect((await api.post(`/users/${u}/memories/extract`, { conversation_id: conv, leaf_message_id: randomUUID() })).status).toBe(404);
+      expect((await api.post(`/users/${u}/memories/extract`, { conversation_id: "nope" })).status).toBe(422);
+
+      const queue = await api.get(`/users/${u}/review?kind=extracted&limit=3`);
+      expect(queue.status).toBe(200);
+      expect(queue.body.data).toHaveLength(3);
+      expect(queue.body.next_cursor).toBeTruthy();
+      const rest = await api.get(`/users/${u}/review?kind=extracted&limit=3&cursor=${queue.body.next_cursor}`);
+      expect(rest.body.data).toHaveLength(1);
+      expect(rest.body.next_cursor).toBeNull();
+      const items = [...queue.body.data, ...rest.body.data];
+      const byContent = new Map(items.map((i: any) => [i.candidate.content, i]));
+
+      const name = byContent.get("Name is Ana");
+      const ok = await api.post(`/users/${u}/review/${name.id}/resolve`, { action: "approve" });
+      expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+      expect(ok.body.memory).toMatchObject({ content: "Name is Ana", memory_type: "fact", source_session_id: conv, status: "active" });
+      expect(ok.body.dedupe.action).toBe("created");
+      expect(ok.body.item).toMatchObject({ status: "resolved", resolution: "approve", memory_id: ok.body.memory.id });
+      expect(ok.body.item.resolved_at).toBeTruthy();
+      expect((await api.post(`/users/${u}/review/${name.id}/resolve`, { action: "approve" })).status).toBe(409);
+
+      const edited = await api.post(`/users/${u}/review/${byContent.get("Prefers dark mode").id}/resolve`, { action: "approve", content: "Prefers dark mode everywhere", importance_score: 0.9 });
+      expect(edited.body.memory).toMatchObject({ content: "Prefers dark mode everywhere", importance_score: 0.9, memory_type: "preference" });
+
+      const rej = await api.post(`/users/${u}/review/${byContent.get("Does not eat meat").id}/resolve`, { action: "reject" });
+      expect(rej.body.item).toMatchObject({ status: "resolved", resolution: "reject" });
+      expect(rej.body.memory).toBeNull();
+      const wrong = await api.post(`/users/${u}/review/${byContent.get("Works at Acme Corp").id}/resolve`, { action: "merge" });
+      expect(wrong.status).toBe(422);
+      expect((await api.post(`/users/${user()}/review/${byContent.get("Works at Acme Corp").id}/resolve`, { action: "reject" })).status).toBe(404);
+
+      expect((await listAll(api, u)).map((m) => m.content).sort()).toEqual(["Name is Ana", "Prefers dark mode everywhere"]);
+      const resolved = await api.get(`/users/${u}/review?status=resolved`);
+      expect(resolved.body.data).toHaveLength(3);
+      expect(resolved.body.data.find((i: any) => i.resolution === "approve").memory).toBeTruthy();
+    });
+
+    it("resolves duplicate pairs: keep, merge (suggested text) and archive the newer", async () => {
+      const u = user();
+      const pair = async (a: string, b: string) => {
+        const first = await createMemory(api, u, { memory_type: "preference", content: a });
+        const second = await createMemory(api, u, { memory_type: "preference", content: b, dedupe_threshold: 0.3 });
+        expect(second.dedupe).toMatchObject({ action: "kept_both", similar_id: first.id });
+        return { first, second };
+      };
+      const p1 = await pair("Prefers green tea in the morning", "Prefers green tea in the mornings, hot");
+      const p2 = await pair("Likes hiking in the alps", "Likes hiking in the alps in summer");
+      const p3 = await pair("Reads science fiction novels", "Reads science fiction novels at night");
+
+      const q = await api.get(`/users/${u}/review?kind=duplicate`);
+      expect(q.body.data).toHaveLength(3);
+      const itemFor = (id: string) => q.body.data.find((i: any) => i.memory_id === id);
+      const i1 = itemFor(p1.second.id);
+      expect(i1.memory.id).toBe(p1.second.id);
+      expect(i1.other_memory.id).toBe(p1.first.id);
+      expect(i1.similarity).toBeGreaterThan(0.3);
+
+      const keep = await api.post(`/users/${u}/review/${i1.id}/resolve`, { action: "keep" });
+      expect(keep.body.item.resolution).toBe("keep");
+      expect((await api.get(`/memories/${p1.first.id}`)).body.status).toBe("active");
+      expect((await api.get(`/memories/${p1.second.id}`)).body.status).toBe("active");
+      expect((await api.post(`/users/${u}/review/${i1.id}/resolve`, { action: "keep" })).status).toBe(409);
+      expect((await api.post(`/users/${u}/review/${i1.id}/resolve`, { action: "approve" })).status).toBe(409);
+
+      const merge = await api.post(`/users/${u}/review/${itemFor(p2.second.id).id}/resolve`, { action: "merge" });
+      expect(merge.status, JSON.stringify(merge.body)).toBe(200);
+      expect(merge.body.memory.content).toBe("Likes hiking in the alps. Likes hiking in the alps in summer.");
+      expect(merge.body.item.resolution).toBe("merge");
+      expect((await api.get(`/memories/${p2.first.id}`)).body.status).toBe("archived");
+      expect((await api.get(`/memories/${p2.second.id}`)).body.status).toBe("archived");
+
+      const arch = await api.post(`/users/${u}/review/${itemFor(p3.second.id).id}/resolve`, { action: "archive" });
+      expect(arch.body.memory).toMatchObject({ id: p3.second.id, status: "archived" });
+      expect((await api.get(`/memories/${p3.first.id}`)).body.status).toBe("active");
+      expect((await api.get(`/users/${u}/review`)).body.data).toHaveLength(0);
+    });
+  });
+
+  describe("bulk", () => {
+    it("is all or nothing, changes only what differs, and undoes", async () => {
+      const u = user();
+      const ms = [];
+      for (const [t, c] of [["fact", "Bulk fact one"], ["fact", "Bulk fact two"], ["preference", "Bulk pref three"]] as const) {
+        ms.push(await createMemory(api, u, { memory_type: t, content: c, importance_score: 0.5 }));
+      }
+      const bad = await api.post(`/users/${u}/memories/bulk`, { action: "archive", ids: [ms[0].id, ms[1].id, randomUUID()] });
+      expect(bad.status).toBe(422);
+      expect(bad.body.error.details[0].field).toBe("ids[2]");
+      expect((await listAll(api, u, "active")).length).toBe(3);
+      const foreign = await createMemory(api, user(), { memory_type: "fact", content: "Somebody else's" });
+      expect((await api.post(`/users/${u}/memories/bulk`, { action: "archive", ids: [ms[0].id, foreign.id] })).status).toBe(422);
+      expect((await api.post(`/users/${u}/memories/bulk`, { action: "set_type", ids: [ms[0].id] })).status).toBe(422);
+      expect((await api.post(`/users/${u}/memories/bulk`, { action: "archive" })).status).toBe(422);
+      expect((await api.post(`/users/${u}/memories/bulk`, { action: "archive", ids: [ms[0].id], filter: {} })).status).toBe(422);
+
+      const arch = await api.post(`/users/${u}/memories/bulk`, { action: "archive", ids: [ms[0].id, ms[1].id] });
+      expect(arch.status, JSON.stringify(arch.body)).toBe(200);
+      expect(arch.body.affected).toBe(2);
+      expect(arch.body.ids.sort()).toEqual([ms[0].id, ms[1].id].sort());
+      const h = await api.get(`/memories/${ms[0].id}/history`);
+      expect(h.body.data.some((e: any) => e.event_type === "archive" && e.batch_id === arch.body.batch_id)).toBe(true);
+      const again = await api.post(`/users/${u}/memories/bulk`, { action: "archive", ids: [ms[0].id, ms[2].id] });
+      expect(again.body).toMatchObject({ affected: 1, ids: [ms[2].id] });
+
+      const undo = await api.post(`/users/${u}/memories/bulk/${arch.body.batch_id}/undo`);
+      expect(undo.status, JSON.stringify(undo.body)).toBe(200);
+      expect(undo.body).toMatchObject({ undone_batch_id: arch.body.batch_id, affected: 2 });
+      expect((await api.get(`/memories/${ms[0].id}`)).body.status).toBe("active");
+      expect((await api.get(`/memories/${ms[1].id}`)).body.status).toBe("active");
+      expect((await api.post(`/users/${u}/memories/bulk/${arch.body.batch_id}/undo`)).status).toBe(409);
+      expect((await api.post(`/users/${u}/memories/bulk/${randomUUID()}/undo`)).status).toBe(404);
+
+      const imp = await api.post(`/users/${u}/memories/bulk`, { action: "set_importance", importance_score: 0.9, filter: { memory_type: "fact" } });
+      expect(imp.body.affected).toBe(2);
+      const typ = await api.post(`/users/${u}/memories/bulk`, { action: "set_type", memory_type: "pattern", filter: { q: "fact one" } });
+      expect(typ.body).toMatchObject({ affected: 1, ids: [ms[0].id] });
+      expect((await api.get(`/memories/${ms[0].id}`)).body).toMatchObject({ memory_type: "pattern", importance_score: 0.9 });
+      // The importance batch cannot be undone over the later type change of ms[0].
+      expect((await api.post(`/users/${u}/memories/bulk/${imp.body.batch_id}/undo`)).status).toBe(409);
+      expect((await api.get(`/memories/${ms[1].id}`)).body.importance_score).toBe(0.9);
+      const undoType = await api.post(`/users/${u}/memories/bulk/${typ.body.batch_id}/undo`, { actor: "ui" });
+      expect(undoType.status).toBe(200);
+      expect((await api.get(`/memories/${ms[0].id}`)).body.memory_type).toBe("fact");
+
+      const restore = await api.post(`/users/${u}/memories/bulk`, { action: "restore", filter: {} });
+      expect(restore.body).toMatchObject({ affected: 1, ids: [ms[2].id] });
+    });
+  });
+
+  describe("memory.md", () => {
+    it("round-trips: export, edit, preview, apply, export again", async () => {
+      const u = user();
+      const pref = await createMemory(api, u, { memory_type: "preference", content: "Prefers dark mode", importance_score: 0.8 });
+      const fact = await createMemory(api, u, { memory_type: "fact", content: "Name is Ana" });
+      const gone = await createMemory(api, u, { memory_type: "pattern", content: "Writes reports on Mondays" });
+      const skill = await createMemory(api, u, { memory_type: "skill", content: "Deep research: search, read, summarize" });
+
+      const res = await fetch(`${server.url}/api/v1/users/${u}/memory-md?file=memory`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toContain("text/markdown");
+      const md = await res.text();
+      expect(md).toContain(`- Prefers dark mode <!-- id:${pref.id} importance:0.8 -->`);
+      expect(md).not.toContain(skill.content);
+      const learn = await (await fetch(`${server.url}/api/v1/users/${u}/memory-md?file=learnings`)).text();
+      expect(learn).toContain("## Skills");
+      expect(learn).toContain(skill.id);
+
+      const same = await api.post(`/users/${u}/memory-md/preview`, { file: "memory", text: md });
+      expect(same.body).toEqual({ added: [], changed: [], archived: [], unchanged: 3 });
+
+      const edited = md
+        .replace("Prefers dark mode", "Prefers dark mode in every app")
+        .replace(/^- Writes reports on Mondays.*$/m, "")
+        .replace("## Facts\n", "## Facts\n\n- Lives in Porto <!-- importance:0.7 -->\n");
+      const preview = await api.post(`/users/${u}/memory-md/preview`, { file: "memory", text: edited });
+      expect(preview.status, JSON.stringify(preview.body)).toBe(200);
+      expect(preview.body.added).toEqual([expect.objectContaining({ memory_type: "fact", content: "Lives in Porto", importance_score: 0.7 })]);
+      expect(preview.body.changed).toEqual([expect.objectContaining({ id: pref.id, before: expect.objectContaining({ content: "Prefers dark mode" }), after: expect.objectContaining({ content: "Prefers dark mode in every app" }) })]);
+      expect(preview.body.archived).toEqual([{ id: gone.id, content: "Writes reports on Mondays", memory_type: "pattern" }]);
+      expect(preview.body.unchanged).toBe(1);
+      expect((await api.get(`/memories/${pref.id}`)).body.content).toBe("Prefers dark mode");
+
+      const applied = await api.post(`/users/${u}/memory-md/apply`, { file: "memory", text: edited });
+      expect(applied.status, JSON.stringify(applied.body)).toBe(200);
+      expect(applied.body.batch_id).toBeTruthy();
+      const p = (await api.get(`/memories/${pref.id}`)).body;
+      expect(p).toMatchObject({ content: "Prefers dark mode in every app", version: 2 });
+      expect((await api.get(`/memories/${gone.id}`)).body.status).toBe("archived");
+      expect((await api.get(`/memories/${fact.id}`)).body.version).toBe(1);
+      const h = await api.get(`/memories/${pref.id}/history`);
+      expect(h.body.data.some((e: any) => e.event_type === "update" && e.batch_id === applied.body.batch_id)).toBe(true);
+
+      const md2 = await (await fetch(`${server.url}/api/v1/users/${u}/memory-md?file=memory`)).text();
+      expect(md2).toContain("Prefers dark mode in every app");
+      expect(md2).toContain("Lives in Porto <!-- id:");
+      expect(md2).not.toContain("Writes reports on Mondays");
+      const stable = await api.post(`/users/${u}/memory-md/preview`, { file: "memory", text: md2 });
+      expect(stable.body).toMatchObject({ added: [], changed: [], archived: [], unchanged: 3 });
+      // The edited memory is findable by its new text (it was re-embedded).
+      const search = await api.post(`/users/${u}/memories/search`, { query: "Prefers dark mode in every app", k: 1, dry_run: true });
+      expect(search.body.data[0].memory.id).toBe(pref.id);
+    });
+
+    it("refuses bad markdown with the line, and writes nothing", async () => {
+      const u = user();
+      await createMemory(api, u, { memory_type: "fact", content: "Name is Bo" });
+      const r = await api.post(`/users/${u}/memory-md/apply`, { file: "memory", text: "# Memory\n\n## Hobbies\n- Chess\n" });
+      expect(r.status).toBe(422);
+      expect(r.body.error.details[0]).toMatchObject({ field: "text", line: 4 });
+      const unknown = await api.post(`/users/${u}/memory-md/apply`, { file: "memory", text: `## Facts\n- X <!-- id:${randomUUID()} -->\n` });
+      expect(unknown.status).toBe(422);
+      expect(unknown.body.error.message).toContain("Line 2");
+      expect((await listAll(api, u, "active")).map((m) => m.content)).toEqual(["Name is Bo"]);
+      expect((await api.get(`/users/${u}/memory-md?file=nope`)).status).toBe(422);
+    });
+  });
+
+  describe("metrics and openapi", () => {
+    it("reports totals, importance, retrieval latency and accesses", async () => {
+      const u = user();
+      await createMemory(api, u, { memory_type: "fact", content: "Metrics fact about espresso", importance_score: 0.4 });
+      await createMemory(api, u, { memory_type: "preference", content: "Metrics preference for espresso", importance_score: 0.8 });
+      const s = await api.post(`/users/${u}/memories/search`, { query: "espresso", k: 5 });
+      expect(s.status).toBe(200);
+      const r = await api.get(`/users/${u}/memories/metrics`);
+      expect(r.status).toBe(200);
+      expect(r.body.totals).toEqual({ by_type: { preference: 1, fact: 1, pattern: 0, skill: 0 }, by_status: { active: 2, archived: 0 }, total: 2 });
+      expect(r.body.average_importance).toBeCloseTo(0.6);
+      expect(r.body.retrieval.count).toBe(1);
+      expect(typeof r.body.retrieval.p50_ms).toBe("number");
+      expect(typeof r.body.retrieval.p99_ms).toBe("number");
+      expect(r.body.recent_retrievals[0]).toMatchObject({ query: "espresso", result_count: expect.any(Number) });
+      expect(Array.isArray(r.body.most_accessed)).toBe(true);
+      for (const x of r.body.most_accessed) expect(x.memory.id).toBeTruthy();
+
+      const empty = await api.get(`/users/${user()}/memories/metrics`);
+      expect(empty.body).toMatchObject({ average_importance: null, retrieval: { count: 0, p50_ms: null, p99_ms: null }, most_accessed: [], recent_retrievals: [] });
+    });
+
+    it("documents the curation operations", async () => {
+      const doc = await api.get("/openapi.json");
+      expect(doc.body.paths["/memories/merge"].post.tags).toEqual(["curation"]);
+      expect(doc.body.paths["/users/{user_id}/memory-md/apply"].post).toBeTruthy();
+      expect(doc.body.paths["/users/{user_id}/memories/bulk/{batch_id}/undo"].post).toBeTruthy();
+    });
+  });
+});
+
+describe("memory curation API (chat model stub)", () => {
+  let server: AppServer;
+  let stub: OpenAiStub;
+  let api: Api;
+  let failChat = false;
+
+  beforeAll(async () => {
+    stub = await startOpenAiStub({
+      chat: (body) => {
+        if (failChat) throw new Error("model overloaded");
+        const prompt: string = body.messages[0].content;
+        if (prompt.includes("Extract the user's long-term memories")) {
+          return {
+            memories: [
+              { memory_type: "preference", content: "Prefers concise answers", importance_score: 0.7, structured_data: { style: "concise" } },
+              { memory_type: "mood", content: "Is happy today" },
+            ],
+          };
+        }
+        if (prompt.includes("Compress them")) return [{ content: "Owns several vehicles", importance_score: 0.6, source_memory_ids: [1, 2, 3] }];
+        if (prompt.includes("Combine them")) return { content: "Merged by the chat model" };
+        if (prompt.includes("Decide how to handle them")) return { action: "keep_both", reason: "different" };
+        return "{}";
+      },
+    });
+    server = await startAppServer({ env: { MEMSCOPE_CHAT_BASE_URL: stub.url, MEMSCOPE_CHAT_MODEL: "stub-chat" } });
+    api = apiClient(server.url);
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await stub?.stop();
+  });
+
+  it("extracts with the chat model (design prompt), dropping malformed candidates", async () => {
+    const u = user();
+    const conv = await conversationWith(api, ["Keep it short please, I hate long answers.", "Thanks"]);
+    const r = await api.post(`/users/${u}/memories/extract`, { conversation_id: conv });
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    expect(r.body).toMatchObject({ method: "chat", turns: 2, skipped: 1 });
+    expect(r.body.data.map((i: any) => i.candidate)).toEqual([
+      expect.objectContaining({ memory_type: "preference", content: "Prefers concise answers", importance_score: 0.7, structured_data: { style: "concise" } }),
+    ]);
+    const call = stub.requests.filter((q) => q.path === "/v1/chat/completions").at(-1)!;
+    expect(call.body.model).toBe("stub-chat");
+    expect(call.body.messages[0].content).toContain("User: Keep it short please, I hate long answers.");
+    expect(call.body.messages[0].content).toContain("Assistant: Noted.");
+    expect(await listAll(api, u)).toHaveLength(0);
+
+    const ok = await api.post(`/users/${u}/review/${r.body.data[0].id}/resolve`, { action: "approve" });
+    expect(ok.body.memory).toMatchObject({ content: "Prefers concise answers", structured_data: { style: "concise" } });
+  });
+
+  it("suggests merges and proposes compressions with the chat model", async () => {
+    const u = user();
+    const ms = [];
+    for (const content of ["Owns a red bicycle", "Drives an old Volvo", "Has a scooter"]) ms.push(await createMemory(api, u, { memory_type: "fact", content }));
+    const s = await api.post("/memories/merge/suggest", { ids: [ms[0].id, ms[1].id] });
+    expect(s.body).toEqual({ content: "Merged by the chat model", source: "chat" });
+
+    const p = await api.post(`/users/${u}/memories/compress/preview`, { older_than_days: 0 });
+    expect(p.status, JSON.stringify(p.body)).toBe(200);
+    expect(p.body.proposals).toEqual([
+      expect.objectContaining({ memory_type: "fact", method: "chat", source_ids: ms.map((m) => m.id), compressed: [{ content: "Owns several vehicles", importance_score: 0.6, source_ids: ms.map((m) => m.id) }] }),
+    ]);
+    const { sources: _s, ...proposal } = p.body.proposals[0];
+    const applied = await api.post(`/users/${u}/memories/compress/apply`, { proposals: [proposal] });
+    expect(applied.status).toBe(201);
+    expect((await listAll(api, u, "active")).map((m) => m.content)).toEqual(["Owns several vehicles"]);
+  });
+
+  it("answers 502 provider_error when the chat model fails, and writes nothing", async () => {
+    const u = user();
+    const conv = await conversationWith(api, ["I prefer tabs."]);
+    failChat = true;
+    try {
+      const r = await api.post(`/users/${u}/memories/extract`, { conversation_id: conv });
+      expect(r.status).toBe(502);
+      expect(r.body.error.code).toBe("provider_error");
+    } finally {
+      failChat = false;
+    }
+    expect((await api.get(`/users/${u}/review`)).body.data).toHaveLength(0);
+  });
+});
