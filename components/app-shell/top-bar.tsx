@@ -4,6 +4,7 @@ import { usePathname } from "next/navigation";
 
 const NAV = [
   { href: "/conversations", label: "Conversations" },
+  { href: "/memories", label: "Memories" },
   { href: "/docs/api", label: "API docs" },
 ];
 

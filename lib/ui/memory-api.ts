@@ -42,49 +42,18 @@ export type SearchResponse = {
   latency_ms: number;
 };
 
+export type EmbeddingModel = { model: string; dimensions: number; kind: "lexical" | "openai-compatible" };
 export type EmbeddingStatus = {
-  active_model: string | null;
-  configured_model: string | null;
-  kind: string | null;
-  job: { id: string; model: string; status: string; total: number; done: number } | null;
+  active_model: EmbeddingModel;
+  configured_model: EmbeddingModel | null;
+  configuration_error: string | null;
+  job: { id: string; model: string; status: "pending" | "running" | "done" | "failed" | "cancelled"; total: number; done: number; error: string | null } | null;
 };
 
 export type BulkAction = "archive" | "restore" | "set_type" | "set_importance";
 export type BulkResult = { batch_id: string; affected: number; ids: string[] };
 
-export type ReviewItem = {
-  id: string;
-  kind: "duplicate" | "contradiction" | "extracted";
-  status: string;
-  memory?: Memory | null;
-  other_memory?: Memory | null;
-  candidate?: { memory_type?: MemoryType; content: string; importance_score?: number; confidence?: number; [k: string]: unknown } | null;
-  similarity?: number | null;
-  reason?: string | null;
-  created_at: string;
-};
-
-export type CompressProposal = {
-  memory_type: MemoryType;
-  source_ids: string[];
-  compressed: { content: string; importance_score: number }[];
-  method: string;
-};
-
-export type MdPreview = {
-  added: { content: string; memory_type?: MemoryType; [k: string]: unknown }[];
-  changed: { id: string; before: string | Record<string, unknown>; after: string | Record<string, unknown> }[];
-  archived: ({ id: string; content?: string } | Memory)[];
-  unchanged: number | unknown[];
-};
-
-export type Metrics = {
-  totals: { by_type: Record<string, number>; by_status: Record<string, number>; total: number };
-  average_importance: number | null;
-  retrieval: { count: number; p50_ms: number | null; p99_ms: number | null };
-  most_accessed: { memory: Memory; access_count: number }[];
-  recent_retrievals: { id?: string; retrieval_id?: string; query: string; created_at: string; latency_ms?: number; result_count?: number; k?: number; [k: string]: unknown }[];
-};
+export type { CompressPreview, CompressProposal, ExtractResult, MemoryMdDiff, MemoryMetrics as Metrics, ReviewItem, UnmergeResult, MergeResult } from "@/lib/memories/curation-schemas";
 
 /** The current memory carried by a 409 version_conflict answer. */
 export function conflictCurrent(e: unknown): Memory | null {

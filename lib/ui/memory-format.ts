@@ -44,39 +44,47 @@ export const clamp01 = (n: number) => Math.min(1, Math.max(0, n));
 
 export type DiffPart = { text: string; kind: "same" | "added" | "removed" };
 
-/** Word-level diff (LCS over words and the whitespace between them). */
+/** Word-level diff: LCS over words (each with its trailing whitespace); within each changed stretch the removed words come first, then the added ones. */
 export function wordDiff(before: string, after: string): DiffPart[] {
-  const a = before.split(/(\s+)/).filter((t) => t !== "");
-  const b = after.split(/(\s+)/).filter((t) => t !== "");
+  const a = before.match(/\s*\S+\s*/g) ?? (before ? [before] : []);
+  const b = after.match(/\s*\S+\s*/g) ?? (after ? [after] : []);
+  const ka = a.map((t) => t.trim());
+  const kb = b.map((t) => t.trim());
   // Very long texts: fall back to whole-text replace rather than an O(n·m) table.
   if (a.length * b.length > 4_000_000) {
-    return [
-      ...(before ? [{ text: before, kind: "removed" as const }] : []),
-      ...(after ? [{ text: after, kind: "added" as const }] : []),
-    ];
+    return [...(before ? [{ text: before, kind: "removed" as const }] : []), ...(after ? [{ text: after, kind: "added" as const }] : [])];
   }
   const n = a.length;
   const m = b.length;
   const dp: Uint32Array[] = Array.from({ length: n + 1 }, () => new Uint32Array(m + 1));
-  for (let i = n - 1; i >= 0; i--) for (let j = m - 1; j >= 0; j--) dp[i][j] = a[i] === b[j] ? dp[i + 1][j + 1] + 1 : Math.max(dp[i + 1][j], dp[i][j + 1]);
+  for (let i = n - 1; i >= 0; i--) for (let j = m - 1; j >= 0; j--) dp[i][j] = ka[i] === kb[j] ? dp[i + 1][j + 1] + 1 : Math.max(dp[i + 1][j], dp[i][j + 1]);
   const out: DiffPart[] = [];
-  const push = (text: string, kind: DiffPart["kind"]) => {
+  let removed = "";
+  let added = "";
+  const flush = () => {
+    if (removed) out.push({ text: removed, kind: "removed" });
+    if (added) out.push({ text: added, kind: "added" });
+    removed = added = "";
+  };
+  const same = (t: string) => {
+    flush();
     const last = out[out.length - 1];
-    if (last && last.kind === kind) last.text += text;
-    else out.push({ text, kind });
+    if (last && last.kind === "same") last.text += t;
+    else out.push({ text: t, kind: "same" });
   };
   let i = 0;
   let j = 0;
   while (i < n && j < m) {
-    if (a[i] === b[j]) {
-      push(a[i], "same");
+    if (ka[i] === kb[j]) {
+      same(b[j]);
       i++;
       j++;
-    } else if (dp[i + 1][j] >= dp[i][j + 1]) push(a[i++], "removed");
-    else push(b[j++], "added");
+    } else if (dp[i + 1][j] >= dp[i][j + 1]) removed += a[i++];
+    else added += b[j++];
   }
-  while (i < n) push(a[i++], "removed");
-  while (j < m) push(b[j++], "added");
+  while (i < n) removed += a[i++];
+  while (j < m) added += b[j++];
+  flush();
   return out;
 }
 

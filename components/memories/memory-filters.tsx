@@ -1,0 +1,130 @@
+"use client";
+import { useEffect, useRef } from "react";
+import type { MemoryType } from "@/lib/ui/memory-api";
+import type { MemoryFilters, MemoryStatusFilter } from "@/lib/ui/memory-queries";
+import { MEMORY_TYPE_LIST, TYPE_STYLE } from "@/lib/ui/memory-format";
+
+const inputCls = "h-9 rounded-md border border-zinc-300 bg-white px-2.5 text-sm shadow-xs dark:border-zinc-700 dark:bg-zinc-900";
+
+export function MemoryFiltersBar({
+  filters,
+  search,
+  onSearch,
+  onChange,
+}: {
+  filters: MemoryFilters;
+  search: string;
+  onSearch: (q: string) => void;
+  onChange: (patch: Partial<MemoryFilters>) => void;
+}) {
+  const searchRef = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== "/" || e.metaKey || e.ctrlKey || e.altKey) return;
+      const t = e.target as HTMLElement | null;
+      if (t && (t.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(t.tagName))) return;
+      e.preventDefault();
+      searchRef.current?.focus();
+      searchRef.current?.select();
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, []);
+
+  const chip = (t: MemoryType | "", label: string) => {
+    const on = filters.memory_type === t;
+    return (
+      <button
+        key={t || "all"}
+        type="button"
+        aria-pressed={on}
+        data-testid={`type-chip-${t || "all"}`}
+        onClick={() => onChange({ memory_type: t })}
+        className={`inline-flex h-7 items-center gap-1.5 rounded-full px-2.5 text-xs font-medium ring-1 transition-colors ring-inset ${
+          on
+            ? "bg-zinc-900 text-white ring-zinc-900 dark:bg-zinc-100 dark:text-zinc-900 dark:ring-zinc-100"
+            : "bg-white text-zinc-600 ring-zinc-300 hover:text-zinc-900 dark:bg-zinc-900 dark:text-zinc-400 dark:ring-zinc-700 dark:hover:text-zinc-100"
+        }`}
+      >
+        {t && <span aria-hidden className={`size-1.5 rounded-full ${TYPE_STYLE[t].dot}`} />}
+        {label}
+      </button>
+    );
+  };
+
+  const num = (v: string) => (v === "" ? null : Math.max(0, Math.min(1, Number(v))));
+
+  return (
+    <div className="flex flex-col gap-2.5">
+      <div className="flex flex-wrap items-center gap-2">
+        <div className="relative min-w-64 flex-1">
+          <svg aria-hidden viewBox="0 0 20 20" className="pointer-events-none absolute top-1/2 left-2.5 size-4 -translate-y-1/2 fill-zinc-400">
+            <path d="M8.5 3a5.5 5.5 0 0 1 4.38 8.83l3.65 3.64a.75.75 0 1 1-1.06 1.06l-3.64-3.65A5.5 5.5 0 1 1 8.5 3Zm0 1.5a4 4 0 1 0 0 8 4 4 0 0 0 0-8Z" />
+          </svg>
+          <input
+            ref={searchRef}
+            type="search"
+            value={search}
+            onChange={(e) => onSearch(e.target.value)}
+            placeholder="Search memory content…"
+            aria-label="Search memories"
+            data-testid="memory-search"
+            className={`${inputCls} w-full pr-9 pl-8 placeholder:text-zinc-400`}
+          />
+          {!search && (
+            <kbd className="pointer-events-none absolute top-1/2 right-2 -translate-y-1/2 rounded border border-zinc-300 px-1.5 font-mono text-[10px] text-zinc-500 dark:border-zinc-700">/</kbd>
+          )}
+        </div>
+        <div role="group" aria-label="Status" className="inline-flex h-9 rounded-md border border-zinc-300 bg-white p-0.5 text-sm dark:border-zinc-700 dark:bg-zinc-900">
+          {(["active", "archived", "all"] as MemoryStatusFilter[]).map((s) => (
+            <button
+              key={s}
+              type="button"
+              aria-pressed={filters.status === s}
+              data-testid={`memory-status-${s}`}
+              onClick={() => onChange({ status: s })}
+              className={`rounded px-2.5 capitalize transition-colors ${
+                filters.status === s ? "bg-zinc-900 text-white dark:bg-zinc-100 dark:text-zinc-900" : "text-zinc-600 hover:text-zinc-900 dark:text-zinc-400 dark:hover:text-zinc-100"
+              }`}
+            >
+              {s}
+            </button>
+          ))}
+        </div>
+        <fieldset className="flex items-center gap-1.5 text-xs text-zinc-500 dark:text-zinc-400">
+          <legend className="sr-only">Importance range</legend>
+          Importance
+          <input
+            type="number"
+            min={0}
+            max={1}
+            step={0.1}
+            placeholder="0"
+            aria-label="Minimum importance"
+            data-testid="min-importance"
+            value={filters.min_importance ?? ""}
+            onChange={(e) => onChange({ min_importance: num(e.target.value) })}
+            className={`${inputCls} w-16 px-1.5 text-center tabular-nums`}
+          />
+          –
+          <input
+            type="number"
+            min={0}
+            max={1}
+            step={0.1}
+            placeholder="1"
+            aria-label="Maximum importance"
+            data-testid="max-importance"
+            value={filters.max_importance ?? ""}
+            onChange={(e) => onChange({ max_importance: num(e.target.value) })}
+            className={`${inputCls} w-16 px-1.5 text-center tabular-nums`}
+          />
+        </fieldset>
+      </div>
+      <div className="flex flex-wrap items-center gap-1.5" role="group" aria-label="Memory type">
+        {chip("", "All types")}
+        {MEMORY_TYPE_LIST.map((t) => chip(t, TYPE_STYLE[t].label))}
+      </div>
+    </div>
+  );
+}

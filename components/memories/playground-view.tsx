@@ -1,0 +1,309 @@
+"use client";
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useMemo, useState } from "react";
+import { mapi, userPath, type MemoryType, type SearchHit, type SearchResponse, type Weights } from "@/lib/ui/memory-api";
+import { MEMORY_TYPE_LIST, TYPE_STYLE } from "@/lib/ui/memory-format";
+import { useDebouncedValue } from "@/lib/ui/use-debounced-value";
+import { Badge } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
+import { Skeleton } from "@/components/ui/skeleton";
+import { EmptyState, ErrorBox, Spinner } from "@/components/ui/states";
+import { MemoriesShell, useSelectedUser } from "./memories-shell";
+import { TypeBadge } from "./type-badge";
+
+const TERMS = [
+  { key: "similarity_term", weight: "similarity", label: "Similarity", color: "bg-indigo-500", swatch: "bg-indigo-500" },
+  { key: "recency_term", weight: "recency", label: "Recency", color: "bg-teal-400", swatch: "bg-teal-400" },
+  { key: "importance_term", weight: "importance", label: "Importance", color: "bg-amber-400", swatch: "bg-amber-400" },
+] as const;
+
+const DEFAULTS: Weights = { similarity: 0.6, recency: 0.2, importance: 0.2 };
+
+export function PlaygroundView() {
+  const { user, setUser } = useSelectedUser();
+  const [draft, setDraft] = useState("");
+  const [query, setQuery] = useState("");
+  const [k, setK] = useState(10);
+  const [weights, setWeights] = useState<Weights>(DEFAULTS);
+  const [types, setTypes] = useState<MemoryType[]>([]);
+  const [minScore, setMinScore] = useState("");
+  const [dryRun, setDryRun] = useState(true);
+
+  // Sliders re-rank live; debounced so dragging does not flood the server.
+  const params = useDebouncedValue({ query, k, weights, types, minScore, dryRun }, 200);
+  const search = useQuery({
+    queryKey: ["memories", "playground", user, params],
+    enabled: !!user && !!params.query.trim(),
+    queryFn: () =>
+      mapi.post<SearchResponse>(`${userPath(user)}/memories/search`, {
+        query: params.query.trim(),
+        k: params.k,
+        weights: params.weights,
+        ...(params.types.length ? { memory_types: params.types } : {}),
+        ...(params.minScore !== "" && !Number.isNaN(Number(params.minScore)) ? { min_score: Number(params.minScore) } : {}),
+        dry_run: params.dryRun,
+      }),
+    placeholderData: keepPreviousData,
+    staleTime: params.dryRun ? 30_000 : 0,
+    retry: false,
+  });
+  const sum = weights.similarity + weights.recency + weights.importance;
+  const data = search.data;
+  const scale = useMemo(() => Math.max(sum, ...(data?.data.map((h) => h.breakdown.final) ?? [0]), 0.0001), [sum, data]);
+  const stale = search.isFetching && !!data;
+
+  return (
+    <MemoriesShell user={user} onUser={setUser} title="Retrieval playground" subtitle="Try a query against this user's memories and see why each one ranks where it does.">
+      <main className="mx-auto grid w-full max-w-7xl gap-5 px-4 py-4 sm:px-6 lg:grid-cols-[320px_minmax(0,1fr)]">
+        <aside className="flex flex-col gap-4 self-start rounded-lg border border-zinc-200 bg-white p-4 shadow-xs lg:sticky lg:top-16 dark:border-zinc-800 dark:bg-zinc-900">
+          <form
+            onSubmit={(e) => {
+              e.preventDefault();
+              setQuery(draft);
+            }}
+            className="flex flex-col gap-2"
+          >
+            <label htmlFor="pg-query" className="text-xs font-semibold text-zinc-700 dark:text-zinc-300">
+              Query
+            </label>
+            <textarea
+              id="pg-query"
+              data-testid="playground-query"
+              value={draft}
+              onChange={(e) => setDraft(e.target.value)}
+              onKeyDown={(e) => {
+                if (e.key === "Enter" && !e.shiftKey) {
+                  e.preventDefault();
+                  setQuery(draft);
+                }
+              }}
+              rows={3}
+              placeholder="e.g. what should I book for dinner?"
+              className="w-full resize-y rounded-md border border-zinc-300 bg-white px-2.5 py-2 text-sm shadow-xs dark:border-zinc-700 dark:bg-zinc-950"
+            />
+            <Button type="submit" variant="primary" data-testid="playground-run" disabled={!draft.trim()}>
+              {search.isFetching && <Spinner />}
+              Search
+            </Button>
+          </form>
+
+          <fieldset className="flex flex-col gap-2.5">
+            <legend className="mb-1 flex w-full items-center justify-between text-xs font-semibold text-zinc-700 dark:text-zinc-300">
+              Weights
+              <span className={`font-normal tabular-nums ${Math.abs(sum - 1) < 0.001 ? "text-zinc-500" : "text-amber-600 dark:text-amber-400"}`} data-testid="weights-sum">
+                sum {sum.toFixed(2)}
+              </span>
+            </legend>
+            {TERMS.map((t) => (
+              <label key={t.key} className="grid grid-cols-[88px_1fr_36px] items-center gap-2 text-xs text-zinc-600 dark:text-zinc-400">
+                <span className="flex items-center gap-1.5">
+                  <span aria-hidden className={`size-2.5 rounded-sm ${t.swatch}`} />
+                  {t.label}
+                </span>
+                <input
+                  type="range"
+                  min={0}
+                  max={1}
+                  step={0.05}
+                  value={weights[t.weight]}
+                  data-testid={`weight-${t.weight}`}
+                  onChange={(e) => setWeights((w) => ({ ...w, [t.weight]: Number(e.target.value) }))}
+                  className="accent-indigo-600"
+                />
+                <span className="text-right text-zinc-900 tabular-nums dark:text-zinc-100">{weights[t.weight].toFixed(2)}</span>
+              </label>
+            ))}
+            <div className="flex gap-2 text-[11px]">
+              <button type="button" className="text-indigo-600 hover:underline dark:text-indigo-400" onClick={() => setWeights(DEFAULTS)}>
+                Reset to 0.6 / 0.2 / 0.2
+              </button>
+              {Math.abs(sum - 1) >= 0.001 && sum > 0 && (
+                <button
+                  type="button"
+                  className="text-indigo-600 hover:underline dark:text-indigo-400"
+                  onClick={() => setWeights((w) => ({ similarity: +(w.similarity / sum).toFixed(2), recency: +(w.recency / sum).toFixed(2), importance: +(w.importance / sum).toFixed(2) }))}
+                >
+                  Normalise to 1
+                </button>
+              )}
+            </div>
+          </fieldset>
+
+          <div className="flex flex-col gap-1.5">
+            <span className="text-xs font-semibold text-zinc-700 dark:text-zinc-300">Types</span>
+            <div className="flex flex-wrap gap-1.5">
+              {MEMORY_TYPE_LIST.map((t) => {
+                const on = types.includes(t);
+                return (
+                  <button
+                    key={t}
+                    type="button"
+                    aria-pressed={on}
+                    onClick={() => setTypes((ts) => (on ? ts.filter((x) => x !== t) : [...ts, t]))}
+                    className={`inline-flex h-6 items-center gap-1 rounded-full px-2 text-[11px] font-medium ring-1 ring-inset ${
+                      on ? "bg-zinc-900 text-white ring-zinc-900 dark:bg-zinc-100 dark:text-zinc-900" : "text-zinc-600 ring-zinc-300 dark:text-zinc-400 dark:ring-zinc-700"
+                    }`}
+                  >
+                    <span aria-hidden className={`size-1.5 rounded-full ${TYPE_STYLE[t].dot}`} />
+                    {t}
+                  </button>
+                );
+              })}
+            </div>
+            <span className="text-[11px] text-zinc-400">{types.length ? "Only the selected types" : "All types"}</span>
+          </div>
+
+          <div className="grid grid-cols-2 gap-3 text-xs text-zinc-600 dark:text-zinc-400">
+            <label className="flex flex-col gap-1">
+              k (results)
+              <input type="number" min={1} max={100} value={k} data-testid="playground-k" onChange={(e) => setK(Math.max(1, Math.min(100, Number(e.target.value) || 1)))} className="h-8 rounded-md border border-zinc-300 bg-white px-2 text-sm tabular-nums dark:border-zinc-700 dark:bg-zinc-950" />
+            </label>
+            <label className="flex flex-col gap-1">
+              Min score
+              <input type="number" step={0.05} value={minScore} placeholder="none" onChange={(e) => setMinScore(e.target.value)} className="h-8 rounded-md border border-zinc-300 bg-white px-2 text-sm tabular-nums dark:border-zinc-700 dark:bg-zinc-950" />
+            </label>
+          </div>
+
+          <label className="flex items-start gap-2 text-xs text-zinc-600 dark:text-zinc-400">
+            <input type="checkbox" checked={dryRun} data-testid="playground-dry-run" onChange={(e) => setDryRun(e.target.checked)} className="mt-0.5 size-3.5 accent-indigo-600" />
+            <span>
+              <span className="font-medium text-zinc-800 dark:text-zinc-200">Dry run</span> — don&apos;t count this as an access (no access_count / last used update, nothing in the access log).
+            </span>
+          </label>
+        </aside>
+
+        <section className="min-w-0">
+          {data && <ModelBanner data={data} />}
+          <div className="mt-3 flex flex-wrap items-center gap-4 text-[11px] text-zinc-500 dark:text-zinc-400" aria-label="Legend">
+            {TERMS.map((t) => (
+              <span key={t.key} className="inline-flex items-center gap-1.5">
+                <span aria-hidden className={`h-2.5 w-4 rounded-sm ${t.color}`} />
+                {t.label} term = {t.weight} weight × {t.weight === "similarity" ? "cosine" : t.weight === "recency" ? "time decay" : "importance"}
+              </span>
+            ))}
+            {data && (
+              <span className="ml-auto tabular-nums">
+                {stale && <Spinner className="mr-1 text-indigo-500" />}
+                {data.data.length} results · {data.latency_ms.toFixed(0)} ms{params.dryRun ? " · dry run" : " · counted as access"}
+              </span>
+            )}
+          </div>
+          <div className="mt-3">
+            {!query.trim() ? (
+              <div className="rounded-lg border border-dashed border-zinc-300 bg-white dark:border-zinc-700 dark:bg-zinc-900">
+                <EmptyState title="Type a query and press Enter">
+                  Each result shows how similarity, recency and importance add up to its score. Move the weights to re-rank.
+                </EmptyState>
+              </div>
+            ) : search.isError && !data ? (
+              <ErrorBox title="Search failed" error={search.error} onRetry={() => search.refetch()} />
+            ) : !data ? (
+              <div className="space-y-2">
+                {Array.from({ length: 4 }, (_, i) => (
+                  <Skeleton key={i} className="h-24 w-full" />
+                ))}
+              </div>
+            ) : data.data.length === 0 ? (
+              <div className="rounded-lg border border-dashed border-zinc-300 bg-white dark:border-zinc-700 dark:bg-zinc-900" data-testid="playground-empty">
+                <EmptyState title="Nothing matched">Try other words, lower the min score or include more types.</EmptyState>
+              </div>
+            ) : (
+              <ol className={`flex flex-col gap-2 transition-opacity ${stale ? "opacity-70" : ""}`} data-testid="playground-results">
+                {data.data.map((h, i) => (
+                  <Result key={h.memory.id} hit={h} rank={i + 1} scale={scale} user={user} />
+                ))}
+              </ol>
+            )}
+            {search.isError && data && <p role="alert" className="mt-2 text-xs text-red-600 dark:text-red-400">{search.error.message}</p>}
+          </div>
+        </section>
+      </main>
+    </MemoriesShell>
+  );
+}
+
+function ModelBanner({ data }: { data: SearchResponse }) {
+  const lexical = data.embedding_kind === "lexical";
+  return (
+    <div
+      data-testid="embedding-banner"
+      data-kind={data.embedding_kind}
+      className={`rounded-lg border px-4 py-2.5 text-sm ${
+        lexical ? "border-amber-300 bg-amber-50 text-amber-900 dark:border-amber-800 dark:bg-amber-950/50 dark:text-amber-100" : "border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-900"
+      }`}
+    >
+      Embeddings: <span className="font-mono font-medium">{data.embedding_model}</span> <span className="text-xs opacity-75">({data.embedding_kind})</span>
+      {lexical && (
+        <span className="mt-0.5 block text-xs">
+          This is the built-in lexical embedder: it matches words and word pieces, not meaning. “dinner” will not find “restaurant”. Configure an OpenAI-compatible embedding model for semantic search.
+        </span>
+      )}
+    </div>
+  );
+}
+
+function Result({ hit, rank, scale, user }: { hit: SearchHit; rank: number; scale: number; user: string }) {
+  const b = hit.breakdown;
+  const pct = (v: number) => `${(Math.max(0, v) / scale) * 100}%`;
+  return (
+    <li
+      data-testid="playground-result"
+      data-id={hit.memory.id}
+      data-score={hit.score.toFixed(6)}
+      className="rounded-lg border border-zinc-200 bg-white p-3 shadow-xs dark:border-zinc-800 dark:bg-zinc-900"
+    >
+      <div className="flex items-start gap-3">
+        <span className="mt-0.5 w-6 shrink-0 text-right font-mono text-xs text-zinc-400 tabular-nums">#{rank}</span>
+        <div className="min-w-0 flex-1">
+          <div className="flex flex-wrap items-center gap-1.5">
+            <TypeBadge type={hit.memory.memory_type} />
+            {b.matched_by.map((mb) => (
+              <Badge key={mb} tone={mb === "vector" ? "accent" : "neutral"} title={mb === "vector" ? "Found by embedding similarity" : "Found by text match"}>
+                {mb}
+              </Badge>
+            ))}
+          </div>
+          <Link href={`/memories/${hit.memory.id}?user=${encodeURIComponent(user)}`} className="mt-1 line-clamp-2 text-sm leading-5 hover:text-indigo-700 dark:hover:text-indigo-300">
+            {hit.memory.content}
+          </Link>
+        </div>
+        <div className="shrink-0 text-right">
+          <div className="text-lg leading-none font-semibold tabular-nums" data-testid="result-score">
+            {b.final.toFixed(3)}
+          </div>
+          <div className="text-[10px] text-zinc-500 uppercase">final</div>
+        </div>
+      </div>
+      <div className="mt-2.5 ml-9">
+        <div
+          role="img"
+          aria-label={`similarity ${b.similarity_term.toFixed(3)}, recency ${b.recency_term.toFixed(3)}, importance ${b.importance_term.toFixed(3)}`}
+          data-testid="stacked-bar"
+          className="flex h-3 overflow-hidden rounded-full bg-zinc-100 dark:bg-zinc-800"
+        >
+          {TERMS.map((t) => (
+            <span key={t.key} data-testid={`bar-${t.weight}`} className={`${t.color} h-full transition-[width] duration-300 first:rounded-l-full`} style={{ width: pct(b[t.key]) }} title={`${t.label}: ${b[t.key].toFixed(3)}`} />
+          ))}
+        </div>
+        <dl className="mt-1.5 flex flex-wrap gap-x-4 gap-y-0.5 text-[11px] text-zinc-500 tabular-nums dark:text-zinc-400">
+          <Num label="cosine" v={b.cosine.toFixed(3)} />
+          <Num label="decay" v={b.time_decay.toFixed(3)} />
+          <Num label="days since access" v={b.days_since_access >= 365 ? "never" : b.days_since_access.toFixed(1)} />
+          <Num label="importance" v={b.importance.toFixed(2)} />
+          <Num label="sim + rec + imp" v={`${b.similarity_term.toFixed(3)} + ${b.recency_term.toFixed(3)} + ${b.importance_term.toFixed(3)}`} />
+          <Num label="final" v={b.final.toFixed(3)} strong />
+        </dl>
+      </div>
+    </li>
+  );
+}
+
+function Num({ label, v, strong }: { label: string; v: string; strong?: boolean }) {
+  return (
+    <div className="flex gap-1">
+      <dt>{label}</dt>
+      <dd className={strong ? "font-semibold text-zinc-900 dark:text-zinc-100" : "text-zinc-700 dark:text-zinc-300"}>{v}</dd>
+    </div>
+  );
+}
