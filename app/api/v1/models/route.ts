@@ -1,6 +1,12 @@
+import { getDb } from "@/lib/db/get-db";
+import { allPresets } from "@/lib/models/model-settings";
 import { withApi } from "@/lib/api/with-api";
-import { KNOWN_MODELS, resolveTokenizer } from "@/lib/tokens/registry";
+import { resolveTokenizer } from "@/lib/tokens/registry";
 
 export const dynamic = "force-dynamic";
 
-export const GET = withApi(async () => ({ data: KNOWN_MODELS.map((m) => resolveTokenizer(m)) }));
+/** Known models with their encoding, context window and whether counting is exact. */
+export const GET = withApi(async () => {
+  const presets = await allPresets((await getDb()).sql);
+  return { data: presets.map((p) => ({ ...resolveTokenizer(p.model), encoding: p.encoding, approximate: !p.exact, context_window: p.context_window, exact: p.exact, source: p.source })) };
+});

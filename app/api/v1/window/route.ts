@@ -1,0 +1,22 @@
+import { getDb } from "@/lib/db/get-db";
+import { savedPresets } from "@/lib/models/model-settings";
+import { applyStrategy } from "@/lib/strategies/apply-strategy";
+import { storeOffloads } from "@/lib/strategies/offloaded-contents";
+import { ZWindowInput } from "@/lib/strategies/schemas";
+import { parseBody, withApi } from "@/lib/api/with-api";
+
+export const dynamic = "force-dynamic";
+
+/** Preview a strategy on a pasted messages array; nothing of it is stored but offloads. */
+export const POST = withApi(async ({ req }) => {
+  const body = await parseBody(req, ZWindowInput);
+  const db = await getDb();
+  const r = await applyStrategy(body.messages, body.strategy, {
+    model: body.model,
+    temporary: body.temporary_messages,
+    presets: await savedPresets(db.sql),
+  });
+  await storeOffloads(db.sql, r.offloads);
+  const { offloads: _o, preset: _p, sourceIndex: _s, ...result } = r;
+  return result;
+});

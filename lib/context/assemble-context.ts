@@ -1,0 +1,148 @@
+import "server-only";
+import { requireLiveConversation } from "../conversations/require-live-conversation";
+import type { SqlRunner } from "../db/migrations";
+import { searchMemories } from "../memories/search-memories";
+import { presetFor } from "../models/model-presets";
+import { savedPresets } from "../models/model-settings";
+import { applyStrategy } from "../strategies/apply-strategy";
+import { listTokens, roleMessageTokens } from "../strategies/message-tokens";
+import { storeOffloads } from "../strategies/offloaded-contents";
+import type { RoleMessage } from "../strategies/schemas";
+import { REPLY_PRIMING_TOKENS } from "../tokens/chat-formula";
+import { formatMemories } from "./format-memories";
+import { loadThreadMessages } from "./load-thread-messages";
+import type { ContextInput, ContextResult } from "./schemas";
+
+type Section = ContextResult["message_sections"][number];
+type Retrieved = { id: string; memory_type: ContextResult["memories"][number]["memory_type"]; content: string; score: number };
+
+/**
+ * AgentScope's STATIC_CONTROL assembly with the design doc's memory injection:
+ * system prompt + retrieved long-term memories, then the history after the chosen
+ * strategy, then the query (and temporary messages). The whole is fitted to the
+ * model's context window minus the reserved output: oldest history turns go first,
+ * then the lowest-scoring memories. Every cut is reported with its reason.
+ */
+export async function assembleContext(sql: SqlRunner, input: ContextInput): Promise<ContextResult> {
+  const presets = await savedPresets(sql);
+  const preset = presetFor(input.model, presets);
+  const enc = preset.encoding;
+
+  let history: RoleMessage[] = [];
+  let source: ContextResult["history_source"] = "none";
+  if (input.conversation_id) {
+    await requireLiveConversation(sql, input.conversation_id);
+    history = await loadThreadMessages(sql, input.conversation_id, input.leaf_message_id);
+    source = "conversation";
+  } else if (input.messages) {
+    history = input.messages;
+    source = "inline";
+  }
+
+  let retrieved: Retrieved[] = [];
+  let retrievalId: string | null = null;
+  if (input.memory.enabled) {
+    const r = await searchMemories(sql, input.user_id, {
+      query: input.query,
+      k: input.memory.k,
+      memory_types: input.memory.memory_types,
+      min_score: input.memory.min_score,
+      weights: input.memory.weights,
+      status: "active",
+      dry_run: input.memory.dry_run,
+      conversation_id: input.conversation_id,
+    });
+    retrievalId = r.retrieval_id;
+    retrieved = r.data.map((h) => ({ id: h.memory.id, memory_type: h.memory.memory_type, content: h.memory.content, score: h.score }));
+  }
+
+  const applied = await applyStrategy(history, input.strategy, { model: input.model, presets });
+  await storeOffloads(sql, applied.offloads);
+  const dropped: ContextResult["dropped"] = applied.dropped.map((d) => ({ ...d, section: "history" as const }));
+
+  // History after the strategy, with where each message came from.
+  let hist = applied.messages.map((m, i) => ({ m, index: applied.sourceIndex[i] }));
+  let included = [...retrieved];
+  const queryMessage: RoleMessage = { role: "user", content: input.query };
+  const temporary = input.temporary_messages ?? [];
+
+  const systemText = (mems: Retrieved[]) => [input.system_prompt, formatMemories(mems, input.memory.format)].filter((s) => s.trim()).join("\n\n");
+  const build = () => {
+    const sys = systemText(included);
+    const messages: RoleMessage[] = [];
+    const sections: Section[] = [];
+    if (sys) {
+      messages.push({ role: "system", content: sys });
+      sections.push(input.system_prompt.trim() ? "system" : "memories");
+    }
+    for (const h of hist) {
+      messages.push(h.m);
+      sections.push("history");
+    }
+    messages.push(queryMessage);
+    sections.push("query");
+    for (const t of temporary) {
+      messages.push(t);
+      sections.push("temporary");
+    }
+    return { messages, sections };
+  };
+
+  const budget = preset.context_window - input.reserved_output_tokens;
+  let built = build();
+  // Fit: drop the oldest history turn (a turn starts at a user message), keeping
+  // leading system messages the strategy produced (its summary, its system message).
+  while (listTokens(built.messages, enc) > budget) {
+    let lead = 0;
+    while (lead < hist.length && hist[lead].m.role === "system") lead++;
+    if (lead < hist.length) {
+      let end = lead + 1;
+      while (end < hist.length && hist[end].m.role !== "user") end++;
+      for (const h of hist.slice(lead, end)) {
+        dropped.push({ section: "history", index: h.index, reason: `context window: ${preset.context_window} minus ${input.reserved_output_tokens} reserved output` });
+      }
+      hist = [...hist.slice(0, lead), ...hist.slice(end)];
+    } else if (included.length) {
+      const lowest = included.reduce((a, b) => (b.score < a.score ? b : a));
+      included = included.filter((m) => m !== lowest);
+      dropped.push({ section: "memories", index: retrieved.indexOf(lowest), reason: `context window: lowest-scoring memory left out (score ${lowest.score.toFixed(3)})` });
+    } else break;
+    built = build();
+  }
+
+  const total = listTokens(built.messages, enc);
+  const sysWithout = systemText([]);
+  const sysWith = systemText(included);
+  const systemTokens = (text: string) => (text ? roleMessageTokens({ role: "system", content: text }, enc) : 0);
+  const sectionSum = (name: Section) => built.messages.reduce((s, m, i) => s + (built.sections[i] === name ? roleMessageTokens(m, enc) : 0), 0);
+  const systemOnly = systemTokens(sysWithout);
+  const memoriesTokens = systemTokens(sysWith) - systemOnly;
+  const sections = {
+    system: systemOnly,
+    memories: memoriesTokens,
+    history: sectionSum("history"),
+    // The reply priming belongs with the turn being asked.
+    query: sectionSum("query") + (built.messages.length ? REPLY_PRIMING_TOKENS : 0),
+    temporary: sectionSum("temporary"),
+    reserved_output: input.reserved_output_tokens,
+    free: Math.max(0, preset.context_window - input.reserved_output_tokens - total),
+    context_window: preset.context_window,
+    total,
+  };
+
+  return {
+    messages: built.messages,
+    fits: total <= budget,
+    sections,
+    message_sections: built.sections,
+    memories: retrieved.map((m) => ({ ...m, included: included.includes(m) })),
+    retrieval_id: retrievalId,
+    history_source: source,
+    strategy: { type: input.strategy.type, ...(applied.triggered !== undefined ? { triggered: applied.triggered } : {}) },
+    dropped,
+    transformed: applied.transformed,
+    model: preset.model,
+    encoding: enc,
+    exact: preset.exact,
+  };
+}

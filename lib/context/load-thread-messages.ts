@@ -1,0 +1,51 @@
+import "server-only";
+import type { SqlRunner } from "../db/migrations";
+import { extractThread } from "../threads/extract-thread";
+import { findAnchor } from "../threads/load-thread";
+import type { RoleMessage } from "../strategies/schemas";
+import { isPlaceholder } from "../window/token-buffer";
+import { MAX_MESSAGE_LIMIT } from "../window/get-history";
+
+type ToolCallMeta = { id?: string; name?: string; arguments?: unknown; result?: unknown };
+
+/**
+ * A conversation's current thread (or the thread ending at `leafId`) as role messages,
+ * oldest first: Dify's newest 500 rows and thread rule, in-flight placeholder left out.
+ * A turn whose metadata carries `tool_calls` ([{id, name, arguments, result}]) becomes
+ * user, assistant tool calls, tool results, then the assistant answer.
+ */
+export async function loadThreadMessages(sql: SqlRunner, conversationId: string, leafId?: string): Promise<RoleMessage[]> {
+  const anchor = leafId ? await findAnchor(sql, conversationId, leafId) : null;
+  const rows = await sql.query<{ id: string; parentMessageId: string | null; query: string; answer: string; answer_tokens: number; metadata: Record<string, unknown> | null }>(
+    `SELECT id, parent_message_id AS "parentMessageId", query, answer, answer_tokens, metadata
+       FROM messages
+      WHERE conversation_id = $1 ${anchor ? "AND (created_at, seq) <= ($3::timestamptz, $4::int)" : ""}
+      ORDER BY created_at DESC, seq DESC
+      LIMIT $2`,
+    anchor ? [conversationId, MAX_MESSAGE_LIMIT, anchor.created_at, anchor.seq] : [conversationId, MAX_MESSAGE_LIMIT],
+  );
+  let thread = extractThread(rows);
+  if (thread.length && isPlaceholder({ answer: thread[0].answer, answerTokens: thread[0].answer_tokens })) thread = thread.slice(1);
+  const out: RoleMessage[] = [];
+  for (const t of thread.reverse()) {
+    out.push({ role: "user", content: t.query });
+    const calls = Array.isArray(t.metadata?.tool_calls) ? (t.metadata!.tool_calls as ToolCallMeta[]) : [];
+    if (calls.length) {
+      const withIds = calls.map((c, i) => ({ ...c, id: String(c.id ?? `${t.id}-call-${i}`) }));
+      out.push({
+        role: "assistant",
+        content: "",
+        tool_calls: withIds.map((c) => ({
+          id: c.id,
+          name: String(c.name ?? "tool"),
+          arguments: typeof c.arguments === "string" ? c.arguments : JSON.stringify(c.arguments ?? {}),
+        })),
+      });
+      for (const c of withIds) {
+        out.push({ role: "tool", tool_call_id: c.id, content: typeof c.result === "string" ? c.result : JSON.stringify(c.result ?? null) });
+      }
+    }
+    out.push({ role: "assistant", content: t.answer });
+  }
+  return out;
+}

@@ -1,0 +1,64 @@
+import { z } from "zod";
+import { ZMemoryType, ZWeights } from "../memories/schemas";
+import { ZDropped, ZRoleMessage, ZStrategy, ZTransformed } from "../strategies/schemas";
+
+export const MEMORY_FORMATS = ["user_memory", "xml_block"] as const;
+
+export const ZContextInput = z
+  .object({
+    user_id: z.string().trim().min(1).max(200),
+    conversation_id: z.uuid().optional(),
+    leaf_message_id: z.uuid().optional(),
+    messages: z.array(ZRoleMessage).max(20_000).optional().describe("Inline history instead of a stored conversation."),
+    query: z.string().min(1).max(200_000),
+    system_prompt: z.string().max(200_000).default(""),
+    model: z.string().trim().min(1).max(100).default("gpt-4o"),
+    reserved_output_tokens: z.number().int().min(0).max(10_000_000).default(1024),
+    strategy: ZStrategy,
+    temporary_messages: z.array(ZRoleMessage).max(1000).optional(),
+    memory: z
+      .object({
+        enabled: z.boolean().default(true),
+        k: z.number().int().min(1).max(100).default(5),
+        memory_types: z.array(ZMemoryType).min(1).optional(),
+        min_score: z.number().min(-10).max(10).optional(),
+        weights: ZWeights.partial().optional(),
+        format: z.enum(MEMORY_FORMATS).default("user_memory").describe("user_memory: the design doc's '# USER MEMORY' sections; xml_block: a <long_term_memory> block"),
+        dry_run: z.boolean().default(false),
+      })
+      .strict()
+      .default({ enabled: true, k: 5, format: "user_memory", dry_run: false }),
+  })
+  .strict()
+  .refine((v) => !(v.conversation_id && v.messages), { message: "give conversation_id or messages, not both", path: ["messages"] })
+  .refine((v) => !v.leaf_message_id || v.conversation_id, { message: "leaf_message_id needs conversation_id", path: ["leaf_message_id"] });
+export type ContextInput = z.infer<typeof ZContextInput>;
+
+export const SECTION_NAMES = ["system", "memories", "history", "query", "temporary"] as const;
+
+export const ZContextResult = z.object({
+  messages: z.array(ZRoleMessage),
+  fits: z.boolean().describe("false when even system, memories and query exceed the context window minus reserved output"),
+  sections: z.object({
+    system: z.number().int(),
+    memories: z.number().int(),
+    history: z.number().int(),
+    query: z.number().int(),
+    temporary: z.number().int(),
+    reserved_output: z.number().int(),
+    free: z.number().int(),
+    context_window: z.number().int(),
+    total: z.number().int().describe("tokens of the final messages"),
+  }),
+  message_sections: z.array(z.enum(SECTION_NAMES)).describe("The section of each final message, for colouring."),
+  memories: z.array(z.object({ id: z.string(), memory_type: ZMemoryType, content: z.string(), score: z.number(), included: z.boolean() })),
+  retrieval_id: z.string().nullable(),
+  history_source: z.enum(["conversation", "inline", "none"]),
+  strategy: z.object({ type: z.string(), triggered: z.boolean().optional() }),
+  dropped: z.array(ZDropped.extend({ section: z.enum(["history", "memories"]) })),
+  transformed: z.array(ZTransformed),
+  model: z.string(),
+  encoding: z.string(),
+  exact: z.boolean(),
+});
+export type ContextResult = z.infer<typeof ZContextResult>;
