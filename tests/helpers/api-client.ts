@@ -15,6 +15,7 @@ export function apiClient(base: string, headers: Record<string, string> = {}) {
     get: <T = any>(p: string) => call<T>("GET", p),
     post: <T = any>(p: string, b?: unknown) => call<T>("POST", p, b),
     patch: <T = any>(p: string, b?: unknown) => call<T>("PATCH", p, b),
+    put: <T = any>(p: string, b?: unknown) => call<T>("PUT", p, b),
     del: <T = any>(p: string) => call<T>("DELETE", p),
     raw: <T = any>(method: string, p: string, raw: string) => call<T>(method, p, undefined, raw),
   };
