@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { CONTEXT_OPS } from "./openapi-ops/context";
 import { CONVERSATION_OPS } from "./openapi-ops/conversations";
+import { EMBEDDING_OPS } from "./openapi-ops/embeddings";
 import { MEMORY_OPS } from "./openapi-ops/memories";
 import { MEMORY_CURATION_OPS } from "./openapi-ops/memory-curation";
 import type { Op } from "./openapi-ops/op";
@@ -8,7 +9,7 @@ import type { Op } from "./openapi-ops/op";
 // The OpenAPI document is generated from the same zod schemas the routes parse with,
 // so it cannot drift from what the API accepts.
 
-const OPS: Op[] = [...CONVERSATION_OPS, ...MEMORY_OPS, ...MEMORY_CURATION_OPS, ...CONTEXT_OPS];
+const OPS: Op[] = [...CONVERSATION_OPS, ...MEMORY_OPS, ...MEMORY_CURATION_OPS, ...EMBEDDING_OPS, ...CONTEXT_OPS];
 
 const ZError = z.object({
   error: z.object({

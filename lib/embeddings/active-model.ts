@@ -55,6 +55,7 @@ export async function writeProviders(sql: SqlRunner): Promise<EmbeddingProvider[
   const active = await activeProvider(sql);
   const configured = configuredEmbeddingProvider();
   if (configured.model === active.model) return [active];
-  await ensureVectorIndex(sql, configured.model, configured.dimensions);
+  // No index for the new model yet: the re-embedding job builds it once its vectors are
+  // in (inserting into an HNSW-indexed table is many times slower).
   return [active, configured];
 }

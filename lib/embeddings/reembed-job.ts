@@ -1,0 +1,277 @@
+import { randomUUID } from "node:crypto";
+import type { SqlRunner } from "../db/migrations";
+import { readActiveModel, writeActiveModel, type ActiveModel } from "./active-model";
+import { configuredEmbeddingProvider, toVectorLiteral, type EmbeddingProvider } from "./embedding-provider";
+import { ensureVectorIndex } from "./ensure-vector-index";
+
+// Re-embedding after a model change. When the configured embedder differs from the
+// active one (the model retrieval reads), every memory is embedded again with the new
+// model in the background, page by page in id order. Progress (done, last_memory_id)
+// is committed with each page, so a restart resumes where it stopped. Retrieval keeps
+// using the old model's vectors until the job switches the active model at the end;
+// writes made meanwhile already embed with both (writeProviders).
+
+export type JobStatus = "pending" | "running" | "done" | "failed" | "cancelled";
+
+export type EmbeddingJob = {
+  id: string;
+  provider: string;
+  model: string;
+  dimensions: number;
+  status: JobStatus;
+  total: number;
+  done: number;
+  last_memory_id: string | null;
+  error: string | null;
+  started_at: string;
+  updated_at: string;
+  finished_at: string | null;
+};
+
+type JobRow = Omit<EmbeddingJob, "started_at" | "updated_at" | "finished_at"> & {
+  created_at: Date | string;
+  updated_at: Date | string;
+  finished_at: Date | string | null;
+};
+
+const JOB_COLUMNS = `id, provider, model, dimensions, status, total, done, last_memory_id, error, created_at, updated_at, finished_at`;
+
+/** Memories per page: one embed call (the OpenAI embedder splits it in 64s), one upsert, one progress commit. */
+export function reembedPageSize(env: NodeJS.ProcessEnv = process.env): number {
+  const n = Number(env.MEMSCOPE_REEMBED_PAGE_SIZE || 100);
+  return Number.isInteger(n) && n >= 1 && n <= 2000 ? n : 100;
+}
+
+const iso = (v: Date | string | null) => (v === null ? null : new Date(v).toISOString());
+
+function toJob(r: JobRow): EmbeddingJob {
+  return {
+    id: r.id,
+    provider: r.provider,
+    model: r.model,
+    dimensions: Number(r.dimensions),
+    status: r.status,
+    total: Number(r.total),
+    done: Number(r.done),
+    last_memory_id: r.last_memory_id,
+    error: r.error,
+    started_at: iso(r.created_at)!,
+    updated_at: iso(r.updated_at)!,
+    finished_at: iso(r.finished_at),
+  };
+}
+
+export async function latestJob(sql: SqlRunner): Promise<EmbeddingJob | null> {
+  const [row] = await sql.query<JobRow>(`SELECT ${JOB_COLUMNS} FROM embedding_jobs ORDER BY created_at DESC, id DESC LIMIT 1`);
+  return row ? toJob(row) : null;
+}
+
+// One runner per process. Keyed on globalThis, not a plain module variable: Next.js may
+// evaluate this module once per bundle (instrumentation, each route), and those
+// copies must share the guard.
+const RUNNER = Symbol.for("memscope.reembed.runner");
+type Holder = { [RUNNER]?: { jobId: string; promise: Promise<void> } };
+const holder = globalThis as Holder;
+
+/** Whether this process is running a job now (the one with this id, if given). */
+export function reembedRunning(jobId?: string): boolean {
+  const r = holder[RUNNER];
+  return !!r && (jobId === undefined || r.jobId === jobId);
+}
+
+/** Resolves when this process's runner (if any) has stopped. For tests and scripts. */
+export async function waitForReembed(): Promise<void> {
+  await holder[RUNNER]?.promise;
+}
+
+export type EnsureResult =
+  | { state: "up_to_date"; active: ActiveModel }
+  | { state: "switched"; active: ActiveModel }
+  | { state: "started"; job: EmbeddingJob };
+
+/**
+ * Makes sure the configured model is, or is becoming, the active one: nothing to do
+ * when it already is; an empty store switches at once; otherwise creates or resumes
+ * (pending, running or failed) the job for the configured model and runs it in the
+ * background of this process. Returns without waiting for the job.
+ */
+export async function ensureReembedJob(db: { sql: SqlRunner }): Promise<EnsureResult> {
+  const sql = db.sql;
+  const configured = configuredEmbeddingProvider();
+  const target: ActiveModel = { model: configured.model, dimensions: configured.dimensions, kind: configured.kind };
+  const active = await readActiveModel(sql);
+
+  if (!active || (active.model === target.model && active.dimensions === target.dimensions)) {
+    // First use (activeProvider would record the configured model too) or nothing changed.
+    if (!active) await writeActiveModel(sql, target);
+    await cancelOtherJobs(sql, target);
+    return { state: "up_to_date", active: target };
+  }
+
+  const [{ n }] = await sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM memories`);
+  if (Number(n) === 0) {
+    await ensureVectorIndex(sql, target.model, target.dimensions);
+    await writeActiveModel(sql, target);
+    await cancelOtherJobs(sql, target);
+    return { state: "switched", active: target };
+  }
+
+  const job = await sql.transaction(async (tx) => {
+    await cancelOtherJobs(tx, target);
+    const [existing] = await tx.query<JobRow>(
+      `SELECT ${JOB_COLUMNS} FROM embedding_jobs
+        WHERE model = $1 AND dimensions = $2 AND status IN ('pending', 'running', 'failed')
+        ORDER BY created_at DESC LIMIT 1 FOR UPDATE`,
+      [target.model, target.dimensions],
+    );
+    if (existing && reembedRunning(existing.id)) return toJob(existing); // this process is on it
+    if (existing) {
+      // Resume (after a restart) or retry (after a provider failure) from last_memory_id.
+      const [row] = await tx.query<JobRow>(
+        `UPDATE embedding_jobs SET status = 'pending', error = NULL, total = GREATEST(done, $2), updated_at = now()
+          WHERE id = $1 RETURNING ${JOB_COLUMNS}`,
+        [existing.id, Number(n)],
+      );
+      return toJob(row);
+    }
+    const [row] = await tx.query<JobRow>(
+      `INSERT INTO embedding_jobs (id, provider, model, dimensions, status, total)
+       VALUES ($1, $2, $3, $4, 'pending', $5) RETURNING ${JOB_COLUMNS}`,
+      [randomUUID(), target.kind, target.model, target.dimensions, Number(n)],
+    );
+    return toJob(row);
+  });
+
+  startRunner(sql, job, configured);
+  return { state: "started", job };
+}
+
+/** Fire-and-forget form for start-up: logs instead of throwing. */
+export function resumeReembedInBackground(db: { sql: SqlRunner }): void {
+  ensureReembedJob(db).then(
+    (r) => {
+      if (r.state === "started") console.log(`[memscope] re-embedding ${r.job.total} memories with ${r.job.model} (job ${r.job.id}, ${r.job.done} done)`);
+      if (r.state === "switched") console.log(`[memscope] no memories yet: embedding model switched to ${r.active.model}`);
+    },
+    (e) => console.error(`[memscope] re-embedding not started: ${(e as Error).message}`),
+  );
+}
+
+async function cancelOtherJobs(sql: SqlRunner, target: ActiveModel) {
+  await sql.query(
+    `UPDATE embedding_jobs SET status = 'cancelled', updated_at = now(), finished_at = now(),
+            error = COALESCE(error, 'the configured model changed before this job finished')
+      WHERE status IN ('pending', 'running', 'failed') AND NOT (model = $1 AND dimensions = $2)`,
+    [target.model, target.dimensions],
+  );
+}
+
+function startRunner(sql: SqlRunner, job: EmbeddingJob, provider: EmbeddingProvider) {
+  const current = holder[RUNNER];
+  if (current?.jobId === job.id) return; // already running in this process
+  if (current) {
+    // A cancelled job's runner stops at its next page; start this one after it.
+    void current.promise.then(() => startRunner(sql, job, provider));
+    return;
+  }
+  const promise = runJob(sql, job.id, provider)
+    .catch(async (e) => {
+      const message = (e as Error).message || String(e);
+      console.error(`[memscope] re-embedding job ${job.id} failed: ${message}`);
+      await sql
+        .query(`UPDATE embedding_jobs SET status = 'failed', error = $2, updated_at = now() WHERE id = $1`, [job.id, message.slice(0, 2000)])
+        .catch(() => {});
+    })
+    .finally(() => {
+      if (holder[RUNNER]?.promise === promise) delete holder[RUNNER];
+    });
+  holder[RUNNER] = { jobId: job.id, promise };
+}
+
+type Page = { id: string; user_id: string; content: string }[];
+
+async function runJob(sql: SqlRunner, jobId: string, provider: EmbeddingProvider): Promise<void> {
+  const pageSize = reembedPageSize();
+  const [start] = await sql.query<{ last_memory_id: string | null; status: string }>(
+    `UPDATE embedding_jobs SET status = 'running', updated_at = now() WHERE id = $1 AND status IN ('pending', 'running')
+     RETURNING last_memory_id, status`,
+    [jobId],
+  );
+  if (!start) return; // cancelled meanwhile
+  let after = start.last_memory_id;
+
+  // 1. Every memory in id order after the checkpoint. The model's HNSW index is built
+  //    afterwards: inserting into an HNSW-indexed table is many times slower.
+  for (;;) {
+    const page = await sql.query<Page[number]>(
+      `SELECT id, user_id, content FROM memories WHERE ($1::uuid IS NULL OR id > $1::uuid) ORDER BY id LIMIT ${pageSize}`,
+      [after],
+    );
+    if (!page.length) break;
+    const vectors = await provider.embed(page.map((m) => m.content));
+    after = page[page.length - 1].id;
+    const alive = await sql.transaction(async (tx) => {
+      await upsertVectors(tx, provider, page, vectors);
+      const [row] = await tx.query<{ id: string }>(
+        `UPDATE embedding_jobs SET done = done + $2, last_memory_id = $3, total = GREATEST(total, done + $2), updated_at = now()
+          WHERE id = $1 AND status = 'running' RETURNING id`,
+        [jobId, page.length, after],
+      );
+      return !!row;
+    });
+    if (!alive) return; // cancelled (model changed) while this page ran
+  }
+
+  // 2. Memories still without a vector of this model: written by something that did not
+  //    embed with both models, or ids below the checkpoint created during the job.
+  const seen = new Set<string>();
+  for (;;) {
+    const page = await sql.query<Page[number]>(
+      `SELECT m.id, m.user_id, m.content FROM memories m
+        WHERE NOT EXISTS (SELECT 1 FROM memory_embeddings e WHERE e.model = $1 AND e.memory_id = m.id)
+        ORDER BY m.id LIMIT ${pageSize}`,
+      [provider.model],
+    );
+    const fresh = page.filter((m) => !seen.has(m.id));
+    if (!fresh.length) break; // nothing left, or only rows whose content keeps changing under us
+    fresh.forEach((m) => seen.add(m.id));
+    const vectors = await provider.embed(fresh.map((m) => m.content));
+    await sql.transaction(async (tx) => {
+      await upsertVectors(tx, provider, fresh, vectors);
+      await tx.query(`UPDATE embedding_jobs SET done = done + $2, total = GREATEST(total, done + $2), updated_at = now() WHERE id = $1`, [
+        jobId,
+        fresh.length,
+      ]);
+    });
+  }
+
+  // 3. The index, then the switch: from now on retrieval reads the new vectors.
+  await ensureVectorIndex(sql, provider.model, provider.dimensions);
+  await sql.transaction(async (tx) => {
+    const [row] = await tx.query<{ id: string }>(
+      `UPDATE embedding_jobs SET status = 'done', done = GREATEST(done, total), total = GREATEST(done, total), error = NULL,
+              updated_at = now(), finished_at = now()
+        WHERE id = $1 AND status = 'running' RETURNING id`,
+      [jobId],
+    );
+    if (row) await writeActiveModel(tx, { model: provider.model, dimensions: provider.dimensions, kind: provider.kind });
+  });
+}
+
+/**
+ * One statement per page. The join on the current content skips memories deleted or
+ * edited since the page was read: an edit writes its own vectors for both models, and
+ * a stale vector must not overwrite it.
+ */
+async function upsertVectors(tx: SqlRunner, provider: EmbeddingProvider, page: Page, vectors: number[][]) {
+  if (vectors.length !== page.length) throw new Error(`embedder returned ${vectors.length} vectors for ${page.length} texts`);
+  await tx.query(
+    `INSERT INTO memory_embeddings (memory_id, model, user_id, dimensions, embedding)
+     SELECT m.id, $1, m.user_id, $2, u.v::vector
+       FROM unnest($3::uuid[], $4::text[], $5::text[]) AS u(id, content, v)
+       JOIN memories m ON m.id = u.id AND m.content = u.content
+     ON CONFLICT (model, memory_id) DO UPDATE SET embedding = EXCLUDED.embedding, dimensions = EXCLUDED.dimensions,
+            user_id = EXCLUDED.user_id, created_at = now()`,
+    [provider.model, provider.dimensions, page.map((m) => m.id), page.map((m) => m.content), vectors.map(toVectorLiteral)],
+  );
+}

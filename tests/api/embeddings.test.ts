@@ -1,0 +1,233 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { apiClient } from "../helpers/api-client";
+import { startAppServerOnDir, type DirServer } from "../helpers/app-server-on-dir";
+import { hashedVector, startOpenAiStub, type OpenAiStub } from "../helpers/openai-stub";
+import { removeDir, tempDir } from "../helpers/temp-dir";
+
+// Changing the embedding model: a second server on the same data folder, configured
+// with an OpenAI-compatible endpoint (a local stub), re-embeds every memory in the
+// background, resumes after a restart, keeps retrieval on the old model until done.
+
+const USER = "reembed-user";
+const MODEL = "stub-embed-8";
+const LEXICAL = "lexical-hash-v1";
+
+const TEXTS = [
+  "Prefers dark roast coffee without sugar",
+  "Lives in Lisbon near the river",
+  "Writes TypeScript every day at work",
+  "Allergic to peanuts and tree nuts",
+  "Usually goes running on Sunday mornings",
+  "Is learning to play the cello",
+  "Prefers window seats on long flights",
+  "Has a cat named Miso",
+  "Reviews pull requests before lunch",
+  "Knows how to tune PostgreSQL autovacuum",
+  "Likes sci-fi novels by Ursula Le Guin",
+  "Bakes sourdough bread on weekends",
+];
+const TYPES = ["preference", "fact", "skill", "pattern"] as const;
+
+const stubEnv = (stub: OpenAiStub, extra: Record<string, string> = {}) => ({
+  MEMSCOPE_EMBEDDINGS_BASE_URL: stub.url,
+  MEMSCOPE_EMBEDDINGS_MODEL: MODEL,
+  MEMSCOPE_EMBEDDINGS_DIMENSIONS: "8",
+  ...extra,
+});
+
+/** Texts the stub was asked to embed (every /v1/embeddings request, in order). */
+const embedded = (stub: OpenAiStub) => stub.requests.filter((r) => r.path === "/v1/embeddings").flatMap((r) => r.body.input as string[]);
+
+async function until<T>(what: string, fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: T;
+  for (;;) {
+    last = await fn();
+    if (ok(last)) return last;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(last)}`);
+    await new Promise((r) => setTimeout(r, 150));
+  }
+}
+
+async function seedLexical(dir: string, texts: string[]) {
+  const a = await startAppServerOnDir(dir);
+  try {
+    const api = apiClient(a.url);
+    const st = await api.get("/embeddings/status");
+    expect(st.status).toBe(200);
+    expect(st.body.configured_model).toEqual({ model: LEXICAL, dimensions: 256, kind: "lexical" });
+    expect(st.body.job).toBeNull();
+    for (const [i, content] of texts.entries()) {
+      const r = await api.post(`/users/${USER}/memories`, { memory_type: TYPES[i % 4], content });
+      expect(r.status, JSON.stringify(r.body)).toBe(201);
+    }
+    const s = await api.post(`/users/${USER}/memories/search`, { query: "coffee roast", dry_run: true });
+    expect(s.status).toBe(200);
+    expect(s.body.embedding_model).toBe(LEXICAL);
+    expect(s.body.data[0].memory.content).toBe(TEXTS[0]);
+    const after = await api.get("/embeddings/status");
+    expect(after.body.active_model).toEqual({ model: LEXICAL, dimensions: 256, kind: "lexical" });
+  } finally {
+    await a.stop();
+  }
+}
+
+describe("re-embedding when the embedding model changes", () => {
+  const dirs: string[] = [];
+  const servers: DirServer[] = [];
+  const stubs: OpenAiStub[] = [];
+  afterAll(async () => {
+    for (const s of servers) await s.stop().catch(() => {});
+    for (const s of stubs) await s.stop().catch(() => {});
+    for (const d of dirs) removeDir(d);
+  });
+
+  it("re-embeds in the background, serves the old model meanwhile, resumes after a restart, then switches", { timeout: 240_000 }, async () => {
+    const dir = tempDir("reembed");
+    dirs.push(dir);
+    await seedLexical(dir, TEXTS);
+
+    // Server B: pages of 5. The first page is embedded at once; the second waits
+    // until the test opens the gate, so the job is observably half done.
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let pages = 0;
+    const stubB = await startOpenAiStub({
+      embed: async (input, body) => {
+        if (input.length > 1 && ++pages > 1) await gate;
+        return input.map((t) => hashedVector(t, Number(body.dimensions) || 8));
+      },
+    });
+    stubs.push(stubB);
+    const b = await startAppServerOnDir(dir, stubEnv(stubB, { MEMSCOPE_REEMBED_PAGE_SIZE: "5" }));
+    servers.push(b);
+    const apiB = apiClient(b.url);
+
+    // Started on its own at start-up: no POST needed.
+    const half = await until("first page", () => apiB.get("/embeddings/status"), (r) => r.body.job?.done === 5);
+    expect(half.body.job).toMatchObject({ model: MODEL, dimensions: 8, status: "running", total: 12, done: 5, error: null, running_here: true });
+    expect(half.body.active_model).toEqual({ model: LEXICAL, dimensions: 256, kind: "lexical" });
+    expect(half.body.configured_model).toEqual({ model: MODEL, dimensions: 8, kind: "openai-compatible" });
+    const checkpoint: string = half.body.job.last_memory_id;
+    expect(checkpoint).toMatch(/^[0-9a-f-]{36}$/);
+
+    // Retrieval still reads the old model's vectors.
+    const during = await apiB.post(`/users/${USER}/memories/search`, { query: "coffee roast", dry_run: true });
+    expect(during.status).toBe(200);
+    expect(during.body.embedding_model).toBe(LEXICAL);
+    expect(during.body.data[0].memory.content).toBe(TEXTS[0]);
+
+    // A write during the job embeds with both models.
+    const extra = "Drinks green tea in the afternoon";
+    const created = await apiB.post(`/users/${USER}/memories`, { memory_type: "pattern", content: extra });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(embedded(stubB)).toContain(extra);
+
+    // POST /reembed while it runs: the same job, still 202.
+    const again = await apiB.post("/embeddings/reembed");
+    expect(again.status).toBe(202);
+    expect(again.body.started).toBe(true);
+    expect(again.body.job.id).toBe(half.body.job.id);
+
+    const listed = await apiB.get(`/users/${USER}/memories?limit=100&status=all`);
+    const list = listed.body.data as { id: string; content: string }[];
+    expect(list).toHaveLength(13);
+
+    // Restart in the middle of the job (page 2 is in flight).
+    await b.stop();
+    release();
+
+    const stubC = await startOpenAiStub();
+    stubs.push(stubC);
+    const c = await startAppServerOnDir(dir, stubEnv(stubC, { MEMSCOPE_REEMBED_PAGE_SIZE: "5" }));
+    servers.push(c);
+    const apiC = apiClient(c.url);
+    const done = await until("job done", () => apiC.get("/embeddings/status"), (r) => ["done", "failed", "cancelled"].includes(r.body.job?.status));
+    expect(done.body.job).toMatchObject({ status: "done", model: MODEL, total: 13, done: 13, error: null });
+    expect(done.body.active_model).toEqual({ model: MODEL, dimensions: 8, kind: "openai-compatible" });
+
+    // Resumed after the checkpoint: the first page was not embedded again.
+    const expected = list.filter((m) => m.id > checkpoint).map((m) => m.content).sort();
+    expect([...embedded(stubC)].sort()).toEqual(expected);
+    expect(expected.length).toBeLessThan(13);
+
+    const sent = embedded(stubC).length;
+    const after = await apiC.post(`/users/${USER}/memories/search`, { query: extra, dry_run: true });
+    expect(after.status).toBe(200);
+    expect(after.body.embedding_model).toBe(MODEL);
+    expect(after.body.embedding_kind).toBe("openai-compatible");
+    expect(after.body.data[0].memory.content).toBe(extra);
+    expect(embedded(stubC).slice(sent)).toEqual([extra]); // the query, embedded with the new model
+    const vectorHits = (after.body.data as { breakdown: { matched_by: string[] } }[]).filter((h) => h.breakdown.matched_by.includes("vector"));
+    expect(vectorHits.length).toBeGreaterThanOrEqual(10);
+
+    // Nothing left to do: 200, not started.
+    const idle = await apiC.post("/embeddings/reembed");
+    expect(idle.status).toBe(200);
+    expect(idle.body.started).toBe(false);
+    await c.stop();
+  });
+
+  it("a failing provider fails the job with its error; search keeps the old model; POST /reembed retries", { timeout: 180_000 }, async () => {
+    const dir = tempDir("reembed-fail");
+    dirs.push(dir);
+    await seedLexical(dir, TEXTS.slice(0, 4));
+
+    const stub = await startOpenAiStub({
+      embed: () => {
+        throw new Error("model overloaded");
+      },
+    });
+    stubs.push(stub);
+    const s = await startAppServerOnDir(dir, stubEnv(stub));
+    servers.push(s);
+    const api = apiClient(s.url);
+    const failed = await until("job failed", () => api.get("/embeddings/status"), (r) => r.body.job?.status === "failed");
+    expect(failed.body.job.error).toMatch(/answered 500/);
+    expect(failed.body.job.error).toMatch(/model overloaded/);
+    expect(failed.body.job).toMatchObject({ model: MODEL, total: 4, done: 0, running_here: false });
+    expect(failed.body.active_model.model).toBe(LEXICAL);
+
+    const q = await api.post(`/users/${USER}/memories/search`, { query: "coffee", dry_run: true });
+    expect(q.status).toBe(200);
+    expect(q.body.embedding_model).toBe(LEXICAL);
+    expect(q.body.data[0].memory.content).toBe(TEXTS[0]);
+
+    // Retry while still failing: the same job runs again and fails again.
+    const retry = await api.post("/embeddings/reembed");
+    expect(retry.status).toBe(202);
+    expect(retry.body.job.id).toBe(failed.body.job.id);
+    await until("failed again", () => api.get("/embeddings/status"), (r) => r.body.job?.status === "failed" && !r.body.job.running_here);
+
+    // The provider recovers: the retry completes and search switches.
+    stub.set({ embed: undefined });
+    const ok = await api.post("/embeddings/reembed");
+    expect(ok.status).toBe(202);
+    const done = await until("job done", () => api.get("/embeddings/status"), (r) => r.body.job?.status === "done");
+    expect(done.body.job).toMatchObject({ id: failed.body.job.id, total: 4, done: 4, error: null });
+    const q2 = await api.post(`/users/${USER}/memories/search`, { query: "coffee", dry_run: true });
+    expect(q2.body.embedding_model).toBe(MODEL);
+    await s.stop();
+  });
+
+  it("an empty store switches to the configured model at once", { timeout: 120_000 }, async () => {
+    const dir = tempDir("reembed-empty");
+    dirs.push(dir);
+    const a = await startAppServerOnDir(dir);
+    await apiClient(a.url).post(`/users/${USER}/memories/search`, { query: "anything", dry_run: true }); // records lexical as active
+    await a.stop();
+    const stub = await startOpenAiStub();
+    stubs.push(stub);
+    const s = await startAppServerOnDir(dir, stubEnv(stub));
+    servers.push(s);
+    const api = apiClient(s.url);
+    const st = await until("switched", () => api.get("/embeddings/status"), (r) => r.body.active_model?.model === MODEL);
+    expect(st.body.job).toBeNull();
+    const spec = await api.get("/openapi.json");
+    if (spec.body.paths["/api/v1/embeddings/status"] || spec.body.paths["/embeddings/status"]) {
+      // Registered in lib/api/openapi.ts (EMBEDDING_OPS).
+      expect(JSON.stringify(spec.body.paths)).toContain("embeddings/reembed");
+    }
+    await s.stop();
+  });
+});
