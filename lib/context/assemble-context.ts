@@ -32,7 +32,7 @@ export async function assembleContext(sql: SqlRunner, input: ContextInput): Prom
   let source: ContextResult["history_source"] = "none";
   if (input.conversation_id) {
     await requireLiveConversation(sql, input.conversation_id);
-    history = await loadThreadMessages(sql, input.conversation_id, input.leaf_message_id);
+    history = await loadThreadMessages(sql, input.conversation_id, input.leaf_message_id, enc);
     source = "conversation";
   } else if (input.messages) {
     history = input.messages;

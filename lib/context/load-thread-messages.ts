@@ -2,7 +2,9 @@ import "server-only";
 import type { SqlRunner } from "../db/migrations";
 import { extractThread } from "../threads/extract-thread";
 import { findAnchor } from "../threads/load-thread";
+import { primeContentTokens } from "../strategies/message-tokens";
 import type { RoleMessage } from "../strategies/schemas";
+import type { EncodingName } from "../tokens/registry";
 import { isPlaceholder } from "../window/token-buffer";
 import { MAX_MESSAGE_LIMIT } from "../window/get-history";
 
@@ -14,10 +16,21 @@ type ToolCallMeta = { id?: string; name?: string; arguments?: unknown; result?: 
  * A turn whose metadata carries `tool_calls` ([{id, name, arguments, result}]) becomes
  * user, assistant tool calls, tool results, then the assistant answer.
  */
-export async function loadThreadMessages(sql: SqlRunner, conversationId: string, leafId?: string): Promise<RoleMessage[]> {
+export async function loadThreadMessages(sql: SqlRunner, conversationId: string, leafId: string | undefined, encoding: EncodingName): Promise<RoleMessage[]> {
+  const suffix = encoding === "cl100k_base" ? "cl100k" : "o200k";
   const anchor = leafId ? await findAnchor(sql, conversationId, leafId) : null;
-  const rows = await sql.query<{ id: string; parentMessageId: string | null; query: string; answer: string; answer_tokens: number; metadata: Record<string, unknown> | null }>(
-    `SELECT id, parent_message_id AS "parentMessageId", query, answer, answer_tokens, metadata
+  const rows = await sql.query<{
+    id: string;
+    parentMessageId: string | null;
+    query: string;
+    answer: string;
+    answer_tokens: number;
+    metadata: Record<string, unknown> | null;
+    q: number;
+    a: number;
+  }>(
+    `SELECT id, parent_message_id AS "parentMessageId", query, answer, answer_tokens, metadata,
+            query_tokens_${suffix} AS q, answer_tokens_${suffix} AS a
        FROM messages
       WHERE conversation_id = $1 ${anchor ? "AND (created_at, seq) <= ($3::timestamptz, $4::int)" : ""}
       ORDER BY created_at DESC, seq DESC
@@ -28,7 +41,9 @@ export async function loadThreadMessages(sql: SqlRunner, conversationId: string,
   if (thread.length && isPlaceholder({ answer: thread[0].answer, answerTokens: thread[0].answer_tokens })) thread = thread.slice(1);
   const out: RoleMessage[] = [];
   for (const t of thread.reverse()) {
-    out.push({ role: "user", content: t.query });
+    const user: RoleMessage = { role: "user", content: t.query };
+    primeContentTokens(user, encoding, t.q);
+    out.push(user);
     const calls = Array.isArray(t.metadata?.tool_calls) ? (t.metadata!.tool_calls as ToolCallMeta[]) : [];
     if (calls.length) {
       const withIds = calls.map((c, i) => ({ ...c, id: String(c.id ?? `${t.id}-call-${i}`) }));
@@ -45,7 +60,9 @@ export async function loadThreadMessages(sql: SqlRunner, conversationId: string,
         out.push({ role: "tool", tool_call_id: c.id, content: typeof c.result === "string" ? c.result : JSON.stringify(c.result ?? null) });
       }
     }
-    out.push({ role: "assistant", content: t.answer });
+    const answer: RoleMessage = { role: "assistant", content: t.answer };
+    primeContentTokens(answer, encoding, t.a);
+    out.push(answer);
   }
   return out;
 }

@@ -3,10 +3,22 @@ import { countTextTokens } from "../tokens/count-tokens";
 import type { EncodingName } from "../tokens/registry";
 import type { RoleMessage } from "./schemas";
 
+// Messages read from the store arrive with their token counts cached at write time;
+// keyed by the message object, so a copy (a truncated one, say) is counted afresh.
+const cache: Record<EncodingName, WeakMap<RoleMessage, number>> = { o200k_base: new WeakMap(), cl100k_base: new WeakMap() };
+
+/** Records a message's content tokens (as cached in the database) for one encoding. */
+export function primeContentTokens(m: RoleMessage, encoding: EncodingName, contentTokenCount: number): void {
+  cache[encoding].set(m, messageOverhead(m.role, encoding, m.name) + contentTokenCount);
+}
+
 /** One message by OpenAI's chat formula; tool calls count their name and arguments. */
 export function roleMessageTokens(m: RoleMessage, encoding: EncodingName): number {
+  const hit = cache[encoding].get(m);
+  if (hit !== undefined) return hit;
   let n = messageOverhead(m.role, encoding, m.name) + contentTokens(m.content, encoding);
   for (const c of m.tool_calls ?? []) n += countTextTokens(c.name, encoding) + countTextTokens(c.arguments, encoding);
+  cache[encoding].set(m, n);
   return n;
 }
 
