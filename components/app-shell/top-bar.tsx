@@ -5,6 +5,7 @@ import { usePathname } from "next/navigation";
 const NAV = [
   { href: "/conversations", label: "Conversations" },
   { href: "/memories", label: "Memories" },
+  { href: "/inspect", label: "Inspector" },
   { href: "/docs/api", label: "API docs" },
 ];
 

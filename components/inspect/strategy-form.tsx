@@ -1,0 +1,129 @@
+"use client";
+import { useId } from "react";
+import { STRATEGY_HINT, STRATEGY_LABEL, STRATEGY_TYPES, type StrategyDraft, type StrategyType } from "@/lib/ui/inspect-model";
+
+export const inputCls =
+  "h-8 w-full rounded-md border border-zinc-300 bg-white px-2 text-sm tabular-nums shadow-xs aria-[invalid=true]:border-red-500 aria-[invalid=true]:ring-1 aria-[invalid=true]:ring-red-500 dark:border-zinc-700 dark:bg-zinc-950";
+export const labelCls = "flex flex-col gap-1 text-xs text-zinc-600 dark:text-zinc-400";
+
+/** The API's message for a field, under the control it belongs to. */
+export function FieldError({ id, message }: { id: string; message?: string }) {
+  if (!message) return null;
+  return (
+    <span id={id} role="alert" data-testid="field-error" className="text-[11px] font-medium text-red-600 dark:text-red-400">
+      {message}
+    </span>
+  );
+}
+
+type Props = {
+  draft: StrategyDraft;
+  onChange: (d: StrategyDraft) => void;
+  /** field → message, keyed as the API names them (`strategy.max_attached_message_count`). */
+  errors: Record<string, string>;
+  /** "" for A, "-b" for B: suffix of the test ids. */
+  suffix?: string;
+};
+
+export function StrategyForm({ draft, onChange, errors, suffix = "" }: Props) {
+  const id = useId();
+  const t = draft.type;
+  const set = <T extends StrategyType>(type: T, patch: Partial<StrategyDraft[T]>) => onChange({ ...draft, [type]: { ...draft[type], ...patch } });
+  const strategyError = errors["strategy"] ?? errors["strategy.type"];
+
+  const num = <T extends StrategyType>(type: T, key: keyof StrategyDraft[T] & string, label: string, opts: { step?: number; min?: number; max?: number; hint?: string } = {}) => {
+    const field = `strategy.${key}`;
+    const err = errors[field];
+    const value = draft[type][key] as number;
+    return (
+      <label className={labelCls} key={`${type}.${key}`}>
+        <span title={opts.hint}>{label}</span>
+        <input
+          type="number"
+          inputMode="decimal"
+          step={opts.step ?? 1}
+          min={opts.min}
+          max={opts.max}
+          value={Number.isNaN(value) ? "" : value}
+          onChange={(e) => set(type, { [key]: e.target.value === "" ? NaN : Number(e.target.value) } as Partial<StrategyDraft[T]>)}
+          aria-invalid={err ? true : undefined}
+          aria-describedby={err ? `${id}-${key}-err` : undefined}
+          data-testid={`strategy${suffix}-field-${key}`}
+          className={inputCls}
+        />
+        <FieldError id={`${id}-${key}-err`} message={err} />
+      </label>
+    );
+  };
+  const check = <T extends StrategyType>(type: T, key: keyof StrategyDraft[T] & string, label: string) => (
+    <label className="flex items-center gap-2 text-xs text-zinc-700 dark:text-zinc-300" key={`${type}.${key}`}>
+      <input
+        type="checkbox"
+        checked={draft[type][key] as boolean}
+        onChange={(e) => set(type, { [key]: e.target.checked } as Partial<StrategyDraft[T]>)}
+        data-testid={`strategy${suffix}-field-${key}`}
+        className="size-3.5 accent-indigo-600"
+      />
+      {label}
+    </label>
+  );
+
+  return (
+    <div className="flex flex-col gap-3">
+      <label className={labelCls}>
+        <span className="sr-only">Strategy</span>
+        <select
+          value={t}
+          onChange={(e) => onChange({ ...draft, type: e.target.value as StrategyType })}
+          data-testid={`strategy-select${suffix}`}
+          aria-invalid={strategyError ? true : undefined}
+          className={`${inputCls} font-medium`}
+        >
+          {STRATEGY_TYPES.map((s) => (
+            <option key={s} value={s}>
+              {STRATEGY_LABEL[s]} ({s})
+            </option>
+          ))}
+        </select>
+        <span className="text-[11px] leading-snug text-zinc-500 dark:text-zinc-400">{STRATEGY_HINT[t]}</span>
+        <FieldError id={`${id}-strategy-err`} message={strategyError} />
+      </label>
+
+      {t === "token_buffer" && <div className="grid grid-cols-2 gap-3">{num("token_buffer", "max_token_limit", "max_token_limit", { min: 0 })}</div>}
+
+      {t === "message_window" && (
+        <>
+          <div className="grid grid-cols-2 gap-3">
+            {num("message_window", "max_attached_message_count", "max messages", { min: 1, hint: "max_attached_message_count" })}
+            {num("message_window", "history_message_truncate_length", "truncate at (chars)", { min: 1, hint: "history_message_truncate_length" })}
+          </div>
+          {check("message_window", "history_message_truncate_enable", "Truncate long history messages")}
+          <label className={labelCls}>
+            System message (inserted first when the window has none)
+            <textarea
+              rows={2}
+              value={draft.message_window.system_message}
+              onChange={(e) => set("message_window", { system_message: e.target.value })}
+              data-testid={`strategy${suffix}-field-system_message`}
+              aria-invalid={errors["strategy.system_message"] ? true : undefined}
+              placeholder="optional"
+              className="w-full resize-y rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm shadow-xs dark:border-zinc-700 dark:bg-zinc-950"
+            />
+            <FieldError id={`${id}-sm-err`} message={errors["strategy.system_message"]} />
+          </label>
+        </>
+      )}
+
+      {t === "auto_context" && (
+        <div className="grid grid-cols-2 gap-3">
+          {num("auto_context", "msg_threshold", "msg_threshold", { min: 1 })}
+          {num("auto_context", "token_ratio", "token_ratio", { step: 0.05, min: 0.05, max: 1, hint: "share of the context window" })}
+          {num("auto_context", "last_keep", "last_keep", { min: 0 })}
+          {num("auto_context", "offload_tokens", "offload_tokens", { min: 50 })}
+        </div>
+      )}
+
+      {check(t, "include_tools", "Include tool calls and results")}
+    </div>
+  );
+}

@@ -1,0 +1,207 @@
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEMO_IDS } from "@/lib/db/seed/demo-data";
+import { startAppServer, type AppServer } from "../helpers/app-server";
+import { launchBrowser, screenshotPath } from "../helpers/browser";
+
+// The prompt inspector in real Chromium against the production server with the demo seed.
+// Screenshots (light and dark) land in test-results/screenshots for a person to look at.
+
+describe("prompt inspector in a browser", () => {
+  let server: AppServer;
+  let browser: Browser;
+  let page: Page;
+  let dark: Page;
+
+  beforeAll(async () => {
+    [server, browser] = await Promise.all([startAppServer({ seed: true }), launchBrowser()]);
+    page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
+    page.setDefaultTimeout(20_000);
+    dark = await browser.newPage({ viewport: { width: 1440, height: 1000 }, colorScheme: "dark" });
+    dark.setDefaultTimeout(20_000);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  const bubbles = (p: Page = page) => p.locator('[data-testid="prompt-bubble"]');
+  const run = () => page.locator('[data-testid="inspect-run"]').click();
+  /** Waits until no run is in flight (the results section drops aria-busy). */
+  const top = (p: Page = page) => p.evaluate(() => window.scrollTo(0, 0));
+  const settled = (p: Page = page) => p.waitForFunction(() => document.querySelector('section[aria-label="Result"]')?.getAttribute("aria-busy") === "false");
+
+  it("stored conversation + query with message_window: bubbles, memories, stacked bar, dropped items", async () => {
+    await page.goto(`${server.url}/inspect`);
+    await page.locator('[data-testid="inspect-empty"]').waitFor();
+    await page.screenshot({ path: screenshotPath("inspect-empty") });
+
+    await page.locator('[data-testid="inspect-source-tab-stored"]').click();
+    await page.locator('[data-testid="inspect-user"]').fill("ana@example.com");
+    const conv = page.locator('[data-testid="inspect-conversation"]');
+    await page.waitForFunction((id) => !!document.querySelector(`[data-testid="inspect-conversation"] option[value="${id}"]`), DEMO_IDS.long);
+    await conv.selectOption(DEMO_IDS.long);
+    await page.locator('[data-testid="inspect-leaf"]').waitFor();
+    await page.locator('[data-testid="inspect-query"]').fill("what's my budget?");
+    await page.locator('[data-testid="inspect-system-prompt"]').fill("You are Ana's travel companion. Answer briefly.");
+    await page.locator('[data-testid="strategy-select"]').selectOption("message_window");
+    await page.locator('[data-testid="strategy-field-max_attached_message_count"]').fill("6");
+    await run();
+
+    await bubbles().first().waitFor();
+    await settled();
+    const sections = await bubbles().evaluateAll((els) => els.map((e) => e.getAttribute("data-section")));
+    expect(sections[0]).toBe("system");
+    expect(sections.filter((s) => s === "history")).toHaveLength(6);
+    expect(sections.at(-1)).toBe("query");
+
+    // Memories were retrieved and included in the system message.
+    await page.locator('[data-testid="memories-section"]').waitFor();
+    expect(await page.locator('[data-testid="memory-item"][data-included="true"]').count()).toBeGreaterThan(0);
+    expect(await page.locator('[data-testid="prompt-bubble"]').first().textContent()).toMatch(/budget/i);
+
+    const bar = page.locator('[data-testid="budget-stacked-bar"]');
+    for (const s of ["system", "memories", "history", "query", "reserved-output", "free"]) {
+      expect(Number(await bar.getAttribute(`data-section-${s}`)), s).toBeGreaterThan(0);
+    }
+    expect(await bar.getAttribute("data-fits")).toBe("true");
+    expect(await bar.locator('[data-section="history"]').count()).toBe(1);
+
+    expect(await page.locator('[data-testid="dropped-item"]').count()).toBeGreaterThan(0);
+    expect(await page.locator('[data-testid="dropped-item"]').first().textContent()).toMatch(/.+/);
+    await expect(page.getByText("older than the newest 6 messages").first().isVisible()).resolves.toBe(true);
+
+    // The URL carries the main selection.
+    await page.waitForFunction(() => location.search.includes("strategy=message_window") && location.search.includes("conversation="));
+    expect(page.url()).toContain("user=ana%40example.com");
+    expect(page.url()).toContain(`conversation=${DEMO_IDS.long}`);
+    await top();
+    await page.screenshot({ path: screenshotPath("inspect-message-window"), fullPage: true });
+
+    // The same shared link in dark mode runs itself.
+    await dark.goto(page.url());
+    await bubbles(dark).first().waitFor();
+    await settled(dark);
+    await top(dark);
+    await dark.screenshot({ path: screenshotPath("inspect-message-window-dark"), fullPage: true });
+  });
+
+  it("auto_context over msg_threshold 30 summarizes the older history", async () => {
+    await page.locator('[data-testid="strategy-select"]').selectOption("auto_context");
+    await page.locator('[data-testid="strategy-field-msg_threshold"]').fill("30");
+    await run();
+    await page.locator('[data-testid="transformed-item"][data-action="summarized"]').first().waitFor();
+    await settled();
+    expect(await page.locator('[data-testid="prompt-bubble"]').filter({ hasText: "summary of the earlier conversation" }).count()).toBe(1);
+    await page.waitForFunction(() => location.search.includes("strategy=auto_context"));
+    await top();
+    await page.screenshot({ path: screenshotPath("inspect-auto-context"), fullPage: true });
+  });
+
+  it("compares token_buffer with message_window side by side", async () => {
+    await page.locator('[data-testid="strategy-select"]').selectOption("token_buffer");
+    await page.locator('[data-testid="strategy-field-max_token_limit"]').fill("800");
+    await page.locator('[data-testid="compare-toggle"]').click();
+    await page.locator('[data-testid="strategy-select-b"]').selectOption("message_window");
+    await page.locator('[data-testid="strategy-b-field-max_attached_message_count"]').fill("4");
+    await run();
+
+    const colA = page.locator('[data-testid="compare-column-a"]');
+    const colB = page.locator('[data-testid="compare-column-b"]');
+    await colA.locator('[data-testid="prompt-bubble"]').first().waitFor();
+    await colB.locator('[data-testid="prompt-bubble"]').first().waitFor();
+    await page.locator('[data-testid="compare-summary"]').waitFor();
+    await settled();
+    const onlyA = await colA.locator('[data-testid="prompt-bubble"][data-diff="only"]').count();
+    const onlyB = await colB.locator('[data-testid="prompt-bubble"][data-diff="only"]').count();
+    expect(onlyA + onlyB).toBeGreaterThan(0);
+    expect(Number(await page.locator('[data-testid="only-a-count"]').textContent())).toBe(onlyA);
+    expect(await colA.locator('[data-testid="diff-only"]').first().textContent()).toMatch(/only in A/i);
+    // The shared messages (system with memories, the query) are in both.
+    expect(await colA.locator('[data-testid="prompt-bubble"][data-diff="both"]').count()).toBeGreaterThan(0);
+    const delta = Number(await page.locator('[data-testid="token-delta"]').getAttribute("data-delta"));
+    expect(Number.isFinite(delta)).toBe(true);
+    await page.waitForFunction(() => location.search.includes("compare=message_window"));
+    await top();
+    await page.screenshot({ path: screenshotPath("inspect-compare"), fullPage: true });
+
+    // Export: the download is OpenAI messages JSON.
+    const [download] = await Promise.all([page.waitForEvent("download"), colA.locator('[data-testid="export-json"]').click()]);
+    const file = await download.path();
+    const fs = await import("node:fs");
+    const exported = JSON.parse(fs.readFileSync(file!, "utf8"));
+    expect(Array.isArray(exported)).toBe(true);
+    expect(exported[0].role).toBe("system");
+    expect(exported.at(-1)).toEqual({ role: "user", content: "what's my budget?" });
+
+    await dark.goto(page.url());
+    await dark.locator('[data-testid="compare-column-b"] [data-testid="prompt-bubble"]').first().waitFor();
+    await settled(dark);
+    await dark.screenshot({ path: screenshotPath("inspect-compare-dark") });
+    await page.locator('[data-testid="compare-toggle"]').click();
+  });
+
+  it("pasted messages: count 0 gives a 422 shown next to the field; then a tool call renders", async () => {
+    await page.locator('[data-testid="inspect-source-tab-paste"]').click();
+    await page.locator('[data-testid="inspect-sample"]').click();
+    await page.locator('[data-testid="messages-valid"]').waitFor();
+    // No user: this goes through /window.
+    await page.locator('[data-testid="inspect-user"]').fill("");
+    await page.locator('[data-testid="strategy-select"]').selectOption("message_window");
+    const count = page.locator('[data-testid="strategy-field-max_attached_message_count"]');
+    await count.fill("0");
+    await run();
+    await page.waitForFunction(() => document.querySelector('[data-testid="strategy-field-max_attached_message_count"]')?.getAttribute("aria-invalid") === "true");
+    const err = page.locator('[data-testid="strategy-field-max_attached_message_count"] ~ [data-testid="field-error"]');
+    expect(await err.textContent()).toMatch(/> 0/);
+    expect(await page.locator('[data-testid="inspect-validation"]').textContent()).toContain("strategy.max_attached_message_count");
+    await page.screenshot({ path: screenshotPath("inspect-paste-422") });
+
+    await count.fill("9");
+    await page.locator('[data-testid="strategy-field-system_message"]').fill("You are a concise travel assistant.");
+    await run();
+    await page.waitForFunction(() => !document.querySelector('[data-testid="field-error"]'));
+    await bubbles().first().waitFor();
+    await settled();
+    expect(await page.locator('[data-testid="tool-result"]').count()).toBe(1);
+    expect(await page.locator('[data-testid="tool-call"]').count()).toBe(1);
+    expect(await page.locator('[data-testid="dropped-item"]').count()).toBe(4);
+    expect(await page.locator('[data-testid="transformed-item"][data-action="system_inserted"]').count()).toBe(1);
+    await top();
+    await page.screenshot({ path: screenshotPath("inspect-paste"), fullPage: true });
+
+    // auto_context with a low offload threshold offloads the long itinerary; the content loads on demand.
+    await page.locator('[data-testid="strategy-select"]').selectOption("auto_context");
+    await page.locator('[data-testid="strategy-field-msg_threshold"]').fill("5");
+    await page.locator('[data-testid="strategy-field-last_keep"]').fill("4");
+    await page.locator('[data-testid="strategy-field-offload_tokens"]').fill("50");
+    await run();
+    await page.locator('[data-testid="transformed-item"][data-action="offloaded"]').first().waitFor();
+    await settled();
+    const off = page.locator('[data-testid="prompt-bubble"][data-offloaded="true"]').first();
+    await off.locator('[data-testid="show-offloaded"]').click();
+    expect(await off.locator('[data-testid="offloaded-content"]').textContent()).toMatch(/Day \d+/);
+    await top();
+    await page.screenshot({ path: screenshotPath("inspect-paste-offloaded"), fullPage: true });
+
+    // Reserving more output than the window holds: the bar says it does not fit, in red.
+    await page.locator('[data-testid="model-select"]').selectOption("gpt-4");
+    await page.locator('[data-testid="reserved-output"]').fill("8000");
+    await run();
+    await page.waitForFunction(() => document.querySelector('[data-testid="budget-stacked-bar"]')?.getAttribute("data-fits") === "false");
+    await page.locator('[data-testid="budget-overflow"]').waitFor();
+    await top();
+    await page.screenshot({ path: screenshotPath("inspect-overflow") });
+
+    // The same view in dark mode: paste the sample there and run the offloading strategy.
+    await dark.goto(`${server.url}/inspect?source=paste&strategy=auto_context`);
+    await dark.locator('[data-testid="inspect-sample"]').click();
+    await dark.locator('[data-testid="strategy-field-msg_threshold"]').fill("5");
+    await dark.locator('[data-testid="strategy-field-last_keep"]').fill("4");
+    await dark.locator('[data-testid="strategy-field-offload_tokens"]').fill("50");
+    await dark.keyboard.press("Control+Enter");
+    await dark.locator('[data-testid="prompt-bubble"][data-offloaded="true"]').first().waitFor();
+    await settled(dark);
+    await dark.screenshot({ path: screenshotPath("inspect-paste-dark") });
+  });
+});
