@@ -7,6 +7,7 @@ import { useAllMessages, useConversation, useThread } from "@/lib/ui/queries";
 import { formatInt } from "@/lib/ui/format";
 import { ErrorBox, Spinner } from "@/components/ui/states";
 import { WindowPanel } from "@/components/window/window-panel";
+import { NodeMemorySection } from "@/components/node-memory/node-memory-panel";
 import { ConversationHeader } from "./conversation-header";
 import { MessageTree } from "./message-tree";
 import { TreeLegend } from "./tree-legend";
@@ -99,6 +100,7 @@ export function ConversationDetail({ id }: { id: string }) {
           threadLoading={messages.isPending || thread.isPending}
         />
       </div>
+      <NodeMemorySection conversationId={id} />
     </main>
   );
 }

@@ -4,12 +4,13 @@ import { CONVERSATION_OPS } from "./openapi-ops/conversations";
 import { EMBEDDING_OPS } from "./openapi-ops/embeddings";
 import { MEMORY_OPS } from "./openapi-ops/memories";
 import { MEMORY_CURATION_OPS } from "./openapi-ops/memory-curation";
+import { NODE_MEMORY_OPS } from "./openapi-ops/node-memory";
 import type { Op } from "./openapi-ops/op";
 
 // The OpenAPI document is generated from the same zod schemas the routes parse with,
 // so it cannot drift from what the API accepts.
 
-const OPS: Op[] = [...CONVERSATION_OPS, ...MEMORY_OPS, ...MEMORY_CURATION_OPS, ...EMBEDDING_OPS, ...CONTEXT_OPS];
+const OPS: Op[] = [...CONVERSATION_OPS, ...MEMORY_OPS, ...MEMORY_CURATION_OPS, ...EMBEDDING_OPS, ...CONTEXT_OPS, ...NODE_MEMORY_OPS];
 
 const ZError = z.object({
   error: z.object({
