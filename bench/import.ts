@@ -10,7 +10,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { countTextsAllEncodings } from "../lib/tokens/count-tokens-parallel";
 import { makeTurnGenerator, type Turn } from "./lib/text";
-import { makeTempDir, ms, now, postJson, printMachine, removeDir, ROOT, runMain, startServer } from "./lib/common";
+import { makeTempDir, ms, now, postJson, printMachine, removeDir, ROOT, runMain } from "./lib/common";
+import { startBuiltServer } from "./lib/start-server-dist";
 
 const TOTAL = Number(process.env.BENCH_IMPORT_TOTAL || 50_000);
 const BATCH = Number(process.env.BENCH_IMPORT_BATCH || 5_000);
@@ -52,7 +53,7 @@ runMain("bench:import", async (onCleanup) => {
   onCleanup(() => removeDir(dataDir));
   console.log(`Data folder: ${dataDir}`);
 
-  const server = await startServer(dataDir);
+  const server = await startBuiltServer(dataDir);
   onCleanup(() => server.stop());
 
   const gen = makeTurnGenerator(777);

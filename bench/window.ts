@@ -24,7 +24,8 @@ import { getHistory } from "../lib/window/get-history";
 import { extractThread } from "../lib/threads/extract-thread";
 import { countChatTokens, type ChatMessage } from "../lib/tokens/chat-formula";
 import { makeTurnGenerator, wordCount } from "./lib/text";
-import { makeTempDir, measure, ms, now, printMachine, removeDir, ROOT, runMain, startServer, stats, type Stats } from "./lib/common";
+import { makeTempDir, measure, ms, now, printMachine, removeDir, ROOT, runMain, stats, type Stats } from "./lib/common";
+import { startBuiltServer } from "./lib/start-server-dist";
 
 const TOTAL = Number(process.env.BENCH_TURNS || 100_000);
 const CHUNK = 10_000;
@@ -239,7 +240,7 @@ async function measureLib(db: Database, conversationId: string, query: HistoryQu
 }
 
 async function measureHttp(dataDir: string, conversationId: string, expectedKept: number, label: string, onCleanup: (fn: () => unknown) => void) {
-  const server = await startServer(dataDir);
+  const server = await startBuiltServer(dataDir);
   onCleanup(() => server.stop());
   try {
     const url = `${server.base}/api/v1/conversations/${conversationId}/history?max_token_limit=${LIMIT}&model=gpt-4o`;

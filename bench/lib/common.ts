@@ -1,4 +1,3 @@
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
@@ -97,82 +96,7 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** `next build` once: the production server needs .next/BUILD_ID. */
-export function ensureBuild() {
-  if (fs.existsSync(path.join(ROOT, ".next", "BUILD_ID"))) return;
-  console.log("No .next/BUILD_ID: running `npx next build` (once)...");
-  const t0 = now();
-  const r = spawnSync("npx", ["next", "build"], { cwd: ROOT, stdio: "inherit", env: process.env });
-  if (r.status !== 0) throw new Error(`next build failed (exit ${r.status})`);
-  console.log(`Built in ${((now() - t0) / 1000).toFixed(0)} s`);
-}
-
 export type Server = { base: string; port: number; pid: number; stop(): Promise<void>; log(): string };
-
-/**
- * Starts `next start` on dataDir and waits until GET /api/v1/conversations answers 200.
- * The child gets its own process group so stop() can end it and anything it forked.
- */
-export async function startServer(dataDir: string, timeoutMs = 90_000): Promise<Server> {
-  ensureBuild();
-  const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, [path.join(ROOT, "node_modules/next/dist/bin/next"), "start", "-p", String(port)], {
-    cwd: ROOT,
-    env: { ...process.env, MEMSCOPE_DATA_DIR: dataDir, MEMSCOPE_SEED: "0", PORT: String(port), NODE_ENV: "production" },
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-  });
-  let out = "";
-  const keep = (b: Buffer) => {
-    out += b.toString();
-    if (out.length > 20_000) out = out.slice(-20_000);
-  };
-  child.stdout!.on("data", keep);
-  child.stderr!.on("data", keep);
-  let exited: number | null | undefined;
-  const exitP = new Promise<void>((res) => child.on("exit", (code) => ((exited = code), res())));
-  const pid = child.pid!;
-  const stop = async () => {
-    if (exited !== undefined) return;
-    try {
-      process.kill(-pid, "SIGTERM");
-    } catch {
-      /* already gone */
-    }
-    const t = setTimeout(() => {
-      try {
-        process.kill(-pid, "SIGKILL");
-      } catch {
-        /* gone */
-      }
-    }, 5000);
-    await exitP;
-    clearTimeout(t);
-  };
-  const base = `http://127.0.0.1:${port}`;
-  const t0 = now();
-  for (;;) {
-    if (exited !== undefined) throw new Error(`next start exited with ${exited} before answering:\n${out}`);
-    try {
-      const r = await fetch(`${base}/api/v1/conversations?limit=1`);
-      await r.arrayBuffer();
-      if (r.status === 200) break;
-      if (r.status >= 500) throw new Error(`GET /api/v1/conversations answered ${r.status}:\n${out}`);
-    } catch (e) {
-      if ((e as Error).message.startsWith("GET /api")) {
-        await stop();
-        throw e;
-      }
-    }
-    if (now() - t0 > timeoutMs) {
-      await stop();
-      throw new Error(`server did not answer within ${timeoutMs} ms:\n${out}`);
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  console.log(`Server up on ${base} (pid ${pid}) after ${((now() - t0) / 1000).toFixed(1)} s`);
-  return { base, port, pid, stop, log: () => out };
-}
 
 export async function postJson<T = unknown>(url: string, body: unknown): Promise<{ status: number; json: T }> {
   const r = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { apiClient } from "../helpers/api-client";
-import { startAppServerOnDir, type DirServer } from "../helpers/app-server-on-dir";
+import { startAppServer, type AppServer } from "../helpers/app-server";
 import { hashedVector, startOpenAiStub, type OpenAiStub } from "../helpers/openai-stub";
 import { removeDir, tempDir } from "../helpers/temp-dir";
 
@@ -50,7 +50,7 @@ async function until<T>(what: string, fn: () => Promise<T>, ok: (v: T) => boolea
 }
 
 async function seedLexical(dir: string, texts: string[]) {
-  const a = await startAppServerOnDir(dir);
+  const a = await startAppServer({ dataDir: dir });
   try {
     const api = apiClient(a.url);
     const st = await api.get("/embeddings/status");
@@ -74,7 +74,7 @@ async function seedLexical(dir: string, texts: string[]) {
 
 describe("re-embedding when the embedding model changes", () => {
   const dirs: string[] = [];
-  const servers: DirServer[] = [];
+  const servers: AppServer[] = [];
   const stubs: OpenAiStub[] = [];
   afterAll(async () => {
     for (const s of servers) await s.stop().catch(() => {});
@@ -99,7 +99,7 @@ describe("re-embedding when the embedding model changes", () => {
       },
     });
     stubs.push(stubB);
-    const b = await startAppServerOnDir(dir, stubEnv(stubB, { MEMSCOPE_REEMBED_PAGE_SIZE: "5" }));
+    const b = await startAppServer({ dataDir: dir, env: stubEnv(stubB, { MEMSCOPE_REEMBED_PAGE_SIZE: "5" }) });
     servers.push(b);
     const apiB = apiClient(b.url);
 
@@ -139,7 +139,7 @@ describe("re-embedding when the embedding model changes", () => {
 
     const stubC = await startOpenAiStub();
     stubs.push(stubC);
-    const c = await startAppServerOnDir(dir, stubEnv(stubC, { MEMSCOPE_REEMBED_PAGE_SIZE: "5" }));
+    const c = await startAppServer({ dataDir: dir, env: stubEnv(stubC, { MEMSCOPE_REEMBED_PAGE_SIZE: "5" }) });
     servers.push(c);
     const apiC = apiClient(c.url);
     const done = await until("job done", () => apiC.get("/embeddings/status"), (r) => ["done", "failed", "cancelled"].includes(r.body.job?.status));
@@ -179,7 +179,7 @@ describe("re-embedding when the embedding model changes", () => {
       },
     });
     stubs.push(stub);
-    const s = await startAppServerOnDir(dir, stubEnv(stub));
+    const s = await startAppServer({ dataDir: dir, env: stubEnv(stub) });
     servers.push(s);
     const api = apiClient(s.url);
     const failed = await until("job failed", () => api.get("/embeddings/status"), (r) => r.body.job?.status === "failed");
@@ -213,12 +213,12 @@ describe("re-embedding when the embedding model changes", () => {
   it("an empty store switches to the configured model at once", { timeout: 120_000 }, async () => {
     const dir = tempDir("reembed-empty");
     dirs.push(dir);
-    const a = await startAppServerOnDir(dir);
+    const a = await startAppServer({ dataDir: dir });
     await apiClient(a.url).post(`/users/${USER}/memories/search`, { query: "anything", dry_run: true }); // records lexical as active
     await a.stop();
     const stub = await startOpenAiStub();
     stubs.push(stub);
-    const s = await startAppServerOnDir(dir, stubEnv(stub));
+    const s = await startAppServer({ dataDir: dir, env: stubEnv(stub) });
     servers.push(s);
     const api = apiClient(s.url);
     const st = await until("switched", () => api.get("/embeddings/status"), (r) => r.body.active_model?.model === MODEL);

@@ -5,18 +5,22 @@ import { freePort } from "./free-port";
 import { removeDir, tempDir } from "./temp-dir";
 
 // Starts the real production server (`next start`, built by `npm test` first) on a
-// fresh data folder or a DATABASE_URL, and stops it afterwards.
+// fresh data folder (removed on stop), a folder the caller owns (kept, so a second
+// server can open it: restarts, model changes) or a DATABASE_URL.
 
 export type AppServer = { url: string; dataDir: string | null; logs(): string; stop(): Promise<void> };
 
 const ROOT = path.resolve(__dirname, "../..");
 
-export async function startAppServer(opts: { databaseUrl?: string; seed?: boolean; env?: Record<string, string> } = {}): Promise<AppServer> {
+export async function startAppServer(
+  opts: { databaseUrl?: string; dataDir?: string; seed?: boolean; env?: Record<string, string> } = {},
+): Promise<AppServer> {
   if (!fs.existsSync(path.join(ROOT, process.env.MEMSCOPE_NEXT_DIST_DIR || ".next", "BUILD_ID"))) {
     throw new Error("No production build: run `npm test` (it builds first) or `npx next build`.");
   }
   const port = await freePort();
-  const dataDir = opts.databaseUrl ? null : tempDir("data");
+  const ownsDir = !opts.databaseUrl && !opts.dataDir;
+  const dataDir = opts.databaseUrl ? null : (opts.dataDir ?? tempDir("data"));
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     PORT: String(port),
@@ -25,9 +29,20 @@ export async function startAppServer(opts: { databaseUrl?: string; seed?: boolea
     MEMSCOPE_SEED: opts.seed ? "1" : "0",
     ...opts.env,
   };
-  delete env.DATABASE_URL;
-  delete env.MEMSCOPE_API_KEY;
-  if (opts.env?.MEMSCOPE_API_KEY) env.MEMSCOPE_API_KEY = opts.env.MEMSCOPE_API_KEY;
+  // Database, key and AI endpoints come from `opts` only, never from the shell running the tests.
+  for (const k of [
+    "DATABASE_URL",
+    "MEMSCOPE_API_KEY",
+    "MEMSCOPE_EMBEDDINGS_BASE_URL",
+    "MEMSCOPE_EMBEDDINGS_API_KEY",
+    "MEMSCOPE_EMBEDDINGS_MODEL",
+    "MEMSCOPE_EMBEDDINGS_DIMENSIONS",
+    "MEMSCOPE_CHAT_BASE_URL",
+    "MEMSCOPE_CHAT_API_KEY",
+    "MEMSCOPE_CHAT_MODEL",
+  ]) {
+    if (!(opts.env && k in opts.env)) delete env[k];
+  }
   if (opts.databaseUrl) env.DATABASE_URL = opts.databaseUrl;
   else env.MEMSCOPE_DATA_DIR = dataDir!;
 
@@ -66,9 +81,12 @@ export async function startAppServer(opts: { databaseUrl?: string; seed?: boolea
         const exited = new Promise((r) => child.once("exit", r));
         child.kill("SIGTERM");
         await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
-        if (child.exitCode === null) child.kill("SIGKILL");
+        if (child.exitCode === null) {
+          child.kill("SIGKILL");
+          await exited;
+        }
       }
-      if (dataDir) removeDir(dataDir);
+      if (dataDir && ownsDir) removeDir(dataDir);
     },
   };
 }
