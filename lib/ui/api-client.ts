@@ -17,7 +17,7 @@ export class ApiError extends Error {
   }
 }
 
-type Params = Record<string, string | number | boolean | null | undefined>;
+export type Params = Record<string, string | number | boolean | null | undefined>;
 
 /** Builds `/api/v1{path}?…`, leaving out empty params so defaults apply server-side. */
 export function apiUrl(path: string, params?: Params): string {
@@ -30,7 +30,12 @@ export function apiUrl(path: string, params?: Params): string {
   return `${API_BASE}${path}${s ? `?${s}` : ""}`;
 }
 
-async function request<T>(method: string, path: string, opts: { params?: Params; body?: unknown; signal?: AbortSignal } = {}): Promise<T> {
+/** One API call; `text: true` returns a successful body as text (markdown exports). */
+export async function request<T>(
+  method: string,
+  path: string,
+  opts: { params?: Params; body?: unknown; signal?: AbortSignal; text?: boolean } = {},
+): Promise<T> {
   let res: Response;
   try {
     res = await fetch(apiUrl(path, opts.params), {
@@ -45,6 +50,7 @@ async function request<T>(method: string, path: string, opts: { params?: Params;
   }
   if (res.status === 204) return undefined as T;
   const text = await res.text();
+  if (res.ok && opts.text) return text as T;
   let json: unknown = undefined;
   try {
     json = text ? JSON.parse(text) : undefined;

@@ -1,11 +1,11 @@
 // Fetch helpers and client-side types for the memory API. Type-only imports from the
 // shared zod contracts: the client bundle gets the types, not zod.
 import type { Breakdown, Memory, MemoryEvent, MemoryType, Weights } from "@/lib/memories/schemas";
-import { ApiError, apiUrl, type ApiErrorDetail } from "./api-client";
+import { ApiError, request, type ApiErrorDetail, type Params } from "./api-client";
 
 export type { Breakdown, Memory, MemoryEvent, MemoryType, Weights };
 
-export type Params = Record<string, string | number | boolean | null | undefined>;
+export type { Params };
 
 export type Relation = {
   id: string;
@@ -60,35 +60,6 @@ export function conflictCurrent(e: unknown): Memory | null {
   if (!(e instanceof ApiError) || e.status !== 409) return null;
   const d = (e.details as (ApiErrorDetail & { current?: Memory })[]).find((x) => x.current);
   return d?.current ?? null;
-}
-
-async function request<T>(method: string, path: string, opts: { params?: Params; body?: unknown; signal?: AbortSignal; text?: boolean } = {}): Promise<T> {
-  let res: Response;
-  try {
-    res = await fetch(apiUrl(path, opts.params), {
-      method,
-      signal: opts.signal,
-      headers: opts.body === undefined ? undefined : { "content-type": "application/json" },
-      body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
-    });
-  } catch (e) {
-    if ((e as Error).name === "AbortError") throw e;
-    throw new ApiError("Could not reach the server. Is it running?", 0, "network_error");
-  }
-  if (res.status === 204) return undefined as T;
-  const text = await res.text();
-  if (res.ok && opts.text) return text as T;
-  let json: unknown = undefined;
-  try {
-    json = text ? JSON.parse(text) : undefined;
-  } catch {
-    /* non-JSON body */
-  }
-  if (!res.ok) {
-    const err = (json as { error?: { code?: string; message?: string; details?: ApiErrorDetail[] } } | undefined)?.error;
-    throw new ApiError(err?.message ?? `${res.status} ${res.statusText || "request failed"}`, res.status, err?.code ?? "http_error", err?.details ?? []);
-  }
-  return json as T;
 }
 
 export const mapi = {
