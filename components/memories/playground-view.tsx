@@ -168,7 +168,7 @@ export function PlaygroundView() {
           <label className="flex items-start gap-2 text-xs text-zinc-600 dark:text-zinc-400">
             <input type="checkbox" checked={dryRun} data-testid="playground-dry-run" onChange={(e) => setDryRun(e.target.checked)} className="mt-0.5 size-3.5 accent-indigo-600" />
             <span>
-              <span className="font-medium text-zinc-800 dark:text-zinc-200">Dry run</span> — don&apos;t count this as an access (no access_count / last used update, nothing in the access log).
+              <span className="font-medium text-zinc-800 dark:text-zinc-200">Dry run</span> — don&apos;t count this as an access (no access_count / last used update; the retrieval is logged as a dry run and not listed on the memory).
             </span>
           </label>
         </aside>

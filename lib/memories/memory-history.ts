@@ -11,7 +11,7 @@ export async function memoryHistory(sql: SqlRunner, memoryId: string): Promise<M
   return rows.map((r) => ({ ...r, created_at: new Date(r.created_at).toISOString() }));
 }
 
-/** The retrievals that returned this memory ("retrieved by these queries"). */
+/** The real (not dry-run) retrievals that returned this memory ("retrieved by these queries"). */
 export async function memoryAccesses(sql: SqlRunner, memoryId: string, limit = 100) {
   const rows = await sql.query<{
     retrieval_id: string;
@@ -27,7 +27,7 @@ export async function memoryAccesses(sql: SqlRunner, memoryId: string, limit = 1
   }>(
     `SELECT h.retrieval_id, r.query, r.conversation_id, h.rank, h.score, h.cosine, h.time_decay, h.importance, r.dry_run, r.created_at
        FROM memory_retrieval_hits h JOIN memory_retrievals r ON r.id = h.retrieval_id
-      WHERE h.memory_id = $1
+      WHERE h.memory_id = $1 AND NOT r.dry_run
       ORDER BY r.created_at DESC LIMIT $2`,
     [memoryId, limit],
   );
