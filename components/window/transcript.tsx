@@ -239,6 +239,7 @@ const Turn = memo(function Turn({
           {m.query || <em className="opacity-70">(empty query)</em>}
           {userFiles.length > 0 && <FileChips files={userFiles} onAccent />}
         </div>
+        <ToolCalls metadata={m.metadata} />
         <div className="mr-8 self-start rounded-2xl rounded-bl-sm bg-zinc-100 px-3 py-2 text-sm whitespace-pre-wrap text-zinc-900 dark:bg-zinc-800 dark:text-zinc-100">
           {m.answer || <em className="text-zinc-500">(no answer yet)</em>}
           {botFiles.length > 0 && <FileChips files={botFiles} />}
@@ -247,6 +248,32 @@ const Turn = memo(function Turn({
     </article>
   );
 });
+
+type ToolCall = { id?: unknown; name?: unknown; arguments?: unknown; result?: unknown };
+
+const show = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v ?? null));
+
+/** Tool calls and results a turn carries in metadata.tool_calls (AgentScope's tool-use and tool-result blocks). */
+function ToolCalls({ metadata }: { metadata: Message["metadata"] }) {
+  const calls = Array.isArray(metadata?.tool_calls) ? (metadata.tool_calls as ToolCall[]) : [];
+  if (!calls.length) return null;
+  return (
+    <div className="mr-8 flex flex-col gap-1 self-start" data-testid="tool-calls">
+      {calls.map((c, i) => (
+        <div key={i} className="rounded-lg border border-dashed border-amber-300 bg-amber-50 px-2.5 py-1.5 font-mono text-[11px] text-amber-900 dark:border-amber-700/60 dark:bg-amber-950/40 dark:text-amber-200">
+          <div>
+            <span className="font-sans font-semibold">tool call</span> {show(c.name)}({show(c.arguments)})
+          </div>
+          {c.result !== undefined && (
+            <div className="mt-0.5 text-amber-800/80 dark:text-amber-300/80">
+              <span className="font-sans font-semibold">→ result</span> {show(c.result)}
+            </div>
+          )}
+        </div>
+      ))}
+    </div>
+  );
+}
 
 function FileChips({ files, onAccent }: { files: Message["files"]; onAccent?: boolean }) {
   return (

@@ -37,7 +37,10 @@ export const ZTurnInput = z
     answer_tokens: z.number().int().min(0).optional(),
     created_at: z.iso.datetime({ offset: true }).optional(),
     files: z.array(ZMessageFile).max(20).default([]),
-    metadata: z.record(z.string(), z.unknown()).nullish(),
+    metadata: z
+      .record(z.string(), z.unknown())
+      .nullish()
+      .describe("Free-form. metadata.tool_calls = [{id?, name, arguments, result}] is read as the turn's tool calls and results (shown in the transcript; expanded into tool messages by /context)."),
   })
   .strict();
 export type TurnInput = z.infer<typeof ZTurnInput>;

@@ -113,6 +113,26 @@ describe("window and context API", () => {
     expect(models.body.data).toContainEqual(expect.objectContaining({ model: "tiny-test-model", context_window: 400, source: "settings" }));
   });
 
+  it("/context: a stored turn's metadata.tool_calls become an assistant tool call and a tool result", async () => {
+    const c = await api.post("/conversations", { app_id: "inspector-test", end_user_id: user });
+    await api.post(`/conversations/${c.body.id}/messages`, {
+      query: "Export my 120k rows",
+      answer: "Queued: you will get an email in about 10 minutes.",
+      metadata: { tool_calls: [{ id: "call_1", name: "queue_export", arguments: { rows: 120000 }, result: { job_id: "exp_1" } }] },
+    });
+    const body = { user_id: user, conversation_id: c.body.id, query: "status?", memory: { enabled: false } };
+    const withTools = await api.post("/context", { ...body, strategy: { type: "token_buffer", max_token_limit: 5000 } });
+    expect(withTools.body.messages.slice(0, 4)).toEqual([
+      { role: "user", content: "Export my 120k rows" },
+      { role: "assistant", content: "", tool_calls: [{ id: "call_1", name: "queue_export", arguments: '{"rows":120000}' }] },
+      { role: "tool", tool_call_id: "call_1", content: '{"job_id":"exp_1"}' },
+      { role: "assistant", content: "Queued: you will get an email in about 10 minutes." },
+    ]);
+    const noTools = await api.post("/context", { ...body, strategy: { type: "token_buffer", max_token_limit: 5000, include_tools: false } });
+    expect(noTools.body.messages.map((m: { role: string }) => m.role)).toEqual(["user", "assistant", "user"]);
+    expect(noTools.body.sections.history).toBeLessThan(withTools.body.sections.history);
+  });
+
   it("/context: inline messages, unknown conversation 404, both history sources 422", async () => {
     const inline = await api.post("/context", { user_id: user, messages: msgs, query: "hi", strategy: { type: "token_buffer", max_token_limit: 1000 }, memory: { enabled: false } });
     expect(inline.status).toBe(200);

@@ -97,6 +97,12 @@ describe("conversation pages in a browser", () => {
     await page.screenshot({ path: screenshotPath("conversation-legacy") });
   });
 
+  it("shows a turn's tool calls and results in the transcript", async () => {
+    await page.goto(`${server.url}/conversations/${DEMO_IDS.support}`);
+    await page.locator('[data-testid="tool-calls"]').first().waitFor();
+    expect(await page.locator('[data-testid="tool-calls"]').textContent()).toContain("queue_export");
+  });
+
   it("a 5 000-turn conversation opens and pans without freezing", async () => {
     const api = apiClient(server.url);
     const c = await api.post("/conversations", { app_id: "load-test", end_user_id: "bench", name: "5 000 turns" });

@@ -155,7 +155,17 @@ function support(): DemoConversation {
   ];
   return {
     conversation: { id: DEMO_IDS.support, app_id: "support-bot", end_user_id: "max.k@example.com", name: "CSV export timeouts", mode: "chat", model_config: { model: "gpt-4o" }, status: "active" },
-    turns: qa.map(([query, answer], i) => ({ id: id(i + 1), parent_message_id: i === 0 ? null : id(i), query, answer, created_at: at(60 * 96 + i * 4) })),
+    turns: qa.map(([query, answer], i) => ({
+      id: id(i + 1),
+      parent_message_id: i === 0 ? null : id(i),
+      query,
+      answer,
+      created_at: at(60 * 96 + i * 4),
+      // The agent queued the export with a tool (kept as metadata.tool_calls).
+      ...(i === 1
+        ? { metadata: { tool_calls: [{ id: "call_queue_export", name: "queue_export", arguments: { rows: 120000, format: "csv" }, result: { job_id: "exp_4821", eta_minutes: 10 } }] } }
+        : {}),
+    })),
   };
 }
 
