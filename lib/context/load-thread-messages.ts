@@ -19,7 +19,7 @@ type ToolCallMeta = { id?: string; name?: string; arguments?: unknown; result?: 
 export async function loadThreadMessages(sql: SqlRunner, conversationId: string, leafId: string | undefined, encoding: EncodingName): Promise<RoleMessage[]> {
   const suffix = encoding === "cl100k_base" ? "cl100k" : "o200k";
   const anchor = leafId ? await findAnchor(sql, conversationId, leafId) : null;
-  const rows = await sql.query<{
+  type Row = {
     id: string;
     parentMessageId: string | null;
     query: string;
@@ -28,15 +28,21 @@ export async function loadThreadMessages(sql: SqlRunner, conversationId: string,
     metadata: Record<string, unknown> | null;
     q: number;
     a: number;
-  }>(
-    `SELECT id, parent_message_id AS "parentMessageId", query, answer, answer_tokens, metadata,
-            query_tokens_${suffix} AS q, answer_tokens_${suffix} AS a
-       FROM messages
-      WHERE conversation_id = $1 ${anchor ? "AND (created_at, seq) <= ($3::timestamptz, $4::int)" : ""}
-      ORDER BY created_at DESC, seq DESC
-      LIMIT $2`,
+  };
+  // One JSON value rather than 500 rows: PGlite decodes rows column by column in JS.
+  const [{ rows: packed }] = await sql.query<{ rows: Row[] | null }>(
+    `SELECT json_agg(json_build_object('id', id, 'parentMessageId', parent_message_id, 'query', query, 'answer', answer,
+                                       'answer_tokens', answer_tokens, 'metadata', metadata, 'q', q, 'a', a)
+                    ORDER BY created_at DESC, seq DESC) AS rows
+       FROM (SELECT id, parent_message_id, query, answer, answer_tokens, metadata, created_at, seq,
+                    query_tokens_${suffix} AS q, answer_tokens_${suffix} AS a
+               FROM messages
+              WHERE conversation_id = $1 ${anchor ? "AND (created_at, seq) <= ($3::timestamptz, $4::int)" : ""}
+              ORDER BY created_at DESC, seq DESC
+              LIMIT $2) newest`,
     anchor ? [conversationId, MAX_MESSAGE_LIMIT, anchor.created_at, anchor.seq] : [conversationId, MAX_MESSAGE_LIMIT],
   );
+  const rows = packed ?? [];
   let thread = extractThread(rows);
   if (thread.length && isPlaceholder({ answer: thread[0].answer, answerTokens: thread[0].answer_tokens })) thread = thread.slice(1);
   const out: RoleMessage[] = [];
