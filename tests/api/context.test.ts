@@ -1,19 +1,20 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient } from "../helpers/api-client";
-import { startAppServer, type AppServer } from "../helpers/app-server";
+import type { AppServer } from "../helpers/app-server";
+import { DATABASE_KINDS, startAppOn } from "../helpers/test-database";
 
 // The prompt inspector's API: /window on inline messages, /context assembling
 // system + memories + history + query against a model's context window.
 
-describe("window and context API", () => {
+describe.each(DATABASE_KINDS)("window and context API on %s", (kind) => {
   let server: AppServer;
   let api: ReturnType<typeof apiClient>;
   const user = `ctx-${randomUUID().slice(0, 8)}`;
   let conversationId: string;
 
   beforeAll(async () => {
-    server = await startAppServer();
+    server = await startAppOn(kind);
     api = apiClient(server.url);
     const c = await api.post("/conversations", { app_id: "inspector-test", end_user_id: user, name: "ctx" });
     conversationId = c.body.id;

@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { apiClient } from "../helpers/api-client";
-import { startAppServer, type AppServer } from "../helpers/app-server";
+import type { AppServer } from "../helpers/app-server";
 import { hashedVector, startOpenAiStub, type OpenAiStub } from "../helpers/openai-stub";
-import { removeDir, tempDir } from "../helpers/temp-dir";
+import { DATABASE_KINDS, openTestDatabase, type DatabaseKind, type TestDatabase } from "../helpers/test-database";
 
-// Changing the embedding model: a second server on the same data folder, configured
+// Changing the embedding model: a second server on the same database, configured
 // with an OpenAI-compatible endpoint (a local stub), re-embeds every memory in the
 // background, resumes after a restart, keeps retrieval on the old model until done.
 
@@ -49,8 +49,8 @@ async function until<T>(what: string, fn: () => Promise<T>, ok: (v: T) => boolea
   }
 }
 
-async function seedLexical(dir: string, texts: string[]) {
-  const a = await startAppServer({ dataDir: dir });
+async function seedLexical(db: TestDatabase, texts: string[]) {
+  const a = await db.startApp();
   try {
     const api = apiClient(a.url);
     const st = await api.get("/embeddings/status");
@@ -72,20 +72,20 @@ async function seedLexical(dir: string, texts: string[]) {
   }
 }
 
-describe("re-embedding when the embedding model changes", () => {
-  const dirs: string[] = [];
+describe.each(DATABASE_KINDS)("re-embedding when the embedding model changes on %s", (kind: DatabaseKind) => {
+  const dbs: TestDatabase[] = [];
   const servers: AppServer[] = [];
   const stubs: OpenAiStub[] = [];
   afterAll(async () => {
     for (const s of servers) await s.stop().catch(() => {});
     for (const s of stubs) await s.stop().catch(() => {});
-    for (const d of dirs) removeDir(d);
+    for (const d of dbs) await d.stop().catch(() => {});
   });
 
   it("re-embeds in the background, serves the old model meanwhile, resumes after a restart, then switches", { timeout: 240_000 }, async () => {
-    const dir = tempDir("reembed");
-    dirs.push(dir);
-    await seedLexical(dir, TEXTS);
+    const db = await openTestDatabase(kind);
+    dbs.push(db);
+    await seedLexical(db, TEXTS);
 
     // Server B: pages of 5. The first page is embedded at once; the second waits
     // until the test opens the gate, so the job is observably half done.
@@ -99,7 +99,7 @@ describe("re-embedding when the embedding model changes", () => {
       },
     });
     stubs.push(stubB);
-    const b = await startAppServer({ dataDir: dir, env: stubEnv(stubB, { MEMSCOPE_REEMBED_PAGE_SIZE: "5" }) });
+    const b = await db.startApp({ env: stubEnv(stubB, { MEMSCOPE_REEMBED_PAGE_SIZE: "5" }) });
     servers.push(b);
     const apiB = apiClient(b.url);
 
@@ -139,7 +139,7 @@ describe("re-embedding when the embedding model changes", () => {
 
     const stubC = await startOpenAiStub();
     stubs.push(stubC);
-    const c = await startAppServer({ dataDir: dir, env: stubEnv(stubC, { MEMSCOPE_REEMBED_PAGE_SIZE: "5" }) });
+    const c = await db.startApp({ env: stubEnv(stubC, { MEMSCOPE_REEMBED_PAGE_SIZE: "5" }) });
     servers.push(c);
     const apiC = apiClient(c.url);
     const done = await until("job done", () => apiC.get("/embeddings/status"), (r) => ["done", "failed", "cancelled"].includes(r.body.job?.status));
@@ -169,9 +169,9 @@ describe("re-embedding when the embedding model changes", () => {
   });
 
   it("a failing provider fails the job with its error; search keeps the old model; POST /reembed retries", { timeout: 180_000 }, async () => {
-    const dir = tempDir("reembed-fail");
-    dirs.push(dir);
-    await seedLexical(dir, TEXTS.slice(0, 4));
+    const db = await openTestDatabase(kind);
+    dbs.push(db);
+    await seedLexical(db, TEXTS.slice(0, 4));
 
     const stub = await startOpenAiStub({
       embed: () => {
@@ -179,7 +179,7 @@ describe("re-embedding when the embedding model changes", () => {
       },
     });
     stubs.push(stub);
-    const s = await startAppServer({ dataDir: dir, env: stubEnv(stub) });
+    const s = await db.startApp({ env: stubEnv(stub) });
     servers.push(s);
     const api = apiClient(s.url);
     const failed = await until("job failed", () => api.get("/embeddings/status"), (r) => r.body.job?.status === "failed");
@@ -211,14 +211,14 @@ describe("re-embedding when the embedding model changes", () => {
   });
 
   it("an empty store switches to the configured model at once", { timeout: 120_000 }, async () => {
-    const dir = tempDir("reembed-empty");
-    dirs.push(dir);
-    const a = await startAppServer({ dataDir: dir });
+    const db = await openTestDatabase(kind);
+    dbs.push(db);
+    const a = await db.startApp();
     await apiClient(a.url).post(`/users/${USER}/memories/search`, { query: "anything", dry_run: true }); // records lexical as active
     await a.stop();
     const stub = await startOpenAiStub();
     stubs.push(stub);
-    const s = await startAppServer({ dataDir: dir, env: stubEnv(stub) });
+    const s = await db.startApp({ env: stubEnv(stub) });
     servers.push(s);
     const api = apiClient(s.url);
     const st = await until("switched", () => api.get("/embeddings/status"), (r) => r.body.active_model?.model === MODEL);

@@ -1,15 +1,17 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient, type Res } from "../helpers/api-client";
-import { startAppServer, type AppServer } from "../helpers/app-server";
+import type { AppServer } from "../helpers/app-server";
+import { DATABASE_KINDS, startAppOn } from "../helpers/test-database";
 
-// Long-term memories through real HTTP on the embedded database (lexical embedder).
+// Long-term memories through real HTTP (lexical embedder), on the embedded database and
+// on PostgreSQL through DATABASE_URL.
 
-describe("memories API", () => {
+describe.each(DATABASE_KINDS)("memories API on %s", (kind) => {
   let server: AppServer;
   let api: ReturnType<typeof apiClient>;
   beforeAll(async () => {
-    server = await startAppServer();
+    server = await startAppOn(kind);
     api = apiClient(server.url);
   });
   afterAll(async () => server?.stop());

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient } from "../helpers/api-client";
-import { startAppServer, type AppServer } from "../helpers/app-server";
+import type { AppServer } from "../helpers/app-server";
+import { DATABASE_KINDS, startAppOn } from "../helpers/test-database";
 import { startOpenAiStub, type OpenAiStub } from "../helpers/openai-stub";
 
 // Curation over real HTTP: merge/unmerge, compress, extract, review queue, bulk,
@@ -33,12 +34,12 @@ async function conversationWith(api: Api, queries: string[]) {
   return c.body.id as string;
 }
 
-describe("memory curation API (no chat model)", () => {
+describe.each(DATABASE_KINDS)("memory curation API on %s (no chat model)", (kind) => {
   let server: AppServer;
   let api: Api;
 
   beforeAll(async () => {
-    server = await startAppServer();
+    server = await startAppOn(kind);
     api = apiClient(server.url);
   });
   afterAll(async () => {
@@ -442,7 +443,7 @@ describe("memory curation API (no chat model)", () => {
   });
 });
 
-describe("memory curation API (chat model stub)", () => {
+describe.each(DATABASE_KINDS)("memory curation API on %s (chat model stub)", (kind) => {
   let server: AppServer;
   let stub: OpenAiStub;
   let api: Api;
@@ -467,7 +468,7 @@ describe("memory curation API (chat model stub)", () => {
         return "{}";
       },
     });
-    server = await startAppServer({ env: { MEMSCOPE_CHAT_BASE_URL: stub.url, MEMSCOPE_CHAT_MODEL: "stub-chat" } });
+    server = await startAppOn(kind, { env: { MEMSCOPE_CHAT_BASE_URL: stub.url, MEMSCOPE_CHAT_MODEL: "stub-chat" } });
     api = apiClient(server.url);
   });
   afterAll(async () => {

@@ -1,19 +1,20 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient } from "../helpers/api-client";
-import { startAppServer, type AppServer } from "../helpers/app-server";
+import type { AppServer } from "../helpers/app-server";
+import { DATABASE_KINDS, startAppOn } from "../helpers/test-database";
 import { startOpenAiStub, type OpenAiStub } from "../helpers/openai-stub";
 
 // save_memory with a chat model configured: the model decides replace / merge /
 // keep_both for a near duplicate (a local stub stands in for the endpoint).
 
-describe("save with dedupe decided by a chat model", () => {
+describe.each(DATABASE_KINDS)("save with dedupe decided by a chat model on %s", (kind) => {
   let stub: OpenAiStub;
   let server: AppServer;
   let api: ReturnType<typeof apiClient>;
   beforeAll(async () => {
     stub = await startOpenAiStub();
-    server = await startAppServer({ env: { MEMSCOPE_CHAT_BASE_URL: stub.url, MEMSCOPE_CHAT_MODEL: "stub-chat" } });
+    server = await startAppOn(kind, { env: { MEMSCOPE_CHAT_BASE_URL: stub.url, MEMSCOPE_CHAT_MODEL: "stub-chat" } });
     api = apiClient(server.url);
   });
   afterAll(async () => {

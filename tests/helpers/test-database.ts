@@ -1,0 +1,56 @@
+import { startAppServer, type AppServer } from "./app-server";
+import { startPgWireServer } from "./pg-wire-server";
+import { removeDir, tempDir } from "./temp-dir";
+
+// The two databases every server-backed suite that matters runs on: the embedded
+// PGlite data folder (the default) and PostgreSQL through DATABASE_URL (a pglite-socket
+// wire-protocol server with pgvector stands in for a PostgreSQL server here).
+
+export const DATABASE_KINDS = ["embedded", "postgres"] as const;
+export type DatabaseKind = (typeof DATABASE_KINDS)[number];
+
+type ServerOptions = { seed?: boolean; env?: Record<string, string> };
+
+/** A database that outlives the app servers started on it (restarts, model changes). */
+export type TestDatabase = {
+  kind: DatabaseKind;
+  startApp(opts?: ServerOptions): Promise<AppServer>;
+  stop(): Promise<void>;
+};
+
+export async function openTestDatabase(kind: DatabaseKind): Promise<TestDatabase> {
+  if (kind === "embedded") {
+    const dir = tempDir("data");
+    return {
+      kind,
+      startApp: (opts = {}) => startAppServer({ ...opts, dataDir: dir }),
+      async stop() {
+        removeDir(dir);
+      },
+    };
+  }
+  const pg = await startPgWireServer();
+  return {
+    kind,
+    startApp: (opts = {}) => startAppServer({ ...opts, databaseUrl: pg.url }),
+    stop: () => pg.stop(),
+  };
+}
+
+/** One app server on a fresh database of `kind`; stopping it removes the database. */
+export async function startAppOn(kind: DatabaseKind, opts: ServerOptions = {}): Promise<AppServer> {
+  const db = await openTestDatabase(kind);
+  try {
+    const app = await db.startApp(opts);
+    return {
+      ...app,
+      async stop() {
+        await app.stop().catch(() => {});
+        await db.stop();
+      },
+    };
+  } catch (e) {
+    await db.stop();
+    throw e;
+  }
+}
