@@ -166,38 +166,36 @@ export async function resolveReviewItem(sql: SqlRunner, userId: string, itemId: 
 }
 
 /**
- * Approve an extracted candidate: claim the item (so a second resolve gets 409), save
- * through saveMemory (embedding and, with a chat model, dedupe decisions happen outside
- * any transaction), then record the saved memory on the item. If the save fails the
- * claim is released and the item is open again.
+ * Approve an extracted candidate: save through saveMemory (embedding and, with a chat
+ * model, the dedupe decision happen before any transaction) and resolve the item inside
+ * the save's own transaction, so the memory and the resolved item commit together. A
+ * concurrent resolve makes the second one a 409 and rolls its save back.
  */
 async function approve(sql: SqlRunner, userId: string, item: ReviewRow, input: ReviewResolve): Promise<ReviewResolved> {
   const c = item.candidate;
   if (!c) throw unprocessable(`Review item ${item.id} has no candidate`, [{ field: "item_id", message: "no candidate" }]);
-  const claimed = await sql.query<{ id: string }>(
-    `UPDATE memory_review_items SET status = 'resolved', resolution = 'approve', resolved_at = now()
-      WHERE id = $1 AND status = 'open' RETURNING id`,
-    [item.id],
-  );
-  if (!claimed.length) throw conflict(`Review item ${item.id} is already resolved`, [{ field: "item_id", message: "already resolved" }]);
-  try {
-    const saved = await saveMemory(sql, userId, {
+  let resolved: ReviewRow | undefined;
+  const saved = await saveMemory(
+    sql,
+    userId,
+    {
       memory_type: (input.memory_type ?? c.memory_type) as MemoryType,
       content: input.content ?? c.content,
       structured_data: c.structured_data ?? null,
       importance_score: input.importance_score ?? c.importance_score,
       source_session_id: item.source_session_id,
       actor: actorOf(input.actor),
-    });
-    const [row] = await sql.query<ReviewRow>(
-      `UPDATE memory_review_items SET memory_id = $2 WHERE id = $1 RETURNING ${REVIEW_COLUMNS}`,
-      [item.id, saved.memory.id],
-    );
-    return { item: (await withMemories(sql, [row]))[0], memory: saved.memory, dedupe: saved.dedupe };
-  } catch (e) {
-    await sql.query(`UPDATE memory_review_items SET status = 'open', resolution = NULL, resolved_at = NULL WHERE id = $1`, [item.id]).catch(() => {});
-    throw e;
-  }
+    },
+    async (tx, memory) => {
+      [resolved] = await tx.query<ReviewRow>(
+        `UPDATE memory_review_items SET status = 'resolved', resolution = 'approve', resolved_at = now(), memory_id = $2
+          WHERE id = $1 AND status = 'open' RETURNING ${REVIEW_COLUMNS}`,
+        [item.id, memory.id],
+      );
+      if (!resolved) throw conflict(`Review item ${item.id} is already resolved`, [{ field: "item_id", message: "already resolved" }]);
+    },
+  );
+  return { item: (await withMemories(sql, [resolved!]))[0], memory: saved.memory, dedupe: saved.dedupe };
 }
 
 /** Queues extracted candidates (one transaction) and returns them as review items. */

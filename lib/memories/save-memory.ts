@@ -17,6 +17,9 @@ const CONFIDENCE_BUMP = 0.1;
 
 export type SaveResult = { memory: Memory; dedupe: Dedupe; created: boolean };
 
+/** Runs inside the save's write transaction, so a caller's own rows commit (or roll back) with it. */
+export type WithinSave = (tx: SqlRunner, memory: Memory) => Promise<void>;
+
 /**
  * The design doc's save_memory. Identical after normalization: no new row, the
  * existing memory's confidence goes up. A near duplicate (cosine >= threshold, same
@@ -27,6 +30,7 @@ export async function saveMemory(
   sql: SqlRunner,
   userId: string,
   input: MemoryCreate & { dedupe_threshold?: number },
+  within: WithinSave = async () => {},
 ): Promise<SaveResult> {
   const actor: Actor = input.actor ?? "api";
   const key = contentKey(input.content);
@@ -45,6 +49,7 @@ export async function saveMemory(
       );
       const after = serializeMemory(row);
       await recordEvent(tx, { memoryId: same.id, type: "dedupe", actor, before: snapshot(before), after: snapshot(after), reason: "identical content saved again: confidence raised" });
+      await within(tx, after);
       return after;
     });
     return { memory, dedupe: { action: "duplicate", similar_id: same.id, similarity: 1, reason: "identical after normalization" }, created: false };
@@ -89,6 +94,7 @@ export async function saveMemory(
             after: snapshot(after),
             reason: `${decision.action} (chat model, similarity ${similarity.toFixed(3)}): ${decision.reason}`,
           });
+          await within(tx, after);
           return after;
         });
         return {
@@ -97,10 +103,10 @@ export async function saveMemory(
           created: false,
         };
       }
-      const memory = await insertMemory(sql, userId, input, key, vectors, actor, `kept both (chat model): ${decision.reason}`);
+      const memory = await insertMemory(sql, userId, input, key, vectors, actor, `kept both (chat model): ${decision.reason}`, within);
       return { memory, dedupe: { action: "kept_both", similar_id: near.id, similarity, reason: decision.reason }, created: true };
     }
-    const memory = await insertMemory(sql, userId, input, key, vectors, actor, null, { otherId: near.id, similarity });
+    const memory = await insertMemory(sql, userId, input, key, vectors, actor, null, within, { otherId: near.id, similarity });
     return {
       memory,
       dedupe: { action: "kept_both", similar_id: near.id, similarity, reason: "no chat model configured: both kept, pair queued for review" },
@@ -108,7 +114,7 @@ export async function saveMemory(
     };
   }
 
-  const memory = await insertMemory(sql, userId, input, key, vectors, actor, null);
+  const memory = await insertMemory(sql, userId, input, key, vectors, actor, null, within);
   return { memory, dedupe: { action: "created" }, created: true };
 }
 
@@ -120,6 +126,7 @@ async function insertMemory(
   vectors: MemoryVector[],
   actor: Actor,
   reason: string | null,
+  within: WithinSave,
   review?: { otherId: string; similarity: number },
 ): Promise<Memory> {
   return sql.transaction(async (tx) => {
@@ -152,6 +159,7 @@ async function insertMemory(
         [randomUUID(), userId, id, review.otherId, review.similarity, "near duplicate saved without a chat model to decide", input.source_session_id ?? null],
       );
     }
+    await within(tx, memory);
     return memory;
   });
 }

@@ -24,8 +24,8 @@ async function listAll(api: Api, u: string, status = "all") {
   return r.body.data as any[];
 }
 
-async function conversationWith(api: Api, queries: string[]) {
-  const c = await api.post("/conversations", { app_id: "curation-test", end_user_id: "u1", name: "extract" });
+async function conversationWith(api: Api, endUser: string, queries: string[]) {
+  const c = await api.post("/conversations", { app_id: "curation-test", end_user_id: endUser, name: "extract" });
   expect(c.status).toBe(201);
   for (const q of queries) {
     const m = await api.post(`/conversations/${c.body.id}/messages`, { query: q, answer: "Noted." });
@@ -190,7 +190,7 @@ describe.each(DATABASE_KINDS)("memory curation API on %s (no chat model)", (kind
   describe("extract and review", () => {
     it("extracts candidates by rules into the review queue; nothing is saved until approved", async () => {
       const u = user();
-      const conv = await conversationWith(api, [
+      const conv = await conversationWith(api, u, [
         "Hi, my name is Ana and I work at Acme Corp.",
         "What's the weather like today?",
         "I prefer dark mode. Also I don't eat meat.",
@@ -216,6 +216,11 @@ describe.each(DATABASE_KINDS)("memory curation API on %s (no chat model)", (kind
       expect((await api.post(`/users/${u}/memories/extract`, { conversation_id: randomUUID() })).status).toBe(404);
       expect((await api.post(`/users/${u}/memories/extract`, { conversation_id: conv, leaf_message_id: randomUUID() })).status).toBe(404);
       expect((await api.post(`/users/${u}/memories/extract`, { conversation_id: "nope" })).status).toBe(422);
+      const other = await api.post(`/users/${user()}/memories/extract`, { conversation_id: conv });
+      expect(other.status).toBe(422);
+      expect(other.body.error.details[0]).toMatchObject({ field: "conversation_id", message: `belongs to end user ${u}` });
+      const anonymous = await api.post("/conversations", { app_id: "curation-test", name: "no end user" });
+      expect((await api.post(`/users/${u}/memories/extract`, { conversation_id: anonymous.body.id })).status).toBe(201);
 
       const queue = await api.get(`/users/${u}/review?kind=extracted&limit=3`);
       expect(queue.status).toBe(200);
@@ -236,19 +241,28 @@ describe.each(DATABASE_KINDS)("memory curation API on %s (no chat model)", (kind
       expect(ok.body.item.resolved_at).toBeTruthy();
       expect((await api.post(`/users/${u}/review/${name.id}/resolve`, { action: "approve" })).status).toBe(409);
 
+      // Two approvals racing for one item: one saves, the other is a 409 and saves nothing.
+      const works = byContent.get("Works at Acme Corp");
+      expect((await api.post(`/users/${u}/review/${works.id}/resolve`, { action: "merge" })).status).toBe(422);
+      const raced = await Promise.all([
+        api.post(`/users/${u}/review/${works.id}/resolve`, { action: "approve", content: "Works at Acme Corp (first)" }),
+        api.post(`/users/${u}/review/${works.id}/resolve`, { action: "approve", content: "Works at Acme Corp (second)" }),
+      ]);
+      expect(raced.map((r) => r.status).sort()).toEqual([200, 409]);
+      const winner = raced.find((r) => r.status === 200)!.body;
+      expect(winner.item).toMatchObject({ status: "resolved", resolution: "approve", memory_id: winner.memory.id });
+
       const edited = await api.post(`/users/${u}/review/${byContent.get("Prefers dark mode").id}/resolve`, { action: "approve", content: "Prefers dark mode everywhere", importance_score: 0.9 });
       expect(edited.body.memory).toMatchObject({ content: "Prefers dark mode everywhere", importance_score: 0.9, memory_type: "preference" });
 
       const rej = await api.post(`/users/${u}/review/${byContent.get("Does not eat meat").id}/resolve`, { action: "reject" });
       expect(rej.body.item).toMatchObject({ status: "resolved", resolution: "reject" });
       expect(rej.body.memory).toBeNull();
-      const wrong = await api.post(`/users/${u}/review/${byContent.get("Works at Acme Corp").id}/resolve`, { action: "merge" });
-      expect(wrong.status).toBe(422);
-      expect((await api.post(`/users/${user()}/review/${byContent.get("Works at Acme Corp").id}/resolve`, { action: "reject" })).status).toBe(404);
+      expect((await api.post(`/users/${user()}/review/${works.id}/resolve`, { action: "reject" })).status).toBe(404);
 
-      expect((await listAll(api, u)).map((m) => m.content).sort()).toEqual(["Name is Ana", "Prefers dark mode everywhere"]);
+      expect((await listAll(api, u)).map((m) => m.content).sort()).toEqual(["Name is Ana", winner.memory.content, "Prefers dark mode everywhere"].sort());
       const resolved = await api.get(`/users/${u}/review?status=resolved`);
-      expect(resolved.body.data).toHaveLength(3);
+      expect(resolved.body.data).toHaveLength(4);
       expect(resolved.body.data.find((i: any) => i.resolution === "approve").memory).toBeTruthy();
     });
 
@@ -478,7 +492,7 @@ describe.each(DATABASE_KINDS)("memory curation API on %s (chat model stub)", (ki
 
   it("extracts with the chat model (design prompt), dropping malformed candidates", async () => {
     const u = user();
-    const conv = await conversationWith(api, ["Keep it short please, I hate long answers.", "Thanks"]);
+    const conv = await conversationWith(api, u, ["Keep it short please, I hate long answers.", "Thanks"]);
     const r = await api.post(`/users/${u}/memories/extract`, { conversation_id: conv });
     expect(r.status, JSON.stringify(r.body)).toBe(201);
     expect(r.body).toMatchObject({ method: "chat", turns: 2, skipped: 1 });
@@ -515,7 +529,7 @@ describe.each(DATABASE_KINDS)("memory curation API on %s (chat model stub)", (ki
 
   it("answers 502 provider_error when the chat model fails, and writes nothing", async () => {
     const u = user();
-    const conv = await conversationWith(api, ["I prefer tabs."]);
+    const conv = await conversationWith(api, u, ["I prefer tabs."]);
     failChat = true;
     try {
       const r = await api.post(`/users/${u}/memories/extract`, { conversation_id: conv });
