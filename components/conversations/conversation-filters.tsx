@@ -1,7 +1,7 @@
 "use client";
 import { useEffect, useRef } from "react";
-import type { ListFilters, StatusFilter } from "@/lib/ui/queries";
-import { useFacets } from "@/lib/ui/queries";
+import { STATUS_FILTERS, useFacets, type ListFilters } from "@/lib/ui/queries";
+import { SegmentedControl } from "@/components/ui/segmented-control";
 
 const selectCls =
   "h-9 rounded-md border border-zinc-300 bg-white px-2.5 text-sm text-zinc-800 shadow-xs dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100";
@@ -76,22 +76,7 @@ export function ConversationFilters({
           </option>
         ))}
       </select>
-      <div role="group" aria-label="Status" className="inline-flex h-9 rounded-md border border-zinc-300 bg-white p-0.5 text-sm dark:border-zinc-700 dark:bg-zinc-900">
-        {(["all", "active", "archived"] as StatusFilter[]).map((s) => (
-          <button
-            key={s}
-            type="button"
-            aria-pressed={filters.status === s}
-            data-testid={`filter-status-${s}`}
-            onClick={() => onChange({ status: s })}
-            className={`rounded px-2.5 capitalize transition-colors ${
-              filters.status === s ? "bg-zinc-900 text-white dark:bg-zinc-100 dark:text-zinc-900" : "text-zinc-600 hover:text-zinc-900 dark:text-zinc-400 dark:hover:text-zinc-100"
-            }`}
-          >
-            {s}
-          </button>
-        ))}
-      </div>
+      <SegmentedControl label="Status" options={STATUS_FILTERS} value={filters.status} onChange={(status) => onChange({ status })} testIdPrefix="filter-status-" />
     </div>
   );
 }

@@ -1,8 +1,9 @@
 "use client";
 import { useEffect, useRef } from "react";
 import type { MemoryType } from "@/lib/ui/memory-api";
-import type { MemoryFilters, MemoryStatusFilter } from "@/lib/ui/memory-queries";
+import { MEMORY_STATUS_FILTERS, type MemoryFilters } from "@/lib/ui/memory-queries";
 import { MEMORY_TYPE_LIST, TYPE_STYLE } from "@/lib/ui/memory-format";
+import { SegmentedControl } from "@/components/ui/segmented-control";
 
 const inputCls = "h-9 rounded-md border border-zinc-300 bg-white px-2.5 text-sm shadow-xs dark:border-zinc-700 dark:bg-zinc-900";
 
@@ -75,22 +76,7 @@ export function MemoryFiltersBar({
             <kbd className="pointer-events-none absolute top-1/2 right-2 -translate-y-1/2 rounded border border-zinc-300 px-1.5 font-mono text-[10px] text-zinc-500 dark:border-zinc-700">/</kbd>
           )}
         </div>
-        <div role="group" aria-label="Status" className="inline-flex h-9 rounded-md border border-zinc-300 bg-white p-0.5 text-sm dark:border-zinc-700 dark:bg-zinc-900">
-          {(["active", "archived", "all"] as MemoryStatusFilter[]).map((s) => (
-            <button
-              key={s}
-              type="button"
-              aria-pressed={filters.status === s}
-              data-testid={`memory-status-${s}`}
-              onClick={() => onChange({ status: s })}
-              className={`rounded px-2.5 capitalize transition-colors ${
-                filters.status === s ? "bg-zinc-900 text-white dark:bg-zinc-100 dark:text-zinc-900" : "text-zinc-600 hover:text-zinc-900 dark:text-zinc-400 dark:hover:text-zinc-100"
-              }`}
-            >
-              {s}
-            </button>
-          ))}
-        </div>
+        <SegmentedControl label="Status" options={MEMORY_STATUS_FILTERS} value={filters.status} onChange={(status) => onChange({ status })} testIdPrefix="memory-status-" />
         <fieldset className="flex items-center gap-1.5 text-xs text-zinc-500 dark:text-zinc-400">
           <legend className="sr-only">Importance range</legend>
           Importance
