@@ -1,7 +1,7 @@
 "use client";
 import { useSearchParams } from "next/navigation";
 import { useEffect, useMemo, useState } from "react";
-import { useConversationList, type ListFilters, type StatusFilter } from "@/lib/ui/queries";
+import { STATUS_FILTERS, useConversationList, type ListFilters, type StatusFilter } from "@/lib/ui/queries";
 import { useDebouncedValue } from "@/lib/ui/use-debounced-value";
 import { formatInt } from "@/lib/ui/format";
 import { Button } from "@/components/ui/button";
@@ -9,14 +9,12 @@ import { EmptyState, ErrorBox, Spinner } from "@/components/ui/states";
 import { ConversationFilters } from "./conversation-filters";
 import { ConversationTable } from "./conversation-table";
 
-const STATUSES: StatusFilter[] = ["all", "active", "archived"];
-
 export function ConversationsView() {
   const params = useSearchParams();
   const [search, setSearch] = useState(() => params.get("q") ?? "");
   const [filters, setFilters] = useState<Omit<ListFilters, "q">>(() => {
     const status = params.get("status") as StatusFilter | null;
-    return { app_id: params.get("app") ?? "", user_id: params.get("user") ?? "", status: status && STATUSES.includes(status) ? status : "all" };
+    return { app_id: params.get("app") ?? "", user_id: params.get("user") ?? "", status: status && STATUS_FILTERS.includes(status) ? status : "all" };
   });
   const q = useDebouncedValue(search, 250);
   const listFilters = useMemo(() => ({ ...filters, q }), [filters, q]);

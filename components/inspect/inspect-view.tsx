@@ -2,18 +2,8 @@
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { fieldErrors, useModelRows, useRunSlot } from "@/lib/ui/inspect-api";
-import {
-  buildRequest,
-  DEFAULT_MEMORY,
-  defaultDraft,
-  isStrategyType,
-  sampleMessages,
-  strategySummary,
-  type FieldIssue,
-  type InspectSource,
-  type StrategyDraft,
-  type StrategyType,
-} from "@/lib/ui/inspect-model";
+import { buildRequest, sampleMessages, strategySummary, type FieldIssue, type InspectSource, type StrategyDraft } from "@/lib/ui/inspect-model";
+import { encodeInspectQuery, parseInspectQuery } from "@/lib/ui/inspect-url";
 import { Button } from "@/components/ui/button";
 import { EmptyState, ErrorBox, Spinner } from "@/components/ui/states";
 import { ModelPicker } from "./model-picker";
@@ -24,35 +14,19 @@ import { StrategyForm } from "./strategy-form";
 const issuesToMap = (issues: FieldIssue[]) => Object.fromEntries(issues.map((i) => [i.field, i.message]));
 const isStrategyField = (k: string) => k === "strategy" || k.startsWith("strategy.");
 
-function initialSource(sp: URLSearchParams): InspectSource {
-  return {
-    tab: sp.get("source") === "paste" ? "paste" : "stored",
-    user: sp.get("user") ?? "",
-    conversation: sp.get("conversation") ?? "",
-    leaf: sp.get("leaf") ?? "",
-    query: sp.get("q") ?? "",
-    systemPrompt: "",
-    memory: DEFAULT_MEMORY,
-    messagesText: "",
-    temporaryText: "",
-  };
-}
-
-function draftFrom(type: string | null, fallback: StrategyType): StrategyDraft {
-  return defaultDraft(isStrategyType(type) ? type : fallback);
-}
-
 /** /inspect: build the exact prompt a strategy would send, see where every token goes, compare two strategies. */
 export function InspectView() {
   const sp = useSearchParams();
   const router = useRouter();
   const pathname = usePathname();
-  const [src, setSrc] = useState<InspectSource>(() => initialSource(new URLSearchParams(sp.toString())));
-  const [draftA, setDraftA] = useState<StrategyDraft>(() => draftFrom(sp.get("strategy"), "message_window"));
-  const [draftB, setDraftB] = useState<StrategyDraft>(() => draftFrom(sp.get("compare"), "token_buffer"));
-  const [compare, setCompare] = useState(() => isStrategyType(sp.get("compare")));
-  const [model, setModel] = useState(() => sp.get("model") ?? "gpt-4o");
-  const [reserved, setReserved] = useState(1024);
+  // A shared link sets the whole view once; the URL then follows the view.
+  const [link] = useState(() => parseInspectQuery(new URLSearchParams(sp.toString())));
+  const [src, setSrc] = useState<InspectSource>(() => ({ ...link.src, systemPrompt: "", messagesText: "", temporaryText: "" }));
+  const [draftA, setDraftA] = useState<StrategyDraft>(link.draftA);
+  const [draftB, setDraftB] = useState<StrategyDraft>(link.draftB);
+  const [compare, setCompare] = useState(link.compare);
+  const [model, setModel] = useState(link.model);
+  const [reserved, setReserved] = useState(link.reserved);
   const [issues, setIssues] = useState<{ a: FieldIssue[]; b: FieldIssue[] }>({ a: [], b: [] });
 
   const models = useModelRows();
@@ -60,23 +34,18 @@ export function InspectView() {
   const runA = useRunSlot(exactFor);
   const runB = useRunSlot(exactFor);
 
-  // The URL keeps the main selection so a view can be shared.
+  // The URL keeps the view (selection, strategy parameters, model, memory options) so it can be shared.
+  const { tab, user, conversation, leaf, query, memory } = src;
+  const next = useMemo(
+    () => encodeInspectQuery({ src: { tab, user, conversation, leaf, query, memory }, draftA, draftB, compare, model, reserved }),
+    [tab, user, conversation, leaf, query, memory, draftA, draftB, compare, model, reserved],
+  );
   useEffect(() => {
-    const qs = new URLSearchParams();
-    if (src.tab === "paste") qs.set("source", "paste");
-    if (src.user) qs.set("user", src.user);
-    if (src.tab === "stored" && src.conversation) qs.set("conversation", src.conversation);
-    if (src.tab === "stored" && src.conversation && src.leaf) qs.set("leaf", src.leaf);
-    if (src.query && src.query.length <= 300) qs.set("q", src.query);
-    qs.set("strategy", draftA.type);
-    if (compare) qs.set("compare", draftB.type);
-    if (model !== "gpt-4o") qs.set("model", model);
-    const next = qs.toString();
     const t = setTimeout(() => {
       if (next !== window.location.search.replace(/^\?/, "")) router.replace(`${pathname}?${next}`, { scroll: false });
     }, 250);
     return () => clearTimeout(t);
-  }, [src.tab, src.user, src.conversation, src.leaf, src.query, draftA.type, draftB.type, compare, model, pathname, router]);
+  }, [next, pathname, router]);
 
   const patchSrc = useCallback((p: Partial<InspectSource>) => setSrc((s) => ({ ...s, ...p })), []);
 

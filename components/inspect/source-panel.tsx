@@ -208,7 +208,7 @@ function MemoryOptions({ src, onChange, errors }: { src: InspectSource; onChange
         <div className="grid grid-cols-2 gap-2.5">
           <label className={labelCls}>
             k
-            <input type="number" min={1} max={100} value={Number.isNaN(m.k) ? "" : m.k} onChange={(e) => set({ k: e.target.value === "" ? NaN : Number(e.target.value) })} className={inputCls} aria-invalid={errors["memory.k"] ? true : undefined} />
+            <input type="number" min={1} max={100} value={Number.isNaN(m.k) ? "" : m.k} onChange={(e) => set({ k: e.target.value === "" ? NaN : Number(e.target.value) })} data-testid="memory-k" className={inputCls} aria-invalid={errors["memory.k"] ? true : undefined} />
             <FieldError id="mem-k" message={errors["memory.k"]} />
           </label>
           <label className={labelCls}>
@@ -219,7 +219,7 @@ function MemoryOptions({ src, onChange, errors }: { src: InspectSource; onChange
         </div>
         <label className={labelCls}>
           Format
-          <select value={m.format} onChange={(e) => set({ format: e.target.value as MemoryFormat })} className={inputCls}>
+          <select value={m.format} onChange={(e) => set({ format: e.target.value as MemoryFormat })} data-testid="memory-format" className={inputCls}>
             <option value="user_memory"># USER MEMORY sections</option>
             <option value="xml_block">&lt;long_term_memory&gt; block</option>
           </select>

@@ -1,8 +1,9 @@
 "use client";
-import { useEffect, useRef } from "react";
 import type { MemoryType } from "@/lib/ui/memory-api";
-import type { MemoryFilters, MemoryStatusFilter } from "@/lib/ui/memory-queries";
+import { MEMORY_STATUS_FILTERS, type MemoryFilters } from "@/lib/ui/memory-queries";
 import { MEMORY_TYPE_LIST, TYPE_STYLE } from "@/lib/ui/memory-format";
+import { SearchBox } from "@/components/ui/search-box";
+import { SegmentedControl } from "@/components/ui/segmented-control";
 
 const inputCls = "h-9 rounded-md border border-zinc-300 bg-white px-2.5 text-sm shadow-xs dark:border-zinc-700 dark:bg-zinc-900";
 
@@ -17,20 +18,6 @@ export function MemoryFiltersBar({
   onSearch: (q: string) => void;
   onChange: (patch: Partial<MemoryFilters>) => void;
 }) {
-  const searchRef = useRef<HTMLInputElement>(null);
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key !== "/" || e.metaKey || e.ctrlKey || e.altKey) return;
-      const t = e.target as HTMLElement | null;
-      if (t && (t.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(t.tagName))) return;
-      e.preventDefault();
-      searchRef.current?.focus();
-      searchRef.current?.select();
-    };
-    window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
-  }, []);
-
   const chip = (t: MemoryType | "", label: string) => {
     const on = filters.memory_type === t;
     return (
@@ -57,40 +44,8 @@ export function MemoryFiltersBar({
   return (
     <div className="flex flex-col gap-2.5">
       <div className="flex flex-wrap items-center gap-2">
-        <div className="relative min-w-64 flex-1">
-          <svg aria-hidden viewBox="0 0 20 20" className="pointer-events-none absolute top-1/2 left-2.5 size-4 -translate-y-1/2 fill-zinc-400">
-            <path d="M8.5 3a5.5 5.5 0 0 1 4.38 8.83l3.65 3.64a.75.75 0 1 1-1.06 1.06l-3.64-3.65A5.5 5.5 0 1 1 8.5 3Zm0 1.5a4 4 0 1 0 0 8 4 4 0 0 0 0-8Z" />
-          </svg>
-          <input
-            ref={searchRef}
-            type="search"
-            value={search}
-            onChange={(e) => onSearch(e.target.value)}
-            placeholder="Search memory content…"
-            aria-label="Search memories"
-            data-testid="memory-search"
-            className={`${inputCls} w-full pr-9 pl-8 placeholder:text-zinc-400`}
-          />
-          {!search && (
-            <kbd className="pointer-events-none absolute top-1/2 right-2 -translate-y-1/2 rounded border border-zinc-300 px-1.5 font-mono text-[10px] text-zinc-500 dark:border-zinc-700">/</kbd>
-          )}
-        </div>
-        <div role="group" aria-label="Status" className="inline-flex h-9 rounded-md border border-zinc-300 bg-white p-0.5 text-sm dark:border-zinc-700 dark:bg-zinc-900">
-          {(["active", "archived", "all"] as MemoryStatusFilter[]).map((s) => (
-            <button
-              key={s}
-              type="button"
-              aria-pressed={filters.status === s}
-              data-testid={`memory-status-${s}`}
-              onClick={() => onChange({ status: s })}
-              className={`rounded px-2.5 capitalize transition-colors ${
-                filters.status === s ? "bg-zinc-900 text-white dark:bg-zinc-100 dark:text-zinc-900" : "text-zinc-600 hover:text-zinc-900 dark:text-zinc-400 dark:hover:text-zinc-100"
-              }`}
-            >
-              {s}
-            </button>
-          ))}
-        </div>
+        <SearchBox value={search} onChange={onSearch} placeholder="Search memory content…" label="Search memories" testId="memory-search" />
+        <SegmentedControl label="Status" options={MEMORY_STATUS_FILTERS} value={filters.status} onChange={(status) => onChange({ status })} testIdPrefix="memory-status-" />
         <fieldset className="flex items-center gap-1.5 text-xs text-zinc-500 dark:text-zinc-400">
           <legend className="sr-only">Importance range</legend>
           Importance

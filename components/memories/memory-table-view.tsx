@@ -2,7 +2,7 @@
 import { useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useMemo, useState } from "react";
 import type { Memory, MemoryType } from "@/lib/ui/memory-api";
-import { useBulk, useBulkUndo, useMemoryList, useMemoryUsers, type MemoryFilters, type MemorySort, type MemoryStatusFilter } from "@/lib/ui/memory-queries";
+import { MEMORY_STATUS_FILTERS, useBulk, useBulkUndo, useMemoryList, useMemoryUsers, type MemoryFilters, type MemorySort, type MemoryStatusFilter } from "@/lib/ui/memory-queries";
 import { MEMORY_TYPE_LIST } from "@/lib/ui/memory-format";
 import { useDebouncedValue } from "@/lib/ui/use-debounced-value";
 import { formatInt, plural } from "@/lib/ui/format";
@@ -15,7 +15,6 @@ import { MergeDialog } from "./merge-dialog";
 import { useToast } from "./toast";
 
 const SORTS: MemorySort[] = ["updated_at", "created_at", "importance_score", "access_count", "last_accessed_at"];
-const STATUSES: MemoryStatusFilter[] = ["active", "archived", "all"];
 
 function readFilters(p: URLSearchParams): MemoryFilters {
   const t = p.get("type") as MemoryType | null;
@@ -27,7 +26,7 @@ function readFilters(p: URLSearchParams): MemoryFilters {
   };
   return {
     memory_type: t && MEMORY_TYPE_LIST.includes(t) ? t : "",
-    status: s && STATUSES.includes(s) ? s : "active",
+    status: s && MEMORY_STATUS_FILTERS.includes(s) ? s : "active",
     q: "",
     min_importance: n("min"),
     max_importance: n("max"),

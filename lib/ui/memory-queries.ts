@@ -18,6 +18,8 @@ import {
 
 export type Page<T> = { data: T[]; next_cursor: string | null };
 export type MemoryStatusFilter = "active" | "archived" | "all";
+/** In the order the filter shows them. */
+export const MEMORY_STATUS_FILTERS: readonly MemoryStatusFilter[] = ["active", "archived", "all"];
 export type MemorySort = "updated_at" | "created_at" | "importance_score" | "access_count" | "last_accessed_at";
 export type MemoryFilters = {
   memory_type: MemoryType | "";

@@ -11,6 +11,8 @@ export type Facets = { apps: string[]; users: string[] };
 export type ModelInfo = { model: string; encoding: string; approximate: boolean };
 export type ThreadResponse = { leaf_message_id: string | null; message_ids: string[] };
 export type StatusFilter = "active" | "archived" | "all";
+/** In the order the filter shows them. */
+export const STATUS_FILTERS: readonly StatusFilter[] = ["all", "active", "archived"];
 export type ListFilters = { q: string; app_id: string; user_id: string; status: StatusFilter };
 export type HistoryParams = {
   leaf: string | null;

@@ -38,6 +38,21 @@ describe("conversation pages in a browser", () => {
     await page.keyboard.type("Legacy");
     await page.waitForFunction(() => document.querySelectorAll('[data-testid="conversation-row"]').length === 1);
     await expect(page.getByText("Legacy import (null and UUID_NIL parents)").isVisible()).resolves.toBe(true);
+
+    // Status filter: toggle buttons in a labelled group; the arrow keys move along it.
+    await page.locator('[data-testid="conversation-search"]').fill("");
+    const status = page.getByRole("group", { name: "Status" });
+    expect(await status.locator('[aria-pressed="true"]').textContent()).toBe("all");
+    await status.locator('[data-testid="filter-status-archived"]').click();
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="conversation-row"]').length === 1);
+    await expect(page.getByText("Old refactor session").isVisible()).resolves.toBe(true);
+    await page.waitForFunction(() => location.search.includes("status=archived"));
+    await page.keyboard.press("ArrowLeft");
+    await page.keyboard.press("Enter");
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="conversation-row"]').length >= 5);
+    expect(await page.getByText("Old refactor session").count()).toBe(0);
+    expect(await page.locator('[data-testid="filter-status-active"]').getAttribute("aria-pressed")).toBe("true");
+    await page.waitForFunction(() => location.search.includes("status=active"));
   });
 
   it("opens a conversation, switches branch by clicking a node, and the thread follows", async () => {

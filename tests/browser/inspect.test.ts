@@ -204,4 +204,68 @@ describe("prompt inspector in a browser", () => {
     await settled(dark);
     await dark.screenshot({ path: screenshotPath("inspect-paste-dark") });
   });
+
+  it("a shared link sets the strategy parameters, reserved output and memory options; edits update the link", async () => {
+    const link = new URLSearchParams({
+      user: "ana@example.com",
+      conversation: DEMO_IDS.long,
+      q: "what's my budget?",
+      strategy: "message_window",
+      "a.max_attached_message_count": "4",
+      "a.history_message_truncate_enable": "1",
+      "a.history_message_truncate_length": "120",
+      compare: "auto_context",
+      "b.msg_threshold": "-3", // invalid: the default (30) is used and the link drops it
+      "b.token_ratio": "0.5",
+      "b.last_keep": "4",
+      model: "gpt-4.1",
+      reserved: "2048",
+      "m.k": "3",
+      "m.format": "xml_block",
+    });
+    await page.goto(`${server.url}/inspect?${link}`);
+    const field = (id: string) => page.locator(`[data-testid="${id}"]`);
+    expect(await field("strategy-select").inputValue()).toBe("message_window");
+    expect(await field("strategy-field-max_attached_message_count").inputValue()).toBe("4");
+    expect(await field("strategy-field-history_message_truncate_enable").isChecked()).toBe(true);
+    expect(await field("strategy-field-history_message_truncate_length").inputValue()).toBe("120");
+    expect(await field("strategy-select-b").inputValue()).toBe("auto_context");
+    expect(await field("strategy-b-field-msg_threshold").inputValue()).toBe("30");
+    expect(await field("strategy-b-field-token_ratio").inputValue()).toBe("0.5");
+    expect(await field("strategy-b-field-last_keep").inputValue()).toBe("4");
+    expect(await field("model-select").inputValue()).toBe("gpt-4.1");
+    expect(await field("reserved-output").inputValue()).toBe("2048");
+    expect(await field("memory-k").inputValue()).toBe("3");
+    expect(await field("memory-format").inputValue()).toBe("xml_block");
+
+    // The link ran itself with those values: 4 history messages in A, 2048 reserved, memories as an XML block.
+    const colA = page.locator('[data-testid="compare-column-a"]');
+    await colA.locator('[data-testid="prompt-bubble"]').first().waitFor();
+    await page.locator('[data-testid="compare-column-b"] [data-testid="prompt-bubble"]').first().waitFor();
+    await settled();
+    expect(await colA.locator('[data-testid="prompt-bubble"][data-section="history"]').count()).toBe(4);
+    expect(await page.locator('[data-testid="budget-stacked-bar"]').getAttribute("data-section-reserved-output")).toBe("2048");
+    expect(await colA.locator('[data-testid="prompt-bubble"]').first().textContent()).toContain("<long_term_memory>");
+    // The invalid value is not carried on.
+    await page.waitForFunction(() => !location.search.includes("b.msg_threshold"));
+    await top();
+    await page.screenshot({ path: screenshotPath("inspect-shared-link"), fullPage: true });
+
+    // Edits go back into the link; a value set back to its default leaves it.
+    await field("strategy-b-field-last_keep").fill("6");
+    await page.waitForFunction(() => new URLSearchParams(location.search).get("b.last_keep") === "6");
+    await field("strategy-field-max_attached_message_count").fill("10");
+    await field("reserved-output").fill("4096");
+    await page.locator("summary", { hasText: "Long-term memory" }).click();
+    await field("memory-format").selectOption("user_memory");
+    await page.waitForFunction(() => {
+      const q = new URLSearchParams(location.search);
+      return !q.has("a.max_attached_message_count") && q.get("reserved") === "4096" && !q.has("m.format");
+    });
+    const q = new URL(page.url()).searchParams;
+    expect(q.get("a.history_message_truncate_length")).toBe("120");
+    expect(q.get("b.token_ratio")).toBe("0.5");
+    expect(q.get("m.k")).toBe("3");
+    expect(q.get("conversation")).toBe(DEMO_IDS.long);
+  });
 });

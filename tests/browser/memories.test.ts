@@ -187,6 +187,21 @@ describe("memories pages in a browser", () => {
     for (const id of [a, b]) expect((await api.get(`/memories/${id}`)).body.status).toBe("active");
     expect((await api.get(`/memories/${mergedId}`)).body.status).toBe("archived");
     await page.locator(`[data-testid="memory-row"][data-id="${a}"]`).waitFor();
+
+    // The status filter: the merged memory is archived now; "all" (reached with the arrow keys) lists both.
+    const status = page.getByRole("group", { name: "Status" });
+    expect(await status.locator('[aria-pressed="true"]').textContent()).toBe("active");
+    await status.locator('[data-testid="memory-status-archived"]').click();
+    await row(mergedId).waitFor();
+    expect(await row(a).count()).toBe(0);
+    await page.waitForFunction(() => location.search.includes("status=archived"));
+    expect(await page.locator('[data-testid="memory-status-archived"]').getAttribute("aria-pressed")).toBe("true");
+    await page.keyboard.press("ArrowRight");
+    await page.keyboard.press("Space");
+    await row(a).waitFor();
+    expect(await row(mergedId).count()).toBe(1);
+    expect(await page.locator('[data-testid="memory-status-all"]').getAttribute("aria-pressed")).toBe("true");
+    expect(await page.locator('[data-testid="memory-status-archived"]').getAttribute("aria-pressed")).toBe("false");
   });
 
   it("(c) playground: ranked results with stacked bars; a weight change re-ranks", async () => {
