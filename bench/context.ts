@@ -6,19 +6,10 @@
 // formatting + context-window fitting. Target: p95 < 60 ms.
 // Knobs (env): BENCH_TURNS (500), BENCH_MEMORIES (10 000), BENCH_N (200).
 
-import { randomUUID } from "node:crypto";
-import { openDatabase } from "../lib/db/open-database";
-import { createConversation } from "../lib/conversations/conversation-store";
-import { ZConversationCreate } from "../lib/conversations/schemas";
-import { insertTurns } from "../lib/messages/insert-turns";
-import { ZTurnInput } from "../lib/messages/schemas";
-import { embedLexical, LEXICAL_DIMENSIONS, LEXICAL_MODEL } from "../lib/embeddings/lexical-embedder";
-import { toVectorLiteral } from "../lib/embeddings/embedding-provider";
-import { contentKey } from "../lib/memories/normalize-content";
 import { makeTempDir, ms, now, postJson, printMachine, removeDir, runMain, stats } from "./lib/common";
-import { makeMemoryGenerator, makeQueryGenerator } from "./lib/memory-text";
+import { loadContextDataset } from "./lib/context-dataset";
+import { makeQueryGenerator } from "./lib/memory-text";
 import { startBuiltServer } from "./lib/start-server-dist";
-import { makeTurnGenerator } from "./lib/text";
 
 const TURNS = Number(process.env.BENCH_TURNS || 500);
 const MEMORIES = Number(process.env.BENCH_MEMORIES || 10_000);
@@ -26,7 +17,6 @@ const N = Number(process.env.BENCH_N || 200);
 const WARMUP = 20;
 const USER = "bench-context-user";
 const TARGET_P95 = 60;
-const INDEX = "memory_embeddings_hnsw_lexical_hash_v1";
 
 runMain("bench:context", async (cleanup) => {
   printMachine();
@@ -34,40 +24,9 @@ runMain("bench:context", async (cleanup) => {
   cleanup(() => removeDir(dir));
 
   console.log(`Loading a ${TURNS}-turn thread and ${MEMORIES.toLocaleString("en")} memories into ${dir}`);
-  const db = await openDatabase({ kind: "pglite", dataDir: dir });
-  let conversationId: string;
-  try {
-    const conv = await createConversation(db.prisma, ZConversationCreate.parse({ app_id: "bench", end_user_id: USER, name: "bench thread" }));
-    conversationId = conv.id;
-    const gen = makeTurnGenerator(500);
-    await insertTurns(db.sql, conversationId, Array.from({ length: TURNS }, () => ZTurnInput.parse(gen())));
-
-    // Memories in bulk, the HNSW index built after the load (much faster than with it).
-    const mem = makeMemoryGenerator(4242);
-    await db.sql.exec(`DROP INDEX IF EXISTS "${INDEX}"`);
-    const t0 = now();
-    for (let start = 0; start < MEMORIES; start += 2000) {
-      const batch = Array.from({ length: Math.min(2000, MEMORIES - start) }, () => ({ id: randomUUID(), ...mem() }));
-      await db.sql.transaction(async (tx) => {
-        await tx.query(
-          `INSERT INTO memories (id, user_id, memory_type, content, content_key, importance_score)
-           SELECT u.id, $2, u.t::memory_type, u.c, u.k, u.i FROM unnest($1::uuid[], $3::text[], $4::text[], $5::text[], $6::float8[]) AS u(id, t, c, k, i)`,
-          [batch.map((b) => b.id), USER, batch.map((b) => b.memory_type), batch.map((b) => b.content), batch.map((b) => contentKey(b.content)), batch.map((b) => b.importance)],
-        );
-        await tx.query(
-          `INSERT INTO memory_embeddings (memory_id, model, user_id, dimensions, embedding)
-           SELECT u.id, $2, $3, $4, u.v::vector FROM unnest($1::uuid[], $5::text[]) AS u(id, v)`,
-          [batch.map((b) => b.id), LEXICAL_MODEL, USER, LEXICAL_DIMENSIONS, batch.map((b) => toVectorLiteral(embedLexical(b.content)))],
-        );
-      });
-    }
-    await db.sql.exec(`SET maintenance_work_mem = '256MB'`);
-    await db.sql.exec(`CREATE INDEX "${INDEX}" ON memory_embeddings USING hnsw ((embedding::vector(${LEXICAL_DIMENSIONS})) vector_cosine_ops) WHERE model = '${LEXICAL_MODEL}'`);
-    await db.sql.exec("ANALYZE");
-    console.log(`  loaded in ${((now() - t0) / 1000).toFixed(1)} s (index included)`);
-  } finally {
-    await db.close();
-  }
+  const t0 = now();
+  const { conversationId } = await loadContextDataset(dir, { turns: TURNS, memories: MEMORIES, user: USER });
+  console.log(`  loaded in ${((now() - t0) / 1000).toFixed(1)} s (index included)`);
 
   const server = await startBuiltServer(dir);
   cleanup(() => server.stop());

@@ -2,8 +2,10 @@
 //
 // Starts the production server (`next start`) on a fresh temporary PGlite folder,
 // creates a conversation and imports 50 000 turns through
-// POST /api/v1/conversations/{id}/messages/batch in batches of 5 000, then times one
-// 10 000-turn batch into a second, empty conversation. Target: 2 000 turns/s embedded.
+// POST /api/v1/conversations/{id}/messages/batch in batches of 5 000 with
+// return=minimal (what a bulk importer sends), then times one 10 000-turn batch with the
+// full response (every stored turn echoed) into a second, empty conversation.
+// Target: 2 000 turns/s embedded.
 // Knobs (env): BENCH_IMPORT_TOTAL, BENCH_IMPORT_BATCH, BENCH_IMPORT_BIG.
 
 import fs from "node:fs";
@@ -27,8 +29,8 @@ async function createConversation(base: string, name: string): Promise<string> {
 }
 
 /** Sends one batch (body serialized before the clock starts) and reads the whole response. */
-async function postBatch(base: string, conversationId: string, turns: Turn[]): Promise<BatchResult> {
-  const body = JSON.stringify({ messages: turns });
+async function postBatch(base: string, conversationId: string, turns: Turn[], ret: "full" | "minimal"): Promise<BatchResult> {
+  const body = JSON.stringify({ messages: turns, return: ret });
   const t0 = now();
   const r = await fetch(`${base}/api/v1/conversations/${conversationId}/messages/batch`, {
     method: "POST",
@@ -67,7 +69,7 @@ runMain("bench:import", async (onCleanup) => {
     const n = Math.min(BATCH, TOTAL - done);
     const turns = Array.from({ length: n }, gen);
     if (!sample.length) sample = turns;
-    const r = await postBatch(server.base, conversationId, turns);
+    const r = await postBatch(server.base, conversationId, turns, "minimal");
     batches.push(r);
     done += n;
     console.log(
@@ -89,8 +91,8 @@ runMain("bench:import", async (onCleanup) => {
   // One 10 000-turn batch (the API maximum) into a second, empty conversation.
   const bigId = await createConversation(server.base, `import bench ${BIG} in one batch`);
   const bigTurns = Array.from({ length: BIG }, gen);
-  console.log(`\nOne ${BIG.toLocaleString("en-US")}-turn batch into an empty conversation...`);
-  const big = await postBatch(server.base, bigId, bigTurns);
+  console.log(`\nOne ${BIG.toLocaleString("en-US")}-turn batch (return=full: every turn echoed) into an empty conversation...`);
+  const big = await postBatch(server.base, bigId, bigTurns, "full");
   console.log(
     `  ${(big.ms / 1000).toFixed(2)} s  ${rate(big.turns, big.ms)} turns/s  (request ${mib(big.requestBytes)} MiB, response ${mib(big.responseBytes)} MiB)`,
   );
@@ -107,7 +109,7 @@ runMain("bench:import", async (onCleanup) => {
   const medianBatchMs = [...batches.map((b) => b.ms)].sort((x, y) => x - y)[Math.floor(batches.length / 2)];
   const tokShare = tokMs / medianBatchMs;
 
-  console.log(`\n=== import: ${TOTAL.toLocaleString("en-US")} turns via POST /messages/batch (${BATCH.toLocaleString("en-US")} per request), next start + PGlite ===`);
+  console.log(`\n=== import: ${TOTAL.toLocaleString("en-US")} turns via POST /messages/batch (${BATCH.toLocaleString("en-US")} per request, return=minimal), next start + PGlite ===`);
   console.log(`| batch | turns  | seconds | turns/s |`);
   batches.forEach((b, i) => console.log(`| ${String(i + 1).padStart(5)} | ${String(b.turns).padStart(6)} | ${(b.ms / 1000).toFixed(2).padStart(7)} | ${String(rates[i]).padStart(7)} |`));
   console.log(
@@ -115,7 +117,7 @@ runMain("bench:import", async (onCleanup) => {
       `(wall incl. client-side text generation and JSON.stringify ${rate(TOTAL, wallMs)} turns/s); ` +
       `per batch min ${Math.min(...rates)}, median ${[...rates].sort((x, y) => x - y)[Math.floor(rates.length / 2)]}, max ${Math.max(...rates)} turns/s`,
   );
-  console.log(`One ${BIG.toLocaleString("en-US")}-turn batch: ${(big.ms / 1000).toFixed(2)} s = ${rate(big.turns, big.ms)} turns/s`);
+  console.log(`One ${BIG.toLocaleString("en-US")}-turn batch with return=full: ${(big.ms / 1000).toFixed(2)} s = ${rate(big.turns, big.ms)} turns/s`);
   console.log(
     `Target ${TARGET} turns/s: ${overall >= TARGET ? "MET" : "MISSED"} (${((overall / TARGET) * 100).toFixed(0)}% of target). ` +
       `Tokenizing one batch's texts in both encodings (warm encoders, this process) takes ${ms(tokMs)} ms = ${(tokShare * 100).toFixed(0)}% of the median batch's request time ` +

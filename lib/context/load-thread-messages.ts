@@ -29,11 +29,11 @@ export async function loadThreadMessages(sql: SqlRunner, conversationId: string,
     q: number;
     a: number;
   };
-  // One JSON value rather than 500 rows: PGlite decodes rows column by column in JS.
-  const [{ rows: packed }] = await sql.query<{ rows: Row[] | null }>(
-    `SELECT json_agg(json_build_object('id', id, 'parentMessageId', parent_message_id, 'query', query, 'answer', answer,
-                                       'answer_tokens', answer_tokens, 'metadata', metadata, 'q', q, 'a', a)
-                    ORDER BY created_at DESC, seq DESC) AS rows
+  // One JSON text of arrays rather than 500 rows: PGlite decodes rows column by column
+  // in JS, and arrays without keys are the smallest thing to build and parse.
+  const [{ rows: packed }] = await sql.query<{ rows: string | null }>(
+    `SELECT json_agg(json_build_array(id, parent_message_id, query, answer, answer_tokens, metadata, q, a)
+                    ORDER BY created_at DESC, seq DESC)::text AS rows
        FROM (SELECT id, parent_message_id, query, answer, answer_tokens, metadata, created_at, seq,
                     query_tokens_${suffix} AS q, answer_tokens_${suffix} AS a
                FROM messages
@@ -42,7 +42,19 @@ export async function loadThreadMessages(sql: SqlRunner, conversationId: string,
               LIMIT $2) newest`,
     anchor ? [conversationId, MAX_MESSAGE_LIMIT, anchor.created_at, anchor.seq] : [conversationId, MAX_MESSAGE_LIMIT],
   );
-  const rows = packed ?? [];
+  type Packed = [string, string | null, string, string, number, Row["metadata"], number, number];
+  const rows: Row[] = packed
+    ? (JSON.parse(packed) as Packed[]).map(([id, parentMessageId, query, answer, answer_tokens, metadata, q, a]) => ({
+        id,
+        parentMessageId,
+        query,
+        answer,
+        answer_tokens,
+        metadata,
+        q,
+        a,
+      }))
+    : [];
   let thread = extractThread(rows);
   if (thread.length && isPlaceholder({ answer: thread[0].answer, answerTokens: thread[0].answer_tokens })) thread = thread.slice(1);
   const out: RoleMessage[] = [];

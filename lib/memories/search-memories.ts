@@ -13,7 +13,7 @@ const TEXT_CANDIDATES = 50;
 // and ranking every match would turn the text half of a search into a scan. The pool is
 // the first matches found, so text candidates complement the vector ones; they do not
 // replace a ranking over everything.
-const TEXT_RANK_POOL = 200;
+const TEXT_RANK_POOL = 100;
 // The vector search's breadth: recall@10 0.98 against an exact scan on 100 000
 // memories (bench:memories), at a few milliseconds.
 const HNSW_EF_SEARCH = 100;
@@ -56,16 +56,20 @@ export async function searchMemories(sql: SqlRunner, userId: string, input: Sear
         LIMIT ${vectorN}`,
       [provider.model, userId, q, input.status, types],
     );
+    // Text candidates bring their cosine along (one lookup each, after the LIMIT), so
+    // they need no second round trip.
     const textQuery = (tsquery: string) =>
-      tx.query<Candidate>(
-        `SELECT p.id, p.importance_score, p.last_accessed_at FROM (
-           SELECT m.id, m.search_tsv, m.importance_score, m.last_accessed_at FROM memories m
-            WHERE m.user_id = $1 AND m.status = $2::memory_status AND m.search_tsv @@ to_tsquery('simple', $3)
-              AND ($4::text[] IS NULL OR m.memory_type::text = ANY($4::text[]))
-            LIMIT ${TEXT_RANK_POOL}) p
+      tx.query<Candidate & { cosine: number | null }>(
+        `SELECT p.id, p.importance_score, p.last_accessed_at,
+                (SELECT 1 - (e.embedding::vector(${d}) <=> $5::vector(${d})) FROM memory_embeddings e
+                  WHERE e.memory_id = p.id AND e.model = $6) AS cosine
+           FROM (SELECT m.id, m.search_tsv, m.importance_score, m.last_accessed_at FROM memories m
+                  WHERE m.user_id = $1 AND m.status = $2::memory_status AND m.search_tsv @@ to_tsquery('simple', $3)
+                    AND ($4::text[] IS NULL OR m.memory_type::text = ANY($4::text[]))
+                  LIMIT ${TEXT_RANK_POOL}) p
           ORDER BY ts_rank(p.search_tsv, to_tsquery('simple', $3)) DESC
           LIMIT ${TEXT_CANDIDATES}`,
-        [userId, input.status, tsquery, types],
+        [userId, input.status, tsquery, types, q, provider.model],
       );
     const textHits = words.length ? await textQuery(words.join(" | ")) : [];
     return { vectorHits, textHits };
@@ -73,22 +77,12 @@ export async function searchMemories(sql: SqlRunner, userId: string, input: Sear
 
   const candidates = new Map<string, Candidate>(vectorHits.map((h) => [h.id, h]));
   const matched = new Map<string, Breakdown["matched_by"]>(vectorHits.map((h) => [h.id, ["vector"]]));
-  const textOnly: string[] = [];
   for (const h of textHits) {
     if (candidates.has(h.id)) matched.set(h.id, ["vector", "text"]);
     else {
-      candidates.set(h.id, h);
+      candidates.set(h.id, { ...h, cosine: h.cosine ?? undefined });
       matched.set(h.id, ["text"]);
-      textOnly.push(h.id);
     }
-  }
-  if (textOnly.length) {
-    const rows = await sql.query<{ id: string; cosine: number }>(
-      `SELECT memory_id AS id, 1 - (embedding::vector(${d}) <=> $2::vector(${d})) AS cosine
-         FROM memory_embeddings WHERE model = $1 AND memory_id = ANY($3::uuid[])`,
-      [provider.model, q, textOnly],
-    );
-    for (const r of rows) candidates.get(r.id)!.cosine = r.cosine;
   }
 
   const now = Date.now();
@@ -108,36 +102,38 @@ export async function searchMemories(sql: SqlRunner, userId: string, input: Sear
   const ranked = top.map((t) => ({ memory: memories.get(t.id)!, score: t.breakdown.final, breakdown: t.breakdown }));
   const latency = performance.now() - started;
 
+  // The access bump, the retrieval and its hits: one statement, so one round trip and
+  // all or nothing without an explicit transaction.
   const retrievalId = randomUUID();
-  await sql.transaction(async (tx) => {
-    if (!input.dry_run && ranked.length) {
-      await tx.query(`UPDATE memories SET access_count = access_count + 1, last_accessed_at = now() WHERE id = ANY($1::uuid[])`, [
-        ranked.map((r) => r.memory.id),
-      ]);
-    }
-    await tx.query(
-      `INSERT INTO memory_retrievals (id, user_id, query, conversation_id, embedding_model, k, weights, dry_run, latency_ms, result_count)
-       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10)`,
-      [retrievalId, userId, input.query, input.conversation_id ?? null, provider.model, input.k, JSON.stringify(weights), input.dry_run, latency, ranked.length],
-    );
-    if (ranked.length) {
-      await tx.query(
-        `INSERT INTO memory_retrieval_hits (retrieval_id, rank, memory_id, score, cosine, time_decay, importance)
-         SELECT $1, u.rank, u.memory_id, u.score, u.cosine, u.time_decay, u.importance
-           FROM unnest($2::int[], $3::uuid[], $4::float8[], $5::float8[], $6::float8[], $7::float8[])
-             AS u(rank, memory_id, score, cosine, time_decay, importance)`,
-        [
-          retrievalId,
-          ranked.map((_, i) => i + 1),
-          ranked.map((r) => r.memory.id),
-          ranked.map((r) => r.score),
-          ranked.map((r) => r.breakdown.cosine),
-          ranked.map((r) => r.breakdown.time_decay),
-          ranked.map((r) => r.breakdown.importance),
-        ],
-      );
-    }
-  });
+  const bump = !input.dry_run && ranked.length;
+  await sql.query(
+    `WITH ${bump ? `bumped AS (UPDATE memories SET access_count = access_count + 1, last_accessed_at = now() WHERE id = ANY($11::uuid[])),` : ""}
+          retrieval AS (
+            INSERT INTO memory_retrievals (id, user_id, query, conversation_id, embedding_model, k, weights, dry_run, latency_ms, result_count)
+            VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10))
+     INSERT INTO memory_retrieval_hits (retrieval_id, rank, memory_id, score, cosine, time_decay, importance)
+     SELECT $1, u.rank, u.memory_id, u.score, u.cosine, u.time_decay, u.importance
+       FROM unnest($12::int[], $11::uuid[], $13::float8[], $14::float8[], $15::float8[], $16::float8[])
+         AS u(rank, memory_id, score, cosine, time_decay, importance)`,
+    [
+      retrievalId,
+      userId,
+      input.query,
+      input.conversation_id ?? null,
+      provider.model,
+      input.k,
+      JSON.stringify(weights),
+      input.dry_run,
+      latency,
+      ranked.length,
+      ranked.map((r) => r.memory.id),
+      ranked.map((_, i) => i + 1),
+      ranked.map((r) => r.score),
+      ranked.map((r) => r.breakdown.cosine),
+      ranked.map((r) => r.breakdown.time_decay),
+      ranked.map((r) => r.breakdown.importance),
+    ],
+  );
 
   return { data: ranked, embedding_model: provider.model, embedding_kind: provider.kind, weights, retrieval_id: retrievalId, latency_ms: latency };
 }

@@ -6,7 +6,7 @@ import { noteBulkWrite } from "../db/planner-stats";
 import type { TokenCache } from "../tokens/count-tokens";
 import { countTextsAllEncodings } from "../tokens/count-tokens-parallel";
 import { UUID_NIL } from "../threads/uuid-nil";
-import type { TurnInput } from "./schemas";
+import type { Message, TurnInput } from "./schemas";
 import { FILE_COLUMNS, MESSAGE_COLUMNS, serializeMessage, type FileRow, type MessageRow } from "./serialize-message";
 
 export type InsertOptions = {
@@ -14,6 +14,9 @@ export type InsertOptions = {
   /** Field prefix for error details: "messages" for a batch, "" for one turn. */
   fieldPrefix?: string;
 };
+
+/** What a minimal batch import answers per turn: enough to address each stored turn. */
+export type StoredTurnRef = { id: string; created_at: string };
 
 type Prepared = {
   id: string;
@@ -32,7 +35,16 @@ type Prepared = {
  * appear in the batch, unless allowMissingParents keeps it dangling.
  * Token counts for every encoding are computed here, once, and cached on the row.
  */
-export async function insertTurns(sql: SqlRunner, conversationId: string, turns: TurnInput[], opts: InsertOptions = {}) {
+export async function insertTurns(sql: SqlRunner, conversationId: string, turns: TurnInput[], opts?: InsertOptions & { minimal?: false }): Promise<Message[]>;
+/** minimal: nothing is read back (no RETURNING); each turn answers with its id and created_at. */
+export async function insertTurns(sql: SqlRunner, conversationId: string, turns: TurnInput[], opts: InsertOptions & { minimal: true }): Promise<StoredTurnRef[]>;
+export async function insertTurns(
+  sql: SqlRunner,
+  conversationId: string,
+  turns: TurnInput[],
+  opts: InsertOptions & { minimal?: boolean } = {},
+): Promise<Message[] | StoredTurnRef[]> {
+  const returning = (columns: string) => (opts.minimal ? "" : `RETURNING ${columns}`);
   const field = (i: number, name: string) => (opts.fieldPrefix ? `${opts.fieldPrefix}[${i}].${name}` : name);
 
   // CPU work before the transaction opens, so it holds locks only for I/O.
@@ -160,7 +172,7 @@ export async function insertTurns(sql: SqlRunner, conversationId: string, turns:
          FROM unnest($2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::text[], $7::int[], $8::int[], $9::int[],
                      $10::int[], $11::int[], $12::int[], $13::text[], $14::timestamptz[])
            AS u(id, parent, tree_parent, query, answer, answer_tokens, q_o, a_o, q_c, a_c, files, metadata, created_at)
-       RETURNING ${MESSAGE_COLUMNS}`,
+       ${returning(MESSAGE_COLUMNS)}`,
       [
         conversationId,
         col((p) => p.id),
@@ -188,7 +200,7 @@ export async function insertTurns(sql: SqlRunner, conversationId: string, turns:
         `INSERT INTO message_files (id, message_id, type, transfer_method, url, upload_file_id, belongs_to, position)
          SELECT gen_random_uuid(), u.* FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[])
            AS u(message_id, type, transfer_method, url, upload_file_id, belongs_to, position)
-         RETURNING ${FILE_COLUMNS}`,
+         ${returning(FILE_COLUMNS)}`,
         [
           files.map((x) => x.messageId),
           files.map((x) => x.f.type),
@@ -208,6 +220,7 @@ export async function insertTurns(sql: SqlRunner, conversationId: string, turns:
       [conversationId, prepared.length, leafDelta, tokenDelta],
     );
 
+    if (opts.minimal) return prepared.map((p): StoredTurnRef => ({ id: p.id, created_at: p.createdAt.toISOString() }));
     const byMessage = new Map<string, FileRow[]>();
     for (const f of fileRows) byMessage.set(f.message_id, [...(byMessage.get(f.message_id) ?? []), f]);
     const order = new Map(ids.map((id, i) => [id, i]));

@@ -51,6 +51,10 @@ export const ZBatchInput = z
   .object({
     messages: z.array(ZTurnInput).min(1).max(MAX_BATCH),
     allow_missing_parents: z.boolean().default(false),
+    return: z
+      .enum(["full", "minimal"])
+      .default("full")
+      .describe("full: every stored turn as a message; minimal: only {id, created_at} per turn (faster for bulk imports)."),
   })
   .strict();
 export type BatchInput = z.infer<typeof ZBatchInput>;

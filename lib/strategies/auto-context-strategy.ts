@@ -75,10 +75,10 @@ export async function autoContextStrategy(
 
   // 2. Still over: summarize the older history into one message.
   if (over(result) && older.length) {
-    const texts = older.map((o) => `${o.m.role}: ${textOf(o.m)}`);
     let summary: string;
     let how: string;
     if (chat) {
+      const texts = older.map((o) => `${o.m.role}: ${textOf(o.m)}`);
       summary = await chatComplete(
         chat,
         `Summarize this earlier part of a conversation for the assistant's memory. Keep facts, decisions, preferences, open questions and tool results that matter later. Be concise.\n\n${texts.join("\n")}`,

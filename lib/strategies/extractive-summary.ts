@@ -15,17 +15,51 @@ export function splitSentences(text: string): string[] {
     .filter((s) => s.length > 0);
 }
 
+// For ASCII text, NFKC is the identity and letters/digits are [a-z0-9] after lowercasing:
+// a plain regex gives lexicalTokens' words several times faster. Anything else takes the
+// Unicode-aware path.
+const NON_ASCII = /[^\x00-\x7f]/;
+function contentWords(sentence: string, ascii: boolean): string[] {
+  const out: string[] = [];
+  for (const w of ascii ? sentence.toLowerCase().split(/[^a-z0-9]+/) : lexicalTokens(sentence)) {
+    if (w.length > 2 && !STOP.has(w)) out.push(w);
+  }
+  return out;
+}
+
 export function extractiveSummary(texts: string[], maxSentences: number): string[] {
-  const sentences = texts.flatMap(splitSentences);
+  const sentences: string[] = [];
+  const words: string[][] = [];
+  for (const t of texts) {
+    const ascii = !NON_ASCII.test(t);
+    for (const s of splitSentences(t)) {
+      sentences.push(s);
+      words.push(contentWords(s, ascii));
+    }
+  }
   if (sentences.length <= maxSentences) return sentences;
+  // Document frequency: in how many sentences each word occurs.
   const freq = new Map<string, number>();
-  const words = sentences.map((s) => lexicalTokens(s).filter((w) => w.length > 2 && !STOP.has(w)));
-  for (const ws of words) for (const w of new Set(ws)) freq.set(w, (freq.get(w) ?? 0) + 1);
-  const scored = sentences.map((s, i) => {
-    const ws = words[i];
-    const score = ws.length ? ws.reduce((a, w) => a + (freq.get(w) ?? 0), 0) / Math.sqrt(ws.length) : 0;
-    return { i, s, score };
+  const lastSeen = new Map<string, number>();
+  words.forEach((ws, i) => {
+    for (const w of ws) {
+      if (lastSeen.get(w) === i) continue;
+      lastSeen.set(w, i);
+      freq.set(w, (freq.get(w) ?? 0) + 1);
+    }
   });
-  const top = [...scored].sort((a, b) => b.score - a.score || a.i - b.i).slice(0, maxSentences);
-  return top.sort((a, b) => a.i - b.i).map((t) => t.s);
+  // The best maxSentences by score (ties: the earlier sentence), kept sorted: a full
+  // sort of thousands of sentences for eight of them is wasted work.
+  const top: { i: number; score: number }[] = [];
+  words.forEach((ws, i) => {
+    let sum = 0;
+    for (const w of ws) sum += freq.get(w) ?? 0;
+    const score = ws.length ? sum / Math.sqrt(ws.length) : 0;
+    if (top.length === maxSentences && score <= top[top.length - 1].score) return;
+    let at = top.length;
+    while (at > 0 && top[at - 1].score < score) at--;
+    top.splice(at, 0, { i, score });
+    if (top.length > maxSentences) top.pop();
+  });
+  return top.sort((a, b) => a.i - b.i).map((t) => sentences[t.i]);
 }

@@ -29,10 +29,19 @@ export type ChatMessage = {
   name?: string;
 };
 
+// Roles and names repeat on every message: remember their overhead rather than calling
+// the tokenizer a thousand times for a 500-turn thread.
+const overheads = new Map<string, number>();
+
 /** Tokens of one message's framing + role (+ name), without its content. */
 export function messageOverhead(role: string, encoding: EncodingName, name?: string): number {
-  let n = TOKENS_PER_MESSAGE + countTextTokens(role, encoding);
-  if (name) n += TOKENS_PER_NAME + countTextTokens(name, encoding);
+  const key = `${encoding}\u0000${role}\u0000${name ?? ""}`;
+  let n = overheads.get(key);
+  if (n === undefined) {
+    n = TOKENS_PER_MESSAGE + countTextTokens(role, encoding);
+    if (name) n += TOKENS_PER_NAME + countTextTokens(name, encoding);
+    if (overheads.size < 10_000) overheads.set(key, n);
+  }
   return n;
 }
 

@@ -256,6 +256,27 @@ export function defineApiSuite(backend: string, kind: "pglite" | "postgres", sta
         expect(r.body.data[0].tree_parent_id).toBeNull();
       });
 
+      it("return=minimal answers {id, created_at} per stored turn; the turns are stored in full", async () => {
+        const c = await newConversation();
+        const turns = Array.from({ length: 30 }, (_, i) => ({
+          query: `minimal ${i}`,
+          answer: `answer ${i}`,
+          files: i === 3 ? [{ type: "image", transfer_method: "remote_url", url: "https://example.com/a.png" }] : [],
+        }));
+        const r = await api.post(`/conversations/${c.id}/messages/batch`, { messages: turns, return: "minimal" });
+        expect(r.status, JSON.stringify(r.body)).toBe(201);
+        expect(r.body.count).toBe(30);
+        expect(Object.keys(r.body.data[0]).sort()).toEqual(["created_at", "id"]);
+        const stored = (await api.get(`/conversations/${c.id}/messages?limit=100`)).body.data;
+        expect(stored.map((m: { id: string; created_at: string }) => [m.id, m.created_at])).toEqual(r.body.data.map((d: { id: string; created_at: string }) => [d.id, d.created_at]));
+        expect(stored[3].files).toHaveLength(1);
+        expect(stored[29].tokens.o200k_base.query).toBeGreaterThan(0);
+        expect((await api.get(`/conversations/${c.id}`)).body.turn_count).toBe(30);
+        const bad = await api.post(`/conversations/${c.id}/messages/batch`, { messages: turns, return: "ids" });
+        expect(bad.status).toBe(422);
+        expect(bad.body.error.details[0].field).toBe("return");
+      });
+
       it("limits: more than 10 000 turns is a 422, an oversized body a 413", async () => {
         const c = await newConversation();
         const many = await api.post(`/conversations/${c.id}/messages/batch`, { messages: Array.from({ length: 10_001 }, () => ({ query: "q" })) });

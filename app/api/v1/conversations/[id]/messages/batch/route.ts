@@ -10,9 +10,11 @@ type P = { id: string };
 export const POST = withApi<P>(async ({ req, params }) => {
   const id = parseId(params.id);
   const body = await parseBody(req, ZBatchInput);
-  const data = await insertTurns((await getDb()).sql, id, body.messages, {
-    allowMissingParents: body.allow_missing_parents,
-    fieldPrefix: "messages",
-  });
+  const opts = { allowMissingParents: body.allow_missing_parents, fieldPrefix: "messages" };
+  const { sql } = await getDb();
+  const data =
+    body.return === "minimal"
+      ? await insertTurns(sql, id, body.messages, { ...opts, minimal: true })
+      : await insertTurns(sql, id, body.messages, opts);
   return json({ data, count: data.length }, 201);
 });
