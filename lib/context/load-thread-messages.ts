@@ -5,7 +5,9 @@ import { findAnchor } from "../threads/load-thread";
 import { primeContentTokens } from "../strategies/message-tokens";
 import type { RoleMessage } from "../strategies/schemas";
 import type { EncodingName } from "../tokens/registry";
-import { isPlaceholder } from "../window/token-buffer";
+import { isPlaceholder, turnContent } from "../window/token-buffer";
+import { loadFileParts } from "../messages/load-file-parts";
+import { IMAGE_PART_TOKENS, type ContentPart } from "../tokens/chat-formula";
 import { MAX_MESSAGE_LIMIT } from "../window/get-history";
 
 type ToolCallMeta = { id?: string; name?: string; arguments?: unknown; result?: unknown };
@@ -13,6 +15,7 @@ type ToolCallMeta = { id?: string; name?: string; arguments?: unknown; result?: 
 /**
  * A conversation's current thread (or the thread ending at `leafId`) as role messages,
  * oldest first: Dify's newest 500 rows and thread rule, in-flight placeholder left out.
+ * Stored files become content parts of their side of the turn (images count 85 tokens).
  * A turn whose metadata carries `tool_calls` ([{id, name, arguments, result}]) becomes
  * user, assistant tool calls, tool results, then the assistant answer.
  */
@@ -28,13 +31,14 @@ export async function loadThreadMessages(sql: SqlRunner, conversationId: string,
     metadata: Record<string, unknown> | null;
     q: number;
     a: number;
+    file_count: number;
   };
   // One JSON text of arrays rather than 500 rows: PGlite decodes rows column by column
   // in JS, and arrays without keys are the smallest thing to build and parse.
   const [{ rows: packed }] = await sql.query<{ rows: string | null }>(
-    `SELECT json_agg(json_build_array(id, parent_message_id, query, answer, answer_tokens, metadata, q, a)
+    `SELECT json_agg(json_build_array(id, parent_message_id, query, answer, answer_tokens, metadata, q, a, file_count)
                     ORDER BY created_at DESC, seq DESC)::text AS rows
-       FROM (SELECT id, parent_message_id, query, answer, answer_tokens, metadata, created_at, seq,
+       FROM (SELECT id, parent_message_id, query, answer, answer_tokens, metadata, file_count, created_at, seq,
                     query_tokens_${suffix} AS q, answer_tokens_${suffix} AS a
                FROM messages
               WHERE conversation_id = $1 ${anchor ? "AND (created_at, seq) <= ($3::timestamptz, $4::int)" : ""}
@@ -42,9 +46,9 @@ export async function loadThreadMessages(sql: SqlRunner, conversationId: string,
               LIMIT $2) newest`,
     anchor ? [conversationId, MAX_MESSAGE_LIMIT, anchor.created_at, anchor.seq] : [conversationId, MAX_MESSAGE_LIMIT],
   );
-  type Packed = [string, string | null, string, string, number, Row["metadata"], number, number];
+  type Packed = [string, string | null, string, string, number, Row["metadata"], number, number, number];
   const rows: Row[] = packed
-    ? (JSON.parse(packed) as Packed[]).map(([id, parentMessageId, query, answer, answer_tokens, metadata, q, a]) => ({
+    ? (JSON.parse(packed) as Packed[]).map(([id, parentMessageId, query, answer, answer_tokens, metadata, q, a, file_count]) => ({
         id,
         parentMessageId,
         query,
@@ -53,14 +57,19 @@ export async function loadThreadMessages(sql: SqlRunner, conversationId: string,
         metadata,
         q,
         a,
+        file_count,
       }))
     : [];
   let thread = extractThread(rows);
   if (thread.length && isPlaceholder({ answer: thread[0].answer, answerTokens: thread[0].answer_tokens })) thread = thread.slice(1);
+  // Images and other files ride with their turn, as content parts (files first, as Dify).
+  const files = await loadFileParts(sql, thread.filter((t) => t.file_count > 0).map((t) => t.id));
+  const imageTokens = (parts: ContentPart[]) => parts.filter((p) => p.type === "image").length * IMAGE_PART_TOKENS;
   const out: RoleMessage[] = [];
   for (const t of thread.reverse()) {
-    const user: RoleMessage = { role: "user", content: t.query };
-    primeContentTokens(user, encoding, t.q);
+    const f = files.get(t.id) ?? { user: [], assistant: [] };
+    const user = { role: "user", content: turnContent(t.query, f.user) } as RoleMessage;
+    primeContentTokens(user, encoding, t.q + imageTokens(f.user));
     out.push(user);
     const calls = Array.isArray(t.metadata?.tool_calls) ? (t.metadata!.tool_calls as ToolCallMeta[]) : [];
     if (calls.length) {
@@ -78,8 +87,8 @@ export async function loadThreadMessages(sql: SqlRunner, conversationId: string,
         out.push({ role: "tool", tool_call_id: c.id, content: typeof c.result === "string" ? c.result : JSON.stringify(c.result ?? null) });
       }
     }
-    const answer: RoleMessage = { role: "assistant", content: t.answer };
-    primeContentTokens(answer, encoding, t.a);
+    const answer = { role: "assistant", content: turnContent(t.answer, f.assistant) } as RoleMessage;
+    primeContentTokens(answer, encoding, t.a + imageTokens(f.assistant));
     out.push(answer);
   }
   return out;

@@ -7,6 +7,7 @@ import { resolveTokenizer } from "../tokens/registry";
 import { historyText } from "./history-text";
 import { tokenBufferWindow, windowMessages, type WindowTurn } from "./token-buffer";
 import type { HistoryQuery, HistoryResponse } from "../messages/schemas";
+import { loadFileParts } from "../messages/load-file-parts";
 
 export const MAX_MESSAGE_LIMIT = 500;
 
@@ -113,28 +114,4 @@ export async function getHistory(sql: SqlRunner, conversationId: string, q: Hist
   };
   if (q.format === "text") return { ...base, text: historyText(messages, q.human_prefix, q.ai_prefix) };
   return { ...base, messages };
-}
-
-async function loadFileParts(sql: SqlRunner, ids: string[]) {
-  const files = new Map<string, { user: ContentPart[]; assistant: ContentPart[] }>();
-  if (!ids.length) return files;
-  const fileRows = await sql.query<{
-    message_id: string;
-    type: ContentPart["type"];
-    transfer_method: string;
-    url: string | null;
-    upload_file_id: string | null;
-    belongs_to: string;
-  }>(
-    `SELECT message_id, type, transfer_method, url, upload_file_id, belongs_to
-       FROM message_files WHERE message_id = ANY($1::uuid[]) ORDER BY message_id, position`,
-    [ids],
-  );
-  for (const f of fileRows) {
-    const entry = files.get(f.message_id) ?? { user: [], assistant: [] };
-    const part = { type: f.type, transfer_method: f.transfer_method, url: f.url, upload_file_id: f.upload_file_id } as ContentPart;
-    (f.belongs_to === "assistant" ? entry.assistant : entry.user).push(part);
-    files.set(f.message_id, entry);
-  }
-  return files;
 }

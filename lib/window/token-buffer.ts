@@ -32,8 +32,8 @@ export function isPlaceholder(turn: { answer: string; answerTokens: number }): b
   return !turn.answer && turn.answerTokens === 0;
 }
 
-function content(text: string, files: ContentPart[]): ChatMessage["content"] {
-  // Dify puts file parts first, then the text.
+/** A turn's side as message content: Dify puts file parts first, then the text. */
+export function turnContent(text: string, files: ContentPart[]): ChatMessage["content"] {
   return files.length ? [...files, { type: "text", text }] : text;
 }
 
@@ -41,8 +41,8 @@ function content(text: string, files: ContentPart[]): ChatMessage["content"] {
 export function windowMessages(kept: WindowTurn[]): ChatMessage[] {
   const messages: ChatMessage[] = [];
   for (const t of kept) {
-    messages.push({ role: "user", content: content(t.query, t.userFiles) });
-    messages.push({ role: "assistant", content: content(t.answer, t.assistantFiles) });
+    messages.push({ role: "user", content: turnContent(t.query, t.userFiles) });
+    messages.push({ role: "assistant", content: turnContent(t.answer, t.assistantFiles) });
   }
   return messages;
 }

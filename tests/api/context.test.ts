@@ -144,4 +144,29 @@ describe.each(DATABASE_KINDS)("window and context API on %s", (kind) => {
     expect(both.status).toBe(422);
     expect(both.body.error.details[0].field).toBe("messages");
   });
+
+  it("/context: a stored turn's images come along as content parts and count 85 tokens each", async () => {
+    const c = await api.post("/conversations", { app_id: "inspector-test", end_user_id: user, name: "images" });
+    const url = "https://example.com/chart.png";
+    const stored = await api.post(`/conversations/${c.body.id}/messages`, {
+      query: "What does this chart show?",
+      answer: "Revenue doubled in Q3.",
+      files: [{ type: "image", transfer_method: "remote_url", url }],
+    });
+    expect(stored.status).toBe(201);
+    const body = { user_id: user, conversation_id: c.body.id, query: "and Q4?", strategy: { type: "token_buffer", max_token_limit: 5000 }, memory: { enabled: false } };
+    const r = await api.post("/context", body);
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    const user0 = r.body.messages.find((m: { role: string }) => m.role === "user");
+    expect(user0.content).toEqual([
+      { type: "image", transfer_method: "remote_url", url, upload_file_id: null },
+      { type: "text", text: "What does this chart show?" },
+    ]);
+    // The same turn without its image costs exactly 85 tokens less.
+    const plain = await api.post("/conversations", { app_id: "inspector-test", end_user_id: user, name: "no image" });
+    await api.post(`/conversations/${plain.body.id}/messages`, { query: "What does this chart show?", answer: "Revenue doubled in Q3." });
+    const r2 = await api.post("/context", { ...body, conversation_id: plain.body.id });
+    expect(r.body.sections.history - r2.body.sections.history).toBe(85);
+    expect(r.body.sections.total - r2.body.sections.total).toBe(85);
+  });
 });
