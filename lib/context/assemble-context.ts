@@ -10,10 +10,17 @@ import { storeOffloads } from "../strategies/offloaded-contents";
 import type { RoleMessage } from "../strategies/schemas";
 import { REPLY_PRIMING_TOKENS } from "../tokens/chat-formula";
 import { formatMemories } from "./format-memories";
-import { loadThreadMessages } from "./load-thread-messages";
+import { loadThreadMessages, type TextScope } from "./load-thread-messages";
 import type { ContextInput, ContextResult } from "./schemas";
 
 type Section = ContextResult["message_sections"][number];
+
+/** The stored text a strategy can send: a window keeps only the newest turns; auto_context summarizes everything. */
+function textScopeFor(strategy: ContextInput["strategy"]): TextScope {
+  if (strategy.type === "token_buffer") return { kind: "newest_tokens", tokens: strategy.max_token_limit };
+  if (strategy.type === "message_window") return { kind: "newest_messages", messages: strategy.max_attached_message_count };
+  return { kind: "all" };
+}
 type Retrieved = { id: string; memory_type: ContextResult["memories"][number]["memory_type"]; content: string; score: number };
 
 /**
@@ -32,7 +39,7 @@ export async function assembleContext(sql: SqlRunner, input: ContextInput): Prom
   let source: ContextResult["history_source"] = "none";
   if (input.conversation_id) {
     await requireLiveConversation(sql, input.conversation_id);
-    history = await loadThreadMessages(sql, input.conversation_id, input.leaf_message_id, enc);
+    history = await loadThreadMessages(sql, input.conversation_id, input.leaf_message_id, enc, textScopeFor(input.strategy));
     source = "conversation";
   } else if (input.messages) {
     history = input.messages;

@@ -7,10 +7,31 @@ import type { RoleMessage } from "../strategies/schemas";
 import type { EncodingName } from "../tokens/registry";
 import { isPlaceholder, turnContent } from "../window/token-buffer";
 import { loadFileParts } from "../messages/load-file-parts";
-import { IMAGE_PART_TOKENS, type ContentPart } from "../tokens/chat-formula";
+import { IMAGE_PART_TOKENS, messageOverhead, REPLY_PRIMING_TOKENS, type ContentPart } from "../tokens/chat-formula";
 import { MAX_MESSAGE_LIMIT } from "../window/get-history";
 
 type ToolCallMeta = { id?: string; name?: string; arguments?: unknown; result?: unknown };
+
+/**
+ * Which turns' text a caller needs. A strategy that keeps only the newest turns never
+ * sends older text, so those turns come with their cached token counts and empty text
+ * (a 500-turn thread is ~250 KB of text; a 2 000-token window needs ~20 turns of it).
+ * The scopes assume the smallest possible turn (user + answer, no tool calls), so they
+ * always reach at least as far back as the strategy can keep.
+ */
+export type TextScope = { kind: "all" } | { kind: "newest_tokens"; tokens: number } | { kind: "newest_messages"; messages: number };
+
+type Row = {
+  id: string;
+  parentMessageId: string | null;
+  query: string;
+  answer: string;
+  answer_tokens: number;
+  metadata: Record<string, unknown> | null;
+  q: number;
+  a: number;
+  file_count: number;
+};
 
 /**
  * A conversation's current thread (or the thread ending at `leafId`) as role messages,
@@ -19,26 +40,24 @@ type ToolCallMeta = { id?: string; name?: string; arguments?: unknown; result?: 
  * A turn whose metadata carries `tool_calls` ([{id, name, arguments, result}]) becomes
  * user, assistant tool calls, tool results, then the assistant answer.
  */
-export async function loadThreadMessages(sql: SqlRunner, conversationId: string, leafId: string | undefined, encoding: EncodingName): Promise<RoleMessage[]> {
+export async function loadThreadMessages(
+  sql: SqlRunner,
+  conversationId: string,
+  leafId: string | undefined,
+  encoding: EncodingName,
+  scope: TextScope = { kind: "all" },
+): Promise<RoleMessage[]> {
   const suffix = encoding === "cl100k_base" ? "cl100k" : "o200k";
   const anchor = leafId ? await findAnchor(sql, conversationId, leafId) : null;
-  type Row = {
-    id: string;
-    parentMessageId: string | null;
-    query: string;
-    answer: string;
-    answer_tokens: number;
-    metadata: Record<string, unknown> | null;
-    q: number;
-    a: number;
-    file_count: number;
-  };
+  const withText = scope.kind === "all";
   // One JSON text of arrays rather than 500 rows: PGlite decodes rows column by column
-  // in JS, and arrays without keys are the smallest thing to build and parse.
+  // in JS, and arrays without keys are the smallest thing to build and parse. Without
+  // text, the answer's emptiness is kept for the placeholder rule.
   const [{ rows: packed }] = await sql.query<{ rows: string | null }>(
-    `SELECT json_agg(json_build_array(id, parent_message_id, query, answer, answer_tokens, metadata, q, a, file_count)
+    `SELECT json_agg(json_build_array(id, parent_message_id, ${withText ? "query, answer" : "'', CASE WHEN answer = '' THEN '' ELSE ' ' END"},
+                                      answer_tokens, metadata, q, a, file_count)
                     ORDER BY created_at DESC, seq DESC)::text AS rows
-       FROM (SELECT id, parent_message_id, query, answer, answer_tokens, metadata, file_count, created_at, seq,
+       FROM (SELECT id, parent_message_id, ${withText ? "query, " : ""}answer, answer_tokens, metadata, file_count, created_at, seq,
                     query_tokens_${suffix} AS q, answer_tokens_${suffix} AS a
                FROM messages
               WHERE conversation_id = $1 ${anchor ? "AND (created_at, seq) <= ($3::timestamptz, $4::int)" : ""}
@@ -62,6 +81,7 @@ export async function loadThreadMessages(sql: SqlRunner, conversationId: string,
     : [];
   let thread = extractThread(rows);
   if (thread.length && isPlaceholder({ answer: thread[0].answer, answerTokens: thread[0].answer_tokens })) thread = thread.slice(1);
+  if (!withText) await fillText(sql, thread, scope, encoding);
   // Images and other files ride with their turn, as content parts (files first, as Dify).
   const files = await loadFileParts(sql, thread.filter((t) => t.file_count > 0).map((t) => t.id));
   const imageTokens = (parts: ContentPart[]) => parts.filter((p) => p.type === "image").length * IMAGE_PART_TOKENS;
@@ -92,4 +112,30 @@ export async function loadThreadMessages(sql: SqlRunner, conversationId: string,
     out.push(answer);
   }
   return out;
+}
+
+/** Reads query and answer for the newest thread turns (newest first) the scope can reach. */
+async function fillText(sql: SqlRunner, newestFirst: Row[], scope: Exclude<TextScope, { kind: "all" }>, encoding: EncodingName) {
+  const userOverhead = messageOverhead("user", encoding);
+  const assistantOverhead = messageOverhead("assistant", encoding);
+  let tokens = REPLY_PRIMING_TOKENS;
+  let messages = 0;
+  let reach = 0;
+  for (const t of newestFirst) {
+    reach++;
+    tokens += userOverhead + t.q + assistantOverhead + t.a;
+    messages += 2;
+    if (scope.kind === "newest_tokens" ? tokens > scope.tokens : messages >= scope.messages) break;
+  }
+  const ids = newestFirst.slice(0, reach).map((t) => t.id);
+  if (!ids.length) return;
+  const [{ rows }] = await sql.query<{ rows: string | null }>(
+    `SELECT json_agg(json_build_array(id, query, answer))::text AS rows FROM messages WHERE id = ANY($1::uuid[])`,
+    [ids],
+  );
+  const text = new Map((JSON.parse(rows ?? "[]") as [string, string, string][]).map(([id, query, answer]) => [id, { query, answer }]));
+  for (const t of newestFirst.slice(0, reach)) {
+    const found = text.get(t.id);
+    if (found) Object.assign(t, found);
+  }
 }

@@ -169,4 +169,29 @@ describe.each(DATABASE_KINDS)("window and context API on %s", (kind) => {
     expect(r.body.sections.history - r2.body.sections.history).toBe(85);
     expect(r.body.sections.total - r2.body.sections.total).toBe(85);
   });
+
+  it("/context: windows over a stored thread read only the text they send, with the same result as the full history inline", async () => {
+    // A straight conversation: its stored turns, oldest first, are its thread.
+    const thread = await api.get(`/conversations/${conversationId}/messages?limit=100`);
+    expect(thread.status).toBe(200);
+    const inline = (thread.body.data as { query: string; answer: string }[]).flatMap((t) => [
+      { role: "user", content: t.query },
+      { role: "assistant", content: t.answer },
+    ]);
+    expect(inline).toHaveLength(80);
+    for (const strategy of [
+      { type: "token_buffer", max_token_limit: 300 },
+      { type: "message_window", max_attached_message_count: 7, history_message_truncate_enable: true, history_message_truncate_length: 20 },
+    ]) {
+      const common = { user_id: user, query: "budget?", strategy, memory: { enabled: false } };
+      const stored = await api.post("/context", { ...common, conversation_id: conversationId });
+      const given = await api.post("/context", { ...common, messages: inline });
+      expect(stored.status, JSON.stringify(stored.body)).toBe(200);
+      expect(stored.body.messages).toEqual(given.body.messages);
+      expect(stored.body.dropped).toEqual(given.body.dropped);
+      expect(stored.body.transformed).toEqual(given.body.transformed);
+      expect(stored.body.sections).toEqual(given.body.sections);
+      expect(stored.body.messages.filter((m: { content: string }) => m.content === "" || m.content === " ")).toEqual([]);
+    }
+  });
 });
