@@ -3,6 +3,19 @@ import { decodeCursor, encodeCursor } from "../api/cursor";
 import type { SqlRunner } from "../db/migrations";
 import { MEMORY_COLUMNS, serializeMemory, type MemoryRow } from "./memory-row";
 import type { MemoryListQuery } from "./schemas";
+import { lexicalTokens } from "../embeddings/lexical-embedder";
+
+/**
+ * The text filter as a tsquery of word prefixes, all required ("espres" finds espresso,
+ * "dark mode" needs both words): answered by the GIN index on search_tsv. A substring
+ * match (ILIKE '%q%') cannot use an index and read all 100 000 rows of a user for a rare
+ * word (~400 ms). Words are letters and digits only, so they are safe inside a tsquery.
+ * Null when the text has no word at all; the caller then falls back to a substring match.
+ */
+export function prefixTsQuery(q: string): string | null {
+  const words = [...new Set(lexicalTokens(q))].slice(0, 16);
+  return words.length ? words.map((w) => `${w}:*`).join(" & ") : null;
+}
 
 // Keyset pagination on (sort column, id); nulls (never accessed) sort last in either order.
 const SORT_SQL: Record<MemoryListQuery["sort"], string> = {
@@ -27,7 +40,11 @@ export function memoryFilterSql(userId: string, f: MemoryFilter, start = 1): { w
   if (f.memory_type) add((n) => `m.memory_type = ${n}::memory_type`, f.memory_type);
   if (f.min_importance !== undefined) add((n) => `m.importance_score >= ${n}`, f.min_importance);
   if (f.max_importance !== undefined) add((n) => `m.importance_score <= ${n}`, f.max_importance);
-  if (f.q) add((n) => `(m.search_tsv @@ plainto_tsquery('simple', ${n}) OR m.content ILIKE '%' || ${n} || '%')`, f.q);
+  if (f.q) {
+    const tsq = prefixTsQuery(f.q);
+    if (tsq) add((n) => `m.search_tsv @@ to_tsquery('simple', ${n})`, tsq);
+    else add((n) => `strpos(m.content, ${n}) > 0`, f.q);
+  }
   return { where: where.join(" AND "), params };
 }
 

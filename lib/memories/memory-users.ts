@@ -1,11 +1,10 @@
 import "server-only";
 import type { SqlRunner } from "../db/migrations";
 
-/** Users that have memories, for pickers. */
+/** Users that have memories, for pickers: read from the trigger-kept counts, not counted. */
 export async function memoryUsers(sql: SqlRunner) {
-  const rows = await sql.query<{ user_id: string; total: number; active: number }>(
-    `SELECT user_id, count(*)::int AS total, count(*) FILTER (WHERE status = 'active')::int AS active
-       FROM memories GROUP BY user_id ORDER BY user_id LIMIT 1000`,
+  return sql.query<{ user_id: string; total: number; active: number }>(
+    `SELECT user_id, sum(n)::int AS total, COALESCE(sum(n) FILTER (WHERE status = 'active'), 0)::int AS active
+       FROM memory_user_counts GROUP BY user_id HAVING sum(n) > 0 ORDER BY user_id LIMIT 1000`,
   );
-  return rows;
 }

@@ -53,7 +53,7 @@ export const ZMemoryListQuery = z
   .object({
     memory_type: ZMemoryType.optional(),
     status: z.enum([...MEMORY_STATUSES, "all"]).default("active"),
-    q: z.string().trim().max(500).optional(),
+    q: z.string().trim().max(500).optional().describe("Text filter: every word must start a word of the content (\"espres dark\" finds \"Dark espresso\"); text without letters or digits matches as a substring."),
     min_importance: z.coerce.number().min(0).max(1).optional(),
     max_importance: z.coerce.number().min(0).max(1).optional(),
     sort: z.enum(["updated_at", "created_at", "importance_score", "access_count", "last_accessed_at"]).default("updated_at"),

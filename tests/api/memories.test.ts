@@ -92,6 +92,11 @@ describe.each(DATABASE_KINDS)("memories API on %s", (kind) => {
       expect(facts.body.data).toHaveLength(3);
       const tea = await api.get(`/users/${u}/memories?q=tea`);
       expect(tea.body.data.map((m: { content: string }) => m.content).sort()).toEqual(["Memory number 0 about tea", "Memory number 3 about tea", "Memory number 6 about tea"]);
+      // Word prefixes, every word required, any case; no letters or digits: a substring.
+      const prefix = await api.get(`/users/${u}/memories?q=${encodeURIComponent("COFF numb")}`);
+      expect(prefix.body.data).toHaveLength(4);
+      expect((await api.get(`/users/${u}/memories?q=${encodeURIComponent("coffee tea")}`)).body.data).toHaveLength(0);
+      expect((await api.get(`/users/${u}/memories?q=offee`)).body.data).toHaveLength(0);
       const range = await api.get(`/users/${u}/memories?min_importance=0.2&max_importance=0.4`);
       expect(range.body.data).toHaveLength(3);
 
@@ -104,6 +109,8 @@ describe.each(DATABASE_KINDS)("memories API on %s", (kind) => {
         cursor = r.body.next_cursor;
       } while (cursor);
       expect(seen).toEqual([0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6]);
+      await save(u, { memory_type: "fact", content: "Rates it 5/5 :-)" });
+      expect((await api.get(`/users/${u}/memories?q=${encodeURIComponent(":-)")}`)).body.data.map((m: { content: string }) => m.content)).toEqual(["Rates it 5/5 :-)"]);
       expect((await api.get(`/users/${u}/memories?sort=colour`)).body.error.details[0].field).toBe("sort");
     });
   });
@@ -236,10 +243,21 @@ describe.each(DATABASE_KINDS)("memories API on %s", (kind) => {
     });
   });
 
-  it("lists users that have memories", async () => {
+  it("lists users that have memories, with counts kept through every kind of write", async () => {
     const u = user();
-    await save(u, { memory_type: "fact", content: "Has a cat named Miso" });
-    const r = await api.get(`/memory-users`);
-    expect(r.body.data).toContainEqual({ user_id: u, total: 1, active: 1 });
+    const counts = async () => ((await api.get(`/memory-users`)).body.data as { user_id: string }[]).find((x) => x.user_id === u);
+    const a = await save(u, { memory_type: "fact", content: "Has a cat named Miso" });
+    expect(await counts()).toEqual({ user_id: u, total: 1, active: 1 });
+    const b = await save(u, { memory_type: "fact", content: "Plays the cello on Sundays" });
+    await save(u, { memory_type: "fact", content: "has a cat named miso." }); // a duplicate: no new row
+    expect(await counts()).toEqual({ user_id: u, total: 2, active: 2 });
+    expect((await api.post(`/memories/${a.id}/archive`, {})).status).toBe(200);
+    expect(await counts()).toEqual({ user_id: u, total: 2, active: 1 });
+    const bulk = await api.post(`/users/${u}/memories/bulk`, { action: "archive", ids: [b.id] });
+    expect(bulk.status, JSON.stringify(bulk.body)).toBe(200);
+    expect(await counts()).toEqual({ user_id: u, total: 2, active: 0 });
+    expect((await api.del(`/memories/${a.id}?confirm=true`)).status).toBe(204);
+    expect((await api.del(`/memories/${b.id}?confirm=true`)).status).toBe(204);
+    expect(await counts()).toBeUndefined();
   });
 });
