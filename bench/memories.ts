@@ -36,7 +36,7 @@ const CREATE_INDEX = `CREATE INDEX "${INDEX}" ON "memory_embeddings"
 
 // The vector query of lib/memories/search-memories.ts (candidates: max(50, k*5)).
 const VECTOR_N = Math.max(50, K * 5);
-const SEARCH_EF = Math.max(200, VECTOR_N); // as lib/memories/search-memories.ts (HNSW_EF_SEARCH)
+const SEARCH_EF = Math.max(400, VECTOR_N); // as lib/memories/search-memories.ts (HNSW_EF_SEARCH)
 const VECTOR_SQL = (limit: number) => `SELECT e.memory_id AS id, 1 - (e.embedding::vector(${D}) <=> $3::vector(${D})) AS cosine
    FROM memory_embeddings e JOIN memories m ON m.id = e.memory_id
   WHERE e.model = $1 AND e.user_id = $2 AND m.status = 'active'::memory_status

@@ -27,14 +27,34 @@ function contentWords(sentence: string, ascii: boolean): string[] {
   return out;
 }
 
+type Analysed = { sentences: string[]; words: string[][] };
+
+// An agent's older history is summarized again on every call with one turn more: the
+// sentences and words of a message text are remembered (bounded; cleared when full)
+// rather than split and tokenized hundreds of times per request.
+const MAX_ANALYSED = 20_000;
+const analysed = new Map<string, Analysed>();
+
+function analyse(text: string): Analysed {
+  let a = analysed.get(text);
+  if (!a) {
+    const ascii = !NON_ASCII.test(text);
+    const sentences = splitSentences(text);
+    a = { sentences, words: sentences.map((s) => contentWords(s, ascii)) };
+    if (analysed.size >= MAX_ANALYSED) analysed.clear();
+    analysed.set(text, a);
+  }
+  return a;
+}
+
 export function extractiveSummary(texts: string[], maxSentences: number): string[] {
   const sentences: string[] = [];
   const words: string[][] = [];
   for (const t of texts) {
-    const ascii = !NON_ASCII.test(t);
-    for (const s of splitSentences(t)) {
-      sentences.push(s);
-      words.push(contentWords(s, ascii));
+    const a = analyse(t);
+    for (let i = 0; i < a.sentences.length; i++) {
+      sentences.push(a.sentences[i]);
+      words.push(a.words[i]);
     }
   }
   if (sentences.length <= maxSentences) return sentences;
