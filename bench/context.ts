@@ -7,7 +7,7 @@
 // Knobs (env): BENCH_TURNS (500), BENCH_MEMORIES (10 000), BENCH_N (200).
 
 import { makeTempDir, ms, now, postJson, printMachine, removeDir, runMain, stats } from "./lib/common";
-import { loadContextDataset } from "./lib/context-dataset";
+import { contextRequest, loadContextDataset } from "./lib/context-dataset";
 import { makeQueryGenerator } from "./lib/memory-text";
 import { startBuiltServer } from "./lib/start-server-dist";
 
@@ -38,16 +38,7 @@ runMain("bench:context", async (cleanup) => {
   ];
   const rows: { name: string; p50: number; p95: number; tokens: number }[] = [];
   for (const s of strategies) {
-    const body = () => ({
-      user_id: USER,
-      conversation_id: conversationId,
-      query: queries(),
-      system_prompt: "You are a helpful assistant that remembers the user.",
-      model: "gpt-4o",
-      reserved_output_tokens: 1024,
-      strategy: s.strategy,
-      memory: { k: 10, dry_run: true },
-    });
+    const body = () => contextRequest(USER, conversationId, queries(), s.strategy);
     let tokens = 0;
     for (let i = 0; i < WARMUP; i++) await postJson(`${server.base}/api/v1/context`, body());
     const samples: number[] = [];

@@ -16,7 +16,7 @@ import { ZStrategy } from "../../lib/strategies/schemas";
 import { savedPresets } from "../../lib/models/model-settings";
 import { ZSearchInput } from "../../lib/memories/schemas";
 import { makeTempDir, ms, now, removeDir, runMain, stats } from "../lib/common";
-import { loadContextDataset } from "../lib/context-dataset";
+import { contextRequest, loadContextDataset } from "../lib/context-dataset";
 import { makeQueryGenerator } from "../lib/memory-text";
 
 const USER = "bench-context-user";
@@ -67,16 +67,7 @@ runMain("diag:context-profile", async (cleanup) => {
     await time(`assembleContext ${name}`, () =>
       assembleContext(
         db.sql,
-        ZContextInput.parse({
-          user_id: USER,
-          conversation_id: conversationId,
-          query: queries(),
-          system_prompt: "You are a helpful assistant that remembers the user.",
-          model: "gpt-4o",
-          reserved_output_tokens: 1024,
-          strategy,
-          memory: { k: 10, dry_run: true },
-        }),
+        ZContextInput.parse(contextRequest(USER, conversationId, queries(), strategy)),
       ),
     );
   }

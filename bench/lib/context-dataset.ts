@@ -49,3 +49,17 @@ export async function loadContextDataset(dir: string, o: { turns: number; memori
     await db.close();
   }
 }
+
+/** The POST /context body both bench:context and its in-process profile send. */
+export function contextRequest(user: string, conversationId: string, query: string, strategy: Record<string, unknown>) {
+  return {
+    user_id: user,
+    conversation_id: conversationId,
+    query,
+    system_prompt: "You are a helpful assistant that remembers the user.",
+    model: "gpt-4o",
+    reserved_output_tokens: 1024,
+    strategy,
+    memory: { k: 10, dry_run: true },
+  };
+}
