@@ -41,10 +41,15 @@ describe("conversation pages in a browser", () => {
 
     // Status filter: toggle buttons in a labelled group; the arrow keys move along it.
     await page.locator('[data-testid="conversation-search"]').fill("");
+    // The cleared search is debounced: wait for the full list before filtering again.
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="conversation-row"]').length >= 5);
     const status = page.getByRole("group", { name: "Status" });
     expect(await status.locator('[aria-pressed="true"]').textContent()).toBe("all");
     await status.locator('[data-testid="filter-status-archived"]').click();
-    await page.waitForFunction(() => document.querySelectorAll('[data-testid="conversation-row"]').length === 1);
+    await page.waitForFunction(() => {
+      const rows = document.querySelectorAll('[data-testid="conversation-row"]');
+      return rows.length === 1 && rows[0].textContent?.includes("Old refactor session");
+    });
     await expect(page.getByText("Old refactor session").isVisible()).resolves.toBe(true);
     await page.waitForFunction(() => location.search.includes("status=archived"));
     await page.keyboard.press("ArrowLeft");
