@@ -15,8 +15,8 @@ const TEXT_CANDIDATES = 50;
 // replace a ranking over everything.
 const TEXT_RANK_POOL = 100;
 // The vector search's breadth. On 100 000 lexical memories recall@10 against an exact
-// scan depends on the built graph: 0.87-0.97 at ef_search 100, 0.93-0.97 at 200,
-// 0.955-0.995 at 400 for ~1-2 ms more than 200 (bench:memories, three builds).
+// scan depends on the built graph: 0.87-0.97 at ef_search 100, 0.93-0.98 at 200,
+// 0.955-0.995 at 400 for ~1-2 ms more than 200 (bench:memories, four builds).
 const HNSW_EF_SEARCH = 400;
 const STOP_WORDS = new Set(
   "a an and are as at be but by did do does for from had has have he her his how i if in is it its me my no not of on or our she so that the their them they this to was we were what when where which who why will with you your".split(" "),
