@@ -2,11 +2,11 @@
 import { useId, useMemo, useRef } from "react";
 import { useMemoryUsers, useThreadTurns, useUserConversations } from "@/lib/ui/inspect-api";
 import { parseMessages, SAMPLE_TEMPORARY, sampleMessages, type InspectSource, type MemoryFormat, type SourceTab } from "@/lib/ui/inspect-model";
-import { MEMORY_TYPE_LIST, TYPE_STYLE } from "@/lib/ui/memory-format";
 import { formatInt, oneLine } from "@/lib/ui/format";
 import { Button } from "@/components/ui/button";
 import { Spinner } from "@/components/ui/states";
 import { FieldError, inputCls, labelCls } from "./strategy-form";
+import { MemoryTypeToggles } from "@/components/memories/memory-type-toggles";
 
 const TABS: { key: SourceTab; label: string }[] = [
   { key: "stored", label: "Stored conversation" },
@@ -225,23 +225,7 @@ function MemoryOptions({ src, onChange, errors }: { src: InspectSource; onChange
           </select>
         </label>
         <div className="flex flex-wrap gap-1.5" role="group" aria-label="Memory types">
-          {MEMORY_TYPE_LIST.map((t) => {
-            const on = m.types.includes(t);
-            return (
-              <button
-                key={t}
-                type="button"
-                aria-pressed={on}
-                onClick={() => set({ types: on ? m.types.filter((x) => x !== t) : [...m.types, t] })}
-                className={`inline-flex h-6 items-center gap-1 rounded-full px-2 text-[11px] font-medium ring-1 ring-inset ${
-                  on ? "bg-zinc-900 text-white ring-zinc-900 dark:bg-zinc-100 dark:text-zinc-900" : "text-zinc-600 ring-zinc-300 dark:text-zinc-400 dark:ring-zinc-700"
-                }`}
-              >
-                <span aria-hidden className={`size-1.5 rounded-full ${TYPE_STYLE[t].dot}`} />
-                {t}
-              </button>
-            );
-          })}
+          <MemoryTypeToggles value={m.types} onChange={(types) => set({ types })} />
           <span className="self-center text-[11px] text-zinc-400">{m.types.length ? "" : "all types"}</span>
         </div>
         <label className="flex items-start gap-2 text-xs text-zinc-600 dark:text-zinc-400">

@@ -3,7 +3,6 @@ import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useMemo, useState } from "react";
 import { mapi, userPath, type MemoryType, type SearchHit, type SearchResponse, type Weights } from "@/lib/ui/memory-api";
-import { MEMORY_TYPE_LIST, TYPE_STYLE } from "@/lib/ui/memory-format";
 import { useDebouncedValue } from "@/lib/ui/use-debounced-value";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
@@ -11,6 +10,7 @@ import { Skeleton } from "@/components/ui/skeleton";
 import { EmptyState, ErrorBox, Spinner } from "@/components/ui/states";
 import { MemoriesShell, useSelectedUser } from "./memories-shell";
 import { TypeBadge } from "./type-badge";
+import { MemoryTypeToggles } from "./memory-type-toggles";
 
 const TERMS = [
   { key: "similarity_term", weight: "similarity", label: "Similarity", color: "bg-indigo-500", swatch: "bg-indigo-500" },
@@ -133,23 +133,7 @@ export function PlaygroundView() {
           <div className="flex flex-col gap-1.5">
             <span className="text-xs font-semibold text-zinc-700 dark:text-zinc-300">Types</span>
             <div className="flex flex-wrap gap-1.5">
-              {MEMORY_TYPE_LIST.map((t) => {
-                const on = types.includes(t);
-                return (
-                  <button
-                    key={t}
-                    type="button"
-                    aria-pressed={on}
-                    onClick={() => setTypes((ts) => (on ? ts.filter((x) => x !== t) : [...ts, t]))}
-                    className={`inline-flex h-6 items-center gap-1 rounded-full px-2 text-[11px] font-medium ring-1 ring-inset ${
-                      on ? "bg-zinc-900 text-white ring-zinc-900 dark:bg-zinc-100 dark:text-zinc-900" : "text-zinc-600 ring-zinc-300 dark:text-zinc-400 dark:ring-zinc-700"
-                    }`}
-                  >
-                    <span aria-hidden className={`size-1.5 rounded-full ${TYPE_STYLE[t].dot}`} />
-                    {t}
-                  </button>
-                );
-              })}
+              <MemoryTypeToggles value={types} onChange={setTypes} />
             </div>
             <span className="text-[11px] text-zinc-400">{types.length ? "Only the selected types" : "All types"}</span>
           </div>

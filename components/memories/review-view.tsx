@@ -5,7 +5,6 @@ import { useMemo, useState } from "react";
 import type { Conversation } from "@/lib/conversations/schemas";
 import { mapi, userPath, type CompressPreview, type ExtractResult, type Memory, type MemoryType, type ReviewItem } from "@/lib/ui/memory-api";
 import { mk, useResolveReview, useReview } from "@/lib/ui/memory-queries";
-import { MEMORY_TYPE_LIST, TYPE_STYLE } from "@/lib/ui/memory-format";
 import { plural, relativeTime } from "@/lib/ui/format";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
@@ -15,6 +14,7 @@ import { Card } from "./card";
 import { MemoriesShell, useSelectedUser } from "./memories-shell";
 import { TypeBadge } from "./type-badge";
 import { useToast } from "./toast";
+import { MemoryTypeToggles } from "./memory-type-toggles";
 
 const KINDS = [
   { key: "", label: "All" },
@@ -304,21 +304,7 @@ function CompressPanel({ user }: { user: string }) {
         </label>
       </div>
       <div className="mt-2 flex flex-wrap gap-1.5">
-        {MEMORY_TYPE_LIST.map((t) => {
-          const on = types.includes(t);
-          return (
-            <button
-              key={t}
-              type="button"
-              aria-pressed={on}
-              onClick={() => setTypes((ts) => (on ? ts.filter((x) => x !== t) : [...ts, t]))}
-              className={`inline-flex h-6 items-center gap-1 rounded-full px-2 text-[11px] ring-1 ring-inset ${on ? "bg-zinc-900 text-white ring-zinc-900 dark:bg-zinc-100 dark:text-zinc-900" : "text-zinc-600 ring-zinc-300 dark:text-zinc-400 dark:ring-zinc-700"}`}
-            >
-              <span aria-hidden className={`size-1.5 rounded-full ${TYPE_STYLE[t].dot}`} />
-              {t}
-            </button>
-          );
-        })}
+        <MemoryTypeToggles value={types} onChange={setTypes} />
       </div>
       <Button className="mt-3 w-full" data-testid="compress-preview" disabled={!user || preview.isPending || !!progress} onClick={() => preview.mutate()}>
         {preview.isPending && <Spinner />}

@@ -10,6 +10,7 @@ import { Button } from "@/components/ui/button";
 import { ErrorBox, Spinner } from "@/components/ui/states";
 import { BudgetBar } from "@/components/window/budget-bar";
 import { useClearNode, useNodeDocument, useNodeHistory, useNodeList, type NodeWindowParams } from "./queries";
+import { Stat } from "@/components/ui/stat";
 
 const field = "h-8 rounded-md border border-zinc-300 bg-white px-2 text-sm tabular-nums shadow-xs dark:border-zinc-700 dark:bg-zinc-900";
 const labelCls = "mb-1 block text-[11px] font-medium tracking-wide text-zinc-500 uppercase dark:text-zinc-400";
@@ -374,15 +375,6 @@ function Bubble({ m }: { m: NodeMemoryMessage }) {
           {expanded ? "show less" : `show all (${formatInt(m.content.length)} characters)`}
         </button>
       )}
-    </div>
-  );
-}
-
-function Stat({ label, value, testId, warn }: { label: string; value: string; testId: string; warn?: boolean }) {
-  return (
-    <div className="flex items-baseline justify-between gap-2 rounded-md bg-zinc-50 px-2 py-1.5 dark:bg-zinc-800/60" data-testid={testId}>
-      <dt className="text-zinc-500 dark:text-zinc-400">{label}</dt>
-      <dd className={`font-semibold tabular-nums ${warn ? "text-amber-700 dark:text-amber-400" : ""}`}>{value}</dd>
     </div>
   );
 }

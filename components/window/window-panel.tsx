@@ -10,6 +10,7 @@ import { BudgetBar } from "./budget-bar";
 import { PayloadView } from "./payload-view";
 import { Transcript } from "./transcript";
 import { DEFAULT_SETTINGS, WindowControls, type WindowSettings } from "./window-controls";
+import { Stat } from "@/components/ui/stat";
 
 type Props = {
   conversationId: string;
@@ -89,14 +90,5 @@ export function WindowPanel({ conversationId, leafParam, thread, resolvedLeaf, c
         </div>
       </div>
     </section>
-  );
-}
-
-function Stat({ label, value, testId, warn }: { label: string; value: string; testId: string; warn?: boolean }) {
-  return (
-    <div className="flex items-baseline justify-between gap-2 rounded-md bg-zinc-50 px-2 py-1.5 dark:bg-zinc-800/60" data-testid={testId}>
-      <dt className="text-zinc-500 dark:text-zinc-400">{label}</dt>
-      <dd className={`font-semibold tabular-nums ${warn ? "text-amber-700 dark:text-amber-400" : ""}`}>{value}</dd>
-    </div>
   );
 }
