@@ -50,9 +50,14 @@ function analyse(text: string): Analysed {
 export function extractiveSummary(texts: string[], maxSentences: number): string[] {
   const sentences: string[] = [];
   const words: string[][] = [];
+  // A sentence said again ("Noted, I will remember that.") is summarized once.
+  const seen = new Set<string>();
   for (const t of texts) {
     const a = analyse(t);
     for (let i = 0; i < a.sentences.length; i++) {
+      const key = a.sentences[i].toLowerCase();
+      if (seen.has(key)) continue;
+      seen.add(key);
       sentences.push(a.sentences[i]);
       words.push(a.words[i]);
     }

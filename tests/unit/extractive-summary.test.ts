@@ -15,4 +15,11 @@ describe("extractive summary", () => {
     expect(extractiveSummary(texts, 2)).toEqual(["Paris trip planning starts.", "Paris museums on the trip."]);
     expect(extractiveSummary(texts.slice(0, 2), 5)).toEqual(["Paris trip planning starts.", "Weather is mild."]);
   });
+
+  it("summarizes a repeated sentence once", () => {
+    const texts = Array.from({ length: 6 }, (_, i) => `Noted, the trip budget is saved. Day ${i} plan: museums in Paris.`);
+    const summary = extractiveSummary(texts, 3);
+    expect(summary).toHaveLength(3);
+    expect(new Set(summary.map((x) => x.toLowerCase())).size).toBe(3);
+  });
 });
