@@ -27,7 +27,7 @@ function contentWords(sentence: string, ascii: boolean): string[] {
   return out;
 }
 
-type Analysed = { sentences: string[]; words: string[][] };
+type Analysed = { sentences: string[]; keys: string[]; words: string[][] };
 
 // An agent's older history is summarized again on every call with one turn more: the
 // sentences and words of a message text are remembered (bounded; cleared when full)
@@ -40,7 +40,7 @@ function analyse(text: string): Analysed {
   if (!a) {
     const ascii = !NON_ASCII.test(text);
     const sentences = splitSentences(text);
-    a = { sentences, words: sentences.map((s) => contentWords(s, ascii)) };
+    a = { sentences, keys: sentences.map((s) => s.toLowerCase()), words: sentences.map((s) => contentWords(s, ascii)) };
     if (analysed.size >= MAX_ANALYSED) analysed.clear();
     analysed.set(text, a);
   }
@@ -55,7 +55,7 @@ export function extractiveSummary(texts: string[], maxSentences: number): string
   for (const t of texts) {
     const a = analyse(t);
     for (let i = 0; i < a.sentences.length; i++) {
-      const key = a.sentences[i].toLowerCase();
+      const key = a.keys[i];
       if (seen.has(key)) continue;
       seen.add(key);
       sentences.push(a.sentences[i]);
