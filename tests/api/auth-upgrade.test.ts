@@ -52,7 +52,7 @@ async function seedWithOldCode(env: Record<string, string>, dataDir: string | nu
   const tsx = path.join(ROOT, "node_modules", "tsx", "dist", "cli.mjs");
   const child = spawn(process.execPath, [tsx, "--conditions=react-server", "scripts/db-seed.ts"], {
     cwd: oldTree,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env } as NodeJS.ProcessEnv,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env } as unknown as NodeJS.ProcessEnv,
   });
   let out = "";
   child.stdout.on("data", (d) => (out += d));
