@@ -1,19 +1,46 @@
 // Serves the production build. The database opens, migrates and seeds (when empty)
 // inside the server on start (instrumentation.ts), so this only starts Next.js.
-import { spawn } from "node:child_process";
+//
+// A small HTTP server in front of Next.js answers the methods that Next.js cannot turn
+// into a web Request (TRACE, TRACK, CONNECT: its proxy throws and answers a plain 500)
+// with a JSON 405, as every other refused request is answered.
 import { existsSync } from "node:fs";
-import { createRequire } from "node:module";
+import http from "node:http";
+import next from "next";
 
-if (!existsSync(`${process.env.MEMSCOPE_NEXT_DIST_DIR || ".next"}/BUILD_ID`)) {
+const distDir = process.env.MEMSCOPE_NEXT_DIST_DIR || ".next";
+if (!existsSync(`${distDir}/BUILD_ID`)) {
   console.error("No production build found: run `npm start` (builds first) or `npm run build`.");
   process.exit(1);
 }
-const require = createRequire(import.meta.url);
-const nextBin = require.resolve("next/dist/bin/next");
-const port = process.env.PORT || "3000";
-const child = spawn(process.execPath, [nextBin, "start", "-p", port], {
-  stdio: "inherit",
-  env: { NEXT_TELEMETRY_DISABLED: "1", ...process.env, NODE_ENV: "production" },
+process.env.NODE_ENV = "production";
+process.env.NEXT_TELEMETRY_DISABLED ??= "1";
+
+const port = Number(process.env.PORT || 3000);
+const hostname = process.env.HOST || undefined;
+const UNSUPPORTED = new Set(["TRACE", "TRACK", "CONNECT"]);
+
+const app = next({ dev: false, dir: process.cwd(), port, hostname: hostname ?? "localhost" });
+const handle = app.getRequestHandler();
+await app.prepare();
+
+const server = http.createServer((req, res) => {
+  if (UNSUPPORTED.has(req.method ?? "")) {
+    const body = JSON.stringify({
+      error: { code: "method_not_allowed", message: `${req.method} is not supported`, details: [{ field: "method", message: "not supported" }] },
+    });
+    res.writeHead(405, { "content-type": "application/json", allow: "GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE" });
+    res.end(body);
+    return;
+  }
+  handle(req, res);
 });
-for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => child.kill(sig));
-child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+server.listen(port, hostname, () => {
+  console.log(`[memscope] listening on http://${hostname ?? "localhost"}:${port}`);
+});
+for (const sig of ["SIGINT", "SIGTERM"]) {
+  process.on(sig, () => {
+    server.close();
+    process.exit(0);
+  });
+}

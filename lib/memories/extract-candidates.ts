@@ -1,5 +1,5 @@
 import "server-only";
-import { notFound, unprocessable } from "../api/api-error";
+import { notFound, unprocessable } from "../errors/domain-errors";
 import type { SqlRunner } from "../db/migrations";
 import { chatComplete, configuredChat, parseJsonAnswer, type ChatConfig } from "../chat/chat-provider";
 import { loadThreadIds } from "../threads/load-thread";
