@@ -20,6 +20,10 @@ const port = Number(process.env.PORT || 3000);
 const hostname = process.env.HOST || undefined;
 const UNSUPPORTED = new Set(["TRACE", "TRACK", "CONNECT"]);
 
+// Where in-process callers (the MCP endpoint's tools) reach this server's own API.
+const loopback = !hostname || ["0.0.0.0", "::", "localhost", "127.0.0.1"].includes(hostname);
+process.env.MEMSCOPE_INTERNAL_URL ??= `http://${loopback ? "127.0.0.1" : hostname}:${port}`;
+
 const app = next({ dev: false, dir: process.cwd(), port, hostname: hostname ?? "localhost" });
 const handle = app.getRequestHandler();
 await app.prepare();
