@@ -1,19 +1,66 @@
 // Serves the production build. The database opens, migrates and seeds (when empty)
 // inside the server on start (instrumentation.ts), so this only starts Next.js.
-import { spawn } from "node:child_process";
+//
+// A small HTTP server in front of Next.js answers what Next.js itself fails on with a
+// plain-text 500: methods it cannot turn into a web Request (TRACE, TRACK, CONNECT) get a
+// JSON 405, and a path with malformed percent-encoding (on any page, not only the API) a 400.
 import { existsSync } from "node:fs";
-import { createRequire } from "node:module";
+import http from "node:http";
+import next from "next";
 
-if (!existsSync(`${process.env.MEMSCOPE_NEXT_DIST_DIR || ".next"}/BUILD_ID`)) {
+const distDir = process.env.MEMSCOPE_NEXT_DIST_DIR || ".next";
+if (!existsSync(`${distDir}/BUILD_ID`)) {
   console.error("No production build found: run `npm start` (builds first) or `npm run build`.");
   process.exit(1);
 }
-const require = createRequire(import.meta.url);
-const nextBin = require.resolve("next/dist/bin/next");
-const port = process.env.PORT || "3000";
-const child = spawn(process.execPath, [nextBin, "start", "-p", port], {
-  stdio: "inherit",
-  env: { NEXT_TELEMETRY_DISABLED: "1", ...process.env, NODE_ENV: "production" },
+process.env.NODE_ENV = "production";
+process.env.NEXT_TELEMETRY_DISABLED ??= "1";
+
+const port = Number(process.env.PORT || 3000);
+const hostname = process.env.HOST || undefined;
+const UNSUPPORTED = new Set(["TRACE", "TRACK", "CONNECT"]);
+
+// Where in-process callers (the MCP endpoint's tools) reach this server's own API.
+const loopback = !hostname || ["0.0.0.0", "::", "localhost", "127.0.0.1"].includes(hostname);
+process.env.MEMSCOPE_INTERNAL_URL ??= `http://${loopback ? "127.0.0.1" : hostname}:${port}`;
+
+const app = next({ dev: false, dir: process.cwd(), port, hostname: hostname ?? "localhost" });
+const handle = app.getRequestHandler();
+await app.prepare();
+
+function refuse(res, status, code, message, field, headers = {}) {
+  const body = JSON.stringify({ error: { code, message, details: [{ field, message }] } });
+  res.writeHead(status, { "content-type": "application/json", ...headers });
+  res.end(body);
+}
+
+function pathDecodes(url) {
+  const path = (url ?? "/").split(/[?#]/, 1)[0];
+  try {
+    for (const seg of path.split("/")) decodeURIComponent(seg);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const server = http.createServer((req, res) => {
+  if (UNSUPPORTED.has(req.method ?? "")) {
+    refuse(res, 405, "method_not_allowed", `${req.method} is not supported`, "method", { allow: "GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE" });
+    return;
+  }
+  if (!pathDecodes(req.url)) {
+    refuse(res, 400, "invalid_path", "The path has malformed percent-encoding", "path");
+    return;
+  }
+  handle(req, res);
 });
-for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => child.kill(sig));
-child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+server.listen(port, hostname, () => {
+  console.log(`[memscope] listening on http://${hostname ?? "localhost"}:${port}`);
+});
+for (const sig of ["SIGINT", "SIGTERM"]) {
+  process.on(sig, () => {
+    server.close();
+    process.exit(0);
+  });
+}

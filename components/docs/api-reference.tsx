@@ -5,7 +5,8 @@ type Operation = {
   summary: string;
   parameters?: Param[];
   requestBody?: { content: { "application/json": { schema: JsonSchema } } };
-  responses: Record<string, { description: string; content?: { "application/json": { schema: JsonSchema } } }>;
+  responses: Record<string, { description: string; content?: Record<string, { schema: JsonSchema }> }>;
+  "x-scope"?: string;
 };
 export type OpenApiDoc = { info: { title: string; description?: string }; servers: { url: string }[]; paths: Record<string, Record<string, Operation>> };
 export type OperationRef = { method: string; path: string; summary: string };
@@ -58,7 +59,7 @@ function OperationCard({ op, spec, base }: { op: OperationRef; spec: Operation; 
   const bodyRows = fieldRows(body);
   const ok = Object.entries(spec.responses).find(([code]) => code.startsWith("2"));
   const errors = Object.keys(spec.responses).filter((c) => !c.startsWith("2"));
-  const responseSchema = ok?.[1].content?.["application/json"].schema;
+  const responseSchema = ok?.[1].content ? Object.values(ok[1].content)[0]?.schema : undefined;
   return (
     <section id={anchorFor(op)} className="scroll-mt-16 overflow-hidden rounded-lg border border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-900">
       <header className="flex flex-wrap items-center gap-3 border-b border-zinc-200 px-4 py-3 dark:border-zinc-800">
@@ -68,6 +69,11 @@ function OperationCard({ op, spec, base }: { op: OperationRef; spec: Operation; 
           {op.path}
         </code>
         <span className="text-sm text-zinc-600 dark:text-zinc-400">{op.summary}</span>
+        {spec["x-scope"] && (
+          <span className="ml-auto rounded bg-zinc-100 px-1.5 py-0.5 font-mono text-[11px] text-zinc-600 dark:bg-zinc-800 dark:text-zinc-300" title="What the API key must hold">
+            {spec["x-scope"] === "public" ? "public" : `scope ${spec["x-scope"]}`}
+          </span>
+        )}
       </header>
       <div className="space-y-4 px-4 py-4">
         {params.length > 0 && (

@@ -1,72 +1,96 @@
 import { z } from "zod";
-import { CONTEXT_OPS } from "./openapi-ops/context";
-import { CONVERSATION_OPS } from "./openapi-ops/conversations";
-import { EMBEDDING_OPS } from "./openapi-ops/embeddings";
-import { MEMORY_OPS } from "./openapi-ops/memories";
-import { MEMORY_CURATION_OPS } from "./openapi-ops/memory-curation";
-import { NODE_MEMORY_OPS } from "./openapi-ops/node-memory";
-import type { Op } from "./openapi-ops/op";
+import { ALL_CONTRACTS } from "./contracts";
+import { grantOf, type ApiContract } from "./contract";
+import { ZErrorBody } from "./error-table";
 
-// The OpenAPI document is generated from the same zod schemas the routes parse with,
-// so it cannot drift from what the API accepts.
-
-const OPS: Op[] = [...CONVERSATION_OPS, ...MEMORY_OPS, ...MEMORY_CURATION_OPS, ...EMBEDDING_OPS, ...CONTEXT_OPS, ...NODE_MEMORY_OPS];
-
-const ZError = z.object({
-  error: z.object({
-    code: z.string(),
-    message: z.string(),
-    details: z.array(z.object({ field: z.string().optional(), message: z.string() }).loose()),
-  }),
-});
+// The OpenAPI document, generated from the route contracts that `withApi` parses and checks
+// with, so it cannot drift from what the API accepts and answers.
 
 function schema(s: z.ZodType, io: "input" | "output") {
   const { $schema: _ignored, ...rest } = z.toJSONSchema(s, { io, unrepresentable: "any" }) as Record<string, unknown>;
   return rest;
 }
 
+const ERROR_TEXT: Record<number, string> = {
+  400: "Unreadable input: bad JSON, NUL or lone surrogates, nesting over 64, over 1000 keys, a forged cursor",
+  401: "Missing or wrong API key",
+  403: "The key or member lacks the scope, or a cross-site cookie request",
+  404: "Unknown id (or another project's)",
+  409: "Conflicts with the current state",
+  413: "Body over the route's limit",
+  415: "The body is not application/json",
+  422: "Invalid field (details name it)",
+  429: "Rate limited (Retry-After)",
+  502: "The embedding or chat endpoint failed",
+  503: "The database is not ready",
+};
+
+function operation(c: ApiContract) {
+  const parameters: unknown[] = [];
+  const pathProps = c.params ? ((schema(c.params, "input") as { properties?: Record<string, unknown> }).properties ?? {}) : {};
+  for (const [, name] of c.path.matchAll(/\{(\w+)\}/g)) {
+    const s = (pathProps[name] as Record<string, unknown>) ?? { type: "string" };
+    parameters.push({ name, in: "path", required: true, schema: s.description?.toString().endsWith("(uuid)") ? { ...s, format: "uuid" } : s });
+  }
+  if (c.query) {
+    const js = schema(c.query, "input") as { properties?: Record<string, unknown>; required?: string[] };
+    for (const [name, s] of Object.entries(js.properties ?? {})) {
+      parameters.push({ name, in: "query", required: js.required?.includes(name) ?? false, schema: s });
+    }
+  }
+  const success = c.response
+    ? { description: "OK", content: { [c.produces ?? "application/json"]: { schema: schema(c.response, "output") } } }
+    : { description: "No content" };
+  const responses: Record<string, unknown> = {};
+  for (const status of [c.status ?? 200, ...(c.alsoStatus ?? [])]) responses[String(status)] = success;
+  const grant = grantOf(c.scope);
+  const common = grant ? [400, 401, 403, 429] : [];
+  if (c.body) common.push(413, 415, 422);
+  for (const code of [...new Set([...common, ...(c.errors ?? [])])].sort()) {
+    responses[String(code)] = { description: ERROR_TEXT[code] ?? "Error", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } };
+  }
+  return {
+    operationId: operationId(c),
+    summary: c.summary,
+    ...(c.description ? { description: c.description } : {}),
+    tags: [c.tag],
+    "x-scope": c.scope,
+    security: grant ? [{ bearer: [] }, { session: [] }] : [],
+    parameters,
+    ...(c.body ? { requestBody: { required: !c.bodyOptional, content: { "application/json": { schema: schema(c.body, "input") } } } } : {}),
+    responses,
+  };
+}
+
+function operationId(c: ApiContract): string {
+  const words = c.path.replace(/\{(\w+)\}/g, "by_$1").split(/[/_.-]+/).filter(Boolean);
+  return [c.method.toLowerCase(), ...words].map((w, i) => (i ? w[0].toUpperCase() + w.slice(1) : w)).join("");
+}
+
 export function buildOpenApi() {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const op of OPS) {
-    const parameters: unknown[] = [];
-    for (const [, name] of op.path.matchAll(/\{(\w+)\}/g)) {
-      parameters.push({ name, in: "path", required: true, schema: name === "id" ? { type: "string", format: "uuid" } : { type: "string" } });
-    }
-    if (op.query) {
-      const js = schema(op.query, "input") as { properties?: Record<string, unknown>; required?: string[] };
-      for (const [name, s] of Object.entries(js.properties ?? {})) {
-        parameters.push({ name, in: "query", required: js.required?.includes(name) ?? false, schema: s });
-      }
-    }
-    const responses: Record<string, unknown> = {
-      [String(op.status ?? 200)]: op.response
-        ? { description: "OK", content: { "application/json": { schema: schema(op.response, "output") } } }
-        : { description: "No content" },
-    };
-    for (const code of op.errors ?? []) {
-      responses[String(code)] = { description: "Error", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } };
-    }
-    responses["401"] = { description: "Missing or wrong API key (when MEMSCOPE_API_KEY is set)" };
-    paths[op.path] ??= {};
-    paths[op.path][op.method] = {
-      summary: op.summary,
-      tags: [op.tag],
-      parameters,
-      ...(op.body ? { requestBody: { required: true, content: { "application/json": { schema: schema(op.body, "input") } } } } : {}),
-      responses,
-    };
+  for (const c of ALL_CONTRACTS) {
+    paths[c.path] ??= {};
+    paths[c.path][c.method.toLowerCase()] = operation(c);
   }
   return {
     openapi: "3.1.0",
-    info: { title: "Memscope API", version: "1", description: "Inspect and curate the memory of LLM agents." },
+    info: {
+      title: "Memscope API",
+      version: "1",
+      description:
+        "Inspect and curate the memory of LLM agents. Authenticate with `Authorization: Bearer <key>`; each operation's `x-scope` names what the key must hold (read < write < admin). Errors are `{error: {code, message, details}}`.",
+    },
     servers: [{ url: "/api/v1" }],
     components: {
-      schemas: { Error: schema(ZError, "output") },
-      securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
+      schemas: { Error: schema(ZErrorBody, "output") },
+      securitySchemes: {
+        bearer: { type: "http", scheme: "bearer", description: "An API key (or MEMSCOPE_API_KEY, the bootstrap key)." },
+        session: { type: "apiKey", in: "cookie", name: "better-auth.session_token", description: "A signed-in member's session (same-origin requests only)." },
+      },
     },
-    security: [{ bearer: [] }, {}],
     paths,
   };
 }
 
-export const API_OPERATIONS = OPS.map((o) => ({ method: o.method.toUpperCase(), path: o.path, summary: o.summary, tag: o.tag }));
+export const API_OPERATIONS = ALL_CONTRACTS.map((c) => ({ method: c.method, path: c.path, summary: c.summary, tag: c.tag, scope: c.scope }));

@@ -1,107 +1,128 @@
 import "server-only";
-import { timingSafeEqual } from "node:crypto";
 import { z } from "zod";
-import { ApiError } from "./api-error";
-import { ProviderError } from "../embeddings/openai-embedder";
+import { BadRequestError, DomainError, ForbiddenError, NotFoundError, TooLargeError } from "../errors/domain-errors";
+import { resolveAccess, type Access } from "./access";
+import { grantOf, idParamLabel, type ApiContract } from "./contract";
+import { domainErrorResponse, errorBody, zodFailure } from "./error-table";
+import { checkJsonValue, checkText } from "./input-guard";
 
-// The one wrapper every /api/v1 route goes through: auth, body and query parsing,
-// and the error shape. Handlers throw ApiError (or a ZodError) and return data.
+// The one wrapper every /api/v1 route goes through. It takes the route's contract and does,
+// in order: access (scope), path params, query, body (JSON only, size limit, input guard,
+// schema), the handler, then the response (checked against its schema in tests and dev).
 
 export const MAX_BODY_BYTES = 25 * 1024 * 1024;
 
-type Ctx<P> = { params: Promise<P> };
-export type ApiRequest<P> = { req: Request; params: P; url: URL };
-type Handler<P> = (r: ApiRequest<P>) => Promise<Response | unknown>;
+type Infer<S> = S extends z.ZodType ? z.output<S> : Record<string, never>;
 
-export function json(data: unknown, status = 200): Response {
-  return Response.json(data, { status });
+export type HandlerInput<C extends ApiContract> = {
+  req: Request;
+  url: URL;
+  access: Access;
+  params: Infer<C["params"]>;
+  query: Infer<C["query"]>;
+  body: C["body"] extends z.ZodType ? z.output<C["body"]> : undefined;
+};
+
+/** A success with a status other than the contract's default (one of `alsoStatus`). */
+export class Reply {
+  constructor(
+    readonly data: unknown,
+    readonly status: number,
+  ) {}
 }
+export const reply = (data: unknown, status: number) => new Reply(data, status);
 
-export function errorResponse(e: ApiError): Response {
-  return json({ error: { code: e.code, message: e.message, details: e.details } }, e.status);
-}
+type NextCtx = { params?: Promise<Record<string, string>> };
+export type RouteHandler = ((req: Request, ctx: NextCtx) => Promise<Response>) & { contract: ApiContract };
 
-function zodToApiError(e: z.ZodError, where: "body" | "query"): ApiError {
-  const details = e.issues.map((i) => ({
-    field: i.path.length ? i.path.map(String).join(".").replace(/\.(\d+)(?=\.|$)/g, "[$1]") : where,
-    message: i.message,
-    code: i.code,
-  }));
-  const first = details[0];
-  return new ApiError(422, "validation_error", `Invalid ${where}: ${first.field}: ${first.message}`, details);
-}
+const CHECK_RESPONSES = process.env.MEMSCOPE_CHECK_RESPONSES === "1" || process.env.NODE_ENV === "development";
 
-function checkAuth(req: Request) {
-  const key = process.env.MEMSCOPE_API_KEY;
-  if (!key) return;
-  const header = req.headers.get("authorization") ?? "";
-  const given = header.startsWith("Bearer ") ? header.slice(7) : (req.headers.get("x-api-key") ?? "");
-  const a = Buffer.from(given);
-  const b = Buffer.from(key);
-  if (a.length !== b.length || !timingSafeEqual(a, b)) {
-    throw new ApiError(401, "unauthorized", "Missing or wrong API key (Authorization: Bearer <MEMSCOPE_API_KEY>)");
-  }
-}
-
-export function withApi<P = Record<string, never>>(handler: Handler<P>, opts: { public?: boolean } = {}) {
-  return async (req: Request, ctx: Ctx<P>): Promise<Response> => {
+export function withApi<const C extends ApiContract>(
+  contract: C,
+  handler: (input: HandlerInput<C>) => Promise<unknown>,
+): RouteHandler {
+  const run = async (req: Request, ctx: NextCtx): Promise<Response> => {
     try {
-      if (!opts.public) checkAuth(req);
-      const params = ctx?.params ? await ctx.params : ({} as P);
-      const out = await handler({ req, params, url: new URL(req.url) });
-      return out instanceof Response ? out : json(out);
+      const access = await authorize(req, contract);
+      const url = new URL(req.url);
+      const params = parseParams(contract, ctx?.params ? await ctx.params : {});
+      const query = parseQuery(contract, url);
+      const body = contract.body ? await parseJsonBody(req, contract) : undefined;
+      const out = await handler({ req, url, access, params, query, body } as HandlerInput<C>);
+      return respond(contract, req, out);
     } catch (e) {
-      if (e instanceof ApiError) return errorResponse(e);
-      if (e instanceof z.ZodError) return errorResponse(zodToApiError(e, "body"));
-      // An embedding or chat endpoint failed: the fault is upstream, not in the request.
-      if (e instanceof ProviderError) return errorResponse(new ApiError(502, "provider_error", e.message));
-      console.error(`[api] ${req.method} ${req.url}`, e);
-      return json({ error: { code: "internal", message: "Internal error", details: [] } }, 500);
+      if (e instanceof DomainError) return domainErrorResponse(e);
+      console.error(`[api] ${req.method} ${contract.path}`, e);
+      return Response.json(errorBody("internal", "Internal error"), { status: 500 });
     }
   };
+  return Object.assign(run, { contract });
 }
 
-/** Reads and parses a JSON body with a size limit; bad JSON is a 400, a bad shape a 422. */
-export async function parseBody<S extends z.ZodType>(
-  req: Request,
-  schema: S,
-  maxBytes = MAX_BODY_BYTES,
-  opts: { optional?: boolean } = {},
-): Promise<z.infer<S>> {
-  const declared = Number(req.headers.get("content-length") ?? "0");
-  if (declared > maxBytes) throw tooLarge(maxBytes);
-  const text = await readLimited(req, maxBytes);
-  let raw: unknown;
-  try {
-    raw = text.length ? JSON.parse(text) : undefined;
-  } catch {
-    throw new ApiError(400, "invalid_json", "The request body is not valid JSON", [{ field: "body", message: "invalid JSON" }]);
+async function authorize(req: Request, contract: ApiContract): Promise<Access> {
+  const need = grantOf(contract.scope);
+  if (!need) return { grants: new Set(), actor: { kind: "open", label: "public" } };
+  const access = await resolveAccess(req);
+  if (!access.grants.has(need)) {
+    throw new ForbiddenError(`This needs the ${need} scope (${contract.scope})`, [{ field: "scope", message: `needs ${need}` }], "missing_scope");
   }
-  if (raw === undefined && opts.optional) raw = {};
-  if (raw === undefined) throw new ApiError(400, "invalid_json", "A JSON body is required", [{ field: "body", message: "empty body" }]);
-  const r = schema.safeParse(raw);
-  if (!r.success) throw zodToApiError(r.error, "body");
+  return access;
+}
+
+function parseParams(contract: ApiContract, raw: Record<string, string>) {
+  if (!contract.params) return {};
+  for (const [k, v] of Object.entries(raw)) checkText(v, k);
+  const shape = contract.params.shape as Record<string, z.ZodType>;
+  for (const [k, s] of Object.entries(shape)) {
+    const what = idParamLabel(s);
+    if (what && !z.uuid().safeParse(raw[k]).success) throw new NotFoundError(what, String(raw[k]), k);
+  }
+  const r = contract.params.safeParse(raw);
+  if (!r.success) throw zodFailure(r.error, "path");
   return r.data;
 }
 
-export function parseQuery<S extends z.ZodType>(url: URL, schema: S): z.infer<S> {
+function parseQuery(contract: ApiContract, url: URL) {
   const raw: Record<string, string> = {};
-  for (const [k, v] of url.searchParams) raw[k] = v;
-  const r = schema.safeParse(raw);
-  if (!r.success) throw zodToApiError(r.error, "query");
+  for (const [k, v] of url.searchParams) {
+    checkText(k, "query parameter name");
+    checkText(v, k);
+    raw[k] = v;
+  }
+  if (!contract.query) return {};
+  const r = contract.query.safeParse(raw);
+  if (!r.success) throw zodFailure(r.error, "query");
   return r.data;
 }
 
-export function parseId(value: string, what = "id"): string {
-  const r = z.uuid().safeParse(value);
-  if (!r.success) throw new ApiError(404, "not_found", `No ${what} ${value}`, [{ field: what, message: "not a uuid" }]);
+async function parseJsonBody(req: Request, contract: ApiContract): Promise<unknown> {
+  const limit = contract.bodyLimit ?? MAX_BODY_BYTES;
+  const declared = Number(req.headers.get("content-length") ?? "0");
+  if (declared > limit) throw new TooLargeError(limit);
+  const text = await readLimited(req, limit);
+  let raw: unknown;
+  if (text.trim().length) {
+    const type = (req.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+    // JSON only: a form or text/plain body is what a cross-site page can send without a preflight.
+    if (type !== "application/json") {
+      throw new DomainError("unsupported_media_type", "unsupported_media_type", "Send the body as application/json", [
+        { field: "content-type", message: `got ${type || "none"}` },
+      ]);
+    }
+    try {
+      raw = JSON.parse(text);
+    } catch {
+      throw new BadRequestError("invalid_json", "The request body is not valid JSON", [{ field: "body", message: "invalid JSON" }]);
+    }
+  } else if (contract.bodyOptional) {
+    raw = {};
+  } else {
+    throw new BadRequestError("invalid_json", "A JSON body is required", [{ field: "body", message: "empty body" }]);
+  }
+  checkJsonValue(raw);
+  const r = contract.body!.safeParse(raw);
+  if (!r.success) throw zodFailure(r.error, "body");
   return r.data;
-}
-
-function tooLarge(maxBytes: number) {
-  return new ApiError(413, "payload_too_large", `The request body is over ${Math.round(maxBytes / 1024 / 1024)} MiB`, [
-    { field: "body", message: `limit ${maxBytes} bytes` },
-  ]);
 }
 
 async function readLimited(req: Request, maxBytes: number): Promise<string> {
@@ -115,16 +136,35 @@ async function readLimited(req: Request, maxBytes: number): Promise<string> {
     size += value.byteLength;
     if (size > maxBytes) {
       await reader.cancel().catch(() => {});
-      throw tooLarge(maxBytes);
+      throw new TooLargeError(maxBytes);
     }
     chunks.push(value);
   }
   return Buffer.concat(chunks).toString("utf8");
 }
 
-/** A user id from the path: any non-empty string up to 200 characters. */
-export function parseUserId(value: string): string {
-  const v = value.trim();
-  if (!v || v.length > 200) throw new ApiError(422, "validation_error", "Invalid user_id", [{ field: "user_id", message: "1 to 200 characters" }]);
-  return v;
+function respond(contract: ApiContract, req: Request, out: unknown): Response {
+  if (out instanceof Response) {
+    if (CHECK_RESPONSES) checkStatus(contract, req, out.status);
+    return out;
+  }
+  const status = out instanceof Reply ? out.status : (contract.status ?? 200);
+  const data = out instanceof Reply ? out.data : out;
+  if (CHECK_RESPONSES) {
+    checkStatus(contract, req, status);
+    if (contract.response && status !== 204) {
+      const r = contract.response.safeParse(data);
+      if (!r.success) {
+        const first = r.error.issues[0];
+        throw new Error(`Response of ${req.method} ${contract.path} breaks its schema at ${first.path.join(".") || "(root)"}: ${first.message}`);
+      }
+    }
+  }
+  if (status === 204) return new Response(null, { status });
+  return Response.json(data, { status });
+}
+
+function checkStatus(contract: ApiContract, req: Request, status: number) {
+  const allowed = [contract.status ?? 200, ...(contract.alsoStatus ?? [])];
+  if (!allowed.includes(status)) throw new Error(`${req.method} ${contract.path} answered ${status}, its contract says ${allowed.join(" or ")}`);
 }

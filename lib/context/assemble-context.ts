@@ -1,5 +1,5 @@
 import "server-only";
-import { requireLiveConversation } from "../conversations/require-live-conversation";
+import { requireConversationOfUser } from "../conversations/require-conversation-of-user";
 import type { SqlRunner } from "../db/migrations";
 import { searchMemories } from "../memories/search-memories";
 import { presetFor } from "../models/model-presets";
@@ -38,7 +38,7 @@ export async function assembleContext(sql: SqlRunner, input: ContextInput): Prom
   let history: RoleMessage[] = [];
   let source: ContextResult["history_source"] = "none";
   if (input.conversation_id) {
-    await requireLiveConversation(sql, input.conversation_id);
+    await requireConversationOfUser(sql, input.conversation_id, input.user_id, { field: "conversation_id", missing: "not_found" });
     history = await loadThreadMessages(sql, input.conversation_id, input.leaf_message_id, enc, textScopeFor(input.strategy));
     source = "conversation";
   } else if (input.messages) {

@@ -1,7 +1,7 @@
 import "server-only";
 import { Prisma, type PrismaClient } from "../generated/prisma/client";
-import { conflict, notFound } from "../api/api-error";
-import { decodeCursor, encodeCursor } from "../api/cursor";
+import { conflict, notFound } from "../errors/domain-errors";
+import { decodeCursor, encodeCursor, ZCursorTime, ZCursorUuid } from "../pagination/cursor";
 import type { ConversationCreate, ConversationListQuery, ConversationPatch } from "./schemas";
 import { serializeConversation } from "./serialize-conversation";
 
@@ -55,7 +55,7 @@ export async function deleteConversation(prisma: PrismaClient, id: string) {
 }
 
 export async function listConversations(prisma: PrismaClient, q: ConversationListQuery) {
-  const after = decodeCursor(q.cursor, 2);
+  const after = decodeCursor(q.cursor, "conversations", [ZCursorTime, ZCursorUuid]);
   const where: Prisma.ConversationWhereInput = {
     deletedAt: null,
     ...(q.app_id ? { appId: q.app_id } : {}),
@@ -85,7 +85,7 @@ export async function listConversations(prisma: PrismaClient, q: ConversationLis
   const last = page[page.length - 1];
   return {
     data: page.map(serializeConversation),
-    next_cursor: rows.length > q.limit && last ? encodeCursor([last.updatedAt.toISOString(), last.id]) : null,
+    next_cursor: rows.length > q.limit && last ? encodeCursor("conversations", [last.updatedAt.toISOString(), last.id]) : null,
   };
 }
 

@@ -1,5 +1,5 @@
 import "server-only";
-import { notFound } from "../api/api-error";
+import { notFound } from "../errors/domain-errors";
 import type { SqlRunner } from "../db/migrations";
 
 /** A 404 unless the conversation exists and is not deleted: one indexed lookup, for hot paths. */

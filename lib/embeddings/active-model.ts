@@ -1,6 +1,7 @@
 import type { SqlRunner } from "../db/migrations";
 import { configuredEmbeddingProvider, lexicalProvider, providerForModel, type EmbeddingProvider } from "./embedding-provider";
 import { ensureVectorIndex } from "./ensure-vector-index";
+import { ConfigurationError } from "../errors/domain-errors";
 
 // Which model's vectors retrieval reads. It changes only when a re-embedding job for
 // the newly configured model has finished: until then the old vectors keep serving.
@@ -35,7 +36,8 @@ export async function activeProvider(sql: SqlRunner): Promise<EmbeddingProvider>
   }
   const p = providerForModel(active.model) ?? lexicalProviderIf(active.model);
   if (!p) {
-    throw new Error(
+    throw new ConfigurationError(
+      "embeddings_misconfigured",
       `Memories are embedded with ${active.model}, which is not configured any more. Configure it again, or let the re-embedding job finish.`,
     );
   }

@@ -1,5 +1,6 @@
 import { embedLexical, LEXICAL_DIMENSIONS, LEXICAL_MODEL } from "./lexical-embedder";
 import { embedOpenAiCompatible } from "./openai-embedder";
+import { ConfigurationError } from "../errors/domain-errors";
 
 export type EmbeddingKind = "lexical" | "openai-compatible";
 
@@ -31,7 +32,7 @@ export function configuredEmbeddingProvider(env: NodeJS.ProcessEnv = process.env
   if (!baseUrl || !model) return lexicalProvider;
   const dimensions = Number(env.MEMSCOPE_EMBEDDINGS_DIMENSIONS || 0);
   if (!Number.isInteger(dimensions) || dimensions <= 0 || dimensions > 16000) {
-    throw new Error("MEMSCOPE_EMBEDDINGS_DIMENSIONS must be set to the model's vector size (1..16000)");
+    throw new ConfigurationError("embeddings_misconfigured", "MEMSCOPE_EMBEDDINGS_DIMENSIONS must be set to the model's vector size (1..16000)");
   }
   const apiKey = env.MEMSCOPE_EMBEDDINGS_API_KEY?.trim() || undefined;
   return {

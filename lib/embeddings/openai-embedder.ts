@@ -1,12 +1,9 @@
 // OpenAI-compatible /v1/embeddings (OpenAI, Ollama, vLLM, TEI). Batches the inputs and
 // checks what comes back, so a misconfigured endpoint fails loudly, not with bad vectors.
 
-export class ProviderError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "ProviderError";
-  }
-}
+import { ProviderError } from "../errors/domain-errors";
+
+export { ProviderError };
 
 export type OpenAiEmbeddingConfig = { baseUrl: string; apiKey?: string; model: string; dimensions: number };
 

@@ -1,6 +1,6 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { ApiError, conflict, notFound, unprocessable } from "../api/api-error";
+import { NotFoundError, conflict, notFound, unprocessable } from "../errors/domain-errors";
 import type { SqlRunner } from "../db/migrations";
 import { actorOf, checkSources } from "./curation-db";
 import { BULK_LIMIT, type BulkInput, type BulkResult, type BulkUndoResult } from "./curation-schemas";
@@ -48,7 +48,7 @@ async function selectTargets(tx: SqlRunner, userId: string, input: BulkInput): P
       return checkSources(input.ids, found, { field: "ids", userId, requireActive: false });
     } catch (e) {
       // In a bulk request an unknown id is a bad request, not a missing resource.
-      if (e instanceof ApiError && e.status === 404) {
+      if (e instanceof NotFoundError) {
         throw unprocessable("Some ids are not memories of this user: nothing was changed", e.details);
       }
       throw e;

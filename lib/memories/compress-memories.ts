@@ -1,7 +1,7 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { unprocessable, type ErrorDetail } from "../api/api-error";
+import { unprocessable, type ErrorDetail } from "../errors/domain-errors";
 import type { SqlRunner } from "../db/migrations";
 import { chatComplete, configuredChat, parseJsonAnswer, type ChatConfig } from "../chat/chat-provider";
 import { activeProvider, writeProviders } from "../embeddings/active-model";

@@ -1,7 +1,7 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
-import { ApiError, notFound, unprocessable } from "../api/api-error";
+import { notFound, unprocessable } from "../errors/domain-errors";
 import type { SqlRunner } from "../db/migrations";
 import type { EmbeddingProvider } from "../embeddings/embedding-provider";
 import { MEMORY_COLUMNS, serializeMemory, snapshot, type MemoryRow } from "./memory-row";
@@ -140,20 +140,3 @@ export function actorOf(actor: Actor | undefined): Actor {
   return actor ?? "api";
 }
 
-/** A JSON body that may be absent (POST without a body means {}). Bad JSON is a 400, a bad shape a 422. */
-export async function parseOptionalBody<S extends z.ZodType>(req: Request, schema: S, maxBytes = 64 * 1024): Promise<z.infer<S>> {
-  const declared = Number(req.headers.get("content-length") ?? "0");
-  const text = declared > maxBytes ? "" : await req.text();
-  if (declared > maxBytes || Buffer.byteLength(text) > maxBytes) {
-    throw new ApiError(413, "payload_too_large", "The request body is too large", [{ field: "body", message: `limit ${maxBytes} bytes` }]);
-  }
-  let raw: unknown = {};
-  if (text.trim()) {
-    try {
-      raw = JSON.parse(text);
-    } catch {
-      throw new ApiError(400, "invalid_json", "The request body is not valid JSON", [{ field: "body", message: "invalid JSON" }]);
-    }
-  }
-  return schema.parse(raw);
-}

@@ -1,5 +1,5 @@
 import "server-only";
-import { ApiError } from "../api/api-error";
+import { ConflictError, ValidationError } from "../errors/domain-errors";
 import type { SqlRunner } from "../db/migrations";
 import { requireMemory } from "./load-memory";
 import { snapshot } from "./memory-row";
@@ -12,12 +12,12 @@ import type { Actor } from "./schemas";
  */
 export async function deleteMemory(sql: SqlRunner, id: string, confirm: boolean, actor: Actor = "api"): Promise<void> {
   if (!confirm) {
-    throw new ApiError(422, "confirmation_required", "Permanent delete needs ?confirm=true", [{ field: "confirm", message: "must be true" }]);
+    throw new ValidationError("Permanent delete needs ?confirm=true", [{ field: "confirm", message: "must be true" }], "confirmation_required");
   }
   await sql.transaction(async (tx) => {
     const m = await requireMemory(tx, id, { forUpdate: true });
     if (m.status !== "archived") {
-      throw new ApiError(409, "not_archived", "Only archived memories can be deleted permanently: archive it first", [{ field: "status", message: "is active" }]);
+      throw new ConflictError("Only archived memories can be deleted permanently: archive it first", [{ field: "status", message: "is active" }], "not_archived");
     }
     await recordEvent(tx, { memoryId: id, type: "delete", actor, before: { ...snapshot(m), content: m.content }, reason: "permanently deleted" });
     await tx.query(`DELETE FROM memory_review_items WHERE memory_id = $1 OR other_memory_id = $1`, [id]);

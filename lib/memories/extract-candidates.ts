@@ -1,5 +1,5 @@
 import "server-only";
-import { notFound, unprocessable } from "../api/api-error";
+import { requireConversationOfUser } from "../conversations/require-conversation-of-user";
 import type { SqlRunner } from "../db/migrations";
 import { chatComplete, configuredChat, parseJsonAnswer, type ChatConfig } from "../chat/chat-provider";
 import { loadThreadIds } from "../threads/load-thread";
@@ -89,22 +89,8 @@ async function chatCandidates(chat: ChatConfig, turns: Turn[]): Promise<{ candid
 }
 
 export async function extractCandidates(sql: SqlRunner, userId: string, input: ExtractInput): Promise<ExtractResult> {
-  const [conv] = await sql.query<{ id: string; end_user_id: string | null }>(
-    `SELECT id, end_user_id FROM conversations WHERE id = $1 AND deleted_at IS NULL`,
-    [input.conversation_id],
-  );
-  if (!conv) {
-    const e = notFound("Conversation", input.conversation_id);
-    e.details[0].field = "conversation_id";
-    throw e;
-  }
-  // Another person's conversation must not become this user's memories. A conversation
-  // without an end user (imports, tests) can be read for anyone.
-  if (conv.end_user_id !== null && conv.end_user_id !== userId) {
-    throw unprocessable(`Conversation ${conv.id} belongs to end user ${conv.end_user_id}, not ${userId}`, [
-      { field: "conversation_id", message: `belongs to end user ${conv.end_user_id}` },
-    ]);
-  }
+  // Another person's conversation must not become this user's memories.
+  await requireConversationOfUser(sql, input.conversation_id, userId, { field: "conversation_id", missing: "not_found" });
   const ids = await loadThreadIds(sql, input.conversation_id, input.leaf_message_id);
   const rows = await sql.query<Turn>(`SELECT id, query, answer FROM messages WHERE id = ANY($1::uuid[])`, [ids]);
   const byId = new Map(rows.map((r) => [r.id, r]));

@@ -1,5 +1,5 @@
 import "server-only";
-import { decodeCursor, encodeCursor } from "../api/cursor";
+import { decodeCursor, encodeCursor, ZCursorNumber, ZCursorTime, ZCursorUuid } from "../pagination/cursor";
 import type { SqlRunner } from "../db/migrations";
 import { MEMORY_COLUMNS, serializeMemory, type MemoryRow } from "./memory-row";
 import type { MemoryListQuery } from "./schemas";
@@ -53,13 +53,16 @@ export async function listMemories(sql: SqlRunner, userId: string, q: MemoryList
   const col = SORT_SQL[q.sort];
   const dir = q.order === "asc" ? "ASC" : "DESC";
   const cmp = q.order === "asc" ? ">" : "<";
-  const after = decodeCursor(q.cursor, 2);
+  const numeric = q.sort === "importance_score" || q.sort === "access_count";
+  // The sort is part of the list's name: a cursor of another sort cannot be cast wrongly.
+  const list = `memories:${q.sort}:${q.order}`;
+  const after = decodeCursor(q.cursor, list, [numeric ? ZCursorNumber : ZCursorTime, ZCursorUuid]);
   let keyset = "";
   if (after) {
     params.push(after[0], after[1]);
     const v = `$${params.length - 1}`;
     const id = `$${params.length}::uuid`;
-    const typed = q.sort === "importance_score" || q.sort === "access_count" ? `${v}::float8` : `${v}::timestamptz`;
+    const typed = numeric ? `${v}::float8` : `${v}::timestamptz`;
     keyset = `AND (${col}, m.id) ${cmp} (${typed}, ${id})`;
   }
   params.push(q.limit + 1);
@@ -75,6 +78,6 @@ export async function listMemories(sql: SqlRunner, userId: string, q: MemoryList
   const last = page[page.length - 1];
   return {
     data: page.map(serializeMemory),
-    next_cursor: rows.length > q.limit && last ? encodeCursor([last.sort_key, last.id]) : null,
+    next_cursor: rows.length > q.limit && last ? encodeCursor(list, [last.sort_key, last.id]) : null,
   };
 }

@@ -1,4 +1,4 @@
-import { notFound } from "../api/api-error";
+import { notFound } from "../errors/domain-errors";
 import type { SqlRunner } from "../db/migrations";
 import { MEMORY_COLUMNS, serializeMemory, type MemoryRow } from "./memory-row";
 import type { Memory } from "./schemas";

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { unprocessable } from "../api/api-error";
+import { unprocessable } from "../errors/domain-errors";
 import type { SqlRunner } from "../db/migrations";
 import { writeProviders } from "../embeddings/active-model";
 import { actorOf, embedTexts, insertMemoryRow, setStatusRow } from "./curation-db";

@@ -1,6 +1,6 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { notFound, unprocessable } from "../api/api-error";
+import { notFound, unprocessable } from "../errors/domain-errors";
 import type { SqlRunner } from "../db/migrations";
 import { requireMemory } from "./load-memory";
 import { recordEvent } from "./record-event";

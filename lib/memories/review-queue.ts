@@ -1,7 +1,7 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { conflict, notFound, unprocessable } from "../api/api-error";
-import { decodeCursor, encodeCursor } from "../api/cursor";
+import { conflict, notFound, unprocessable } from "../errors/domain-errors";
+import { decodeCursor, encodeCursor, ZCursorTime, ZCursorUuid } from "../pagination/cursor";
 import type { SqlRunner } from "../db/migrations";
 import { actorOf, checkSources, lockMemories, setStatusRow } from "./curation-db";
 import type { ReviewItem, ReviewListQuery, ReviewResolve, ReviewResolved } from "./curation-schemas";
@@ -59,7 +59,7 @@ export async function withMemories(sql: SqlRunner, rows: ReviewRow[]): Promise<R
 }
 
 export async function listReviewItems(sql: SqlRunner, userId: string, q: ReviewListQuery) {
-  const after = decodeCursor(q.cursor, 2) as [string, string] | null;
+  const after = decodeCursor(q.cursor, "review", [ZCursorTime, ZCursorUuid]);
   const params: unknown[] = [userId, q.status];
   let where = `user_id = $1 AND status = $2`;
   if (q.kind) {
@@ -78,7 +78,7 @@ export async function listReviewItems(sql: SqlRunner, userId: string, q: ReviewL
   const last = page[page.length - 1];
   return {
     data: await withMemories(sql, page),
-    next_cursor: rows.length > q.limit && last ? encodeCursor([iso(last.created_at)!, last.id]) : null,
+    next_cursor: rows.length > q.limit && last ? encodeCursor("review", [iso(last.created_at)!, last.id]) : null,
   };
 }
 

@@ -11,6 +11,7 @@ import { contentKey } from "./normalize-content";
 import { recordEvent } from "./record-event";
 import type { Actor, Dedupe, Memory, MemoryCreate } from "./schemas";
 import { embedForWrite, writeEmbeddings, type MemoryVector } from "./write-embeddings";
+import { requireConversationOfUser } from "../conversations/require-conversation-of-user";
 
 export const DEFAULT_DEDUPE_THRESHOLD = 0.95;
 const CONFIDENCE_BUMP = 0.1;
@@ -33,6 +34,9 @@ export async function saveMemory(
   within: WithinSave = async () => {},
 ): Promise<SaveResult> {
   const actor: Actor = input.actor ?? "api";
+  if (input.source_session_id) {
+    await requireConversationOfUser(sql, input.source_session_id, userId, { field: "source_session_id", missing: "invalid" });
+  }
   const key = contentKey(input.content);
 
   const [same] = await sql.query<{ id: string }>(

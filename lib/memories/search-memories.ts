@@ -7,6 +7,7 @@ import { lexicalTokens } from "../embeddings/lexical-embedder";
 import { loadMemories } from "./load-memory";
 import { scoreMemory } from "./score-memory";
 import { DEFAULT_WEIGHTS, type Breakdown, type SearchInput, type SearchResult, type Weights } from "./schemas";
+import { requireConversationOfUser } from "../conversations/require-conversation-of-user";
 
 const TEXT_CANDIDATES = 50;
 // Full-text matches ranked per query at most: a common word can match half the store,
@@ -33,6 +34,10 @@ type Candidate = { id: string; cosine?: number; importance_score: number; last_a
 export async function searchMemories(sql: SqlRunner, userId: string, input: SearchInput): Promise<SearchResult> {
   const started = performance.now();
   const provider = await activeProvider(sql);
+  // The retrieval is logged against this conversation: it must be this user's.
+  if (input.conversation_id) {
+    await requireConversationOfUser(sql, input.conversation_id, userId, { field: "conversation_id", missing: "invalid" });
+  }
   const [qv] = await provider.embed([input.query]);
   const q = toVectorLiteral(qv);
   const d = provider.dimensions;

@@ -1,6 +1,6 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { unprocessable } from "../api/api-error";
+import { unprocessable } from "../errors/domain-errors";
 import type { SqlRunner } from "../db/migrations";
 import { actorOf, lockMemories, setStatusRow } from "./curation-db";
 import type { ActorReason, UnmergeResult } from "./curation-schemas";

@@ -1,5 +1,5 @@
 import "server-only";
-import { ApiError } from "../api/api-error";
+import { ConflictError } from "../errors/domain-errors";
 import type { SqlRunner } from "../db/migrations";
 import { writeProviders } from "../embeddings/active-model";
 import { requireMemory } from "./load-memory";
@@ -9,10 +9,12 @@ import { recordEvent } from "./record-event";
 import type { Memory, MemoryPatch } from "./schemas";
 import { embedForWrite, writeEmbeddings } from "./write-embeddings";
 
-export function versionConflict(current: Memory, given: number): ApiError {
-  return new ApiError(409, "version_conflict", `Memory ${current.id} changed: you edited version ${given}, it is now at version ${current.version}`, [
-    { field: "version", message: "stale version", current },
-  ]);
+export function versionConflict(current: Memory, given: number): ConflictError {
+  return new ConflictError(
+    `Memory ${current.id} changed: you edited version ${given}, it is now at version ${current.version}`,
+    [{ field: "version", message: "stale version", current }],
+    "version_conflict",
+  );
 }
 
 /** Edits a memory if `patch.version` is still current; content changes are re-embedded. */

@@ -1,6 +1,6 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { ApiError, conflict, notFound, unprocessable, type ErrorDetail } from "../api/api-error";
+import { ValidationError, conflict, notFound, unprocessable, type ErrorDetail } from "../errors/domain-errors";
 import type { SqlRunner } from "../db/migrations";
 import { noteBulkWrite } from "../db/planner-stats";
 import type { TokenCache } from "../tokens/count-tokens";
@@ -139,7 +139,7 @@ export async function insertTurns(
       };
     });
     if (missing.length) {
-      throw new ApiError(422, "parent_not_found", `${missing.length} parent_message_id value(s) are not in this conversation`, missing.slice(0, 100));
+      throw new ValidationError(`${missing.length} parent_message_id value(s) are not in this conversation`, missing.slice(0, 100), "parent_not_found");
     }
 
     // Leaves: a turn adds a leaf unless its tree parent was a leaf until now.

@@ -1,11 +1,11 @@
 import "server-only";
-import { decodeCursor, encodeCursor } from "../api/cursor";
+import { decodeCursor, encodeCursor, ZCursorInt, ZCursorTime } from "../pagination/cursor";
 import type { SqlRunner } from "../db/migrations";
 import { FILE_COLUMNS, MESSAGE_COLUMNS, serializeMessage, type FileRow, type MessageRow } from "./serialize-message";
 
 /** Every turn of the conversation (all branches), oldest first, keyset-paginated. */
 export async function listMessages(sql: SqlRunner, conversationId: string, opts: { cursor?: string; limit: number }) {
-  const after = decodeCursor(opts.cursor, 2) as [string, number] | null;
+  const after = decodeCursor(opts.cursor, "messages", [ZCursorTime, ZCursorInt]);
   const rows = await sql.query<MessageRow & { seq: number; ts: string }>(
     `SELECT ${MESSAGE_COLUMNS}, seq, created_at::text AS ts
        FROM messages
@@ -27,6 +27,6 @@ export async function listMessages(sql: SqlRunner, conversationId: string, opts:
   const last = page[page.length - 1];
   return {
     data: page.map((r) => serializeMessage(r, byMessage.get(r.id) ?? [])),
-    next_cursor: rows.length > opts.limit && last ? encodeCursor([last.ts, last.seq]) : null,
+    next_cursor: rows.length > opts.limit && last ? encodeCursor("messages", [last.ts, last.seq]) : null,
   };
 }

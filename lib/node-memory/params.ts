@@ -1,5 +1,5 @@
 import "server-only";
-import { ApiError } from "../api/api-error";
+import { ValidationError } from "../errors/domain-errors";
 import { NODE_ID_PATTERN, NODE_ID_RULE } from "./schemas";
 
 /** A node id from the path (percent-decoded): 1..200 of [A-Za-z0-9_.:-], else a 422 naming node_id. */
@@ -13,7 +13,7 @@ export function parseNodeId(value: string): string {
     }
   }
   if (!NODE_ID_PATTERN.test(v)) {
-    throw new ApiError(422, "validation_error", `Invalid node_id: ${NODE_ID_RULE}`, [{ field: "node_id", message: NODE_ID_RULE }]);
+    throw new ValidationError(`Invalid node_id: ${NODE_ID_RULE}`, [{ field: "node_id", message: NODE_ID_RULE }]);
   }
   return v;
 }

@@ -1,6 +1,6 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { ApiError, conflict, notFound } from "../api/api-error";
+import { ConflictError, DomainError, ValidationError, conflict, notFound } from "../errors/domain-errors";
 import type { SqlRunner } from "../db/migrations";
 import { resolveTokenizer } from "../tokens/registry";
 import {
@@ -74,7 +74,7 @@ async function liveConversationApp(sql: SqlRunner, conversationId: string): Prom
 }
 
 const nodeNotFound = (nodeId: string) =>
-  new ApiError(404, "not_found", `Node ${nodeId} has no memory in this conversation`, [{ field: "node_id", message: "no memory", node_id: nodeId }]);
+  new DomainError("not_found", "not_found", `Node ${nodeId} has no memory in this conversation`, [{ field: "node_id", message: "no memory", node_id: nodeId }]);
 
 /** Full jitter over a doubling window (5, 10, 20 … ms, capped at 320 ms): losers spread out instead of colliding again. */
 export function backoffMs(attempt: number, random = Math.random()): number {
@@ -86,7 +86,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export async function addNodeTurn(sql: SqlRunner, conversationId: string, nodeId: string, input: AddTurnInput): Promise<AddTurnResponse> {
   const appId = await liveConversationApp(sql, conversationId);
   if (input.app_id !== undefined && input.app_id !== appId) {
-    throw new ApiError(422, "validation_error", `Conversation ${conversationId} belongs to app ${appId}`, [
+    throw new ValidationError(`Conversation ${conversationId} belongs to app ${appId}`, [
       { field: "app_id", message: `must be the conversation's app (${appId})` },
     ]);
   }
@@ -110,7 +110,7 @@ export async function addNodeTurn(sql: SqlRunner, conversationId: string, nodeId
       );
     }
     if (doc.messages.length + 2 > MAX_NODE_MESSAGES) {
-      throw new ApiError(409, "node_memory_full", `Node ${nodeId} holds ${doc.messages.length} messages (limit ${MAX_NODE_MESSAGES}); clear it first`);
+      throw new ConflictError(`Node ${nodeId} holds ${doc.messages.length} messages (limit ${MAX_NODE_MESSAGES}); clear it first`, [], "node_memory_full");
     }
 
     // Omitted parent: the node's newest turn at the time this write lands.
@@ -139,7 +139,7 @@ export async function addNodeTurn(sql: SqlRunner, conversationId: string, nodeId
     if (written) return { ...summary(written), messages: added, attempts: attempt };
     if (attempt < MAX_WRITE_ATTEMPTS) await sleep(backoffMs(attempt));
   }
-  throw new ApiError(409, "write_conflict", `Node ${nodeId} changed under ${MAX_WRITE_ATTEMPTS} attempts in a row; retry the request`);
+  throw new ConflictError(`Node ${nodeId} changed under ${MAX_WRITE_ATTEMPTS} attempts in a row; retry the request`, [], "write_conflict");
 }
 
 /** Nodes with memory in a conversation, most recently written first (no documents read). */
@@ -191,7 +191,7 @@ export async function getNodeHistory(sql: SqlRunner, conversationId: string, nod
         )
       : [];
     if (!msg) {
-      throw new ApiError(404, "not_found", `current_message_id ${q.current_message_id} is neither in this node's memory nor a message of the conversation`, [
+      throw new DomainError("not_found", "not_found", `current_message_id ${q.current_message_id} is neither in this node's memory nor a message of the conversation`, [
         { field: "current_message_id", message: "unknown message" },
       ]);
     }

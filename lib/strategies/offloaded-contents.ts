@@ -1,5 +1,5 @@
 import "server-only";
-import { notFound } from "../api/api-error";
+import { notFound } from "../errors/domain-errors";
 import type { SqlRunner } from "../db/migrations";
 
 export async function storeOffloads(sql: SqlRunner, offloads: { ref: string; content: string; tokens: number }[]): Promise<void> {

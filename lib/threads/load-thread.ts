@@ -1,5 +1,5 @@
 import "server-only";
-import { notFound } from "../api/api-error";
+import { notFound } from "../errors/domain-errors";
 import type { SqlRunner } from "../db/migrations";
 import { ThreadWalker, type ThreadRow } from "./extract-thread";
 

@@ -88,7 +88,9 @@ export function defineApiSuite(backend: string, kind: "pglite" | "postgres", sta
 
         const q = await api.get(`/conversations?q=${encodeURIComponent("page 3")}&user_id=${user}`);
         expect(q.body.data.map((c: { id: string }) => c.id)).toEqual([made[3]]);
-        expect((await api.get(`/conversations?cursor=garbage`)).status).toBe(422);
+        const garbage = await api.get(`/conversations?cursor=garbage`);
+        expect(garbage.status).toBe(400);
+        expect(garbage.body.error).toMatchObject({ code: "invalid_cursor", details: [{ field: "cursor" }] });
         expect((await api.get(`/conversations?limit=0`)).body.error.details[0].field).toBe("limit");
       });
 

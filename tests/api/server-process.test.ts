@@ -42,8 +42,11 @@ describe("a running server on the embedded database", () => {
     expect(r.body.error.code).toBe("unauthorized");
     const wrong = apiClient(server.url, { authorization: "Bearer nope" });
     expect((await wrong.get("/conversations")).status).toBe(401);
+    // One documented way in: the Bearer header. x-api-key is not read.
     const viaHeader = apiClient(server.url, { "x-api-key": "test-key-123" });
-    expect((await viaHeader.get("/conversations")).status).toBe(200);
+    expect((await viaHeader.get("/conversations")).status).toBe(401);
+    const bearer = apiClient(server.url, { authorization: "Bearer test-key-123" });
+    expect((await bearer.get("/conversations")).status).toBe(200);
   });
 
   it("a second process on the same data folder fails at once, naming the server's process", () => {

@@ -27,6 +27,8 @@ export async function startAppServer(
     NODE_ENV: "production",
     NEXT_TELEMETRY_DISABLED: "1",
     MEMSCOPE_SEED: opts.seed ? "1" : "0",
+    // Every answer is checked against its route's response schema; a mismatch is a 500 here.
+    MEMSCOPE_CHECK_RESPONSES: "1",
     ...opts.env,
   };
   // Database, key and AI endpoints come from `opts` only, never from the shell running the tests.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ApiError } from "@/lib/api/api-error";
+import { ValidationError } from "@/lib/errors/domain-errors";
 import { diffMarkdown, exportMarkdown, parseMarkdown } from "@/lib/memories/memory-markdown";
 import type { Memory } from "@/lib/memories/schemas";
 
@@ -28,9 +28,8 @@ function lineOf(fn: () => unknown): number | undefined {
   try {
     fn();
   } catch (e) {
-    expect(e).toBeInstanceOf(ApiError);
-    expect((e as ApiError).status).toBe(422);
-    return (e as ApiError).details[0].line as number;
+    expect(e).toBeInstanceOf(ValidationError);
+    return (e as ValidationError).details[0].line as number;
   }
   throw new Error("expected a 422");
 }

@@ -300,8 +300,8 @@ describe("addNodeTurn: optimistic versioning under interleaved writers", () => {
   it("rejects a duplicate id with 409 and an unknown conversation with 404", async () => {
     const { sql } = fakeSql();
     await addNodeTurn(sql, "conv-1", "n", input("a"));
-    await expect(addNodeTurn(sql, "conv-1", "n", input("a"))).rejects.toMatchObject({ status: 409, details: [{ field: "message_id" }] });
-    await expect(addNodeTurn(sql, "nope", "n", input("b"))).rejects.toMatchObject({ status: 404 });
+    await expect(addNodeTurn(sql, "conv-1", "n", input("a"))).rejects.toMatchObject({ kind: "conflict", details: [{ field: "message_id" }] });
+    await expect(addNodeTurn(sql, "nope", "n", input("b"))).rejects.toMatchObject({ kind: "not_found" });
   });
 
   it("backs off with full jitter over a doubling, capped window", () => {

@@ -1,11 +1,8 @@
-import { getDb } from "@/lib/db/get-db";
+import * as api from "@/lib/api/contracts/context";
+import { withApi } from "@/lib/api/with-api";
 import { assembleContext } from "@/lib/context/assemble-context";
-import { ZContextInput } from "@/lib/context/schemas";
-import { parseBody, withApi } from "@/lib/api/with-api";
+import { getDb } from "@/lib/db/get-db";
 
 export const dynamic = "force-dynamic";
 
-export const POST = withApi(async ({ req }) => {
-  const body = await parseBody(req, ZContextInput);
-  return assembleContext((await getDb()).sql, body);
-});
+export const POST = withApi(api.assembleContext, async ({ body }) => assembleContext((await getDb()).sql, body));

@@ -1,16 +1,10 @@
-import { getDb } from "@/lib/db/get-db";
+import * as api from "@/lib/api/contracts/conversations";
+import { withApi } from "@/lib/api/with-api";
 import { createConversation, listConversations } from "@/lib/conversations/conversation-store";
-import { ZConversationCreate, ZConversationListQuery } from "@/lib/conversations/schemas";
-import { json, parseBody, parseQuery, withApi } from "@/lib/api/with-api";
+import { getDb } from "@/lib/db/get-db";
 
 export const dynamic = "force-dynamic";
 
-export const GET = withApi(async ({ url }) => {
-  const q = parseQuery(url, ZConversationListQuery);
-  return listConversations((await getDb()).prisma, q);
-});
+export const GET = withApi(api.listConversations, async ({ query }) => listConversations((await getDb()).prisma, query));
 
-export const POST = withApi(async ({ req }) => {
-  const body = await parseBody(req, ZConversationCreate, 1024 * 1024);
-  return json(await createConversation((await getDb()).prisma, body), 201);
-});
+export const POST = withApi(api.createConversation, async ({ body }) => createConversation((await getDb()).prisma, body));

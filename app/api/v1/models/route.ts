@@ -1,12 +1,22 @@
+import * as api from "@/lib/api/contracts/context";
+import { withApi } from "@/lib/api/with-api";
 import { getDb } from "@/lib/db/get-db";
 import { allPresets } from "@/lib/models/model-settings";
-import { withApi } from "@/lib/api/with-api";
 import { resolveTokenizer } from "@/lib/tokens/registry";
 
 export const dynamic = "force-dynamic";
 
 /** Known models with their encoding, context window and whether counting is exact. */
-export const GET = withApi(async () => {
+export const GET = withApi(api.listModels, async () => {
   const presets = await allPresets((await getDb()).sql);
-  return { data: presets.map((p) => ({ ...resolveTokenizer(p.model), encoding: p.encoding, approximate: !p.exact, context_window: p.context_window, exact: p.exact, source: p.source })) };
+  return {
+    data: presets.map((p) => ({
+      ...resolveTokenizer(p.model),
+      encoding: p.encoding,
+      approximate: !p.exact,
+      context_window: p.context_window,
+      exact: p.exact,
+      source: p.source,
+    })),
+  };
 });

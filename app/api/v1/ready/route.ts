@@ -1,15 +1,17 @@
-import { getDb } from "@/lib/db/get-db";
-import { ApiError } from "@/lib/api/api-error";
+import * as api from "@/lib/api/contracts/context";
 import { withApi } from "@/lib/api/with-api";
+import { getDb } from "@/lib/db/get-db";
+import { UnavailableError } from "@/lib/errors/domain-errors";
 
 export const dynamic = "force-dynamic";
 
 /** Readiness: 200 once the database is open and migrated. Open to health checks. */
-export const GET = withApi(async () => {
+export const GET = withApi(api.readiness, async () => {
+  let db;
   try {
-    const db = await getDb();
-    return { status: "ready", database: db.config.kind };
+    db = await getDb();
   } catch (e) {
-    throw new ApiError(503, "database_unavailable", (e as Error).message);
+    throw new UnavailableError("database_unavailable", (e as Error).message);
   }
-}, { public: true });
+  return { status: "ready" as const, database: db.config.kind };
+});

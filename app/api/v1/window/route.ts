@@ -1,15 +1,14 @@
+import * as api from "@/lib/api/contracts/context";
+import { withApi } from "@/lib/api/with-api";
 import { getDb } from "@/lib/db/get-db";
 import { savedPresets } from "@/lib/models/model-settings";
 import { applyStrategy } from "@/lib/strategies/apply-strategy";
 import { storeOffloads } from "@/lib/strategies/offloaded-contents";
-import { ZWindowInput } from "@/lib/strategies/schemas";
-import { parseBody, withApi } from "@/lib/api/with-api";
 
 export const dynamic = "force-dynamic";
 
 /** Preview a strategy on a pasted messages array; nothing of it is stored but offloads. */
-export const POST = withApi(async ({ req }) => {
-  const body = await parseBody(req, ZWindowInput);
+export const POST = withApi(api.previewWindow, async ({ body }) => {
   const db = await getDb();
   const r = await applyStrategy(body.messages, body.strategy, {
     model: body.model,

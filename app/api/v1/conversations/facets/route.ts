@@ -1,8 +1,8 @@
-import { getDb } from "@/lib/db/get-db";
-import { conversationFacets } from "@/lib/conversations/conversation-store";
+import * as api from "@/lib/api/contracts/conversations";
 import { withApi } from "@/lib/api/with-api";
+import { conversationFacets } from "@/lib/conversations/conversation-store";
+import { getDb } from "@/lib/db/get-db";
 
 export const dynamic = "force-dynamic";
 
-/** Distinct app and user ids, for filter pickers. */
-export const GET = withApi(async () => conversationFacets((await getDb()).prisma));
+export const GET = withApi(api.conversationFacets, async () => conversationFacets((await getDb()).prisma));

@@ -1,9 +1,9 @@
+import * as api from "@/lib/api/contracts/context";
+import { withApi } from "@/lib/api/with-api";
 import { getDb } from "@/lib/db/get-db";
 import { readOffload } from "@/lib/strategies/offloaded-contents";
-import { parseId, withApi } from "@/lib/api/with-api";
 
 export const dynamic = "force-dynamic";
-type P = { ref: string };
 
 /** The full content that auto_context replaced by a reference. */
-export const GET = withApi<P>(async ({ params }) => readOffload((await getDb()).sql, parseId(params.ref, "ref")));
+export const GET = withApi(api.readOffloaded, async ({ params }) => readOffload((await getDb()).sql, params.ref));

@@ -1,16 +1,13 @@
-import { getDb } from "@/lib/db/get-db";
+import * as api from "@/lib/api/contracts/conversations";
+import { withApi } from "@/lib/api/with-api";
 import { requireLiveConversation } from "@/lib/conversations/require-live-conversation";
+import { getDb } from "@/lib/db/get-db";
 import { getHistory } from "@/lib/window/get-history";
-import { ZHistoryQuery } from "@/lib/messages/schemas";
-import { parseId, parseQuery, withApi } from "@/lib/api/with-api";
 
 export const dynamic = "force-dynamic";
-type P = { id: string };
 
-export const GET = withApi<P>(async ({ params, url }) => {
-  const id = parseId(params.id);
-  const q = parseQuery(url, ZHistoryQuery);
+export const GET = withApi(api.getHistory, async ({ params, query }) => {
   const db = await getDb();
-  await requireLiveConversation(db.sql, id);
-  return getHistory(db.sql, id, q);
+  await requireLiveConversation(db.sql, params.id);
+  return getHistory(db.sql, params.id, query);
 });

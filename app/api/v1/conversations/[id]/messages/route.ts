@@ -1,24 +1,19 @@
-import { getDb } from "@/lib/db/get-db";
+import * as api from "@/lib/api/contracts/conversations";
+import { withApi } from "@/lib/api/with-api";
 import { requireLiveConversation } from "@/lib/conversations/require-live-conversation";
+import { getDb } from "@/lib/db/get-db";
 import { insertTurns } from "@/lib/messages/insert-turns";
 import { listMessages } from "@/lib/messages/list-messages";
-import { ZMessageListQuery, ZTurnInput } from "@/lib/messages/schemas";
-import { json, parseBody, parseId, parseQuery, withApi } from "@/lib/api/with-api";
 
 export const dynamic = "force-dynamic";
-type P = { id: string };
 
-export const GET = withApi<P>(async ({ params, url }) => {
-  const id = parseId(params.id);
-  const q = parseQuery(url, ZMessageListQuery);
+export const GET = withApi(api.listMessages, async ({ params, query }) => {
   const db = await getDb();
-  await requireLiveConversation(db.sql, id);
-  return listMessages(db.sql, id, q);
+  await requireLiveConversation(db.sql, params.id);
+  return listMessages(db.sql, params.id, query);
 });
 
-export const POST = withApi<P>(async ({ req, params }) => {
-  const id = parseId(params.id);
-  const turn = await parseBody(req, ZTurnInput, 2 * 1024 * 1024);
-  const [created] = await insertTurns((await getDb()).sql, id, [turn]);
-  return json(created, 201);
+export const POST = withApi(api.appendMessage, async ({ params, body }) => {
+  const [created] = await insertTurns((await getDb()).sql, params.id, [body]);
+  return created;
 });

@@ -1,13 +1,9 @@
+import * as api from "@/lib/api/contracts/node-memory";
+import { withApi } from "@/lib/api/with-api";
 import { getDb } from "@/lib/db/get-db";
-import { parseId, withApi } from "@/lib/api/with-api";
 import { listNodes } from "@/lib/node-memory/store";
 
 export const dynamic = "force-dynamic";
-type P = { id: string };
 
 /** Nodes with memory in this conversation (no documents read). */
-export const GET = withApi<P>(async ({ params }) => {
-  const id = parseId(params.id);
-  const db = await getDb();
-  return listNodes(db.sql, id);
-});
+export const GET = withApi(api.listNodes, async ({ params }) => listNodes((await getDb()).sql, params.id));

@@ -1,12 +1,8 @@
+import * as api from "@/lib/api/contracts/curation";
+import { withApi } from "@/lib/api/with-api";
 import { getDb } from "@/lib/db/get-db";
-import { ZReviewListQuery } from "@/lib/memories/curation-schemas";
 import { listReviewItems } from "@/lib/memories/review-queue";
-import { parseQuery, parseUserId, withApi } from "@/lib/api/with-api";
 
 export const dynamic = "force-dynamic";
-type P = { user_id: string };
 
-export const GET = withApi<P>(async ({ params, url }) => {
-  const q = parseQuery(url, ZReviewListQuery);
-  return listReviewItems((await getDb()).sql, parseUserId(params.user_id), q);
-});
+export const GET = withApi(api.listReviewItems, async ({ params, query }) => listReviewItems((await getDb()).sql, params.user_id, query));

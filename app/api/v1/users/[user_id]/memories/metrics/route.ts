@@ -1,8 +1,8 @@
+import * as api from "@/lib/api/contracts/curation";
+import { withApi } from "@/lib/api/with-api";
 import { getDb } from "@/lib/db/get-db";
 import { memoryMetrics } from "@/lib/memories/curation-metrics";
-import { parseUserId, withApi } from "@/lib/api/with-api";
 
 export const dynamic = "force-dynamic";
-type P = { user_id: string };
 
-export const GET = withApi<P>(async ({ params }) => memoryMetrics((await getDb()).sql, parseUserId(params.user_id)));
+export const GET = withApi(api.memoryMetrics, async ({ params }) => memoryMetrics((await getDb()).sql, params.user_id));

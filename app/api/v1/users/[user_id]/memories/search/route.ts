@@ -1,12 +1,8 @@
+import * as api from "@/lib/api/contracts/memories";
+import { withApi } from "@/lib/api/with-api";
 import { getDb } from "@/lib/db/get-db";
 import { searchMemories } from "@/lib/memories/search-memories";
-import { ZSearchInput } from "@/lib/memories/schemas";
-import { parseBody, parseUserId, withApi } from "@/lib/api/with-api";
 
 export const dynamic = "force-dynamic";
-type P = { user_id: string };
 
-export const POST = withApi<P>(async ({ req, params }) => {
-  const body = await parseBody(req, ZSearchInput, 64 * 1024);
-  return searchMemories((await getDb()).sql, parseUserId(params.user_id), body);
-});
+export const POST = withApi(api.searchMemories, async ({ params, body }) => searchMemories((await getDb()).sql, params.user_id, body));

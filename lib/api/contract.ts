@@ -1,0 +1,63 @@
+import { z } from "zod";
+
+// A route's contract: what it takes, what it gives, who may call it. Route handlers pass
+// their contract to `withApi`, which parses and checks with exactly these schemas, and the
+// OpenAPI document is generated from the same objects, so the two cannot drift.
+
+export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+/** What a key or member must hold: `read` < `write` < `admin`. */
+export type Grant = "read" | "write" | "admin";
+export type Resource = "conversations" | "memories" | "context" | "settings" | "embeddings" | "imports" | "project";
+export type Scope = "public" | `${Resource}:${Grant}`;
+
+export type ApiContract = {
+  method: Method;
+  /** OpenAPI path under /api/v1, with {params}. */
+  path: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  scope: Scope;
+  params?: z.ZodObject;
+  query?: z.ZodObject;
+  body?: z.ZodType;
+  /** A POST without a body means `{}`. */
+  bodyOptional?: boolean;
+  /** Bytes; the default is MAX_BODY_BYTES. */
+  bodyLimit?: number;
+  /** The success body; absent for 204. */
+  response?: z.ZodType;
+  /** The success status (default 200). */
+  status?: number;
+  /** Other success statuses the handler may choose with `reply()` (same response schema). */
+  alsoStatus?: number[];
+  /** Content type of a non-JSON success body (the response schema then describes a string). */
+  produces?: string;
+  /** Error statuses the handler itself can answer, besides those every route can (400, 401, 403, 404 of a project, 413, 415, 429). */
+  errors?: number[];
+};
+
+export function contract<const C extends ApiContract>(c: C): C {
+  return c;
+}
+
+export function grantOf(scope: Scope): Grant | null {
+  return scope === "public" ? null : (scope.split(":")[1] as Grant);
+}
+
+export const page = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), next_cursor: z.string().nullable() });
+
+/** Path ids: a malformed id names nothing, so it is a 404 like an unknown one. */
+const ID_PARAMS = new WeakMap<z.ZodType, string>();
+export function pathId(what: string): z.ZodString {
+  const s = z.string().describe(`${what} id (uuid)`);
+  ID_PARAMS.set(s, what);
+  return s;
+}
+export function idParamLabel(s: z.ZodType): string | undefined {
+  return ID_PARAMS.get(s);
+}
+
+/** A user id from the path: any non-empty string up to 200 characters. */
+export const ZPathUserId = z.string().trim().min(1, "1 to 200 characters").max(200, "1 to 200 characters");

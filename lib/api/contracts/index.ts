@@ -1,0 +1,16 @@
+import type { ApiContract } from "../contract";
+import { CONTEXT_CONTRACTS, SETTINGS_CONTRACTS } from "./context";
+import { CONVERSATION_CONTRACTS } from "./conversations";
+import { CURATION_CONTRACTS } from "./curation";
+import { MEMORY_CONTRACTS } from "./memories";
+import { NODE_MEMORY_CONTRACTS } from "./node-memory";
+
+/** Every /api/v1 operation. tests/api/route-contracts.test.ts checks each has a route file and vice versa. */
+export const ALL_CONTRACTS: readonly ApiContract[] = [
+  ...CONVERSATION_CONTRACTS,
+  ...NODE_MEMORY_CONTRACTS,
+  ...MEMORY_CONTRACTS,
+  ...CURATION_CONTRACTS,
+  ...CONTEXT_CONTRACTS,
+  ...SETTINGS_CONTRACTS,
+];

@@ -1,0 +1,83 @@
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import type { ApiContract } from "@/lib/api/contract";
+import { ALL_CONTRACTS } from "@/lib/api/contracts";
+import { buildOpenApi } from "@/lib/api/openapi";
+import { allowedMethods } from "@/lib/api/route-table";
+
+// Every route file under app/api/v1 answers through a contract whose method and path match
+// the file, and every contract has its route: the OpenAPI document (made from the
+// contracts) therefore lists exactly what the server answers.
+
+const ROOT = path.resolve(__dirname, "../..");
+const API_DIR = path.join(ROOT, "app/api/v1");
+const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+// Served without a contract on purpose: the document itself.
+const UNCONTRACTED = new Set(["/openapi.json"]);
+
+function routeFiles(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) return routeFiles(p);
+    return e.name === "route.ts" ? [p] : [];
+  });
+}
+
+const apiPathOf = (file: string) =>
+  "/" + path.relative(API_DIR, path.dirname(file)).split(path.sep).map((s) => s.replace(/^\[(\w+)\]$/, "{$1}")).join("/");
+
+describe("route contracts", () => {
+  it("every exported handler carries the contract of its own method and path, and every contract is served", async () => {
+    const served: ApiContract[] = [];
+    for (const file of routeFiles(API_DIR)) {
+      const apiPath = apiPathOf(file);
+      const mod = (await import(file)) as Record<string, unknown>;
+      for (const m of METHODS) {
+        const h = mod[m] as { contract?: ApiContract } | undefined;
+        if (!h) continue;
+        if (UNCONTRACTED.has(apiPath)) continue;
+        expect(h.contract, `${m} ${apiPath} is not wrapped by withApi(contract, …)`).toBeDefined();
+        expect({ method: h.contract!.method, path: h.contract!.path }).toEqual({ method: m, path: apiPath });
+        served.push(h.contract!);
+      }
+    }
+    expect(new Set(served).size).toBe(served.length);
+    const missing = ALL_CONTRACTS.filter((c) => !served.includes(c)).map((c) => `${c.method} ${c.path}`);
+    expect(missing).toEqual([]);
+  });
+
+  it("every contract declares a scope, and writes never need only read", () => {
+    for (const c of ALL_CONTRACTS) {
+      expect(c.scope, `${c.method} ${c.path}`).toMatch(/^(public|[a-z]+:(read|write|admin))$/);
+      if (c.method !== "GET" && c.scope.endsWith(":read")) {
+        // Reads by POST (search, context, previews) are listed here so a new write cannot slip in as read.
+        expect(["/users/{user_id}/memories/search", "/context", "/window", "/users/{user_id}/memory-md/preview"]).toContain(c.path);
+      }
+    }
+  });
+
+  it("the OpenAPI document lists each operation with its scope, body and statuses", () => {
+    const doc = buildOpenApi();
+    const ops = Object.entries(doc.paths).flatMap(([p, byMethod]) => Object.keys(byMethod).map((m) => `${m.toUpperCase()} ${p}`));
+    expect(ops.sort()).toEqual(ALL_CONTRACTS.map((c) => `${c.method} ${c.path}`).sort());
+    const create = doc.paths["/users/{user_id}/memories"].post as Record<string, any>;
+    expect(create["x-scope"]).toBe("memories:write");
+    expect(Object.keys(create.requestBody.content["application/json"].schema.properties)).toContain("dedupe_threshold");
+    expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(["200", "201", "401", "403", "415", "422"]));
+    const ready = doc.paths["/ready"].get as Record<string, any>;
+    expect(ready.security).toEqual([]);
+    expect(doc.components.securitySchemes.bearer).toMatchObject({ type: "http", scheme: "bearer" });
+    expect(JSON.stringify(doc)).not.toContain("x-api-key");
+  });
+
+  it("the proxy's method table answers 405 for what no route declares", () => {
+    expect(allowedMethods("/api/v1/memories/7b0e1f0a-0000-4000-8000-000000000000")).toEqual(
+      expect.arrayContaining(["GET", "PATCH", "DELETE", "HEAD", "OPTIONS"]),
+    );
+    expect(allowedMethods("/api/v1/memories/7b0e1f0a-0000-4000-8000-000000000000")).not.toContain("PUT");
+    expect(allowedMethods("/api/v1/conversations/facets")).toEqual(["GET", "HEAD", "OPTIONS"]);
+    expect(allowedMethods("/api/v1/ready")).not.toContain("POST");
+    expect(allowedMethods("/api/v1/no/such/route")).toBeNull();
+  });
+});
