@@ -17,7 +17,9 @@ process.env.NODE_ENV = "production";
 process.env.NEXT_TELEMETRY_DISABLED ??= "1";
 
 const port = Number(process.env.PORT || 3000);
-const hostname = process.env.HOST || undefined;
+// This machine only unless HOST says otherwise; before the first account exists the
+// server refuses a non-local HOST (lib/auth/start-rules.ts).
+const hostname = process.env.HOST || "127.0.0.1";
 const UNSUPPORTED = new Set(["TRACE", "TRACK", "CONNECT"]);
 
 // Where in-process callers (the MCP endpoint's tools) reach this server's own API.

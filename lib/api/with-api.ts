@@ -61,7 +61,7 @@ export function withApi<const C extends ApiContract>(
 
 async function authorize(req: Request, contract: ApiContract): Promise<Access> {
   const need = grantOf(contract.scope);
-  if (!need) return { grants: new Set(), actor: { kind: "open", label: "public" } };
+  if (!need) return { projectId: "default", grants: new Set(), actor: { kind: "open", label: "public" } };
   const access = await resolveAccess(req);
   if (!access.grants.has(need)) {
     throw new ForbiddenError(`This needs the ${need} scope (${contract.scope})`, [{ field: "scope", message: `needs ${need}` }], "missing_scope");

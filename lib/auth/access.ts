@@ -1,7 +1,7 @@
 import type { Env } from "./roles";
 import { timingSafeEqual } from "node:crypto";
 import type { PrismaClient } from "../generated/prisma/client";
-import { AccessError } from "./access-error";
+import { ForbiddenError, NotFoundError, RateLimitedError } from "../errors/domain-errors";
 import type { Auth } from "./create-auth";
 import { authDisabled, isLocalHostHeader } from "./open-mode";
 import { KeyRateLimiter, readRateLimit } from "./rate-limit";
@@ -40,7 +40,7 @@ export async function resolveAccessWith(deps: AccessDeps, req: Request): Promise
   const session = await deps.auth.api.getSession({ headers: req.headers }).catch(() => null);
   if (session) {
     if (isUnsafeMethod(req.method) && requestOrigin(req, publicUrl) !== "same") {
-      throw new AccessError(403, "cross_origin", "This request did not come from a Memscope page (Origin / Sec-Fetch-Site): refused");
+      throw new ForbiddenError("This request did not come from a Memscope page (Origin / Sec-Fetch-Site): refused");
     }
     return accountAccess(deps, req, session.user.id, session.user.email, session.session.activeOrganizationId ?? null);
   }
@@ -49,7 +49,7 @@ export async function resolveAccessWith(deps: AccessDeps, req: Request): Promise
     if (!authDisabled(env) && !isLocalHostHeader(req.headers.get("host"))) return null;
     // No credentials exist to steal here, but a foreign page in this machine's browser must still not write.
     if (isUnsafeMethod(req.method) && requestOrigin(req, publicUrl) === "foreign") {
-      throw new AccessError(403, "cross_origin", "This request came from another site's page: refused");
+      throw new ForbiddenError("This request came from another site's page: refused");
     }
     const projectId = (await requestedProject(deps.prisma, req)) ?? DEFAULT_PROJECT_ID;
     return {
@@ -89,9 +89,7 @@ async function keyAccess(deps: AccessDeps, env: Env, key: string): Promise<Acces
   const k = verdict.key;
   const decision = deps.limiter.take(k.id, readRateLimit(env));
   if (!decision.ok) {
-    throw new AccessError(429, "rate_limited", `Key "${k.name}" is over its request limit; retry in ${decision.retryAfterSeconds} s`, {
-      "Retry-After": String(decision.retryAfterSeconds),
-    });
+    throw new RateLimitedError(`Key "${k.name}" is over its request limit; retry in ${decision.retryAfterSeconds} s`, decision.retryAfterSeconds);
   }
   return { projectId: k.referenceId, scopes: keyScopes(k.permissions), actor: { kind: "key", label: k.name ?? k.start ?? "API key", id: k.id } };
 }
@@ -123,7 +121,7 @@ async function requestedProject(prisma: PrismaClient, req: Request): Promise<str
   const id = requestedProjectId(req);
   if (!id) return null;
   const p = await prisma.organization.findUnique({ where: { id }, select: { id: true } });
-  if (!p) throw new AccessError(404, "not_found", `Project ${id} does not exist`);
+  if (!p) throw new NotFoundError("Project", id, "project");
   return p.id;
 }
 
@@ -134,8 +132,8 @@ async function accountAccess(deps: AccessDeps, req: Request, userId: string, ema
     : await deps.prisma.member.findFirst({ where: { userId }, orderBy: { createdAt: "asc" } });
   if (!membership) {
     // Another project's data looks the same as no data: 404, never 403.
-    if (asked) throw new AccessError(404, "not_found", `Project ${asked} does not exist`);
-    throw new AccessError(403, "no_project", "Your account is not a member of any project yet: ask an admin for an invitation");
+    if (asked) throw new NotFoundError("Project", asked, "project");
+    throw new ForbiddenError("Your account is not a member of any project yet: ask an admin for an invitation");
   }
   const role = strongestRole(membership.role);
   return {

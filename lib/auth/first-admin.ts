@@ -1,6 +1,6 @@
 import type { Env } from "./roles";
 import type { PrismaClient } from "../generated/prisma/client";
-import { ApiError, conflict } from "../api/api-error";
+import { ValidationError, conflict } from "../errors/domain-errors";
 import { DEFAULT_PROJECT_ID, anyAccountExists } from "./access";
 import type { Auth } from "./create-auth";
 import { parseEmail } from "./invitations";
@@ -18,7 +18,7 @@ export function validateNewAccount(input: NewAccount): { email: string; password
   const email = parseEmail(input.email);
   const password = typeof input.password === "string" ? input.password : "";
   if (password.length < MIN_PASSWORD || password.length > 128) {
-    throw new ApiError(422, "validation_error", `The password needs ${MIN_PASSWORD} to 128 characters`, [{ field: "password", message: `at least ${MIN_PASSWORD} characters` }]);
+    throw new ValidationError(`The password needs ${MIN_PASSWORD} to 128 characters`, [{ field: "password", message: `at least ${MIN_PASSWORD} characters` }]);
   }
   const name = typeof input.name === "string" && input.name.trim() ? input.name.trim().slice(0, 100) : email.split("@")[0];
   return { email, password, name };

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { PrismaClient } from "../generated/prisma/client";
-import { ApiError, notFound } from "../api/api-error";
+import { ForbiddenError, ValidationError, notFound } from "../errors/domain-errors";
 import { recordAudit } from "./audit";
 import type { Actor } from "./project-keys";
 import { addMember, parseRole } from "./project-members";
@@ -17,7 +17,7 @@ export type InvitationSummary = { id: string; email: string; role: Role | null; 
 export function parseEmail(value: unknown): string {
   const email = typeof value === "string" ? value.trim().toLowerCase() : "";
   if (!EMAIL.test(email) || email.length > 254) {
-    throw new ApiError(422, "validation_error", "Enter an email address", [{ field: "email", message: "not an email address" }]);
+    throw new ValidationError("Enter an email address", [{ field: "email", message: "not an email address" }]);
   }
   return email;
 }
@@ -25,7 +25,7 @@ export function parseEmail(value: unknown): string {
 export async function createInvitation(prisma: PrismaClient, projectId: string, input: { email: unknown; role: unknown }, actor: Actor & { role: Role }): Promise<InvitationSummary> {
   const email = parseEmail(input.email);
   const role = parseRole(input.role);
-  if (role === "owner" && actor.role !== "owner") throw new ApiError(403, "forbidden", "Only an owner can invite an owner");
+  if (role === "owner" && actor.role !== "owner") throw new ForbiddenError("Only an owner can invite an owner");
   return prisma.$transaction(async (tx) => {
     // A new link replaces an unused one for the same person.
     await tx.invitation.updateMany({ where: { organizationId: projectId, email, status: "pending" }, data: { status: "canceled" } });
@@ -72,7 +72,7 @@ export async function acceptInvitation(prisma: PrismaClient, id: string, user: {
     const row = await tx.invitation.findFirst({ where: { id, status: "pending", expiresAt: { gt: new Date() } } });
     if (!row) throw notFound("Invitation", id);
     if (row.email !== user.email.toLowerCase()) {
-      throw new ApiError(403, "forbidden", `This invitation is for ${row.email}; you are signed in as ${user.email}`);
+      throw new ForbiddenError(`This invitation is for ${row.email}; you are signed in as ${user.email}`);
     }
     const role = strongestRole(row.role ?? "viewer") ?? "viewer";
     await addMember(tx, row.organizationId, user.id, user.email, role, user.email);

@@ -1,5 +1,5 @@
 import type { PrismaClient } from "../generated/prisma/client";
-import { ApiError, notFound } from "../api/api-error";
+import { ValidationError, notFound } from "../errors/domain-errors";
 import { KEY_PERMISSION, keyScopes } from "./access";
 import { recordAudit } from "./audit";
 import type { Auth } from "./create-auth";
@@ -25,18 +25,18 @@ export type KeySummary = {
 export function validateKeyInput(input: KeyInput): { name: string; scopes: Scope[]; expiresInDays: number | null } {
   const name = typeof input.name === "string" ? input.name.trim() : "";
   if (!name || name.length > 80) {
-    throw new ApiError(422, "validation_error", "A key needs a name of 1 to 80 characters", [{ field: "name", message: "1 to 80 characters" }]);
+    throw new ValidationError("A key needs a name of 1 to 80 characters", [{ field: "name", message: "1 to 80 characters" }]);
   }
   const scopes = Array.isArray(input.scopes) ? input.scopes : [];
   const bad = scopes.filter((s) => !isScope(s));
   if (!scopes.length || bad.length) {
-    throw new ApiError(422, "validation_error", `Scopes must be some of ${SCOPES.join(", ")}`, [
+    throw new ValidationError(`Scopes must be some of ${SCOPES.join(", ")}`, [
       { field: "scopes", message: bad.length ? `unknown scope ${bad.map(String).join(", ")}` : "at least one scope" },
     ]);
   }
   const days = input.expiresInDays ?? null;
   if (days !== null && (!Number.isInteger(days) || days < 1 || days > 3650)) {
-    throw new ApiError(422, "validation_error", "Expiry is a whole number of days from 1 to 3650", [{ field: "expiresInDays", message: "1 to 3650" }]);
+    throw new ValidationError("Expiry is a whole number of days from 1 to 3650", [{ field: "expiresInDays", message: "1 to 3650" }]);
   }
   return { name, scopes: SCOPES.filter((s) => scopes.includes(s)), expiresInDays: days };
 }

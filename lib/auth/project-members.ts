@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { PrismaClient } from "../generated/prisma/client";
-import { ApiError, conflict, notFound } from "../api/api-error";
+import { ForbiddenError, ValidationError, conflict, notFound } from "../errors/domain-errors";
 import { recordAudit } from "./audit";
 import type { Actor } from "./project-keys";
 import { isRole, ROLES, strongestRole, type Role } from "./roles";
@@ -12,7 +12,7 @@ export type MemberSummary = { id: string; userId: string; email: string; name: s
 
 export function parseRole(value: unknown, field = "role"): Role {
   if (!isRole(value)) {
-    throw new ApiError(422, "validation_error", `Role must be one of ${ROLES.join(", ")}`, [{ field, message: `unknown role ${String(value)}` }]);
+    throw new ValidationError(`Role must be one of ${ROLES.join(", ")}`, [{ field, message: `unknown role ${String(value)}` }]);
   }
   return value;
 }
@@ -31,7 +31,7 @@ async function ownerCount(tx: Tx, projectId: string): Promise<number> {
 /** Only an owner hands out or takes away "owner". */
 function checkOwnerChange(actorRole: Role, from: Role | null, to: Role | null) {
   if ((from === "owner" || to === "owner") && actorRole !== "owner") {
-    throw new ApiError(403, "forbidden", "Only an owner can make or unmake an owner");
+    throw new ForbiddenError("Only an owner can make or unmake an owner");
   }
 }
 

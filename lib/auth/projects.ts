@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { PrismaClient } from "../generated/prisma/client";
-import { ApiError } from "../api/api-error";
+import { ValidationError } from "../errors/domain-errors";
 import { addMember } from "./project-members";
 import { strongestRole, type Role } from "./roles";
 
@@ -20,7 +20,7 @@ export async function listAllProjects(prisma: PrismaClient): Promise<ProjectSumm
 
 export function parseProjectName(value: unknown): string {
   const name = typeof value === "string" ? value.trim() : "";
-  if (!name || name.length > 80) throw new ApiError(422, "validation_error", "A project needs a name of 1 to 80 characters", [{ field: "name", message: "1 to 80 characters" }]);
+  if (!name || name.length > 80) throw new ValidationError("A project needs a name of 1 to 80 characters", [{ field: "name", message: "1 to 80 characters" }]);
   return name;
 }
 

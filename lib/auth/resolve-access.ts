@@ -10,8 +10,8 @@ const limiter = new KeyRateLimiter();
 
 /**
  * The caller's project, scopes and name, or null when the request carries no usable
- * credentials (answer 401). Throws AccessError for 403 (foreign origin), 404 (a project
- * the caller is not in) and 429 (rate limited, with a Retry-After header).
+ * credentials (answer 401). Throws ForbiddenError for 403 (foreign origin), 404 (a project
+ * the caller is not in) and 429 (RateLimitedError: Retry-After).
  */
 export async function resolveAccess(req: Request): Promise<Access | null> {
   const [auth, db] = await Promise.all([getAuth(), getDb()]);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type Database } from "@/lib/db/open-database";
 import { createAuth, type Auth } from "@/lib/auth/create-auth";
 import { resolveAccessWith, type AccessDeps } from "@/lib/auth/access";
-import { AccessError } from "@/lib/auth/access-error";
+import { RateLimitedError } from "@/lib/errors/domain-errors";
 import { KeyRateLimiter } from "@/lib/auth/rate-limit";
 import { createFirstAdmin } from "@/lib/auth/first-admin";
 import { createProjectKey, listProjectKeys, revokeProjectKey } from "@/lib/auth/project-keys";
@@ -64,7 +64,7 @@ for (const kind of DATABASE_KINDS) {
       // A foreign page in this machine's browser cannot write even then.
       await expect(
         resolveAccessWith(deps(), req("/api/v1/users/u/memories", { method: "POST", headers: { origin: "http://evil.example" } })),
-      ).rejects.toMatchObject({ status: 403 });
+      ).rejects.toMatchObject({ kind: "forbidden" });
     });
 
     it("refuses self sign-up through better-auth's endpoint", async () => {
@@ -81,12 +81,12 @@ for (const kind of DATABASE_KINDS) {
 
     it("makes the first admin owner of project default, once; then open mode is over", async () => {
       const bad = createFirstAdmin({ auth, prisma: db.prisma }, { email: "not-an-email", password: PASSWORD }, "test");
-      await expect(bad).rejects.toMatchObject({ status: 422, details: [{ field: "email" }] });
+      await expect(bad).rejects.toMatchObject({ kind: "validation", details: [{ field: "email" }] });
       const res = await createFirstAdmin({ auth, prisma: db.prisma }, { email: "Admin@Example.com", password: PASSWORD }, "test");
       expect(res.status).toBe(200);
       const members = await listMembers(db.prisma, "default");
       expect(members).toMatchObject([{ email: "admin@example.com", role: "owner" }]);
-      await expect(createFirstAdmin({ auth, prisma: db.prisma }, { email: "b@example.com", password: PASSWORD }, "test")).rejects.toMatchObject({ status: 409 });
+      await expect(createFirstAdmin({ auth, prisma: db.prisma }, { email: "b@example.com", password: PASSWORD }, "test")).rejects.toMatchObject({ kind: "conflict" });
       expect(await resolveAccessWith(deps(), req("/api/v1/conversations"))).toBeNull();
     });
 
@@ -95,9 +95,9 @@ for (const kind of DATABASE_KINDS) {
       const a = await resolveAccessWith(deps(), req("/api/v1/conversations", { headers: { cookie } }));
       expect(a).toMatchObject({ projectId: "default", scopes: ["read", "write", "admin"], actor: { kind: "account", label: "admin@example.com" } });
       const post = (headers: Record<string, string>) => resolveAccessWith(deps(), req("/api/v1/users/u/memories", { method: "POST", headers: { cookie, ...headers } }));
-      await expect(post({})).rejects.toMatchObject({ status: 403, code: "cross_origin" });
-      await expect(post({ origin: "http://evil.example" })).rejects.toMatchObject({ status: 403 });
-      await expect(post({ "sec-fetch-site": "cross-site", origin: BASE })).rejects.toMatchObject({ status: 403 });
+      await expect(post({})).rejects.toMatchObject({ kind: "forbidden" });
+      await expect(post({ origin: "http://evil.example" })).rejects.toMatchObject({ kind: "forbidden" });
+      await expect(post({ "sec-fetch-site": "cross-site", origin: BASE })).rejects.toMatchObject({ kind: "forbidden" });
       expect(await post({ origin: BASE })).toMatchObject({ projectId: "default" });
       expect(await post({ "sec-fetch-site": "same-origin" })).toMatchObject({ projectId: "default" });
     });
@@ -106,7 +106,7 @@ for (const kind of DATABASE_KINDS) {
       const admin = await db.prisma.user.findUniqueOrThrow({ where: { email: "admin@example.com" } });
       const actor = { userId: admin.id, label: admin.email };
       await expect(createProjectKey({ auth, prisma: db.prisma }, "default", { name: "x", scopes: ["root"] }, actor)).rejects.toMatchObject({
-        status: 422,
+        kind: "validation",
         details: [{ field: "scopes" }],
       });
       const ro = await createProjectKey({ auth, prisma: db.prisma }, "default", { name: "reader", scopes: ["read"], expiresInDays: 30 }, actor);
@@ -123,7 +123,7 @@ for (const kind of DATABASE_KINDS) {
       const listed = await listProjectKeys(db.prisma, "default");
       expect(listed).toMatchObject([{ name: "reader", scopes: ["read"], createdBy: "admin@example.com", start: ro.key.slice(0, 10) }]);
       expect(listed[0].lastUsedAt).not.toBeNull();
-      await expect(revokeProjectKey(db.prisma, other.id, ro.id, actor)).rejects.toMatchObject({ status: 404 });
+      await expect(revokeProjectKey(db.prisma, other.id, ro.id, actor)).rejects.toMatchObject({ kind: "not_found" });
       await revokeProjectKey(db.prisma, "default", ro.id, actor);
       expect(await resolveAccessWith(deps(), req("/x", { headers: { authorization: `Bearer ${ro.key}` } }))).toBeNull();
       expect(await resolveAccessWith(deps(), req("/x", { headers: { authorization: "Bearer msk_nonsense" } }))).toBeNull();
@@ -140,9 +140,8 @@ for (const kind of DATABASE_KINDS) {
       await r();
       await r();
       const err = await r().catch((e) => e);
-      expect(err).toBeInstanceOf(AccessError);
-      expect(err.status).toBe(429);
-      expect(Number(err.headers["Retry-After"])).toBeGreaterThan(0);
+      expect(err).toBeInstanceOf(RateLimitedError);
+      expect(err.retryAfterSeconds).toBeGreaterThan(0);
     });
 
     it("MEMSCOPE_API_KEY is the bootstrap admin key of default", async () => {
@@ -158,22 +157,22 @@ for (const kind of DATABASE_KINDS) {
     it("an invited viewer reads only; another project is 404; role names are checked", async () => {
       const admin = await db.prisma.user.findUniqueOrThrow({ where: { email: "admin@example.com" } });
       const actor = { userId: admin.id, label: admin.email, role: "owner" as const };
-      await expect(createInvitation(db.prisma, "default", { email: "v@example.com", role: "superuser" }, actor)).rejects.toMatchObject({ status: 422, details: [{ field: "role" }] });
+      await expect(createInvitation(db.prisma, "default", { email: "v@example.com", role: "superuser" }, actor)).rejects.toMatchObject({ kind: "validation", details: [{ field: "role" }] });
       const inv = await createInvitation(db.prisma, "default", { email: "v@example.com", role: "viewer" }, actor);
       const signup = await auth.api.signUpEmail({ body: { email: "v@example.com", password: PASSWORD, name: "V" }, asResponse: true });
       expect(signup.status).toBe(200);
       const viewer = await db.prisma.user.findUniqueOrThrow({ where: { email: "v@example.com" } });
-      await expect(acceptInvitation(db.prisma, inv.id, { id: admin.id, email: admin.email })).rejects.toMatchObject({ status: 403 });
+      await expect(acceptInvitation(db.prisma, inv.id, { id: admin.id, email: admin.email })).rejects.toMatchObject({ kind: "forbidden" });
       await acceptInvitation(db.prisma, inv.id, { id: viewer.id, email: viewer.email });
       const cookie = await signIn("v@example.com");
       expect(await resolveAccessWith(deps(), req("/x", { headers: { cookie } }))).toMatchObject({ projectId: "default", scopes: ["read"] });
       const other = await db.prisma.organization.findFirstOrThrow({ where: { name: "Other team" } });
-      await expect(resolveAccessWith(deps(), req("/x", { headers: { cookie, "x-memscope-project": other.id } }))).rejects.toMatchObject({ status: 404 });
+      await expect(resolveAccessWith(deps(), req("/x", { headers: { cookie, "x-memscope-project": other.id } }))).rejects.toMatchObject({ kind: "not_found" });
 
       const vm = (await listMembers(db.prisma, "default")).find((m) => m.email === "v@example.com")!;
-      await expect(changeMemberRole(db.prisma, "default", vm.id, "root", actor)).rejects.toMatchObject({ status: 422 });
+      await expect(changeMemberRole(db.prisma, "default", vm.id, "root", actor)).rejects.toMatchObject({ kind: "validation" });
       const owner = (await listMembers(db.prisma, "default")).find((m) => m.role === "owner")!;
-      await expect(changeMemberRole(db.prisma, "default", owner.id, "viewer", actor)).rejects.toMatchObject({ status: 409 });
+      await expect(changeMemberRole(db.prisma, "default", owner.id, "viewer", actor)).rejects.toMatchObject({ kind: "conflict" });
       await changeMemberRole(db.prisma, "default", vm.id, "member", actor);
       expect(await resolveAccessWith(deps(), req("/x", { headers: { cookie } }))).toMatchObject({ scopes: ["read", "write"] });
       const audit = await listAudit(db.prisma, "default");
