@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AppServer } from "../helpers/app-server";
 import { startAppServer } from "../helpers/app-server";
 import { DATABASE_KINDS, startAppOn } from "../helpers/test-database";
+import { startOidcStub } from "../helpers/oidc-stub";
 
 // Accounts, keys and projects through the real server on each database: the first run is
 // open on this machine only; once the admin exists every /api/v1 call needs a key or a
@@ -190,6 +191,75 @@ describe("start rules", () => {
       expect((await fetch(`${s.url}/api/v1/conversations`, { headers: { cookie } })).status).toBe(200);
     } finally {
       await s.stop();
+    }
+  });
+});
+
+describe("single sign-on through an OpenID Connect provider (local stub)", () => {
+  it("an invited person signs in with the provider and lands in the project; an uninvited one is refused", async () => {
+    const stub = await startOidcStub({ sub: "u-42", email: "sso@example.com", name: "Sso Person" });
+    const app = await startAppServer({
+      env: { MEMSCOPE_OIDC_ISSUER: stub.issuer, MEMSCOPE_OIDC_CLIENT_ID: stub.clientId, MEMSCOPE_OIDC_CLIENT_SECRET: stub.clientSecret, MEMSCOPE_ADMIN_EMAIL: "ops@example.com", MEMSCOPE_ADMIN_PASSWORD: PASSWORD },
+    });
+    try {
+      const jar = new Map<string, string>();
+      const keep = (r: Response) => {
+        for (const c of r.headers.getSetCookie()) {
+          const [pair] = c.split(";");
+          const i = pair.indexOf("=");
+          jar.set(pair.slice(0, i), pair.slice(i + 1));
+        }
+      };
+      const cookies = () => [...jar].map(([k, v]) => `${k}=${v}`).join("; ");
+      /** Sign-in with the provider, following redirects by hand with a cookie jar. */
+      async function ssoSignIn(): Promise<Response> {
+        jar.clear();
+        const start = await fetch(`${app.url}/api/auth/sign-in/oauth2`, {
+          method: "POST",
+          headers: { "content-type": "application/json", origin: app.url },
+          body: JSON.stringify({ providerId: "oidc", callbackURL: "/conversations" }),
+        });
+        expect(start.status).toBe(200);
+        keep(start);
+        let next = (await start.json()).url as string;
+        for (let i = 0; i < 5; i++) {
+          const r = await fetch(next, { redirect: "manual", headers: next.startsWith(app.url) ? { cookie: cookies() } : {} });
+          if (next.startsWith(app.url)) keep(r);
+          const loc = r.headers.get("location");
+          if (!loc || r.status < 300 || r.status >= 400) return r;
+          next = new URL(loc, next).toString();
+          if (next.startsWith(app.url) && !next.includes("/api/auth/")) return r;
+        }
+        throw new Error("too many redirects");
+      }
+
+      // Not invited: no account is made.
+      const refused = await ssoSignIn();
+      expect(refused.headers.get("location") ?? "").toMatch(/error/);
+      expect((await fetch(`${app.url}/api/v1/conversations`, { headers: { cookie: cookies() } })).status).toBe(401);
+
+      // Invited by the admin: the provider's sign-in creates the account, the link makes it a member.
+      const admin = await fetch(`${app.url}/api/auth/sign-in/email`, {
+        method: "POST",
+        headers: { "content-type": "application/json", origin: app.url },
+        body: JSON.stringify({ email: "ops@example.com", password: PASSWORD }),
+      });
+      const adminCookie = admin.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+      const inv = await fetch(`${app.url}/api/v1/project/invitations`, {
+        method: "POST",
+        headers: { cookie: adminCookie, origin: app.url, "content-type": "application/json" },
+        body: JSON.stringify({ email: "sso@example.com", role: "member" }),
+      });
+      const { id } = await inv.json();
+      const done = await ssoSignIn();
+      expect(done.headers.get("location")).toMatch(/\/conversations$/);
+      const accept = await fetch(`${app.url}/api/auth/invitation/${id}`, { method: "POST", headers: { cookie: cookies(), origin: app.url, "content-type": "application/json" }, body: "{}" });
+      expect(accept.status).toBe(200);
+      const me = await (await fetch(`${app.url}/api/v1/project`, { headers: { cookie: cookies() } })).json();
+      expect(me).toMatchObject({ actor: { kind: "account", label: "sso@example.com" }, project: { id: "default", role: "member" } });
+    } finally {
+      await app.stop();
+      await stub.stop();
     }
   });
 });
