@@ -37,7 +37,7 @@ export function SignInForm() {
   async function sso() {
     setError(null);
     try {
-      const r = await authCall<{ url: string }>("POST", "/sign-in/oauth2", { providerId: "oidc", callbackURL: safeNext(params.get("next")) });
+      const r = await authCall<{ url: string }>("POST", "/sign-in/social", { provider: "oidc", callbackURL: safeNext(params.get("next")) });
       window.location.href = r.url;
     } catch (err) {
       setError((err as Error).message);

@@ -53,12 +53,14 @@ export function createAuth(prisma: PrismaClient, settings: AuthSettings) {
           // Nobody signs themselves up: the first admin comes through lib/auth/first-admin.ts
           // (a server call, no request), everyone else through an invitation link.
           before: async (user, ctx) => {
-            if (!ctx?.request) return;
+            // Our own server-side sign-up calls (first admin, invitation links) carry no request.
+            if (ctx && !ctx.request && ctx.path === "/sign-up/email") return;
             const invited = await prisma.invitation.findFirst({
               where: { email: String(user.email).toLowerCase(), status: "pending", expiresAt: { gt: new Date() } },
               select: { id: true },
             });
-            if (ctx.path?.startsWith("/sign-up") || !invited) {
+            // The public sign-up endpoint never; single sign-on only for an invited address.
+            if (ctx?.path?.startsWith("/sign-up") || !invited) {
               throw new APIError("FORBIDDEN", { message: "Accounts are created by invitation: ask a project admin for a link", code: "SIGN_UP_BY_INVITATION" });
             }
           },
