@@ -1,7 +1,7 @@
 import type { InputHTMLAttributes } from "react";
 
 /** A labelled input; `error` is announced and tied to the input. */
-export function Field({ label, error, id, ...rest }: InputHTMLAttributes<HTMLInputElement> & { label: string; error?: string | null; id: string }) {
+export function Field({ label, error, id, className = "", ...rest }: InputHTMLAttributes<HTMLInputElement> & { label: string; error?: string | null; id: string }) {
   return (
     <div className="flex flex-col gap-1">
       <label htmlFor={id} className="text-sm font-medium text-zinc-800 dark:text-zinc-200">
@@ -11,7 +11,7 @@ export function Field({ label, error, id, ...rest }: InputHTMLAttributes<HTMLInp
         id={id}
         aria-invalid={error ? true : undefined}
         aria-describedby={error ? `${id}-error` : undefined}
-        className="h-9 rounded-md border border-zinc-300 bg-white px-3 text-sm outline-none focus:border-indigo-500 focus:ring-2 focus:ring-indigo-500/30 aria-[invalid]:border-red-500 dark:border-zinc-700 dark:bg-zinc-900"
+        className={`h-9 rounded-md border border-zinc-300 bg-white px-3 text-sm outline-none focus:border-indigo-500 focus:ring-2 focus:ring-indigo-500/30 aria-[invalid]:border-red-500 dark:border-zinc-700 dark:bg-zinc-900 ${className}`}
         {...rest}
       />
       {error && (

@@ -30,7 +30,7 @@ export function ProjectSwitcher() {
   }
 
   return (
-    <div className="ml-auto flex items-center gap-2 text-sm">
+    <div className="ml-auto flex min-w-0 shrink-0 items-center gap-1 text-sm sm:gap-2">
       {data.projects.length > 0 && (
         <label className="flex items-center gap-1.5">
           <span className="sr-only sm:not-sr-only sm:text-xs sm:text-zinc-500">Project</span>
@@ -39,7 +39,7 @@ export function ProjectSwitcher() {
             data-testid="project-switcher"
             value={data.project?.id ?? ""}
             onChange={(e) => switchTo(e.target.value)}
-            className="h-8 max-w-40 rounded-md border border-zinc-300 bg-white px-2 text-sm dark:border-zinc-700 dark:bg-zinc-900"
+            className="h-8 max-w-28 rounded-md sm:max-w-40 border border-zinc-300 bg-white px-2 text-sm dark:border-zinc-700 dark:bg-zinc-900"
           >
             {data.projects.map((p) => (
               <option key={p.id} value={p.id}>
@@ -55,7 +55,7 @@ export function ProjectSwitcher() {
           {error}
         </span>
       )}
-      <Link href="/settings" className="rounded-md px-2 py-1.5 text-zinc-600 hover:bg-zinc-100 dark:text-zinc-400 dark:hover:bg-zinc-900">
+      <Link href="/settings" className="rounded-md px-2 py-1.5 whitespace-nowrap text-zinc-600 hover:bg-zinc-100 dark:text-zinc-400 dark:hover:bg-zinc-900">
         Settings
       </Link>
       {data.user && (
@@ -63,7 +63,7 @@ export function ProjectSwitcher() {
           <span className="hidden max-w-48 truncate text-xs text-zinc-500 md:inline" title={data.user.email}>
             {data.user.email}
           </span>
-          <button type="button" onClick={signOut} className="rounded-md px-2 py-1.5 text-zinc-600 hover:bg-zinc-100 dark:text-zinc-400 dark:hover:bg-zinc-900">
+          <button type="button" onClick={signOut} className="rounded-md px-2 py-1.5 whitespace-nowrap text-zinc-600 hover:bg-zinc-100 dark:text-zinc-400 dark:hover:bg-zinc-900">
             Sign out
           </button>
         </>
