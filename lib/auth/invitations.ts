@@ -75,7 +75,8 @@ export async function acceptInvitation(prisma: PrismaClient, id: string, user: {
       throw new ForbiddenError(`This invitation is for ${row.email}; you are signed in as ${user.email}`);
     }
     const role = strongestRole(row.role ?? "viewer") ?? "viewer";
-    await addMember(tx, row.organizationId, user.id, user.email, role, user.email);
+    const inviter = await tx.user.findUnique({ where: { id: row.inviterId }, select: { email: true } });
+    await addMember(tx, row.organizationId, user.id, user.email, role, `${inviter?.email ?? "an admin"}'s invitation`);
     await tx.invitation.update({ where: { id }, data: { status: "accepted" } });
     return { projectId: row.organizationId, role };
   });
