@@ -37,7 +37,7 @@ export const listProjects = contract({
   summary: "Projects the caller can switch to (a key sees only its own)", response: ZProjectList,
 });
 export const createProject = contract({
-  tag: "project", method: "POST", path: "/projects", scope: "project:read",
+  tag: "project", method: "POST", path: "/projects", scope: "project:write",
   summary: "Create a project; the signed-in account becomes its owner (accounts only)", body: ZProjectCreate, response: ZProject, status: 201, errors: [422],
 });
 export const listKeys = contract({
