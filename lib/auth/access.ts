@@ -62,14 +62,11 @@ export async function resolveAccessWith(deps: AccessDeps, req: Request): Promise
 }
 
 function readBearer(req: Request): string | null {
+  // One documented way in: Authorization: Bearer (x-api-key is not read).
   const header = req.headers.get("authorization");
-  if (header) {
-    const m = /^Bearer\s+(.+)$/i.exec(header.trim());
-    return m ? m[1].trim() : "";
-  }
-  // Older scripts send the key this way; documented alongside Bearer.
-  const x = req.headers.get("x-api-key");
-  return x !== null ? x.trim() : null;
+  if (!header) return null;
+  const m = /^Bearer\s+(.+)$/i.exec(header.trim());
+  return m ? m[1].trim() : "";
 }
 
 function sameSecret(a: string, b: string): boolean {
