@@ -78,7 +78,8 @@ describe("accounts in a browser", () => {
     await page.getByLabel("Email").fill("admin@example.com");
     await page.getByLabel("Password").fill("wrong password!!");
     await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByRole("alert").waitFor();
+    // better-auth's own message, shown in the form's alert (Next's route announcer is an alert too).
+    await page.getByRole("alert").filter({ hasText: /invalid email or password/i }).waitFor();
     await shots("sign-in-error");
     await page.getByLabel("Password").fill(PASSWORD);
     await page.getByRole("button", { name: "Sign in" }).click();
