@@ -1,10 +1,12 @@
 import { startAppServer, type AppServer } from "./app-server";
 import { startPgWireServer } from "./pg-wire-server";
+import { createFreshDatabase, realPostgresUrl } from "./real-postgres";
 import { removeDir, tempDir } from "./temp-dir";
 
 // The two databases every server-backed suite that matters runs on: the embedded
-// PGlite data folder (the default) and PostgreSQL through DATABASE_URL (a pglite-socket
-// wire-protocol server with pgvector stands in for a PostgreSQL server here).
+// PGlite data folder (the default) and PostgreSQL through DATABASE_URL: a real PostgreSQL 15
+// with pgvector when MEMSCOPE_TEST_POSTGRES_URL names one (CI: .ci/postgres.sh), a fresh
+// database per suite; otherwise a pglite-socket wire-protocol server stands in.
 
 export const DATABASE_KINDS = ["embedded", "postgres"] as const;
 export type DatabaseKind = (typeof DATABASE_KINDS)[number];
@@ -18,6 +20,13 @@ export type TestDatabase = {
   stop(): Promise<void>;
 };
 
+let announced = false;
+function announce(what: string) {
+  if (announced) return;
+  announced = true;
+  console.log(`[test-database] "postgres" runs on ${what}`);
+}
+
 export async function openTestDatabase(kind: DatabaseKind): Promise<TestDatabase> {
   if (kind === "embedded") {
     const dir = tempDir("data");
@@ -27,6 +36,16 @@ export async function openTestDatabase(kind: DatabaseKind): Promise<TestDatabase
       async stop() {
         removeDir(dir);
       },
+    };
+  }
+  const server = realPostgresUrl();
+  announce(server ? "a real PostgreSQL server (MEMSCOPE_TEST_POSTGRES_URL)" : "pglite-socket (no MEMSCOPE_TEST_POSTGRES_URL)");
+  if (server) {
+    const db = await createFreshDatabase(server);
+    return {
+      kind,
+      startApp: (opts = {}) => startAppServer({ ...opts, databaseUrl: db.url }),
+      stop: () => db.drop(),
     };
   }
   const pg = await startPgWireServer();
