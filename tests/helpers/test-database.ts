@@ -16,6 +16,10 @@ type ServerOptions = { seed?: boolean; env?: Record<string, string> };
 /** A database that outlives the app servers started on it (restarts, model changes). */
 export type TestDatabase = {
   kind: DatabaseKind;
+  /** The DATABASE_URL of the "postgres" kind (for a test's own checks in SQL). */
+  url?: string;
+  /** True when the "postgres" kind is a real PostgreSQL server, not pglite-socket. */
+  real?: boolean;
   startApp(opts?: ServerOptions): Promise<AppServer>;
   stop(): Promise<void>;
 };
@@ -44,6 +48,8 @@ export async function openTestDatabase(kind: DatabaseKind): Promise<TestDatabase
     const db = await createFreshDatabase(server);
     return {
       kind,
+      url: db.url,
+      real: true,
       startApp: (opts = {}) => startAppServer({ ...opts, databaseUrl: db.url }),
       stop: () => db.drop(),
     };
@@ -51,6 +57,8 @@ export async function openTestDatabase(kind: DatabaseKind): Promise<TestDatabase
   const pg = await startPgWireServer();
   return {
     kind,
+    url: pg.url,
+    real: false,
     startApp: (opts = {}) => startAppServer({ ...opts, databaseUrl: pg.url }),
     stop: () => pg.stop(),
   };
