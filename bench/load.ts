@@ -97,10 +97,10 @@ async function loadData(base: string) {
     const made = await Promise.all(
       Array.from({ length: Math.min(8, MEMORIES - i) }, () => {
         const m = mem();
-        return check<{ memory: { id: string } }>("create memory", postJson(`${api}/users/${USER}/memories`, { memory_type: m.memory_type, content: m.content, importance_score: m.importance }));
+        return check<{ id: string }>("create memory", postJson(`${api}/users/${USER}/memories`, { memory_type: m.memory_type, content: m.content, importance_score: m.importance }));
       }),
     );
-    memoryIds.push(...made.map((r) => r.memory.id));
+    memoryIds.push(...made.map((r) => r.id));
   }
   return { conversationId: conv.id, sinkId: sink.id, memoryIds, turnGen: makeTurnGenerator(7) };
 }
