@@ -10,8 +10,14 @@ export async function register() {
   try {
     await dbSingleton();
     console.log(`[memscope] database ready: ${where}`);
-  } catch {
-    // Already logged; requests answer 503 until it opens.
+  } catch (e) {
+    // Another live process holds the data folder: serving would answer 500 on every API
+    // route, so stop before listening (the message names the folder and the holder's pid).
+    if ((e as Error).name === "DataFolderLockedError") {
+      console.error(`[memscope] not starting: ${(e as Error).message}`);
+      process.exit(3);
+    }
+    // Anything else is already logged; requests answer 503 until it opens.
     return;
   }
   const { applyStartRules } = await import("./lib/auth/apply-start-rules");

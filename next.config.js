@@ -3,6 +3,7 @@ const nextConfig = {
   // Native/WASM packages load their own files at run time: keep them out of the bundle.
   serverExternalPackages: [
     "tiktoken",
+    "piscina",
     "@electric-sql/pglite",
     "@electric-sql/pglite-pgvector",
     "pglite-prisma-adapter",

@@ -16,6 +16,22 @@ if (!existsSync(`${distDir}/BUILD_ID`)) {
 process.env.NODE_ENV = "production";
 process.env.NEXT_TELEMETRY_DISABLED ??= "1";
 
+// Fail fast: a data folder another live process holds would have this server answer 500 on
+// every API route. Checked before Next.js loads; the server's own open (instrumentation.ts)
+// takes the lock, and exits too if it lost a race for it.
+{
+  const { tsImport } = await import("tsx/esm/api");
+  const { readDbConfig } = await tsImport("../lib/db/db-config.ts", import.meta.url);
+  const { assertFolderFree } = await tsImport("../lib/db/folder-lock.ts", import.meta.url);
+  const config = readDbConfig();
+  try {
+    if (config.kind === "pglite") assertFolderFree(config.dataDir);
+  } catch (e) {
+    console.error(`[memscope] not starting: ${e.message}`);
+    process.exit(3);
+  }
+}
+
 const port = Number(process.env.PORT || 3000);
 // This machine only unless HOST says otherwise; before the first account exists the
 // server refuses a non-local HOST (lib/auth/start-rules.ts).

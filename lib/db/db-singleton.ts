@@ -1,7 +1,7 @@
-import { openDatabase, type Database } from "./open-database";
+import { LOCK_KEYS, openDatabase, type Database } from "./open-database";
 import { analyzeOnOpen } from "./planner-stats";
 import { seedIfEmpty } from "./seed/seed-if-empty";
-import { resumeReembedInBackground } from "../embeddings/reembed-job";
+import { resumeReembedInBackground, watchReembedJobs } from "../embeddings/reembed-job";
 
 // One database per server process: Next.js evaluates modules once per bundle
 // (routes, instrumentation), so the handle lives on globalThis. Nothing opens at
@@ -15,11 +15,15 @@ export function dbSingleton(): Promise<Database> {
     const opening = (async () => {
       const db = await openDatabase();
       if (process.env.MEMSCOPE_SEED !== "0") {
-        const n = await seedIfEmpty(db);
+        // Several instances starting on one empty database: the first seeds, the others
+        // wait for it and then find the database no longer empty.
+        const n = await db.withLock(LOCK_KEYS.seed, () => seedIfEmpty(db));
         if (n) console.log(`[memscope] seeded ${n} demo conversations`);
       }
       await analyzeOnOpen(db);
       resumeReembedInBackground(db); // not awaited: a model change re-embeds in the background
+      // Another instance on this database may die mid-job: this one then takes it over.
+      if (db.config.kind === "postgres") watchReembedJobs(db);
       return db;
     })();
     g[KEY] = opening;

@@ -33,6 +33,25 @@ function isAlive(pid: number): boolean {
 
 export type FolderLock = { release(): void };
 
+type Holder = { pid: number; command?: string; since?: string };
+
+function readHolder(file: string): Holder | null {
+  try {
+    return JSON.parse(fs.readFileSync(file, "utf8"));
+  } catch {
+    return null; // absent, half-written or vanished: nobody (or a stale holder)
+  }
+}
+
+/**
+ * Throws DataFolderLockedError when another live process holds the folder, without taking
+ * the lock: the server checks this before it listens, so a second one exits at start.
+ */
+export function assertFolderFree(dataDir: string): void {
+  const holder = readHolder(path.join(dataDir, LOCK_FILE));
+  if (holder && holder.pid !== process.pid && isAlive(holder.pid)) throw new DataFolderLockedError(dataDir, holder);
+}
+
 export function acquireFolderLock(dataDir: string): FolderLock {
   fs.mkdirSync(dataDir, { recursive: true });
   const file = path.join(dataDir, LOCK_FILE);
@@ -59,12 +78,7 @@ export function acquireFolderLock(dataDir: string): FolderLock {
       return { release };
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
-      let holder: { pid: number; command?: string; since?: string } | null = null;
-      try {
-        holder = JSON.parse(fs.readFileSync(file, "utf8"));
-      } catch {
-        holder = null; // half-written or vanished: treat as stale
-      }
+      const holder = readHolder(file);
       if (holder && holder.pid === process.pid) {
         throw new DataFolderLockedError(dataDir, holder);
       }

@@ -11,8 +11,17 @@ export type Database = {
   config: DbConfig;
   prisma: PrismaClient;
   sql: SqlRunner;
+  /**
+   * Runs fn while holding a database-wide lock named by `key` (PostgreSQL: a session
+   * advisory lock on a connection of its own), so several instances on one database do
+   * it one at a time. On the embedded database one process owns the folder: fn just runs.
+   */
+  withLock<T>(key: number, fn: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
 };
+
+/** Advisory lock keys (one namespace per database). 727274 is the migrator's (migrations.ts). */
+export const LOCK_KEYS = { seed: 727275, plannerStats: 727276, reembedJob: 727277 } as const;
 
 export async function openDatabase(config: DbConfig = readDbConfig(), opts: { migrate?: boolean } = {}): Promise<Database> {
   const migrate = opts.migrate !== false;
@@ -52,6 +61,7 @@ async function openPglite(dataDir: string, migrate: boolean): Promise<Database> 
       config: { kind: "pglite", dataDir },
       prisma,
       sql,
+      withLock: (_key, fn) => fn(),
       async close() {
         await prisma.$disconnect().catch(() => {});
         await pg.close().catch(() => {});
@@ -100,6 +110,19 @@ async function openPostgres(url: string, migrate: boolean): Promise<Database> {
     config: { kind: "postgres", url },
     prisma,
     sql,
+    async withLock(key, fn) {
+      const client = await pool.connect();
+      try {
+        await client.query("SELECT pg_advisory_lock($1)", [key]);
+        try {
+          return await fn();
+        } finally {
+          await client.query("SELECT pg_advisory_unlock($1)", [key]);
+        }
+      } finally {
+        client.release();
+      }
+    },
     async close() {
       await prisma.$disconnect().catch(() => {});
       await pool.end().catch(() => {});

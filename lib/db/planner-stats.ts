@@ -7,14 +7,22 @@ import type { SqlRunner } from "./migrations";
 // servers analyze on their own.
 
 const THRESHOLD = 5000;
+const PLANNER_STATS_LOCK = 727276; // LOCK_KEYS.plannerStats in open-database.ts (not imported: no cycle)
 let writtenSinceAnalyze = 0;
 
-/** Counts bulk writes and re-analyzes the tables once enough rows changed. */
+/**
+ * Counts bulk writes and re-analyzes the tables once enough rows changed. Several instances
+ * on one database never analyze at once: the one that gets the lock does it, the others
+ * skip (a transaction-scoped try-lock: never waits, released at commit).
+ */
 export async function noteBulkWrite(sql: SqlRunner, rows: number, tables: string[]): Promise<void> {
   writtenSinceAnalyze += rows;
   if (writtenSinceAnalyze < THRESHOLD) return;
   writtenSinceAnalyze = 0;
-  await sql.exec(tables.map((t) => `ANALYZE ${t}`).join("; "));
+  await sql.transaction(async (tx) => {
+    const [{ ok }] = await tx.query<{ ok: boolean }>(`SELECT pg_try_advisory_xact_lock($1) AS ok`, [PLANNER_STATS_LOCK]);
+    if (ok) for (const t of tables) await tx.exec(`ANALYZE ${t}`);
+  });
 }
 
 /** At start-up on the embedded database: analyze once so plans start from real counts. */

@@ -1,3 +1,4 @@
+import pgvector from "pgvector";
 import { embedLexical, LEXICAL_DIMENSIONS, LEXICAL_MODEL } from "./lexical-embedder";
 import { embedOpenAiCompatible } from "./openai-embedder";
 import { ConfigurationError } from "../errors/domain-errors";
@@ -50,6 +51,15 @@ export function providerForModel(model: string, env: NodeJS.ProcessEnv = process
   return configured.model === model ? configured : null;
 }
 
+/**
+ * A vector as pgvector's text form (bind it as a parameter and cast with ::vector).
+ * pgvector refuses NaN and infinities: an embedder's non-finite component becomes 0.
+ */
 export function toVectorLiteral(v: number[]): string {
-  return `[${v.map((x) => (Number.isFinite(x) ? x : 0)).join(",")}]`;
+  return pgvector.toSql(v.map((x) => (Number.isFinite(x) ? x : 0))) as string;
+}
+
+/** A vector read back as text (`embedding::text`). */
+export function fromVectorText(text: string): number[] {
+  return pgvector.fromSql(text) as number[];
 }

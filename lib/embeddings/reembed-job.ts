@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import os from "node:os";
 import type { SqlRunner } from "../db/migrations";
 import { readActiveModel, writeActiveModel, type ActiveModel } from "./active-model";
 import { configuredEmbeddingProvider, toVectorLiteral, type EmbeddingProvider } from "./embedding-provider";
@@ -10,6 +11,12 @@ import { ensureVectorIndex } from "./ensure-vector-index";
 // is committed with each page, so a restart resumes where it stopped. Retrieval keeps
 // using the old model's vectors until the job switches the active model at the end;
 // writes made meanwhile already embed with both (writeProviders).
+//
+// Several instances on one database: the job runs on one instance at a time. The runner
+// claims a lease on the job row (FOR UPDATE SKIP LOCKED: a claim never waits on another),
+// renews it with a heartbeat and checks it with every page it commits. An instance that
+// dies stops renewing; when the lease expires, another instance's watcher takes the job
+// over and resumes it from the last committed page.
 
 export type JobStatus = "pending" | "running" | "done" | "failed" | "cancelled";
 
@@ -59,6 +66,20 @@ function toJob(r: JobRow): EmbeddingJob {
     updated_at: iso(r.updated_at)!,
     finished_at: iso(r.finished_at),
   };
+}
+
+/** How long a claim on a job lasts without a heartbeat; renewed every third of it. */
+export function reembedLeaseMs(env: NodeJS.ProcessEnv = process.env): number {
+  const n = Number(env.MEMSCOPE_REEMBED_LEASE_MS || 30_000);
+  return Number.isInteger(n) && n >= 500 ? n : 30_000;
+}
+
+// This process, as a lease owner. On globalThis for the same reason as RUNNER below.
+const OWNER = Symbol.for("memscope.reembed.owner");
+function instanceId(): string {
+  const g = globalThis as { [OWNER]?: string };
+  g[OWNER] ??= `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  return g[OWNER];
 }
 
 export async function latestJob(sql: SqlRunner): Promise<EmbeddingJob | null> {
@@ -117,14 +138,18 @@ export async function ensureReembedJob(db: { sql: SqlRunner }): Promise<EnsureRe
   }
 
   const job = await sql.transaction(async (tx) => {
+    // Instances starting together on one database: one at a time here, so one job is made.
+    await tx.query(`SELECT pg_advisory_xact_lock(727277)`);
     await cancelOtherJobs(tx, target);
-    const [existing] = await tx.query<JobRow>(
-      `SELECT ${JOB_COLUMNS} FROM embedding_jobs
+    const [existing] = await tx.query<JobRow & { leased_by_other: boolean }>(
+      `SELECT ${JOB_COLUMNS}, (lease_owner IS DISTINCT FROM $3 AND lease_expires_at > now()) AS leased_by_other
+         FROM embedding_jobs
         WHERE model = $1 AND dimensions = $2 AND status IN ('pending', 'running', 'failed')
         ORDER BY created_at DESC LIMIT 1 FOR UPDATE`,
-      [target.model, target.dimensions],
+      [target.model, target.dimensions, instanceId()],
     );
     if (existing && reembedRunning(existing.id)) return toJob(existing); // this process is on it
+    if (existing?.leased_by_other) return toJob(existing); // another instance is on it
     if (existing) {
       // Resume (after a restart) or retry (after a provider failure) from last_memory_id.
       const [row] = await tx.query<JobRow>(
@@ -179,7 +204,11 @@ function startRunner(sql: SqlRunner, job: EmbeddingJob, provider: EmbeddingProvi
       const message = (e as Error).message || String(e);
       console.error(`[memscope] re-embedding job ${job.id} failed: ${message}`);
       await sql
-        .query(`UPDATE embedding_jobs SET status = 'failed', error = $2, updated_at = now() WHERE id = $1`, [job.id, message.slice(0, 2000)])
+        .query(
+          `UPDATE embedding_jobs SET status = 'failed', error = $2, updated_at = now(), lease_owner = NULL, lease_expires_at = NULL
+            WHERE id = $1 AND lease_owner = $3`,
+          [job.id, message.slice(0, 2000), instanceId()],
+        )
         .catch(() => {});
     })
     .finally(() => {
@@ -188,17 +217,74 @@ function startRunner(sql: SqlRunner, job: EmbeddingJob, provider: EmbeddingProvi
   holder[RUNNER] = { jobId: job.id, promise };
 }
 
+class LeaseLost extends Error {}
+
+/**
+ * Several instances on one database: every so often, take over a job of the configured
+ * model whose lease expired (the instance running it died) and resume it here.
+ * Returns a stop function; the timer never keeps the process alive.
+ */
+export function watchReembedJobs(db: { sql: SqlRunner }, everyMs = Math.max(250, Math.floor(reembedLeaseMs() / 2))): () => void {
+  const timer = setInterval(() => {
+    if (reembedRunning()) return;
+    const provider = configuredEmbeddingProvider();
+    db.sql
+      .query<JobRow>(
+        `SELECT ${JOB_COLUMNS} FROM embedding_jobs
+          WHERE model = $1 AND dimensions = $2 AND status IN ('pending', 'running')
+            AND (lease_owner IS NULL OR lease_expires_at < now())
+          ORDER BY created_at DESC LIMIT 1`,
+        [provider.model, provider.dimensions],
+      )
+      .then(([row]) => {
+        if (!row || reembedRunning()) return;
+        console.log(`[memscope] taking over re-embedding job ${row.id} (${row.done}/${row.total} done; its lease expired)`);
+        startRunner(db.sql, toJob(row), provider);
+      })
+      .catch(() => {}); // the database is briefly unreachable: next tick
+  }, everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
 type Page = { id: string; user_id: string; content: string }[];
 
 async function runJob(sql: SqlRunner, jobId: string, provider: EmbeddingProvider): Promise<void> {
-  const pageSize = reembedPageSize();
-  const [start] = await sql.query<{ last_memory_id: string | null; status: string }>(
-    `UPDATE embedding_jobs SET status = 'running', updated_at = now() WHERE id = $1 AND status IN ('pending', 'running')
-     RETURNING last_memory_id, status`,
-    [jobId],
+  const me = instanceId();
+  const leaseMs = reembedLeaseMs();
+  // The claim: free, ours, or expired (its instance died). SKIP LOCKED: when another
+  // instance is claiming it right now, this one gives way instead of waiting.
+  const [start] = await sql.query<{ last_memory_id: string | null }>(
+    `UPDATE embedding_jobs SET status = 'running', lease_owner = $2, lease_expires_at = now() + $3::int * interval '1 millisecond', updated_at = now()
+      WHERE id = (SELECT id FROM embedding_jobs
+                   WHERE id = $1 AND status IN ('pending', 'running')
+                     AND (lease_owner IS NULL OR lease_owner = $2 OR lease_expires_at < now())
+                   FOR UPDATE SKIP LOCKED)
+     RETURNING last_memory_id`,
+    [jobId, me, leaseMs],
   );
-  if (!start) return; // cancelled meanwhile
-  let after = start.last_memory_id;
+  if (!start) return; // cancelled meanwhile, or another instance holds it
+  console.log(`[memscope] re-embedding job ${jobId} runs here (pid ${process.pid})`);
+  const heartbeat = setInterval(() => {
+    sql
+      .query(`UPDATE embedding_jobs SET lease_expires_at = now() + $3::int * interval '1 millisecond' WHERE id = $1 AND lease_owner = $2 AND status = 'running'`, [
+        jobId,
+        me,
+        leaseMs,
+      ])
+      .catch(() => {}); // a missed beat is caught up by the next one, or by the page commit
+  }, Math.max(100, Math.floor(leaseMs / 3)));
+  heartbeat.unref();
+  try {
+    await runPages(sql, jobId, provider, start.last_memory_id, me, leaseMs);
+  } finally {
+    clearInterval(heartbeat);
+  }
+}
+
+async function runPages(sql: SqlRunner, jobId: string, provider: EmbeddingProvider, checkpoint: string | null, me: string, leaseMs: number): Promise<void> {
+  const pageSize = reembedPageSize();
+  let after = checkpoint;
 
   // 1. Every memory in id order after the checkpoint. The model's HNSW index is built
   //    afterwards: inserting into an HNSW-indexed table is many times slower.
@@ -213,13 +299,18 @@ async function runJob(sql: SqlRunner, jobId: string, provider: EmbeddingProvider
     const alive = await sql.transaction(async (tx) => {
       await upsertVectors(tx, provider, page, vectors);
       const [row] = await tx.query<{ id: string }>(
-        `UPDATE embedding_jobs SET done = done + $2, last_memory_id = $3, total = GREATEST(total, done + $2), updated_at = now()
-          WHERE id = $1 AND status = 'running' RETURNING id`,
-        [jobId, page.length, after],
+        `UPDATE embedding_jobs SET done = done + $2, last_memory_id = $3, total = GREATEST(total, done + $2), updated_at = now(),
+                lease_expires_at = now() + $5::int * interval '1 millisecond'
+          WHERE id = $1 AND status = 'running' AND lease_owner = $4 RETURNING id`,
+        [jobId, page.length, after, me, leaseMs],
       );
-      return !!row;
+      if (!row) throw new LeaseLost(); // rolls this page back
+      return true;
+    }).catch((e) => {
+      if (e instanceof LeaseLost) return false;
+      throw e;
     });
-    if (!alive) return; // cancelled (model changed) while this page ran
+    if (!alive) return; // cancelled (model changed), or the lease passed to another instance
   }
 
   // 2. Memories still without a vector of this model: written by something that did not
@@ -236,13 +327,16 @@ async function runJob(sql: SqlRunner, jobId: string, provider: EmbeddingProvider
     if (!fresh.length) break; // nothing left, or only rows whose content keeps changing under us
     fresh.forEach((m) => seen.add(m.id));
     const vectors = await provider.embed(fresh.map((m) => m.content));
-    await sql.transaction(async (tx) => {
+    const alive = await sql.transaction(async (tx) => {
       await upsertVectors(tx, provider, fresh, vectors);
-      await tx.query(`UPDATE embedding_jobs SET done = done + $2, total = GREATEST(total, done + $2), updated_at = now() WHERE id = $1`, [
-        jobId,
-        fresh.length,
-      ]);
+      const [row] = await tx.query<{ id: string }>(
+        `UPDATE embedding_jobs SET done = done + $2, total = GREATEST(total, done + $2), updated_at = now()
+          WHERE id = $1 AND status = 'running' AND lease_owner = $3 RETURNING id`,
+        [jobId, fresh.length, me],
+      );
+      return !!row;
     });
+    if (!alive) return;
   }
 
   // 3. The index, then the switch: from now on retrieval reads the new vectors.
@@ -250,9 +344,9 @@ async function runJob(sql: SqlRunner, jobId: string, provider: EmbeddingProvider
   await sql.transaction(async (tx) => {
     const [row] = await tx.query<{ id: string }>(
       `UPDATE embedding_jobs SET status = 'done', done = GREATEST(done, total), total = GREATEST(done, total), error = NULL,
-              updated_at = now(), finished_at = now()
-        WHERE id = $1 AND status = 'running' RETURNING id`,
-      [jobId],
+              updated_at = now(), finished_at = now(), lease_owner = NULL, lease_expires_at = NULL
+        WHERE id = $1 AND status = 'running' AND lease_owner = $2 RETURNING id`,
+      [jobId, me],
     );
     if (row) await writeActiveModel(tx, { model: provider.model, dimensions: provider.dimensions, kind: provider.kind });
   });

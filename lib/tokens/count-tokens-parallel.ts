@@ -1,106 +1,150 @@
 import os from "node:os";
-import { Worker } from "node:worker_threads";
-import { countTextTokens } from "./count-tokens";
+import path from "node:path";
+import { Piscina } from "piscina";
+import { countText } from "./count-tokens";
+import { ENCODINGS, type EncodingName } from "./registry";
 
-// Counting tokens in both encodings is most of a large import's CPU time. Big batches
-// are split across worker threads (the main thread is meanwhile free for the database);
-// small ones are counted inline, where messaging would cost more than it saves.
+// Counting tokens of a request's texts is CPU work: off the request thread (a piscina pool)
+// whenever it is more than a few milliseconds, so one large body never delays other
+// requests. Small batches are counted inline, where messaging would cost more than it saves.
 
-export type TokenCounts = { o200k_base: Int32Array; cl100k_base: Int32Array };
+/** Where a batch was counted: the worker pool, or inline on the calling thread (small batch, or the pool failed). */
+export type CountPath = "pool" | "inline";
 
-const INLINE_BELOW = 400;
+export type TokenCounts = {
+  o200k_base: Int32Array;
+  cl100k_base: Int32Array;
+  /** 1 where a text's count is approximate in either encoding (a piece over MAX_PIECE_BYTES, or the time bound hit). */
+  approximate: Uint8Array;
+  path: CountPath;
+};
 
-// Evaluated source, not a module file: bundlers leave it alone, and tiktoken is
-// resolved from the app folder at run time (it is a server-external package).
-const WORKER_SOURCE = `
-const { parentPort } = require("node:worker_threads");
-const req = require("node:module").createRequire(require("node:path").join(process.cwd(), "package.json"));
-const { get_encoding } = req("tiktoken");
-const o = get_encoding("o200k_base");
-const c = get_encoding("cl100k_base");
-parentPort.on("message", ({ id, texts }) => {
-  try {
-    const o200k = new Int32Array(texts.length);
-    const cl100k = new Int32Array(texts.length);
-    for (let i = 0; i < texts.length; i++) {
-      const t = texts[i];
-      if (t) { o200k[i] = o.encode_ordinary(t).length; cl100k[i] = c.encode_ordinary(t).length; }
-    }
-    parentPort.postMessage({ id, o200k, cl100k }, [o200k.buffer, cl100k.buffer]);
-  } catch (e) {
-    parentPort.postMessage({ id, error: String(e && e.message || e) });
-  }
-});`;
+/** Below this many characters in all, a batch is counted inline (a few ms at most). */
+export const INLINE_BELOW_CHARS = 32 * 1024;
+/** A slice that has not finished in this time is stopped and estimated instead (never seen at the linear cost above). */
+const TIME_BOUND_MS = 10_000;
+const TIME_BOUND_MS_PER_MB = 10_000;
+/** The estimate used past the time bound: OpenAI's rule of thumb of about 4 bytes per token. */
+const BYTES_PER_TOKEN_ESTIMATE = 4;
 
-type Pending = { resolve: (r: { o200k: Int32Array; cl100k: Int32Array }) => void; reject: (e: Error) => void };
-type PoolWorker = { worker: Worker; pending: Map<number, Pending> };
-
-let pool: PoolWorker[] | null = null;
+let pool: Piscina | null = null;
 let poolBroken = false;
-let nextId = 1;
 
-function getPool(): PoolWorker[] | null {
+// The worker is a plain .mjs file read at run time from the app folder, not a bundled
+// module: the bundler leaves it alone and it resolves tiktoken from node_modules.
+function workerFile(): string {
+  return path.join(process.cwd(), "lib", "tokens", "token-worker.mjs");
+}
+
+function getPool(): Piscina | null {
   if (poolBroken) return null;
-  if (pool) return pool;
-  const size = Math.max(1, Math.min(2, os.availableParallelism()));
-  try {
-    pool = Array.from({ length: size }, () => {
-      const pw: PoolWorker = { worker: new Worker(WORKER_SOURCE, { eval: true }), pending: new Map() };
-      pw.worker.unref(); // never keeps a script or test process alive
-      pw.worker.on("message", (m: { id: number; o200k?: Int32Array; cl100k?: Int32Array; error?: string }) => {
-        const p = pw.pending.get(m.id);
-        if (!p) return;
-        pw.pending.delete(m.id);
-        if (m.error) p.reject(new Error(m.error));
-        else p.resolve({ o200k: m.o200k!, cl100k: m.cl100k! });
+  if (!pool) {
+    try {
+      pool = new Piscina({
+        filename: workerFile(),
+        minThreads: 0,
+        maxThreads: Math.max(1, Math.min(2, os.availableParallelism())),
+        idleTimeout: 60_000,
       });
-      pw.worker.on("error", (e) => {
-        poolBroken = true;
-        for (const p of pw.pending.values()) p.reject(e);
-        pw.pending.clear();
-      });
-      return pw;
-    });
-  } catch {
-    poolBroken = true;
-    return null;
+    } catch {
+      poolBroken = true;
+      return null;
+    }
   }
   return pool;
 }
 
-function countInline(texts: string[]): TokenCounts {
-  const out = { o200k_base: new Int32Array(texts.length), cl100k_base: new Int32Array(texts.length) };
+type Slice = { start: number; texts: string[]; chars: number };
+
+/** Consecutive slices of about equal length in characters, at most `parts` of them. */
+function slices(texts: string[], parts: number, totalChars: number): Slice[] {
+  const out: Slice[] = [];
+  const target = totalChars / parts;
+  let cur: Slice = { start: 0, texts: [], chars: 0 };
   texts.forEach((t, i) => {
-    out.o200k_base[i] = countTextTokens(t, "o200k_base");
-    out.cl100k_base[i] = countTextTokens(t, "cl100k_base");
+    if (cur.texts.length && cur.chars >= target && out.length < parts - 1) {
+      out.push(cur);
+      cur = { start: i, texts: [], chars: 0 };
+    }
+    cur.texts.push(t);
+    cur.chars += t.length;
+  });
+  out.push(cur);
+  return out;
+}
+
+function countInline(texts: string[]): TokenCounts {
+  const out: TokenCounts = {
+    o200k_base: new Int32Array(texts.length),
+    cl100k_base: new Int32Array(texts.length),
+    approximate: new Uint8Array(texts.length),
+    path: "inline",
+  };
+  texts.forEach((t, i) => {
+    for (const e of ENCODINGS) {
+      const r = countText(t, e);
+      out[e][i] = r.tokens;
+      if (r.approximate) out.approximate[i] = 1;
+    }
   });
   return out;
 }
 
-/** Token counts of every text in both encodings, in parallel for large inputs. */
-export async function countTextsAllEncodings(texts: string[]): Promise<TokenCounts> {
-  const workers = texts.length >= INLINE_BELOW ? getPool() : null;
-  if (!workers) return countInline(texts);
-  const chunk = Math.ceil(texts.length / workers.length);
+function estimate(slice: Slice): { tokens: Int32Array; approximate: Uint8Array } {
+  const tokens = Int32Array.from(slice.texts, (t) => Math.ceil(Buffer.byteLength(t) / BYTES_PER_TOKEN_ESTIMATE));
+  return { tokens, approximate: new Uint8Array(slice.texts.length).fill(1) };
+}
+
+class PoolTimeout extends Error {}
+
+async function runSlice(p: Piscina, slice: Slice, encoding: EncodingName) {
+  const ms = Math.round(TIME_BOUND_MS + (TIME_BOUND_MS_PER_MB * slice.chars) / 1e6);
   try {
-    const parts = await Promise.all(
-      workers.map((pw, w) => {
-        const slice = texts.slice(w * chunk, (w + 1) * chunk);
-        const id = nextId++;
-        return new Promise<{ o200k: Int32Array; cl100k: Int32Array }>((resolve, reject) => {
-          pw.pending.set(id, { resolve, reject });
-          pw.worker.postMessage({ id, texts: slice });
-        });
-      }),
+    return (await p.run({ texts: slice.texts, encoding }, { signal: AbortSignal.timeout(ms) })) as {
+      tokens: Int32Array;
+      approximate: Uint8Array;
+    };
+  } catch (e) {
+    if (e instanceof Error && (e.name === "AbortError" || e.name === "TimeoutError")) throw new PoolTimeout();
+    throw e;
+  }
+}
+
+/**
+ * Token counts of every text in both encodings. Batches of INLINE_BELOW_CHARS or more are
+ * counted in the worker pool (both encodings and both halves of the batch in parallel); a
+ * slice past its time bound is estimated and flagged approximate. `path` says which ran.
+ */
+export async function countTextsAllEncodings(texts: string[]): Promise<TokenCounts> {
+  const totalChars = texts.reduce((n, t) => n + t.length, 0);
+  const p = totalChars >= INLINE_BELOW_CHARS ? getPool() : null;
+  if (!p) return countInline(texts);
+  const parts = slices(texts, p.options.maxThreads, totalChars);
+  const out: TokenCounts = {
+    o200k_base: new Int32Array(texts.length),
+    cl100k_base: new Int32Array(texts.length),
+    approximate: new Uint8Array(texts.length),
+    path: "pool",
+  };
+  try {
+    await Promise.all(
+      parts.flatMap((slice) =>
+        ENCODINGS.map(async (encoding) => {
+          const r = await runSlice(p, slice, encoding).catch((e) => {
+            if (e instanceof PoolTimeout) return estimate(slice);
+            throw e;
+          });
+          out[encoding].set(r.tokens, slice.start);
+          r.approximate.forEach((a, i) => {
+            if (a) out.approximate[slice.start + i] = 1;
+          });
+        }),
+      ),
     );
-    const out = { o200k_base: new Int32Array(texts.length), cl100k_base: new Int32Array(texts.length) };
-    parts.forEach((p, w) => {
-      out.o200k_base.set(p.o200k, w * chunk);
-      out.cl100k_base.set(p.cl100k, w * chunk);
-    });
     return out;
   } catch {
-    poolBroken = true; // e.g. tiktoken not resolvable from the working directory
+    // The pool cannot run here (e.g. the worker file or tiktoken not found from this folder).
+    poolBroken = true;
     return countInline(texts);
   }
 }

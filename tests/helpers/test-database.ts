@@ -1,10 +1,12 @@
 import { startAppServer, type AppServer } from "./app-server";
 import { startPgWireServer } from "./pg-wire-server";
+import { createFreshDatabase, realPostgresUrl } from "./real-postgres";
 import { removeDir, tempDir } from "./temp-dir";
 
 // The two databases every server-backed suite that matters runs on: the embedded
-// PGlite data folder (the default) and PostgreSQL through DATABASE_URL (a pglite-socket
-// wire-protocol server with pgvector stands in for a PostgreSQL server here).
+// PGlite data folder (the default) and PostgreSQL through DATABASE_URL: a real PostgreSQL 15
+// with pgvector when MEMSCOPE_TEST_POSTGRES_URL names one (CI: .ci/postgres.sh), a fresh
+// database per suite; otherwise a pglite-socket wire-protocol server stands in.
 
 export const DATABASE_KINDS = ["embedded", "postgres"] as const;
 export type DatabaseKind = (typeof DATABASE_KINDS)[number];
@@ -14,9 +16,20 @@ type ServerOptions = { seed?: boolean; env?: Record<string, string> };
 /** A database that outlives the app servers started on it (restarts, model changes). */
 export type TestDatabase = {
   kind: DatabaseKind;
+  /** The DATABASE_URL of the "postgres" kind (for a test's own checks in SQL). */
+  url?: string;
+  /** True when the "postgres" kind is a real PostgreSQL server, not pglite-socket. */
+  real?: boolean;
   startApp(opts?: ServerOptions): Promise<AppServer>;
   stop(): Promise<void>;
 };
+
+let announced = false;
+function announce(what: string) {
+  if (announced) return;
+  announced = true;
+  console.log(`[test-database] "postgres" runs on ${what}`);
+}
 
 export async function openTestDatabase(kind: DatabaseKind): Promise<TestDatabase> {
   if (kind === "embedded") {
@@ -29,9 +42,23 @@ export async function openTestDatabase(kind: DatabaseKind): Promise<TestDatabase
       },
     };
   }
+  const server = realPostgresUrl();
+  announce(server ? "a real PostgreSQL server (MEMSCOPE_TEST_POSTGRES_URL)" : "pglite-socket (no MEMSCOPE_TEST_POSTGRES_URL)");
+  if (server) {
+    const db = await createFreshDatabase(server);
+    return {
+      kind,
+      url: db.url,
+      real: true,
+      startApp: (opts = {}) => startAppServer({ ...opts, databaseUrl: db.url }),
+      stop: () => db.drop(),
+    };
+  }
   const pg = await startPgWireServer();
   return {
     kind,
+    url: pg.url,
+    real: false,
     startApp: (opts = {}) => startAppServer({ ...opts, databaseUrl: pg.url }),
     stop: () => pg.stop(),
   };

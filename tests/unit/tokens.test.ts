@@ -1,7 +1,8 @@
 import { get_encoding } from "tiktoken";
 import { afterAll, describe, expect, it } from "vitest";
 import { countChatTokens, IMAGE_PART_TOKENS } from "@/lib/tokens/chat-formula";
-import { countTextTokens } from "@/lib/tokens/count-tokens";
+import fc from "fast-check";
+import { countText, countTextTokens, hasLongPiece, MAX_PIECE_BYTES } from "@/lib/tokens/count-tokens";
 import { resolveTokenizer } from "@/lib/tokens/registry";
 
 const o200k = get_encoding("o200k_base");
@@ -73,14 +74,126 @@ describe("chat token formula (OpenAI cookbook)", () => {
   });
 });
 
+// Seeded, so a failure is reproducible.
+function noise(seed: number) {
+  let x = seed >>> 0;
+  return () => {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    return (x >>> 0) / 2 ** 32;
+  };
+}
+const MB = 1 << 20;
+const encodings = [
+  ["o200k_base", o200k],
+  ["cl100k_base", cl100k],
+] as const;
+
+// Ordinary text of many kinds, with the long runs of spaces and dashes code and markdown have
+// (they make the counter look for long pieces, and it must still be exact).
+const PROSE = [
+  "The quick brown fox jumps over the lazy dog. It's 9:45 and we'll see; they'd said 1,234,567.89 ",
+  "naïve café — «quoted» 東京の天気は晴れです。Привет, как дела? مرحبا بالعالم 👨‍👩‍👧 🙂\n",
+  "```ts\nfunction f(x: number) {\n" + " ".repeat(64) + "return x * 2; // doubled\n}\n```\n",
+  "| col | col |\n|" + "-".repeat(70) + "|\n\thttps://example.com/a/b?c=d&e=f#g\r\n",
+  "İstanbul ǅ ʰ Ⅻ ١٢٣ ſt 'S 'LL 'Re\u00a0\u0085\u3000 x\ufeffy \n\n\n",
+].join("");
+
+describe("bounded token counting", () => {
+  it.each(encodings)("ordinary prose (200 KB) counts exactly as plain tiktoken, not approximate (%s)", (name, enc) => {
+    const text = PROSE.repeat(Math.ceil((200 * 1024) / PROSE.length));
+    expect(countText(text, name)).toEqual({ tokens: enc.encode_ordinary(text).length, approximate: false });
+  });
+
+  it.each(encodings)("random mixes of letters, scripts, digits, symbols and white space count exactly (%s)", (name, enc) => {
+    const parts = ["a", "Zebra", " ", "\n", "\r\n", "\t", "'s", "'LL", "ſ", "é", "e\u0301", "東京", "🙂", "1", "2345", "!", "?/", "//", "\u00a0", "\u0085", "\ufeff", "\u3000", "-", "—", "ß", "İ", "ǅ", "ʰ", "١", ".\n"];
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.constantFrom(...parts), fc.integer({ min: 1, max: 60 })), { maxLength: 200 }),
+        (runs) => {
+          const text = runs.map(([p, n]) => p.repeat(n)).join("");
+          const r = countText(text, name);
+          // Runs over MAX_PIECE_BYTES may be approximate; everything else is exact.
+          if (!r.approximate) expect(r.tokens).toBe(enc.encode_ordinary(text).length);
+          expect(r.approximate).toBe(hasLongPiece(text, name));
+        },
+      ),
+      { numRuns: 300, seed: 9 },
+    );
+  });
+
+  it.each(encodings)("1 MB of base64 noise counts exactly as plain tiktoken (%s)", (name, enc) => {
+    const rnd = noise(1);
+    const text = Buffer.from(Uint8Array.from({ length: (MB * 3) / 4 }, () => (rnd() * 256) | 0)).toString("base64");
+    expect(countText(text, name)).toEqual({ tokens: enc.encode_ordinary(text).length, approximate: false });
+  });
+
+  // Plain tiktoken needs minutes for these (1 MB of one letter crashes its WASM module), so
+  // they are compared with plain tiktoken on an 8 KB sample of the same text, scaled up.
+  it.each(encodings)("1 MB of one letter is counted, flagged approximate, within 1%% of the exact density (%s)", (name, enc) => {
+    const sample = enc.encode_ordinary("a".repeat(8192)).length;
+    const r = countText("a".repeat(MB), name);
+    expect(r.approximate).toBe(true);
+    expect(Math.abs(r.tokens - sample * 128) / (sample * 128)).toBeLessThan(0.01);
+  });
+
+  it.each(encodings)("1 MB of DNA-like ACGT is counted, flagged approximate, within 2%% of the exact density (%s)", (name, enc) => {
+    const rnd = noise(2);
+    const dna = (n: number) => Array.from({ length: n }, () => "ACGT"[(rnd() * 4) | 0]).join("");
+    const sample = enc.encode_ordinary(dna(8192)).length;
+    const r = countText(dna(MB), name);
+    expect(r.approximate).toBe(true);
+    expect(Math.abs(r.tokens - sample * 128) / (sample * 128)).toBeLessThan(0.02);
+  });
+
+  it("a long piece is split between code points, never inside a surrogate pair", () => {
+    const text = "🙂".repeat(5000); // one piece; a split inside a pair would count U+FFFD halves
+    const r = countText(text, "o200k_base");
+    expect(r.approximate).toBe(true);
+    const perFace = o200k.encode_ordinary("🙂".repeat(64)).length / 64;
+    expect(r.tokens / 5000).toBeCloseTo(perFace, 1);
+  });
+
+  it("long pieces are the only approximation: MAX_PIECE_BYTES is where it starts", () => {
+    expect(hasLongPiece("x".repeat(MAX_PIECE_BYTES), "o200k_base")).toBe(false);
+    expect(hasLongPiece("x".repeat(MAX_PIECE_BYTES + 1), "o200k_base")).toBe(true);
+    expect(hasLongPiece(("word ".repeat(100) + "\n").repeat(100), "cl100k_base")).toBe(false);
+  });
+});
+
 describe("parallel token counting for imports", () => {
-  it("gives the same counts as tiktoken for a batch large enough to use worker threads", async () => {
+  it("counts a large batch in the worker pool (not the inline fallback), with tiktoken's counts", async () => {
     const { countTextsAllEncodings } = await import("@/lib/tokens/count-tokens-parallel");
     const texts = Array.from({ length: 1200 }, (_, i) => (i % 7 === 0 ? "" : `Turn ${i}: ${"naïve café 東京 ".repeat(i % 13)}done.`));
     const counts = await countTextsAllEncodings(texts);
+    expect(counts.path).toBe("pool");
     texts.forEach((t, i) => {
       expect(counts.o200k_base[i]).toBe(o200k.encode_ordinary(t).length);
       expect(counts.cl100k_base[i]).toBe(cl100k.encode_ordinary(t).length);
     });
+    expect([...counts.approximate].every((a) => a === 0)).toBe(true);
+  });
+
+  it("counts 2 MB of one letter in the pool while this thread keeps running, flagged approximate", async () => {
+    const { countTextsAllEncodings } = await import("@/lib/tokens/count-tokens-parallel");
+    const text = "a".repeat(2 * MB);
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 5);
+    const counts = await countTextsAllEncodings(["hi", text]);
+    clearInterval(timer);
+    expect(counts.path).toBe("pool");
+    expect([...counts.approximate]).toEqual([0, 1]);
+    expect(counts.o200k_base[1]).toBe(countText(text, "o200k_base").tokens);
+    expect(counts.cl100k_base[1]).toBe(countText(text, "cl100k_base").tokens);
+    // Counting inline would block this thread: the timer could not fire until the end.
+    expect(ticks).toBeGreaterThan(3);
+  });
+
+  it("counts a small batch inline", async () => {
+    const { countTextsAllEncodings } = await import("@/lib/tokens/count-tokens-parallel");
+    const counts = await countTextsAllEncodings(["hello there", ""]);
+    expect(counts.path).toBe("inline");
+    expect(counts.o200k_base[0]).toBe(o200k.encode_ordinary("hello there").length);
   });
 });

@@ -1,0 +1,7 @@
+export declare const MAX_PIECE_BYTES: number;
+export declare function countBounded(
+  enc: { encode_ordinary(text: string): ArrayLike<number> },
+  text: string,
+  encodingName: "o200k_base" | "cl100k_base",
+): { tokens: number; approximate: boolean };
+export declare function hasLongPiece(text: string, encodingName: "o200k_base" | "cl100k_base"): boolean;

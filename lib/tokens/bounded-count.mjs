@@ -1,0 +1,129 @@
+// Token counting in bounded time. Plain JavaScript (no TypeScript, no "server-only"):
+// the app and the piscina worker (token-worker.mjs) load this same file.
+//
+// Why: tiktoken splits text into pieces with a regex and byte-pair-merges each piece in
+// time quadratic in its length. Ordinary pieces are words (a few bytes), but one piece of
+// 200,000 letters takes a minute and 1 MB of one letter crashes the WASM module.
+// So pieces longer than MAX_PIECE_BYTES are merged in segments of at most that many bytes.
+// The count of such a piece is then an approximation (a segment boundary can split a token
+// the whole piece would have merged: a handful of tokens per kilobyte at worst), and the
+// result says so. Every other text is counted exactly as plain tiktoken counts it.
+
+/** Pieces (regex matches of the encoding's split pattern) longer than this, in UTF-8 bytes, are counted approximately. */
+export const MAX_PIECE_BYTES = 256;
+
+// Unicode White_Space, as Rust's regex \s (JavaScript's \s differs: it has U+FEFF and lacks U+0085).
+const WS = "\\t\\n\\v\\f\\r \\u0085\\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000";
+// (?i:'s|'t|'re|'ve|'m|'ll|'d) without inline flags (Node 20 has none); ſ folds to s in Rust's regex.
+const CONTRACTION = "'(?:[sSſ]|[tT]|[rR][eE]|[vV][eE]|[mM]|[lL][lL]|[dD])";
+
+/** tiktoken's split patterns (encoders/*.json pat_str), translated to JavaScript regex syntax. */
+const SPLIT_PATTERNS = {
+  o200k_base: [
+    `[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+(?:${CONTRACTION})?`,
+    `[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*(?:${CONTRACTION})?`,
+    `\\p{N}{1,3}`,
+    ` ?[^${WS}\\p{L}\\p{N}]+[\\r\\n/]*`,
+    `[${WS}]*[\\r\\n]+`,
+    `[${WS}]+(?![^${WS}])`,
+    `[${WS}]+`,
+  ].join("|"),
+  cl100k_base: [
+    CONTRACTION,
+    `[^\\r\\n\\p{L}\\p{N}]?\\p{L}+`,
+    `\\p{N}{1,3}`,
+    ` ?[^${WS}\\p{L}\\p{N}]+[\\r\\n]*`,
+    `[${WS}]*[\\r\\n]+`,
+    `[${WS}]+(?![^${WS}])`,
+    `[${WS}]+`,
+  ].join("|"),
+};
+
+// A piece longer than MAX_PIECE_BYTES contains a run of at least RUN characters that are all
+// letters and marks, or all neither letters nor numbers (symbols, white space, newlines):
+// a letter piece adds at most 4 bytes before its letters and 3 after, and a character is at
+// most 4 bytes; digits come 3 at a time. Text without such a run is counted in one call.
+const RUN = Math.floor((MAX_PIECE_BYTES - 16) / 4);
+const LONG_RUN = new RegExp(`[\\p{L}\\p{M}]{${RUN},}|[^\\p{L}\\p{N}]{${RUN},}`, "u");
+
+const encoder = new TextEncoder();
+
+function utf8Length(s) {
+  // Cheap upper bound first: a UTF-16 unit is at most 3 UTF-8 bytes.
+  if (s.length * 3 <= MAX_PIECE_BYTES) return s.length;
+  return encoder.encode(s).length;
+}
+
+/**
+ * Splits one long piece into segments of at most MAX_PIECE_BYTES UTF-8 bytes, never inside a
+ * surrogate pair (half a pair would be counted as U+FFFD).
+ */
+function* segments(piece) {
+  let start = 0;
+  let bytes = 0;
+  for (let i = 0; i < piece.length; ) {
+    const cp = piece.codePointAt(i);
+    const width = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+    const units = cp >= 0x10000 ? 2 : 1;
+    if (bytes + width > MAX_PIECE_BYTES) {
+      yield piece.slice(start, i);
+      start = i;
+      bytes = 0;
+    }
+    bytes += width;
+    i += units;
+  }
+  if (start < piece.length) yield piece.slice(start);
+}
+
+/**
+ * Counts `text` with `enc` (a tiktoken encoder for `encodingName`).
+ * Exact unless the text has a piece longer than MAX_PIECE_BYTES; then `approximate` is true.
+ *
+ * Exactness of the split: the text between long pieces is encoded in one call. A run of
+ * whole pieces re-splits into the same pieces on its own (the patterns have no look-behind,
+ * and the one look-ahead, `\s+(?!\S)`, holds at the end of a string), so the sum is exact.
+ * @param {{ encode_ordinary(text: string): ArrayLike<number> }} enc
+ * @param {string} text
+ * @param {"o200k_base" | "cl100k_base"} encodingName
+ * @returns {{ tokens: number, approximate: boolean }}
+ */
+export function countBounded(enc, text, encodingName) {
+  if (!text) return { tokens: 0, approximate: false };
+  if (!LONG_RUN.test(text)) return { tokens: enc.encode_ordinary(text).length, approximate: false };
+
+  const split = new RegExp(SPLIT_PATTERNS[encodingName], "gu");
+  let tokens = 0;
+  let approximate = false;
+  let runStart = 0; // start of the ordinary pieces not yet counted
+  for (let m = split.exec(text); m; m = split.exec(text)) {
+    const piece = m[0];
+    if (piece.length === 0) {
+      split.lastIndex++; // cannot happen with these patterns; never loop forever
+      continue;
+    }
+    if (piece.length < RUN || utf8Length(piece) <= MAX_PIECE_BYTES) continue;
+    if (m.index > runStart) tokens += enc.encode_ordinary(text.slice(runStart, m.index)).length;
+    for (const seg of segments(piece)) tokens += enc.encode_ordinary(seg).length;
+    approximate = true;
+    runStart = m.index + piece.length;
+  }
+  if (runStart < text.length) tokens += enc.encode_ordinary(text.slice(runStart)).length;
+  return { tokens, approximate };
+}
+
+/**
+ * True when counting `text` in this encoding would be approximate (it has a piece longer
+ * than MAX_PIECE_BYTES). Cheap for ordinary text: one regex test.
+ * @param {string} text
+ * @param {"o200k_base" | "cl100k_base"} encodingName
+ */
+export function hasLongPiece(text, encodingName) {
+  if (!text || !LONG_RUN.test(text)) return false;
+  const split = new RegExp(SPLIT_PATTERNS[encodingName], "gu");
+  for (let m = split.exec(text); m; m = split.exec(text)) {
+    if (m[0].length === 0) split.lastIndex++;
+    else if (m[0].length >= RUN && utf8Length(m[0]) > MAX_PIECE_BYTES) return true;
+  }
+  return false;
+}
