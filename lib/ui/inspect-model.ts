@@ -11,18 +11,20 @@ export type SectionName = ContextResult["message_sections"][number];
 export type MemoryFormat = ContextInput["memory"]["format"];
 export type TransformAction = WindowResult["transformed"][number]["action"];
 
-export const STRATEGY_TYPES: StrategyType[] = ["token_buffer", "message_window", "auto_context"];
+export const STRATEGY_TYPES: StrategyType[] = ["token_buffer", "message_window", "auto_context", "summary_buffer"];
 
 export const STRATEGY_LABEL: Record<StrategyType, string> = {
   token_buffer: "Token buffer",
   message_window: "Message window",
-  auto_context: "Auto context",
+  auto_context: "AgentScope AutoContextMemory",
+  summary_buffer: "Summary buffer (Memscope)",
 };
 
 export const STRATEGY_HINT: Record<StrategyType, string> = {
   token_buffer: "Keep the newest turns that fit in max_token_limit (LangChain ConversationTokenBufferMemory).",
   message_window: "Keep the newest N messages, optionally truncating each (Agents-Flex MemoryPrompt).",
-  auto_context: "Over a message or token threshold: merge, summarize older history, offload large contents (AgentScope).",
+  auto_context: "AgentScope v1.0.12 AutoContextMemory: at a message or estimated-token threshold, one of six strategies per model call (tool runs, large messages, past rounds, current round). Plain chat is never summarized.",
+  summary_buffer: "Memscope's own: over a threshold, merge, summarize the older history into one message, offload large contents. Tool results stay with their calls.",
 };
 
 /** Every strategy's parameters kept side by side, so switching type keeps what was typed. */
@@ -36,11 +38,24 @@ export type StrategyDraft = {
     system_message: string;
     include_tools: boolean;
   };
-  auto_context: { msg_threshold: number; token_ratio: number; last_keep: number; offload_tokens: number; include_tools: boolean };
+  auto_context: {
+    msg_threshold: number;
+    token_ratio: number;
+    max_token: number;
+    last_keep: number;
+    large_payload_threshold: number;
+    offload_single_preview: number;
+    min_consecutive_tool_messages: number;
+    min_compression_token_threshold: number;
+    current_round_compression_ratio: number;
+    steps: number;
+    hook_wiring: "1.0" | "1.1";
+  };
+  summary_buffer: { msg_threshold: number; token_ratio: number; last_keep: number; offload_tokens: number; include_tools: boolean };
 };
 
-/** The schema defaults (token_buffer has none for max_token_limit: 2 000 is a useful start). */
-export function defaultDraft(type: StrategyType = "message_window"): StrategyDraft {
+/** The schema defaults (token_buffer has none for max_token_limit: 2 000 is a useful start). Token buffer first, as in the rest of the app. */
+export function defaultDraft(type: StrategyType = "token_buffer"): StrategyDraft {
   return {
     type,
     token_buffer: { max_token_limit: 2000, include_tools: true },
@@ -51,7 +66,21 @@ export function defaultDraft(type: StrategyType = "message_window"): StrategyDra
       system_message: "",
       include_tools: true,
     },
-    auto_context: { msg_threshold: 30, token_ratio: 0.3, last_keep: 10, offload_tokens: 2000, include_tools: true },
+    // AgentScope's own AutoContextConfig defaults.
+    auto_context: {
+      msg_threshold: 100,
+      token_ratio: 0.75,
+      max_token: 131_072,
+      last_keep: 50,
+      large_payload_threshold: 5120,
+      offload_single_preview: 200,
+      min_consecutive_tool_messages: 6,
+      min_compression_token_threshold: 5000,
+      current_round_compression_ratio: 0.3,
+      steps: 1,
+      hook_wiring: "1.0",
+    },
+    summary_buffer: { msg_threshold: 30, token_ratio: 0.3, last_keep: 10, offload_tokens: 2000, include_tools: true },
   };
 }
 
@@ -69,7 +98,9 @@ export function toStrategy(d: StrategyDraft): Strategy {
       return { type: "message_window", ...rest, ...(system_message.trim() ? { system_message } : {}) };
     }
     case "auto_context":
-      return { type: "auto_context", ...d.auto_context };
+      return { type: "auto_context", system_prompt: "", ...d.auto_context };
+    case "summary_buffer":
+      return { type: "summary_buffer", ...d.summary_buffer };
   }
 }
 
@@ -80,7 +111,9 @@ export function strategySummary(d: StrategyDraft): string {
     case "message_window":
       return `message_window · ${d.message_window.max_attached_message_count} msgs${d.message_window.history_message_truncate_enable ? ` · trunc ${d.message_window.history_message_truncate_length}` : ""}`;
     case "auto_context":
-      return `auto_context · ${d.auto_context.msg_threshold} msgs / ${d.auto_context.token_ratio} ratio · keep ${d.auto_context.last_keep}`;
+      return `auto_context · ${d.auto_context.msg_threshold} msgs / ${Math.floor(d.auto_context.max_token * d.auto_context.token_ratio)} est. tok · keep ${d.auto_context.last_keep}`;
+    case "summary_buffer":
+      return `summary_buffer · ${d.summary_buffer.msg_threshold} msgs / ${d.summary_buffer.token_ratio} ratio · keep ${d.summary_buffer.last_keep}`;
   }
 }
 
