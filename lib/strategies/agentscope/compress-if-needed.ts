@@ -52,8 +52,9 @@ export async function compressIfNeeded(state: MemoryState): Promise<StepReport> 
     threshold_tokens: threshold,
   };
   if (!report.triggered) return report;
+  // A strategy changes the list only when it applies, so one copy serves all six.
+  const list = [...state.memory];
   for (let s = 0; s < STRATEGIES.length; s++) {
-    const list = [...state.memory];
     const events = await STRATEGIES[s](list, state);
     if (!events) continue;
     state.memory = list;

@@ -81,12 +81,23 @@ export function toRoleMessage(msg: AsMsg): RoleMessage {
   };
 }
 
+// Messages are never changed in place (a strategy writes a new one): per-object caches hold.
+const texts = new WeakMap<AsMsg, string>();
+
 /** Msg.getTextContent: the top-level text blocks, joined by newlines. */
 export function textContent(msg: AsMsg): string {
-  return msg.content
-    .filter((b) => b.type === "text")
-    .map((b) => b.text)
-    .join("\n");
+  let t = texts.get(msg);
+  if (t === undefined) {
+    t = "";
+    let first = true;
+    for (const b of msg.content) {
+      if (b.type !== "text") continue;
+      t = first ? b.text : `${t}\n${b.text}`;
+      first = false;
+    }
+    texts.set(msg, t);
+  }
+  return t;
 }
 
 export const hasToolUse = (msg: AsMsg) => msg.content.some((b) => b.type === "tool_use");

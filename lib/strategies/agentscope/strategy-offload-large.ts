@@ -31,12 +31,11 @@ export function offloadLargeMessages(protectLastKeep: boolean) {
       const msg = list[i];
       if (isToolUseMessage(msg)) continue;
       let replacement: AsMsg | null = null;
-      const uuid = () => state.newUuid();
       if (isToolResultMessage(msg)) {
         const result = msg.content.find((b) => b.type === "tool_result");
         const output = firstResultText(msg);
         if (result?.type !== "tool_result" || output === null || output.length <= threshold) continue;
-        const ref = uuid();
+        const ref = state.newUuid();
         state.offloads.set(ref, [msg]);
         replacement = {
           role: msg.role,
@@ -49,7 +48,7 @@ export function offloadLargeMessages(protectLastKeep: boolean) {
       } else {
         const text = textContent(msg);
         if (text.length <= threshold) continue;
-        const ref = uuid();
+        const ref = state.newUuid();
         state.offloads.set(ref, [msg]);
         replacement = {
           role: msg.role,
