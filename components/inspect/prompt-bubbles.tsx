@@ -74,7 +74,7 @@ const Bubble = memo(function Bubble({ message: m, index, section, mark, side, me
         <span className={`font-medium ${style.text}`}>· {style.label.toLowerCase()}</span>
         {m.name && <span className="font-mono">({m.name})</span>}
         {summary && <Chip tone="violet">summary</Chip>}
-        {off && <Chip tone="amber">offloaded · {formatInt(off.tokens)} tok</Chip>}
+        {off && <Chip tone="amber">{off.tokens ? `offloaded · ${formatInt(off.tokens)} tok` : "offloaded original"}</Chip>}
         {only && (
           <span data-testid="diff-only" className={`ml-auto rounded px-1.5 py-px text-[10px] font-bold tracking-wide text-white uppercase ${side === "A" ? "bg-orange-500" : "bg-teal-600"}`}>
             only in {side}
@@ -151,7 +151,7 @@ function ClampedText({ text, empty }: { text: string; empty: string | null }) {
   );
 }
 
-function OffloadedContent({ refId }: { refId: string }) {
+export function OffloadedContent({ refId }: { refId: string }) {
   const [open, setOpen] = useState(false);
   const q = useOffloaded(open ? refId : null);
   return (

@@ -3,9 +3,9 @@
 // imports from the shared contracts: the client bundle gets the types, not zod.
 import type { ContextInput, ContextResult } from "@/lib/context/schemas";
 import type { MemoryType } from "@/lib/memories/schemas";
-import type { RoleMessage, Strategy, WindowInput, WindowResult } from "@/lib/strategies/schemas";
+import type { AutoContextReport, RoleMessage, Strategy, WindowInput, WindowResult } from "@/lib/strategies/schemas";
 
-export type { RoleMessage, Strategy };
+export type { AutoContextReport, RoleMessage, Strategy };
 export type StrategyType = Strategy["type"];
 export type SectionName = ContextResult["message_sections"][number];
 export type MemoryFormat = ContextInput["memory"]["format"];
@@ -102,6 +102,11 @@ export function toStrategy(d: StrategyDraft): Strategy {
     case "summary_buffer":
       return { type: "summary_buffer", ...d.summary_buffer };
   }
+}
+
+/** auto_context sends the agent's system prompt with the memory (the hook's instruction goes with it). */
+function withSystemPrompt(s: Strategy, systemPrompt: string): Strategy {
+  return s.type === "auto_context" ? { ...s, system_prompt: systemPrompt } : s;
 }
 
 export function strategySummary(d: StrategyDraft): string {
@@ -245,7 +250,13 @@ export function buildRequest(src: InspectSource, strategy: StrategyDraft, settin
     issues,
     request: {
       endpoint: "window",
-      body: { messages, model: settings.model, strategy: toStrategy(strategy), ...(temporary ? { temporary_messages: temporary } : {}) },
+      body: {
+        messages,
+        model: settings.model,
+        // auto_context puts the agent's system prompt in front of the memory, with the hook's instruction.
+        strategy: withSystemPrompt(toStrategy(strategy), src.systemPrompt),
+        ...(temporary ? { temporary_messages: temporary } : {}),
+      },
       reservedOutput: settings.reservedOutput,
       input: messages,
     },
@@ -276,6 +287,8 @@ export type InspectResult = {
   encoding: string;
   exact: boolean;
   retrievalId: string | null;
+  /** auto_context: AgentScope's steps (a replay of a stored conversation, or the calls on a pasted memory). */
+  autoContext?: AutoContextReport;
 };
 
 export function textOf(m: RoleMessage): string {
@@ -305,6 +318,7 @@ export function fromContext(r: ContextResult, input?: RoleMessage[]): InspectRes
     encoding: r.encoding,
     exact: r.exact,
     retrievalId: r.retrieval_id,
+    ...(r.auto_context ? { autoContext: r.auto_context } : {}),
   };
 }
 
@@ -342,6 +356,7 @@ export function fromWindow(r: WindowResult, input: RoleMessage[], reservedOutput
     encoding: r.encoding,
     exact,
     retrievalId: null,
+    ...(r.auto_context ? { autoContext: r.auto_context } : {}),
   };
 }
 
@@ -350,10 +365,16 @@ export function fromWindow(r: WindowResult, input: RoleMessage[], reservedOutput
 
 const OFFLOADED = /^\[Offloaded (\d+) tokens; ref ([0-9a-f-]{36})\]/i;
 
+/** AgentScope's marker (auto_context): the original is stored under the uuid. */
+const CONTEXT_OFFLOAD = /<!-- CONTEXT_OFFLOAD: uuid=([0-9a-f-]{36}) -->/i;
+
+/** The stored original behind a message: summary_buffer's "[Offloaded …]" or auto_context's tag (tokens unknown: 0). */
 export function offloadedRef(m: RoleMessage): { ref: string; tokens: number } | null {
   if (typeof m.content !== "string") return null;
   const match = OFFLOADED.exec(m.content);
-  return match ? { ref: match[2], tokens: Number(match[1]) } : null;
+  if (match) return { ref: match[2], tokens: Number(match[1]) };
+  const tag = CONTEXT_OFFLOAD.exec(m.content);
+  return tag ? { ref: tag[1], tokens: 0 } : null;
 }
 
 export function isSummary(m: RoleMessage): boolean {
@@ -362,7 +383,9 @@ export function isSummary(m: RoleMessage): boolean {
 
 /** A stable identity for comparing two final prompts: role, content and tool calls (offload refs are random: masked). */
 export function messageKey(m: RoleMessage): string {
-  const content = textOf(m).replace(/ref [0-9a-f-]{36}/gi, "ref ·");
+  const content = textOf(m)
+    .replace(/ref [0-9a-f-]{36}/gi, "ref ·")
+    .replace(/uuid=[0-9a-f-]{36}/gi, "uuid=·");
   return JSON.stringify([m.role, content, m.tool_call_id ?? "", (m.tool_calls ?? []).map((c) => [c.name, c.arguments])]);
 }
 
