@@ -216,6 +216,13 @@ describe("strategies 5 and 6: the current round", () => {
     expect(r.report.steps[0].events[0].summarizer_messages![1]).toEqual({ role: "tool", tool_call_id: "c1", content: big(6000, "r") });
   });
 
+  it("5 never summarizes a message it already summarized, even when the summary is large: the next call goes to 6", async () => {
+    const wordy: SummaryInfo = { summarize: async () => "s".repeat(6000), model: "wordy", counts: () => ({ calls: 0, cached: 0 }) };
+    const msgs = [u("q0"), a("a0"), u("q1"), call("c1"), tool("c1", big(6000, "r"))];
+    const r = await run(msgs, { msg_threshold: 1, steps: 2 }, wordy);
+    expect(r.report.steps.map((s) => s.strategy)).toEqual([5, 6]);
+  });
+
   it("6 collapses the current round into one assistant message (summary then tag, no newline); a pending tool call stays", async () => {
     const msgs = [u("q0"), a("a0"), u("q1"), call("c1"), tool("c1"), call("c2")];
     const r = await run(msgs, { msg_threshold: 1 });
