@@ -151,7 +151,7 @@ function ClampedText({ text, empty }: { text: string; empty: string | null }) {
   );
 }
 
-export function OffloadedContent({ refId }: { refId: string }) {
+export function OffloadedContent({ refId, label = "full content" }: { refId: string; label?: string }) {
   const [open, setOpen] = useState(false);
   const q = useOffloaded(open ? refId : null);
   return (
@@ -163,7 +163,7 @@ export function OffloadedContent({ refId }: { refId: string }) {
         onClick={() => setOpen((o) => !o)}
         className="rounded border border-amber-300 bg-amber-50 px-2 py-0.5 text-[11px] font-medium text-amber-900 hover:bg-amber-100 dark:border-amber-800 dark:bg-amber-950/50 dark:text-amber-200 dark:hover:bg-amber-900/50"
       >
-        {open ? "Hide full content" : "Show full content"}
+        {open ? `Hide ${label}` : `Show ${label}`}
       </button>
       {open && (
         <div className="mt-1.5 rounded-md border border-amber-200 bg-white p-2 dark:border-amber-900 dark:bg-zinc-950">

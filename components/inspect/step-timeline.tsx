@@ -59,7 +59,7 @@ function StepRow({ step, maxTokens }: { step: Step; maxTokens: number }) {
                   </pre>
                 </details>
               )}
-              {e.offload_ref && <OffloadedContent refId={e.offload_ref} />}
+              {e.offload_ref && <OffloadedContent refId={e.offload_ref} label="the original" />}
             </li>
           ))}
         </ul>
