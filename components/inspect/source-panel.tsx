@@ -164,7 +164,7 @@ function QueryAndSystem({ src, onChange, errors, required }: { src: InspectSourc
           rows={2}
           value={src.query}
           onChange={(e) => onChange({ query: e.target.value })}
-          placeholder="what's my budget?"
+          placeholder="The question being asked, e.g. what's my budget?"
           data-testid="inspect-query"
           aria-invalid={errors["query"] ? true : undefined}
           aria-describedby={errors["query"] ? `${id}-q` : undefined}
@@ -178,7 +178,7 @@ function QueryAndSystem({ src, onChange, errors, required }: { src: InspectSourc
           rows={2}
           value={src.systemPrompt}
           onChange={(e) => onChange({ systemPrompt: e.target.value })}
-          placeholder="You are a helpful travel assistant."
+          placeholder="Optional, e.g. You are a helpful travel assistant."
           data-testid="inspect-system-prompt"
           aria-invalid={errors["system_prompt"] ? true : undefined}
           className={textareaCls}
