@@ -87,6 +87,11 @@ export function StepTimeline({ report, replay }: { report: AutoContextReport; re
           <>
             Summaries by <span className="font-mono">{report.summary_model}</span>: {plural(report.model_calls, "model call")} made, {formatInt(report.cached_summaries)} from cache.
           </>
+        ) : report.chat_model ? (
+          <span data-testid="as-calls-needed">
+            Summaries are labelled placeholders (no model call). With <span className="font-mono">{report.chat_model}</span> this replay would make{" "}
+            <strong>{plural(report.summaries_written, "summarizer call")}</strong> (fewer where cached): choose &ldquo;the chat model&rdquo; under summaries to run it.
+          </span>
         ) : (
           <>Summaries are labelled placeholders: no chat model is configured (MEMSCOPE_CHAT_*). Positions, tags and what is kept are exact.</>
         )}

@@ -134,6 +134,18 @@ export function StrategyForm({ draft, onChange, errors, suffix = "" }: Props) {
                 <option value="1.1">1.1: a second system message</option>
               </select>
             </label>
+            <label className={`${labelCls} col-span-2`}>
+              <span title="Who writes the summaries of a replay">summaries</span>
+              <select
+                value={draft.auto_context.summarizer}
+                onChange={(e) => set("auto_context", { summarizer: e.target.value as "auto" | "placeholder" })}
+                data-testid={`strategy${suffix}-field-summarizer`}
+                className={inputCls}
+              >
+                <option value="placeholder">placeholders (free, no model call)</option>
+                <option value="auto">the chat model (MEMSCOPE_CHAT_*), cached</option>
+              </select>
+            </label>
           </div>
           <details className="text-xs text-zinc-600 dark:text-zinc-400">
             <summary className="cursor-pointer select-none">More AutoContextConfig settings</summary>

@@ -69,15 +69,15 @@ export async function applyStrategy(
 export type AutoContextPlan = { replay?: { next: RoleMessage | null; scope: string }; systemPrompt?: string; newUuid?: () => string };
 
 /** Summaries from the configured chat model (cached per replay scope), else a labelled placeholder. */
-export function summaryInfo(scope: string | null): SummaryInfo {
+export function summaryInfo(scope: string | null, mode: AutoContextStrategy["summarizer"] = "auto"): SummaryInfo {
   const chat = configuredChat();
-  if (!chat) return { summarize: placeholderSummarizer, model: null, counts: () => ({ calls: 0, cached: 0 }) };
+  if (!chat || mode === "placeholder") return { summarize: placeholderSummarizer, model: null, counts: () => ({ calls: 0, cached: 0 }), chatModel: chat?.model ?? null };
   const m = modelSummarizer(chat, scope);
-  return { summarize: m.summarize, model: chat.model, counts: () => ({ ...m.counts }), setCall: m.setCall };
+  return { summarize: m.summarize, model: chat.model, counts: () => ({ ...m.counts }), setCall: m.setCall, chatModel: chat.model };
 }
 
 async function runAutoContextPlan(messages: RoleMessage[], strategy: AutoContextStrategy, plan: AutoContextPlan): Promise<AutoContextRun> {
   const opts = { systemPrompt: plan.systemPrompt, newUuid: plan.newUuid };
-  if (plan.replay) return replayAutoContext(messages, plan.replay.next, strategy, summaryInfo(plan.replay.scope), opts);
-  return runAutoContext(messages, strategy, summaryInfo(null), opts);
+  if (plan.replay) return replayAutoContext(messages, plan.replay.next, strategy, summaryInfo(plan.replay.scope, strategy.summarizer), opts);
+  return runAutoContext(messages, strategy, summaryInfo(null, strategy.summarizer), opts);
 }

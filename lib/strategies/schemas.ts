@@ -83,6 +83,10 @@ export const ZAutoContextStrategy = z
     system_prompt: z.string().max(200_000).default("").describe("The agent's own system prompt (outside the memory). /context uses its own system_prompt."),
     steps: z.number().int().min(1).max(50).default(1).describe("Consecutive model calls simulated on the given memory."),
     hook_wiring: z.enum(["1.0", "1.1"]).default("1.0").describe("1.0: the hook's instruction appended to the system prompt; 1.1: a second system message."),
+    summarizer: z
+      .enum(["auto", "placeholder"])
+      .default("auto")
+      .describe("auto: the configured chat model (MEMSCOPE_CHAT_*) writes summaries, else placeholders; placeholder: never call the model (free; the report says how many calls a model run would make)."),
   })
   .strict();
 export type AutoContextStrategy = z.infer<typeof ZAutoContextStrategy>;
@@ -134,6 +138,8 @@ export const ZAutoContextReport = z.object({
   hook_wiring: z.enum(["1.0", "1.1"]),
   summaries: z.enum(["model", "placeholder"]),
   summary_model: z.string().nullable(),
+  chat_model: z.string().nullable().describe("The configured chat model, used or not."),
+  summaries_written: z.number().int().describe("Summaries this run wrote (model or placeholder): with summarizer auto and a model, the calls it costs before caching."),
   model_calls: z.number().int().describe("Summarizer calls made to the chat model for this answer."),
   cached_summaries: z.number().int(),
   calls: z.number().int().describe("Agent model calls simulated."),

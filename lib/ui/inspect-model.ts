@@ -50,6 +50,7 @@ export type StrategyDraft = {
     current_round_compression_ratio: number;
     steps: number;
     hook_wiring: "1.0" | "1.1";
+    summarizer: "auto" | "placeholder";
   };
   summary_buffer: { msg_threshold: number; token_ratio: number; last_keep: number; offload_tokens: number; include_tools: boolean };
 };
@@ -79,6 +80,8 @@ export function defaultDraft(type: StrategyType = "token_buffer"): StrategyDraft
       current_round_compression_ratio: 0.3,
       steps: 1,
       hook_wiring: "1.0",
+      // Free first: the timeline says how many model calls a replay with the model would make.
+      summarizer: "placeholder",
     },
     summary_buffer: { msg_threshold: 30, token_ratio: 0.3, last_keep: 10, offload_tokens: 2000, include_tools: true },
   };

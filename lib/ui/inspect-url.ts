@@ -49,6 +49,7 @@ export const STRATEGY_PARAMS: { [T in StrategyType]: Specs<T> } = {
     current_round_compression_ratio: { kind: "ratio" },
     steps: int(1, 50),
     hook_wiring: { kind: "choice", values: ["1.0", "1.1"] },
+    summarizer: { kind: "choice", values: ["auto", "placeholder"] },
   },
   summary_buffer: {
     msg_threshold: int(1, 100_000),

@@ -136,6 +136,14 @@ describe.each(DATABASE_KINDS)("auto_context (AgentScope AutoContextMemory) throu
         strategy: { type: "auto_context", hook_wiring: wiring },
         memory: { enabled: false },
       }) as never;
+    // First for free: placeholders, no model call, and how many calls the model run will make.
+    const callsBefore = chatRequests().length;
+    const free = await api.POST("/context", { body: { ...(body("1.0") as object), strategy: { type: "auto_context", summarizer: "placeholder" } } as never });
+    expect(chatRequests().length).toBe(callsBefore);
+    expect(free.data!.auto_context).toMatchObject({ summaries: "placeholder", chat_model: "stub-chat", model_calls: 0 });
+    const needed = free.data!.auto_context!.summaries_written;
+    expect(needed).toBeGreaterThan(0);
+
     const calls0 = chatRequests().length;
     const r = await api.POST("/context", { body: body("1.0") });
     expect(r.response.status).toBe(200);
@@ -146,7 +154,7 @@ describe.each(DATABASE_KINDS)("auto_context (AgentScope AutoContextMemory) throu
     expect(report.steps.flatMap((s) => s.events.map((e) => e.type))).toContain("TOOL_INVOCATION_COMPRESS");
     const made = chatRequests().length - calls0;
     expect(report.model_calls).toBe(made);
-    expect(made).toBeGreaterThan(0);
+    expect(made).toBe(needed);
     const msgs = r.data!.messages;
     expect(msgs[0]).toEqual({ role: "system", content: `You are the on-call agent.\n\n${HOOK_INSTRUCTION}` });
     expect(msgs.at(-1)).toEqual(u("Is the rollout safe now?"));

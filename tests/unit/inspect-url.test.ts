@@ -58,6 +58,7 @@ describe("inspector shared links", () => {
           current_round_compression_ratio: 0.5,
           steps: 4,
           hook_wiring: "1.1",
+          summarizer: "auto",
         },
       },
       { ...defaultDraft("summary_buffer"), summary_buffer: { msg_threshold: 5, token_ratio: 1, last_keep: 0, offload_tokens: 50, include_tools: false } },

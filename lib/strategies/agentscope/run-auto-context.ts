@@ -8,7 +8,14 @@ import { CONTEXT_RELOAD_TOOL } from "./prompts";
 import type { AutoContextConfig, MemoryState, Summarizer } from "./state";
 import { estimateTokens } from "./token-estimate";
 
-export type SummaryInfo = { summarize: Summarizer; model: string | null; counts: () => { calls: number; cached: number }; setCall?: (call: number) => void };
+export type SummaryInfo = {
+  summarize: Summarizer;
+  model: string | null;
+  counts: () => { calls: number; cached: number };
+  setCall?: (call: number) => void;
+  /** The configured chat model even when placeholders were asked for. */
+  chatModel?: string | null;
+};
 
 export type AutoContextRun = StrategyOutput & { report: AutoContextReport; memory: RoleMessage[] };
 
@@ -29,12 +36,17 @@ export function configOf(s: AutoContextStrategy): AutoContextConfig {
 type Step = AutoContextReport["steps"][number];
 const stepOf = (call: number, turnIndex: number | null, r: StepReport): Step => ({ call, turn_index: turnIndex, ...r });
 
-function newState(s: AutoContextStrategy, summary: SummaryInfo, newUuid: () => string): MemoryState {
-  return { config: configOf(s), memory: [], offloads: new Map(), summarize: summary.summarize, newUuid };
+function newState(s: AutoContextStrategy, summary: SummaryInfo, newUuid: () => string): MemoryState & { written: { n: number } } {
+  const written = { n: 0 };
+  const summarize: Summarizer = (req) => {
+    written.n++;
+    return summary.summarize(req);
+  };
+  return { config: configOf(s), memory: [], offloads: new Map(), summarize, newUuid, written };
 }
 
 /** What the model receives (hook system messages, then the memory), with the report and what to store. */
-function finish(state: MemoryState, s: AutoContextStrategy, systemPrompt: string, summary: SummaryInfo, steps: Step[], calls: number, triggeredCalls: number): AutoContextRun {
+function finish(state: MemoryState & { written: { n: number } }, s: AutoContextStrategy, systemPrompt: string, summary: SummaryInfo, steps: Step[], calls: number, triggeredCalls: number): AutoContextRun {
   const hook = hookSystemMessages(systemPrompt, s.hook_wiring);
   const memory = state.memory.map(toRoleMessage);
   const transformed: Transformed[] = hook.map(() => ({ index: -1, action: "system_inserted" as const, reason: "AutoContextHook: the instruction about offload tags (context_reload)" }));
@@ -64,6 +76,8 @@ function finish(state: MemoryState, s: AutoContextStrategy, systemPrompt: string
       hook_wiring: s.hook_wiring,
       summaries: summary.model ? "model" : "placeholder",
       summary_model: summary.model,
+      chat_model: summary.chatModel ?? summary.model,
+      summaries_written: state.written.n,
       model_calls: counts.calls,
       cached_summaries: counts.cached,
       calls,

@@ -6159,6 +6159,12 @@ export interface operations {
                          * @enum {string}
                          */
                         hook_wiring?: "1.0" | "1.1";
+                        /**
+                         * @description auto: the configured chat model (MEMSCOPE_CHAT_*) writes summaries, else placeholders; placeholder: never call the model (free; the report says how many calls a model run would make).
+                         * @default auto
+                         * @enum {string}
+                         */
+                        summarizer?: "auto" | "placeholder";
                     } | {
                         /** @constant */
                         type: "summary_buffer";
@@ -6259,6 +6265,10 @@ export interface operations {
                             /** @enum {string} */
                             summaries: "model" | "placeholder";
                             summary_model: string | null;
+                            /** @description The configured chat model, used or not. */
+                            chat_model: string | null;
+                            /** @description Summaries this run wrote (model or placeholder): with summarizer auto and a model, the calls it costs before caching. */
+                            summaries_written: number;
                             /** @description Summarizer calls made to the chat model for this answer. */
                             model_calls: number;
                             cached_summaries: number;
@@ -6520,6 +6530,12 @@ export interface operations {
                          * @enum {string}
                          */
                         hook_wiring?: "1.0" | "1.1";
+                        /**
+                         * @description auto: the configured chat model (MEMSCOPE_CHAT_*) writes summaries, else placeholders; placeholder: never call the model (free; the report says how many calls a model run would make).
+                         * @default auto
+                         * @enum {string}
+                         */
+                        summarizer?: "auto" | "placeholder";
                     } | {
                         /** @constant */
                         type: "summary_buffer";
@@ -6683,6 +6699,10 @@ export interface operations {
                             /** @enum {string} */
                             summaries: "model" | "placeholder";
                             summary_model: string | null;
+                            /** @description The configured chat model, used or not. */
+                            chat_model: string | null;
+                            /** @description Summaries this run wrote (model or placeholder): with summarizer auto and a model, the calls it costs before caching. */
+                            summaries_written: number;
                             /** @description Summarizer calls made to the chat model for this answer. */
                             model_calls: number;
                             cached_summaries: number;
