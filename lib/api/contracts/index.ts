@@ -4,6 +4,7 @@ import { CONVERSATION_CONTRACTS } from "./conversations";
 import { CURATION_CONTRACTS } from "./curation";
 import { MEMORY_CONTRACTS } from "./memories";
 import { NODE_MEMORY_CONTRACTS } from "./node-memory";
+import { PROJECT_CONTRACTS } from "./project";
 
 /** Every /api/v1 operation. tests/api/route-contracts.test.ts checks each has a route file and vice versa. */
 export const ALL_CONTRACTS: readonly ApiContract[] = [
@@ -13,4 +14,5 @@ export const ALL_CONTRACTS: readonly ApiContract[] = [
   ...CURATION_CONTRACTS,
   ...CONTEXT_CONTRACTS,
   ...SETTINGS_CONTRACTS,
+  ...PROJECT_CONTRACTS,
 ];
