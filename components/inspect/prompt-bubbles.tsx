@@ -74,7 +74,7 @@ const Bubble = memo(function Bubble({ message: m, index, section, mark, side, me
         <span className={`font-medium ${style.text}`}>· {style.label.toLowerCase()}</span>
         {m.name && <span className="font-mono">({m.name})</span>}
         {summary && <Chip tone="violet">summary</Chip>}
-        {off && <Chip tone="amber">offloaded · {formatInt(off.tokens)} tok</Chip>}
+        {off && <Chip tone="amber">{off.tokens ? `offloaded · ${formatInt(off.tokens)} tok` : "offloaded original"}</Chip>}
         {only && (
           <span data-testid="diff-only" className={`ml-auto rounded px-1.5 py-px text-[10px] font-bold tracking-wide text-white uppercase ${side === "A" ? "bg-orange-500" : "bg-teal-600"}`}>
             only in {side}
@@ -151,7 +151,7 @@ function ClampedText({ text, empty }: { text: string; empty: string | null }) {
   );
 }
 
-function OffloadedContent({ refId }: { refId: string }) {
+export function OffloadedContent({ refId, label = "full content" }: { refId: string; label?: string }) {
   const [open, setOpen] = useState(false);
   const q = useOffloaded(open ? refId : null);
   return (
@@ -163,7 +163,7 @@ function OffloadedContent({ refId }: { refId: string }) {
         onClick={() => setOpen((o) => !o)}
         className="rounded border border-amber-300 bg-amber-50 px-2 py-0.5 text-[11px] font-medium text-amber-900 hover:bg-amber-100 dark:border-amber-800 dark:bg-amber-950/50 dark:text-amber-200 dark:hover:bg-amber-900/50"
       >
-        {open ? "Hide full content" : "Show full content"}
+        {open ? `Hide ${label}` : `Show ${label}`}
       </button>
       {open && (
         <div className="mt-1.5 rounded-md border border-amber-200 bg-white p-2 dark:border-amber-900 dark:bg-zinc-950">

@@ -13,6 +13,7 @@ import { BudgetStackedBar } from "./budget-stacked-bar";
 import { ChangesList, MemoriesList } from "./changes-list";
 import { PromptBubbles } from "./prompt-bubbles";
 import { SECTION_STYLE } from "./section-style";
+import { StepTimeline } from "./step-timeline";
 
 export function ExportButtons({ result, name }: { result: InspectResult; name: string }) {
   const json = useMemo(() => JSON.stringify(toOpenAI(result.messages), null, 2), [result.messages]);
@@ -119,6 +120,7 @@ export function SingleResult({ run, name }: { run: RunState; name: string }) {
           <PromptBubbles messages={r.messages} sections={r.sections} memories={r.budget.memories > 0} />
         </section>
         <aside className="flex min-w-0 flex-col gap-5">
+          {r.autoContext && <StepTimeline report={r.autoContext} replay={r.historySource === "conversation" || r.endpoint === "context"} />}
           <ChangesList result={r} />
           <MemoriesList result={r} />
         </aside>
@@ -207,6 +209,7 @@ function Column({ side, run, label, marks, onlyDiff }: { side: "A" | "B"; run: R
               {r.memories.length > 0 && ` · ${r.memories.filter((m) => m.included).length}/${r.memories.length} memories`}
             </summary>
             <div className="mt-2 flex flex-col gap-4">
+              {r.autoContext && <StepTimeline report={r.autoContext} replay={r.endpoint === "context"} />}
               <ChangesList result={r} compact />
               <MemoriesList result={r} />
             </div>

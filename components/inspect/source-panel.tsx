@@ -77,7 +77,7 @@ function UserPicker({ src, onChange, errors, optional }: { src: InspectSource; o
         list={`${id}-users`}
         value={src.user}
         onChange={(e) => onChange({ user: e.target.value, conversation: "", leaf: "" })}
-        placeholder={users.data?.[0]?.user_id ?? "user id"}
+        placeholder={users.data?.length ? `Choose one of ${users.data.length} users, or type an id` : "Type a user id"}
         data-testid="inspect-user"
         aria-invalid={err ? true : undefined}
         aria-describedby={err ? `${id}-err` : undefined}
@@ -120,7 +120,7 @@ function StoredSource({ src, onChange, errors }: { src: InspectSource; onChange:
           aria-invalid={convErr ? true : undefined}
           className={inputCls}
         >
-          <option value="">{!src.user.trim() ? "Pick a user first" : convs.data?.length === 0 ? "No conversations — query only" : "None — query and memories only"}</option>
+          <option value="">{!src.user.trim() ? "Choose a user above to list their conversations" : convs.data?.length === 0 ? "No conversations — query only" : "None — query and memories only"}</option>
           {convs.data?.map((c) => (
             <option key={c.id} value={c.id}>
               {oneLine(c.name || c.id, 48)} · {formatInt(c.turn_count)} turns
@@ -164,7 +164,7 @@ function QueryAndSystem({ src, onChange, errors, required }: { src: InspectSourc
           rows={2}
           value={src.query}
           onChange={(e) => onChange({ query: e.target.value })}
-          placeholder="what's my budget?"
+          placeholder="The question being asked, e.g. what's my budget?"
           data-testid="inspect-query"
           aria-invalid={errors["query"] ? true : undefined}
           aria-describedby={errors["query"] ? `${id}-q` : undefined}
@@ -178,7 +178,7 @@ function QueryAndSystem({ src, onChange, errors, required }: { src: InspectSourc
           rows={2}
           value={src.systemPrompt}
           onChange={(e) => onChange({ systemPrompt: e.target.value })}
-          placeholder="You are a helpful travel assistant."
+          placeholder="Optional, e.g. You are a helpful travel assistant."
           data-testid="inspect-system-prompt"
           aria-invalid={errors["system_prompt"] ? true : undefined}
           className={textareaCls}

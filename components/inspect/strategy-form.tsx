@@ -95,7 +95,7 @@ export function StrategyForm({ draft, onChange, errors, suffix = "" }: Props) {
         <>
           <div className="grid grid-cols-2 gap-3">
             {num("message_window", "max_attached_message_count", "max messages", { min: 1, hint: "max_attached_message_count" })}
-            {num("message_window", "history_message_truncate_length", "truncate at (chars)", { min: 1, hint: "history_message_truncate_length" })}
+            {num("message_window", "history_message_truncate_length", "truncate at (chars)", { min: 0, hint: "history_message_truncate_length (0: every history text empty)" })}
           </div>
           {check("message_window", "history_message_truncate_enable", "Truncate long history messages")}
           <label className={labelCls}>
@@ -115,15 +115,61 @@ export function StrategyForm({ draft, onChange, errors, suffix = "" }: Props) {
       )}
 
       {t === "auto_context" && (
+        <>
+          <div className="grid grid-cols-2 gap-3">
+            {num("auto_context", "msg_threshold", "msg_threshold", { min: 1 })}
+            {num("auto_context", "last_keep", "last_keep", { min: 0 })}
+            {num("auto_context", "max_token", "max_token", { min: 1, hint: "AutoContextConfig.maxToken, not the model's window" })}
+            {num("auto_context", "token_ratio", "token_ratio", { step: 0.05, min: 0.05, max: 1, hint: "trigger at floor(max_token × token_ratio) estimated tokens" })}
+            {num("auto_context", "steps", "model calls (steps)", { min: 1, max: 50, hint: "consecutive model calls simulated on a pasted memory" })}
+            <label className={labelCls}>
+              <span title="How AutoContextHook's instruction reaches the model">hook wiring</span>
+              <select
+                value={draft.auto_context.hook_wiring}
+                onChange={(e) => set("auto_context", { hook_wiring: e.target.value as "1.0" | "1.1" })}
+                data-testid={`strategy${suffix}-field-hook_wiring`}
+                className={inputCls}
+              >
+                <option value="1.0">1.0: appended to the system prompt</option>
+                <option value="1.1">1.1: a second system message</option>
+              </select>
+            </label>
+            <label className={`${labelCls} col-span-2`}>
+              <span title="Who writes the summaries of a replay">summaries</span>
+              <select
+                value={draft.auto_context.summarizer}
+                onChange={(e) => set("auto_context", { summarizer: e.target.value as "auto" | "placeholder" })}
+                data-testid={`strategy${suffix}-field-summarizer`}
+                className={inputCls}
+              >
+                <option value="placeholder">placeholders (free, no model call)</option>
+                <option value="auto">the chat model (MEMSCOPE_CHAT_*), cached</option>
+              </select>
+            </label>
+          </div>
+          <details className="text-xs text-zinc-600 dark:text-zinc-400">
+            <summary className="cursor-pointer select-none">More AutoContextConfig settings</summary>
+            <div className="mt-2 grid grid-cols-2 gap-3">
+              {num("auto_context", "large_payload_threshold", "large_payload_threshold (chars)", { min: 0 })}
+              {num("auto_context", "offload_single_preview", "offload_single_preview (chars)", { min: 0 })}
+              {num("auto_context", "min_consecutive_tool_messages", "min_consecutive_tool_messages", { min: 0 })}
+              {num("auto_context", "min_compression_token_threshold", "min_compression_token_threshold", { min: 0 })}
+              {num("auto_context", "current_round_compression_ratio", "current_round_compression_ratio", { step: 0.05, min: 0.05, max: 1 })}
+            </div>
+          </details>
+        </>
+      )}
+
+      {t === "summary_buffer" && (
         <div className="grid grid-cols-2 gap-3">
-          {num("auto_context", "msg_threshold", "msg_threshold", { min: 1 })}
-          {num("auto_context", "token_ratio", "token_ratio", { step: 0.05, min: 0.05, max: 1, hint: "share of the context window" })}
-          {num("auto_context", "last_keep", "last_keep", { min: 0 })}
-          {num("auto_context", "offload_tokens", "offload_tokens", { min: 50 })}
+          {num("summary_buffer", "msg_threshold", "msg_threshold", { min: 1 })}
+          {num("summary_buffer", "token_ratio", "token_ratio", { step: 0.05, min: 0.05, max: 1, hint: "share of the context window" })}
+          {num("summary_buffer", "last_keep", "last_keep", { min: 0 })}
+          {num("summary_buffer", "offload_tokens", "offload_tokens", { min: 50 })}
         </div>
       )}
 
-      {check(t, "include_tools", "Include tool calls and results")}
+      {t !== "auto_context" && check(t, "include_tools" as never, "Include tool calls and results")}
     </div>
   );
 }

@@ -4,6 +4,7 @@ import type { SqlRunner } from "../db/migrations";
 import { searchMemories } from "../memories/search-memories";
 import { presetFor } from "../models/model-presets";
 import { savedPresets } from "../models/model-settings";
+import { hookSystemMessages } from "../strategies/agentscope/hook";
 import { applyStrategy } from "../strategies/apply-strategy";
 import { listTokens, roleMessageTokens } from "../strategies/message-tokens";
 import { storeOffloads } from "../strategies/offloaded-contents";
@@ -15,7 +16,7 @@ import type { ContextInput, ContextResult } from "./schemas";
 
 type Section = ContextResult["message_sections"][number];
 
-/** The stored text a strategy can send: a window keeps only the newest turns; auto_context summarizes everything. */
+/** The stored text a strategy can send: a window keeps only the newest turns; auto_context and summary_buffer read everything. */
 function textScopeFor(strategy: ContextInput["strategy"]): TextScope {
   if (strategy.type === "token_buffer") return { kind: "newest_tokens", tokens: strategy.max_token_limit };
   if (strategy.type === "message_window") return { kind: "newest_messages", messages: strategy.max_attached_message_count };
@@ -63,14 +64,24 @@ export async function assembleContext(sql: SqlRunner, input: ContextInput): Prom
     retrieved = r.data.map((h) => ({ id: h.memory.id, memory_type: h.memory.memory_type, content: h.memory.content, score: h.score }));
   }
 
-  const applied = await applyStrategy(history, input.strategy, { model: input.model, presets });
+  const queryMessage: RoleMessage = { role: "user", content: input.query };
+  // auto_context replays the agent over the history with the query appended (AgentScope
+  // compresses before each model call); nothing of its history is dropped to fit.
+  const auto = input.strategy.type === "auto_context" ? input.strategy : null;
+  const applied = await applyStrategy(history, input.strategy, {
+    model: input.model,
+    presets,
+    ...(auto ? { autoContext: { replay: { next: queryMessage, scope: `${input.conversation_id ?? "inline"}:${input.leaf_message_id ?? ""}` } } } : {}),
+  });
   await storeOffloads(sql, applied.offloads);
   const dropped: ContextResult["dropped"] = applied.dropped.map((d) => ({ ...d, section: "history" as const }));
 
   // History after the strategy, with where each message came from.
   let hist = applied.messages.map((m, i) => ({ m, index: applied.sourceIndex[i] }));
+  // auto_context's list is [hook system message, ...memory, query]: the hook is rebuilt
+  // below around the assembled system text, and the query goes in its own section.
+  if (auto && hist.at(-1)?.m === queryMessage) hist = hist.slice(1, -1);
   let included = [...retrieved];
-  const queryMessage: RoleMessage = { role: "user", content: input.query };
   const temporary = input.temporary_messages ?? [];
 
   const systemText = (mems: Retrieved[]) => [input.system_prompt, formatMemories(mems, input.memory.format)].filter((s) => s.trim()).join("\n\n");
@@ -78,7 +89,12 @@ export async function assembleContext(sql: SqlRunner, input: ContextInput): Prom
     const sys = systemText(included);
     const messages: RoleMessage[] = [];
     const sections: Section[] = [];
-    if (sys) {
+    if (auto) {
+      hookSystemMessages(sys, auto.hook_wiring).forEach((m, k) => {
+        messages.push(m);
+        sections.push(k === 0 && !input.system_prompt.trim() && sys ? "memories" : "system");
+      });
+    } else if (sys) {
       messages.push({ role: "system", content: sys });
       sections.push(input.system_prompt.trim() ? "system" : "memories");
     }
@@ -102,7 +118,7 @@ export async function assembleContext(sql: SqlRunner, input: ContextInput): Prom
   while (listTokens(built.messages, enc) > budget) {
     let lead = 0;
     while (lead < hist.length && hist[lead].m.role === "system") lead++;
-    if (lead < hist.length) {
+    if (lead < hist.length && !auto) {
       let end = lead + 1;
       while (end < hist.length && hist[end].m.role !== "user") end++;
       for (const h of hist.slice(lead, end)) {
@@ -125,7 +141,8 @@ export async function assembleContext(sql: SqlRunner, input: ContextInput): Prom
   const systemOnly = systemTokens(sysWithout);
   const memoriesTokens = systemTokens(sysWith) - systemOnly;
   const sections = {
-    system: systemOnly,
+    // auto_context's hook instruction belongs to the system section.
+    system: auto ? sectionSum("system") + sectionSum("memories") - memoriesTokens : systemOnly,
     memories: memoriesTokens,
     history: sectionSum("history"),
     // The reply priming belongs with the turn being asked.
@@ -148,6 +165,7 @@ export async function assembleContext(sql: SqlRunner, input: ContextInput): Prom
     strategy: { type: input.strategy.type, ...(applied.triggered !== undefined ? { triggered: applied.triggered } : {}) },
     dropped,
     transformed: applied.transformed,
+    ...(applied.auto_context ? { auto_context: applied.auto_context } : {}),
     model: preset.model,
     encoding: enc,
     exact: preset.exact,

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ZMemoryType, ZWeights } from "../memories/schemas";
-import { ZDropped, ZRoleMessage, ZStrategy, ZTransformed } from "../strategies/schemas";
+import { ZAutoContextReport, ZDropped, ZRoleMessage, ZStrategy, ZTransformed } from "../strategies/schemas";
 
 export const MEMORY_FORMATS = ["user_memory", "xml_block"] as const;
 
@@ -57,6 +57,7 @@ export const ZContextResult = z.object({
   strategy: z.object({ type: z.string(), triggered: z.boolean().optional() }),
   dropped: z.array(ZDropped.extend({ section: z.enum(["history", "memories"]) })),
   transformed: z.array(ZTransformed),
+  auto_context: ZAutoContextReport.optional().describe("auto_context: the replay of the stored conversation (or inline history) with the query appended"),
   model: z.string(),
   encoding: z.string(),
   exact: z.boolean(),

@@ -1,10 +1,13 @@
 import { configuredChat } from "../chat/chat-provider";
 import { presetFor, type ModelPreset } from "../models/model-presets";
 import { DEFAULT_MODEL } from "../tokens/registry";
-import { autoContextStrategy } from "./auto-context-strategy";
+import { modelSummarizer } from "./agentscope/model-summarizer";
+import { replayAutoContext, runAutoContext, type AutoContextRun, type SummaryInfo } from "./agentscope/run-auto-context";
+import { placeholderSummarizer } from "./agentscope/summarize-placeholder";
 import { listTokens } from "./message-tokens";
 import { messageWindowStrategy } from "./message-window-strategy";
-import type { RoleMessage, Strategy, WindowResult } from "./schemas";
+import type { AutoContextStrategy, RoleMessage, Strategy, WindowResult } from "./schemas";
+import { summaryBufferStrategy } from "./summary-buffer-strategy";
 import type { StrategyOutput } from "./strategy-types";
 import { tokenBufferStrategy } from "./token-buffer-strategy";
 
@@ -17,19 +20,23 @@ export type AppliedWindow = WindowResult & { offloads: NonNullable<StrategyOutpu
 export async function applyStrategy(
   messages: RoleMessage[],
   strategy: Strategy,
-  opts: { model?: string; temporary?: RoleMessage[]; presets?: ModelPreset[] } = {},
+  opts: { model?: string; temporary?: RoleMessage[]; presets?: ModelPreset[]; autoContext?: AutoContextPlan } = {},
 ): Promise<AppliedWindow> {
   const preset = presetFor(opts.model ?? DEFAULT_MODEL, opts.presets);
   const ctx = { encoding: preset.encoding, contextWindow: preset.context_window };
   const temporary = opts.temporary ?? [];
   let out: StrategyOutput;
+  let report: AutoContextRun["report"] | undefined;
   if (strategy.type === "message_window") {
     out = messageWindowStrategy(messages, strategy, temporary);
   } else {
-    out =
-      strategy.type === "token_buffer"
-        ? tokenBufferStrategy(messages, strategy, ctx)
-        : await autoContextStrategy(messages, strategy, ctx, configuredChat());
+    if (strategy.type === "auto_context") {
+      const run = await runAutoContextPlan(messages, strategy, opts.autoContext ?? {});
+      out = run;
+      report = run.report;
+    } else {
+      out = strategy.type === "token_buffer" ? tokenBufferStrategy(messages, strategy, ctx) : await summaryBufferStrategy(messages, strategy, ctx, configuredChat());
+    }
     if (temporary.length) {
       out.messages = [...out.messages, ...temporary];
       out.sourceIndex = [...out.sourceIndex, ...temporary.map(() => -1)];
@@ -44,6 +51,7 @@ export async function applyStrategy(
     dropped: out.dropped,
     transformed: out.transformed,
     ...(out.triggered !== undefined ? { triggered: out.triggered } : {}),
+    ...(report ? { auto_context: report } : {}),
     model: preset.model,
     encoding: preset.encoding,
     context_window: preset.context_window,
@@ -51,4 +59,25 @@ export async function applyStrategy(
     preset,
     sourceIndex: out.sourceIndex,
   };
+}
+
+/**
+ * How auto_context runs: on the given memory (a preview), or as a replay of a stored
+ * conversation (`replay.next` is the new query), with the agent's system prompt when
+ * the caller assembles it (/context).
+ */
+export type AutoContextPlan = { replay?: { next: RoleMessage | null; scope: string }; systemPrompt?: string; newUuid?: () => string };
+
+/** Summaries from the configured chat model (cached per replay scope), else a labelled placeholder. */
+export function summaryInfo(scope: string | null, mode: AutoContextStrategy["summarizer"] = "auto"): SummaryInfo {
+  const chat = configuredChat();
+  if (!chat || mode === "placeholder") return { summarize: placeholderSummarizer, model: null, counts: () => ({ calls: 0, cached: 0 }), chatModel: chat?.model ?? null };
+  const m = modelSummarizer(chat, scope);
+  return { summarize: m.summarize, model: chat.model, counts: () => ({ ...m.counts }), setCall: m.setCall, chatModel: chat.model };
+}
+
+async function runAutoContextPlan(messages: RoleMessage[], strategy: AutoContextStrategy, plan: AutoContextPlan): Promise<AutoContextRun> {
+  const opts = { systemPrompt: plan.systemPrompt, newUuid: plan.newUuid };
+  if (plan.replay) return replayAutoContext(messages, plan.replay.next, strategy, summaryInfo(plan.replay.scope, strategy.summarizer), opts);
+  return runAutoContext(messages, strategy, summaryInfo(null, strategy.summarizer), opts);
 }

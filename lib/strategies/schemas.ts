@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { EVENT_TYPES } from "./agentscope/state";
 
 // Contracts of the window strategies and of POST /api/v1/window (a fixed shape:
 // clients depend on it). Client-safe.
@@ -48,24 +49,49 @@ export const ZMessageWindowStrategy = z
     type: z.literal("message_window"),
     max_attached_message_count: z.number().int().min(1, "must be > 0").max(100_000).default(10),
     history_message_truncate_enable: z.boolean().default(false),
-    history_message_truncate_length: z.number().int().min(1).max(1_000_000).default(1000),
+    history_message_truncate_length: z.number().int().min(0).max(1_000_000).default(1000),
     system_message: z.string().max(200_000).optional(),
     include_tools: z.boolean().default(true),
   })
   .strict();
 
-export const ZAutoContextStrategy = z
+export const ZSummaryBufferStrategy = z
   .object({
-    type: z.literal("auto_context"),
+    type: z.literal("summary_buffer"),
     msg_threshold: z.number().int().min(1).max(100_000).default(30),
     token_ratio: z.number().gt(0).max(1).default(0.3),
     last_keep: z.number().int().min(0).max(100_000).default(10),
     offload_tokens: z.number().int().min(50).max(1_000_000).default(2000).describe("Contents larger than this are offloaded to a stored reference."),
     include_tools: z.boolean().default(true),
   })
-  .strict();
+  .strict()
+  .describe("Memscope's own strategy: merge, one summary of the older history, offload. Not a peer's.");
 
-export const ZStrategy = z.discriminatedUnion("type", [ZTokenBufferStrategy, ZMessageWindowStrategy, ZAutoContextStrategy]);
+/** AgentScope v1.0.12 AutoContextMemory: AutoContextConfig's fields in snake_case, with its defaults. */
+export const ZAutoContextStrategy = z
+  .object({
+    type: z.literal("auto_context"),
+    msg_threshold: z.number().int().min(1).max(1_000_000).default(100),
+    token_ratio: z.number().gt(0).max(1).default(0.75),
+    max_token: z.number().int().min(1).max(100_000_000).default(131_072).describe("A setting of AutoContextConfig, not the model's context window."),
+    last_keep: z.number().int().min(0).max(1_000_000).default(50),
+    large_payload_threshold: z.number().int().min(0).max(100_000_000).default(5120).describe("Characters."),
+    offload_single_preview: z.number().int().min(0).max(1_000_000).default(200).describe("Characters kept before the offload tag."),
+    min_consecutive_tool_messages: z.number().int().min(0).max(1_000_000).default(6),
+    min_compression_token_threshold: z.number().int().min(0).max(100_000_000).default(5000),
+    current_round_compression_ratio: z.number().gt(0).max(1).default(0.3),
+    system_prompt: z.string().max(200_000).default("").describe("The agent's own system prompt (outside the memory). /context uses its own system_prompt."),
+    steps: z.number().int().min(1).max(50).default(1).describe("Consecutive model calls simulated on the given memory."),
+    hook_wiring: z.enum(["1.0", "1.1"]).default("1.0").describe("1.0: the hook's instruction appended to the system prompt; 1.1: a second system message."),
+    summarizer: z
+      .enum(["auto", "placeholder"])
+      .default("auto")
+      .describe("auto: the configured chat model (MEMSCOPE_CHAT_*) writes summaries, else placeholders; placeholder: never call the model (free; the report says how many calls a model run would make)."),
+  })
+  .strict();
+export type AutoContextStrategy = z.infer<typeof ZAutoContextStrategy>;
+
+export const ZStrategy = z.discriminatedUnion("type", [ZTokenBufferStrategy, ZMessageWindowStrategy, ZAutoContextStrategy, ZSummaryBufferStrategy]);
 export type Strategy = z.infer<typeof ZStrategy>;
 
 export const ZWindowInput = z
@@ -86,12 +112,51 @@ export const ZTransformed = z.object({
   ref: z.string().optional().describe("Offloaded content: GET /api/v1/offloaded/{ref}"),
 });
 
+export const ZAutoContextEvent = z.object({
+  type: z.enum(EVENT_TYPES).describe("AgentScope's CompressionEvent type"),
+  compressed_message_count: z.number().int(),
+  start: z.number().int().describe("Position in the memory the step saw."),
+  offload_ref: z.string().nullable().describe("The original: GET /api/v1/offloaded/{ref}"),
+  summarizer_messages: z.array(ZRoleMessage).nullable().describe("What was sent to the summarizer; null for a plain offload."),
+});
+
+export const ZAutoContextStep = z.object({
+  call: z.number().int().describe("1-based model call."),
+  turn_index: z.number().int().nullable().describe("Replay: index in the history of the assistant message this call produced; null for the next call."),
+  triggered: z.boolean(),
+  strategy: z.number().int().min(1).max(6).nullable(),
+  events: z.array(ZAutoContextEvent),
+  messages_before: z.number().int(),
+  tokens_before: z.number().int().describe("AgentScope's own estimate, not tiktoken."),
+  messages_after: z.number().int(),
+  tokens_after: z.number().int(),
+  threshold_tokens: z.number().int(),
+});
+
+export const ZAutoContextReport = z.object({
+  follows: z.literal("AgentScope v1.0.12 AutoContextMemory"),
+  hook_wiring: z.enum(["1.0", "1.1"]),
+  summaries: z.enum(["model", "placeholder"]),
+  summary_model: z.string().nullable(),
+  chat_model: z.string().nullable().describe("The configured chat model, used or not."),
+  summaries_written: z.number().int().describe("Summaries this run wrote (model or placeholder): with summarizer auto and a model, the calls it costs before caching."),
+  model_calls: z.number().int().describe("Summarizer calls made to the chat model for this answer."),
+  cached_summaries: z.number().int(),
+  calls: z.number().int().describe("Agent model calls simulated."),
+  triggered_calls: z.number().int(),
+  steps: z.array(ZAutoContextStep).describe("Window: every simulated call. Replay: the calls where a strategy was applied."),
+  tools: z.array(z.object({ name: z.string(), description: z.string(), parameters: z.record(z.string(), z.unknown()) })),
+  memory: z.object({ messages: z.number().int(), tokens: z.number().int() }),
+});
+export type AutoContextReport = z.infer<typeof ZAutoContextReport>;
+
 export const ZWindowResult = z.object({
   messages: z.array(ZRoleMessage),
   total_tokens: z.number().int(),
   dropped: z.array(ZDropped),
   transformed: z.array(ZTransformed),
-  triggered: z.boolean().optional().describe("auto_context: whether compression ran"),
+  triggered: z.boolean().optional().describe("auto_context, summary_buffer: whether compression ran"),
+  auto_context: ZAutoContextReport.optional(),
   model: z.string(),
   encoding: z.string(),
   context_window: z.number().int(),

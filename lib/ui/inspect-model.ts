@@ -3,26 +3,28 @@
 // imports from the shared contracts: the client bundle gets the types, not zod.
 import type { ContextInput, ContextResult } from "@/lib/context/schemas";
 import type { MemoryType } from "@/lib/memories/schemas";
-import type { RoleMessage, Strategy, WindowInput, WindowResult } from "@/lib/strategies/schemas";
+import type { AutoContextReport, RoleMessage, Strategy, WindowInput, WindowResult } from "@/lib/strategies/schemas";
 
-export type { RoleMessage, Strategy };
+export type { AutoContextReport, RoleMessage, Strategy };
 export type StrategyType = Strategy["type"];
 export type SectionName = ContextResult["message_sections"][number];
 export type MemoryFormat = ContextInput["memory"]["format"];
 export type TransformAction = WindowResult["transformed"][number]["action"];
 
-export const STRATEGY_TYPES: StrategyType[] = ["token_buffer", "message_window", "auto_context"];
+export const STRATEGY_TYPES: StrategyType[] = ["token_buffer", "message_window", "auto_context", "summary_buffer"];
 
 export const STRATEGY_LABEL: Record<StrategyType, string> = {
   token_buffer: "Token buffer",
   message_window: "Message window",
-  auto_context: "Auto context",
+  auto_context: "AgentScope AutoContextMemory",
+  summary_buffer: "Summary buffer (Memscope)",
 };
 
 export const STRATEGY_HINT: Record<StrategyType, string> = {
   token_buffer: "Keep the newest turns that fit in max_token_limit (LangChain ConversationTokenBufferMemory).",
   message_window: "Keep the newest N messages, optionally truncating each (Agents-Flex MemoryPrompt).",
-  auto_context: "Over a message or token threshold: merge, summarize older history, offload large contents (AgentScope).",
+  auto_context: "AgentScope v1.0.12 AutoContextMemory: at a message or estimated-token threshold, one of six strategies per model call (tool runs, large messages, past rounds, current round). Plain chat is never summarized.",
+  summary_buffer: "Memscope's own: over a threshold, merge, summarize the older history into one message, offload large contents. Tool results stay with their calls.",
 };
 
 /** Every strategy's parameters kept side by side, so switching type keeps what was typed. */
@@ -36,11 +38,25 @@ export type StrategyDraft = {
     system_message: string;
     include_tools: boolean;
   };
-  auto_context: { msg_threshold: number; token_ratio: number; last_keep: number; offload_tokens: number; include_tools: boolean };
+  auto_context: {
+    msg_threshold: number;
+    token_ratio: number;
+    max_token: number;
+    last_keep: number;
+    large_payload_threshold: number;
+    offload_single_preview: number;
+    min_consecutive_tool_messages: number;
+    min_compression_token_threshold: number;
+    current_round_compression_ratio: number;
+    steps: number;
+    hook_wiring: "1.0" | "1.1";
+    summarizer: "auto" | "placeholder";
+  };
+  summary_buffer: { msg_threshold: number; token_ratio: number; last_keep: number; offload_tokens: number; include_tools: boolean };
 };
 
-/** The schema defaults (token_buffer has none for max_token_limit: 2 000 is a useful start). */
-export function defaultDraft(type: StrategyType = "message_window"): StrategyDraft {
+/** The schema defaults (token_buffer has none for max_token_limit: 2 000 is a useful start). Token buffer first, as in the rest of the app. */
+export function defaultDraft(type: StrategyType = "token_buffer"): StrategyDraft {
   return {
     type,
     token_buffer: { max_token_limit: 2000, include_tools: true },
@@ -51,7 +67,23 @@ export function defaultDraft(type: StrategyType = "message_window"): StrategyDra
       system_message: "",
       include_tools: true,
     },
-    auto_context: { msg_threshold: 30, token_ratio: 0.3, last_keep: 10, offload_tokens: 2000, include_tools: true },
+    // AgentScope's own AutoContextConfig defaults.
+    auto_context: {
+      msg_threshold: 100,
+      token_ratio: 0.75,
+      max_token: 131_072,
+      last_keep: 50,
+      large_payload_threshold: 5120,
+      offload_single_preview: 200,
+      min_consecutive_tool_messages: 6,
+      min_compression_token_threshold: 5000,
+      current_round_compression_ratio: 0.3,
+      steps: 1,
+      hook_wiring: "1.0",
+      // Free first: the timeline says how many model calls a replay with the model would make.
+      summarizer: "placeholder",
+    },
+    summary_buffer: { msg_threshold: 30, token_ratio: 0.3, last_keep: 10, offload_tokens: 2000, include_tools: true },
   };
 }
 
@@ -69,8 +101,15 @@ export function toStrategy(d: StrategyDraft): Strategy {
       return { type: "message_window", ...rest, ...(system_message.trim() ? { system_message } : {}) };
     }
     case "auto_context":
-      return { type: "auto_context", ...d.auto_context };
+      return { type: "auto_context", system_prompt: "", ...d.auto_context };
+    case "summary_buffer":
+      return { type: "summary_buffer", ...d.summary_buffer };
   }
+}
+
+/** auto_context sends the agent's system prompt with the memory (the hook's instruction goes with it). */
+function withSystemPrompt(s: Strategy, systemPrompt: string): Strategy {
+  return s.type === "auto_context" ? { ...s, system_prompt: systemPrompt } : s;
 }
 
 export function strategySummary(d: StrategyDraft): string {
@@ -80,7 +119,9 @@ export function strategySummary(d: StrategyDraft): string {
     case "message_window":
       return `message_window · ${d.message_window.max_attached_message_count} msgs${d.message_window.history_message_truncate_enable ? ` · trunc ${d.message_window.history_message_truncate_length}` : ""}`;
     case "auto_context":
-      return `auto_context · ${d.auto_context.msg_threshold} msgs / ${d.auto_context.token_ratio} ratio · keep ${d.auto_context.last_keep}`;
+      return `auto_context · ${d.auto_context.msg_threshold} msgs / ${Math.floor(d.auto_context.max_token * d.auto_context.token_ratio)} est. tok · keep ${d.auto_context.last_keep}`;
+    case "summary_buffer":
+      return `summary_buffer · ${d.summary_buffer.msg_threshold} msgs / ${d.summary_buffer.token_ratio} ratio · keep ${d.summary_buffer.last_keep}`;
   }
 }
 
@@ -212,7 +253,13 @@ export function buildRequest(src: InspectSource, strategy: StrategyDraft, settin
     issues,
     request: {
       endpoint: "window",
-      body: { messages, model: settings.model, strategy: toStrategy(strategy), ...(temporary ? { temporary_messages: temporary } : {}) },
+      body: {
+        messages,
+        model: settings.model,
+        // auto_context puts the agent's system prompt in front of the memory, with the hook's instruction.
+        strategy: withSystemPrompt(toStrategy(strategy), src.systemPrompt),
+        ...(temporary ? { temporary_messages: temporary } : {}),
+      },
       reservedOutput: settings.reservedOutput,
       input: messages,
     },
@@ -243,6 +290,8 @@ export type InspectResult = {
   encoding: string;
   exact: boolean;
   retrievalId: string | null;
+  /** auto_context: AgentScope's steps (a replay of a stored conversation, or the calls on a pasted memory). */
+  autoContext?: AutoContextReport;
 };
 
 export function textOf(m: RoleMessage): string {
@@ -272,6 +321,7 @@ export function fromContext(r: ContextResult, input?: RoleMessage[]): InspectRes
     encoding: r.encoding,
     exact: r.exact,
     retrievalId: r.retrieval_id,
+    ...(r.auto_context ? { autoContext: r.auto_context } : {}),
   };
 }
 
@@ -309,6 +359,7 @@ export function fromWindow(r: WindowResult, input: RoleMessage[], reservedOutput
     encoding: r.encoding,
     exact,
     retrievalId: null,
+    ...(r.auto_context ? { autoContext: r.auto_context } : {}),
   };
 }
 
@@ -317,10 +368,16 @@ export function fromWindow(r: WindowResult, input: RoleMessage[], reservedOutput
 
 const OFFLOADED = /^\[Offloaded (\d+) tokens; ref ([0-9a-f-]{36})\]/i;
 
+/** AgentScope's marker (auto_context): the original is stored under the uuid. */
+const CONTEXT_OFFLOAD = /<!-- CONTEXT_OFFLOAD: uuid=([0-9a-f-]{36}) -->/i;
+
+/** The stored original behind a message: summary_buffer's "[Offloaded …]" or auto_context's tag (tokens unknown: 0). */
 export function offloadedRef(m: RoleMessage): { ref: string; tokens: number } | null {
   if (typeof m.content !== "string") return null;
   const match = OFFLOADED.exec(m.content);
-  return match ? { ref: match[2], tokens: Number(match[1]) } : null;
+  if (match) return { ref: match[2], tokens: Number(match[1]) };
+  const tag = CONTEXT_OFFLOAD.exec(m.content);
+  return tag ? { ref: tag[1], tokens: 0 } : null;
 }
 
 export function isSummary(m: RoleMessage): boolean {
@@ -329,7 +386,9 @@ export function isSummary(m: RoleMessage): boolean {
 
 /** A stable identity for comparing two final prompts: role, content and tool calls (offload refs are random: masked). */
 export function messageKey(m: RoleMessage): string {
-  const content = textOf(m).replace(/ref [0-9a-f-]{36}/gi, "ref ·");
+  const content = textOf(m)
+    .replace(/ref [0-9a-f-]{36}/gi, "ref ·")
+    .replace(/uuid=[0-9a-f-]{36}/gi, "uuid=·");
   return JSON.stringify([m.role, content, m.tool_call_id ?? "", (m.tool_calls ?? []).map((c) => [c.name, c.arguments])]);
 }
 

@@ -19,7 +19,8 @@ type Spec =
   | { kind: "int"; min: number; max: number }
   | { kind: "ratio" } // 0 < x <= 1
   | { kind: "bool" }
-  | { kind: "text" };
+  | { kind: "text" }
+  | { kind: "choice"; values: string[] };
 
 type Specs<T extends StrategyType> = { [K in keyof StrategyDraft[T]]: Spec };
 
@@ -32,11 +33,25 @@ export const STRATEGY_PARAMS: { [T in StrategyType]: Specs<T> } = {
   message_window: {
     max_attached_message_count: int(1, 100_000),
     history_message_truncate_enable: bool,
-    history_message_truncate_length: int(1, 1_000_000),
+    history_message_truncate_length: int(0, 1_000_000),
     system_message: { kind: "text" },
     include_tools: bool,
   },
   auto_context: {
+    msg_threshold: int(1, 1_000_000),
+    token_ratio: { kind: "ratio" },
+    max_token: int(1, 100_000_000),
+    last_keep: int(0, 1_000_000),
+    large_payload_threshold: int(0, 100_000_000),
+    offload_single_preview: int(0, 1_000_000),
+    min_consecutive_tool_messages: int(0, 1_000_000),
+    min_compression_token_threshold: int(0, 100_000_000),
+    current_round_compression_ratio: { kind: "ratio" },
+    steps: int(1, 50),
+    hook_wiring: { kind: "choice", values: ["1.0", "1.1"] },
+    summarizer: { kind: "choice", values: ["auto", "placeholder"] },
+  },
+  summary_buffer: {
     msg_threshold: int(1, 100_000),
     token_ratio: { kind: "ratio" },
     last_keep: int(0, 100_000),
@@ -57,6 +72,8 @@ function valid(spec: Spec, v: Value): boolean {
       return typeof v === "boolean";
     case "text":
       return typeof v === "string" && v.trim() !== "" && v.length <= MAX_LINK_TEXT;
+    case "choice":
+      return typeof v === "string" && spec.values.includes(v);
   }
 }
 
@@ -68,7 +85,7 @@ function encodeValue(v: Value): string {
 function decodeValue(spec: Spec, raw: string): Value | undefined {
   let v: Value | undefined;
   if (spec.kind === "bool") v = raw === "1" || raw === "true" ? true : raw === "0" || raw === "false" ? false : undefined;
-  else if (spec.kind === "text") v = raw;
+  else if (spec.kind === "text" || spec.kind === "choice") v = raw;
   else v = raw.trim() === "" ? undefined : Number(raw);
   return v !== undefined && valid(spec, v) ? v : undefined;
 }
@@ -170,7 +187,7 @@ export function parseInspectQuery(sp: URLSearchParams): InspectLinkState {
       query: sp.get("q") ?? "",
       memory: parseMemory(sp),
     },
-    draftA: parseStrategyParams(sp, "a", isStrategyType(typeA) ? typeA : "message_window"),
+    draftA: parseStrategyParams(sp, "a", isStrategyType(typeA) ? typeA : "token_buffer"),
     draftB: parseStrategyParams(sp, "b", isStrategyType(typeB) ? typeB : "token_buffer"),
     compare: isStrategyType(typeB),
     model: model && model.length <= 100 ? model : DEFAULT_MODEL,

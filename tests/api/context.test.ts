@@ -48,11 +48,11 @@ describe.each(DATABASE_KINDS)("window and context API on %s", (kind) => {
     expect(tool.body.error.details[0].field).toBe("messages[0].tool_call_id");
   });
 
-  it("/window: auto_context offloads large contents, retrievable by reference", async () => {
+  it("/window: summary_buffer offloads large contents, retrievable by reference", async () => {
     const big = "lorem ipsum dolor sit amet ".repeat(400);
     const r = await api.post("/window", {
       messages: [...Array.from({ length: 31 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `m${i}` })), { role: "user", content: big }],
-      strategy: { type: "auto_context", offload_tokens: 300 },
+      strategy: { type: "summary_buffer", offload_tokens: 300 },
     });
     expect(r.body.triggered).toBe(true);
     const off = r.body.transformed.find((t: { action: string }) => t.action === "offloaded");

@@ -68,8 +68,11 @@ describe("prompt inspector in a browser", () => {
     expect(await bar.locator('[data-section="history"]').count()).toBe(1);
 
     expect(await page.locator('[data-testid="dropped-item"]').count()).toBeGreaterThan(0);
-    expect(await page.locator('[data-testid="dropped-item"]').first().textContent()).toMatch(/.+/);
-    await expect(page.getByText("older than the newest 6 messages").first().isVisible()).resolves.toBe(true);
+    // Dropped: everything but the newest 6 history messages, from the thread's first message, with the reason.
+    const firstDropped = page.locator('[data-testid="dropped-item"]').first();
+    expect(await firstDropped.getAttribute("data-index")).toBe("0");
+    expect(await firstDropped.textContent()).toContain("#1");
+    await page.getByText("older than the newest 6 messages").first().waitFor();
 
     // The URL carries the main selection.
     await page.waitForFunction(() => location.search.includes("strategy=message_window") && location.search.includes("conversation="));
@@ -86,21 +89,22 @@ describe("prompt inspector in a browser", () => {
     await dark.screenshot({ path: screenshotPath("inspect-message-window-dark"), fullPage: true });
   });
 
-  it("auto_context over msg_threshold 30 summarizes the older history", async () => {
-    await page.locator('[data-testid="strategy-select"]').selectOption("auto_context");
-    await page.locator('[data-testid="strategy-field-msg_threshold"]').fill("30");
-    await run();
+  /** A shared link of the stored 646-turn conversation: it runs itself, whatever the page showed before. */
+  const storedLink = (extra: Record<string, string>) =>
+    `${server.url}/inspect?${new URLSearchParams({ user: "ana@example.com", conversation: DEMO_IDS.long, q: "what's my budget?", ...extra })}`;
+
+  it("summary_buffer over msg_threshold 30 summarizes the older history", async () => {
+    await page.goto(storedLink({ strategy: "summary_buffer", "a.msg_threshold": "30" }));
     await page.locator('[data-testid="transformed-item"][data-action="summarized"]').first().waitFor();
     await settled();
     expect(await page.locator('[data-testid="prompt-bubble"]').filter({ hasText: "summary of the earlier conversation" }).count()).toBe(1);
-    await page.waitForFunction(() => location.search.includes("strategy=auto_context"));
+    await page.waitForFunction(() => location.search.includes("strategy=summary_buffer"));
     await top();
-    await page.screenshot({ path: screenshotPath("inspect-auto-context"), fullPage: true });
+    await page.screenshot({ path: screenshotPath("inspect-summary-buffer"), fullPage: true });
   });
 
   it("compares token_buffer with message_window side by side", async () => {
-    await page.locator('[data-testid="strategy-select"]').selectOption("token_buffer");
-    await page.locator('[data-testid="strategy-field-max_token_limit"]').fill("800");
+    await page.goto(storedLink({ strategy: "token_buffer", "a.max_token_limit": "800" }));
     await page.locator('[data-testid="compare-toggle"]').click();
     await page.locator('[data-testid="strategy-select-b"]').selectOption("message_window");
     await page.locator('[data-testid="strategy-b-field-max_attached_message_count"]').fill("4");
@@ -119,8 +123,19 @@ describe("prompt inspector in a browser", () => {
     expect(await colA.locator('[data-testid="diff-only"]').first().textContent()).toMatch(/only in A/i);
     // The shared messages (system with memories, the query) are in both.
     expect(await colA.locator('[data-testid="prompt-bubble"][data-diff="both"]').count()).toBeGreaterThan(0);
+    // The delta is B's total minus A's, as the API counts them for the same request.
     const delta = Number(await page.locator('[data-testid="token-delta"]').getAttribute("data-delta"));
-    expect(Number.isFinite(delta)).toBe(true);
+    const total = async (strategy: object) => {
+      const res = await fetch(`${server.url}/api/v1/context`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ user_id: "ana@example.com", conversation_id: DEMO_IDS.long, query: "what's my budget?", strategy, memory: { dry_run: true } }),
+      });
+      return ((await res.json()) as { sections: { total: number } }).sections.total;
+    };
+    const [ta, tb] = await Promise.all([total({ type: "token_buffer", max_token_limit: 800 }), total({ type: "message_window", max_attached_message_count: 4 })]);
+    expect(ta).not.toBe(tb);
+    expect(delta).toBe(tb - ta);
     await page.waitForFunction(() => location.search.includes("compare=message_window"));
     await top();
     await page.screenshot({ path: screenshotPath("inspect-compare"), fullPage: true });
@@ -170,8 +185,8 @@ describe("prompt inspector in a browser", () => {
     await top();
     await page.screenshot({ path: screenshotPath("inspect-paste"), fullPage: true });
 
-    // auto_context with a low offload threshold offloads the long itinerary; the content loads on demand.
-    await page.locator('[data-testid="strategy-select"]').selectOption("auto_context");
+    // summary_buffer with a low offload threshold offloads the long itinerary; the content loads on demand.
+    await page.locator('[data-testid="strategy-select"]').selectOption("summary_buffer");
     await page.locator('[data-testid="strategy-field-msg_threshold"]').fill("5");
     await page.locator('[data-testid="strategy-field-last_keep"]').fill("4");
     await page.locator('[data-testid="strategy-field-offload_tokens"]').fill("50");
@@ -194,7 +209,7 @@ describe("prompt inspector in a browser", () => {
     await page.screenshot({ path: screenshotPath("inspect-overflow") });
 
     // The same view in dark mode: paste the sample there and run the offloading strategy.
-    await dark.goto(`${server.url}/inspect?source=paste&strategy=auto_context`);
+    await dark.goto(`${server.url}/inspect?source=paste&strategy=summary_buffer`);
     await dark.locator('[data-testid="inspect-sample"]').click();
     await dark.locator('[data-testid="strategy-field-msg_threshold"]').fill("5");
     await dark.locator('[data-testid="strategy-field-last_keep"]').fill("4");
@@ -214,7 +229,7 @@ describe("prompt inspector in a browser", () => {
       "a.max_attached_message_count": "4",
       "a.history_message_truncate_enable": "1",
       "a.history_message_truncate_length": "120",
-      compare: "auto_context",
+      compare: "summary_buffer",
       "b.msg_threshold": "-3", // invalid: the default (30) is used and the link drops it
       "b.token_ratio": "0.5",
       "b.last_keep": "4",
@@ -229,7 +244,7 @@ describe("prompt inspector in a browser", () => {
     expect(await field("strategy-field-max_attached_message_count").inputValue()).toBe("4");
     expect(await field("strategy-field-history_message_truncate_enable").isChecked()).toBe(true);
     expect(await field("strategy-field-history_message_truncate_length").inputValue()).toBe("120");
-    expect(await field("strategy-select-b").inputValue()).toBe("auto_context");
+    expect(await field("strategy-select-b").inputValue()).toBe("summary_buffer");
     expect(await field("strategy-b-field-msg_threshold").inputValue()).toBe("30");
     expect(await field("strategy-b-field-token_ratio").inputValue()).toBe("0.5");
     expect(await field("strategy-b-field-last_keep").inputValue()).toBe("4");

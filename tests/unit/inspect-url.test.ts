@@ -4,7 +4,7 @@ import { encodeInspectQuery, parseInspectQuery, type InspectLinkState } from "@/
 
 const base = (): InspectLinkState => ({
   src: { tab: "stored", user: "", conversation: "", leaf: "", query: "", memory: { ...DEFAULT_MEMORY } },
-  draftA: defaultDraft("message_window"),
+  draftA: defaultDraft("token_buffer"),
   draftB: defaultDraft("token_buffer"),
   compare: false,
   model: "gpt-4o",
@@ -14,13 +14,14 @@ const parse = (qs: string) => parseInspectQuery(new URLSearchParams(qs));
 
 describe("inspector shared links", () => {
   it("a default view is just its strategy", () => {
-    expect(encodeInspectQuery(base())).toBe("strategy=message_window");
+    // token_buffer is the default strategy, as in the rest of the app.
+    expect(encodeInspectQuery(base())).toBe("strategy=token_buffer");
     expect(parse("")).toEqual(base());
   });
 
   it("keeps only non-default parameters, with the side they belong to", () => {
     const s = base();
-    s.draftA = { ...s.draftA, message_window: { ...s.draftA.message_window, max_attached_message_count: 4, history_message_truncate_enable: true } };
+    s.draftA = { ...s.draftA, type: "message_window", message_window: { ...s.draftA.message_window, max_attached_message_count: 4, history_message_truncate_enable: true } };
     s.compare = true;
     s.draftB = { ...defaultDraft("auto_context"), auto_context: { ...defaultDraft().auto_context, last_keep: 4, token_ratio: 0.45 } };
     s.reserved = 2048;
@@ -43,7 +44,24 @@ describe("inspector shared links", () => {
         ...defaultDraft("message_window"),
         message_window: { max_attached_message_count: 3, history_message_truncate_enable: true, history_message_truncate_length: 120, system_message: "Be brief & kind = 100%", include_tools: false },
       },
-      { ...defaultDraft("auto_context"), auto_context: { msg_threshold: 5, token_ratio: 1, last_keep: 0, offload_tokens: 50, include_tools: false } },
+      {
+        ...defaultDraft("auto_context"),
+        auto_context: {
+          msg_threshold: 5,
+          token_ratio: 1,
+          max_token: 4096,
+          last_keep: 0,
+          large_payload_threshold: 0,
+          offload_single_preview: 12,
+          min_consecutive_tool_messages: 2,
+          min_compression_token_threshold: 0,
+          current_round_compression_ratio: 0.5,
+          steps: 4,
+          hook_wiring: "1.1",
+          summarizer: "auto",
+        },
+      },
+      { ...defaultDraft("summary_buffer"), summary_buffer: { msg_threshold: 5, token_ratio: 1, last_keep: 0, offload_tokens: 50, include_tools: false } },
     ];
     for (const a of drafts) {
       for (const b of drafts) {
@@ -70,8 +88,9 @@ describe("inspector shared links", () => {
         "a.msg_threshold=0", // below 1
         "a.token_ratio=1.5", // over 1
         "a.last_keep=2.5", // not an integer
-        "a.offload_tokens=abc",
-        "a.include_tools=maybe",
+        "a.max_token=abc",
+        "a.hook_wiring=2.0", // not a wiring
+        "a.include_tools=maybe", // not a parameter of auto_context
         "a.max_token_limit=10", // not a parameter of auto_context
         "compare=nope",
         "b.max_token_limit=500",
@@ -98,6 +117,7 @@ describe("inspector shared links", () => {
     s.src.query = "x".repeat(301);
     s.draftA = {
       ...s.draftA,
+      type: "message_window",
       message_window: { ...s.draftA.message_window, max_attached_message_count: 0, history_message_truncate_length: NaN, system_message: "y".repeat(301) },
       token_buffer: { max_token_limit: 10, include_tools: false },
     };

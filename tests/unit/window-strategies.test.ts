@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { applyStrategy } from "@/lib/strategies/apply-strategy";
-import { autoContextStrategy } from "@/lib/strategies/auto-context-strategy";
+import { summaryBufferStrategy } from "@/lib/strategies/summary-buffer-strategy";
 import { extractiveSummary } from "@/lib/strategies/extractive-summary";
 import { listTokens, roleMessageTokens } from "@/lib/strategies/message-tokens";
 import { MemoryPrompt, messageWindowStrategy, truncateChars } from "@/lib/strategies/message-window-strategy";
@@ -43,6 +43,14 @@ describe("message_window (Agents-Flex MemoryPrompt)", () => {
     expect(out.transformed).toEqual([{ index: 0, action: "truncated", reason: expect.stringContaining("13 characters cut to 5") }]);
     expect(truncateChars("a😀b", 2)).toBe("a😀");
     expect(truncateChars("abc", 10)).toBe("abc");
+  });
+
+  it("accepts truncate length 0 (valid in Agents-Flex): every history text becomes empty", () => {
+    expect(ZStrategy.safeParse({ type: "message_window", history_message_truncate_enable: true, history_message_truncate_length: 0 }).success).toBe(true);
+    const msgs = [u("question"), a("answer")];
+    const out = messageWindowStrategy(msgs, { ...defaults, history_message_truncate_enable: true, history_message_truncate_length: 0 });
+    expect(out.messages).toEqual([u(""), a("")]);
+    expect(msgs[0].content).toBe("question");
   });
 
   it("puts the configured system message first unless the window already starts with one", () => {
@@ -104,19 +112,19 @@ describe("token_buffer over role messages", () => {
   });
 });
 
-describe("auto_context (AgentScope AutoContextMemory)", () => {
+describe("summary_buffer (Memscope's own)", () => {
   const opts = { msg_threshold: 30, token_ratio: 0.3, last_keep: 10, offload_tokens: 2000, include_tools: true };
 
   it("does nothing under both thresholds", async () => {
     const msgs = conversation(10); // 20 messages
-    const out = await autoContextStrategy(msgs, opts, ctx, null);
+    const out = await summaryBufferStrategy(msgs, opts, ctx, null);
     expect(out.triggered).toBe(false);
     expect(out.messages).toEqual(msgs);
   });
 
   it("triggers on message count: keeps the last N as they are, summarizes the rest (extractive, labelled)", async () => {
     const msgs = conversation(20); // 40 messages > 30
-    const out = await autoContextStrategy(msgs, opts, ctx, null);
+    const out = await summaryBufferStrategy(msgs, opts, ctx, null);
     expect(out.triggered).toBe(true);
     expect(out.messages.slice(-10)).toEqual(msgs.slice(-10));
     expect(out.messages).toHaveLength(11);
@@ -127,19 +135,35 @@ describe("auto_context (AgentScope AutoContextMemory)", () => {
 
   it("triggers on tokens against the context window, and merging alone can be enough", async () => {
     // 12 messages, all user, in a tiny window: over the token ratio, under the count.
-    const msgs = Array.from({ length: 12 }, (_, i) => u(`note ${i}: ${"word ".repeat(20)}`));
+    // 315 tokens against 300 (0.3 × 1000); merged, 10 messages' overheads go and it fits.
+    const msgs = Array.from({ length: 12 }, (_, i) => u(`note ${i}: ${"word ".repeat(17)}`));
     const small = { encoding: "o200k_base" as const, contextWindow: 1000 };
-    const out = await autoContextStrategy(msgs, { ...opts, last_keep: 2 }, small, null);
+    const out = await summaryBufferStrategy(msgs, { ...opts, last_keep: 2 }, small, null);
     expect(out.triggered).toBe(true);
     const merged = out.transformed.find((t) => t.action === "merged");
     expect(merged).toMatchObject({ index: 0 });
     expect(merged!.reason).toContain("10 adjacent user messages");
+    // Merging was enough: nothing summarized, the ten notes are in the one merged message.
+    expect(out.transformed.filter((t) => t.action === "summarized")).toEqual([]);
+    expect(out.messages).toHaveLength(3);
+    expect(out.messages[0]).toEqual(u(msgs.slice(0, 10).map((m) => m.content).join("\n\n")));
+    expect(out.messages.slice(1)).toEqual(msgs.slice(10));
+  });
+
+  it("never separates a tool result from its call: the kept tail starts at the call", async () => {
+    const call: RoleMessage = { role: "assistant", content: "", tool_calls: [{ id: "c1", name: "search", arguments: "{}" }] };
+    const msgs = [...conversation(16), u("find fado"), call, { role: "tool" as const, tool_call_id: "c1", content: "Clube de Fado 21:00" }, a("Clube de Fado at 21:00.")];
+    // last_keep 2 would cut between the call and its result.
+    const out = await summaryBufferStrategy(msgs, { ...opts, last_keep: 2 }, ctx, null);
+    expect(out.triggered).toBe(true);
+    expect(out.messages.slice(1)).toEqual(msgs.slice(-3));
+    expect(out.messages.slice(1).map((m) => m.role)).toEqual(["assistant", "tool", "assistant"]);
   });
 
   it("offloads large contents to references", async () => {
     const big = u("lorem ipsum dolor ".repeat(800));
     const msgs = [...conversation(16), big];
-    const out = await autoContextStrategy(msgs, { ...opts, offload_tokens: 500 }, ctx, null);
+    const out = await summaryBufferStrategy(msgs, { ...opts, offload_tokens: 500 }, ctx, null);
     const off = out.transformed.find((t) => t.action === "offloaded")!;
     expect(off.index).toBe(32);
     expect(out.offloads![0]).toMatchObject({ ref: off.ref, content: big.content });
@@ -147,12 +171,16 @@ describe("auto_context (AgentScope AutoContextMemory)", () => {
   });
 
   it("extractive summary keeps the most representative sentences in order", () => {
-    const s = extractiveSummary(
-      ["The budget is 120 euros a day. Weather was nice.", "The budget covers trams. Random aside here.", "Budget euros again for the budget."],
-      2,
-    );
+    const texts = ["The budget is 120 euros a day. Weather was nice.", "The budget covers trams. Random aside here.", "Budget euros again for the budget."];
+    const s = extractiveSummary(texts, 2);
     expect(s).toHaveLength(2);
     expect(s.every((x) => /budget/i.test(x))).toBe(true);
+    // In the order they appear in the history, whatever their scores.
+    const joined = texts.join(" ");
+    const at = s.map((x) => joined.indexOf(x));
+    expect(at.every((p) => p >= 0)).toBe(true);
+    expect(at).toEqual([...at].sort((x, y) => x - y));
+    expect(at[0]).not.toBe(at[1]);
   });
 });
 

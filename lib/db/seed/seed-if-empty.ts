@@ -4,6 +4,7 @@ import { insertTurns } from "../../messages/insert-turns";
 import { ZTurnInput } from "../../messages/schemas";
 import type { Database } from "../open-database";
 import { demoConversations } from "./demo-data";
+import { toolAgentDemo } from "./demo-tool-agent";
 import { seedDemoMemories } from "./seed-memories";
 
 /** Loads the demo conversations into an empty database; returns how many it made. */
@@ -14,7 +15,7 @@ export async function seedIfEmpty(db: Database): Promise<number> {
 }
 
 export async function seedDemo(db: Database): Promise<number> {
-  const demos = demoConversations();
+  const demos = [...demoConversations(), toolAgentDemo()];
   for (const d of demos) {
     const conversation = ZConversationCreate.parse(d.conversation);
     await createConversation(db.prisma, conversation);

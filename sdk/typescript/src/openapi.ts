@@ -6274,6 +6274,58 @@ export interface operations {
                     } | {
                         /** @constant */
                         type: "auto_context";
+                        /** @default 100 */
+                        msg_threshold?: number;
+                        /** @default 0.75 */
+                        token_ratio?: number;
+                        /**
+                         * @description A setting of AutoContextConfig, not the model's context window.
+                         * @default 131072
+                         */
+                        max_token?: number;
+                        /** @default 50 */
+                        last_keep?: number;
+                        /**
+                         * @description Characters.
+                         * @default 5120
+                         */
+                        large_payload_threshold?: number;
+                        /**
+                         * @description Characters kept before the offload tag.
+                         * @default 200
+                         */
+                        offload_single_preview?: number;
+                        /** @default 6 */
+                        min_consecutive_tool_messages?: number;
+                        /** @default 5000 */
+                        min_compression_token_threshold?: number;
+                        /** @default 0.3 */
+                        current_round_compression_ratio?: number;
+                        /**
+                         * @description The agent's own system prompt (outside the memory). /context uses its own system_prompt.
+                         * @default
+                         */
+                        system_prompt?: string;
+                        /**
+                         * @description Consecutive model calls simulated on the given memory.
+                         * @default 1
+                         */
+                        steps?: number;
+                        /**
+                         * @description 1.0: the hook's instruction appended to the system prompt; 1.1: a second system message.
+                         * @default 1.0
+                         * @enum {string}
+                         */
+                        hook_wiring?: "1.0" | "1.1";
+                        /**
+                         * @description auto: the configured chat model (MEMSCOPE_CHAT_*) writes summaries, else placeholders; placeholder: never call the model (free; the report says how many calls a model run would make).
+                         * @default auto
+                         * @enum {string}
+                         */
+                        summarizer?: "auto" | "placeholder";
+                    } | {
+                        /** @constant */
+                        type: "summary_buffer";
                         /** @default 30 */
                         msg_threshold?: number;
                         /** @default 0.3 */
@@ -6361,8 +6413,90 @@ export interface operations {
                             /** @description Offloaded content: GET /api/v1/offloaded/{ref} */
                             ref?: string;
                         }[];
-                        /** @description auto_context: whether compression ran */
+                        /** @description auto_context, summary_buffer: whether compression ran */
                         triggered?: boolean;
+                        auto_context?: {
+                            /** @constant */
+                            follows: "AgentScope v1.0.12 AutoContextMemory";
+                            /** @enum {string} */
+                            hook_wiring: "1.0" | "1.1";
+                            /** @enum {string} */
+                            summaries: "model" | "placeholder";
+                            summary_model: string | null;
+                            /** @description The configured chat model, used or not. */
+                            chat_model: string | null;
+                            /** @description Summaries this run wrote (model or placeholder): with summarizer auto and a model, the calls it costs before caching. */
+                            summaries_written: number;
+                            /** @description Summarizer calls made to the chat model for this answer. */
+                            model_calls: number;
+                            cached_summaries: number;
+                            /** @description Agent model calls simulated. */
+                            calls: number;
+                            triggered_calls: number;
+                            /** @description Window: every simulated call. Replay: the calls where a strategy was applied. */
+                            steps: {
+                                /** @description 1-based model call. */
+                                call: number;
+                                /** @description Replay: index in the history of the assistant message this call produced; null for the next call. */
+                                turn_index: number | null;
+                                triggered: boolean;
+                                strategy: number | null;
+                                events: {
+                                    /**
+                                     * @description AgentScope's CompressionEvent type
+                                     * @enum {string}
+                                     */
+                                    type: "TOOL_INVOCATION_COMPRESS" | "LARGE_MESSAGE_OFFLOAD_WITH_PROTECTION" | "LARGE_MESSAGE_OFFLOAD" | "PREVIOUS_ROUND_CONVERSATION_SUMMARY" | "CURRENT_ROUND_LARGE_MESSAGE_SUMMARY" | "CURRENT_ROUND_MESSAGE_COMPRESS";
+                                    compressed_message_count: number;
+                                    /** @description Position in the memory the step saw. */
+                                    start: number;
+                                    /** @description The original: GET /api/v1/offloaded/{ref} */
+                                    offload_ref: string | null;
+                                    /** @description What was sent to the summarizer; null for a plain offload. */
+                                    summarizer_messages: {
+                                        /** @enum {string} */
+                                        role: "system" | "user" | "assistant" | "tool";
+                                        content: string | ({
+                                            /** @constant */
+                                            type: "text";
+                                            text: string;
+                                        } | {
+                                            /** @enum {string} */
+                                            type: "image" | "document" | "audio" | "video" | "custom";
+                                            /** @default remote_url */
+                                            transfer_method: string;
+                                            url?: string | null;
+                                            upload_file_id?: string | null;
+                                        })[];
+                                        tool_call_id?: string;
+                                        tool_calls?: {
+                                            id: string;
+                                            name: string;
+                                            /** @default  */
+                                            arguments: string;
+                                        }[];
+                                        name?: string;
+                                    }[] | null;
+                                }[];
+                                messages_before: number;
+                                /** @description AgentScope's own estimate, not tiktoken. */
+                                tokens_before: number;
+                                messages_after: number;
+                                tokens_after: number;
+                                threshold_tokens: number;
+                            }[];
+                            tools: {
+                                name: string;
+                                description: string;
+                                parameters: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                            memory: {
+                                messages: number;
+                                tokens: number;
+                            };
+                        };
                         model: string;
                         encoding: string;
                         context_window: number;
@@ -6511,6 +6645,58 @@ export interface operations {
                     } | {
                         /** @constant */
                         type: "auto_context";
+                        /** @default 100 */
+                        msg_threshold?: number;
+                        /** @default 0.75 */
+                        token_ratio?: number;
+                        /**
+                         * @description A setting of AutoContextConfig, not the model's context window.
+                         * @default 131072
+                         */
+                        max_token?: number;
+                        /** @default 50 */
+                        last_keep?: number;
+                        /**
+                         * @description Characters.
+                         * @default 5120
+                         */
+                        large_payload_threshold?: number;
+                        /**
+                         * @description Characters kept before the offload tag.
+                         * @default 200
+                         */
+                        offload_single_preview?: number;
+                        /** @default 6 */
+                        min_consecutive_tool_messages?: number;
+                        /** @default 5000 */
+                        min_compression_token_threshold?: number;
+                        /** @default 0.3 */
+                        current_round_compression_ratio?: number;
+                        /**
+                         * @description The agent's own system prompt (outside the memory). /context uses its own system_prompt.
+                         * @default
+                         */
+                        system_prompt?: string;
+                        /**
+                         * @description Consecutive model calls simulated on the given memory.
+                         * @default 1
+                         */
+                        steps?: number;
+                        /**
+                         * @description 1.0: the hook's instruction appended to the system prompt; 1.1: a second system message.
+                         * @default 1.0
+                         * @enum {string}
+                         */
+                        hook_wiring?: "1.0" | "1.1";
+                        /**
+                         * @description auto: the configured chat model (MEMSCOPE_CHAT_*) writes summaries, else placeholders; placeholder: never call the model (free; the report says how many calls a model run would make).
+                         * @default auto
+                         * @enum {string}
+                         */
+                        summarizer?: "auto" | "placeholder";
+                    } | {
+                        /** @constant */
+                        type: "summary_buffer";
                         /** @default 30 */
                         msg_threshold?: number;
                         /** @default 0.3 */
@@ -6662,6 +6848,89 @@ export interface operations {
                             /** @description Offloaded content: GET /api/v1/offloaded/{ref} */
                             ref?: string;
                         }[];
+                        /** @description auto_context: the replay of the stored conversation (or inline history) with the query appended */
+                        auto_context?: {
+                            /** @constant */
+                            follows: "AgentScope v1.0.12 AutoContextMemory";
+                            /** @enum {string} */
+                            hook_wiring: "1.0" | "1.1";
+                            /** @enum {string} */
+                            summaries: "model" | "placeholder";
+                            summary_model: string | null;
+                            /** @description The configured chat model, used or not. */
+                            chat_model: string | null;
+                            /** @description Summaries this run wrote (model or placeholder): with summarizer auto and a model, the calls it costs before caching. */
+                            summaries_written: number;
+                            /** @description Summarizer calls made to the chat model for this answer. */
+                            model_calls: number;
+                            cached_summaries: number;
+                            /** @description Agent model calls simulated. */
+                            calls: number;
+                            triggered_calls: number;
+                            /** @description Window: every simulated call. Replay: the calls where a strategy was applied. */
+                            steps: {
+                                /** @description 1-based model call. */
+                                call: number;
+                                /** @description Replay: index in the history of the assistant message this call produced; null for the next call. */
+                                turn_index: number | null;
+                                triggered: boolean;
+                                strategy: number | null;
+                                events: {
+                                    /**
+                                     * @description AgentScope's CompressionEvent type
+                                     * @enum {string}
+                                     */
+                                    type: "TOOL_INVOCATION_COMPRESS" | "LARGE_MESSAGE_OFFLOAD_WITH_PROTECTION" | "LARGE_MESSAGE_OFFLOAD" | "PREVIOUS_ROUND_CONVERSATION_SUMMARY" | "CURRENT_ROUND_LARGE_MESSAGE_SUMMARY" | "CURRENT_ROUND_MESSAGE_COMPRESS";
+                                    compressed_message_count: number;
+                                    /** @description Position in the memory the step saw. */
+                                    start: number;
+                                    /** @description The original: GET /api/v1/offloaded/{ref} */
+                                    offload_ref: string | null;
+                                    /** @description What was sent to the summarizer; null for a plain offload. */
+                                    summarizer_messages: {
+                                        /** @enum {string} */
+                                        role: "system" | "user" | "assistant" | "tool";
+                                        content: string | ({
+                                            /** @constant */
+                                            type: "text";
+                                            text: string;
+                                        } | {
+                                            /** @enum {string} */
+                                            type: "image" | "document" | "audio" | "video" | "custom";
+                                            /** @default remote_url */
+                                            transfer_method: string;
+                                            url?: string | null;
+                                            upload_file_id?: string | null;
+                                        })[];
+                                        tool_call_id?: string;
+                                        tool_calls?: {
+                                            id: string;
+                                            name: string;
+                                            /** @default  */
+                                            arguments: string;
+                                        }[];
+                                        name?: string;
+                                    }[] | null;
+                                }[];
+                                messages_before: number;
+                                /** @description AgentScope's own estimate, not tiktoken. */
+                                tokens_before: number;
+                                messages_after: number;
+                                tokens_after: number;
+                                threshold_tokens: number;
+                            }[];
+                            tools: {
+                                name: string;
+                                description: string;
+                                parameters: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                            memory: {
+                                messages: number;
+                                tokens: number;
+                            };
+                        };
                         model: string;
                         encoding: string;
                         exact: boolean;

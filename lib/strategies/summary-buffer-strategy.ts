@@ -8,7 +8,7 @@ import type { StrategyContext, StrategyOutput, Transformed } from "./strategy-ty
 
 type Item = { m: RoleMessage; index: number; indices: number[] };
 
-export type AutoContextOptions = {
+export type SummaryBufferOptions = {
   msg_threshold: number;
   token_ratio: number;
   last_keep: number;
@@ -18,21 +18,30 @@ export type AutoContextOptions = {
 
 const SUMMARY_SENTENCES = 8;
 
+/** Moves a cut that would land on a tool result back to the assistant message that called it. */
+export function cutBeforeCall(body: { m: RoleMessage }[], cut: number): number {
+  let at = cut;
+  while (at > 0 && at < body.length && body[at].m.role === "tool") at--;
+  return at;
+}
+
 function mergeable(m: RoleMessage): boolean {
   return (m.role === "user" || m.role === "assistant") && typeof m.content === "string" && !m.tool_calls?.length && !m.name;
 }
 
 /**
- * AgentScope's AutoContextMemory. Triggers when the message count exceeds
- * msg_threshold or the tokens exceed token_ratio of the context window; keeps the last
- * `last_keep` messages as they are and compresses the older ones progressively:
+ * Memscope's own summary buffer (not a peer's strategy; AgentScope's AutoContextMemory
+ * is auto_context). Triggers when the message count exceeds msg_threshold or the
+ * tokens exceed token_ratio of the context window; keeps the last `last_keep` messages
+ * as they are (moving the cut back so a tool result never loses its call) and
+ * compresses the older ones progressively:
  * 1. merge adjacent messages of the same role; 2. if still over, summarize them into
  * one message (the chat model when configured, else an extractive summary, labelled);
  * 3. offload contents larger than offload_tokens to stored references.
  */
-export async function autoContextStrategy(
+export async function summaryBufferStrategy(
   messages: RoleMessage[],
-  opts: AutoContextOptions,
+  opts: SummaryBufferOptions,
   ctx: StrategyContext,
   chat: ChatConfig | null,
 ): Promise<StrategyOutput> {
@@ -52,7 +61,7 @@ export async function autoContextStrategy(
   let lead = 0;
   while (lead < items.length && items[lead].m.role === "system") lead++;
   const body = items.slice(lead);
-  const keepFrom = Math.max(0, body.length - opts.last_keep);
+  const keepFrom = cutBeforeCall(body, Math.max(0, body.length - opts.last_keep));
   const tail = body.slice(keepFrom);
   let older = body.slice(0, keepFrom);
 
