@@ -107,6 +107,11 @@ export class ImportRun {
         ? (await this.sql.query<{ id: string }>(`SELECT id FROM messages WHERE id = ANY($1::uuid[])`, [turnIds])).map((r) => r.id)
         : [],
     );
+    // New records whose id is taken by a conversation that was not imported from this source.
+    const newIds = chunk.filter((c) => !known.has(c.externalId)).map((c) => c.id);
+    const taken = new Set(
+      newIds.length ? (await this.sql.query<{ id: string }>(`SELECT id FROM conversations WHERE id = ANY($1::uuid[])`, [newIds])).map((r) => r.id) : [],
+    );
     const plans: Plan[] = [];
     for (const conv of chunk) {
       const local = known.get(conv.externalId);
@@ -139,6 +144,7 @@ export class ImportRun {
         turns.push(r.data);
         paths.push(t.path ?? `turn ${t.id}`);
       }
+      if (!problem && isNew && taken.has(conv.id)) problem = idTaken(conv);
       if (!problem && isNew && fresh.length < conv.turns.length) {
         const taken = conv.turns.find((t) => stored.has(t.id))!;
         problem = { record: conv.record, field: `${taken.path ?? "turn"}.id`, message: `message ${taken.id} already exists in another conversation` };
@@ -159,8 +165,6 @@ export class ImportRun {
       return this.tick();
     }
     if (this.opts.dryRun) {
-      const clash = plan.isNew ? await this.sql.query(`SELECT 1 FROM conversations WHERE id = $1`, [conv.id]) : [];
-      if (clash.length) return this.fail(idTaken(conv));
       this.counts.conversations++;
       this.counts.turns += turns.length;
       return this.tick();
@@ -168,26 +172,22 @@ export class ImportRun {
     try {
       await this.sql.transaction(async (tx) => {
         if (plan.isNew) {
-          const clash = await tx.query(`SELECT 1 FROM conversations WHERE id = $1`, [conv.id]);
-          if (clash.length) throw new ImportFailure(idTaken(conv));
           const created = conv.created_at ?? turns[0]?.created_at ?? new Date().toISOString();
-          await tx.query(
-            `INSERT INTO conversations (id, app_id, end_user_id, name, mode, model_config, status, created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, $6::jsonb, 'active', $7, $7)`,
-            [conv.id, conv.app_id, conv.end_user_id, conv.name, conv.mode, conv.model_config ? JSON.stringify(conv.model_config) : null, created],
+          // The conversation and its external id in one statement (round trips are most of a small conversation's cost).
+          const [row] = await tx.query<{ local_id: string }>(
+            `WITH c AS (
+               INSERT INTO conversations (id, app_id, end_user_id, name, mode, model_config, status, created_at, updated_at)
+               VALUES ($1, $2, $3, $4, $5, $6::jsonb, 'active', $7, $7) ON CONFLICT (id) DO NOTHING RETURNING id)
+             INSERT INTO import_external_ids (source, kind, external_id, local_id, job_id)
+             SELECT $8, 'conversation', $9, c.id, $10 FROM c RETURNING local_id`,
+            [conv.id, conv.app_id, conv.end_user_id, conv.name, conv.mode, conv.model_config ? JSON.stringify(conv.model_config) : null, created, source, conv.externalId, this.opts.jobId ?? null],
           );
-          await tx.query(
-            `INSERT INTO import_external_ids (source, kind, external_id, local_id, job_id) VALUES ($1, 'conversation', $2, $3, $4)`,
-            [source, conv.externalId, conv.id, this.opts.jobId ?? null],
-          );
+          if (!row) throw new ImportFailure(idTaken(conv));
         }
         await insertTurns(tx, conv.id, turns, { allowMissingParents: conv.allowMissingParents, fieldPrefix: "turns", minimal: true, counts });
         // Lists sort by activity: the source's, not the moment of the import.
-        await tx.query(
-          `UPDATE conversations c SET updated_at = GREATEST(c.created_at, COALESCE($2::timestamptz, c.created_at),
-                  (SELECT max(created_at) FROM messages WHERE conversation_id = c.id)) WHERE id = $1`,
-          [conv.id, conv.updated_at ?? null],
-        );
+        const last = [conv.updated_at, ...turns.map((t) => t.created_at)].filter((x): x is string => !!x).sort().at(-1);
+        if (last) await tx.query(`UPDATE conversations SET updated_at = GREATEST(created_at, $2::timestamptz) WHERE id = $1`, [conv.id, last]);
       });
     } catch (e) {
       return this.fail(conversationProblem(conv, plan.paths, e));
