@@ -51,6 +51,9 @@ export class ImportRun {
   private async tick() {
     this.processed++;
     await this.opts.onProgress?.(this.snapshot());
+    // The embedded database runs queries on this thread and resolves them as microtasks:
+    // without a macrotask turn between records, HTTP requests would wait for the whole import.
+    await new Promise((r) => setImmediate(r));
   }
 
   private async fail(p: ImportProblem) {

@@ -1,3 +1,4 @@
+import { execFile } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -160,6 +161,32 @@ describe("imports API (embedded)", () => {
     expect(job.counts).toMatchObject({ conversations: 1, turns: 1, failed: 1 });
     expect(job.problems[0]).toEqual({ record: "conversations[0]", field: "messages[0].id", message: `message ${m("01")} already exists in another conversation` });
     expect((await api.get(`/conversations/11111111-2222-4333-8444-555555555501`)).status).toBe(404);
+  });
+
+  it("the CLI (npm run import) sends a file, shows the problems and ends with the summary line", async () => {
+    const cli = (args: string[]) =>
+      new Promise<{ code: number; out: string }>((resolve) => {
+        execFile(
+          process.execPath,
+          [path.join(__dirname, "../../node_modules/tsx/dist/cli.mjs"), path.join(__dirname, "../../scripts/import.ts"), ...args],
+          { env: { ...process.env, MEMSCOPE_URL: server.url, MEMSCOPE_API_KEY: "" }, timeout: 60_000 },
+          (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, out: stdout + stderr }),
+        );
+      });
+    const file = path.join(__dirname, "../fixtures/imports/dify-messages-page.json");
+    const dry = await cli(["--dry-run", file]);
+    expect(dry.out.trim().split("\n").at(-1)).toBe("would import: 1 conversations, 2 turns, 0 memories; skipped 0; failed 0");
+    expect(dry.code).toBe(0);
+    const real = await cli(["--format", "dify-api", "--app-id", "billing", file]);
+    expect(real.out.trim().split("\n").at(-1)).toBe("imported: 1 conversations, 2 turns, 0 memories; skipped 0; failed 0");
+    expect((await api.get("/conversations/2e9d1c40-6a5b-4c3d-8e7f-0a1b2c3d4e10")).body).toMatchObject({ app_id: "billing", turn_count: 2 });
+    const again = await cli([path.join(__dirname, "../fixtures/imports/openai.jsonl")]);
+    expect(again.out).toContain("problem: line 4 messages[1].role");
+    expect(again.out.trim().split("\n").at(-1)).toBe("imported: 0 conversations, 0 turns, 0 memories; skipped 2; failed 2");
+    expect(again.code).toBe(1);
+    const bad = await cli(["--format", "nope", file]);
+    expect(bad.code).toBe(1);
+    expect(bad.out).toContain("--format must be one of dify-api, dify-db, mem0, openai");
   });
 
   it("bad requests are 4xx naming the field", async () => {
