@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import type { ReactNode } from "react";
 import { TopBar } from "@/components/app-shell/top-bar";
+import { SessionGate } from "@/components/auth/session-gate";
 import { Providers } from "./providers";
 import "./globals.css";
 
@@ -19,7 +20,9 @@ export default function RootLayout({ children }: { children: ReactNode }) {
       <body className="flex min-h-full flex-col">
         <Providers>
           <TopBar />
-          <div className="flex min-h-0 flex-1 flex-col">{children}</div>
+          <div className="flex min-h-0 flex-1 flex-col">
+            <SessionGate>{children}</SessionGate>
+          </div>
         </Providers>
       </body>
     </html>

@@ -1,9 +1,9 @@
 // Serves the production build. The database opens, migrates and seeds (when empty)
 // inside the server on start (instrumentation.ts), so this only starts Next.js.
 //
-// A small HTTP server in front of Next.js answers the methods that Next.js cannot turn
-// into a web Request (TRACE, TRACK, CONNECT: its proxy throws and answers a plain 500)
-// with a JSON 405, as every other refused request is answered.
+// A small HTTP server in front of Next.js answers what Next.js itself fails on with a
+// plain-text 500: methods it cannot turn into a web Request (TRACE, TRACK, CONNECT) get a
+// JSON 405, and a path with malformed percent-encoding (on any page, not only the API) a 400.
 import { existsSync } from "node:fs";
 import http from "node:http";
 import next from "next";
@@ -17,7 +17,9 @@ process.env.NODE_ENV = "production";
 process.env.NEXT_TELEMETRY_DISABLED ??= "1";
 
 const port = Number(process.env.PORT || 3000);
-const hostname = process.env.HOST || undefined;
+// This machine only unless HOST says otherwise; before the first account exists the
+// server refuses a non-local HOST (lib/auth/start-rules.ts).
+const hostname = process.env.HOST || "127.0.0.1";
 const UNSUPPORTED = new Set(["TRACE", "TRACK", "CONNECT"]);
 
 // Where in-process callers (the MCP endpoint's tools) reach this server's own API.
@@ -28,13 +30,29 @@ const app = next({ dev: false, dir: process.cwd(), port, hostname: hostname ?? "
 const handle = app.getRequestHandler();
 await app.prepare();
 
+function refuse(res, status, code, message, field, headers = {}) {
+  const body = JSON.stringify({ error: { code, message, details: [{ field, message }] } });
+  res.writeHead(status, { "content-type": "application/json", ...headers });
+  res.end(body);
+}
+
+function pathDecodes(url) {
+  const path = (url ?? "/").split(/[?#]/, 1)[0];
+  try {
+    for (const seg of path.split("/")) decodeURIComponent(seg);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const server = http.createServer((req, res) => {
   if (UNSUPPORTED.has(req.method ?? "")) {
-    const body = JSON.stringify({
-      error: { code: "method_not_allowed", message: `${req.method} is not supported`, details: [{ field: "method", message: "not supported" }] },
-    });
-    res.writeHead(405, { "content-type": "application/json", allow: "GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE" });
-    res.end(body);
+    refuse(res, 405, "method_not_allowed", `${req.method} is not supported`, "method", { allow: "GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE" });
+    return;
+  }
+  if (!pathDecodes(req.url)) {
+    refuse(res, 400, "invalid_path", "The path has malformed percent-encoding", "path");
     return;
   }
   handle(req, res);

@@ -1,6 +1,7 @@
 "use client";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
+import { ProjectSwitcher } from "@/components/auth/project-switcher";
 
 const NAV = [
   { href: "/conversations", label: "Conversations" },
@@ -37,6 +38,7 @@ export function TopBar() {
             );
           })}
         </nav>
+        <ProjectSwitcher />
       </div>
     </header>
   );

@@ -1,25 +1,25 @@
 import "server-only";
-import { timingSafeEqual } from "node:crypto";
 import { UnauthorizedError } from "../errors/domain-errors";
+import { resolveAccess as resolveCaller } from "../auth/resolve-access";
+import { anyAccountExists } from "../auth/access";
+import { getDb } from "../db/get-db";
 import type { Grant } from "./contract";
 
-// Who is calling and what they may do. Today: the bootstrap key MEMSCOPE_API_KEY (all
-// grants) when it is set, else an open single-user server on localhost.
+// Who is calling, for which project, and what they may do (lib/auth/access.ts decides:
+// project API key, signed-in member, MEMSCOPE_API_KEY, or open on this machine before any account).
 
-export type Actor = { kind: "key" | "account" | "bootstrap" | "open"; label: string };
-export type Access = { grants: ReadonlySet<Grant>; actor: Actor };
-
-const ALL: ReadonlySet<Grant> = new Set(["read", "write", "admin"]);
+export type Actor = { kind: "key" | "account" | "bootstrap" | "open"; label: string; id?: string };
+export type Access = { projectId: string; grants: ReadonlySet<Grant>; actor: Actor };
 
 export async function resolveAccess(req: Request): Promise<Access> {
-  const key = process.env.MEMSCOPE_API_KEY;
-  if (!key) return { grants: ALL, actor: { kind: "open", label: "local" } };
-  const header = req.headers.get("authorization") ?? "";
-  const given = header.startsWith("Bearer ") ? header.slice(7).trim() : "";
-  const a = Buffer.from(given);
-  const b = Buffer.from(key);
-  if (a.length !== b.length || !timingSafeEqual(a, b)) {
-    throw new UnauthorizedError("Missing or wrong API key (Authorization: Bearer <key>)");
+  const a = await resolveCaller(req);
+  if (!a) {
+    const accounts = await anyAccountExists((await getDb()).prisma);
+    throw new UnauthorizedError(
+      accounts || process.env.MEMSCOPE_API_KEY
+        ? "Missing or wrong credentials: send Authorization: Bearer <project API key>, or sign in"
+        : "This server answers only on this machine until an admin account exists",
+    );
   }
-  return { grants: ALL, actor: { kind: "bootstrap", label: "MEMSCOPE_API_KEY" } };
+  return { projectId: a.projectId, grants: new Set(a.scopes), actor: a.actor };
 }

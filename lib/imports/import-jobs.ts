@@ -61,23 +61,24 @@ function serialize(r: Row): ImportJob {
   };
 }
 
-export async function createJob(sql: SqlRunner, j: { format: ImportFormat; label: string; dryRun: boolean }): Promise<ImportJob> {
+export async function createJob(sql: SqlRunner, j: { projectId: string; format: ImportFormat; label: string; dryRun: boolean }): Promise<ImportJob> {
   const [row] = await sql.query<Row>(
-    `INSERT INTO import_jobs (id, format, label, dry_run) VALUES ($1, $2, $3, $4) RETURNING ${COLUMNS}`,
-    [randomUUID(), j.format, j.label.slice(0, 500), j.dryRun],
+    `INSERT INTO import_jobs (id, project_id, format, label, dry_run) VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
+    [randomUUID(), j.projectId, j.format, j.label.slice(0, 500), j.dryRun],
   );
   runningHere().add(row.id);
   return serialize(row);
 }
 
-export async function getJob(sql: SqlRunner, id: string): Promise<ImportJob> {
-  const [row] = await sql.query<Row>(`SELECT ${COLUMNS} FROM import_jobs WHERE id = $1`, [id]);
+/** Another project's job is a 404, as if it did not exist. */
+export async function getJob(sql: SqlRunner, projectId: string, id: string): Promise<ImportJob> {
+  const [row] = await sql.query<Row>(`SELECT ${COLUMNS} FROM import_jobs WHERE id = $1 AND project_id = $2`, [id, projectId]);
   if (!row) throw new NotFoundError("Import", id);
   return serialize(row);
 }
 
-export async function listJobs(sql: SqlRunner, limit = 20): Promise<ImportJob[]> {
-  const rows = await sql.query<Row>(`SELECT ${COLUMNS} FROM import_jobs ORDER BY created_at DESC, id DESC LIMIT $1`, [limit]);
+export async function listJobs(sql: SqlRunner, projectId: string, limit = 20): Promise<ImportJob[]> {
+  const rows = await sql.query<Row>(`SELECT ${COLUMNS} FROM import_jobs WHERE project_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`, [projectId, limit]);
   return rows.map(serialize);
 }
 

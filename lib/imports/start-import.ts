@@ -12,11 +12,11 @@ import type { ImportCreate, ImportJob } from "./schemas";
 
 const PROGRESS_MS = 200;
 
-export async function startImport(sql: SqlRunner, req: ImportCreate): Promise<ImportJob> {
-  if (req.format === "dify-db") return startDifyDb(sql, req);
+export async function startImport(sql: SqlRunner, projectId: string, req: ImportCreate): Promise<ImportJob> {
+  if (req.format === "dify-db") return startDifyDb(sql, projectId, req);
   // Parsing is bounded by the body limit; a file that cannot be read is a 422 now, not a failed job.
   const parsed = parseImportText(req.content!, req.format as FileFormat | undefined, { app_id: req.app_id, end_user_id: req.end_user_id ?? null });
-  const job = await createJob(sql, { format: parsed.format, label: req.file_name ?? `${parsed.format} file`, dryRun: req.dry_run });
+  const job = await createJob(sql, { projectId, format: parsed.format, label: req.file_name ?? `${parsed.format} file`, dryRun: req.dry_run });
   const total = parsed.conversations.length + parsed.memories.length + parsed.problems.length;
   await saveProgress(sql, job.id, { ...zero(), total, status: "running" });
   inBackground(sql, job.id, async (run) => {
@@ -25,7 +25,7 @@ export async function startImport(sql: SqlRunner, req: ImportCreate): Promise<Im
   return { ...job, status: "running", total };
 }
 
-async function startDifyDb(sql: SqlRunner, req: ImportCreate): Promise<ImportJob> {
+async function startDifyDb(sql: SqlRunner, projectId: string, req: ImportCreate): Promise<ImportJob> {
   const url = difyDatabaseUrl();
   const client = await connectDify(url);
   const appId = req.dify_app_id!;
@@ -39,7 +39,7 @@ async function startDifyDb(sql: SqlRunner, req: ImportCreate): Promise<ImportJob
     await client.end().catch(() => {});
     throw e;
   }
-  const job = await createJob(sql, { format: "dify-db", label: `Dify app ${appId}`, dryRun: req.dry_run });
+  const job = await createJob(sql, { projectId, format: "dify-db", label: `Dify app ${appId}`, dryRun: req.dry_run });
   await saveProgress(sql, job.id, { ...zero(), total: plan.total, status: "running" });
   inBackground(
     sql,

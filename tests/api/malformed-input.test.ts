@@ -91,6 +91,19 @@ function requestArb(op: Operation) {
   });
 }
 
+async function rawRequest(base: string, method: string, path: string): Promise<{ status: number; body: string }> {
+  const { request } = await import("node:http");
+  return new Promise((resolve, reject) => {
+    const req = request(`${base}${path}`, { method }, (res) => {
+      let body = "";
+      res.on("data", (d) => (body += d));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
 function buildUrl(base: string, op: Operation, path: string[], query: [string, string][]) {
   let i = 0;
   const p = op.path.replace(/\{\w+\}/g, () => path[i++]);
@@ -144,6 +157,28 @@ describe("malformed input on every operation (property-based)", () => {
     expect(failures).toEqual([]);
     expect(server.logs()).not.toMatch(/\[api\] .* (TypeError|RangeError|error:)/);
   }, 600_000);
+
+  it("answers what Next.js alone would 500 on: TRACE, bad percent-encoding (pages too), undeclared methods", async () => {
+    for (const path of ["/api/v1/ready", "/memories"]) {
+      const trace = await fetch(`${server.url}${path}`, { method: "TRACE" }).catch(() => null);
+      // fetch refuses to send TRACE itself; speak HTTP directly.
+      expect(trace).toBeNull();
+      const raw = await rawRequest(server.url, "TRACE", path);
+      expect(raw.status, path).toBe(405);
+      expect(JSON.parse(raw.body).error.code).toBe("method_not_allowed");
+    }
+    for (const path of ["/api/v1/memories/%E0%A4%A", "/memories/%E0%A4%A", "/conversations/%ZZ"]) {
+      const r = await fetch(`${server.url}${path}`);
+      expect(r.status, path).toBe(400);
+      expect((await r.json()).error.code).toBe("invalid_path");
+    }
+    const put = await fetch(`${server.url}/api/v1/ready`, { method: "PUT" });
+    expect(put.status).toBe(405);
+    expect(put.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+    const unknown = await fetch(`${server.url}/api/v1/no/such/thing`);
+    expect(unknown.status).toBe(404);
+    expect((await unknown.json()).error.code).toBe("not_found");
+  });
 
   it("still answers afterwards, quickly", async () => {
     const started = performance.now();

@@ -5,6 +5,7 @@ import { CURATION_CONTRACTS } from "./curation";
 import { IMPORT_CONTRACTS } from "./imports";
 import { MEMORY_CONTRACTS } from "./memories";
 import { NODE_MEMORY_CONTRACTS } from "./node-memory";
+import { PROJECT_CONTRACTS } from "./project";
 
 /** Every /api/v1 operation. tests/api/route-contracts.test.ts checks each has a route file and vice versa. */
 export const ALL_CONTRACTS: readonly ApiContract[] = [
@@ -15,4 +16,5 @@ export const ALL_CONTRACTS: readonly ApiContract[] = [
   ...CONTEXT_CONTRACTS,
   ...SETTINGS_CONTRACTS,
   ...IMPORT_CONTRACTS,
+  ...PROJECT_CONTRACTS,
 ];

@@ -3,6 +3,8 @@
 
 CREATE TABLE "import_jobs" (
   "id" UUID PRIMARY KEY,
+  -- the project that started it: another project's caller gets a 404
+  "project_id" TEXT NOT NULL DEFAULT 'default',
   -- dify-api | dify-db | mem0 | openai
   "format" TEXT NOT NULL,
   -- what was imported, for people: a file name, "dify-db app <id>"
@@ -25,7 +27,7 @@ CREATE TABLE "import_jobs" (
   "updated_at" TIMESTAMPTZ(3) NOT NULL DEFAULT now(),
   "finished_at" TIMESTAMPTZ(3)
 );
-CREATE INDEX "import_jobs_created_at_idx" ON "import_jobs" ("created_at" DESC, "id" DESC);
+CREATE INDEX "import_jobs_project_id_created_at_idx" ON "import_jobs" ("project_id", "created_at" DESC, "id" DESC);
 
 -- One row per imported record: (source, kind, source id) -> the local row.
 CREATE TABLE "import_external_ids" (

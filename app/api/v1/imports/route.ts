@@ -6,6 +6,6 @@ import { startImport } from "@/lib/imports/start-import";
 
 export const dynamic = "force-dynamic";
 
-export const POST = withApi(api.createImport, async ({ body }) => startImport((await getDb()).sql, body));
+export const POST = withApi(api.createImport, async ({ access, body }) => startImport((await getDb()).sql, access.projectId, body));
 
-export const GET = withApi(api.listImports, async () => ({ data: await listJobs((await getDb()).sql) }));
+export const GET = withApi(api.listImports, async ({ access }) => ({ data: await listJobs((await getDb()).sql, access.projectId) }));

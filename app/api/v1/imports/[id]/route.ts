@@ -5,4 +5,4 @@ import { getJob } from "@/lib/imports/import-jobs";
 
 export const dynamic = "force-dynamic";
 
-export const GET = withApi(api.getImport, async ({ params }) => getJob((await getDb()).sql, params.id));
+export const GET = withApi(api.getImport, async ({ access, params }) => getJob((await getDb()).sql, access.projectId, params.id));

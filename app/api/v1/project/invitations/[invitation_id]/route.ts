@@ -1,0 +1,14 @@
+import * as api from "@/lib/api/contracts/project";
+import { withApi } from "@/lib/api/with-api";
+import { getDb } from "@/lib/db/get-db";
+import { actingAs } from "@/lib/auth/acting-as";
+import { cancelInvitation } from "@/lib/auth/invitations";
+
+export const dynamic = "force-dynamic";
+
+export const DELETE = withApi(api.cancelInvitation, async ({ access, params }) => {
+  const db = await getDb();
+  const as = await actingAs(db.prisma, access);
+  await cancelInvitation(db.prisma, access.projectId, params.invitation_id, { userId: as.userId ?? "", label: as.label });
+  return new Response(null, { status: 204 });
+});

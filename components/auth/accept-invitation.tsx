@@ -1,0 +1,68 @@
+"use client";
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useState, type FormEvent } from "react";
+import { Button } from "@/components/ui/button";
+import { authCall, AuthCallError, useAuthState, useResetAfterAuthChange } from "./auth-client";
+import { AuthCard, Field, FormError } from "./field";
+
+type Invitation = { email: string; role: string | null; projectName?: string; hasAccount: boolean };
+
+export function AcceptInvitation({ id }: { id: string }) {
+  const router = useRouter();
+  const reset = useResetAfterAuthChange();
+  const state = useAuthState();
+  const inv = useQuery({ queryKey: ["invitation", id], queryFn: () => authCall<Invitation>("GET", `/invitation/${encodeURIComponent(id)}`) });
+  const [error, setError] = useState<AuthCallError | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  if (inv.isPending) return <AuthCard title="Invitation">Loading…</AuthCard>;
+  if (inv.isError)
+    return (
+      <AuthCard title="This invitation link does not work">
+        <p className="text-sm text-zinc-600 dark:text-zinc-400">It was used, cancelled or has expired. Ask the project admin for a new link.</p>
+      </AuthCard>
+    );
+
+  const signedIn = state.data?.mode === "signed-in";
+  async function submit(e: FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    const form = new FormData(e.currentTarget);
+    setBusy(true);
+    setError(null);
+    try {
+      await authCall("POST", `/invitation/${encodeURIComponent(id)}`, signedIn ? {} : { name: form.get("name"), password: form.get("password") });
+      reset();
+      router.replace("/conversations");
+    } catch (err) {
+      setError(err as AuthCallError);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const d = inv.data;
+  return (
+    <AuthCard title={`Join ${d.projectName ?? "the project"}`} subtitle={`As ${d.role ?? "viewer"}, for ${d.email}.`}>
+      {d.hasAccount && !signedIn ? (
+        <p className="text-sm text-zinc-600 dark:text-zinc-400">
+          {d.email} has an account. <Link href={`/sign-in?next=/invite/${encodeURIComponent(id)}`} className="font-medium text-indigo-700 underline dark:text-indigo-300">Sign in</Link> and open this link again.
+        </p>
+      ) : (
+        <form onSubmit={submit} className="flex flex-col gap-4" noValidate>
+          {!signedIn && (
+            <>
+              <Field id="name" name="name" label="Your name" autoComplete="name" />
+              <Field id="password" name="password" type="password" label="Choose a password (10 characters or more)" autoComplete="new-password" required error={error?.field === "password" ? error.message : null} />
+            </>
+          )}
+          <FormError message={error && error.field !== "password" ? error.message : null} />
+          <Button type="submit" variant="primary" disabled={busy}>
+            {busy ? "Joining…" : signedIn ? "Accept invitation" : "Create account and join"}
+          </Button>
+        </form>
+      )}
+    </AuthCard>
+  );
+}

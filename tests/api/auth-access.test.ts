@@ -1,0 +1,183 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDatabase, type Database } from "@/lib/db/open-database";
+import { createAuth, type Auth } from "@/lib/auth/create-auth";
+import { resolveAccessWith, type AccessDeps } from "@/lib/auth/access";
+import { RateLimitedError } from "@/lib/errors/domain-errors";
+import { KeyRateLimiter } from "@/lib/auth/rate-limit";
+import { createFirstAdmin } from "@/lib/auth/first-admin";
+import { createProjectKey, listProjectKeys, revokeProjectKey } from "@/lib/auth/project-keys";
+import { acceptInvitation, createInvitation } from "@/lib/auth/invitations";
+import { changeMemberRole, listMembers } from "@/lib/auth/project-members";
+import { createProject } from "@/lib/auth/projects";
+import { listAudit } from "@/lib/auth/audit";
+import { DATABASE_KINDS } from "../helpers/test-database";
+import { startPgWireServer } from "../helpers/pg-wire-server";
+import { removeDir, tempDir } from "../helpers/temp-dir";
+
+// resolveAccess and the account/key/member functions on a real database of each kind,
+// with plain Request objects: who gets which project and scopes, and who is refused.
+
+const BASE = "http://127.0.0.1:3999";
+const PASSWORD = "correct horse battery";
+
+for (const kind of DATABASE_KINDS) {
+  describe(`access on ${kind}`, () => {
+    let db: Database;
+    let auth: Auth;
+    let cleanup: () => Promise<void>;
+    const env: Record<string, string> = {};
+    const deps = (): AccessDeps => ({ auth, prisma: db.prisma, env, limiter: new KeyRateLimiter() });
+    const req = (path: string, init: RequestInit & { headers?: Record<string, string> } = {}) =>
+      new Request(`${BASE}${path}`, { ...init, headers: { host: "127.0.0.1:3999", ...(init.headers ?? {}) } });
+
+    beforeAll(async () => {
+      if (kind === "embedded") {
+        const dir = tempDir("auth");
+        db = await openDatabase({ kind: "pglite", dataDir: dir });
+        cleanup = async () => {
+          await db.close();
+          removeDir(dir);
+        };
+      } else {
+        const pg = await startPgWireServer();
+        db = await openDatabase({ kind: "postgres", url: pg.url });
+        cleanup = async () => {
+          await db.close();
+          await pg.stop();
+        };
+      }
+      auth = createAuth(db.prisma, { secret: "s".repeat(16) + "0123456789abcdef0123", env: {} });
+    });
+    afterAll(() => cleanup?.());
+
+    async function signIn(email: string): Promise<string> {
+      const res = await auth.api.signInEmail({ body: { email, password: PASSWORD }, asResponse: true });
+      expect(res.status).toBe(200);
+      return res.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+    }
+
+    it("is open to this machine while no account exists, and to no other host name", async () => {
+      const a = await resolveAccessWith(deps(), req("/api/v1/conversations"));
+      expect(a).toMatchObject({ projectId: "default", scopes: ["read", "write", "admin"], actor: { kind: "open" } });
+      // A rebound DNS name pointing at 127.0.0.1 is not this machine's own name.
+      expect(await resolveAccessWith(deps(), req("/api/v1/conversations", { headers: { host: "evil.example:3999" } }))).toBeNull();
+      // A foreign page in this machine's browser cannot write even then.
+      await expect(
+        resolveAccessWith(deps(), req("/api/v1/users/u/memories", { method: "POST", headers: { origin: "http://evil.example" } })),
+      ).rejects.toMatchObject({ kind: "forbidden" });
+    });
+
+    it("refuses self sign-up through better-auth's endpoint", async () => {
+      const res = await auth.handler(
+        new Request(`${BASE}/api/auth/sign-up/email`, {
+          method: "POST",
+          headers: { "content-type": "application/json", origin: BASE },
+          body: JSON.stringify({ email: "walkin@example.com", password: PASSWORD, name: "w" }),
+        }),
+      );
+      expect(res.status).toBe(403);
+      expect(await db.prisma.user.count()).toBe(0);
+    });
+
+    it("makes the first admin owner of project default, once; then open mode is over", async () => {
+      const bad = createFirstAdmin({ auth, prisma: db.prisma }, { email: "not-an-email", password: PASSWORD }, "test");
+      await expect(bad).rejects.toMatchObject({ kind: "validation", details: [{ field: "email" }] });
+      const res = await createFirstAdmin({ auth, prisma: db.prisma }, { email: "Admin@Example.com", password: PASSWORD }, "test");
+      expect(res.status).toBe(200);
+      const members = await listMembers(db.prisma, "default");
+      expect(members).toMatchObject([{ email: "admin@example.com", role: "owner" }]);
+      await expect(createFirstAdmin({ auth, prisma: db.prisma }, { email: "b@example.com", password: PASSWORD }, "test")).rejects.toMatchObject({ kind: "conflict" });
+      expect(await resolveAccessWith(deps(), req("/api/v1/conversations"))).toBeNull();
+    });
+
+    it("gives a signed-in owner admin+write+read on default, and refuses cookie writes from another origin", async () => {
+      const cookie = await signIn("admin@example.com");
+      const a = await resolveAccessWith(deps(), req("/api/v1/conversations", { headers: { cookie } }));
+      expect(a).toMatchObject({ projectId: "default", scopes: ["read", "write", "admin"], actor: { kind: "account", label: "admin@example.com" } });
+      const post = (headers: Record<string, string>) => resolveAccessWith(deps(), req("/api/v1/users/u/memories", { method: "POST", headers: { cookie, ...headers } }));
+      await expect(post({})).rejects.toMatchObject({ kind: "forbidden" });
+      await expect(post({ origin: "http://evil.example" })).rejects.toMatchObject({ kind: "forbidden" });
+      await expect(post({ "sec-fetch-site": "cross-site", origin: BASE })).rejects.toMatchObject({ kind: "forbidden" });
+      expect(await post({ origin: BASE })).toMatchObject({ projectId: "default" });
+      expect(await post({ "sec-fetch-site": "same-origin" })).toMatchObject({ projectId: "default" });
+    });
+
+    it("keys: the key decides the project and scopes; revoked keys stop at once; audit records both", async () => {
+      const admin = await db.prisma.user.findUniqueOrThrow({ where: { email: "admin@example.com" } });
+      const actor = { userId: admin.id, label: admin.email };
+      await expect(createProjectKey({ auth, prisma: db.prisma }, "default", { name: "x", scopes: ["root"] }, actor)).rejects.toMatchObject({
+        kind: "validation",
+        details: [{ field: "scopes" }],
+      });
+      const ro = await createProjectKey({ auth, prisma: db.prisma }, "default", { name: "reader", scopes: ["read"], expiresInDays: 30 }, actor);
+      expect(ro.key).toMatch(/^msk_/);
+      const stored = await db.prisma.apikey.findUniqueOrThrow({ where: { id: ro.id } });
+      expect(stored.key).not.toContain(ro.key.slice(4)); // only a hash is kept
+      const a = await resolveAccessWith(deps(), req("/api/v1/conversations", { headers: { authorization: `Bearer ${ro.key}` } }));
+      expect(a).toMatchObject({ projectId: "default", scopes: ["read"], actor: { kind: "key", label: "reader" } });
+
+      const other = await createProject(db.prisma, "Other team", { userId: admin.id, email: admin.email });
+      const ok = await createProjectKey({ auth, prisma: db.prisma }, other.id, { name: "other-rw", scopes: ["read", "write"] }, actor);
+      expect(await resolveAccessWith(deps(), req("/x", { headers: { authorization: `Bearer ${ok.key}` } }))).toMatchObject({ projectId: other.id, scopes: ["read", "write"] });
+
+      const listed = await listProjectKeys(db.prisma, "default");
+      expect(listed).toMatchObject([{ name: "reader", scopes: ["read"], createdBy: "admin@example.com", start: ro.key.slice(0, 10) }]);
+      expect(listed[0].lastUsedAt).not.toBeNull();
+      await expect(revokeProjectKey(db.prisma, other.id, ro.id, actor)).rejects.toMatchObject({ kind: "not_found" });
+      await revokeProjectKey(db.prisma, "default", ro.id, actor);
+      expect(await resolveAccessWith(deps(), req("/x", { headers: { authorization: `Bearer ${ro.key}` } }))).toBeNull();
+      expect(await resolveAccessWith(deps(), req("/x", { headers: { authorization: "Bearer msk_nonsense" } }))).toBeNull();
+      const audit = await listAudit(db.prisma, "default");
+      expect(audit.map((e) => e.action)).toEqual(expect.arrayContaining(["key.created", "key.revoked", "member.added"]));
+      expect(audit.find((e) => e.action === "key.revoked")).toMatchObject({ actor: "admin@example.com", target: "reader" });
+    });
+
+    it("rate-limits a key with 429 and Retry-After", async () => {
+      const admin = await db.prisma.user.findUniqueOrThrow({ where: { email: "admin@example.com" } });
+      const k = await createProjectKey({ auth, prisma: db.prisma }, "default", { name: "busy", scopes: ["read"] }, { userId: admin.id, label: admin.email });
+      const d = { ...deps(), env: { MEMSCOPE_KEY_RATE_LIMIT: "2/60" } };
+      const r = () => resolveAccessWith(d, req("/x", { headers: { authorization: `Bearer ${k.key}` } }));
+      await r();
+      await r();
+      const err = await r().catch((e) => e);
+      expect(err).toBeInstanceOf(RateLimitedError);
+      expect(err.retryAfterSeconds).toBeGreaterThan(0);
+    });
+
+    it("MEMSCOPE_API_KEY is the bootstrap admin key of default", async () => {
+      const d = { ...deps(), env: { MEMSCOPE_API_KEY: "bootstrap-secret-123" } };
+      expect(await resolveAccessWith(d, req("/x", { headers: { authorization: "Bearer bootstrap-secret-123" } }))).toMatchObject({
+        projectId: "default",
+        scopes: ["read", "write", "admin"],
+        actor: { kind: "bootstrap" },
+      });
+      expect(await resolveAccessWith(d, req("/x", { headers: { authorization: "Bearer bootstrap-secret-12" } }))).toBeNull();
+    });
+
+    it("an invited viewer reads only; another project is 404; role names are checked", async () => {
+      const admin = await db.prisma.user.findUniqueOrThrow({ where: { email: "admin@example.com" } });
+      const actor = { userId: admin.id, label: admin.email, role: "owner" as const };
+      await expect(createInvitation(db.prisma, "default", { email: "v@example.com", role: "superuser" }, actor)).rejects.toMatchObject({ kind: "validation", details: [{ field: "role" }] });
+      const inv = await createInvitation(db.prisma, "default", { email: "v@example.com", role: "viewer" }, actor);
+      const signup = await auth.api.signUpEmail({ body: { email: "v@example.com", password: PASSWORD, name: "V" }, asResponse: true });
+      expect(signup.status).toBe(200);
+      const viewer = await db.prisma.user.findUniqueOrThrow({ where: { email: "v@example.com" } });
+      await expect(acceptInvitation(db.prisma, inv.id, { id: admin.id, email: admin.email })).rejects.toMatchObject({ kind: "forbidden" });
+      await acceptInvitation(db.prisma, inv.id, { id: viewer.id, email: viewer.email });
+      const cookie = await signIn("v@example.com");
+      expect(await resolveAccessWith(deps(), req("/x", { headers: { cookie } }))).toMatchObject({ projectId: "default", scopes: ["read"] });
+      const other = await db.prisma.organization.findFirstOrThrow({ where: { name: "Other team" } });
+      await expect(resolveAccessWith(deps(), req("/x", { headers: { cookie, "x-memscope-project": other.id } }))).rejects.toMatchObject({ kind: "not_found" });
+
+      const vm = (await listMembers(db.prisma, "default")).find((m) => m.email === "v@example.com")!;
+      await expect(changeMemberRole(db.prisma, "default", vm.id, "root", actor)).rejects.toMatchObject({ kind: "validation" });
+      const owner = (await listMembers(db.prisma, "default")).find((m) => m.role === "owner")!;
+      await expect(changeMemberRole(db.prisma, "default", owner.id, "viewer", actor)).rejects.toMatchObject({ kind: "conflict" });
+      await changeMemberRole(db.prisma, "default", vm.id, "member", actor);
+      expect(await resolveAccessWith(deps(), req("/x", { headers: { cookie } }))).toMatchObject({ scopes: ["read", "write"] });
+      const audit = await listAudit(db.prisma, "default");
+      expect(audit[0]).toMatchObject({ action: "member.role_changed", actor: "admin@example.com", target: "v@example.com", details: { from: "viewer", to: "member" } });
+    });
+  });
+}
+

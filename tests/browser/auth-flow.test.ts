@@ -1,0 +1,159 @@
+import http from "node:http";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startAppServer, type AppServer } from "../helpers/app-server";
+import { launchBrowser, screenshotPath } from "../helpers/browser";
+import { freePort } from "../helpers/free-port";
+
+// The account flow in real Chromium against the production server with the demo seed:
+// first run -> create the admin -> sign out -> sign in; create a key and use it; invite a
+// viewer who reads but cannot write; a page on another origin cannot write with the
+// admin's cookie. Screenshots: test-results/screenshots/auth-*.png at 1440, 1024 and 390 px.
+
+const PASSWORD = "correct horse battery";
+const WIDTHS = [1440, 1024, 390];
+
+describe("accounts in a browser", () => {
+  let server: AppServer;
+  let browser: Browser;
+  let page: Page;
+  let evil: http.Server;
+  let evilUrl = "";
+
+  beforeAll(async () => {
+    [server, browser] = await Promise.all([startAppServer({ seed: true }), launchBrowser()]);
+    page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
+    page.setDefaultTimeout(20_000);
+    // Same site (127.0.0.1), another origin (port): the session cookie goes along, so only the Origin check stops it.
+    const port = await freePort();
+    evilUrl = `http://127.0.0.1:${port}`;
+    evil = http.createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "text/html" });
+      res.end(`<!doctype html><title>evil</title><script>
+        const target = ${JSON.stringify(server.url)};
+        Promise.allSettled([
+          fetch(target + "/api/v1/users/victim/memories", { method: "POST", mode: "no-cors", credentials: "include", headers: { "content-type": "text/plain" }, body: JSON.stringify({ memory_type: "fact", content: "planted by evil" }) }),
+          fetch(target + "/api/v1/project/keys", { method: "POST", mode: "no-cors", credentials: "include", body: JSON.stringify({ name: "stolen", scopes: ["admin"] }) }),
+        ]).then(() => { document.title = "done"; });
+      </script>`);
+    });
+    await new Promise<void>((r) => evil.listen(port, "127.0.0.1", r));
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+    evil?.close();
+  });
+
+  async function shots(name: string, p: Page = page) {
+    for (const w of WIDTHS) {
+      await p.setViewportSize({ width: w, height: 900 });
+      await p.screenshot({ path: screenshotPath(`auth-${name}-${w}`), fullPage: true });
+    }
+    await p.setViewportSize({ width: 1440, height: 900 });
+  }
+
+  it("first run shows the open-to-this-machine banner; the admin is created from it", async () => {
+    await page.goto(`${server.url}/conversations`);
+    const banner = page.getByRole("status").filter({ hasText: "Open to this machine only" });
+    await expect(banner.textContent()).resolves.toContain("Create an admin account to share it");
+    await banner.getByRole("link", { name: "Create an admin account to share it" }).click();
+    await page.getByLabel("Email").fill("admin@example.com");
+    await page.getByLabel("Password (10 characters or more)").fill("short");
+    await page.getByRole("button", { name: "Create admin account" }).click();
+    await page.getByText("The password needs 10 to 128 characters").waitFor();
+    await shots("first-admin");
+    await page.getByLabel("Password (10 characters or more)").fill(PASSWORD);
+    await page.getByRole("button", { name: "Create admin account" }).click();
+    await page.waitForURL(/\/settings$/);
+    await page.getByText("Signed in as admin@example.com").waitFor();
+    expect(await page.getByText("Open to this machine only").count()).toBe(0);
+  });
+
+  it("sign out, pages need sign-in, sign in again", async () => {
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.waitForURL(/\/sign-in/);
+    await page.goto(`${server.url}/memories`);
+    await page.waitForURL(/\/sign-in\?next=%2Fmemories/);
+    await page.getByLabel("Email").fill("admin@example.com");
+    await page.getByLabel("Password").fill("wrong password!!");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    // better-auth's own message, shown in the form's alert (Next's route announcer is an alert too).
+    await page.getByRole("alert").filter({ hasText: /invalid email or password/i }).waitFor();
+    await shots("sign-in-error");
+    await page.getByLabel("Password").fill(PASSWORD);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL(/\/memories/);
+    await page.goto(`${server.url}/conversations`);
+    await page.getByText("Project").first().waitFor();
+    expect(await page.getByLabel("Project").inputValue()).toBe("default");
+  });
+
+  it("creates a key shown once and uses it from outside the browser", async () => {
+    await page.goto(`${server.url}/settings/keys`);
+    await page.getByLabel("Name").fill("ci-reader");
+    await page.getByLabel(/^write/).uncheck();
+    await page.getByRole("button", { name: "Create key" }).click();
+    const key = (await page.getByTestId("new-key").textContent())!.trim();
+    expect(key).toMatch(/^msk_/);
+    await page.getByTestId("key-row").filter({ hasText: "ci-reader" }).waitFor();
+    await shots("keys");
+    const ok = await fetch(`${server.url}/api/v1/conversations`, { headers: { authorization: `Bearer ${key}` } });
+    expect(ok.status).toBe(200);
+    const no = await fetch(`${server.url}/api/v1/users/u/memories`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ memory_type: "fact", content: "x" }),
+    });
+    expect(no.status).toBe(403);
+    await page.reload();
+    expect(await page.getByTestId("new-key").count()).toBe(0); // shown once
+  });
+
+  it("a page on another origin cannot write with the admin's cookie", async () => {
+    const before = await page.evaluate(async () => (await fetch("/api/v1/project/keys")).json());
+    const p2 = await page.context().newPage();
+    await p2.goto(evilUrl);
+    await p2.waitForFunction(() => document.title === "done");
+    await p2.close();
+    const after = await page.evaluate(async () => (await fetch("/api/v1/project/keys")).json());
+    expect(after.data.length).toBe(before.data.length);
+    const planted = await page.evaluate(async () => (await fetch("/api/v1/users/victim/memories")).json());
+    expect(planted.data).toEqual([]);
+  });
+
+  it("invites a viewer by link: the viewer sees data, controls are disabled, the API answers 403", async () => {
+    await page.goto(`${server.url}/settings/members`);
+    await page.getByLabel("Email").fill("viewer@example.com");
+    await page.getByLabel("Role", { exact: true }).selectOption("viewer");
+    await page.getByRole("button", { name: "Create link" }).click();
+    const link = (await page.getByTestId("invite-link").textContent())!.trim();
+    await shots("members");
+
+    const viewer = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
+    viewer.setDefaultTimeout(20_000);
+    await viewer.goto(link);
+    await viewer.getByText("As viewer, for viewer@example.com.").waitFor();
+    await shots("invite", viewer);
+    await viewer.getByLabel("Choose a password (10 characters or more)").fill(PASSWORD);
+    await viewer.getByRole("button", { name: "Create account and join" }).click();
+    await viewer.waitForURL(/\/conversations/);
+    await viewer.locator("table tbody tr, [data-testid=conversation-row]").first().waitFor();
+    await viewer.goto(`${server.url}/settings/members`);
+    const roleSelect = viewer.getByLabel("Role of admin@example.com");
+    await roleSelect.waitFor();
+    expect(await roleSelect.isDisabled()).toBe(true);
+    expect(await viewer.getByRole("button", { name: "Remove admin@example.com" }).isDisabled()).toBe(true);
+    expect(await viewer.getByRole("link", { name: "API keys" }).count()).toBe(0);
+    const status = await viewer.evaluate(async () => {
+      const r = await fetch("/api/v1/users/u/memories", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ memory_type: "fact", content: "x" }) });
+      return r.status;
+    });
+    expect(status).toBe(403);
+    await viewer.context().close();
+
+    await page.goto(`${server.url}/settings/audit`);
+    await page.getByTestId("audit-row").filter({ hasText: "viewer@example.com" }).first().waitFor();
+    await shots("audit");
+  });
+});
