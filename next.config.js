@@ -16,6 +16,12 @@ const nextConfig = {
   // For those parallel builds only; `npm test` and `npm start` always type-check.
   typescript: { ignoreBuildErrors: process.env.MEMSCOPE_BUILD_SKIP_TYPECHECK === "1" },
   typedRoutes: false,
+  experimental: {
+    // The proxy (proxy.ts) buffers request bodies and silently cuts them at 10 MB by default,
+    // which turned larger JSON bodies into "invalid JSON". Imports send files up to 200 MiB
+    // (lib/imports/schemas.ts MAX_IMPORT_BYTES); each route still enforces its own bodyLimit.
+    proxyClientMaxBodySize: 210 * 1024 * 1024,
+  },
 };
 
 export default nextConfig;

@@ -10,13 +10,15 @@ export type EventInput = {
   after?: Record<string, unknown> | null;
   reason?: string | null;
   batchId?: string | null;
+  /** When it happened, if not now (imported history keeps its source's times). */
+  createdAt?: string | null;
 };
 
 /** Appends one history event; called inside the write's transaction. */
 export async function recordEvent(tx: SqlRunner, e: EventInput): Promise<void> {
   await tx.query(
-    `INSERT INTO memory_events (id, memory_id, event_type, actor, before, after, reason, batch_id)
-     VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7, $8)`,
+    `INSERT INTO memory_events (id, memory_id, event_type, actor, before, after, reason, batch_id, created_at)
+     VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7, $8, COALESCE($9::timestamptz, now()))`,
     [
       randomUUID(),
       e.memoryId,
@@ -26,6 +28,7 @@ export async function recordEvent(tx: SqlRunner, e: EventInput): Promise<void> {
       e.after ? JSON.stringify(e.after) : null,
       e.reason ?? null,
       e.batchId ?? null,
+      e.createdAt ?? null,
     ],
   );
 }

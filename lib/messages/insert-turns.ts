@@ -4,7 +4,7 @@ import { ValidationError, conflict, notFound, unprocessable, type ErrorDetail } 
 import type { SqlRunner } from "../db/migrations";
 import { noteBulkWrite } from "../db/planner-stats";
 import type { TokenCache } from "../tokens/count-tokens";
-import { countTextsAllEncodings } from "../tokens/count-tokens-parallel";
+import { countTextsAllEncodings, type TokenCounts } from "../tokens/count-tokens-parallel";
 import { UUID_NIL } from "../threads/uuid-nil";
 import type { Message, TurnInput } from "./schemas";
 import { FILE_COLUMNS, MESSAGE_COLUMNS, serializeMessage, type FileRow, type MessageRow } from "./serialize-message";
@@ -13,6 +13,11 @@ export type InsertOptions = {
   allowMissingParents?: boolean;
   /** Field prefix for error details: "messages" for a batch, "" for one turn. */
   fieldPrefix?: string;
+  /**
+   * Token counts already made for [query0, answer0, query1, ...] (imports count many
+   * conversations in one parallel call, ahead of their transactions). Counted here when absent.
+   */
+  counts?: TokenCounts;
 };
 
 /** What a minimal batch import answers per turn: enough to address each stored turn. */
@@ -56,7 +61,7 @@ export async function insertTurns(
     else seen.set(id, i);
   });
   if (dupes.length) throw unprocessable("Duplicate message ids in the batch", dupes);
-  const counts = await countTextsAllEncodings(turns.flatMap((t) => [t.query, t.answer]));
+  const counts = opts.counts ?? (await countTextsAllEncodings(turns.flatMap((t) => [t.query, t.answer])));
   const tokens = turns.map((_, i) => ({
     q: { o200k_base: counts.o200k_base[2 * i], cl100k_base: counts.cl100k_base[2 * i] },
     a: { o200k_base: counts.o200k_base[2 * i + 1], cl100k_base: counts.cl100k_base[2 * i + 1] },

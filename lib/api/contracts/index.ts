@@ -2,6 +2,7 @@ import type { ApiContract } from "../contract";
 import { CONTEXT_CONTRACTS, SETTINGS_CONTRACTS } from "./context";
 import { CONVERSATION_CONTRACTS } from "./conversations";
 import { CURATION_CONTRACTS } from "./curation";
+import { IMPORT_CONTRACTS } from "./imports";
 import { MEMORY_CONTRACTS } from "./memories";
 import { NODE_MEMORY_CONTRACTS } from "./node-memory";
 import { PROJECT_CONTRACTS } from "./project";
@@ -14,5 +15,6 @@ export const ALL_CONTRACTS: readonly ApiContract[] = [
   ...CURATION_CONTRACTS,
   ...CONTEXT_CONTRACTS,
   ...SETTINGS_CONTRACTS,
+  ...IMPORT_CONTRACTS,
   ...PROJECT_CONTRACTS,
 ];

@@ -741,6 +741,61 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The 20 newest import jobs */
+        get: operations["getImports"];
+        put?: never;
+        /**
+         * Import a Dify Service API JSON file, a Mem0 export, OpenAI chat JSON/JSONL, or a Dify database app (incremental); runs in the background
+         * @description Answers 202 with the job at once; poll GET /imports/{id} for progress. Each conversation (and each memory) is written in its own transaction: all of it or none. Records already imported (by the source's id) are skipped, or get only their new turns. dry_run: read and check, write nothing.
+         */
+        post: operations["postImports"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/imports/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An import job: status, progress, counts and the first problems */
+        get: operations["getImportsById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/imports/dify-apps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Apps of the Dify database at MEMSCOPE_DIFY_DATABASE_URL (read-only), with what was imported already */
+        get: operations["getImportsDifyApps"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/project": {
         parameters: {
             query?: never;
@@ -7604,6 +7659,441 @@ export interface operations {
             };
             /** @description The database is not ready */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getImports: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            /** @enum {string} */
+                            format: "dify-api" | "dify-db" | "mem0" | "openai";
+                            label: string;
+                            /** @description true: counts say what would change; nothing was written. */
+                            dry_run: boolean;
+                            /** @enum {string} */
+                            status: "pending" | "running" | "done" | "failed";
+                            /** @description Records to go through (known once the source is read; 0 before). */
+                            total: number;
+                            processed: number;
+                            counts: {
+                                /** @description Conversations created or given new turns. */
+                                conversations: number;
+                                /** @description Turns written. */
+                                turns: number;
+                                /** @description Memories written. */
+                                memories: number;
+                                /** @description Records already imported with nothing new. */
+                                skipped: number;
+                                /** @description Records not imported (see problems). */
+                                failed: number;
+                            };
+                            /** @description The first 50 problems. */
+                            problems: {
+                                /** @description The line (JSONL) or record (conversations[2], memory <id>) that failed. */
+                                record: string;
+                                /** @description The field within it. */
+                                field?: string;
+                                message: string;
+                            }[];
+                            /** @description Why the whole job stopped (a record's problem is in problems). */
+                            error: string | null;
+                            created_at: string;
+                            updated_at: string;
+                            finished_at: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unreadable input: bad JSON, NUL or lone surrogates, nesting over 64, over 1000 keys, a forged cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or wrong API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key or member lacks the scope, or a cross-site cookie request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postImports: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Detected from the content when omitted; dify-db must be named.
+                     * @enum {string}
+                     */
+                    format?: "dify-api" | "dify-db" | "mem0" | "openai";
+                    /** @description The file's text: Dify Service API JSON, a Mem0 export, or OpenAI chat JSON / JSONL. */
+                    content?: string;
+                    /** @description Shown as the job's label. */
+                    file_name?: string;
+                    /**
+                     * Format: uuid
+                     * @description dify-db: the Dify app whose conversations to import (see GET /imports/dify-apps).
+                     */
+                    dify_app_id?: string;
+                    /** @description The Memscope app id imported conversations get (default: the source: dify, openai; dify-db: the Dify app's id). */
+                    app_id?: string;
+                    /** @description The end user of conversations whose source names none. */
+                    end_user_id?: string;
+                    /**
+                     * @description Read and check everything, write nothing: the job's counts say what would change.
+                     * @default false
+                     */
+                    dry_run?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        format: "dify-api" | "dify-db" | "mem0" | "openai";
+                        label: string;
+                        /** @description true: counts say what would change; nothing was written. */
+                        dry_run: boolean;
+                        /** @enum {string} */
+                        status: "pending" | "running" | "done" | "failed";
+                        /** @description Records to go through (known once the source is read; 0 before). */
+                        total: number;
+                        processed: number;
+                        counts: {
+                            /** @description Conversations created or given new turns. */
+                            conversations: number;
+                            /** @description Turns written. */
+                            turns: number;
+                            /** @description Memories written. */
+                            memories: number;
+                            /** @description Records already imported with nothing new. */
+                            skipped: number;
+                            /** @description Records not imported (see problems). */
+                            failed: number;
+                        };
+                        /** @description The first 50 problems. */
+                        problems: {
+                            /** @description The line (JSONL) or record (conversations[2], memory <id>) that failed. */
+                            record: string;
+                            /** @description The field within it. */
+                            field?: string;
+                            message: string;
+                        }[];
+                        /** @description Why the whole job stopped (a record's problem is in problems). */
+                        error: string | null;
+                        created_at: string;
+                        updated_at: string;
+                        finished_at: string | null;
+                    };
+                };
+            };
+            /** @description Unreadable input: bad JSON, NUL or lone surrogates, nesting over 64, over 1000 keys, a forged cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or wrong API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key or member lacks the scope, or a cross-site cookie request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown id (or another project's) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over the route's limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid field (details name it) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getImportsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        format: "dify-api" | "dify-db" | "mem0" | "openai";
+                        label: string;
+                        /** @description true: counts say what would change; nothing was written. */
+                        dry_run: boolean;
+                        /** @enum {string} */
+                        status: "pending" | "running" | "done" | "failed";
+                        /** @description Records to go through (known once the source is read; 0 before). */
+                        total: number;
+                        processed: number;
+                        counts: {
+                            /** @description Conversations created or given new turns. */
+                            conversations: number;
+                            /** @description Turns written. */
+                            turns: number;
+                            /** @description Memories written. */
+                            memories: number;
+                            /** @description Records already imported with nothing new. */
+                            skipped: number;
+                            /** @description Records not imported (see problems). */
+                            failed: number;
+                        };
+                        /** @description The first 50 problems. */
+                        problems: {
+                            /** @description The line (JSONL) or record (conversations[2], memory <id>) that failed. */
+                            record: string;
+                            /** @description The field within it. */
+                            field?: string;
+                            message: string;
+                        }[];
+                        /** @description Why the whole job stopped (a record's problem is in problems). */
+                        error: string | null;
+                        created_at: string;
+                        updated_at: string;
+                        finished_at: string | null;
+                    };
+                };
+            };
+            /** @description Unreadable input: bad JSON, NUL or lone surrogates, nesting over 64, over 1000 keys, a forged cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or wrong API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key or member lacks the scope, or a cross-site cookie request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown id (or another project's) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getImportsDifyApps: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Whether MEMSCOPE_DIFY_DATABASE_URL is set. */
+                        configured: boolean;
+                        /** @description Why the database could not be read. */
+                        error: string | null;
+                        data: {
+                            id: string;
+                            name: string;
+                            mode: string;
+                            conversations: number;
+                            messages: number;
+                            /** @description The newest message time already imported (the cursor), or null. */
+                            last_import_at: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unreadable input: bad JSON, NUL or lone surrogates, nesting over 64, over 1000 keys, a forged cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or wrong API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key or member lacks the scope, or a cross-site cookie request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (Retry-After) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,0 +1,319 @@
+"use client";
+import Link from "next/link";
+import { useEffect, useRef, useState, type DragEvent } from "react";
+import { useQueryClient } from "@tanstack/react-query";
+import type { ImportCreate, ImportJob } from "@/lib/imports/schemas";
+import { ik, isRunning, useDifyApps, useImportJob, useStartImport } from "@/lib/ui/import-queries";
+import { Badge } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
+import { SegmentedControl } from "@/components/ui/segmented-control";
+import { ErrorBox, Spinner } from "@/components/ui/states";
+import { JobCounts, JobProblems, ProgressBar } from "./job-summary";
+import { RecentImports } from "./recent-imports";
+
+type SourceKind = "file" | "dify database";
+type FileFormat = "" | "dify-api" | "mem0" | "openai";
+type Picked = { name: string; size: number; content: string };
+
+const FORMAT_LABELS: Record<FileFormat, string> = {
+  "": "Detect from the file",
+  "dify-api": "Dify Service API JSON",
+  mem0: "Mem0 export (get_all, history)",
+  openai: "OpenAI chat (JSON or JSONL)",
+};
+
+/** The /import page: choose a source, preview it with a dry run, run it with progress, read the summary. */
+export function ImportView() {
+  const [kind, setKind] = useState<SourceKind>("file");
+  const [file, setFile] = useState<Picked | null>(null);
+  const [format, setFormat] = useState<FileFormat>("");
+  const [appId, setAppId] = useState("");
+  const [difyApp, setDifyApp] = useState("");
+  const [previewId, setPreviewId] = useState<string | null>(null);
+  const [runId, setRunId] = useState<string | null>(null);
+  const start = useStartImport();
+  const preview = useImportJob(previewId);
+  const run = useImportJob(runId);
+  const qc = useQueryClient();
+
+  const request = (dryRun: boolean): Partial<ImportCreate> | null => {
+    const common = { dry_run: dryRun, ...(appId.trim() ? { app_id: appId.trim() } : {}) };
+    if (kind === "file") return file ? { ...common, content: file.content, file_name: file.name, ...(format ? { format } : {}) } : null;
+    return difyApp ? { ...common, format: "dify-db", dify_app_id: difyApp } : null;
+  };
+  const ready = request(true) !== null;
+
+  const reset = () => {
+    setPreviewId(null);
+    setRunId(null);
+    start.reset();
+  };
+
+  const doPreview = async () => {
+    const body = request(true);
+    if (!body) return;
+    setRunId(null);
+    const job = await start.mutateAsync(body).catch(() => null);
+    if (job) setPreviewId(job.id);
+  };
+  const doRun = async () => {
+    const body = request(false);
+    if (!body) return;
+    const job = await start.mutateAsync(body).catch(() => null);
+    if (job) setRunId(job.id);
+  };
+
+  // When a run ends, lists elsewhere (conversations, memories, Dify cursors, recent jobs) are stale.
+  const runStatus = run.data?.status;
+  useEffect(() => {
+    if (runStatus === "done" || runStatus === "failed") {
+      void qc.invalidateQueries({ queryKey: ik.all });
+      void qc.invalidateQueries({ queryKey: ["conversations"] });
+      void qc.invalidateQueries({ queryKey: ["memories"] });
+    }
+  }, [runStatus, qc]);
+
+  const busy = start.isPending || isRunning(preview.data) || isRunning(run.data);
+
+  return (
+    <main className="mx-auto w-full max-w-4xl space-y-6 px-4 py-6 sm:px-6">
+      <header>
+        <h1 className="text-xl font-semibold tracking-tight">Import</h1>
+        <p className="mt-1 max-w-2xl text-sm text-zinc-600 dark:text-zinc-400">
+          Bring in conversations and memories from Dify (a Service API export or its database), Mem0, or OpenAI-format chat logs. Preview first: a dry run
+          shows what would change. Each conversation is imported whole or not at all, and running an import again duplicates nothing.
+        </p>
+      </header>
+
+      <section aria-labelledby="source-h" className="space-y-4 rounded-xl border border-zinc-200 p-4 dark:border-zinc-800">
+        <div className="flex flex-wrap items-center justify-between gap-3">
+          <h2 id="source-h" className="text-sm font-semibold">
+            1. Source
+          </h2>
+          <SegmentedControl
+            label="Source"
+            options={["file", "dify database"] as const}
+            value={kind}
+            onChange={(k) => {
+              setKind(k);
+              reset();
+            }}
+            testIdPrefix="source-"
+          />
+        </div>
+        {kind === "file" ? (
+          <FilePicker
+            file={file}
+            onFile={(f) => {
+              setFile(f);
+              reset();
+            }}
+          />
+        ) : (
+          <DifyAppPicker
+            value={difyApp}
+            onChange={(id) => {
+              setDifyApp(id);
+              reset();
+            }}
+          />
+        )}
+        <div className="grid gap-3 sm:grid-cols-2">
+          {kind === "file" && (
+            <label className="block text-sm">
+              <span className="mb-1 block font-medium">Format</span>
+              <select
+                value={format}
+                onChange={(e) => {
+                  setFormat(e.target.value as FileFormat);
+                  reset();
+                }}
+                className="h-9 w-full rounded-md border border-zinc-300 bg-white px-2 text-sm dark:border-zinc-700 dark:bg-zinc-900"
+              >
+                {(Object.keys(FORMAT_LABELS) as FileFormat[]).map((f) => (
+                  <option key={f} value={f}>
+                    {FORMAT_LABELS[f]}
+                  </option>
+                ))}
+              </select>
+            </label>
+          )}
+          <label className="block text-sm">
+            <span className="mb-1 block font-medium">App id in Memscope (optional)</span>
+            <input
+              value={appId}
+              onChange={(e) => setAppId(e.target.value)}
+              placeholder={kind === "file" ? "dify, openai… (by source)" : "the Dify app's id"}
+              className="h-9 w-full rounded-md border border-zinc-300 bg-white px-2 text-sm dark:border-zinc-700 dark:bg-zinc-900"
+            />
+          </label>
+        </div>
+      </section>
+
+      <section aria-labelledby="preview-h" className="space-y-4 rounded-xl border border-zinc-200 p-4 dark:border-zinc-800">
+        <div className="flex flex-wrap items-center justify-between gap-3">
+          <h2 id="preview-h" className="text-sm font-semibold">
+            2. Preview
+          </h2>
+          <Button onClick={doPreview} disabled={!ready || busy} data-testid="preview-button">
+            {start.isPending && !previewId ? <Spinner /> : null}
+            Preview (dry run)
+          </Button>
+        </div>
+        {start.isError && <ErrorBox title="The import was refused" error={start.error} />}
+        {!previewId && !start.isError && (
+          <p className="text-sm text-zinc-500 dark:text-zinc-400">{ready ? "Run a dry run to see what would change. Nothing is written." : "Choose a source first."}</p>
+        )}
+        {preview.data && <JobPanel job={preview.data} />}
+      </section>
+
+      <section aria-labelledby="run-h" className="space-y-4 rounded-xl border border-zinc-200 p-4 dark:border-zinc-800">
+        <div className="flex flex-wrap items-center justify-between gap-3">
+          <h2 id="run-h" className="text-sm font-semibold">
+            3. Import
+          </h2>
+          <Button variant="primary" onClick={doRun} disabled={!ready || busy || preview.data?.status !== "done"} data-testid="run-button">
+            Import
+          </Button>
+        </div>
+        {!runId && <p className="text-sm text-zinc-500 dark:text-zinc-400">{preview.data?.status === "done" ? "Ready: the preview above is what will be written." : "Preview first."}</p>}
+        {run.data && (
+          <>
+            <JobPanel job={run.data} />
+            {run.data.status === "done" && (
+              <p className="flex flex-wrap gap-3 text-sm">
+                {run.data.counts.conversations + run.data.counts.skipped > 0 && (
+                  <Link className="font-medium text-indigo-700 hover:underline dark:text-indigo-400" href="/conversations">
+                    Open conversations
+                  </Link>
+                )}
+                {run.data.counts.memories > 0 && (
+                  <Link className="font-medium text-indigo-700 hover:underline dark:text-indigo-400" href="/memories">
+                    Open memories
+                  </Link>
+                )}
+              </p>
+            )}
+          </>
+        )}
+        {run.isError && <ErrorBox error={run.error} />}
+      </section>
+
+      <RecentImports />
+    </main>
+  );
+}
+
+function JobPanel({ job }: { job: ImportJob }) {
+  const running = isRunning(job);
+  return (
+    <div className="space-y-3" data-testid={job.dry_run ? "preview-panel" : "run-panel"} aria-live="polite">
+      <div className="flex flex-wrap items-center gap-2 text-sm">
+        {job.dry_run ? <Badge tone="accent">dry run: nothing written</Badge> : <Badge tone="green">written</Badge>}
+        <Badge tone={job.status === "failed" ? "red" : running ? "amber" : "neutral"}>{running ? "running" : job.status}</Badge>
+        <span className="truncate text-zinc-600 dark:text-zinc-400">
+          {job.label} · {job.format}
+        </span>
+      </div>
+      <ProgressBar job={job} />
+      <JobCounts job={job} />
+      <JobProblems job={job} />
+    </div>
+  );
+}
+
+function FilePicker({ file, onFile }: { file: Picked | null; onFile: (f: Picked | null) => void }) {
+  const [over, setOver] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const input = useRef<HTMLInputElement>(null);
+  const read = async (f: File | undefined) => {
+    if (!f) return;
+    setError(null);
+    if (f.size > 200 * 1024 * 1024) {
+      setError(`${f.name} is over 200 MiB; split it or use the CLI per part.`);
+      return;
+    }
+    onFile({ name: f.name, size: f.size, content: await f.text() });
+  };
+  const onDrop = (e: DragEvent) => {
+    e.preventDefault();
+    setOver(false);
+    void read(e.dataTransfer.files[0]);
+  };
+  return (
+    <div>
+      <label
+        onDragOver={(e) => {
+          e.preventDefault();
+          setOver(true);
+        }}
+        onDragLeave={() => setOver(false)}
+        onDrop={onDrop}
+        className={`flex cursor-pointer flex-col items-center justify-center gap-1 rounded-lg border-2 border-dashed px-4 py-8 text-center text-sm transition-colors focus-within:ring-2 focus-within:ring-indigo-500 ${
+          over ? "border-indigo-500 bg-indigo-50 dark:bg-indigo-950/30" : "border-zinc-300 hover:border-zinc-400 dark:border-zinc-700"
+        }`}
+        data-testid="drop-zone"
+      >
+        <span className="font-medium">{file ? file.name : "Drop a file here, or choose one"}</span>
+        <span className="text-xs text-zinc-500 dark:text-zinc-400">
+          {file ? `${(file.size / 1024).toFixed(1)} KiB · choose another to replace it` : ".json or .jsonl: Dify Service API JSON, a Mem0 export, OpenAI chat logs"}
+        </span>
+        <input
+          ref={input}
+          type="file"
+          accept=".json,.jsonl,application/json"
+          className="sr-only"
+          aria-label="Import file"
+          onChange={(e) => void read(e.target.files?.[0])}
+        />
+      </label>
+      {error && (
+        <p role="alert" className="mt-2 text-sm text-red-700 dark:text-red-400">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+function DifyAppPicker({ value, onChange }: { value: string; onChange: (id: string) => void }) {
+  const apps = useDifyApps(true);
+  if (apps.isPending) {
+    return (
+      <p className="flex items-center gap-2 text-sm text-zinc-500">
+        <Spinner /> Reading Dify&apos;s apps…
+      </p>
+    );
+  }
+  if (apps.isError) return <ErrorBox error={apps.error} onRetry={() => void apps.refetch()} />;
+  const d = apps.data;
+  if (!d.configured) {
+    return (
+      <p className="rounded-lg bg-zinc-50 p-3 text-sm text-zinc-700 dark:bg-zinc-900 dark:text-zinc-300" data-testid="dify-not-configured">
+        No Dify database is configured. Set <code className="font-mono text-xs">MEMSCOPE_DIFY_DATABASE_URL</code> to a Dify PostgreSQL URL (a read-only user is
+        enough) and restart Memscope.
+      </p>
+    );
+  }
+  if (d.error) return <ErrorBox title="Dify's database could not be read" error={d.error} onRetry={() => void apps.refetch()} />;
+  if (!d.data.length) return <p className="text-sm text-zinc-500">Dify&apos;s database has no apps.</p>;
+  return (
+    <fieldset>
+      <legend className="mb-2 text-sm font-medium">Dify app</legend>
+      <div className="divide-y divide-zinc-200 rounded-lg border border-zinc-200 dark:divide-zinc-800 dark:border-zinc-800">
+        {d.data.map((a) => (
+          <label key={a.id} className="flex cursor-pointer items-center gap-3 px-3 py-2 text-sm hover:bg-zinc-50 dark:hover:bg-zinc-900">
+            <input type="radio" name="dify-app" value={a.id} checked={value === a.id} onChange={() => onChange(a.id)} />
+            <span className="min-w-0 flex-1">
+              <span className="block truncate font-medium">{a.name}</span>
+              <span className="block text-xs text-zinc-500 dark:text-zinc-400">
+                {a.mode} · {a.conversations} conversations · {a.messages} messages ·{" "}
+                {a.last_import_at ? `imported up to ${new Date(a.last_import_at).toLocaleString()}; only newer messages come next` : "not imported yet"}
+              </span>
+            </span>
+          </label>
+        ))}
+      </div>
+    </fieldset>
+  );
+}

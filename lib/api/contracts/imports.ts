@@ -1,0 +1,34 @@
+import { z } from "zod";
+import { MAX_IMPORT_BYTES, ZDifyApps, ZImportCreate, ZImportJob, ZImportJobList } from "../../imports/schemas";
+import { contract, pathId } from "../contract";
+
+const tag = "imports";
+
+export const createImport = contract({
+  tag, method: "POST", path: "/imports", scope: "imports:write",
+  summary: "Import a Dify Service API JSON file, a Mem0 export, OpenAI chat JSON/JSONL, or a Dify database app (incremental); runs in the background",
+  description:
+    "Answers 202 with the job at once; poll GET /imports/{id} for progress. Each conversation (and each memory) is written in its own transaction: all of it or none. " +
+    "Records already imported (by the source's id) are skipped, or get only their new turns. dry_run: read and check, write nothing.",
+  body: ZImportCreate, bodyLimit: MAX_IMPORT_BYTES + 1024 * 1024, response: ZImportJob, status: 202, errors: [404, 409, 422],
+});
+
+export const listImports = contract({
+  tag, method: "GET", path: "/imports", scope: "imports:read",
+  summary: "The 20 newest import jobs",
+  response: ZImportJobList,
+});
+
+export const getImport = contract({
+  tag, method: "GET", path: "/imports/{id}", scope: "imports:read",
+  summary: "An import job: status, progress, counts and the first problems",
+  params: z.object({ id: pathId("Import") }), response: ZImportJob, errors: [404],
+});
+
+export const listDifyApps = contract({
+  tag, method: "GET", path: "/imports/dify-apps", scope: "imports:read",
+  summary: "Apps of the Dify database at MEMSCOPE_DIFY_DATABASE_URL (read-only), with what was imported already",
+  response: ZDifyApps,
+});
+
+export const IMPORT_CONTRACTS = [createImport, listImports, getImport, listDifyApps];

@@ -1,0 +1,88 @@
+import type { ImportProblem } from "./types";
+
+// Small readers for untyped source records: each failure names the record and the field.
+
+export type Obj = Record<string, unknown>;
+
+export class RecordProblem extends Error {
+  constructor(
+    readonly field: string | undefined,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+
+export function problemOf(record: string, e: unknown): ImportProblem {
+  if (e instanceof RecordProblem) return { record, field: e.field, message: e.message };
+  return { record, message: e instanceof Error ? e.message : String(e) };
+}
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const isUuid = (v: unknown): v is string => typeof v === "string" && UUID_RE.test(v);
+
+export function reqUuid(o: Obj, key: string, path = key): string {
+  const v = o[key];
+  if (!isUuid(v)) throw new RecordProblem(path, v === undefined ? "missing (a UUID is required)" : "not a UUID");
+  return v.toLowerCase();
+}
+
+export function optString(o: Obj, key: string, path = key): string | undefined {
+  const v = o[key];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== "string") throw new RecordProblem(path, `must be a string, got ${typeName(v)}`);
+  return v;
+}
+
+export function reqString(o: Obj, key: string, path = key): string {
+  const v = optString(o, key, path);
+  if (v === undefined) throw new RecordProblem(path, "missing (a string is required)");
+  return v;
+}
+
+export function optObj(o: Obj, key: string, path = key): Obj | undefined {
+  const v = o[key];
+  if (v === undefined || v === null) return undefined;
+  if (!isObj(v)) throw new RecordProblem(path, `must be an object, got ${typeName(v)}`);
+  return v;
+}
+
+export function optArray(o: Obj, key: string, path = key): unknown[] {
+  const v = o[key];
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v)) throw new RecordProblem(path, `must be an array, got ${typeName(v)}`);
+  return v;
+}
+
+/** Unix seconds (Dify's created_at) or an ISO string, as ISO. */
+export function optTime(o: Obj, key: string, path = key): string | undefined {
+  const v = o[key];
+  if (v === undefined || v === null || v === "") return undefined;
+  if (typeof v === "number" && Number.isFinite(v)) {
+    // Dify sends seconds; a value past year 33658 in seconds is milliseconds.
+    const ms = v > 1e12 ? v : v * 1000;
+    return checkDate(new Date(ms), path);
+  }
+  if (typeof v === "string") {
+    if (/^\d+(\.\d+)?$/.test(v)) return optTime({ [key]: Number(v) }, key, path);
+    // Mem0 local times may lack a zone: read them as UTC.
+    const withZone = /[zZ]|[+-]\d\d:?\d\d$/.test(v) ? v : `${v}Z`;
+    return checkDate(new Date(withZone), path);
+  }
+  throw new RecordProblem(path, `must be unix seconds or an ISO date-time, got ${typeName(v)}`);
+}
+
+function checkDate(d: Date, path: string): string {
+  if (Number.isNaN(d.getTime()) || d.getUTCFullYear() < 1970 || d.getUTCFullYear() > 9999) {
+    throw new RecordProblem(path, "not a valid time");
+  }
+  return d.toISOString();
+}
+
+export function typeName(v: unknown): string {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "array";
+  return typeof v;
+}

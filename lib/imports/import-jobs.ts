@@ -1,0 +1,104 @@
+import "server-only";
+import { randomUUID } from "node:crypto";
+import type { SqlRunner } from "../db/migrations";
+import { NotFoundError } from "../errors/domain-errors";
+import type { ImportJob } from "./schemas";
+import type { ImportProgress } from "./run-import";
+import type { ImportFormat } from "./types";
+
+// Import jobs as rows: the background run writes its progress here (throttled), and
+// GET /api/v1/imports/{id} reads it. A job still "running" that no process of this server
+// is running (a restart) reads as failed.
+
+const COLUMNS = `id, format, label, dry_run, status, total, processed, conversations, turns, memories, skipped, failed,
+  problems, error, created_at, updated_at, finished_at`;
+
+type Row = {
+  id: string;
+  format: ImportFormat;
+  label: string;
+  dry_run: boolean;
+  status: ImportJob["status"];
+  total: number;
+  processed: number;
+  conversations: number;
+  turns: number;
+  memories: number;
+  skipped: number;
+  failed: number;
+  problems: ImportJob["problems"];
+  error: string | null;
+  created_at: Date | string;
+  updated_at: Date | string;
+  finished_at: Date | string | null;
+};
+
+const RUNNING = Symbol.for("memscope.import-jobs.running");
+type Holder = { [RUNNING]?: Set<string> };
+export function runningHere(): Set<string> {
+  const g = globalThis as Holder;
+  return (g[RUNNING] ??= new Set());
+}
+
+const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
+
+function serialize(r: Row): ImportJob {
+  const orphaned = (r.status === "running" || r.status === "pending") && !runningHere().has(r.id);
+  return {
+    id: r.id,
+    format: r.format,
+    label: r.label,
+    dry_run: r.dry_run,
+    status: orphaned ? "failed" : r.status,
+    total: r.total,
+    processed: r.processed,
+    counts: { conversations: r.conversations, turns: r.turns, memories: r.memories, skipped: r.skipped, failed: r.failed },
+    problems: r.problems,
+    error: orphaned ? "The server stopped while this import ran; run it again (records already imported are skipped)." : r.error,
+    created_at: iso(r.created_at)!,
+    updated_at: iso(r.updated_at)!,
+    finished_at: iso(r.finished_at),
+  };
+}
+
+export async function createJob(sql: SqlRunner, j: { projectId: string; format: ImportFormat; label: string; dryRun: boolean }): Promise<ImportJob> {
+  const [row] = await sql.query<Row>(
+    `INSERT INTO import_jobs (id, project_id, format, label, dry_run) VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
+    [randomUUID(), j.projectId, j.format, j.label.slice(0, 500), j.dryRun],
+  );
+  runningHere().add(row.id);
+  return serialize(row);
+}
+
+/** Another project's job is a 404, as if it did not exist. */
+export async function getJob(sql: SqlRunner, projectId: string, id: string): Promise<ImportJob> {
+  const [row] = await sql.query<Row>(`SELECT ${COLUMNS} FROM import_jobs WHERE id = $1 AND project_id = $2`, [id, projectId]);
+  if (!row) throw new NotFoundError("Import", id);
+  return serialize(row);
+}
+
+export async function listJobs(sql: SqlRunner, projectId: string, limit = 20): Promise<ImportJob[]> {
+  const rows = await sql.query<Row>(`SELECT ${COLUMNS} FROM import_jobs WHERE project_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`, [projectId, limit]);
+  return rows.map(serialize);
+}
+
+export async function saveProgress(sql: SqlRunner, id: string, p: ImportProgress & { total?: number; status?: "running" }) {
+  await sql.query(
+    `UPDATE import_jobs SET status = COALESCE($2, status), total = GREATEST(total, COALESCE($3, total), $4), processed = $4,
+            conversations = $5, turns = $6, memories = $7, skipped = $8, failed = $9, problems = $10::jsonb, updated_at = now()
+      WHERE id = $1`,
+    [id, p.status ?? null, p.total ?? null, p.processed, p.conversations, p.turns, p.memories, p.skipped, p.failed, JSON.stringify(p.problems)],
+  );
+}
+
+export async function finishJob(sql: SqlRunner, id: string, p: ImportProgress | null, error: string | null) {
+  try {
+    if (p) await saveProgress(sql, id, p);
+    await sql.query(
+      `UPDATE import_jobs SET status = $2, error = $3, total = GREATEST(total, processed), finished_at = now(), updated_at = now() WHERE id = $1`,
+      [id, error ? "failed" : "done", error],
+    );
+  } finally {
+    runningHere().delete(id);
+  }
+}

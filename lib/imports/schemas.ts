@@ -1,0 +1,92 @@
+import { z } from "zod";
+import { IMPORT_FORMATS } from "./types";
+
+// Contracts of the import API, shared by routes, OpenAPI, the CLI and the /import page.
+// Client-safe: zod only.
+
+/** A file as text (JSON or JSONL) travels inside the JSON body: 200 MiB at most. */
+export const MAX_IMPORT_BYTES = 200 * 1024 * 1024;
+
+export const ZImportFormat = z.enum(IMPORT_FORMATS);
+
+export const ZImportCreate = z
+  .object({
+    format: ZImportFormat.optional().describe("Detected from the content when omitted; dify-db must be named."),
+    content: z
+      .string()
+      .max(MAX_IMPORT_BYTES)
+      .optional()
+      .describe("The file's text: Dify Service API JSON, a Mem0 export, or OpenAI chat JSON / JSONL."),
+    file_name: z.string().trim().max(500).optional().describe("Shown as the job's label."),
+    dify_app_id: z.uuid().optional().describe("dify-db: the Dify app whose conversations to import (see GET /imports/dify-apps)."),
+    app_id: z.string().trim().min(1).max(200).optional().describe("The Memscope app id imported conversations get (default: the source: dify, openai; dify-db: the Dify app's id)."),
+    end_user_id: z.string().trim().min(1).max(200).optional().describe("The end user of conversations whose source names none."),
+    dry_run: z.boolean().default(false).describe("Read and check everything, write nothing: the job's counts say what would change."),
+  })
+  .strict()
+  .superRefine((v, ctx) => {
+    if (v.format === "dify-db") {
+      if (!v.dify_app_id) ctx.addIssue({ code: "custom", path: ["dify_app_id"], message: "required for dify-db" });
+      if (v.content !== undefined) ctx.addIssue({ code: "custom", path: ["content"], message: "dify-db reads Dify's database, not a file" });
+    } else if (v.content === undefined) {
+      ctx.addIssue({ code: "custom", path: ["content"], message: "required (the file's text), unless format is dify-db" });
+    }
+  });
+export type ImportCreate = z.infer<typeof ZImportCreate>;
+
+export const ZImportProblem = z.object({
+  record: z.string().describe("The line (JSONL) or record (conversations[2], memory <id>) that failed."),
+  field: z.string().optional().describe("The field within it."),
+  message: z.string(),
+});
+
+export const ZImportCounts = z.object({
+  conversations: z.number().int().describe("Conversations created or given new turns."),
+  turns: z.number().int().describe("Turns written."),
+  memories: z.number().int().describe("Memories written."),
+  skipped: z.number().int().describe("Records already imported with nothing new."),
+  failed: z.number().int().describe("Records not imported (see problems)."),
+});
+
+export const IMPORT_STATUSES = ["pending", "running", "done", "failed"] as const;
+
+export const ZImportJob = z.object({
+  id: z.string(),
+  format: ZImportFormat,
+  label: z.string(),
+  dry_run: z.boolean().describe("true: counts say what would change; nothing was written."),
+  status: z.enum(IMPORT_STATUSES),
+  total: z.number().int().describe("Records to go through (known once the source is read; 0 before)."),
+  processed: z.number().int(),
+  counts: ZImportCounts,
+  problems: z.array(ZImportProblem).describe("The first 50 problems."),
+  error: z.string().nullable().describe("Why the whole job stopped (a record's problem is in problems)."),
+  created_at: z.string(),
+  updated_at: z.string(),
+  finished_at: z.string().nullable(),
+});
+export type ImportJob = z.infer<typeof ZImportJob>;
+
+export const ZImportJobList = z.object({ data: z.array(ZImportJob) });
+
+export const ZDifyApps = z.object({
+  configured: z.boolean().describe("Whether MEMSCOPE_DIFY_DATABASE_URL is set."),
+  error: z.string().nullable().describe("Why the database could not be read."),
+  data: z.array(
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      mode: z.string(),
+      conversations: z.number().int(),
+      messages: z.number().int(),
+      last_import_at: z.string().nullable().describe("The newest message time already imported (the cursor), or null."),
+    }),
+  ),
+});
+export type DifyApps = z.infer<typeof ZDifyApps>;
+
+/** The CLI's and the page's closing line. */
+export function summaryLine(c: z.infer<typeof ZImportCounts>, dryRun = false): string {
+  const verb = dryRun ? "would import" : "imported";
+  return `${verb}: ${c.conversations} conversations, ${c.turns} turns, ${c.memories} memories; skipped ${c.skipped}; failed ${c.failed}`;
+}

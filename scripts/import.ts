@@ -1,0 +1,131 @@
+// npm run import -- [--format dify-api|dify-db|mem0|openai] [--dry-run] [--app-id ID] [--end-user ID] <file|url|dify-app-id>
+//
+// Talks to a running Memscope (MEMSCOPE_URL, default http://localhost:3000; MEMSCOPE_API_KEY
+// as a Bearer key when set): sends the file (or what the URL serves) to POST /api/v1/imports,
+// shows progress, and ends with
+//   imported: N conversations, N turns, N memories; skipped N; failed N
+// With --format dify-db the argument is the Dify app id (without one, the apps are listed).
+// Exit status: 0 when every record imported or was skipped, 1 otherwise.
+
+import fs from "node:fs";
+import path from "node:path";
+import { summaryLine, type DifyApps, type ImportJob } from "../lib/imports/schemas";
+import { IMPORT_FORMATS } from "../lib/imports/types";
+
+type Args = { format?: string; dryRun: boolean; appId?: string; endUser?: string; target?: string };
+
+function parseArgs(argv: string[]): Args {
+  const a: Args = { dryRun: false };
+  for (let i = 0; i < argv.length; i++) {
+    const x = argv[i];
+    const value = () => {
+      const v = argv[++i];
+      if (v === undefined) fail(`${x} needs a value`);
+      return v;
+    };
+    if (x === "--dry-run") a.dryRun = true;
+    else if (x === "--format") a.format = value();
+    else if (x.startsWith("--format=")) a.format = x.slice(9);
+    else if (x === "--app-id") a.appId = value();
+    else if (x === "--end-user") a.endUser = value();
+    else if (x === "--help" || x === "-h") usage(0);
+    else if (x.startsWith("--")) fail(`unknown option ${x}`);
+    else if (a.target) fail(`one source at a time (got ${a.target} and ${x})`);
+    else a.target = x;
+  }
+  if (a.format && !(IMPORT_FORMATS as readonly string[]).includes(a.format)) fail(`--format must be one of ${IMPORT_FORMATS.join(", ")}`);
+  return a;
+}
+
+function usage(code: number): never {
+  console.log("usage: npm run import -- [--format dify-api|dify-db|mem0|openai] [--dry-run] [--app-id ID] [--end-user ID] <file|url|dify-app-id>");
+  process.exit(code);
+}
+
+function fail(message: string): never {
+  console.error(`import: ${message}`);
+  process.exit(1);
+}
+
+const base = (process.env.MEMSCOPE_URL || "http://localhost:3000").replace(/\/+$/, "");
+const headers: Record<string, string> = { "content-type": "application/json" };
+if (process.env.MEMSCOPE_API_KEY) headers.authorization = `Bearer ${process.env.MEMSCOPE_API_KEY}`;
+
+async function call<T>(method: string, p: string, body?: unknown): Promise<T> {
+  let r: Response;
+  try {
+    r = await fetch(`${base}/api/v1${p}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch (e) {
+    fail(`Memscope at ${base} did not answer (${(e as Error).cause ?? (e as Error).message}); start it or set MEMSCOPE_URL`);
+  }
+  const text = await r.text();
+  const json = text ? JSON.parse(text) : null;
+  if (!r.ok) {
+    const err = json?.error;
+    const details = (err?.details ?? []).map((d: { field?: string; message: string }) => `  ${d.field ? `${d.field}: ` : ""}${d.message}`).join("\n");
+    fail(`${r.status} ${err?.message ?? text.slice(0, 500)}${details ? `\n${details}` : ""}`);
+  }
+  return json as T;
+}
+
+async function readSource(target: string): Promise<{ content: string; name: string }> {
+  if (/^https?:\/\//i.test(target)) {
+    const r = await fetch(target).catch((e) => fail(`could not fetch ${target}: ${(e as Error).message}`));
+    if (!r.ok) fail(`${target} answered ${r.status}`);
+    return { content: await r.text(), name: path.basename(new URL(target).pathname) || target };
+  }
+  if (!fs.existsSync(target)) fail(`no file ${target}`);
+  return { content: fs.readFileSync(target, "utf8"), name: path.basename(target) };
+}
+
+function bar(job: ImportJob): string {
+  const total = Math.max(job.total, job.processed, 1);
+  const width = 30;
+  const filled = Math.round((job.processed / total) * width);
+  return `[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${job.processed}/${job.total}`;
+}
+
+async function main() {
+  const args = parseArgs(process.argv.slice(2));
+  let body: Record<string, unknown>;
+  if (args.format === "dify-db") {
+    if (!args.target) {
+      const apps = await call<DifyApps>("GET", "/imports/dify-apps");
+      if (!apps.configured) fail("the server has no MEMSCOPE_DIFY_DATABASE_URL");
+      if (apps.error) fail(apps.error);
+      console.log("Dify apps (give one id):");
+      for (const a of apps.data) console.log(`  ${a.id}  ${a.name} (${a.mode}): ${a.conversations} conversations, ${a.messages} messages${a.last_import_at ? `, imported up to ${a.last_import_at}` : ""}`);
+      return;
+    }
+    body = { format: "dify-db", dify_app_id: args.target };
+  } else {
+    if (!args.target) usage(1);
+    const { content, name } = await readSource(args.target);
+    body = { content, file_name: name, ...(args.format ? { format: args.format } : {}) };
+  }
+  if (args.appId) body.app_id = args.appId;
+  if (args.endUser) body.end_user_id = args.endUser;
+  body.dry_run = args.dryRun;
+
+  let job = await call<ImportJob>("POST", "/imports", body);
+  const tty = process.stdout.isTTY;
+  console.log(`${args.dryRun ? "dry run" : "import"} ${job.id} (${job.format}${job.label ? `, ${job.label}` : ""})`);
+  let lastLine = "";
+  while (job.status === "running" || job.status === "pending") {
+    await new Promise((r) => setTimeout(r, 300));
+    job = await call<ImportJob>("GET", `/imports/${job.id}`);
+    const line = bar(job);
+    if (line !== lastLine) {
+      if (tty) process.stdout.write(`\r${line}`);
+      lastLine = line;
+    }
+  }
+  if (tty && lastLine) process.stdout.write("\n");
+  for (const p of job.problems.slice(0, 10)) console.log(`  problem: ${p.record}${p.field ? ` ${p.field}` : ""}: ${p.message}`);
+  if (job.problems.length > 10) console.log(`  ... ${job.problems.length - 10} more problems (GET /api/v1/imports/${job.id})`);
+  if (job.error) console.log(`  stopped: ${job.error}`);
+  console.log(summaryLine(job.counts, job.dry_run));
+  process.exit(job.status === "done" && job.counts.failed === 0 ? 0 : 1);
+}
+
+main().catch((e) => fail((e as Error).message));

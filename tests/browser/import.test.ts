@@ -1,0 +1,140 @@
+import fs from "node:fs";
+import path from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apiClient } from "../helpers/api-client";
+import { startAppServer, type AppServer } from "../helpers/app-server";
+import { launchBrowser, screenshotPath } from "../helpers/browser";
+import { tempDir } from "../helpers/temp-dir";
+
+// The /import page in real Chromium against the production server: choose a file, read
+// the dry-run preview (counts, first problems, nothing written), run it with the progress
+// bar moving, read the summary, and run it again to see that nothing is duplicated.
+// Screenshots: test-results/screenshots/import-*.png at 1440, 1024 and 390 px.
+
+const FIXTURES = path.join(__dirname, "../fixtures/imports");
+const C1 = "3f1c2a90-5b7e-4d21-9c3a-0a1b2c3d4e01";
+
+describe("import page in a browser", () => {
+  let server: AppServer;
+  let browser: Browser;
+  let page: Page;
+  let api: ReturnType<typeof apiClient>;
+  let bigFile: string;
+
+  beforeAll(async () => {
+    [server, browser] = await Promise.all([startAppServer(), launchBrowser()]);
+    api = apiClient(server.url);
+    page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
+    page.setDefaultTimeout(30_000);
+    // Enough conversations for the progress bar to be seen between 0 and 100 %.
+    const dir = tempDir("import-browser");
+    bigFile = path.join(dir, "support-logs.jsonl");
+    const lines = Array.from({ length: 600 }, (_, i) =>
+      JSON.stringify({ messages: [{ role: "system", content: "You are support." }, { role: "user", content: `Ticket ${i}: my export fails` }, { role: "assistant", content: `Ticket ${i}: retry with a smaller range.` }] }),
+    );
+    fs.writeFileSync(bigFile, lines.join("\n"));
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  const text = (testId: string, p: Page = page) => p.locator(`[data-testid="${testId}"]`).innerText();
+  const count = async (panel: string, name: string) => (await page.locator(`[data-testid="${panel}"] [data-testid="count-${name}"] dd`).innerText()).trim();
+  const waitDone = (panel: string) =>
+    page.waitForFunction((p) => {
+      const el = document.querySelector(`[data-testid="${p}"]`);
+      return !!el && !el.textContent!.includes("running") && el.querySelector('[role="progressbar"]')?.getAttribute("aria-valuenow") === "100";
+    }, panel);
+
+  it("previews a Dify file with a dry run: counts, first problems, nothing written", async () => {
+    await page.goto(`${server.url}/import`);
+    await page.getByRole("heading", { name: "Import", level: 1 }).waitFor();
+    expect(await page.getByTestId("run-button").isDisabled()).toBe(true);
+    await page.getByLabel("Import file").setInputFiles(path.join(FIXTURES, "dify-api.json"));
+    await page.getByText("dify-api.json").first().waitFor();
+    await page.getByTestId("preview-button").click();
+    await waitDone("preview-panel");
+
+    expect(await text("preview-panel")).toContain("dry run: nothing written");
+    expect(await count("preview-panel", "conversations")).toBe("2");
+    expect(await count("preview-panel", "turns")).toBe("7");
+    expect(await count("preview-panel", "failed")).toBe("1");
+    const problems = await page.locator('[data-testid="preview-panel"] [data-testid="problems"]').innerText();
+    expect(problems).toContain("conversations[2]");
+    expect(problems).toContain("messages[0].created_at");
+    expect(await text("summary-line")).toBe("would import: 2 conversations, 7 turns, 0 memories; skipped 0; failed 1");
+    expect((await api.get(`/conversations/${C1}`)).status).toBe(404);
+    await page.screenshot({ path: screenshotPath("import-preview-1440"), fullPage: true });
+  });
+
+  it("runs the import with a progress bar and a summary; the conversations exist", async () => {
+    await page.getByTestId("run-button").click();
+    await waitDone("run-panel");
+    const panel = page.locator('[data-testid="run-panel"]');
+    expect(await panel.innerText()).toContain("written");
+    expect(await panel.locator('[data-testid="summary-line"]').innerText()).toBe("imported: 2 conversations, 7 turns, 0 memories; skipped 0; failed 1");
+    expect(await panel.getByRole("progressbar").getAttribute("aria-valuenow")).toBe("100");
+    expect((await api.get(`/conversations/${C1}`)).body).toMatchObject({ turn_count: 5, branch_count: 2 });
+    await page.getByRole("link", { name: "Open conversations" }).waitFor();
+    await page.screenshot({ path: screenshotPath("import-done-1440"), fullPage: true });
+  });
+
+  it("shows that running it again duplicates nothing", async () => {
+    await page.getByTestId("preview-button").click();
+    await page.waitForFunction(() => document.querySelector('[data-testid="preview-panel"] [data-testid="summary-line"]')?.textContent?.includes("skipped 2"));
+    await waitDone("preview-panel");
+    expect(await page.locator('[data-testid="preview-panel"] [data-testid="summary-line"]').innerText()).toBe(
+      "would import: 0 conversations, 0 turns, 0 memories; skipped 2; failed 1",
+    );
+    await page.getByTestId("run-button").click();
+    await page.waitForFunction(() => document.querySelector('[data-testid="run-panel"] [data-testid="summary-line"]')?.textContent?.includes("skipped 2"));
+    await waitDone("run-panel");
+    expect(await page.locator('[data-testid="run-panel"] [data-testid="summary-line"]').innerText()).toBe("imported: 0 conversations, 0 turns, 0 memories; skipped 2; failed 1");
+    expect((await api.get(`/conversations/${C1}`)).body.turn_count).toBe(5);
+    expect(await text("recent-imports")).toContain("dify-api.json");
+  });
+
+  it("moves the progress bar through a larger import", async () => {
+    await page.getByLabel("Import file").setInputFiles(bigFile);
+    await page.getByText("support-logs.jsonl").first().waitFor();
+    await page.getByTestId("preview-button").click();
+    await waitDone("preview-panel");
+    expect(await count("preview-panel", "conversations")).toBe("600");
+
+    await page.getByTestId("run-button").click();
+    const seen = new Set<number>();
+    const deadline = Date.now() + 170_000;
+    let shot = false;
+    for (;;) {
+      const v = await page
+        .locator('[data-testid="run-panel"] [role="progressbar"]')
+        .getAttribute("aria-valuenow", { timeout: 500 })
+        .catch(() => null);
+      if (v !== null) seen.add(Number(v));
+      if (!shot && v !== null && Number(v) > 0 && Number(v) < 100) {
+        await page.screenshot({ path: screenshotPath("import-running-1440"), fullPage: true });
+        shot = true;
+      }
+      if (v === "100" && !(await page.locator('[data-testid="run-panel"]').innerText()).includes("running")) break;
+      if (Date.now() > deadline) throw new Error("the import did not finish");
+      await page.waitForTimeout(50);
+    }
+    expect([...seen].some((v) => v > 0 && v < 100)).toBe(true);
+    expect(await page.locator('[data-testid="run-panel"] [data-testid="summary-line"]').innerText()).toBe(
+      "imported: 600 conversations, 600 turns, 0 memories; skipped 0; failed 0",
+    );
+  }, 180_000);
+
+  it("reads well at 1024 and 390 px, and says when no Dify database is configured", async () => {
+    for (const width of [1024, 390]) {
+      await page.setViewportSize({ width, height: 1000 });
+      await page.screenshot({ path: screenshotPath(`import-done-${width}`), fullPage: true });
+    }
+    await page.getByTestId("source-dify database").click();
+    await page.getByTestId("dify-not-configured").waitFor();
+    expect(await text("dify-not-configured")).toContain("MEMSCOPE_DIFY_DATABASE_URL");
+    await page.screenshot({ path: screenshotPath("import-dify-390"), fullPage: true });
+  });
+});
