@@ -11,16 +11,21 @@ export type TurnNodeData = {
   /** "nil": parent is UUID_NIL (Dify's legacy "previous row"); "missing": parent id not in this conversation. */
   marker: "nil" | "missing" | null;
   hasImage: boolean;
+  /** Where the turn stands in the previewed window (null: not on the selected thread or not computed yet). */
+  windowState: "kept" | "dropped" | "placeholder" | "beyond-limit" | null;
+  /** The oldest kept turn: the window starts here. */
+  windowStart: boolean;
 };
 export type TurnNode = Node<TurnNodeData, "turn">;
 
-export const TURN_NODE_WIDTH = 184;
-export const TURN_NODE_HEIGHT = 64;
+export const TURN_NODE_WIDTH = 208;
+export const TURN_NODE_HEIGHT = 72;
 
 const hiddenHandle = "!pointer-events-none !size-1 !min-h-0 !min-w-0 !border-0 !bg-transparent";
 
 // Deliberately light: thousands of these may exist, and only the visible ones render.
 function TurnNodeView({ id, data }: NodeProps<TurnNode>) {
+  const dimmed = data.windowState === "dropped" || data.windowState === "beyond-limit" || data.windowState === "placeholder";
   const tone = data.isLeaf
     ? "border-indigo-500 bg-indigo-600 text-white shadow-md shadow-indigo-500/20"
     : data.inThread
@@ -33,14 +38,25 @@ function TurnNodeView({ id, data }: NodeProps<TurnNode>) {
       data-in-thread={data.inThread ? "true" : "false"}
       data-leaf={data.isLeaf ? "true" : "false"}
       data-marker={data.marker ?? undefined}
+      data-tokens={data.tokens}
+      data-window={data.windowState ?? undefined}
+      data-window-start={data.windowStart ? "true" : undefined}
       title={data.label}
-      className={`relative flex cursor-pointer flex-col justify-center rounded-lg border px-2.5 py-1.5 text-left transition-colors ${tone}`}
+      className={`relative flex cursor-pointer flex-col justify-center rounded-lg border px-2.5 py-1.5 text-left transition-colors ${tone} ${
+        dimmed ? "border-dashed opacity-55" : ""
+      }`}
       style={{ width: TURN_NODE_WIDTH, height: TURN_NODE_HEIGHT }}
     >
       <Handle type="target" position={Position.Top} isConnectable={false} className={hiddenHandle} />
-      <span className="line-clamp-2 text-[11px] leading-snug">{data.label || <em className="opacity-60">(empty query)</em>}</span>
-      <span className={`mt-0.5 flex items-center gap-1.5 text-[10px] tabular-nums ${data.isLeaf ? "text-indigo-100" : "text-zinc-500 dark:text-zinc-400"}`}>
+      {data.windowStart && (
+        <span className="absolute -top-2.5 left-2 rounded-full bg-emerald-600 px-1.5 py-px text-[10px] font-semibold text-white" data-testid="tree-window-start">
+          window starts
+        </span>
+      )}
+      <span className="line-clamp-2 text-[13px] leading-snug">{data.label || <em className="opacity-60">(empty query)</em>}</span>
+      <span className={`mt-0.5 flex items-center gap-1.5 text-[11px] tabular-nums ${data.isLeaf ? "text-indigo-100" : "text-zinc-500 dark:text-zinc-400"}`}>
         {formatCompact(data.tokens)} tok
+        {data.windowState && data.windowState !== "kept" && <span className="font-medium">· {data.windowState === "beyond-limit" ? "past limit" : data.windowState}</span>}
         {data.hasImage && <span aria-label="has image">▣</span>}
       </span>
       {data.marker && (
@@ -60,3 +76,18 @@ function TurnNodeView({ id, data }: NodeProps<TurnNode>) {
 }
 
 export const TurnNodeComponent = memo(TurnNodeView);
+
+/** The accessible name of a tree node: its text and every state the colours show. */
+export function turnNodeLabel(d: TurnNodeData, index: number): string {
+  const parts = [`Turn ${index + 1}: ${d.label || "(empty query)"}`, `${d.tokens} tokens`];
+  if (d.isLeaf) parts.push("selected leaf");
+  else if (d.inThread) parts.push("on the selected thread");
+  if (d.windowState === "kept") parts.push("in the window");
+  if (d.windowState === "dropped") parts.push("dropped from the window");
+  if (d.windowState === "placeholder") parts.push("in-flight placeholder, not sent");
+  if (d.windowState === "beyond-limit") parts.push("past message_limit");
+  if (d.windowStart) parts.push("window starts here");
+  if (d.marker === "nil") parts.push("UUID_NIL parent");
+  if (d.marker === "missing") parts.push("parent missing");
+  return parts.join(", ");
+}

@@ -34,12 +34,12 @@ export function ApiReference({ doc, operations }: { doc: OpenApiDoc; operations:
   return (
     <div className="space-y-6">
       <nav aria-label="Endpoints" className="rounded-lg border border-zinc-200 bg-white p-3 dark:border-zinc-800 dark:bg-zinc-900">
-        <ul className="grid gap-1 sm:grid-cols-2">
+        <ul className="grid grid-cols-1 gap-1 sm:grid-cols-2">
           {operations.map((op) => (
             <li key={anchorFor(op)}>
               <a href={`#${anchorFor(op)}`} className="flex items-center gap-2 rounded px-1.5 py-1 text-sm hover:bg-zinc-50 dark:hover:bg-zinc-800">
                 <MethodBadge method={op.method} />
-                <code className="truncate font-mono text-[13px]">{op.path}</code>
+                <code className="min-w-0 truncate font-mono text-[13px]">{op.path}</code>
               </a>
             </li>
           ))}

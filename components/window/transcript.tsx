@@ -187,6 +187,7 @@ const Turn = memo(function Turn({
       data-id={m.id}
       data-state={state}
       data-dropped={state === "dropped" ? "true" : "false"}
+      data-tokens={tokens}
       className={`turn-cv rounded-lg border px-3 py-2.5 ${
         state === "placeholder"
           ? "border-dashed border-amber-300 bg-amber-50/50 dark:border-amber-800 dark:bg-amber-950/20"
