@@ -1,8 +1,9 @@
 "use client";
+import { api } from "@/lib/ui/api-client";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useMemo, useState } from "react";
-import { mapi, userPath, type MemoryType, type SearchHit, type SearchResponse, type Weights } from "@/lib/ui/memory-api";
+import { userPath, type MemoryType, type SearchHit, type SearchResponse, type Weights } from "@/lib/ui/memory-api";
 import { useDebouncedValue } from "@/lib/ui/use-debounced-value";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
@@ -10,7 +11,7 @@ import { Skeleton } from "@/components/ui/skeleton";
 import { EmptyState, ErrorBox, Spinner } from "@/components/ui/states";
 import { MemoriesShell, useSelectedUser } from "./memories-shell";
 import { TypeBadge } from "./type-badge";
-import { MemoryTypeToggles } from "./memory-type-toggles";
+import { MemoryTypeToggles } from "@/components/ui/memory-type-toggles";
 
 const TERMS = [
   { key: "similarity_term", weight: "similarity", label: "Similarity", color: "bg-indigo-500", swatch: "bg-indigo-500" },
@@ -36,7 +37,7 @@ export function PlaygroundView() {
     queryKey: ["memories", "playground", user, params],
     enabled: !!user && !!params.query.trim(),
     queryFn: () =>
-      mapi.post<SearchResponse>(`${userPath(user)}/memories/search`, {
+      api.post<SearchResponse>(`${userPath(user)}/memories/search`, {
         query: params.query.trim(),
         k: params.k,
         weights: params.weights,

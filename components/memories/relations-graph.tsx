@@ -1,10 +1,11 @@
 "use client";
+import { api } from "@/lib/ui/api-client";
 import "@xyflow/react/dist/style.css";
 import { Background, BackgroundVariant, Controls, Handle, MarkerType, Position, ReactFlow, type Edge, type Node, type NodeProps } from "@xyflow/react";
 import { useQueries } from "@tanstack/react-query";
 import Link from "next/link";
 import { memo, useMemo, useState } from "react";
-import { mapi, type Memory, type Relation } from "@/lib/ui/memory-api";
+import { type Memory, type Relation } from "@/lib/ui/memory-api";
 import { mk, useAddRelation, useMemoryList, useRemoveRelation } from "@/lib/ui/memory-queries";
 import { RELATION_STYLE } from "@/lib/ui/memory-format";
 import { oneLine } from "@/lib/ui/format";
@@ -51,7 +52,7 @@ function useRelated(memory: Memory, relations: Relation[]) {
   const live = relations.filter((r) => !r.removed_at);
   const otherIds = [...new Set(live.map((r) => (r.source_id === memory.id ? r.target_id : r.source_id)))];
   const others = useQueries({
-    queries: otherIds.map((id) => ({ queryKey: mk.one(id), queryFn: ({ signal }: { signal: AbortSignal }) => mapi.get<Memory>(`/memories/${id}`, undefined, signal), staleTime: 30_000 })),
+    queries: otherIds.map((id) => ({ queryKey: mk.one(id), queryFn: ({ signal }: { signal: AbortSignal }) => api.get<Memory>(`/memories/${id}`, undefined, signal), staleTime: 30_000 })),
   });
   const byId = new Map(otherIds.map((id, i) => [id, others[i]?.data ?? null] as const));
   const key = others.map((o) => o.dataUpdatedAt).join(",");

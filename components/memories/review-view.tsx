@@ -1,20 +1,22 @@
 "use client";
+import { api } from "@/lib/ui/api-client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useMemo, useState } from "react";
 import type { Conversation } from "@/lib/conversations/schemas";
-import { mapi, userPath, type CompressPreview, type ExtractResult, type Memory, type MemoryType, type ReviewItem } from "@/lib/ui/memory-api";
+import { userPath, type CompressPreview, type ExtractResult, type Memory, type MemoryType, type ReviewItem } from "@/lib/ui/memory-api";
 import { mk, useResolveReview, useReview } from "@/lib/ui/memory-queries";
 import { plural, relativeTime } from "@/lib/ui/format";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
+import { TabList } from "@/components/ui/tabs";
 import { Skeleton } from "@/components/ui/skeleton";
 import { EmptyState, ErrorBox, Spinner } from "@/components/ui/states";
 import { Card } from "./card";
 import { MemoriesShell, useSelectedUser } from "./memories-shell";
 import { TypeBadge } from "./type-badge";
 import { useToast } from "./toast";
-import { MemoryTypeToggles } from "./memory-type-toggles";
+import { MemoryTypeToggles } from "@/components/ui/memory-type-toggles";
 
 const KINDS = [
   { key: "", label: "All" },
@@ -33,22 +35,17 @@ export function ReviewView() {
     <MemoriesShell user={user} onUser={setUser} title="Review" subtitle="Possible duplicates, contradictions and memories extracted from conversations wait here for a person's decision.">
       <main className="mx-auto grid w-full max-w-7xl gap-5 px-4 py-4 sm:px-6 lg:grid-cols-[minmax(0,1fr)_360px]">
         <section className="min-w-0">
-          <div role="tablist" aria-label="Kind" className="mb-3 flex gap-1 border-b border-zinc-200 dark:border-zinc-800">
-            {KINDS.map((k) => (
-              <button
-                key={k.key}
-                role="tab"
-                type="button"
-                aria-selected={kind === k.key}
-                onClick={() => setKind(k.key)}
-                data-testid={`review-kind-${k.key || "all"}`}
-                className={`-mb-px border-b-2 px-2.5 py-2 text-xs font-medium ${kind === k.key ? "border-indigo-500 text-zinc-900 dark:text-zinc-50" : "border-transparent text-zinc-500 hover:text-zinc-800 dark:text-zinc-400"}`}
-              >
-                {k.label}
-              </button>
-            ))}
+          <div className="mb-3 flex items-center border-b border-zinc-200 dark:border-zinc-800">
+            <TabList
+              label="Kind"
+              panelId="review-panel"
+              value={kind}
+              onChange={setKind}
+              tabs={KINDS.map((k) => ({ key: k.key as string, label: k.label, testId: `review-kind-${k.key || "all"}` }))}
+            />
             {review.isFetching && !review.isLoading && <Spinner className="ml-auto self-center text-indigo-500" />}
           </div>
+          <div role="tabpanel" id="review-panel" aria-labelledby={`review-panel-tab-${kind || "all"}`}>
           {review.isError && !review.data ? (
             <ErrorBox title="Could not load the review queue" error={review.error} onRetry={() => review.refetch()} />
           ) : review.isLoading || !user ? (
@@ -74,6 +71,7 @@ export function ReviewView() {
               </Button>
             </div>
           )}
+          </div>
         </section>
         <aside className="flex flex-col gap-5">
           <ExtractPanel user={user} />
@@ -194,10 +192,10 @@ function ExtractPanel({ user }: { user: string }) {
   const convs = useQuery({
     queryKey: ["conversations", "for-user", user],
     enabled: !!user,
-    queryFn: ({ signal }) => mapi.get<{ data: Conversation[] }>("/conversations", { user_id: user, limit: 100 }, signal).then((r) => r.data),
+    queryFn: ({ signal }) => api.get<{ data: Conversation[] }>("/conversations", { user_id: user, limit: 100 }, signal).then((r) => r.data),
   });
   const extract = useMutation({
-    mutationFn: (id: string) => mapi.post<ExtractResult>(`${userPath(user)}/memories/extract`, { conversation_id: id }),
+    mutationFn: (id: string) => api.post<ExtractResult>(`${userPath(user)}/memories/extract`, { conversation_id: id }),
     onSuccess: () => qc.invalidateQueries({ queryKey: mk.all }),
   });
   return (
@@ -251,7 +249,7 @@ function CompressPanel({ user }: { user: string }) {
 
   const preview = useMutation({
     mutationFn: () =>
-      mapi.post<CompressPreview>(`${userPath(user)}/memories/compress/preview`, {
+      api.post<CompressPreview>(`${userPath(user)}/memories/compress/preview`, {
         older_than_days: days,
         max_access_count: maxAccess,
         ...(types.length ? { memory_types: types } : {}),
@@ -272,7 +270,7 @@ function CompressPanel({ user }: { user: string }) {
     try {
       for (let i = 0; i < chosen.length; i++) {
         const g = chosen[i];
-        const r = await mapi.post<{ counts: { archived: number } }>(`${userPath(user)}/memories/compress/apply`, {
+        const r = await api.post<{ counts: { archived: number } }>(`${userPath(user)}/memories/compress/apply`, {
           proposals: [{ memory_type: g.memory_type, source_ids: g.source_ids, compressed: g.compressed.map((c) => ({ content: c.content, importance_score: c.importance_score, source_ids: c.source_ids })), method: g.method }],
           actor: "ui",
         });

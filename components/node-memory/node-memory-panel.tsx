@@ -1,4 +1,5 @@
 "use client";
+import { DEFAULT_MODEL } from "@/lib/ui/window-url";
 import { useEffect, useId, useMemo, useState } from "react";
 import type { NodeHistoryResponse, NodeMemoryMessage, NodeSummary } from "@/lib/node-memory/schemas";
 import { documentTurns, type NodeTurn } from "@/lib/node-memory/turns";
@@ -137,7 +138,7 @@ type TurnState = "kept" | "dropped" | "off-thread" | "pending";
 function NodeDetail({ conversationId, nodeId }: { conversationId: string; nodeId: string }) {
   const ids = useId();
   const models = useModels();
-  const [model, setModel] = useState("gpt-4o");
+  const [model, setModel] = useState(DEFAULT_MODEL);
   const [maxText, setMaxText] = useState("2000");
   const [maxTokens, setMaxTokens] = useState(2000);
   const [current, setCurrent] = useState<string | null>(null);
@@ -205,7 +206,7 @@ function NodeDetail({ conversationId, nodeId }: { conversationId: string; nodeId
           <div>
             <label htmlFor={`${ids}-model`} className={labelCls}>Model</label>
             <select id={`${ids}-model`} data-testid="node-model-select" className={`${field} w-full`} value={model} onChange={(e) => setModel(e.target.value)}>
-              {(models.data ?? [{ model: "gpt-4o", encoding: "o200k_base" }]).map((m) => (
+              {(models.data ?? [{ model: DEFAULT_MODEL, encoding: "o200k_base" }]).map((m) => (
                 <option key={m.model} value={m.model}>{m.model} · {m.encoding}</option>
               ))}
             </select>
