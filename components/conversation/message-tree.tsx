@@ -19,7 +19,7 @@ import type { HistoryResponse, Message } from "@/lib/messages/schemas";
 import { UUID_NIL } from "@/lib/threads/uuid-nil";
 import { layoutTree } from "@/lib/ui/tree-layout";
 import { oneLine } from "@/lib/ui/format";
-import { TURN_NODE_HEIGHT, TURN_NODE_WIDTH, TurnNodeComponent, turnNodeLabel, type TurnNode, type TurnNodeData } from "./turn-node";
+import { TURN_NODE_HEIGHT, TURN_NODE_WIDTH, TurnNodeComponent, type TurnNode, type TurnNodeData } from "./turn-node";
 
 const COL = TURN_NODE_WIDTH + 28;
 const ROW = TURN_NODE_HEIGHT + 36;
@@ -143,7 +143,6 @@ function TreeCanvas({ conversationId, messages, threadIds, leafId, onSelect, his
             measured: { width: TURN_NODE_WIDTH, height: TURN_NODE_HEIGHT },
             handles: HANDLES,
             data: { ...b.data, inThread, isLeaf, tokens, windowState, windowStart },
-            ariaLabel: turnNodeLabel({ ...b.data, inThread, isLeaf, tokens, windowState, windowStart }, b.index),
             ariaRole: "button",
             // One tab stop for the whole tree (the leaf, or the node the arrow keys reached).
             focusable,

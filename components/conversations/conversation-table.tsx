@@ -70,14 +70,14 @@ function ConversationRow({ c, maxTokens }: { c: Conversation; maxTokens: number 
     >
       <td className={`${cell} min-w-0`}>
         <Link href={`/conversations/${c.id}`} className="block truncate rounded font-medium text-zinc-900 hover:text-indigo-600 hover:underline dark:text-zinc-100 dark:hover:text-indigo-400">
-          {c.name || <span className="text-zinc-400 italic">Untitled</span>}
+          {c.name || <span className="text-zinc-500 italic">Untitled</span>}
         </Link>
       </td>
       <td className={`${cell} truncate`}>
         <span className="rounded bg-zinc-100 px-1.5 py-0.5 font-mono text-xs whitespace-nowrap text-zinc-700 dark:bg-zinc-800 dark:text-zinc-300">{c.app_id}</span>
       </td>
       <td className="truncate px-3 py-1.5 text-zinc-600 dark:text-zinc-400" title={c.end_user_id ?? undefined}>
-        {c.end_user_id ?? <span className="text-zinc-400">—</span>}
+        {c.end_user_id ?? <span className="text-zinc-500">—</span>}
       </td>
       <td className={num}>{formatInt(c.turn_count)}</td>
       <td className={num}>{c.branch_count > 1 ? <span className="font-medium text-indigo-600 dark:text-indigo-400">{formatInt(c.branch_count)}</span> : formatInt(c.branch_count)}</td>

@@ -293,7 +293,7 @@ function FieldsEditor({ m }: { m: Memory }) {
   );
 
   return (
-    <Card title="Edit" testId="fields-card" actions={<span className="font-mono text-[11px] text-zinc-400">editing v{m.version}</span>}>
+    <Card title="Edit" testId="fields-card" actions={<span className="font-mono text-[11px] text-zinc-500">editing v{m.version}</span>}>
       <textarea
         value={content}
         onChange={(e) => setContent(e.target.value)}
@@ -352,7 +352,7 @@ function FieldsEditor({ m }: { m: Memory }) {
           </Button>
         </div>
       )}
-      <p className="mt-2 text-[11px] text-zinc-400">{formatInt(content.length)} characters</p>
+      <p className="mt-2 text-[11px] text-zinc-500">{formatInt(content.length)} characters</p>
     </Card>
   );
 }

@@ -136,7 +136,7 @@ export function PlaygroundView() {
             <div className="flex flex-wrap gap-1.5">
               <MemoryTypeToggles value={types} onChange={setTypes} />
             </div>
-            <span className="text-[11px] text-zinc-400">{types.length ? "Only the selected types" : "All types"}</span>
+            <span className="text-[11px] text-zinc-500">{types.length ? "Only the selected types" : "All types"}</span>
           </div>
 
           <div className="grid grid-cols-2 gap-3 text-xs text-zinc-600 dark:text-zinc-400">
@@ -239,7 +239,7 @@ function Result({ hit, rank, scale, user }: { hit: SearchHit; rank: number; scal
       className="rounded-lg border border-zinc-200 bg-white p-3 shadow-xs dark:border-zinc-800 dark:bg-zinc-900"
     >
       <div className="flex items-start gap-3">
-        <span className="mt-0.5 w-6 shrink-0 text-right font-mono text-xs text-zinc-400 tabular-nums">#{rank}</span>
+        <span className="mt-0.5 w-6 shrink-0 text-right font-mono text-xs text-zinc-500 tabular-nums">#{rank}</span>
         <div className="min-w-0 flex-1">
           <div className="flex flex-wrap items-center gap-1.5">
             <TypeBadge type={hit.memory.memory_type} />

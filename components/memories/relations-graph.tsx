@@ -157,7 +157,7 @@ export function RelationList({ memory, relations }: { memory: Memory; relations:
               {s.label}
             </span>
             <Link href={`/memories/${other}?user=${encodeURIComponent(memory.user_id)}`} className="min-w-0 flex-1 truncate text-sm text-zinc-700 hover:text-indigo-600 dark:text-zinc-300 dark:hover:text-indigo-400" title={other}>
-              {byId.get(other)?.content ?? <span className="font-mono text-xs text-zinc-400">{other}</span>}
+              {byId.get(other)?.content ?? <span className="font-mono text-xs text-zinc-500">{other}</span>}
             </Link>
             {r.note && <span className="max-w-48 truncate text-xs text-zinc-500 italic" title={r.note}>{r.note}</span>}
             <span className="w-10 text-right text-xs text-zinc-500 tabular-nums">{r.strength.toFixed(2)}</span>
@@ -166,7 +166,7 @@ export function RelationList({ memory, relations }: { memory: Memory; relations:
                 Remove
               </Button>
             ) : (
-              <span className="w-[62px] text-center text-[10px] text-zinc-400" title="Set by merge/compress; undo those instead">system</span>
+              <span className="w-[62px] text-center text-[10px] text-zinc-500" title="Set by merge/compress; undo those instead">system</span>
             )}
           </li>
         );

@@ -194,7 +194,7 @@ const Turn = memo(function Turn({
           : isLeaf
             ? "border-indigo-300 bg-white dark:border-indigo-800 dark:bg-zinc-900"
             : "border-transparent"
-      } ${out ? "opacity-45 grayscale" : ""}`}
+      } ${out ? "border-dashed bg-zinc-50 text-zinc-600 dark:bg-zinc-900/40 dark:text-zinc-400" : ""}`}
     >
       <header className="mb-1.5 flex flex-wrap items-center gap-x-2 gap-y-1 text-[11px] text-zinc-500 dark:text-zinc-400">
         <span className="font-mono tabular-nums">#{index + 1}</span>

@@ -39,7 +39,7 @@ export const mk = {
   history: (id: string) => ["memories", "history", id] as const,
   relations: (id: string) => ["memories", "relations", id] as const,
   accesses: (id: string) => ["memories", "accesses", id] as const,
-  review: (user: string, kind: string) => ["memories", "review", user, kind] as const,
+  review: (user: string, kind: string, status: "open" | "resolved" = "open") => ["memories", "review", user, kind, status] as const,
   metrics: (user: string) => ["memories", "metrics", user] as const,
   embeddings: ["embeddings", "status"] as const,
   md: (user: string, file: string) => ["memories", "md", user, file] as const,
@@ -202,12 +202,12 @@ export function useUnmerge() {
   });
 }
 
-export function useReview(user: string, kind: string) {
+export function useReview(user: string, kind: string, status: "open" | "resolved" = "open") {
   return useInfiniteQuery({
-    queryKey: mk.review(user, kind),
+    queryKey: mk.review(user, kind, status),
     enabled: !!user,
     queryFn: ({ pageParam, signal }) =>
-      api.get<Page<ReviewItem>>(`${userPath(user)}/review`, { status: "open", kind: kind || undefined, cursor: pageParam, limit: 50 }, signal),
+      api.get<Page<ReviewItem>>(`${userPath(user)}/review`, { status, kind: kind || undefined, cursor: pageParam, limit: 50 }, signal),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.next_cursor ?? undefined,
     placeholderData: keepPreviousData,
