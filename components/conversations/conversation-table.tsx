@@ -15,19 +15,19 @@ export function ConversationTable({ rows, loading }: { rows: Conversation[]; loa
   // Token bars are relative to the largest conversation currently on screen.
   const maxTokens = rows.reduce((m, r) => Math.max(m, r.token_count), 0);
   return (
-    // `relative` keeps the sr-only header inside this scroller; below 760 px the table scrolls here, not the page.
+    // `relative` keeps the sr-only header inside this scroller; below 960 px the table scrolls here, not the page.
     <div className="relative max-w-full overflow-x-auto rounded-lg border border-zinc-200 bg-white shadow-xs dark:border-zinc-800 dark:bg-zinc-900" data-testid="conversation-table-scroller">
       {/* Fixed columns: widths never shift as relative times or counts change. */}
-      <table className="w-full min-w-[760px] table-fixed border-collapse text-sm">
+      <table className="w-full min-w-[960px] table-fixed border-collapse text-sm">
         <colgroup>
           <col />
           <col className="w-28" />
-          <col className="w-36" />
-          <col className="w-16" />
+          <col className="w-32" />
+          <col className="w-14" />
           <col className="w-20" />
-          <col className="w-36" />
           <col className="w-28" />
           <col className="w-24" />
+          <col className="w-20" />
           <col className="w-24" />
         </colgroup>
         <thead className="border-b border-zinc-200 bg-zinc-50/80 dark:border-zinc-800 dark:bg-zinc-900">
