@@ -20,7 +20,8 @@ export default function RootLayout({ children }: { children: ReactNode }) {
       <body className="flex min-h-full flex-col">
         <Providers>
           <TopBar />
-          <div className="flex min-h-0 flex-1 flex-col">
+          {/* The skip link's target; each page renders its own <main> inside. */}
+          <div id="main" tabIndex={-1} className="flex min-h-0 min-w-0 flex-1 flex-col outline-none">
             <SessionGate>{children}</SessionGate>
           </div>
         </Providers>

@@ -2,44 +2,81 @@
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { ProjectSwitcher } from "@/components/auth/project-switcher";
+import { useEffect, useState, type ReactNode } from "react";
 
 const NAV = [
   { href: "/conversations", label: "Conversations" },
   { href: "/memories", label: "Memories" },
   { href: "/inspect", label: "Inspector" },
+  { href: "/import", label: "Import" },
   { href: "/docs/api", label: "API docs" },
 ];
 
-export function TopBar() {
+const linkClass = (active: boolean) =>
+  `rounded-md px-2.5 py-1.5 whitespace-nowrap transition-colors ${
+    active
+      ? "bg-zinc-100 font-medium text-zinc-900 dark:bg-zinc-800 dark:text-zinc-50"
+      : "text-zinc-600 hover:bg-zinc-100 hover:text-zinc-900 dark:text-zinc-400 dark:hover:bg-zinc-900 dark:hover:text-zinc-100"
+  }`;
+
+/**
+ * The app's header. `right` is a slot for items on the right (a project switcher, the account menu):
+ * they stay visible at every width, while the page links fold into a menu below 768 px.
+ */
+export function TopBar({ right }: { right?: ReactNode }) {
   const pathname = usePathname();
+  const [open, setOpen] = useState(false);
+  // A link followed from the menu closes it.
+  useEffect(() => setOpen(false), [pathname]);
+  const isActive = (href: string) => pathname === href || pathname.startsWith(`${href}/`);
   return (
     <header className="sticky top-0 z-30 border-b border-zinc-200 bg-white/85 backdrop-blur dark:border-zinc-800 dark:bg-zinc-950/85">
-      <div className="flex h-12 items-center gap-6 px-4 sm:px-6">
-        <Link href="/conversations" className="flex items-center gap-2 rounded-md text-[15px] font-semibold tracking-tight">
+      <a
+        href="#main"
+        data-testid="skip-link"
+        className="sr-only rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white focus:not-sr-only focus:absolute focus:top-2 focus:left-2 focus:z-50"
+      >
+        Skip to content
+      </a>
+      <div className="flex h-12 min-w-0 items-center gap-3 px-4 sm:gap-6 sm:px-6">
+        <Link href="/conversations" className="flex shrink-0 items-center gap-2 rounded-md text-[15px] font-semibold tracking-tight">
           <span aria-hidden className="grid size-6 place-items-center rounded-md bg-indigo-600 text-[11px] font-bold text-white">M</span>
           Memscope
         </Link>
-        <nav aria-label="Main" className="flex items-center gap-1 text-sm">
-          {NAV.map((item) => {
-            const active = pathname === item.href || pathname.startsWith(`${item.href}/`);
-            return (
-              <Link
-                key={item.href}
-                href={item.href}
-                aria-current={active ? "page" : undefined}
-                className={`rounded-md px-2.5 py-1.5 transition-colors ${
-                  active
-                    ? "bg-zinc-100 font-medium text-zinc-900 dark:bg-zinc-800 dark:text-zinc-50"
-                    : "text-zinc-600 hover:bg-zinc-100 hover:text-zinc-900 dark:text-zinc-400 dark:hover:bg-zinc-900 dark:hover:text-zinc-100"
-                }`}
-              >
-                {item.label}
-              </Link>
-            );
-          })}
+        <nav aria-label="Main" className="hidden items-center gap-1 text-sm md:flex" data-testid="main-nav">
+          {NAV.map((item) => (
+            <Link key={item.href} href={item.href} aria-current={isActive(item.href) ? "page" : undefined} className={linkClass(isActive(item.href))}>
+              {item.label}
+            </Link>
+          ))}
         </nav>
-        <ProjectSwitcher />
+        <div className="ml-auto flex min-w-0 items-center gap-2" data-testid="top-bar-right">
+          <ProjectSwitcher />
+          {right}
+          <button
+            type="button"
+            data-testid="nav-menu-button"
+            aria-expanded={open}
+            aria-controls="main-menu"
+            onClick={() => setOpen((o) => !o)}
+            className="inline-flex h-8 items-center gap-1.5 rounded-md border border-zinc-300 px-2.5 text-sm font-medium md:hidden dark:border-zinc-700"
+          >
+            <svg aria-hidden viewBox="0 0 16 16" className="size-4" fill="none" stroke="currentColor" strokeWidth="1.6">
+              {open ? <path d="M4 4l8 8M12 4l-8 8" /> : <path d="M2.5 4.5h11M2.5 8h11M2.5 11.5h11" />}
+            </svg>
+            Menu
+          </button>
+        </div>
       </div>
+      {open && (
+        <nav id="main-menu" aria-label="Main" data-testid="main-menu" className="flex flex-col gap-0.5 border-t border-zinc-200 px-3 py-2 text-sm md:hidden dark:border-zinc-800">
+          {NAV.map((item) => (
+            <Link key={item.href} href={item.href} aria-current={isActive(item.href) ? "page" : undefined} className={linkClass(isActive(item.href))}>
+              {item.label}
+            </Link>
+          ))}
+        </nav>
+      )}
     </header>
   );
 }

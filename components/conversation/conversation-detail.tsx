@@ -1,9 +1,12 @@
 "use client";
 import Link from "next/link";
 import { useSearchParams } from "next/navigation";
-import { useCallback, useMemo } from "react";
+import { useCallback, useEffect, useMemo, useState } from "react";
 import type { Message } from "@/lib/messages/schemas";
-import { useAllMessages, useConversation, useThread } from "@/lib/ui/queries";
+import { useAllMessages, useConversation, useHistory, useThread, type HistoryParams } from "@/lib/ui/queries";
+import { readWindowSettings, writeWindowSettings, type WindowSettings } from "@/lib/ui/window-url";
+import { useDebouncedValue } from "@/lib/ui/use-debounced-value";
+import { ApiError } from "@/lib/ui/api-client";
 import { formatInt } from "@/lib/ui/format";
 import { ErrorBox, Spinner } from "@/components/ui/states";
 import { WindowPanel } from "@/components/window/window-panel";
@@ -18,6 +21,22 @@ export function ConversationDetail({ id }: { id: string }) {
   const conversation = useConversation(id);
   const messages = useAllMessages(id);
   const thread = useThread(id, leafParam);
+  // Model, budget and turn cap live in the URL next to the leaf: a shared link shows the same window.
+  const [settings, setSettingsState] = useState<WindowSettings>(() => readWindowSettings(new URLSearchParams(params.toString())));
+  const setSettings = useCallback((s: WindowSettings) => {
+    setSettingsState(s);
+    const sp = writeWindowSettings(new URLSearchParams(window.location.search), s);
+    const qs = sp.toString();
+    window.history.replaceState(null, "", qs ? `?${qs}` : window.location.pathname);
+  }, []);
+  const debounced = useDebouncedValue(settings, 150);
+  const historyParams: HistoryParams = useMemo(() => ({ ...debounced, leaf: leafParam }), [debounced, leafParam]);
+  const history = useHistory(id, historyParams, "messages", !thread.isError);
+
+  const name = conversation.data?.name;
+  useEffect(() => {
+    if (conversation.data) document.title = `${name || "Untitled conversation"} · Memscope`;
+  }, [conversation.data, name]);
 
   // The leaf lives in the URL (?leaf=) so a view can be shared; replaceState avoids a server round trip.
   const selectLeaf = useCallback((leaf: string) => {
@@ -25,7 +44,12 @@ export function ConversationDetail({ id }: { id: string }) {
     sp.set("leaf", leaf);
     window.history.replaceState(null, "", `?${sp.toString()}`);
   }, []);
-  const clearLeaf = useCallback(() => window.history.replaceState(null, "", window.location.pathname), []);
+  const clearLeaf = useCallback(() => {
+    const sp = new URLSearchParams(window.location.search);
+    sp.delete("leaf");
+    const qs = sp.toString();
+    window.history.replaceState(null, "", qs ? `?${qs}` : window.location.pathname);
+  }, []);
 
   const byId = useMemo(() => new Map((messages.data ?? []).map((m) => [m.id, m] as const)), [messages.data]);
   const childrenOf = useMemo(() => {
@@ -66,11 +90,26 @@ export function ConversationDetail({ id }: { id: string }) {
       <ConversationHeader conversation={conversation.data} />
       <div className="grid min-h-0 flex-1 grid-cols-1 lg:grid-cols-[minmax(0,5fr)_minmax(0,7fr)]">
         <section aria-label="Message tree" className="relative h-[55vh] min-h-0 border-b border-zinc-200 lg:h-auto lg:border-r lg:border-b-0 dark:border-zinc-800">
+          {/* The tree holds one tab stop; this lets keyboard users jump straight to the window controls. */}
+          <a
+            href="#window-preview"
+            data-testid="skip-tree"
+            className="sr-only rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white focus:not-sr-only focus:absolute focus:top-12 focus:left-2 focus:z-20"
+          >
+            Skip the tree to the window preview
+          </a>
           {messages.isError ? (
             <div className="p-4"><ErrorBox title="Could not load messages" error={messages.error} onRetry={() => messages.refetch()} /></div>
           ) : thread.isError ? (
             <div className="p-4">
-              <ErrorBox title="Could not resolve the selected thread" error={thread.error} />
+              <ErrorBox
+                title={
+                  thread.error instanceof ApiError && thread.error.status === 404
+                    ? "The turn in ?leaf= is not in this conversation"
+                    : "?leaf= does not name a turn"
+                }
+                error={thread.error}
+              />
               <button type="button" onClick={clearLeaf} className="mt-3 text-sm text-indigo-600 hover:underline dark:text-indigo-400">
                 Show the newest thread instead
               </button>
@@ -78,7 +117,7 @@ export function ConversationDetail({ id }: { id: string }) {
           ) : messages.data && thread.data ? (
             messages.data.length ? (
               <>
-                <MessageTree conversationId={id} messages={messages.data} threadIds={threadIds} leafId={resolvedLeaf} onSelect={selectLeaf} />
+                <MessageTree conversationId={id} messages={messages.data} threadIds={threadIds} leafId={resolvedLeaf} onSelect={selectLeaf} history={history.data} />
                 <TreeLegend turns={messages.data.length} threadLength={threadIds.length} />
               </>
             ) : (
@@ -98,6 +137,12 @@ export function ConversationDetail({ id }: { id: string }) {
           childrenOf={childrenOf}
           onSelectLeaf={selectLeaf}
           threadLoading={messages.isPending || thread.isPending}
+          threadError={thread.isError ? thread.error : null}
+          settings={settings}
+          onSettings={setSettings}
+          params={historyParams}
+          history={history}
+          settling={settings !== debounced}
         />
       </div>
       <NodeMemorySection conversationId={id} />

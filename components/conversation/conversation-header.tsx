@@ -18,7 +18,7 @@ export function ConversationHeader({ conversation: c }: { conversation: Conversa
         <div>
           <div className="flex min-w-0 items-center gap-2">
             <h1 className="truncate text-lg font-semibold tracking-tight" data-testid="conversation-name">
-              {c.name || <span className="text-zinc-400 italic">Untitled</span>}
+              {c.name || <span className="text-zinc-500 italic">Untitled</span>}
             </h1>
             <StatusBadge status={c.status} />
             <div className="ml-auto pl-2">

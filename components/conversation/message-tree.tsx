@@ -6,6 +6,7 @@ import {
   ControlButton,
   Controls,
   getViewportForBounds,
+  MiniMap,
   Position,
   ReactFlow,
   ReactFlowProvider,
@@ -14,7 +15,7 @@ import {
   type NodeMouseHandler,
 } from "@xyflow/react";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import type { Message } from "@/lib/messages/schemas";
+import type { HistoryResponse, Message } from "@/lib/messages/schemas";
 import { UUID_NIL } from "@/lib/threads/uuid-nil";
 import { layoutTree } from "@/lib/ui/tree-layout";
 import { oneLine } from "@/lib/ui/format";
@@ -39,6 +40,8 @@ type Props = {
   threadIds: string[];
   leafId: string | null;
   onSelect: (id: string) => void;
+  /** The previewed window: which turns it keeps, and each thread turn's cost as the transcript counts it. */
+  history?: HistoryResponse;
 };
 
 export function MessageTree(props: Props) {
@@ -49,36 +52,63 @@ export function MessageTree(props: Props) {
   );
 }
 
-type Base = { id: string; parent: string | null; x: number; y: number; data: Omit<TurnNodeData, "inThread" | "isLeaf"> };
+type Base = {
+  id: string;
+  index: number;
+  parent: string | null;
+  x: number;
+  y: number;
+  raw: Message["tokens"];
+  data: Omit<TurnNodeData, "inThread" | "isLeaf" | "tokens" | "windowState" | "windowStart">;
+};
 
-function TreeCanvas({ conversationId, messages, threadIds, leafId, onSelect }: Props) {
+function TreeCanvas({ conversationId, messages, threadIds, leafId, onSelect, history }: Props) {
   const flow = useReactFlow();
   const [ready, setReady] = useState(false);
+  const [focusId, setFocusId] = useState<string | null>(null);
   const boxRef = useRef<HTMLDivElement>(null);
 
   // Layout and labels depend only on the messages: O(n) once per load.
-  const base = useMemo(() => {
+  const layout = useMemo(() => {
     const ids = new Set(messages.map((m) => m.id));
     const layout = layoutTree(messages, COL, ROW);
-    return messages.map<Base>((m) => {
+    const nodes = messages.map<Base>((m, index) => {
       const p = layout.positions.get(m.id)!;
       const marker = m.parent_message_id === UUID_NIL ? "nil" : m.parent_message_id && !ids.has(m.parent_message_id) ? "missing" : null;
       return {
         id: m.id,
+        index,
+        raw: m.tokens,
         parent: m.tree_parent_id && ids.has(m.tree_parent_id) ? m.tree_parent_id : null,
         x: p.x,
         y: p.y,
         data: {
           label: oneLine(m.query, 90),
-          tokens: m.tokens.o200k_base.query + m.tokens.o200k_base.answer,
           marker,
           hasImage: m.files.some((f) => f.type === "image"),
         },
       };
     });
+    return { nodes, children: layout.children };
   }, [messages]);
+  const base = layout.nodes;
 
   const threadSet = useMemo(() => new Set(threadIds), [threadIds]);
+  // Thread turns cost what the window counts (the chat formula, the chosen model's encoding);
+  // other turns show their raw text in that same encoding.
+  const encoding: "o200k_base" | "cl100k_base" = history?.encoding === "cl100k_base" ? "cl100k_base" : "o200k_base";
+  const windowInfo = useMemo(() => {
+    const tokens = new Map((history?.turn_tokens ?? []).map((t) => [t.id, t.tokens] as const));
+    const inWindow = new Set(history?.thread_message_ids ?? []);
+    const dropped = new Set(history?.dropped_message_ids ?? []);
+    const placeholder = history?.placeholder_message_id ?? null;
+    const state = (id: string): TurnNodeData["windowState"] =>
+      !history || !threadSet.has(id) ? null : id === placeholder ? "placeholder" : dropped.has(id) ? "dropped" : inWindow.has(id) ? "kept" : "beyond-limit";
+    // thread_message_ids is newest first: the last kept one is where the window starts.
+    const kept = (history?.thread_message_ids ?? []).filter((id) => !dropped.has(id) && id !== placeholder);
+    const start = history && (history.dropped_message_ids.length > 0 || kept.length < threadIds.length) ? (kept.at(-1) ?? null) : null;
+    return { tokens, state, start };
+  }, [history, threadSet, threadIds.length]);
   const selectedLeaf = leafId ?? threadIds[0] ?? null;
 
   // Reuse node/edge objects whose highlight did not change, so React Flow re-renders only those.
@@ -93,7 +123,11 @@ function TreeCanvas({ conversationId, messages, threadIds, leafId, onSelect }: P
       const b = base[i];
       const inThread = threadSet.has(b.id);
       const isLeaf = b.id === selectedLeaf;
-      const key = `${b.x},${b.y},${inThread ? 1 : 0}${isLeaf ? 1 : 0}`;
+      const tokens = windowInfo.tokens.get(b.id) ?? b.raw[encoding].query + b.raw[encoding].answer;
+      const windowState = windowInfo.state(b.id);
+      const windowStart = windowInfo.start === b.id;
+      const focusable = b.id === (focusId ?? selectedLeaf);
+      const key = `${b.x},${b.y},${inThread ? 1 : 0}${isLeaf ? 1 : 0},${tokens},${windowState},${windowStart ? 1 : 0},${focusable ? 1 : 0}`;
       let hit = nc.get(b.id);
       if (!hit || hit.key !== key || hit.node.data.label !== b.data.label) {
         hit = {
@@ -108,7 +142,11 @@ function TreeCanvas({ conversationId, messages, threadIds, leafId, onSelect }: P
             height: TURN_NODE_HEIGHT,
             measured: { width: TURN_NODE_WIDTH, height: TURN_NODE_HEIGHT },
             handles: HANDLES,
-            data: { ...b.data, inThread, isLeaf },
+            data: { ...b.data, inThread, isLeaf, tokens, windowState, windowStart },
+            ariaRole: "button",
+            // One tab stop for the whole tree (the leaf, or the node the arrow keys reached).
+            focusable,
+            domAttributes: isLeaf ? { "aria-current": "true" } : undefined,
             draggable: false,
             connectable: false,
             selectable: false,
@@ -130,7 +168,7 @@ function TreeCanvas({ conversationId, messages, threadIds, leafId, onSelect }: P
       }
     }
     return { nodes, edges };
-  }, [base, threadSet, selectedLeaf]);
+  }, [base, threadSet, selectedLeaf, windowInfo, encoding, focusId]);
 
   const positions = useMemo(() => new Map(base.map((b) => [b.id, b] as const)), [base]);
 
@@ -169,20 +207,53 @@ function TreeCanvas({ conversationId, messages, threadIds, leafId, onSelect }: P
 
   const onNodeClick: NodeMouseHandler<TurnNode> = useCallback((_, node) => onSelect(node.id), [onSelect]);
 
-  // React Flow focuses node wrappers but does not "click" them from the keyboard: Enter/Space do.
+  /** Moves keyboard focus to a node, panning it into view first (only visible nodes are in the DOM). */
+  const focusNode = useCallback(
+    (id: string) => {
+      const p = positions.get(id);
+      if (!p) return;
+      setFocusId(id);
+      void flow.setCenter(p.x + TURN_NODE_WIDTH / 2, p.y + TURN_NODE_HEIGHT / 2, { zoom: Math.max(flow.getZoom(), 0.8), duration: 0 });
+      const tryFocus = (n: number) =>
+        requestAnimationFrame(() => {
+          const el = boxRef.current?.querySelector<HTMLElement>(`.react-flow__node[data-id="${CSS.escape(id)}"]`);
+          if (el) el.focus({ preventScroll: true });
+          else if (n > 0) tryFocus(n - 1);
+        });
+      tryFocus(10);
+    },
+    [flow, positions],
+  );
+
+  // Enter/Space select a node; arrows move to the parent (up), a child (down, the thread's first) and siblings.
   const onKeyDown = (e: React.KeyboardEvent) => {
-    if (e.key !== "Enter" && e.key !== " ") return;
     const el = e.target as HTMLElement;
     if (!el.classList?.contains("react-flow__node")) return;
     const id = el.getAttribute("data-id");
-    if (id) {
+    if (!id) return;
+    if (e.key === "Enter" || e.key === " ") {
       e.preventDefault();
       onSelect(id);
+      return;
     }
+    const me = positions.get(id);
+    if (!me) return;
+    let next: string | undefined;
+    if (e.key === "ArrowUp") next = me.parent ?? undefined;
+    else if (e.key === "ArrowDown") {
+      const kids = layout.children.get(id) ?? [];
+      next = kids.find((k) => threadSet.has(k)) ?? kids[0];
+    } else if (e.key === "ArrowLeft" || e.key === "ArrowRight") {
+      const siblings = me.parent ? (layout.children.get(me.parent) ?? []) : base.filter((b) => !b.parent).map((b) => b.id);
+      const i = siblings.indexOf(id);
+      next = siblings[i + (e.key === "ArrowRight" ? 1 : -1)];
+    } else return;
+    e.preventDefault();
+    if (next) focusNode(next);
   };
 
   return (
-    <div ref={boxRef} className="h-full w-full" onKeyDown={onKeyDown}>
+    <div ref={boxRef} className="h-full w-full" onKeyDown={onKeyDown} data-testid="tree-root" data-encoding={encoding}>
       <ReactFlow<TurnNode, Edge>
         nodes={nodes}
         edges={edges}
@@ -192,6 +263,7 @@ function TreeCanvas({ conversationId, messages, threadIds, leafId, onSelect }: P
         onlyRenderVisibleElements
         nodesDraggable={false}
         nodesConnectable={false}
+        nodesFocusable
         elementsSelectable={false}
         edgesFocusable={false}
         minZoom={0.05}
@@ -199,6 +271,15 @@ function TreeCanvas({ conversationId, messages, threadIds, leafId, onSelect }: P
         colorMode="system"
         aria-label="Message tree"
       >
+        <MiniMap
+          pannable
+          zoomable
+          ariaLabel="Minimap of the whole tree"
+          position="bottom-left"
+          nodeColor={(n) => ((n as TurnNode).data.isLeaf ? "#4f46e5" : (n as TurnNode).data.inThread ? "#a5b4fc" : "#d4d4d8")}
+          className="!h-28 !w-40 max-sm:!hidden"
+          data-testid="tree-minimap"
+        />
         <Background variant={BackgroundVariant.Dots} gap={20} size={1} className="!text-zinc-300 dark:!text-zinc-800" />
         <Controls showInteractive={false} position="bottom-right">
           <ControlButton onClick={() => focusThreadEnd(300)} title="Go to the end of the selected thread" aria-label="Go to the end of the selected thread">

@@ -34,12 +34,12 @@ export function ApiReference({ doc, operations }: { doc: OpenApiDoc; operations:
   return (
     <div className="space-y-6">
       <nav aria-label="Endpoints" className="rounded-lg border border-zinc-200 bg-white p-3 dark:border-zinc-800 dark:bg-zinc-900">
-        <ul className="grid gap-1 sm:grid-cols-2">
+        <ul className="grid grid-cols-1 gap-1 sm:grid-cols-2">
           {operations.map((op) => (
             <li key={anchorFor(op)}>
               <a href={`#${anchorFor(op)}`} className="flex items-center gap-2 rounded px-1.5 py-1 text-sm hover:bg-zinc-50 dark:hover:bg-zinc-800">
                 <MethodBadge method={op.method} />
-                <code className="truncate font-mono text-[13px]">{op.path}</code>
+                <code className="min-w-0 truncate font-mono text-[13px]">{op.path}</code>
               </a>
             </li>
           ))}
@@ -65,7 +65,7 @@ function OperationCard({ op, spec, base }: { op: OperationRef; spec: Operation; 
       <header className="flex flex-wrap items-center gap-3 border-b border-zinc-200 px-4 py-3 dark:border-zinc-800">
         <MethodBadge method={op.method} />
         <code className="font-mono text-sm font-medium">
-          <span className="text-zinc-400">{base}</span>
+          <span className="text-zinc-500">{base}</span>
           {op.path}
         </code>
         <span className="text-sm text-zinc-600 dark:text-zinc-400">{op.summary}</span>
@@ -106,7 +106,7 @@ function FieldTable({ title, rows }: { title?: string; rows: FieldRow[] }) {
   return (
     <div>
       {title && <h3 className="mb-1.5 text-xs font-semibold tracking-wide text-zinc-500 uppercase dark:text-zinc-400">{title}</h3>}
-      <div className="overflow-x-auto rounded-md border border-zinc-200 dark:border-zinc-800">
+      <div tabIndex={0} role="region" aria-label={title ?? "Fields"} className="overflow-x-auto rounded-md border border-zinc-200 dark:border-zinc-800">
         <table className="w-full text-left text-[13px]">
           <tbody className="divide-y divide-zinc-100 dark:divide-zinc-800">
             {rows.map((r) => (

@@ -6,7 +6,7 @@ import { formatInt, oneLine } from "@/lib/ui/format";
 import { Button } from "@/components/ui/button";
 import { Spinner } from "@/components/ui/states";
 import { FieldError, inputCls, labelCls } from "./strategy-form";
-import { MemoryTypeToggles } from "@/components/memories/memory-type-toggles";
+import { MemoryTypeToggles } from "@/components/ui/memory-type-toggles";
 
 const TABS: { key: SourceTab; label: string }[] = [
   { key: "stored", label: "Stored conversation" },

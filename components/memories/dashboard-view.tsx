@@ -98,7 +98,7 @@ export function DashboardView() {
                       const max = m.most_accessed[0]?.access_count || 1;
                       return (
                         <li key={x.memory.id} className="grid grid-cols-[20px_1fr_120px] items-center gap-3 text-sm">
-                          <span className="text-right font-mono text-xs text-zinc-400">{i + 1}</span>
+                          <span className="text-right font-mono text-xs text-zinc-500">{i + 1}</span>
                           <Link href={`/memories/${x.memory.id}?user=${encodeURIComponent(user)}`} className="flex min-w-0 items-center gap-2 hover:text-indigo-700 dark:hover:text-indigo-300">
                             <TypeBadge type={x.memory.memory_type} />
                             <span className="truncate">{x.memory.content}</span>

@@ -32,7 +32,7 @@ export function Dialog({ title, onClose, children, footer, wide, testId }: { tit
       >
         <div className="flex items-center justify-between border-b border-zinc-200 px-5 py-3 dark:border-zinc-800">
           <h2 className="text-sm font-semibold">{title}</h2>
-          <button type="button" aria-label="Close" onClick={onClose} className="rounded px-1.5 text-lg leading-none text-zinc-400 hover:text-zinc-700 dark:hover:text-zinc-200">
+          <button type="button" aria-label="Close" onClick={onClose} className="rounded px-1.5 text-lg leading-none text-zinc-500 hover:text-zinc-700 dark:hover:text-zinc-200">
             ×
           </button>
         </div>

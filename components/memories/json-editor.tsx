@@ -42,7 +42,7 @@ export function JsonEditor({ memory }: { memory: Memory }) {
   return (
     <div data-testid="json-editor">
       <div className="relative">
-        <div aria-hidden className="pointer-events-none absolute inset-y-0 left-0 w-8 overflow-hidden border-r border-zinc-200 bg-zinc-50 py-2 text-right font-mono text-[11px] leading-5 text-zinc-400 dark:border-zinc-800 dark:bg-zinc-900">
+        <div aria-hidden className="pointer-events-none absolute inset-y-0 left-0 w-8 overflow-hidden border-r border-zinc-200 bg-zinc-50 py-2 text-right font-mono text-[11px] leading-5 text-zinc-500 dark:border-zinc-800 dark:bg-zinc-900">
           {Array.from({ length: Math.max(lines, 4) }, (_, i) => (
             <div key={i} className="pr-1.5">{i + 1}</div>
           ))}

@@ -1,10 +1,12 @@
 "use client";
+import { api } from "@/lib/ui/api-client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
-import { mapi, userPath, type MemoryMdDiff } from "@/lib/ui/memory-api";
+import { userPath, type MemoryMdDiff } from "@/lib/ui/memory-api";
 import { mk } from "@/lib/ui/memory-queries";
 import { plural } from "@/lib/ui/format";
 import { Button } from "@/components/ui/button";
+import { TabList } from "@/components/ui/tabs";
 import { CopyButton } from "@/components/ui/copy-button";
 import { Skeleton } from "@/components/ui/skeleton";
 import { ErrorBox, Spinner } from "@/components/ui/states";
@@ -23,7 +25,7 @@ export function MarkdownView() {
   const exported = useQuery({
     queryKey: mk.md(user, file),
     enabled: !!user,
-    queryFn: ({ signal }) => mapi.text(`${userPath(user)}/memory-md`, { file }, signal),
+    queryFn: ({ signal }) => api.text(`${userPath(user)}/memory-md`, { file }, signal),
     staleTime: Infinity,
   });
   const [text, setText] = useState<string | null>(null);
@@ -34,17 +36,25 @@ export function MarkdownView() {
   }, [exported.data]);
 
   const preview = useMutation({
-    mutationFn: () => mapi.post<MemoryMdDiff>(`${userPath(user)}/memory-md/preview`, { file, text }),
+    mutationFn: () => api.post<MemoryMdDiff>(`${userPath(user)}/memory-md/preview`, { file, text }),
     onSuccess: setDiff,
   });
   const apply = useMutation({
-    mutationFn: () => mapi.post<MemoryMdDiff & { batch_id: string }>(`${userPath(user)}/memory-md/apply`, { file, text, actor: "ui" }),
+    mutationFn: () => api.post<MemoryMdDiff & { batch_id: string }>(`${userPath(user)}/memory-md/apply`, { file, text, actor: "ui" }),
     onSuccess: async (r) => {
       toast.show({ message: `Applied: ${r.added.length} added, ${r.changed.length} changed, ${r.archived.length} archived` });
       setDiff(null);
       await qc.invalidateQueries({ queryKey: mk.all });
     },
   });
+  // A preview or apply error belongs to the file it was made for.
+  const { reset: resetPreview } = preview;
+  const { reset: resetApply } = apply;
+  useEffect(() => {
+    resetPreview();
+    resetApply();
+    setDiff(null);
+  }, [file, user, resetPreview, resetApply]);
   const dirty = text !== null && exported.data !== undefined && text !== exported.data;
   const hasChanges = !!diff && diff.added.length + diff.changed.length + diff.archived.length > 0;
 
@@ -55,23 +65,17 @@ export function MarkdownView() {
       title={`${file}.md`}
       subtitle="Edit this user's memories as a Markdown file, preview exactly what would change, then apply."
       actions={
-        <div role="tablist" aria-label="File" className="inline-flex h-9 rounded-md border border-zinc-300 bg-white p-0.5 text-sm dark:border-zinc-700 dark:bg-zinc-900">
-          {(["memory", "learnings"] as File[]).map((f) => (
-            <button
-              key={f}
-              role="tab"
-              type="button"
-              aria-selected={file === f}
-              data-testid={`md-file-${f}`}
-              onClick={() => setFile(f)}
-              className={`rounded px-2.5 font-mono text-xs ${file === f ? "bg-zinc-900 text-white dark:bg-zinc-100 dark:text-zinc-900" : "text-zinc-600 dark:text-zinc-400"}`}
-            >
-              {f}.md
-            </button>
-          ))}
-        </div>
+        <TabList
+          label="File"
+          panelId="md-panel"
+          size="md"
+          value={file}
+          onChange={setFile}
+          tabs={(["memory", "learnings"] as File[]).map((f) => ({ key: f, label: <span className="font-mono">{f}.md</span>, testId: `md-file-${f}` }))}
+        />
       }
     >
+      <div role="tabpanel" id="md-panel" aria-labelledby={`md-panel-tab-${file}`} className="contents">
       <main className="mx-auto grid w-full max-w-7xl gap-5 px-4 py-4 sm:px-6 lg:grid-cols-[minmax(0,1fr)_minmax(0,1fr)]">
         <section className="flex min-w-0 flex-col">
           {exported.isError ? (
@@ -163,6 +167,7 @@ export function MarkdownView() {
           )}
         </section>
       </main>
+      </div>
     </MemoriesShell>
   );
 }

@@ -5,6 +5,7 @@ import { useEffect, type ReactNode } from "react";
 import { useMemoryUsers } from "@/lib/ui/memory-queries";
 import { formatInt } from "@/lib/ui/format";
 import { Skeleton } from "@/components/ui/skeleton";
+import { ErrorBox } from "@/components/ui/states";
 
 const SUBNAV = [
   { href: "/memories", label: "Table" },
@@ -43,7 +44,7 @@ export function MemoriesShell({ user, onUser, children, title, subtitle, actions
     <>
       <div className="border-b border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-900/40">
         <div className="mx-auto flex w-full max-w-7xl flex-wrap items-center gap-x-4 gap-y-2 px-4 sm:px-6">
-          <nav aria-label="Memories" className="-mb-px flex gap-1 overflow-x-auto" data-testid="memories-subnav">
+          <nav aria-label="Memories" className="-mb-px flex max-w-full flex-wrap gap-x-1" data-testid="memories-subnav">
             {SUBNAV.map((s) => {
               const active = s.href === "/memories" ? pathname === "/memories" || (/^\/memories\/[0-9a-f-]{36}$/.test(pathname)) : pathname.startsWith(s.href);
               return (
@@ -51,7 +52,7 @@ export function MemoriesShell({ user, onUser, children, title, subtitle, actions
                   key={s.href}
                   href={withUser(s.href, user)}
                   aria-current={active ? "page" : undefined}
-                  className={`border-b-2 px-2.5 py-2.5 text-sm whitespace-nowrap transition-colors ${
+                  className={`border-b-2 px-2 py-2.5 text-sm whitespace-nowrap transition-colors ${
                     active ? "border-indigo-500 font-medium text-zinc-900 dark:text-zinc-50" : "border-transparent text-zinc-500 hover:text-zinc-900 dark:text-zinc-400 dark:hover:text-zinc-100"
                   }`}
                 >
@@ -73,7 +74,7 @@ export function MemoriesShell({ user, onUser, children, title, subtitle, actions
                 value={user}
                 disabled={userLocked || !onUser}
                 onChange={(e) => onUser?.(e.target.value)}
-                className="h-8 max-w-64 rounded-md border border-zinc-300 bg-white px-2 text-sm shadow-xs disabled:opacity-80 dark:border-zinc-700 dark:bg-zinc-900"
+                className="h-8 max-w-56 min-w-0 rounded-md border border-zinc-300 bg-white px-2 text-sm shadow-xs disabled:opacity-80 dark:border-zinc-700 dark:bg-zinc-900"
               >
                 {!users.data?.some((u) => u.user_id === user) && <option value={user}>{user || "—"}</option>}
                 {users.data?.map((u) => (
@@ -95,7 +96,14 @@ export function MemoriesShell({ user, onUser, children, title, subtitle, actions
           {actions && <div className="flex items-center gap-2">{actions}</div>}
         </div>
       )}
-      {children}
+      {/* Without the user list nothing below can be right: say why instead of "No memories yet". */}
+      {users.isError ? (
+        <div className="mx-auto w-full max-w-3xl px-4 py-8 sm:px-6">
+          <ErrorBox title="Could not load the memory users" error={users.error} onRetry={() => users.refetch()} />
+        </div>
+      ) : (
+        children
+      )}
     </>
   );
 }

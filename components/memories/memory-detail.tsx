@@ -21,7 +21,7 @@ import { StatusBadge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { CopyButton } from "@/components/ui/copy-button";
 import { Skeleton } from "@/components/ui/skeleton";
-import { ErrorBox, Spinner } from "@/components/ui/states";
+import { ErrorBox, InlineError, Spinner } from "@/components/ui/states";
 import { AccessLog } from "./access-log";
 import { Dialog } from "./dialog";
 import { HistoryTimeline } from "./history-timeline";
@@ -184,13 +184,13 @@ function Header({ m, relations }: { m: Memory; relations: Relation[] }) {
             {archived ? "Restore" : "Archive"}
           </Button>
           {archived && (
-            <Button data-testid="detail-delete" className="!border-red-300 !text-red-700 hover:!bg-red-50 dark:!border-red-900 dark:!text-red-300 dark:hover:!bg-red-950" onClick={() => setDeleting(true)}>
+            <Button data-testid="detail-delete" variant="danger-outline" onClick={() => setDeleting(true)}>
               Delete permanently…
             </Button>
           )}
         </div>
       </div>
-      {toggle.isError && <p role="alert" className="mt-2 text-xs text-red-600 dark:text-red-400">{toggle.error.message}</p>}
+      {toggle.isError && <InlineError>{toggle.error.message}</InlineError>}
       {deleting && <DeleteDialog m={m} onClose={() => setDeleting(false)} />}
     </header>
   );
@@ -222,7 +222,7 @@ function DeleteDialog({ m, onClose }: { m: Memory; onClose: () => void }) {
           </Button>
           <Button
             data-testid="delete-confirm"
-            className="!border-red-600 !bg-red-600 !text-white hover:!bg-red-500 disabled:!opacity-50"
+            variant="danger"
             disabled={typed !== "DELETE" || del.isPending}
             onClick={() =>
               del.mutate(m.id, {
@@ -293,7 +293,7 @@ function FieldsEditor({ m }: { m: Memory }) {
   );
 
   return (
-    <Card title="Edit" testId="fields-card" actions={<span className="font-mono text-[11px] text-zinc-400">editing v{m.version}</span>}>
+    <Card title="Edit" testId="fields-card" actions={<span className="font-mono text-[11px] text-zinc-500">editing v{m.version}</span>}>
       <textarea
         value={content}
         onChange={(e) => setContent(e.target.value)}
@@ -352,7 +352,7 @@ function FieldsEditor({ m }: { m: Memory }) {
           </Button>
         </div>
       )}
-      <p className="mt-2 text-[11px] text-zinc-400">{formatInt(content.length)} characters</p>
+      <p className="mt-2 text-[11px] text-zinc-500">{formatInt(content.length)} characters</p>
     </Card>
   );
 }

@@ -6,6 +6,7 @@ import { MEMORY_STATUS_FILTERS, useBulk, useBulkUndo, useMemoryList, useMemoryUs
 import { MEMORY_TYPE_LIST } from "@/lib/ui/memory-format";
 import { useDebouncedValue } from "@/lib/ui/use-debounced-value";
 import { formatInt, plural } from "@/lib/ui/format";
+import { ApiError, errorMessage } from "@/lib/ui/api-client";
 import { Button } from "@/components/ui/button";
 import { EmptyState, ErrorBox, Spinner } from "@/components/ui/states";
 import { MemoriesShell, useSelectedUser } from "./memories-shell";
@@ -176,6 +177,15 @@ export function MemoryTableView() {
   );
 }
 
+/** Why an undo was refused, in words: the API lists the memories that moved on since the batch. */
+function undoFailure(e: unknown): string {
+  if (e instanceof ApiError && e.status === 409) {
+    const moved = e.details.filter((d) => d.field === "memory_id").length;
+    if (moved) return `Could not undo: ${plural(moved, "memory", "memories")} changed after the batch, and undoing would overwrite ${moved === 1 ? "that change" : "those changes"}. Nothing was undone.`;
+  }
+  return `Could not undo: ${errorMessage(e)}`;
+}
+
 const ACTION_VERB = { archive: "Archived", restore: "Restored", set_type: "Changed the type of", set_importance: "Changed the importance of" } as const;
 
 function BulkBar({ user, selected, byId, onClear, onMerge }: { user: string; selected: Set<string>; byId: Map<string, Memory>; onClear: () => void; onMerge: () => void }) {
@@ -205,7 +215,12 @@ function BulkBar({ user, selected, byId, onClear, onMerge }: { user: string; sel
               label: "Undo",
               testId: "bulk-undo",
               run: () =>
-                undo.mutateAsync(r.batch_id).then(() => toast.show({ message: `Undone: ${plural(r.affected, "memory", "memories")} back as before` })),
+                undo.mutateAsync(r.batch_id).then(
+                  () => toast.show({ message: `Undone: ${plural(r.affected, "memory", "memories")} back as before` }),
+                  (e) => {
+                    throw new Error(undoFailure(e));
+                  },
+                ),
             },
           });
         },

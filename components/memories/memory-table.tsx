@@ -310,7 +310,7 @@ const Row = memo(function Row({ m, index, focused, selected, editing, href, onFo
       </div>
       <div role="gridcell" className="flex flex-col items-start gap-1 px-2 pt-2.5">
         <TypeBadge type={m.memory_type} />
-        {archived && <span className="text-[10px] font-medium tracking-wide text-zinc-400 uppercase">archived</span>}
+        {archived && <span className="text-[10px] font-medium tracking-wide text-zinc-500 uppercase">archived</span>}
       </div>
       <div role="gridcell" className="min-w-0 px-2 py-2">
         {editing ? (
@@ -321,7 +321,7 @@ const Row = memo(function Row({ m, index, focused, selected, editing, href, onFo
               {m.content}
             </span>
             <span className="flex shrink-0 flex-col items-end gap-0.5 pt-0.5">
-              <span className="font-mono text-[10px] text-zinc-400 tabular-nums" data-testid="memory-version" title="version">
+              <span className="font-mono text-[10px] text-zinc-500 tabular-nums" data-testid="memory-version" title="version">
                 v{m.version}
               </span>
               <Link
@@ -349,7 +349,7 @@ const Row = memo(function Row({ m, index, focused, selected, editing, href, onFo
             {relativeTime(m.last_accessed_at)}
           </time>
         ) : (
-          <span className="text-zinc-400">never</span>
+          <span className="text-zinc-500">never</span>
         )}
       </div>
       <div role="gridcell" className="px-2 pt-3 text-xs whitespace-nowrap text-zinc-600 dark:text-zinc-400">

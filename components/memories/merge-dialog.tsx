@@ -1,8 +1,9 @@
 "use client";
+import { api } from "@/lib/ui/api-client";
 import { useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
-import { mapi, type Memory, type MemoryType } from "@/lib/ui/memory-api";
+import { type Memory, type MemoryType } from "@/lib/ui/memory-api";
 import { useMerge } from "@/lib/ui/memory-queries";
 import { MEMORY_TYPE_LIST } from "@/lib/ui/memory-format";
 import { Button } from "@/components/ui/button";
@@ -18,12 +19,16 @@ function commonType(sources: Memory[]): MemoryType {
 }
 
 /** Sources side by side, an editor prefilled by /merge/suggest, then Merge → the merged memory. */
-export function MergeDialog({ user, sources, onClose, onMerged }: { user: string; sources: Memory[]; onClose: () => void; onMerged?: () => void }) {
+export function MergeDialog({ user, sources: initialSources, onClose, onMerged }: { user: string; sources: Memory[]; onClose: () => void; onMerged?: () => void }) {
   const router = useRouter();
+  // The sources are fixed when the dialog opens: the table clears its selection on success,
+  // which must not turn into a second suggestion request for no ids.
+  const [sources] = useState(initialSources);
   const ids = sources.map((s) => s.id);
   const suggest = useQuery({
     queryKey: ["memories", "merge-suggest", ids],
-    queryFn: () => mapi.post<{ content: string; source?: string }>("/memories/merge/suggest", { ids }),
+    enabled: ids.length >= 2,
+    queryFn: () => api.post<{ content: string; source?: string }>("/memories/merge/suggest", { ids }),
     staleTime: Infinity,
     retry: false,
   });

@@ -1,8 +1,9 @@
 "use client";
+import { api } from "@/lib/ui/api-client";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useMemo, useState } from "react";
-import { mapi, userPath, type MemoryType, type SearchHit, type SearchResponse, type Weights } from "@/lib/ui/memory-api";
+import { userPath, type MemoryType, type SearchHit, type SearchResponse, type Weights } from "@/lib/ui/memory-api";
 import { useDebouncedValue } from "@/lib/ui/use-debounced-value";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
@@ -10,7 +11,7 @@ import { Skeleton } from "@/components/ui/skeleton";
 import { EmptyState, ErrorBox, Spinner } from "@/components/ui/states";
 import { MemoriesShell, useSelectedUser } from "./memories-shell";
 import { TypeBadge } from "./type-badge";
-import { MemoryTypeToggles } from "./memory-type-toggles";
+import { MemoryTypeToggles } from "@/components/ui/memory-type-toggles";
 
 const TERMS = [
   { key: "similarity_term", weight: "similarity", label: "Similarity", color: "bg-indigo-500", swatch: "bg-indigo-500" },
@@ -36,7 +37,7 @@ export function PlaygroundView() {
     queryKey: ["memories", "playground", user, params],
     enabled: !!user && !!params.query.trim(),
     queryFn: () =>
-      mapi.post<SearchResponse>(`${userPath(user)}/memories/search`, {
+      api.post<SearchResponse>(`${userPath(user)}/memories/search`, {
         query: params.query.trim(),
         k: params.k,
         weights: params.weights,
@@ -135,7 +136,7 @@ export function PlaygroundView() {
             <div className="flex flex-wrap gap-1.5">
               <MemoryTypeToggles value={types} onChange={setTypes} />
             </div>
-            <span className="text-[11px] text-zinc-400">{types.length ? "Only the selected types" : "All types"}</span>
+            <span className="text-[11px] text-zinc-500">{types.length ? "Only the selected types" : "All types"}</span>
           </div>
 
           <div className="grid grid-cols-2 gap-3 text-xs text-zinc-600 dark:text-zinc-400">
@@ -238,7 +239,7 @@ function Result({ hit, rank, scale, user }: { hit: SearchHit; rank: number; scal
       className="rounded-lg border border-zinc-200 bg-white p-3 shadow-xs dark:border-zinc-800 dark:bg-zinc-900"
     >
       <div className="flex items-start gap-3">
-        <span className="mt-0.5 w-6 shrink-0 text-right font-mono text-xs text-zinc-400 tabular-nums">#{rank}</span>
+        <span className="mt-0.5 w-6 shrink-0 text-right font-mono text-xs text-zinc-500 tabular-nums">#{rank}</span>
         <div className="min-w-0 flex-1">
           <div className="flex flex-wrap items-center gap-1.5">
             <TypeBadge type={hit.memory.memory_type} />

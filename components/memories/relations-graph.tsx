@@ -1,10 +1,11 @@
 "use client";
+import { api } from "@/lib/ui/api-client";
 import "@xyflow/react/dist/style.css";
 import { Background, BackgroundVariant, Controls, Handle, MarkerType, Position, ReactFlow, type Edge, type Node, type NodeProps } from "@xyflow/react";
 import { useQueries } from "@tanstack/react-query";
 import Link from "next/link";
 import { memo, useMemo, useState } from "react";
-import { mapi, type Memory, type Relation } from "@/lib/ui/memory-api";
+import { type Memory, type Relation } from "@/lib/ui/memory-api";
 import { mk, useAddRelation, useMemoryList, useRemoveRelation } from "@/lib/ui/memory-queries";
 import { RELATION_STYLE } from "@/lib/ui/memory-format";
 import { oneLine } from "@/lib/ui/format";
@@ -51,7 +52,7 @@ function useRelated(memory: Memory, relations: Relation[]) {
   const live = relations.filter((r) => !r.removed_at);
   const otherIds = [...new Set(live.map((r) => (r.source_id === memory.id ? r.target_id : r.source_id)))];
   const others = useQueries({
-    queries: otherIds.map((id) => ({ queryKey: mk.one(id), queryFn: ({ signal }: { signal: AbortSignal }) => mapi.get<Memory>(`/memories/${id}`, undefined, signal), staleTime: 30_000 })),
+    queries: otherIds.map((id) => ({ queryKey: mk.one(id), queryFn: ({ signal }: { signal: AbortSignal }) => api.get<Memory>(`/memories/${id}`, undefined, signal), staleTime: 30_000 })),
   });
   const byId = new Map(otherIds.map((id, i) => [id, others[i]?.data ?? null] as const));
   const key = others.map((o) => o.dataUpdatedAt).join(",");
@@ -156,7 +157,7 @@ export function RelationList({ memory, relations }: { memory: Memory; relations:
               {s.label}
             </span>
             <Link href={`/memories/${other}?user=${encodeURIComponent(memory.user_id)}`} className="min-w-0 flex-1 truncate text-sm text-zinc-700 hover:text-indigo-600 dark:text-zinc-300 dark:hover:text-indigo-400" title={other}>
-              {byId.get(other)?.content ?? <span className="font-mono text-xs text-zinc-400">{other}</span>}
+              {byId.get(other)?.content ?? <span className="font-mono text-xs text-zinc-500">{other}</span>}
             </Link>
             {r.note && <span className="max-w-48 truncate text-xs text-zinc-500 italic" title={r.note}>{r.note}</span>}
             <span className="w-10 text-right text-xs text-zinc-500 tabular-nums">{r.strength.toFixed(2)}</span>
@@ -165,7 +166,7 @@ export function RelationList({ memory, relations }: { memory: Memory; relations:
                 Remove
               </Button>
             ) : (
-              <span className="w-[62px] text-center text-[10px] text-zinc-400" title="Set by merge/compress; undo those instead">system</span>
+              <span className="w-[62px] text-center text-[10px] text-zinc-500" title="Set by merge/compress; undo those instead">system</span>
             )}
           </li>
         );

@@ -1,20 +1,22 @@
 "use client";
+import { api } from "@/lib/ui/api-client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useMemo, useState } from "react";
 import type { Conversation } from "@/lib/conversations/schemas";
-import { mapi, userPath, type CompressPreview, type ExtractResult, type Memory, type MemoryType, type ReviewItem } from "@/lib/ui/memory-api";
+import { userPath, type CompressPreview, type ExtractResult, type Memory, type MemoryType, type ReviewItem } from "@/lib/ui/memory-api";
 import { mk, useResolveReview, useReview } from "@/lib/ui/memory-queries";
 import { plural, relativeTime } from "@/lib/ui/format";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
+import { TabList } from "@/components/ui/tabs";
 import { Skeleton } from "@/components/ui/skeleton";
-import { EmptyState, ErrorBox, Spinner } from "@/components/ui/states";
+import { EmptyState, ErrorBox, InlineError, Spinner } from "@/components/ui/states";
 import { Card } from "./card";
 import { MemoriesShell, useSelectedUser } from "./memories-shell";
 import { TypeBadge } from "./type-badge";
 import { useToast } from "./toast";
-import { MemoryTypeToggles } from "./memory-type-toggles";
+import { MemoryTypeToggles } from "@/components/ui/memory-type-toggles";
 
 const KINDS = [
   { key: "", label: "All" },
@@ -26,29 +28,39 @@ const KINDS = [
 export function ReviewView() {
   const { user, setUser } = useSelectedUser();
   const [kind, setKind] = useState<string>("");
-  const review = useReview(user, kind);
+  const [status, setStatus] = useState<"open" | "resolved">("open");
+  const review = useReview(user, kind, status);
   const items = useMemo(() => review.data?.pages.flatMap((p) => p.data) ?? [], [review.data]);
 
   return (
     <MemoriesShell user={user} onUser={setUser} title="Review" subtitle="Possible duplicates, contradictions and memories extracted from conversations wait here for a person's decision.">
       <main className="mx-auto grid w-full max-w-7xl gap-5 px-4 py-4 sm:px-6 lg:grid-cols-[minmax(0,1fr)_360px]">
         <section className="min-w-0">
-          <div role="tablist" aria-label="Kind" className="mb-3 flex gap-1 border-b border-zinc-200 dark:border-zinc-800">
-            {KINDS.map((k) => (
-              <button
-                key={k.key}
-                role="tab"
-                type="button"
-                aria-selected={kind === k.key}
-                onClick={() => setKind(k.key)}
-                data-testid={`review-kind-${k.key || "all"}`}
-                className={`-mb-px border-b-2 px-2.5 py-2 text-xs font-medium ${kind === k.key ? "border-indigo-500 text-zinc-900 dark:text-zinc-50" : "border-transparent text-zinc-500 hover:text-zinc-800 dark:text-zinc-400"}`}
-              >
-                {k.label}
-              </button>
-            ))}
-            {review.isFetching && !review.isLoading && <Spinner className="ml-auto self-center text-indigo-500" />}
+          <div className="mb-3 flex items-center border-b border-zinc-200 dark:border-zinc-800">
+            <TabList
+              label="Kind"
+              panelId="review-panel"
+              value={kind}
+              onChange={setKind}
+              tabs={KINDS.map((k) => ({ key: k.key as string, label: k.label, testId: `review-kind-${k.key || "all"}` }))}
+            />
+            {review.isFetching && !review.isLoading && <Spinner className="self-center text-indigo-500" />}
+            <div role="group" aria-label="Status" className="ml-auto flex gap-1 pb-1 text-xs">
+              {(["open", "resolved"] as const).map((s) => (
+                <button
+                  key={s}
+                  type="button"
+                  aria-pressed={status === s}
+                  data-testid={`review-status-${s}`}
+                  onClick={() => setStatus(s)}
+                  className={`rounded-md px-2 py-1 font-medium ${status === s ? "bg-zinc-900 text-white dark:bg-zinc-100 dark:text-zinc-900" : "text-zinc-600 hover:bg-zinc-100 dark:text-zinc-400 dark:hover:bg-zinc-800"}`}
+                >
+                  {s === "open" ? "Waiting" : "Resolved"}
+                </button>
+              ))}
+            </div>
           </div>
+          <div role="tabpanel" id="review-panel" aria-labelledby={`review-panel-tab-${kind || "all"}`}>
           {review.isError && !review.data ? (
             <ErrorBox title="Could not load the review queue" error={review.error} onRetry={() => review.refetch()} />
           ) : review.isLoading || !user ? (
@@ -58,7 +70,7 @@ export function ReviewView() {
             </div>
           ) : items.length === 0 ? (
             <div className="rounded-lg border border-dashed border-zinc-300 bg-white dark:border-zinc-700 dark:bg-zinc-900" data-testid="review-empty">
-              <EmptyState title="Nothing to review">Extract memories from a conversation, or wait for the next save to flag a duplicate.</EmptyState>
+              <EmptyState title={status === "resolved" ? "Nothing resolved yet" : "Nothing to review"}>Extract memories from a conversation, or wait for the next save to flag a duplicate.</EmptyState>
             </div>
           ) : (
             <ul className="flex flex-col gap-3" data-testid="review-list">
@@ -74,18 +86,22 @@ export function ReviewView() {
               </Button>
             </div>
           )}
+          </div>
         </section>
         <aside className="flex flex-col gap-5">
           <ExtractPanel user={user} />
-          <CompressPanel user={user} />
         </aside>
+        {/* The compression preview lists groups of memories side by side: it needs the main column's width. */}
+        <section className="min-w-0 lg:col-span-2" aria-label="Compress old memories">
+          <CompressPanel user={user} />
+        </section>
       </main>
     </MemoriesShell>
   );
 }
 
 function MemoryBox({ m, label, user }: { m: Memory | null | undefined; label: string; user: string }) {
-  if (!m) return <div className="rounded-lg border border-dashed border-zinc-300 p-3 text-xs text-zinc-400 dark:border-zinc-700">{label}: gone</div>;
+  if (!m) return <div className="rounded-lg border border-dashed border-zinc-300 p-3 text-xs text-zinc-500 dark:border-zinc-700">{label}: gone</div>;
   return (
     <div className="min-w-0 rounded-lg border border-zinc-200 bg-zinc-50/70 p-3 dark:border-zinc-800 dark:bg-zinc-950/40">
       <div className="mb-1.5 flex flex-wrap items-center gap-1.5 text-[11px] text-zinc-500">
@@ -116,7 +132,7 @@ function ReviewCard({ item, user }: { item: ReviewItem; user: string }) {
   const tone = item.kind === "contradiction" ? "red" : item.kind === "duplicate" ? "amber" : "accent";
 
   return (
-    <li className="rounded-lg border border-zinc-200 bg-white p-4 shadow-xs dark:border-zinc-800 dark:bg-zinc-900" data-testid="review-item" data-kind={item.kind}>
+    <li className="rounded-lg border border-zinc-200 bg-white p-4 shadow-xs dark:border-zinc-800 dark:bg-zinc-900" data-testid="review-item" data-id={item.id} data-kind={item.kind} data-status={item.status}>
       <div className="mb-2.5 flex flex-wrap items-center gap-2 text-xs">
         <Badge tone={tone}>{item.kind}</Badge>
         {item.similarity !== null && item.similarity !== undefined && (
@@ -129,7 +145,13 @@ function ReviewCard({ item, user }: { item: ReviewItem; user: string }) {
           </span>
         )}
         {item.reason && <span className="text-zinc-500 italic">{item.reason}</span>}
-        <span className="ml-auto text-zinc-400">{relativeTime(item.created_at)}</span>
+        {item.status === "resolved" && (
+          <Badge tone="neutral">
+            <span data-testid="review-resolution">{item.resolution ?? "resolved"}</span>
+            {item.resolved_at ? ` · ${relativeTime(item.resolved_at)}` : ""}
+          </Badge>
+        )}
+        <span className="ml-auto text-zinc-500">{relativeTime(item.created_at)}</span>
       </div>
       {item.kind === "extracted" ? (
         <div>
@@ -150,7 +172,7 @@ function ReviewCard({ item, user }: { item: ReviewItem; user: string }) {
           {typeof item.candidate?.evidence === "string" && item.candidate.evidence && (
             <p className="mt-1.5 border-l-2 border-zinc-200 pl-2 text-xs text-zinc-500 italic dark:border-zinc-700">“{item.candidate.evidence}”</p>
           )}
-          <div className="mt-3 flex gap-2">
+          {item.status === "open" && <div className="mt-3 flex gap-2">
             <Button size="sm" variant="primary" data-testid="review-approve" disabled={busy || !text.trim()} onClick={() => act("approve", text !== item.candidate?.content ? text.trim() : undefined)}>
               Approve
             </Button>
@@ -161,7 +183,7 @@ function ReviewCard({ item, user }: { item: ReviewItem; user: string }) {
               {editing ? "Done editing" : "Edit text"}
             </Button>
             {busy && <Spinner className="self-center text-indigo-500" />}
-          </div>
+          </div>}
         </div>
       ) : (
         <div>
@@ -169,7 +191,7 @@ function ReviewCard({ item, user }: { item: ReviewItem; user: string }) {
             <MemoryBox m={item.memory} label="Existing" user={user} />
             <MemoryBox m={item.other_memory} label="New" user={user} />
           </div>
-          <div className="mt-3 flex flex-wrap gap-2">
+          {item.status === "open" && <div className="mt-3 flex flex-wrap gap-2">
             <Button size="sm" data-testid="review-keep" disabled={busy} onClick={() => act("keep")} title="Both are right: keep both">
               Keep both
             </Button>
@@ -180,10 +202,10 @@ function ReviewCard({ item, user }: { item: ReviewItem; user: string }) {
               Archive newer
             </Button>
             {busy && <Spinner className="self-center text-indigo-500" />}
-          </div>
+          </div>}
         </div>
       )}
-      {resolve.isError && <p role="alert" className="mt-2 text-xs text-red-600 dark:text-red-400">{resolve.error.message}</p>}
+      {resolve.isError && <InlineError>{resolve.error.message}</InlineError>}
     </li>
   );
 }
@@ -194,10 +216,10 @@ function ExtractPanel({ user }: { user: string }) {
   const convs = useQuery({
     queryKey: ["conversations", "for-user", user],
     enabled: !!user,
-    queryFn: ({ signal }) => mapi.get<{ data: Conversation[] }>("/conversations", { user_id: user, limit: 100 }, signal).then((r) => r.data),
+    queryFn: ({ signal }) => api.get<{ data: Conversation[] }>("/conversations", { user_id: user, limit: 100 }, signal).then((r) => r.data),
   });
   const extract = useMutation({
-    mutationFn: (id: string) => mapi.post<ExtractResult>(`${userPath(user)}/memories/extract`, { conversation_id: id }),
+    mutationFn: (id: string) => api.post<ExtractResult>(`${userPath(user)}/memories/extract`, { conversation_id: id }),
     onSuccess: () => qc.invalidateQueries({ queryKey: mk.all }),
   });
   return (
@@ -251,7 +273,7 @@ function CompressPanel({ user }: { user: string }) {
 
   const preview = useMutation({
     mutationFn: () =>
-      mapi.post<CompressPreview>(`${userPath(user)}/memories/compress/preview`, {
+      api.post<CompressPreview>(`${userPath(user)}/memories/compress/preview`, {
         older_than_days: days,
         max_access_count: maxAccess,
         ...(types.length ? { memory_types: types } : {}),
@@ -272,7 +294,7 @@ function CompressPanel({ user }: { user: string }) {
     try {
       for (let i = 0; i < chosen.length; i++) {
         const g = chosen[i];
-        const r = await mapi.post<{ counts: { archived: number } }>(`${userPath(user)}/memories/compress/apply`, {
+        const r = await api.post<{ counts: { archived: number } }>(`${userPath(user)}/memories/compress/apply`, {
           proposals: [{ memory_type: g.memory_type, source_ids: g.source_ids, compressed: g.compressed.map((c) => ({ content: c.content, importance_score: c.importance_score, source_ids: c.source_ids })), method: g.method }],
           actor: "ui",
         });

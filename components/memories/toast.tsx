@@ -42,12 +42,15 @@ function ToastView({ toast, onDone }: { toast: Toast; onDone: () => void }) {
     const t = setTimeout(onDone, toast.ttl ?? (toast.action ? 12_000 : 5_000));
     return () => clearTimeout(t);
   }, [busy, onDone, toast]);
+  // A failed action turns the toast into an error: it must not keep looking like the success it was about.
+  const tone = error ? "error" : (toast.tone ?? "neutral");
   return (
     <div
-      role="status"
+      role={tone === "error" ? "alert" : "status"}
       data-testid="toast"
-      className={`pointer-events-auto flex min-w-72 items-center gap-3 rounded-lg px-4 py-2.5 text-sm shadow-lg ring-1 ${
-        toast.tone === "error" ? "bg-red-600 text-white ring-red-700" : "bg-zinc-900 text-zinc-50 ring-zinc-800 dark:bg-zinc-100 dark:text-zinc-900 dark:ring-zinc-300"
+      data-tone={tone}
+      className={`pointer-events-auto flex max-w-[calc(100vw-2rem)] min-w-72 items-center gap-3 rounded-lg px-4 py-2.5 text-sm break-words shadow-lg ring-1 ${
+        tone === "error" ? "bg-red-600 text-white ring-red-700" : "bg-zinc-900 text-zinc-50 ring-zinc-800 dark:bg-zinc-100 dark:text-zinc-900 dark:ring-zinc-300"
       }`}
     >
       <span className="flex-1">{error ?? toast.message}</span>

@@ -1,4 +1,5 @@
 "use client";
+import { DEFAULT_MODEL } from "@/lib/ui/window-url";
 import { useEffect, useId, useMemo, useState } from "react";
 import type { NodeHistoryResponse, NodeMemoryMessage, NodeSummary } from "@/lib/node-memory/schemas";
 import { documentTurns, type NodeTurn } from "@/lib/node-memory/turns";
@@ -47,10 +48,10 @@ export function NodeMemorySection({ conversationId }: { conversationId: string }
         onClick={() => setOpen((o) => !o)}
         className="flex w-full items-center gap-2 px-4 py-2 text-left text-sm font-semibold hover:bg-zinc-50 dark:hover:bg-zinc-800/50"
       >
-        <span aria-hidden className={`inline-block text-[10px] text-zinc-400 transition-transform ${open ? "rotate-180" : ""}`}>▲</span>
+        <span aria-hidden className={`inline-block text-[10px] text-zinc-500 transition-transform ${open ? "rotate-180" : ""}`}>▲</span>
         Node memory
         <span className="text-xs font-normal text-zinc-500 dark:text-zinc-400" data-testid="node-memory-count">{label}</span>
-        <span className="ml-auto text-xs font-normal text-zinc-400 dark:text-zinc-500">per-node history (NodeTokenBufferMemory)</span>
+        <span className="ml-auto text-xs font-normal text-zinc-500 dark:text-zinc-500">per-node history (NodeTokenBufferMemory)</span>
       </button>
       {open && (
         <div
@@ -58,7 +59,8 @@ export function NodeMemorySection({ conversationId }: { conversationId: string }
           role="region"
           aria-label="Node memory"
           data-testid="node-memory-sheet"
-          className="fixed inset-x-0 bottom-0 z-40 flex h-[min(72vh,760px)] flex-col border-t border-zinc-300 bg-white shadow-[0_-12px_32px_-12px_rgba(0,0,0,0.25)] dark:border-zinc-700 dark:bg-zinc-900"
+          className={`fixed inset-x-0 bottom-0 z-40 flex flex-col border-t ${count === 0 ? "h-auto max-h-48" : "h-[min(72vh,760px)]"} border-zinc-300 bg-white shadow-[0_-12px_32px_-12px_rgba(0,0,0,0.25)] dark:border-zinc-700 dark:bg-zinc-900`}
+          // No nodes: a compact bar with its one sentence, not three quarters of the screen.
         >
           <div className="flex items-center gap-2 border-b border-zinc-200 px-4 py-2 dark:border-zinc-800">
             <h2 className="text-sm font-semibold">Node memory</h2>
@@ -122,7 +124,7 @@ function NodeMemoryPanel({
               <span className="mt-0.5 block text-zinc-500 tabular-nums dark:text-zinc-400">
                 {plural(n.turn_count, "turn")} · {formatInt(n.token_count)} tokens · v{n.version}
               </span>
-              <span className="block text-zinc-400 dark:text-zinc-500" title={absoluteTime(n.updated_at)}>updated {relativeTime(n.updated_at)}</span>
+              <span className="block text-zinc-500 dark:text-zinc-500" title={absoluteTime(n.updated_at)}>updated {relativeTime(n.updated_at)}</span>
             </button>
           </li>
         ))}
@@ -137,7 +139,7 @@ type TurnState = "kept" | "dropped" | "off-thread" | "pending";
 function NodeDetail({ conversationId, nodeId }: { conversationId: string; nodeId: string }) {
   const ids = useId();
   const models = useModels();
-  const [model, setModel] = useState("gpt-4o");
+  const [model, setModel] = useState(DEFAULT_MODEL);
   const [maxText, setMaxText] = useState("2000");
   const [maxTokens, setMaxTokens] = useState(2000);
   const [current, setCurrent] = useState<string | null>(null);
@@ -205,7 +207,7 @@ function NodeDetail({ conversationId, nodeId }: { conversationId: string; nodeId
           <div>
             <label htmlFor={`${ids}-model`} className={labelCls}>Model</label>
             <select id={`${ids}-model`} data-testid="node-model-select" className={`${field} w-full`} value={model} onChange={(e) => setModel(e.target.value)}>
-              {(models.data ?? [{ model: "gpt-4o", encoding: "o200k_base" }]).map((m) => (
+              {(models.data ?? [{ model: DEFAULT_MODEL, encoding: "o200k_base" }]).map((m) => (
                 <option key={m.model} value={m.model}>{m.model} · {m.encoding}</option>
               ))}
             </select>

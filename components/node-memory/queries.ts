@@ -1,7 +1,7 @@
 "use client";
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { NodeHistoryResponse, NodeList, NodeMemory } from "@/lib/node-memory/schemas";
-import { api, apiUrl, ApiError } from "@/lib/ui/api-client";
+import { api } from "@/lib/ui/api-client";
 
 // Type-only imports from the shared schemas: the client bundle gets the types, not zod.
 
@@ -51,13 +51,7 @@ export function useNodeHistory(conversationId: string, nodeId: string | null, p:
 export function useClearNode(conversationId: string) {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: async (nodeId: string) => {
-      const res = await fetch(apiUrl(nodePath(conversationId, nodeId)), { method: "DELETE" });
-      if (!res.ok && res.status !== 204) {
-        const body = (await res.json().catch(() => null)) as { error?: { code?: string; message?: string } } | null;
-        throw new ApiError(body?.error?.message ?? `${res.status} ${res.statusText}`, res.status, body?.error?.code ?? "http_error");
-      }
-    },
+    mutationFn: (nodeId: string) => api.delete(nodePath(conversationId, nodeId)),
     onSuccess: (_, nodeId) => {
       // Drop the node from the list first so its detail unmounts instead of refetching a 404.
       qc.setQueryData<NodeList>(nodeKeys.list(conversationId), (old) => old && { data: old.data.filter((n) => n.node_id !== nodeId) });

@@ -40,7 +40,7 @@ export function PayloadView({
       }
     >
       {tab === "json" ? (
-        <pre data-testid="payload-json" className={pre}>
+        <pre data-testid="payload-json" tabIndex={0} aria-label="Messages JSON" className={pre}>
           {json || " "}
         </pre>
       ) : textError && text === undefined ? (
@@ -48,7 +48,7 @@ export function PayloadView({
           <ErrorBox title="Could not load the text form" error={textError} />
         </div>
       ) : (
-        <pre data-testid="payload-text" className={pre}>
+        <pre data-testid="payload-text" tabIndex={0} aria-label="Prompt text" className={pre}>
           {text ?? ""}
         </pre>
       )}

@@ -187,13 +187,14 @@ const Turn = memo(function Turn({
       data-id={m.id}
       data-state={state}
       data-dropped={state === "dropped" ? "true" : "false"}
+      data-tokens={tokens}
       className={`turn-cv rounded-lg border px-3 py-2.5 ${
         state === "placeholder"
           ? "border-dashed border-amber-300 bg-amber-50/50 dark:border-amber-800 dark:bg-amber-950/20"
           : isLeaf
             ? "border-indigo-300 bg-white dark:border-indigo-800 dark:bg-zinc-900"
             : "border-transparent"
-      } ${out ? "opacity-45 grayscale" : ""}`}
+      } ${out ? "border-dashed bg-zinc-50 text-zinc-600 dark:bg-zinc-900/40 dark:text-zinc-400" : ""}`}
     >
       <header className="mb-1.5 flex flex-wrap items-center gap-x-2 gap-y-1 text-[11px] text-zinc-500 dark:text-zinc-400">
         <span className="font-mono tabular-nums">#{index + 1}</span>

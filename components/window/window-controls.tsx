@@ -1,9 +1,10 @@
 "use client";
 import { useId, useState } from "react";
 import { useModels } from "@/lib/ui/queries";
+import { maxTokenLimitError, messageLimitError, type WindowSettings } from "@/lib/ui/window-url";
+import { InlineError } from "@/components/ui/states";
 
-export type WindowSettings = { model: string; max_token_limit: number; message_limit: number | null };
-export const DEFAULT_SETTINGS: WindowSettings = { model: "gpt-4o", max_token_limit: 2000, message_limit: null };
+export { DEFAULT_SETTINGS, type WindowSettings } from "@/lib/ui/window-url";
 const SLIDER_MAX = 32_000;
 const CUSTOM = "__custom__";
 
@@ -22,10 +23,12 @@ export function WindowControls({ value, onChange }: { value: WindowSettings; onC
   const [limitText, setLimitText] = useState(value.message_limit == null ? "" : String(value.message_limit));
   const set = (patch: Partial<WindowSettings>) => onChange({ ...value, ...patch });
 
+  // An invalid value is shown as invalid (and the window keeps the last valid one), never swapped silently.
+  const maxError = maxTokenLimitError(maxText);
+  const limitError = messageLimitError(limitText);
   const setMax = (text: string) => {
     setMaxText(text);
-    const n = Number(text);
-    if (text.trim() !== "" && Number.isInteger(n) && n >= 0) set({ max_token_limit: n });
+    if (maxTokenLimitError(text) === null) set({ max_token_limit: Number(text) });
   };
 
   return (
@@ -91,12 +94,18 @@ export function WindowControls({ value, onChange }: { value: WindowSettings; onC
             step={100}
             inputMode="numeric"
             data-testid="max-token-limit-input"
-            className={`${field} w-24 text-right`}
+            className={`${field} w-24 text-right aria-invalid:border-red-500 aria-invalid:ring-1 aria-invalid:ring-red-500`}
             value={maxText}
+            aria-invalid={maxError ? true : undefined}
+            aria-describedby={maxError ? `${ids}-max-error` : undefined}
             onChange={(e) => setMax(e.target.value)}
-            onBlur={() => setMaxText(String(value.max_token_limit))}
           />
         </div>
+        {maxError && (
+          <InlineError id={`${ids}-max-error`} testId="max-token-limit-error">
+            {maxError} The window still uses {value.max_token_limit.toLocaleString("en-US")}.
+          </InlineError>
+        )}
       </div>
 
       <div>
@@ -110,15 +119,22 @@ export function WindowControls({ value, onChange }: { value: WindowSettings; onC
           inputMode="numeric"
           data-testid="message-limit-input"
           placeholder="500 (default)"
-          className={`${field} w-full text-right placeholder:text-left placeholder:text-xs placeholder:text-zinc-400`}
+          className={`${field} w-full text-right aria-invalid:border-red-500 aria-invalid:ring-1 aria-invalid:ring-red-500 placeholder:text-left placeholder:text-xs placeholder:text-zinc-400`}
           value={limitText}
+          aria-invalid={limitError ? true : undefined}
+          aria-describedby={limitError ? `${ids}-limit-error` : undefined}
           onChange={(e) => {
             const text = e.target.value;
             setLimitText(text);
             if (text.trim() === "") set({ message_limit: null });
-            else if (Number.isInteger(Number(text))) set({ message_limit: Number(text) });
+            else if (messageLimitError(text) === null) set({ message_limit: Number(text) });
           }}
         />
+        {limitError && (
+          <InlineError id={`${ids}-limit-error`} testId="message-limit-error">
+            {limitError}
+          </InlineError>
+        )}
       </div>
     </div>
   );

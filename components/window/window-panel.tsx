@@ -1,15 +1,14 @@
 "use client";
-import { useMemo, useState } from "react";
-import type { Message } from "@/lib/messages/schemas";
+import type { UseQueryResult } from "@tanstack/react-query";
+import type { HistoryResponse, Message } from "@/lib/messages/schemas";
 import { useHistory, type HistoryParams } from "@/lib/ui/queries";
-import { useDebouncedValue } from "@/lib/ui/use-debounced-value";
-import { formatInt } from "@/lib/ui/format";
+import { formatInt, plural } from "@/lib/ui/format";
 import { Badge } from "@/components/ui/badge";
 import { ErrorBox, Spinner } from "@/components/ui/states";
 import { BudgetBar } from "./budget-bar";
 import { PayloadView } from "./payload-view";
 import { Transcript } from "./transcript";
-import { DEFAULT_SETTINGS, WindowControls, type WindowSettings } from "./window-controls";
+import { WindowControls, type WindowSettings } from "./window-controls";
 import { Stat } from "@/components/ui/stat";
 
 type Props = {
@@ -22,23 +21,28 @@ type Props = {
   childrenOf: Map<string | null, string[]>;
   onSelectLeaf: (id: string) => void;
   threadLoading: boolean;
+  /** The thread could not be resolved (a bad ?leaf=): say so instead of "no turns". */
+  threadError: unknown;
+  settings: WindowSettings;
+  onSettings: (s: WindowSettings) => void;
+  /** The debounced request the history below answers. */
+  params: HistoryParams;
+  history: UseQueryResult<HistoryResponse>;
+  /** True while the knobs moved and the debounced request has not caught up. */
+  settling: boolean;
 };
 
 /** What Dify's TokenBufferMemory would hand the model for the selected thread, live as the knobs move. */
-export function WindowPanel({ conversationId, leafParam, thread, resolvedLeaf, childrenOf, onSelectLeaf, threadLoading }: Props) {
-  const [settings, setSettings] = useState<WindowSettings>(DEFAULT_SETTINGS);
-  const debounced = useDebouncedValue(settings, 150);
-  const params: HistoryParams = useMemo(() => ({ ...debounced, leaf: leafParam }), [debounced, leafParam]);
-  const history = useHistory(conversationId, params, "messages");
-  const text = useHistory(conversationId, params, "text");
-  const h = history.data;
-  const stale = history.isPlaceholderData || settings !== debounced;
+export function WindowPanel({ conversationId, thread, resolvedLeaf, childrenOf, onSelectLeaf, threadLoading, threadError, settings, onSettings, params, history, settling }: Props) {
+  const text = useHistory(conversationId, params, "text", !threadError);
+  const h = threadError ? undefined : history.data;
+  const stale = history.isPlaceholderData || settling;
 
   // thread_message_ids already leaves the placeholder out.
   const kept = h ? h.thread_message_ids.length - h.dropped_message_ids.length : 0;
 
   return (
-    <section aria-label="Window preview" className="flex min-h-0 flex-col bg-white dark:bg-zinc-900/40">
+    <section id="window-preview" tabIndex={-1} aria-label="Window preview" className="flex outline-none min-h-0 flex-col bg-white dark:bg-zinc-900/40">
       <div className="space-y-4 border-b border-zinc-200 px-4 py-4 dark:border-zinc-800">
         <div className="flex flex-wrap items-center gap-2">
           <h2 className="text-sm font-semibold">Window preview</h2>
@@ -55,9 +59,9 @@ export function WindowPanel({ conversationId, leafParam, thread, resolvedLeaf, c
           {(history.isFetching || text.isFetching) && <Spinner className="text-indigo-500" />}
         </div>
 
-        <WindowControls value={settings} onChange={setSettings} />
+        <WindowControls value={settings} onChange={onSettings} />
 
-        {history.isError && (
+        {!threadError && history.isError && (
           <ErrorBox title="Could not compute the window" error={history.error} onRetry={() => history.refetch()} />
         )}
         {h ? (
@@ -69,9 +73,10 @@ export function WindowPanel({ conversationId, leafParam, thread, resolvedLeaf, c
               <Stat label="Placeholder" value={h.placeholder_message_id ? "1 excluded" : "none"} testId="stat-placeholder" />
               <Stat label="message_limit" value={formatInt(h.message_limit)} testId="stat-message-limit" />
             </dl>
+            <WindowExplanation history={h} kept={kept} />
           </>
         ) : (
-          !history.isError && <div className="h-[58px] animate-pulse rounded bg-zinc-100 dark:bg-zinc-800" />
+          !history.isError && !threadError && <div className="h-[58px] animate-pulse rounded bg-zinc-100 dark:bg-zinc-800" />
         )}
       </div>
 
@@ -83,12 +88,50 @@ export function WindowPanel({ conversationId, leafParam, thread, resolvedLeaf, c
           <span className="text-[11px] text-zinc-500 dark:text-zinc-400">greyed turns are outside the window</span>
         </div>
         <div className="h-[70vh] min-h-0 lg:h-auto lg:flex-1">
-          <Transcript turns={thread} history={h} childrenOf={childrenOf} leafId={resolvedLeaf} onSelectLeaf={onSelectLeaf} loading={threadLoading} />
+          {threadError ? (
+            <p className="p-6 text-sm text-zinc-500 dark:text-zinc-400" data-testid="transcript-unavailable">
+              No transcript: the selected turn could not be resolved (see the tree panel).
+            </p>
+          ) : (
+            <Transcript turns={thread} history={h} childrenOf={childrenOf} leafId={resolvedLeaf} onSelectLeaf={onSelectLeaf} loading={threadLoading} />
+          )}
         </div>
         <div className="flex h-80 min-h-0 flex-col border-t border-zinc-200 bg-zinc-50 lg:h-[34%] dark:border-zinc-800 dark:bg-zinc-950/60">
           <PayloadView messages={h?.messages} text={text.data?.text} textError={text.error} loading={text.isFetching || history.isFetching} />
         </div>
       </div>
     </section>
+  );
+}
+
+/**
+ * Why the window is empty or shorter than the thread. Memscope drops whole turns (query and answer
+ * together), where Dify's TokenBufferMemory would still keep at least one message of the newest turn.
+ */
+function WindowExplanation({ history: h, kept }: { history: HistoryResponse; kept: number }) {
+  const inWindow = h.thread_message_ids.length;
+  const dropped = h.dropped_message_ids.length;
+  if (!inWindow || (!dropped && kept > 0)) return null;
+  const tokens = new Map((h.turn_tokens ?? []).map((t) => [t.id, t.tokens] as const));
+  const newest = h.thread_message_ids[0]; // newest first
+  const newestTokens = newest ? tokens.get(newest) : undefined;
+  return (
+    <p className="rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-xs text-amber-900 dark:border-amber-900/60 dark:bg-amber-950/40 dark:text-amber-200" data-testid="window-explanation">
+      {kept === 0 ? (
+        <>
+          <strong>The window is empty.</strong>{" "}
+          {newestTokens !== undefined ? (
+            <>
+              The newest turn alone needs {formatInt(newestTokens)} tokens, more than max_token_limit {formatInt(h.max_token_limit)}.{" "}
+            </>
+          ) : null}
+          Memscope drops whole turns (query and answer together); Dify&apos;s TokenBufferMemory would still keep at least one message.
+        </>
+      ) : (
+        <>
+          <strong>Cut short:</strong> {plural(dropped, "older turn")} did not fit in {formatInt(h.max_token_limit)} tokens, so the window starts {plural(kept, "turn")} back.
+        </>
+      )}
+    </p>
   );
 }

@@ -30,6 +30,23 @@ export function apiUrl(path: string, params?: Params): string {
   return `${API_BASE}${path}${s ? `?${s}` : ""}`;
 }
 
+/**
+ * The details worth appending to an error message: not those it already says
+ * ("Invalid query: leaf: Invalid UUID" + "leaf: Invalid UUID"), nor a bare "unknown id" next to "… does not exist".
+ */
+export function detailSuffix(message: string, details: ApiErrorDetail[]): string {
+  const extra = details
+    .map((d) => (d.field ? `${d.field}: ${d.message}` : d.message))
+    .filter((t, i) => !message.includes(t) && !message.includes(details[i].message) && details[i].message !== "unknown id");
+  const unique = [...new Set(extra)];
+  return unique.length ? ` (${unique.join("; ")})` : "";
+}
+
+/** A client error (4xx) will not change on retry: no "Try again" for it. */
+export function isClientError(e: unknown): boolean {
+  return e instanceof ApiError && e.status >= 400 && e.status < 500;
+}
+
 /** One API call; `text: true` returns a successful body as text (markdown exports). */
 export async function request<T>(
   method: string,
@@ -59,9 +76,9 @@ export async function request<T>(
   }
   if (!res.ok) {
     const err = (json as { error?: { code?: string; message?: string; details?: ApiErrorDetail[] } } | undefined)?.error;
-    const detail = err?.details?.length ? ` (${err.details.map((d) => (d.field ? `${d.field}: ${d.message}` : d.message)).join("; ")})` : "";
+    const base = err?.message ?? `${res.status} ${res.statusText || "request failed"}`;
     throw new ApiError(
-      `${err?.message ?? `${res.status} ${res.statusText || "request failed"}`}${detail}`,
+      `${base}${detailSuffix(base, err?.details ?? [])}`,
       res.status,
       err?.code ?? "http_error",
       err?.details ?? [],
@@ -70,10 +87,15 @@ export async function request<T>(
   return json as T;
 }
 
+/** The one fetch layer of the client: every component and hook calls the API through this. */
 export const api = {
   get: <T>(path: string, params?: Params, signal?: AbortSignal) => request<T>("GET", path, { params, signal }),
+  /** A successful body as text (markdown exports). */
+  text: (path: string, params?: Params, signal?: AbortSignal) => request<string>("GET", path, { params, signal, text: true }),
+  post: <T>(path: string, body: unknown = {}, params?: Params) => request<T>("POST", path, { body, params }),
+  put: <T>(path: string, body: unknown) => request<T>("PUT", path, { body }),
   patch: <T>(path: string, body: unknown) => request<T>("PATCH", path, { body }),
-  post: <T>(path: string, body: unknown) => request<T>("POST", path, { body }),
+  delete: <T = void>(path: string, params?: Params) => request<T>("DELETE", path, { params }),
 };
 
 export function errorMessage(e: unknown): string {

@@ -1,7 +1,7 @@
 // Fetch helpers and client-side types for the memory API. Type-only imports from the
 // shared zod contracts: the client bundle gets the types, not zod.
 import type { Breakdown, Memory, MemoryEvent, MemoryType, Weights } from "@/lib/memories/schemas";
-import { ApiError, request, type ApiErrorDetail, type Params } from "./api-client";
+import { ApiError, type ApiErrorDetail, type Params } from "./api-client";
 
 export type { Breakdown, Memory, MemoryEvent, MemoryType, Weights };
 
@@ -61,13 +61,5 @@ export function conflictCurrent(e: unknown): Memory | null {
   const d = (e.details as (ApiErrorDetail & { current?: Memory })[]).find((x) => x.current);
   return d?.current ?? null;
 }
-
-export const mapi = {
-  get: <T>(path: string, params?: Params, signal?: AbortSignal) => request<T>("GET", path, { params, signal }),
-  text: (path: string, params?: Params, signal?: AbortSignal) => request<string>("GET", path, { params, signal, text: true }),
-  post: <T>(path: string, body: unknown = {}, params?: Params) => request<T>("POST", path, { body, params }),
-  patch: <T>(path: string, body: unknown) => request<T>("PATCH", path, { body }),
-  del: <T>(path: string, params?: Params) => request<T>("DELETE", path, { params }),
-};
 
 export const userPath = (user: string) => `/users/${encodeURIComponent(user)}`;

@@ -1,7 +1,7 @@
 "use client";
+import { api } from "@/lib/ui/api-client";
 import { keepPreviousData, type InfiniteData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import {
-  mapi,
   userPath,
   type Access,
   type BulkAction,
@@ -39,7 +39,7 @@ export const mk = {
   history: (id: string) => ["memories", "history", id] as const,
   relations: (id: string) => ["memories", "relations", id] as const,
   accesses: (id: string) => ["memories", "accesses", id] as const,
-  review: (user: string, kind: string) => ["memories", "review", user, kind] as const,
+  review: (user: string, kind: string, status: "open" | "resolved" = "open") => ["memories", "review", user, kind, status] as const,
   metrics: (user: string) => ["memories", "metrics", user] as const,
   embeddings: ["embeddings", "status"] as const,
   md: (user: string, file: string) => ["memories", "md", user, file] as const,
@@ -50,7 +50,7 @@ export const PAGE_SIZE = 200;
 export function useMemoryUsers() {
   return useQuery({
     queryKey: mk.users,
-    queryFn: ({ signal }) => mapi.get<{ data: MemoryUser[] }>("/memory-users", undefined, signal).then((r) => r.data),
+    queryFn: ({ signal }) => api.get<{ data: MemoryUser[] }>("/memory-users", undefined, signal).then((r) => r.data),
     staleTime: 30_000,
   });
 }
@@ -60,7 +60,7 @@ export function useMemoryList(user: string, f: MemoryFilters) {
     queryKey: mk.list(user, f),
     enabled: !!user,
     queryFn: ({ pageParam, signal }) =>
-      mapi.get<Page<Memory>>(
+      api.get<Page<Memory>>(
         `${userPath(user)}/memories`,
         {
           memory_type: f.memory_type,
@@ -82,19 +82,19 @@ export function useMemoryList(user: string, f: MemoryFilters) {
 }
 
 export function useMemory(id: string) {
-  return useQuery({ queryKey: mk.one(id), queryFn: ({ signal }) => mapi.get<Memory>(`/memories/${id}`, undefined, signal) });
+  return useQuery({ queryKey: mk.one(id), queryFn: ({ signal }) => api.get<Memory>(`/memories/${id}`, undefined, signal) });
 }
 
 export function useMemoryHistory(id: string) {
-  return useQuery({ queryKey: mk.history(id), queryFn: ({ signal }) => mapi.get<{ data: MemoryEvent[] }>(`/memories/${id}/history`, undefined, signal).then((r) => r.data) });
+  return useQuery({ queryKey: mk.history(id), queryFn: ({ signal }) => api.get<{ data: MemoryEvent[] }>(`/memories/${id}/history`, undefined, signal).then((r) => r.data) });
 }
 
 export function useMemoryRelations(id: string) {
-  return useQuery({ queryKey: mk.relations(id), queryFn: ({ signal }) => mapi.get<{ data: Relation[] }>(`/memories/${id}/relations`, undefined, signal).then((r) => r.data) });
+  return useQuery({ queryKey: mk.relations(id), queryFn: ({ signal }) => api.get<{ data: Relation[] }>(`/memories/${id}/relations`, undefined, signal).then((r) => r.data) });
 }
 
 export function useMemoryAccesses(id: string) {
-  return useQuery({ queryKey: mk.accesses(id), queryFn: ({ signal }) => mapi.get<{ data: Access[] }>(`/memories/${id}/accesses`, undefined, signal).then((r) => r.data) });
+  return useQuery({ queryKey: mk.accesses(id), queryFn: ({ signal }) => api.get<{ data: Access[] }>(`/memories/${id}/accesses`, undefined, signal).then((r) => r.data) });
 }
 
 /** After any write: the memory itself is set, every list/derived view refetches. */
@@ -121,7 +121,7 @@ export type PatchInput = {
 export function usePatchMemory() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: ({ id, ...body }: PatchInput) => mapi.patch<Memory>(`/memories/${id}`, { ...body, actor: "ui" }),
+    mutationFn: ({ id, ...body }: PatchInput) => api.patch<Memory>(`/memories/${id}`, { ...body, actor: "ui" }),
     onSuccess: (m) => {
       qc.setQueryData(mk.one(m.id), m);
       qc.setQueriesData<InfiniteData<Page<Memory>>>({ queryKey: ["memories", "list"] }, (old) =>
@@ -136,7 +136,7 @@ export function useArchiveRestore() {
   const settle = useSettle();
   return useMutation({
     mutationFn: ({ id, action, reason }: { id: string; action: "archive" | "restore"; reason?: string }) =>
-      mapi.post<Memory>(`/memories/${id}/${action}`, { actor: "ui", ...(reason ? { reason } : {}) }),
+      api.post<Memory>(`/memories/${id}/${action}`, { actor: "ui", ...(reason ? { reason } : {}) }),
     onSuccess: (m) => settle(m && typeof m === "object" && "id" in m ? m : undefined),
   });
 }
@@ -144,7 +144,7 @@ export function useArchiveRestore() {
 export function useDeleteMemory() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (id: string) => mapi.del<unknown>(`/memories/${id}`, { confirm: "true" }),
+    mutationFn: (id: string) => api.delete<unknown>(`/memories/${id}`, { confirm: "true" }),
     onSuccess: (_r, id) => {
       qc.removeQueries({ queryKey: mk.one(id) });
       return qc.invalidateQueries({ queryKey: ["memories", "list"] });
@@ -156,7 +156,7 @@ export function useAddRelation(id: string) {
   const settle = useSettle();
   return useMutation({
     mutationFn: (body: { target_id: string; relation_type: "supports" | "contradicts" | "refines"; strength: number; note?: string }) =>
-      mapi.post<Relation>(`/memories/${id}/relations`, { ...body, actor: "ui" }),
+      api.post<Relation>(`/memories/${id}/relations`, { ...body, actor: "ui" }),
     onSuccess: () => settle(),
   });
 }
@@ -164,7 +164,7 @@ export function useAddRelation(id: string) {
 export function useRemoveRelation(id: string) {
   const settle = useSettle();
   return useMutation({
-    mutationFn: (relationId: string) => mapi.del<unknown>(`/memories/${id}/relations/${relationId}`),
+    mutationFn: (relationId: string) => api.delete<unknown>(`/memories/${id}/relations/${relationId}`),
     onSuccess: () => settle(),
   });
 }
@@ -173,7 +173,7 @@ export function useBulk(user: string) {
   const settle = useSettle();
   return useMutation({
     mutationFn: (body: { action: BulkAction; ids: string[]; memory_type?: MemoryType; importance_score?: number }) =>
-      mapi.post<BulkResult>(`${userPath(user)}/memories/bulk`, { ...body, actor: "ui" }),
+      api.post<BulkResult>(`${userPath(user)}/memories/bulk`, { ...body, actor: "ui" }),
     onSuccess: () => settle(),
   });
 }
@@ -181,7 +181,7 @@ export function useBulk(user: string) {
 export function useBulkUndo(user: string) {
   const settle = useSettle();
   return useMutation({
-    mutationFn: (batchId: string) => mapi.post<unknown>(`${userPath(user)}/memories/bulk/${batchId}/undo`, { actor: "ui" }),
+    mutationFn: (batchId: string) => api.post<unknown>(`${userPath(user)}/memories/bulk/${batchId}/undo`, { actor: "ui" }),
     onSuccess: () => settle(),
   });
 }
@@ -189,7 +189,7 @@ export function useBulkUndo(user: string) {
 export function useMerge() {
   const settle = useSettle();
   return useMutation({
-    mutationFn: (body: { ids: string[]; content: string; memory_type?: MemoryType }) => mapi.post<Memory>("/memories/merge", { ...body, actor: "ui" }),
+    mutationFn: (body: { ids: string[]; content: string; memory_type?: MemoryType }) => api.post<Memory>("/memories/merge", { ...body, actor: "ui" }),
     onSuccess: (m) => settle(m),
   });
 }
@@ -197,17 +197,17 @@ export function useMerge() {
 export function useUnmerge() {
   const settle = useSettle();
   return useMutation({
-    mutationFn: (id: string) => mapi.post<unknown>(`/memories/${id}/unmerge`, { actor: "ui" }),
+    mutationFn: (id: string) => api.post<unknown>(`/memories/${id}/unmerge`, { actor: "ui" }),
     onSuccess: () => settle(),
   });
 }
 
-export function useReview(user: string, kind: string) {
+export function useReview(user: string, kind: string, status: "open" | "resolved" = "open") {
   return useInfiniteQuery({
-    queryKey: mk.review(user, kind),
+    queryKey: mk.review(user, kind, status),
     enabled: !!user,
     queryFn: ({ pageParam, signal }) =>
-      mapi.get<Page<ReviewItem>>(`${userPath(user)}/review`, { status: "open", kind: kind || undefined, cursor: pageParam, limit: 50 }, signal),
+      api.get<Page<ReviewItem>>(`${userPath(user)}/review`, { status, kind: kind || undefined, cursor: pageParam, limit: 50 }, signal),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.next_cursor ?? undefined,
     placeholderData: keepPreviousData,
@@ -218,7 +218,7 @@ export function useResolveReview(user: string) {
   const settle = useSettle();
   return useMutation({
     mutationFn: ({ itemId, ...body }: { itemId: string; action: "keep" | "merge" | "archive" | "approve" | "reject"; content?: string }) =>
-      mapi.post<unknown>(`${userPath(user)}/review/${itemId}/resolve`, { ...body, actor: "ui" }),
+      api.post<unknown>(`${userPath(user)}/review/${itemId}/resolve`, { ...body, actor: "ui" }),
     onSuccess: () => settle(),
   });
 }
@@ -227,14 +227,14 @@ export function useMetrics(user: string) {
   return useQuery({
     queryKey: mk.metrics(user),
     enabled: !!user,
-    queryFn: ({ signal }) => mapi.get<Metrics>(`${userPath(user)}/memories/metrics`, undefined, signal),
+    queryFn: ({ signal }) => api.get<Metrics>(`${userPath(user)}/memories/metrics`, undefined, signal),
   });
 }
 
 export function useEmbeddingStatus() {
   return useQuery({
     queryKey: mk.embeddings,
-    queryFn: ({ signal }) => mapi.get<EmbeddingStatus>("/embeddings/status", undefined, signal),
+    queryFn: ({ signal }) => api.get<EmbeddingStatus>("/embeddings/status", undefined, signal),
     // Poll every 2 s only while a re-embedding job runs.
     refetchInterval: (q) => {
       const s = q.state.data?.job?.status;

@@ -89,9 +89,10 @@ export function useThread(id: string, leaf: string | null) {
   });
 }
 
-export function useHistory(id: string, p: HistoryParams, format: "messages" | "text") {
+export function useHistory(id: string, p: HistoryParams, format: "messages" | "text", enabled = true) {
   return useQuery({
     queryKey: qk.history(id, p, format),
+    enabled,
     queryFn: ({ signal }) =>
       api.get<HistoryResponse>(
         `/conversations/${id}/history`,

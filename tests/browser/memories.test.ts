@@ -68,10 +68,11 @@ describe("memories pages in a browser", () => {
     // Sort by importance (server-side) by clicking the header.
     await page.locator('[data-testid="sort-importance_score"]').click();
     await page.waitForFunction(() => location.search.includes("sort=importance_score"));
-    await page.waitForFunction(() => {
-      const v = [...document.querySelectorAll('[data-testid="memory-row"]')].map((r) => Number(r.querySelector("[title]")?.getAttribute("title") ?? "0"));
-      return v.length > 1;
-    });
+    // The rows come in the API's importance order (most important first), not just any order.
+    const sorted = (await api.get(`/users/${enc(ANA)}/memories?sort=importance_score&order=desc&limit=200`)).body.data as { id: string; importance_score: number }[];
+    for (let i = 1; i < sorted.length; i++) expect(sorted[i].importance_score).toBeLessThanOrEqual(sorted[i - 1].importance_score);
+    expect(new Set(sorted.map((m) => m.importance_score)).size).toBeGreaterThan(2);
+    await expect.poll(() => rowIds()).toEqual(sorted.map((m) => m.id));
 
     // "/" focuses search; typing filters server-side.
     await page.locator('[data-testid="memory-grid"]').focus();
@@ -250,10 +251,18 @@ describe("memories pages in a browser", () => {
     await dark.locator('[data-testid="chart-by-type"]').waitFor();
     await dark.screenshot({ path: screenshotPath("memories-dashboard-dark") });
 
-    await page.goto(`${server.url}/memories/review?user=${enc(ANA)}`);
+    // The seeded near duplicate belongs to max.k: the page shows it for that user, and "Keep both" resolves it.
+    const open = (await api.get(`/users/${enc(MAX)}/review`)).body.data as { id: string; kind: string }[];
+    expect(open.length).toBeGreaterThan(0);
+    await page.goto(`${server.url}/memories/review?user=${enc(MAX)}`);
     await page.locator('[data-testid="extract-panel"]').waitFor();
-    await page.locator('[data-testid="review-list"], [data-testid="review-empty"]').first().waitFor();
+    const item = page.locator(`[data-testid="review-item"][data-id="${open[0].id}"]`);
+    await item.waitFor();
+    expect(await item.getAttribute("data-kind")).toBe(open[0].kind);
     await page.screenshot({ path: screenshotPath("memories-review") });
+    await item.locator('[data-testid="review-keep"]').click();
+    await item.waitFor({ state: "detached" });
+    expect(((await api.get(`/users/${enc(MAX)}/review?status=resolved`)).body.data as { id: string; resolution: string }[]).find((r) => r.id === open[0].id)?.resolution).toBe("keep");
 
     await page.goto(`${server.url}/memories/markdown?user=${enc(ANA)}`);
     await page.locator('[data-testid="md-editor"]').waitFor();

@@ -34,3 +34,32 @@ export function screenshotPath(name: string): string {
   fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
   return path.join(SCREENSHOT_DIR, `${name}.png`);
 }
+
+/** A fresh page at the given size with a 20 s default timeout. */
+export async function newPage(browser: Browser, width = 1440, height = 900, colorScheme: "light" | "dark" = "light") {
+  const page = await browser.newPage({ viewport: { width, height }, colorScheme });
+  page.setDefaultTimeout(20_000);
+  return page;
+}
+
+/** How far the page scrolls sideways, in px (0 = no horizontal page scroll). */
+export function pageOverflow(page: import("playwright-core").Page): Promise<number> {
+  return page.evaluate(() => Math.max(0, document.documentElement.scrollWidth - document.documentElement.clientWidth));
+}
+
+/** Runs axe-core in the page; returns the serious and critical violations (id, impact, first targets). */
+export async function axeSeriousViolations(page: import("playwright-core").Page): Promise<{ id: string; impact: string; help: string; targets: string[] }[]> {
+  const source = fs.readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
+  if (!(await page.evaluate(() => "axe" in window))) await page.addScriptTag({ content: source });
+  const result = await page.evaluate(async () => {
+    // @ts-expect-error injected above
+    const r = await window.axe.run(document, { resultTypes: ["violations"] });
+    return (r.violations as { id: string; impact: string; help: string; nodes: { target: string[] }[] }[]).map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      targets: v.nodes.slice(0, 3).map((n) => n.target.join(" ")),
+    }));
+  });
+  return result.filter((v) => v.impact === "serious" || v.impact === "critical");
+}

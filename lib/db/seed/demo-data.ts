@@ -80,7 +80,7 @@ function branching(): DemoConversation {
     { id: id(6), parent_message_id: id(5), query: "Great. And day two?", answer: "Day two is Belém: the Jerónimos Monastery early, pastéis de Belém, then MAAT along the river.", created_at: at(9) },
     { id: id(7), parent_message_id: id(6), query: "What's the budget per day?", answer: "Around 110 euros a day: 45 for food, 25 for sights, 10 for transport, the rest for fado and coffee.", created_at: at(11) },
     { id: id(8), parent_message_id: id(6), query: "What's the budget per day?", answer: "Plan on 120 euros a day to be safe; the 24h Viva Viagem card (6.80 euros) covers trams and metro.", created_at: at(12), metadata: { regenerated: true } },
-    { id: id(9), parent_message_id: id(8), query: "Perfect, save that as my daily budget.", answer: "Saved: daily budget 120 euros, no shellfish, prefers slow mornings.", created_at: at(14) },
+    { id: id(9), parent_message_id: id(8), query: "Perfect, save that as my daily budget. I usually travel with carry-on luggage only, and I speak some Portuguese.", answer: "Saved: daily budget 120 euros, no shellfish, prefers slow mornings.", created_at: at(14) },
   ];
   return {
     conversation: { id: DEMO_IDS.branching, app_id: "travel-planner", end_user_id: "ana@example.com", name: "Lisbon in October (regenerated answers)", mode: "advanced-chat", model_config: { model: "gpt-4o", temperature: 0.7 }, status: "active" },
@@ -152,6 +152,8 @@ function support(): DemoConversation {
     ["About 120k rows.", "Then the background export is the way. I've queued one for your workspace; it should arrive within 10 minutes."],
     ["Got it, thanks! Can I schedule it weekly?", "Yes: Settings → Exports → Schedule. Pick Monday 07:00 and the format (CSV or Parquet)."],
     ["Parquet please. Do you remember my timezone?", "You're on Europe/Berlin, so Monday 07:00 Berlin time. Scheduled."],
+    // Statements the local extraction rules recognise, so Review → Extract has something to show.
+    ["I work at Nordhaus Logistics and I always open the exports in DuckDB.", "Good choice: DuckDB reads Parquet directly, no import step needed."],
   ];
   return {
     conversation: { id: DEMO_IDS.support, app_id: "support-bot", end_user_id: "max.k@example.com", name: "CSV export timeouts", mode: "chat", model_config: { model: "gpt-4o" }, status: "active" },
