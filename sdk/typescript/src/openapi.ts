@@ -4839,7 +4839,7 @@ export interface operations {
                             id: string;
                             user_id: string;
                             /** @enum {string} */
-                            kind: "duplicate" | "contradiction" | "extracted";
+                            kind: "duplicate" | "extracted";
                             /** @enum {string} */
                             status: "open" | "resolved";
                             memory_id: string | null;
@@ -5002,7 +5002,7 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "open" | "resolved";
-                kind?: "duplicate" | "contradiction" | "extracted";
+                kind?: "duplicate" | "extracted";
                 cursor?: string;
                 limit?: number;
             };
@@ -5025,7 +5025,7 @@ export interface operations {
                             id: string;
                             user_id: string;
                             /** @enum {string} */
-                            kind: "duplicate" | "contradiction" | "extracted";
+                            kind: "duplicate" | "extracted";
                             /** @enum {string} */
                             status: "open" | "resolved";
                             memory_id: string | null;
@@ -5157,7 +5157,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
-                     * @description duplicate/contradiction: keep, merge, archive (the newer one); extracted: approve, reject.
+                     * @description duplicate: keep, merge, archive (the newer one); extracted: approve, reject.
                      * @enum {string}
                      */
                     action: "keep" | "merge" | "archive" | "approve" | "reject";
@@ -5187,7 +5187,7 @@ export interface operations {
                             id: string;
                             user_id: string;
                             /** @enum {string} */
-                            kind: "duplicate" | "contradiction" | "extracted";
+                            kind: "duplicate" | "extracted";
                             /** @enum {string} */
                             status: "open" | "resolved";
                             memory_id: string | null;
