@@ -21,7 +21,6 @@ import { MemoryTypeToggles } from "@/components/ui/memory-type-toggles";
 const KINDS = [
   { key: "", label: "All" },
   { key: "duplicate", label: "Duplicates" },
-  { key: "contradiction", label: "Contradictions" },
   { key: "extracted", label: "Extracted" },
 ] as const;
 
@@ -33,7 +32,7 @@ export function ReviewView() {
   const items = useMemo(() => review.data?.pages.flatMap((p) => p.data) ?? [], [review.data]);
 
   return (
-    <MemoriesShell user={user} onUser={setUser} title="Review" subtitle="Possible duplicates, contradictions and memories extracted from conversations wait here for a person's decision.">
+    <MemoriesShell user={user} onUser={setUser} title="Review" subtitle="Possible duplicates and memories extracted from conversations wait here for a person's decision.">
       <main className="mx-auto grid w-full max-w-7xl gap-5 px-4 py-4 sm:px-6 lg:grid-cols-[minmax(0,1fr)_360px]">
         <section className="min-w-0">
           <div className="mb-3 flex items-center border-b border-zinc-200 dark:border-zinc-800">
@@ -129,7 +128,7 @@ function ReviewCard({ item, user }: { item: ReviewItem; user: string }) {
       { onSuccess: () => toast.show({ message: `${action === "keep" ? "Kept both" : action[0].toUpperCase() + action.slice(1) + "d"}` }) },
     );
   const busy = resolve.isPending;
-  const tone = item.kind === "contradiction" ? "red" : item.kind === "duplicate" ? "amber" : "accent";
+  const tone = item.kind === "duplicate" ? "amber" : "accent";
 
   return (
     <li className="rounded-lg border border-zinc-200 bg-white p-4 shadow-xs dark:border-zinc-800 dark:bg-zinc-900" data-testid="review-item" data-id={item.id} data-kind={item.kind} data-status={item.status}>

@@ -136,7 +136,9 @@ export type Candidate = z.infer<typeof ZCandidate>;
 
 // ---------- review queue ----------
 
-export const REVIEW_KINDS = ["duplicate", "contradiction", "extracted"] as const;
+// A contradiction between memories is a `contradicts` relation (the design doc's
+// memory_relations), set by a person or an agent; the queue holds what the system finds.
+export const REVIEW_KINDS = ["duplicate", "extracted"] as const;
 export const ZReviewKind = z.enum(REVIEW_KINDS);
 
 export const ZReviewItem = z.object({
@@ -189,7 +191,7 @@ export type ReviewListQuery = z.infer<typeof ZReviewListQuery>;
 export const REVIEW_ACTIONS = ["keep", "merge", "archive", "approve", "reject"] as const;
 export const ZReviewResolve = z
   .object({
-    action: z.enum(REVIEW_ACTIONS).describe("duplicate/contradiction: keep, merge, archive (the newer one); extracted: approve, reject."),
+    action: z.enum(REVIEW_ACTIONS).describe("duplicate: keep, merge, archive (the newer one); extracted: approve, reject."),
     content: ZContent.optional().describe("merge: the merged text (suggested when omitted); approve: an edited candidate text."),
     memory_type: ZMemoryType.optional().describe("approve: override the candidate's type."),
     importance_score: ZUnit.optional().describe("approve: override the candidate's importance."),

@@ -10,7 +10,7 @@ import { loadMemories } from "./load-memory";
 import { saveMemory } from "./save-memory";
 import type { Dedupe, Memory, MemoryType } from "./schemas";
 
-// The review queue: near duplicates and contradictions found by the system, and
+// The review queue: near duplicates found by the system, and
 // memories extracted from conversations, waiting for a person. Nothing extracted is
 // saved until it is approved; approval saves through saveMemory, so dedupe applies.
 

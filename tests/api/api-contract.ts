@@ -120,6 +120,47 @@ export function defineApiSuite(backend: string, kind: "pglite" | "postgres", sta
         expect(r.body.error.code).toBe("not_found");
         expect((await api.post(`/conversations/${randomUUID()}/messages`, { query: "q", answer: "a" })).status).toBe(404);
       });
+
+      it("an unknown or deleted conversation is a 404 on messages, batch, thread, history, PATCH and DELETE", async () => {
+        const deleted = await newConversation();
+        expect((await api.del(`/conversations/${deleted.id}`)).status).toBe(204);
+        for (const id of [randomUUID(), "not-a-uuid", deleted.id]) {
+          for (const r of [
+            await api.get(`/conversations/${id}/messages`),
+            await api.post(`/conversations/${id}/messages`, { query: "q", answer: "a" }),
+            await api.post(`/conversations/${id}/messages/batch`, { messages: [{ query: "q", answer: "a" }] }),
+            await api.get(`/conversations/${id}/thread`),
+            await api.get(`/conversations/${id}/history`),
+            await api.patch(`/conversations/${id}`, { name: "renamed" }),
+            await api.del(`/conversations/${id}`),
+          ]) {
+            expect(r.status, JSON.stringify(r.body)).toBe(404);
+            expect(r.body.error.code).toBe("not_found");
+          }
+        }
+      });
+
+      it("facets list the distinct apps and users of live conversations, sorted", async () => {
+        const appA = `facet-a-${randomUUID().slice(0, 6)}`;
+        const appB = `facet-b-${randomUUID().slice(0, 6)}`;
+        const userA = `facet-user-${randomUUID().slice(0, 6)}`;
+        await api.post("/conversations", { app_id: appB, end_user_id: userA });
+        await api.post("/conversations", { app_id: appA, end_user_id: userA });
+        await api.post("/conversations", { app_id: appA });
+        const gone = await api.post("/conversations", { app_id: `facet-gone-${randomUUID().slice(0, 6)}`, end_user_id: `facet-gone-user-${randomUUID().slice(0, 6)}` });
+        await api.del(`/conversations/${gone.body.id}`);
+        const r = await api.get("/conversations/facets");
+        expect(r.status).toBe(200);
+        expect(r.body.apps).toEqual(expect.arrayContaining([appA, appB, app]));
+        expect(r.body.apps.filter((a: string) => a === appA)).toHaveLength(1);
+        expect(r.body.apps).not.toContain(gone.body.app_id);
+        expect(r.body.users).toContain(userA);
+        expect(r.body.users).not.toContain(gone.body.end_user_id);
+        expect(r.body.users).not.toContain(null);
+        expect(r.body.apps).toEqual([...r.body.apps].sort());
+        expect(r.body.users).toEqual([...r.body.users].sort());
+        expect((await api.get("/conversations/facets?x=1")).status).toBe(422);
+      });
     });
 
     describe("messages", () => {
@@ -401,6 +442,45 @@ export function defineApiSuite(backend: string, kind: "pglite" | "postgres", sta
         const text = (await api.get(`/conversations/${c.id}/history?format=text`)).body.text;
         expect(text).toBe("Human: [image]\nwhat is this?\nAssistant: a chart");
         expect(h.total_tokens).toBe(3 + 3 + 1 + 85 + enc.encode("what is this?").length + 3 + 1 + enc.encode("a chart").length);
+      });
+    });
+
+    describe("model settings", () => {
+      it("GET lists built-in presets; PUT replaces the saved ones, which override a built-in of the same name", async () => {
+        const before = await api.get("/settings/models");
+        expect(before.status).toBe(200);
+        expect(before.body.data).toContainEqual(expect.objectContaining({ model: "gpt-4o", encoding: "o200k_base", source: "builtin" }));
+        const saved = await api.put("/settings/models", {
+          presets: [
+            { model: "gpt-4o", context_window: 64000, encoding: "o200k_base", exact: true },
+            { model: "local-llama", context_window: 8192, encoding: "cl100k_base" },
+          ],
+        });
+        expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+        const after = await api.get("/settings/models");
+        expect(after.body.data).toEqual(saved.body.data);
+        expect(after.body.data).toContainEqual({ model: "local-llama", context_window: 8192, encoding: "cl100k_base", exact: false, source: "settings" });
+        expect(after.body.data.filter((p: { model: string }) => p.model === "gpt-4o")).toEqual([{ model: "gpt-4o", context_window: 64000, encoding: "o200k_base", exact: true, source: "settings" }]);
+        // The saved preset is what counting uses.
+        const h = await api.get(`/conversations/${(await newConversation()).id}/history?model=local-llama`);
+        expect(h.body).toMatchObject({ model: "local-llama", encoding: "cl100k_base" });
+
+        for (const [body, field] of [
+          [{ presets: [{ model: "m", context_window: 10, encoding: "o200k_base" }] }, "presets[0].context_window"],
+          [{ presets: [{ model: "m", context_window: 4096, encoding: "p50k" }] }, "presets[0].encoding"],
+          [{ presets: [{ model: "", context_window: 4096, encoding: "o200k_base" }] }, "presets[0].model"],
+          [{}, "presets"],
+        ] as const) {
+          const bad = await api.put("/settings/models", body);
+          expect(bad.status).toBe(422);
+          expect(bad.body.error.details[0].field).toBe(field);
+        }
+        // Nothing was half-written by the refused bodies; an empty list restores the built-ins.
+        expect((await api.get("/settings/models")).body.data).toEqual(saved.body.data);
+        expect((await api.put("/settings/models", { presets: [] })).status).toBe(200);
+        const reset = await api.get("/settings/models");
+        expect(reset.body.data.filter((p: { source: string }) => p.source === "settings")).toEqual([]);
+        expect(reset.body.data).toContainEqual(expect.objectContaining({ model: "gpt-4o", source: "builtin" }));
       });
     });
 

@@ -1,4 +1,4 @@
 import { defineApiSuite } from "./api-contract";
-import { startAppServer } from "../helpers/app-server";
+import { startAppOn } from "../helpers/test-database";
 
-defineApiSuite("embedded PGlite", "pglite", () => startAppServer());
+defineApiSuite("embedded PGlite", "pglite", () => startAppOn("embedded"));

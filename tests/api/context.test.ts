@@ -92,26 +92,149 @@ describe.each(DATABASE_KINDS)("window and context API on %s", (kind) => {
   });
 
   it("/context: fits a small context window by dropping history, then memories, and says why", async () => {
-    await api.put("/settings/models", { presets: [{ model: "tiny-test-model", context_window: 400, encoding: "o200k_base", exact: false }] });
+    // The window is sized from the API's own counts: exactly system + the best memory + query.
+    const common = { user_id: user, query: "what is my daily budget?", system_prompt: "You are a travel assistant.", reserved_output_tokens: 250 };
+    const bestOnly = await api.post("/context", { ...common, memory: { k: 1, format: "xml_block", dry_run: true }, strategy: { type: "token_buffer", max_token_limit: 100000 } });
+    expect(bestOnly.body.history_source).toBe("none");
+    expect(bestOnly.body.memories.map((m: { content: string }) => m.content)).toEqual(["Daily travel budget is 120 euros"]);
+    const window = 250 + bestOnly.body.sections.total; // presets start at 256 tokens
+    const model = `tiny-${kind}`;
+    expect((await api.put("/settings/models", { presets: [{ model, context_window: window, encoding: "o200k_base", exact: false }] })).status).toBe(200);
     const r = await api.post("/context", {
-      user_id: user,
+      ...common,
       conversation_id: conversationId,
-      query: "what is my daily budget?",
-      model: "tiny-test-model",
-      reserved_output_tokens: 100,
+      model,
       strategy: { type: "token_buffer", max_token_limit: 100000 },
       memory: { k: 2, format: "xml_block", dry_run: true },
     });
     expect(r.status).toBe(200);
-    expect(r.body.sections.context_window).toBe(400);
-    expect(r.body.sections.total).toBeLessThanOrEqual(300);
+    expect(r.body.sections.context_window).toBe(window);
+    expect(r.body.sections.total).toBe(bestOnly.body.sections.total);
     expect(r.body.fits).toBe(true);
-    const reasons = r.body.dropped.map((d: { reason: string }) => d.reason);
-    expect(reasons.some((x: string) => x.startsWith("context window"))).toBe(true);
-    expect(r.body.messages[0].content).toContain("<long_term_memory>");
     expect(r.body.exact).toBe(false);
+    // Every history turn went first (oldest first), then the lower-scoring memory.
+    const fitted = r.body.dropped.filter((d: { reason: string }) => d.reason.startsWith("context window"));
+    const sections = fitted.map((d: { section: string }) => d.section);
+    expect(sections).toEqual([...Array(80).fill("history"), "memories"]);
+    const historyIndexes = fitted.filter((d: { section: string }) => d.section === "history").map((d: { index: number }) => d.index);
+    expect(historyIndexes).toEqual([...historyIndexes].sort((a: number, b: number) => a - b));
+    expect(fitted.at(-1)).toMatchObject({ section: "memories", index: 1 });
+    expect(fitted.at(-1).reason).toContain("lowest-scoring memory");
+    expect(r.body.memories).toEqual([
+      expect.objectContaining({ content: "Daily travel budget is 120 euros", included: true }),
+      expect.objectContaining({ content: "Lives in Berlin", included: false }),
+    ]);
+    expect(r.body.memories[0].score).toBeGreaterThan(r.body.memories[1].score);
+    expect(r.body.message_sections).toEqual(["system", "query"]);
+    expect(r.body.messages[0].content).toContain("<long_term_memory>");
+    expect(r.body.messages[0].content).toContain("Daily travel budget is 120 euros");
+    expect(r.body.messages[0].content).not.toContain("Lives in Berlin");
     const models = await api.get("/models");
-    expect(models.body.data).toContainEqual(expect.objectContaining({ model: "tiny-test-model", context_window: 400, source: "settings" }));
+    expect(models.body.data).toContainEqual(expect.objectContaining({ model, context_window: window, source: "settings" }));
+  });
+
+  it("/context: a window too small for system, memories and query drops every memory and says it does not fit", async () => {
+    const model = `nano-${kind}`;
+    expect((await api.put("/settings/models", { presets: [{ model, context_window: 256, encoding: "o200k_base", exact: true }] })).status).toBe(200);
+    const r = await api.post("/context", {
+      user_id: user,
+      conversation_id: conversationId,
+      query: "what is my daily budget?",
+      system_prompt: "You are a travel assistant. ".repeat(10),
+      model,
+      reserved_output_tokens: 240,
+      strategy: { type: "token_buffer", max_token_limit: 100000 },
+      memory: { k: 2, dry_run: true },
+    });
+    expect(r.status).toBe(200);
+    expect(r.body.fits).toBe(false);
+    expect(r.body.sections.total).toBeGreaterThan(20);
+    expect(r.body.memories.map((m: { included: boolean }) => m.included)).toEqual([false, false]);
+    // The lowest-scoring memory goes first.
+    const memDrops = r.body.dropped.filter((d: { section: string }) => d.section === "memories").map((d: { index: number }) => d.index);
+    expect(memDrops).toEqual([1, 0]);
+    expect(r.body.message_sections).toEqual(["system", "query"]);
+  });
+
+  it("/context: temporary messages come after the query and are counted on their own", async () => {
+    const temporary_messages = [
+      { role: "assistant", content: "Let me check the bookings." },
+      { role: "user", content: "Only the hotel, please." },
+    ];
+    const base = { user_id: user, query: "what did I book?", strategy: { type: "token_buffer", max_token_limit: 1000 }, memory: { enabled: false } };
+    const without = await api.post("/context", base);
+    const r = await api.post("/context", { ...base, temporary_messages });
+    expect(r.status).toBe(200);
+    expect(r.body.messages).toEqual([{ role: "user", content: "what did I book?" }, ...temporary_messages]);
+    expect(r.body.message_sections).toEqual(["query", "temporary", "temporary"]);
+    expect(r.body.sections.temporary).toBeGreaterThan(0);
+    expect(r.body.sections.total - without.body.sections.total).toBe(r.body.sections.temporary);
+    expect(without.body.sections.temporary).toBe(0);
+  });
+
+  it("/context: leaf_message_id takes the branch ending there; it needs a conversation and must be in it", async () => {
+    const c = await api.post("/conversations", { app_id: "inspector-test", end_user_id: user, name: "branches" });
+    const root = await api.post(`/conversations/${c.body.id}/messages`, { query: "Plan a trip", answer: "Where to?", parent_message_id: null });
+    const left = await api.post(`/conversations/${c.body.id}/messages`, { query: "Porto", answer: "Porto it is.", parent_message_id: root.body.id });
+    await api.post(`/conversations/${c.body.id}/messages`, { query: "Madeira", answer: "Madeira it is.", parent_message_id: root.body.id });
+    const body = { user_id: user, conversation_id: c.body.id, query: "book it", strategy: { type: "token_buffer", max_token_limit: 5000 }, memory: { enabled: false } };
+    const newest = await api.post("/context", body);
+    expect(newest.body.messages.map((m: { content: string }) => m.content)).toEqual(["Plan a trip", "Where to?", "Madeira", "Madeira it is.", "book it"]);
+    const branch = await api.post("/context", { ...body, leaf_message_id: left.body.id });
+    expect(branch.status).toBe(200);
+    expect(branch.body.messages.map((m: { content: string }) => m.content)).toEqual(["Plan a trip", "Where to?", "Porto", "Porto it is.", "book it"]);
+    const unknown = await api.post("/context", { ...body, leaf_message_id: randomUUID() });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.details[0].field).toBe("leaf_message_id");
+    const alone = await api.post("/context", { user_id: user, query: "q", leaf_message_id: left.body.id, strategy: { type: "token_buffer", max_token_limit: 10 } });
+    expect(alone.status).toBe(422);
+    expect(alone.body.error.details[0].field).toBe("leaf_message_id");
+  });
+
+  it("/context: memory_types, min_score and weights shape which memories come and how they score", async () => {
+    const base = { user_id: user, query: "where do I live and what is my budget?", strategy: { type: "token_buffer", max_token_limit: 10 } };
+    const both = await api.post("/context", { ...base, memory: { k: 5, dry_run: true } });
+    expect(both.body.memories.map((m: { content: string }) => m.content).sort()).toEqual(["Daily travel budget is 120 euros", "Lives in Berlin"]);
+
+    const facts = await api.post("/context", { ...base, memory: { k: 5, dry_run: true, memory_types: ["fact"] } });
+    expect(facts.body.memories.map((m: { content: string }) => m.content)).toEqual(["Lives in Berlin"]);
+    expect(facts.body.messages[0].content).toContain("Lives in Berlin");
+    expect(facts.body.messages[0].content).not.toContain("120 euros");
+
+    // Importance only: the scores are the importance scores, in that order.
+    const importance = await api.post("/context", { ...base, memory: { k: 5, dry_run: true, weights: { similarity: 0, recency: 0, importance: 1 } } });
+    expect(importance.body.memories.map((m: { score: number }) => m.score)).toEqual([0.9, 0.5].map((x) => expect.closeTo(x, 6)));
+    expect(importance.body.memories[0].content).toBe("Daily travel budget is 120 euros");
+
+    // min_score between the two: only the higher one comes.
+    const min = await api.post("/context", { ...base, memory: { k: 5, dry_run: true, min_score: 0.7, weights: { similarity: 0, recency: 0, importance: 1 } } });
+    expect(min.body.memories.map((m: { content: string }) => m.content)).toEqual(["Daily travel budget is 120 euros"]);
+    const none = await api.post("/context", { ...base, memory: { k: 5, dry_run: true, min_score: 5 } });
+    expect(none.body.memories).toEqual([]);
+    expect(none.body.sections.memories).toBe(0);
+    const bad = await api.post("/context", { ...base, memory: { memory_types: ["opinion"] } });
+    expect(bad.status).toBe(422);
+    expect(bad.body.error.details[0].field).toMatch(/^memory\.memory_types/);
+  });
+
+  it("/context: a real call (not dry_run) marks the memories it retrieved as accessed; a dry run does not", async () => {
+    const u = `ctx-access-${randomUUID().slice(0, 8)}`;
+    const m = (await api.post(`/users/${u}/memories`, { memory_type: "fact", content: "Owns a red bicycle", importance_score: 0.6 })).body;
+    const id = m.memory?.id ?? m.id;
+    const body = { user_id: u, query: "what bicycle do I own?", strategy: { type: "token_buffer", max_token_limit: 10 } };
+    const dry = await api.post("/context", { ...body, memory: { dry_run: true } });
+    expect(dry.body.memories.map((x: { id: string }) => x.id)).toEqual([id]);
+    const before = (await api.get(`/memories/${id}`)).body;
+    expect(before.last_accessed_at).toBeNull();
+    expect(before.access_count).toBe(0);
+    const real = await api.post("/context", body);
+    expect(real.status).toBe(200);
+    const after = (await api.get(`/memories/${id}`)).body;
+    expect(after.access_count).toBe(1);
+    expect(after.last_accessed_at).not.toBeNull();
+    const accesses = (await api.get(`/memories/${id}/accesses`)).body.data;
+    // Accesses list real retrievals only: the dry run is not among them.
+    expect(accesses.map((a: { retrieval_id: string; dry_run: boolean }) => [a.retrieval_id, a.dry_run])).toEqual([[real.body.retrieval_id, false]]);
   });
 
   it("/context: a stored turn's metadata.tool_calls become an assistant tool call and a tool result", async () => {
@@ -170,7 +293,7 @@ describe.each(DATABASE_KINDS)("window and context API on %s", (kind) => {
     expect(r.body.sections.total - r2.body.sections.total).toBe(85);
   });
 
-  it("/context: windows over a stored thread read only the text they send, with the same result as the full history inline", async () => {
+  it("/context: windows over a stored thread give the same result as the full history inline (what they read: tests/unit/thread-reads.test.ts)", async () => {
     // A straight conversation: its stored turns, oldest first, are its thread.
     const thread = await api.get(`/conversations/${conversationId}/messages?limit=100`);
     expect(thread.status).toBe(200);

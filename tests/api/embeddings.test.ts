@@ -193,11 +193,21 @@ describe.each(DATABASE_KINDS)("re-embedding when the embedding model changes on 
     expect(q.body.embedding_model).toBe(LEXICAL);
     expect(q.body.data[0].memory.content).toBe(TEXTS[0]);
 
-    // Retry while still failing: the same job runs again and fails again.
+    // Retry while the provider is still broken, now answering one vector short: the same job
+    // leaves `failed`, asks the provider again, and fails again with the new error.
+    const asked = embedded(stub).length;
+    stub.set({ embed: (input, body) => input.slice(1).map((t) => hashedVector(t, Number(body.dimensions) || 8)) });
     const retry = await api.post("/embeddings/reembed");
     expect(retry.status).toBe(202);
+    expect(retry.body.started).toBe(true);
     expect(retry.body.job.id).toBe(failed.body.job.id);
-    await until("failed again", () => api.get("/embeddings/status"), (r) => r.body.job?.status === "failed" && !r.body.job.running_here);
+    expect(["pending", "running"]).toContain(retry.body.job.status);
+    expect(retry.body.job.error).toBeNull();
+    const again = await until("failed again", () => api.get("/embeddings/status"), (r) => r.body.job?.status === "failed" && !r.body.job.running_here);
+    expect(again.body.job.error).toMatch(/returned 3 vectors for 4 inputs/);
+    expect(again.body.job).toMatchObject({ id: failed.body.job.id, done: 0 });
+    expect(embedded(stub).length).toBeGreaterThan(asked);
+    expect(again.body.active_model.model).toBe(LEXICAL);
 
     // The provider recovers: the retry completes and search switches.
     stub.set({ embed: undefined });
@@ -224,10 +234,58 @@ describe.each(DATABASE_KINDS)("re-embedding when the embedding model changes on 
     const st = await until("switched", () => api.get("/embeddings/status"), (r) => r.body.active_model?.model === MODEL);
     expect(st.body.job).toBeNull();
     const spec = await api.get("/openapi.json");
-    if (spec.body.paths["/api/v1/embeddings/status"] || spec.body.paths["/embeddings/status"]) {
-      // Registered in lib/api/openapi.ts (EMBEDDING_OPS).
-      expect(JSON.stringify(spec.body.paths)).toContain("embeddings/reembed");
-    }
+    expect(spec.body.paths["/embeddings/status"].get).toBeTruthy();
+    expect(spec.body.paths["/embeddings/reembed"].post.responses).toHaveProperty("202");
+    expect(spec.body.paths["/embeddings/reembed"].post.responses).toHaveProperty("409");
     await s.stop();
+  });
+
+  it("configuring another model cancels the unfinished job; a misconfigured provider is a 409 on writes and re-embedding", { timeout: 400_000 }, async () => {
+    const db = await openTestDatabase(kind);
+    dbs.push(db);
+    await seedLexical(db, TEXTS.slice(0, 4));
+
+    // A provider that never answers: the job stays running until the server stops.
+    const stub = await startOpenAiStub({ embed: () => new Promise<number[][]>(() => {}) });
+    stubs.push(stub);
+    const b = await db.startApp({ env: stubEnv(stub) });
+    servers.push(b);
+    const running = await until("job running", () => apiClient(b.url).get("/embeddings/status"), (r) => r.body.job?.status === "running" && r.body.job.running_here);
+    await b.stop();
+
+    // Back on the lexical model: the job towards the stub model is cancelled, nothing switches.
+    const c = await db.startApp();
+    servers.push(c);
+    const apiC = apiClient(c.url);
+    const cancelled = await until("job cancelled", () => apiC.get("/embeddings/status"), (r) => r.body.job?.status === "cancelled");
+    expect(cancelled.body.job).toMatchObject({ id: running.body.job.id, model: MODEL, status: "cancelled", done: 0, running_here: false });
+    expect(cancelled.body.job.error).toMatch(/configured model changed/);
+    expect(cancelled.body.job.finished_at).not.toBeNull();
+    expect(cancelled.body.active_model.model).toBe(LEXICAL);
+    const idle = await apiC.post("/embeddings/reembed");
+    expect(idle.status).toBe(200);
+    expect(idle.body).toMatchObject({ started: false, job: { id: running.body.job.id, status: "cancelled" } });
+    await c.stop();
+
+    // An endpoint and model without a valid vector size: writes and re-embedding answer 409
+    // embeddings_misconfigured; reads keep working on the active model.
+    const d = await db.startApp({ env: stubEnv(stub, { MEMSCOPE_EMBEDDINGS_DIMENSIONS: "0" }) });
+    servers.push(d);
+    const apiD = apiClient(d.url);
+    const st = await apiD.get("/embeddings/status");
+    expect(st.body).toMatchObject({ configured_model: null, active_model: { model: LEXICAL } });
+    expect(st.body.configuration_error).toMatch(/MEMSCOPE_EMBEDDINGS_DIMENSIONS/);
+    const write = await apiD.post(`/users/${USER}/memories`, { memory_type: "fact", content: "Will not be saved" });
+    expect(write.status).toBe(409);
+    expect(write.body.error.code).toBe("embeddings_misconfigured");
+    const re = await apiD.post("/embeddings/reembed");
+    expect(re.status).toBe(409);
+    expect(re.body.error.code).toBe("embeddings_misconfigured");
+    const read = await apiD.post(`/users/${USER}/memories/search`, { query: "coffee", dry_run: true });
+    expect(read.status).toBe(200);
+    expect(read.body.embedding_model).toBe(LEXICAL);
+    const listed = await apiD.get(`/users/${USER}/memories?limit=100`);
+    expect(listed.body.data.map((m: { content: string }) => m.content)).not.toContain("Will not be saved");
+    await d.stop();
   });
 });

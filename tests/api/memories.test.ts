@@ -115,6 +115,59 @@ describe.each(DATABASE_KINDS)("memories API on %s", (kind) => {
     });
   });
 
+  describe("list sorting", () => {
+    it("sorts by every key in both orders, paging with cursors (never-accessed last either way)", async () => {
+      const u = user();
+      // Created alpha, bravo, charlie, delta in that order.
+      const made: Record<string, { id: string; version: number }> = {};
+      for (const [name, importance] of [["alpha", 0.3], ["bravo", 0.9], ["charlie", 0.1], ["delta", 0.6]] as const) {
+        made[name] = await save(u, { memory_type: "fact", content: `Sorting ${name} kayak`, importance_score: importance });
+        await new Promise((r) => setTimeout(r, 15));
+      }
+      // Edited: charlie, then alpha (updated_at order: bravo, delta, charlie, alpha).
+      for (const name of ["charlie", "alpha"]) {
+        expect((await api.patch(`/memories/${made[name].id}`, { version: 1, confidence: 0.7 })).status).toBe(200);
+        await new Promise((r) => setTimeout(r, 15));
+      }
+      // Accessed: alpha once, bravo twice, delta three times, charlie never (in that order).
+      for (const [name, times] of [["alpha", 1], ["bravo", 2], ["delta", 3]] as const) {
+        for (let i = 0; i < times; i++) {
+          const s = await api.post(`/users/${u}/memories/search`, { query: `Sorting ${name} kayak`, k: 1, weights: { similarity: 1, recency: 0, importance: 0 } });
+          expect(s.body.data.map((h: { memory: { id: string } }) => h.memory.id)).toEqual([made[name].id]);
+          await new Promise((r) => setTimeout(r, 15));
+        }
+      }
+      const ids = (names: string[]) => names.map((n) => made[n].id);
+      const expected: Record<string, Record<"asc" | "desc", string[]>> = {
+        created_at: { asc: ["alpha", "bravo", "charlie", "delta"], desc: ["delta", "charlie", "bravo", "alpha"] },
+        updated_at: { asc: ["bravo", "delta", "charlie", "alpha"], desc: ["alpha", "charlie", "delta", "bravo"] },
+        importance_score: { asc: ["charlie", "alpha", "delta", "bravo"], desc: ["bravo", "delta", "alpha", "charlie"] },
+        access_count: { asc: ["charlie", "alpha", "bravo", "delta"], desc: ["delta", "bravo", "alpha", "charlie"] },
+        last_accessed_at: { asc: ["alpha", "bravo", "delta", "charlie"], desc: ["delta", "bravo", "alpha", "charlie"] },
+      };
+      for (const [sort, orders] of Object.entries(expected)) {
+        for (const order of ["asc", "desc"] as const) {
+          const seen: string[] = [];
+          let cursor: string | null = null;
+          do {
+            const r: Res = await api.get(`/users/${u}/memories?sort=${sort}&order=${order}&limit=3${cursor ? `&cursor=${cursor}` : ""}`);
+            expect(r.status, JSON.stringify(r.body)).toBe(200);
+            seen.push(...r.body.data.map((m: { id: string }) => m.id));
+            cursor = r.body.next_cursor;
+          } while (cursor);
+          expect(seen, `${sort} ${order}`).toEqual(ids(orders[order]));
+        }
+      }
+      // The default is updated_at, newest first.
+      expect((await api.get(`/users/${u}/memories`)).body.data.map((m: { id: string }) => m.id)).toEqual(ids(expected.updated_at.desc));
+      // A cursor of one sort is refused by another.
+      const page = await api.get(`/users/${u}/memories?sort=importance_score&limit=1`);
+      const wrong = await api.get(`/users/${u}/memories?sort=created_at&limit=1&cursor=${page.body.next_cursor}`);
+      expect(wrong.status).toBe(400);
+      expect(wrong.body.error.code).toBe("invalid_cursor");
+    });
+  });
+
   describe("edit, archive, restore, delete, history", () => {
     it("edits with a version check: a stale edit gets 409 and the current memory", async () => {
       const u = user();
@@ -154,6 +207,84 @@ describe.each(DATABASE_KINDS)("memories API on %s", (kind) => {
       expect((await api.del(`/memories/${m.id}?confirm=true`)).status).toBe(204);
       expect((await api.get(`/memories/${m.id}`)).status).toBe(404);
       expect((await api.get(`/memories/${randomUUID()}`)).status).toBe(404);
+    });
+  });
+
+  describe("edit fields and unknown ids", () => {
+    it("PATCH changes memory_type, importance_score and structured_data, recorded in history", async () => {
+      const u = user();
+      const m = await save(u, { memory_type: "fact", content: "Runs on Sundays", importance_score: 0.2, structured_data: { day: "sunday" } });
+      const r = await api.patch(`/memories/${m.id}`, { version: 1, memory_type: "pattern", importance_score: 0.75, structured_data: { day: "sunday", km: 10 } });
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      expect(r.body).toMatchObject({ memory_type: "pattern", importance_score: 0.75, structured_data: { day: "sunday", km: 10 }, content: "Runs on Sundays", version: 2 });
+      expect((await api.get(`/memories/${m.id}`)).body).toMatchObject({ memory_type: "pattern", importance_score: 0.75, structured_data: { day: "sunday", km: 10 } });
+      expect((await api.get(`/users/${u}/memories?memory_type=pattern`)).body.data.map((x: { id: string }) => x.id)).toEqual([m.id]);
+      expect((await api.get(`/users/${u}/memories?memory_type=fact`)).body.data).toEqual([]);
+      const [event] = (await api.get(`/memories/${m.id}/history`)).body.data;
+      expect(event).toMatchObject({
+        event_type: "update",
+        before: { memory_type: "fact", importance_score: 0.2, structured_data: { day: "sunday" } },
+        after: { memory_type: "pattern", importance_score: 0.75, structured_data: { day: "sunday", km: 10 } },
+      });
+      // null clears structured data; out-of-range and unknown values are 422 naming the field.
+      expect((await api.patch(`/memories/${m.id}`, { version: 2, structured_data: null })).body).toMatchObject({ structured_data: null, version: 3 });
+      for (const [body, field] of [
+        [{ version: 3, importance_score: 1.5 }, "importance_score"],
+        [{ version: 3, memory_type: "mood" }, "memory_type"],
+        [{ version: 3, structured_data: "text" }, "structured_data"],
+      ] as const) {
+        const bad = await api.patch(`/memories/${m.id}`, body);
+        expect(bad.status).toBe(422);
+        expect(bad.body.error.details[0].field).toBe(field);
+      }
+      expect((await api.get(`/memories/${m.id}`)).body).toMatchObject({ version: 3, memory_type: "pattern", importance_score: 0.75 });
+    });
+
+    it("an unknown or malformed memory id is a 404 on every memory route", async () => {
+      const u = user();
+      const real = await save(u, { memory_type: "fact", content: "A real memory" });
+      for (const id of [randomUUID(), "not-a-uuid"]) {
+        for (const r of [
+          await api.get(`/memories/${id}`),
+          await api.patch(`/memories/${id}`, { version: 1, content: "x" }),
+          await api.del(`/memories/${id}?confirm=true`),
+          await api.post(`/memories/${id}/archive`),
+          await api.post(`/memories/${id}/restore`),
+          await api.get(`/memories/${id}/history`),
+          await api.get(`/memories/${id}/relations`),
+          await api.post(`/memories/${id}/relations`, { target_id: real.id, relation_type: "supports" }),
+          await api.del(`/memories/${id}/relations/${randomUUID()}`),
+          await api.get(`/memories/${id}/accesses`),
+          await api.post(`/memories/${id}/unmerge`),
+        ]) {
+          expect(r.status, JSON.stringify(r.body)).toBe(404);
+          expect(r.body.error.code).toBe("not_found");
+        }
+      }
+      // An unknown relation of a real memory, too.
+      expect((await api.del(`/memories/${real.id}/relations/${randomUUID()}`)).status).toBe(404);
+      expect((await api.get(`/memories/${real.id}/relations`)).body.data).toEqual([]);
+    });
+  });
+
+  describe("retrieval is per user", () => {
+    it("one user's search never returns another user's memories", async () => {
+      const [a, b] = [user(), user()];
+      const mine = await save(a, { memory_type: "preference", content: "Loves espresso with oat milk", importance_score: 0.1 });
+      // The other user's memories match the query better and matter more.
+      const theirs = [];
+      for (const content of ["Loves espresso with oat milk", "Loves espresso", "Espresso with oat milk every morning"]) {
+        theirs.push((await save(b, { memory_type: "preference", content, importance_score: 1 })).id);
+      }
+      for (const body of [{ query: "espresso oat milk", k: 50 }, { query: "espresso", k: 50, min_score: -10, weights: { similarity: 0, recency: 0, importance: 1 } }]) {
+        const r = await api.post(`/users/${a}/memories/search`, { ...body, dry_run: true });
+        expect(r.status).toBe(200);
+        expect(r.body.data.map((h: { memory: { id: string; user_id: string } }) => [h.memory.id, h.memory.user_id])).toEqual([[mine.id, a]]);
+      }
+      const ctx = await api.post("/context", { user_id: a, query: "espresso", strategy: { type: "token_buffer", max_token_limit: 10 }, memory: { k: 50, dry_run: true } });
+      expect(ctx.body.memories.map((m: { id: string }) => m.id)).toEqual([mine.id]);
+      const theirsFound = await api.post(`/users/${b}/memories/search`, { query: "espresso", k: 50, dry_run: true });
+      expect(theirsFound.body.data.map((h: { memory: { id: string } }) => h.memory.id).sort()).toEqual([...theirs].sort());
     });
   });
 

@@ -426,23 +426,104 @@ describe.each(DATABASE_KINDS)("memory curation API on %s (no chat model)", (kind
     });
   });
 
+  describe("limits and errors", () => {
+    it("a bulk filter matching more than 1 000 memories is a 422 that changes nothing", async () => {
+      const u = user();
+      const lines = Array.from({ length: 1001 }, (_, i) => `- Bulk limit fact number ${i}`).join("\n");
+      const applied = await api.post(`/users/${u}/memory-md/apply`, { file: "memory", text: `# Memory\n\n## Facts\n\n${lines}\n` });
+      expect(applied.status, JSON.stringify(applied.body).slice(0, 300)).toBe(200);
+      const r = await api.post(`/users/${u}/memories/bulk`, { action: "archive", filter: {} });
+      expect(r.status).toBe(422);
+      expect(r.body.error.details[0]).toMatchObject({ field: "filter" });
+      expect(r.body.error.message).toContain("more than 1000");
+      const active = await api.get(`/users/${u}/memories?status=archived&limit=5`);
+      expect(active.body.data).toEqual([]);
+      // One fewer matches: allowed.
+      const narrowed = await api.post(`/users/${u}/memories/bulk`, { action: "set_importance", importance_score: 0.3, filter: { q: "number 1" } });
+      expect(narrowed.status).toBe(200);
+      expect(narrowed.body.affected).toBeGreaterThan(100);
+      const tooMany = await api.post(`/users/${u}/memories/bulk`, { action: "archive", ids: Array.from({ length: 1001 }, () => randomUUID()) });
+      expect(tooMany.status).toBe(422);
+      expect(tooMany.body.error.details[0].field).toBe("ids");
+    }, 120_000);
+
+    it("bodies over a route's limit are 413 payload_too_large: memory.md, curation, settings", async () => {
+      const u = user();
+      const over = (bytes: number) => "x".repeat(bytes);
+      for (const [method, path, body] of [
+        ["POST", `/users/${u}/memory-md/apply`, JSON.stringify({ file: "memory", text: over(6 * 1024 * 1024 + 1) })],
+        ["POST", `/users/${u}/memory-md/preview`, JSON.stringify({ file: "memory", text: over(6 * 1024 * 1024 + 1) })],
+        ["POST", "/memories/merge", JSON.stringify({ ids: [randomUUID(), randomUUID()], content: over(256 * 1024) })],
+        ["POST", "/memories/merge/suggest", JSON.stringify({ ids: [randomUUID(), randomUUID()], pad: over(64 * 1024) })],
+        ["POST", `/users/${u}/memories/bulk`, JSON.stringify({ action: "archive", ids: [randomUUID()], pad: over(1024 * 1024) })],
+        ["POST", `/users/${u}/memories/compress/apply`, JSON.stringify({ proposals: [], pad: over(5 * 1024 * 1024) })],
+        ["POST", `/users/${u}/memories/extract`, JSON.stringify({ conversation_id: randomUUID(), pad: over(64 * 1024) })],
+        ["PUT", "/settings/models", JSON.stringify({ presets: [], pad: over(256 * 1024) })],
+      ] as const) {
+        const r = await api.raw(method, path, body);
+        expect(r.status, `${method} ${path}`).toBe(413);
+        expect(r.body.error.code).toBe("payload_too_large");
+      }
+      expect(await listAll(api, u)).toEqual([]);
+    });
+
+    it("an invalid user id in the path is a 422 naming user_id", async () => {
+      const long = "u".repeat(201);
+      for (const r of [
+        await api.get(`/users/${long}/memories`),
+        await api.post(`/users/${long}/memories`, { memory_type: "fact", content: "x" }),
+        await api.get(`/users/%20/memories/metrics`),
+        await api.post(`/users/${long}/memories/bulk`, { action: "archive", ids: [randomUUID()] }),
+        await api.get(`/users/${long}/memory-md?file=memory`),
+        await api.get(`/users/${long}/review`),
+      ]) {
+        expect(r.status).toBe(422);
+        expect(r.body.error.details[0].field).toBe("user_id");
+      }
+    });
+
+    it("a relation to an unknown memory, to itself or across users is a 422 naming target_id", async () => {
+      const u = user();
+      const a = await createMemory(api, u, { memory_type: "fact", content: "Relation source" });
+      const other = await createMemory(api, user(), { memory_type: "fact", content: "Another user's memory" });
+      for (const target_id of [randomUUID(), a.id, other.id]) {
+        const r = await api.post(`/memories/${a.id}/relations`, { target_id, relation_type: "supports" });
+        expect(r.status).toBe(422);
+        expect(r.body.error.details[0].field).toBe("target_id");
+      }
+      expect((await api.get(`/memories/${a.id}/relations`)).body.data).toEqual([]);
+    });
+  });
+
   describe("metrics and openapi", () => {
     it("reports totals, importance, retrieval latency and accesses", async () => {
       const u = user();
-      await createMemory(api, u, { memory_type: "fact", content: "Metrics fact about espresso", importance_score: 0.4 });
-      await createMemory(api, u, { memory_type: "preference", content: "Metrics preference for espresso", importance_score: 0.8 });
-      const s = await api.post(`/users/${u}/memories/search`, { query: "espresso", k: 5 });
-      expect(s.status).toBe(200);
+      const fact = await createMemory(api, u, { memory_type: "fact", content: "Metrics fact about espresso", importance_score: 0.4 });
+      const pref = await createMemory(api, u, { memory_type: "preference", content: "Metrics preference for espresso", importance_score: 0.8 });
+      // Three real searches: two return both memories, the third (k 1) only the fact.
+      const searches = [];
+      for (const body of [{ query: "espresso", k: 5 }, { query: "espresso", k: 5 }, { query: "Metrics fact about espresso", k: 1 }]) {
+        const s = await api.post(`/users/${u}/memories/search`, body);
+        expect(s.status).toBe(200);
+        searches.push(s.body);
+      }
+      expect(searches[2].data.map((h: any) => h.memory.id)).toEqual([fact.id]);
+      expect(searches[0].data.map((h: any) => h.memory.id).sort()).toEqual([fact.id, pref.id].sort());
       const r = await api.get(`/users/${u}/memories/metrics`);
       expect(r.status).toBe(200);
       expect(r.body.totals).toEqual({ by_type: { preference: 1, fact: 1, pattern: 0, skill: 0 }, by_status: { active: 2, archived: 0 }, total: 2 });
       expect(r.body.average_importance).toBeCloseTo(0.6);
-      expect(r.body.retrieval.count).toBe(1);
-      expect(typeof r.body.retrieval.p50_ms).toBe("number");
-      expect(typeof r.body.retrieval.p99_ms).toBe("number");
-      expect(r.body.recent_retrievals[0]).toMatchObject({ query: "espresso", result_count: expect.any(Number) });
-      expect(Array.isArray(r.body.most_accessed)).toBe(true);
-      for (const x of r.body.most_accessed) expect(x.memory.id).toBeTruthy();
+      // Percentiles of the three logged latencies, which are the searches' own latency_ms.
+      const lat = searches.map((s) => s.latency_ms as number);
+      const sorted = [...lat].sort((a, b) => a - b);
+      expect(r.body.retrieval.count).toBe(3);
+      expect.soft(r.body.retrieval.p50_ms).toBeCloseTo(sorted[1], 6);
+      expect.soft(r.body.retrieval.p99_ms).toBeCloseTo(sorted[1] + 0.98 * (sorted[2] - sorted[1]), 6);
+      expect(sorted[0]).toBeGreaterThan(0);
+      expect(r.body.recent_retrievals.map((x: any) => [x.query, x.result_count])).toEqual([["Metrics fact about espresso", 1], ["espresso", 2], ["espresso", 2]]);
+      expect(r.body.recent_retrievals.map((x: any) => x.latency_ms)).toEqual([lat[2], lat[1], lat[0]].map((x) => expect.closeTo(x, 6)));
+      // Most accessed first: the fact 3 times, the preference twice.
+      expect.soft(r.body.most_accessed.map((x: any) => [x.memory.id, x.access_count])).toEqual([[fact.id, 3], [pref.id, 2]]);
 
       const empty = await api.get(`/users/${user()}/memories/metrics`);
       expect(empty.body).toMatchObject({ average_importance: null, retrieval: { count: 0, p50_ms: null, p99_ms: null }, most_accessed: [], recent_retrievals: [] });
@@ -530,14 +611,25 @@ describe.each(DATABASE_KINDS)("memory curation API on %s (chat model stub)", (ki
   it("answers 502 provider_error when the chat model fails, and writes nothing", async () => {
     const u = user();
     const conv = await conversationWith(api, u, ["I prefer tabs."]);
+    const ms = [];
+    for (const content of ["Owns a green kayak", "Owns a blue canoe", "Owns a paddle board"]) ms.push(await createMemory(api, u, { memory_type: "fact", content }));
+    const before = stub.requests.length;
     failChat = true;
     try {
-      const r = await api.post(`/users/${u}/memories/extract`, { conversation_id: conv });
-      expect(r.status).toBe(502);
-      expect(r.body.error.code).toBe("provider_error");
+      const extract = await api.post(`/users/${u}/memories/extract`, { conversation_id: conv });
+      const suggest = await api.post("/memories/merge/suggest", { ids: [ms[0].id, ms[1].id] });
+      const preview = await api.post(`/users/${u}/memories/compress/preview`, { older_than_days: 0 });
+      for (const r of [extract, suggest, preview]) {
+        expect(r.status, JSON.stringify(r.body)).toBe(502);
+        expect(r.body.error.code).toBe("provider_error");
+        expect(r.body.error.message).toMatch(/model overloaded|500/);
+      }
     } finally {
       failChat = false;
     }
+    // Each answer came from a failed call to the chat model, not from a local fallback.
+    expect(stub.requests.slice(before).filter((q) => q.path === "/v1/chat/completions").length).toBeGreaterThanOrEqual(3);
     expect((await api.get(`/users/${u}/review`)).body.data).toHaveLength(0);
+    expect((await listAll(api, u, "active")).map((m) => m.content).sort()).toEqual(["Owns a blue canoe", "Owns a green kayak", "Owns a paddle board"]);
   });
 });

@@ -2,19 +2,19 @@ import { randomUUID } from "node:crypto";
 import { get_encoding } from "tiktoken";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient } from "../helpers/api-client";
-import { startAppServer, type AppServer } from "../helpers/app-server";
-import { startPgWireServer } from "../helpers/pg-wire-server";
+import type { AppServer } from "../helpers/app-server";
+import { DATABASE_KINDS, startAppOn } from "../helpers/test-database";
 
-// Node-level memory (Dify NodeTokenBufferMemory) through real HTTP on the embedded database.
+// Node-level memory (Dify NodeTokenBufferMemory) through real HTTP on both databases.
 
-describe("node memory API", () => {
+describe.each(DATABASE_KINDS)("node memory API on %s", (kind) => {
   let server: AppServer;
   let api: ReturnType<typeof apiClient>;
   const enc = get_encoding("o200k_base");
   const app = `app-${randomUUID().slice(0, 8)}`;
 
   beforeAll(async () => {
-    server = await startAppServer();
+    server = await startAppOn(kind);
     api = apiClient(server.url);
   });
   afterAll(async () => {
@@ -194,7 +194,13 @@ describe("node memory API", () => {
   });
 
   it("concurrent writers never lose a turn (optimistic versioning with retry)", async () => {
-    await concurrentWriters(api, await conversation());
+    const attempts = await concurrentWriters(api, await conversation());
+    expect(Math.max(...attempts)).toBeLessThanOrEqual(30);
+    // Through DATABASE_URL (a pool of connections) requests interleave between the read and the
+    // conditional UPDATE, so writers do lose races: the retry path ran, and its attempts are
+    // reported. The embedded database answers each short request before the next one reads, so
+    // races are rare there; tests/unit/node-memory.test.ts forces them on PGlite.
+    if (kind === "postgres") expect(attempts.filter((a) => a > 1).length, `attempts: ${attempts.join(",")}`).toBeGreaterThan(0);
   });
 
   it("is in the OpenAPI document (NODE_MEMORY_OPS, tag node-memory)", async () => {
@@ -211,50 +217,32 @@ describe("node memory API", () => {
   });
 });
 
-// The same race through DATABASE_URL (a pool of connections): requests interleave between
-// the read and the conditional UPDATE, so writers really do lose races and retry.
-describe("node memory API on PostgreSQL via DATABASE_URL: concurrent writers", () => {
-  let pg: Awaited<ReturnType<typeof startPgWireServer>>;
-  let server: AppServer;
-  let api: ReturnType<typeof apiClient>;
-  beforeAll(async () => {
-    pg = await startPgWireServer();
-    server = await startAppServer({ databaseUrl: pg.url });
-    api = apiClient(server.url);
-  });
-  afterAll(async () => {
-    await server?.stop();
-    await pg?.stop();
-  });
-
-  it("never loses a turn", async () => {
-    const c = await api.post("/conversations", { app_id: "pg-app" });
-    expect(c.status).toBe(201);
-    const attempts = await concurrentWriters(api, c.body.id);
-    console.log(`[node-memory] postgres: max attempts ${Math.max(...attempts)}, retried writes ${attempts.filter((a) => a > 1).length}/50`);
-  });
-});
-
-/** 2 parallel batches of 25 writers append distinct turns to one node at once; returns each write's attempts. */
+/**
+ * One turn creates the node; then 2 parallel batches of 25 writers append distinct turns to it
+ * at once, all racing on the version check of the same row. Returns each racing write's attempts.
+ */
 async function concurrentWriters(api: ReturnType<typeof apiClient>, c: string): Promise<number[]> {
   const path = `/conversations/${c}/nodes/busy/turns`;
   const turn = (id: string) => ({ message_id: id, parent_message_id: null, user_content: `question ${id}`, assistant_content: `answer ${id}` });
+  const first = await api.post(path, turn("first"));
+  expect(first.body).toMatchObject({ version: 1, attempts: 1 });
   const batch = (b: number) => Promise.all(Array.from({ length: 25 }, (_, i) => api.post(path, turn(`b${b}-w${i}`))));
   const results = (await Promise.all([batch(0), batch(1)])).flat();
   expect(results.map((r) => r.status)).toEqual(Array(50).fill(201));
-  // Every write landed on its own version: 1..50, each exactly once.
-  expect(results.map((r) => r.body.version).sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+  // Every write landed on its own version: 2..51, each exactly once.
+  expect(results.map((r) => r.body.version).sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i + 2));
   // Each writer's message_count is the document size right after its own write.
   for (const r of results) expect(r.body.message_count).toBe(2 * r.body.version);
 
   const doc = await api.get(`/conversations/${c}/nodes/busy`);
-  expect(doc.body).toMatchObject({ version: 50, message_count: 100, turn_count: 50 });
+  expect(doc.body).toMatchObject({ version: 51, message_count: 102, turn_count: 51 });
   const ids = doc.body.document.messages.filter((m: { role: string }) => m.role === "user").map((m: { message_id: string }) => m.message_id);
-  expect(new Set(ids).size).toBe(50);
-  expect([...ids].sort()).toEqual(results.map((r) => r.body.messages[0].message_id).sort());
+  expect(new Set(ids).size).toBe(51);
+  expect(ids[0]).toBe("first");
+  expect([...ids.slice(1)].sort()).toEqual(results.map((r) => r.body.messages[0].message_id).sort());
   // Document order is commit order: the i-th turn was written by the writer that got version i.
   const byVersion = [...results].sort((a, b) => a.body.version - b.body.version).map((r) => r.body.messages[0].message_id);
-  expect(ids).toEqual(byVersion);
+  expect(ids.slice(1)).toEqual(byVersion);
 
   // Omitted parents under contention still form one chain (each under the turn before it).
   const chainPath = `/conversations/${c}/nodes/chain/turns`;

@@ -101,7 +101,7 @@ describe("data folder lock", () => {
       expect(err).toBeInstanceOf(DataFolderLockedError);
       expect((err as Error).message).toContain(`process ${child.pid}`);
       expect((err as Error).message).toContain(dataDir);
-      expect(Date.now() - started).toBeLessThan(2000);
+      expect(Date.now() - started).toBeLessThan(20_000); // fail-fast, not a timing claim: a waiting opener would block until the holder dies (never, here); 20 s clears a loaded CI runner
     } finally {
       child.kill("SIGKILL");
       await new Promise((r) => child.once("exit", r));

@@ -1,5 +1,5 @@
 import { get_encoding } from "tiktoken";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   appendMessages,
   buildTurnMessages,
@@ -11,7 +11,9 @@ import {
   nodeWindow,
   parseDocument,
 } from "@/lib/node-memory/document";
-import { addNodeTurn, backoffMs, MAX_WRITE_ATTEMPTS } from "@/lib/node-memory/store";
+import { addNodeTurn, backoffMs, MAX_NODE_MESSAGES, MAX_WRITE_ATTEMPTS } from "@/lib/node-memory/store";
+import { openDatabase, type Database } from "@/lib/db/open-database";
+import { removeDir, tempDir } from "../helpers/temp-dir";
 import type { SqlRunner } from "@/lib/db/migrations";
 import { ZAddTurnInput, ZNodeHistoryQuery, ZNodeId, ZNodeMemoryDocument, type NodeMemoryDocument } from "@/lib/node-memory/schemas";
 import { UUID_NIL } from "@/lib/threads/uuid-nil";
@@ -226,82 +228,122 @@ describe("node window (token limit over the thread, whole turns, oldest first)",
   });
 });
 
-describe("addNodeTurn: optimistic versioning under interleaved writers", () => {
-  /**
-   * An in-memory node_memories table behind the SqlRunner interface. Every statement
-   * waits a random 0-2 ms before it runs (atomically), so concurrent writers interleave
-   * between their read and their conditional UPDATE, as they do on a connection pool.
-   */
-  function fakeSql() {
-    type Stored = { version: number; document: string; message_count: number; token_count: number; created_at: Date; updated_at: Date };
-    const table = new Map<string, Stored>();
-    let updateMisses = 0;
-    const key = (p: unknown[]) => `${p[0]}|${p[1]}`;
-    const out = (p: unknown[], r: Stored) => ({ conversation_id: p[0], node_id: p[1], app_id: "app-1", ...r });
-    const sql: SqlRunner = {
-      async exec() {},
-      async transaction(fn) {
-        return fn(sql);
-      },
-      async query<T>(text: string, params: unknown[] = []): Promise<T[]> {
-        await new Promise((r) => setTimeout(r, Math.random() * 2));
-        const row = table.get(key(params));
-        let result: unknown[];
-        if (text.includes("FROM conversations")) result = params[0] === "conv-1" ? [{ app_id: "app-1" }] : [];
-        else if (text.trimStart().startsWith("SELECT")) result = row ? [{ version: row.version, document: JSON.parse(row.document) }] : [];
-        else if (text.trimStart().startsWith("UPDATE")) {
-          if (!row || row.version !== params[5]) {
-            updateMisses++;
-            result = [];
-          } else {
-            Object.assign(row, { version: row.version + 1, document: params[2], message_count: params[3], token_count: params[4], updated_at: new Date() });
-            result = [out(params, row)];
-          }
-        } else if (text.trimStart().startsWith("INSERT")) {
-          if (row) result = [];
-          else {
-            const r = { version: 1, document: params[2] as string, message_count: params[3] as number, token_count: params[4] as number, created_at: new Date(), updated_at: new Date() };
-            table.set(key(params), r);
-            result = [out(params, r)];
-          }
-        } else throw new Error(`unexpected SQL: ${text}`);
-        return result as T[];
-      },
-    };
-    return { sql, table, misses: () => updateMisses };
-  }
+describe("addNodeTurn: optimistic versioning on a real database (embedded PGlite)", () => {
+  // The store's own SQL against a migrated database. Concurrent calls interleave at every
+  // await (between a writer's read and its conditional UPDATE), so writers really lose
+  // races; `racer` additionally lets a test change the row under a writer on purpose.
+  let db: Database;
+  let dir: string;
+  let conversationId: string;
+  /** Runs before every UPDATE of node_memories (a writer that always gets there first). */
+  let racer: ((sql: SqlRunner) => Promise<void>) | null = null;
+  let updates = 0;
+  const sql: SqlRunner = {
+    exec: (text) => db.sql.exec(text),
+    transaction: (fn) => db.sql.transaction(fn),
+    async query<T>(text: string, params?: unknown[]): Promise<T[]> {
+      if (/^\s*UPDATE node_memories/.test(text)) {
+        updates++;
+        if (racer) await racer(db.sql);
+      }
+      return db.sql.query<T>(text, params);
+    },
+  };
 
+  beforeAll(async () => {
+    dir = tempDir("node-mem");
+    db = await openDatabase({ kind: "pglite", dataDir: dir });
+    const [c] = await db.sql.query<{ id: string }>(`INSERT INTO conversations (id, app_id, name) VALUES (gen_random_uuid(), 'app-1', 'node memory') RETURNING id`);
+    conversationId = c.id;
+  }, 120_000);
+  afterAll(async () => {
+    await db?.close();
+    if (dir) removeDir(dir);
+  });
+  beforeEach(() => {
+    racer = null;
+    updates = 0;
+  });
+
+  const stored = async (node: string) => {
+    const [row] = await db.sql.query<{ version: number; document: unknown }>(
+      `SELECT version, document FROM node_memories WHERE conversation_id = $1 AND node_id = $2`,
+      [conversationId, node],
+    );
+    return row ? { version: row.version, doc: parseDocument(row.document) } : null;
+  };
   const input = (id: string, parent?: string | null) =>
     ZAddTurnInput.parse({ message_id: id, ...(parent === undefined ? {} : { parent_message_id: parent }), user_content: `q ${id}`, assistant_content: `a ${id}` });
 
-  it("50 concurrent writers: every turn lands once, versions 1..50, losers retried", async () => {
-    const { sql, table, misses } = fakeSql();
-    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => addNodeTurn(sql, "conv-1", "node", input(`w${i}`, null))));
+  it("50 concurrent writers: every turn lands once, versions 1..50, losers re-read and retry", async () => {
+    // The node exists, so every writer takes the UPDATE path and races on its version check.
+    const first = await addNodeTurn(sql, conversationId, "node", input("w0", null));
+    expect(first).toMatchObject({ version: 1, attempts: 1 });
+    const results = [first, ...(await Promise.all(Array.from({ length: 49 }, (_, i) => addNodeTurn(sql, conversationId, "node", input(`w${i + 1}`, null)))))];
     expect(results.map((r) => r.version).sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
-    expect(results.some((r) => r.attempts > 1)).toBe(true);
-    expect(misses()).toBeGreaterThan(0);
+    // Races were lost and retried: the attempts say so, and each lost attempt was an UPDATE that matched no row.
+    const retries = results.reduce((n, r) => n + r.attempts - 1, 0);
+    expect(retries).toBeGreaterThan(0);
+    expect(updates).toBe(49 + retries);
     expect(Math.max(...results.map((r) => r.attempts))).toBeLessThanOrEqual(MAX_WRITE_ATTEMPTS);
-    const doc = parseDocument(table.get("conv-1|node")!.document);
-    expect(doc.messages).toHaveLength(100);
-    const users = doc.messages.filter((m) => m.role === "user").map((m) => m.message_id);
+    const s = (await stored("node"))!;
+    expect(s.version).toBe(50);
+    expect(s.doc.messages).toHaveLength(100);
+    const users = s.doc.messages.filter((m) => m.role === "user").map((m) => m.message_id);
     expect(new Set(users).size).toBe(50);
     // Commit order = version order.
     expect(users).toEqual([...results].sort((a, b) => a.version - b.version).map((r) => r.messages[0].message_id));
   });
 
   it("an omitted parent is resolved at the attempt that lands: concurrent writers form one chain", async () => {
-    const { sql, table } = fakeSql();
-    await Promise.all(Array.from({ length: 12 }, (_, i) => addNodeTurn(sql, "conv-1", "chain", input(`c${i}`))));
-    const turns = documentTurns(parseDocument(table.get("conv-1|chain")!.document));
+    await Promise.all(Array.from({ length: 12 }, (_, i) => addNodeTurn(sql, conversationId, "chain", input(`c${i}`))));
+    const turns = documentTurns((await stored("chain"))!.doc);
     expect(turns.map((t) => t.parentMessageId)).toEqual([null, ...turns.slice(0, -1).map((t) => t.id)]);
     expect(nodeThread(turns, undefined)).toHaveLength(12);
   });
 
-  it("rejects a duplicate id with 409 and an unknown conversation with 404", async () => {
-    const { sql } = fakeSql();
-    await addNodeTurn(sql, "conv-1", "n", input("a"));
-    await expect(addNodeTurn(sql, "conv-1", "n", input("a"))).rejects.toMatchObject({ kind: "conflict", details: [{ field: "message_id" }] });
-    await expect(addNodeTurn(sql, "nope", "n", input("b"))).rejects.toMatchObject({ kind: "not_found" });
+  it("a writer that loses every race gives up after MAX_WRITE_ATTEMPTS with 409 write_conflict, and writes nothing", async () => {
+    await addNodeTurn(sql, conversationId, "contended", input("first"));
+    // Someone else commits between this writer's read and its UPDATE, every time.
+    racer = (db) => db.query(`UPDATE node_memories SET version = version + 1 WHERE conversation_id = $1 AND node_id = 'contended'`, [conversationId]).then(() => {});
+    await expect(addNodeTurn(sql, conversationId, "contended", input("loser"))).rejects.toMatchObject({ kind: "conflict", code: "write_conflict" });
+    expect(updates).toBe(MAX_WRITE_ATTEMPTS);
+    racer = null;
+    const s = (await stored("contended"))!;
+    expect(s.version).toBe(1 + MAX_WRITE_ATTEMPTS);
+    expect(s.doc.messages.map((m) => m.message_id)).not.toContain("loser");
+    expect(documentTurns(s.doc).map((t) => t.id)).toEqual(["first"]);
+  }, 60_000);
+
+  it("a full node refuses another turn with 409 node_memory_full, and is left as it was", async () => {
+    let doc = emptyDocument();
+    const msgs = [];
+    for (let i = 0; i < (MAX_NODE_MESSAGES - 2) / 2; i++) {
+      const t = ZAddTurnInput.parse({ message_id: `f${i}`, user_content: "q", assistant_content: "a" });
+      msgs.push(...buildTurnMessages(t, `f${i}-a`, i ? `f${i - 1}` : null, T0));
+    }
+    doc = appendMessages(doc, msgs);
+    expect(doc.messages.length).toBe(MAX_NODE_MESSAGES - 2);
+    await db.sql.query(
+      `INSERT INTO node_memories (conversation_id, node_id, app_id, version, document, message_count, token_count) VALUES ($1, 'full', 'app-1', 7, $2::jsonb, $3, 0)`,
+      [conversationId, JSON.stringify(doc), doc.messages.length],
+    );
+    // 19 998 messages + 2 = the limit: one more turn still fits, the next does not.
+    await expect(addNodeTurn(sql, conversationId, "full", input("last-fits"))).resolves.toMatchObject({ version: 8, message_count: MAX_NODE_MESSAGES });
+    await expect(addNodeTurn(sql, conversationId, "full", input("too-many"))).rejects.toMatchObject({ kind: "conflict", code: "node_memory_full" });
+    const s = (await stored("full"))!;
+    expect(s.version).toBe(8);
+    expect(s.doc.messages).toHaveLength(MAX_NODE_MESSAGES);
+  }, 60_000);
+
+  it("rejects a duplicate id with 409, a wrong app with 422 and an unknown or deleted conversation with 404", async () => {
+    await addNodeTurn(sql, conversationId, "n", input("a"));
+    await expect(addNodeTurn(sql, conversationId, "n", input("a"))).rejects.toMatchObject({ kind: "conflict", details: [{ field: "message_id" }] });
+    await expect(addNodeTurn(sql, conversationId, "n", { ...input("b"), app_id: "other" })).rejects.toMatchObject({ kind: "validation", details: [{ field: "app_id" }] });
+    await expect(addNodeTurn(sql, "00000000-0000-4000-8000-000000000001", "n", input("b"))).rejects.toMatchObject({ kind: "not_found" });
+    const [gone] = await db.sql.query<{ id: string }>(`INSERT INTO conversations (id, app_id, deleted_at) VALUES (gen_random_uuid(), 'app-1', now()) RETURNING id`);
+    await expect(addNodeTurn(sql, gone.id, "n", input("b"))).rejects.toMatchObject({ kind: "not_found" });
+    expect(documentTurns((await stored("n"))!.doc).map((t) => t.id)).toEqual(["a"]);
   });
 
   it("backs off with full jitter over a doubling, capped window", () => {

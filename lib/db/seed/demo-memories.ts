@@ -1,7 +1,7 @@
 import type { MemoryType } from "../../memories/schemas";
 
 // Demo long-term memories for the seeded users: every type, a spread of importance and
-// access history, a near duplicate (lands in the review queue) and a contradiction.
+// access history, a near duplicate (lands in the review queue) and a `contradicts` relation.
 
 export type DemoMemory = {
   user: string;

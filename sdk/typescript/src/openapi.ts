@@ -5052,7 +5052,7 @@ export interface operations {
                             id: string;
                             user_id: string;
                             /** @enum {string} */
-                            kind: "duplicate" | "contradiction" | "extracted";
+                            kind: "duplicate" | "extracted";
                             /** @enum {string} */
                             status: "open" | "resolved";
                             memory_id: string | null;
@@ -5215,7 +5215,7 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "open" | "resolved";
-                kind?: "duplicate" | "contradiction" | "extracted";
+                kind?: "duplicate" | "extracted";
                 cursor?: string;
                 limit?: number;
             };
@@ -5238,7 +5238,7 @@ export interface operations {
                             id: string;
                             user_id: string;
                             /** @enum {string} */
-                            kind: "duplicate" | "contradiction" | "extracted";
+                            kind: "duplicate" | "extracted";
                             /** @enum {string} */
                             status: "open" | "resolved";
                             memory_id: string | null;
@@ -5370,7 +5370,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
-                     * @description duplicate/contradiction: keep, merge, archive (the newer one); extracted: approve, reject.
+                     * @description duplicate: keep, merge, archive (the newer one); extracted: approve, reject.
                      * @enum {string}
                      */
                     action: "keep" | "merge" | "archive" | "approve" | "reject";
@@ -5400,7 +5400,7 @@ export interface operations {
                             id: string;
                             user_id: string;
                             /** @enum {string} */
-                            kind: "duplicate" | "contradiction" | "extracted";
+                            kind: "duplicate" | "extracted";
                             /** @enum {string} */
                             status: "open" | "resolved";
                             memory_id: string | null;

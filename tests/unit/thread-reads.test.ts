@@ -1,0 +1,199 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadThreadMessages } from "@/lib/context/load-thread-messages";
+import { openDatabase, type Database } from "@/lib/db/open-database";
+import type { SqlRunner } from "@/lib/db/migrations";
+import { insertTurns } from "@/lib/messages/insert-turns";
+import { ZTurnInput } from "@/lib/messages/schemas";
+import { findAnchor, loadThreadIds } from "@/lib/threads/load-thread";
+import { getHistory, normalizeMessageLimit } from "@/lib/window/get-history";
+import { ZHistoryQuery } from "@/lib/messages/schemas";
+import { removeDir, tempDir } from "../helpers/temp-dir";
+
+// The stored-thread readers against a migrated embedded database, with every row the
+// database returns recorded: what a window reads is measured, not inferred from its result.
+
+let db: Database;
+let dir: string;
+/** Every result the database returned, as JSON text, since the last reset. */
+let reads: string[] = [];
+const sql: SqlRunner = {
+  exec: (text) => db.sql.exec(text),
+  transaction: (fn) => db.sql.transaction(fn),
+  async query<T>(text: string, params?: unknown[]): Promise<T[]> {
+    const rows = await db.sql.query<T>(text, params);
+    reads.push(JSON.stringify(rows));
+    return rows;
+  },
+};
+const readText = () => reads.join("\n");
+
+async function conversation(): Promise<string> {
+  const [c] = await db.sql.query<{ id: string }>(`INSERT INTO conversations (id, app_id) VALUES (gen_random_uuid(), 'reads') RETURNING id`);
+  return c.id;
+}
+const turn = (t: Record<string, unknown>) => ZTurnInput.parse(t);
+const at = (i: number) => new Date(Date.UTC(2025, 0, 1) + i * 60_000).toISOString();
+
+beforeAll(async () => {
+  dir = tempDir("thread-reads");
+  db = await openDatabase({ kind: "pglite", dataDir: dir });
+}, 120_000);
+afterAll(async () => {
+  await db?.close();
+  if (dir) removeDir(dir);
+});
+
+describe("loadThreadMessages reads only the stored text a window can send", () => {
+  // 40 turns, each with a marker word in its question and answer and ~60 words of filler.
+  let cid: string;
+  const filler = "budget itinerary lisbon tram pastel ".repeat(12);
+  beforeAll(async () => {
+    cid = await conversation();
+    await insertTurns(
+      db.sql,
+      cid,
+      Array.from({ length: 40 }, (_, i) => turn({ query: `QMARK${i}Q ${filler}`, answer: `AMARK${i}A ${filler}`, created_at: at(i) })),
+    );
+  });
+  const markersIn = (text: string) => [...text.matchAll(/[QA]MARK(\d+)[QA]/g)].map((m) => Number(m[1]));
+
+  it("all: every turn's text is read and sent", async () => {
+    reads = [];
+    const all = await loadThreadMessages(sql, cid, undefined, "o200k_base", { kind: "all" });
+    expect(all).toHaveLength(80);
+    expect(new Set(markersIn(readText()))).toEqual(new Set(Array.from({ length: 40 }, (_, i) => i)));
+  });
+
+  it("newest_messages: the text of the newest turns covering the window, no older text", async () => {
+    reads = [];
+    const msgs = await loadThreadMessages(sql, cid, undefined, "o200k_base", { kind: "newest_messages", messages: 6 });
+    expect(msgs).toHaveLength(80); // every turn is there, with its cached token count
+    const read = new Set(markersIn(readText()));
+    expect([...read].sort((a, b) => a - b)).toEqual([37, 38, 39]);
+    // The turns in reach carry their text; the others none.
+    expect(msgs.slice(-6).map((m) => String(m.content).slice(0, 9))).toEqual(["QMARK37Q ", "AMARK37A ", "QMARK38Q ", "AMARK38A ", "QMARK39Q ", "AMARK39A "]);
+    expect(msgs.slice(0, 74).every((m) => !String(m.content).includes("MARK"))).toBe(true);
+  });
+
+  it("newest_tokens: reads back only as far as the token limit can reach", async () => {
+    const all = await loadThreadMessages(db.sql, cid, undefined, "o200k_base", { kind: "all" });
+    reads = [];
+    // ~70 tokens per message: a 500-token window reaches 4 turns (the one crossing the limit included).
+    const msgs = await loadThreadMessages(sql, cid, undefined, "o200k_base", { kind: "newest_tokens", tokens: 500 });
+    const read = [...new Set(markersIn(readText()))].sort((a, b) => a - b);
+    expect(read.length).toBeGreaterThanOrEqual(3);
+    expect(read.length).toBeLessThanOrEqual(5);
+    expect(read.at(-1)).toBe(39);
+    expect(read).toEqual(Array.from({ length: read.length }, (_, i) => 40 - read.length + i));
+    // What was read is exactly the stored text of those turns.
+    const kept = msgs.slice(-2 * read.length);
+    expect(kept).toEqual(all.slice(-2 * read.length));
+  });
+
+  it("a leaf on another branch reads that branch only", async () => {
+    const c = await conversation();
+    const [root] = await insertTurns(db.sql, c, [turn({ query: "ROOTQ", answer: "ROOTA", parent_message_id: null, created_at: at(0) })]);
+    const [left] = await insertTurns(db.sql, c, [turn({ query: "LEFTQ", answer: "LEFTA", parent_message_id: root.id, created_at: at(1) })]);
+    await insertTurns(db.sql, c, [turn({ query: "RIGHTQ", answer: "RIGHTA", parent_message_id: root.id, created_at: at(2) })]);
+    reads = [];
+    const msgs = await loadThreadMessages(sql, c, left.id, "o200k_base", { kind: "newest_messages", messages: 10 });
+    expect(msgs.map((m) => m.content)).toEqual(["ROOTQ", "ROOTA", "LEFTQ", "LEFTA"]);
+    expect(readText()).not.toContain("RIGHT");
+  });
+});
+
+describe("getHistory (Dify's TokenBufferMemory) over stored rows", () => {
+  it("reads the text of kept turns only; prunes oldest whole turns; leaves the in-flight placeholder out", async () => {
+    const c = await conversation();
+    await insertTurns(
+      db.sql,
+      c,
+      [
+        ...Array.from({ length: 10 }, (_, i) => turn({ query: `HQ${i}X`, answer: `HA${i}X`, created_at: at(i) })),
+        turn({ query: "in flight", answer: "", answer_tokens: 0, created_at: at(10) }),
+      ],
+    );
+    const full = await getHistory(sql, c, ZHistoryQuery.parse({ max_token_limit: "100000", include_turn_tokens: "true" }));
+    expect(full.thread_message_ids).toHaveLength(10);
+    expect(full.placeholder_message_id).toBeTruthy();
+    expect(full.turn_tokens).toHaveLength(10);
+    const newestThree = 3 + full.turn_tokens!.slice(0, 3).reduce((s, t) => s + t.tokens, 0);
+    reads = [];
+    const cut = await getHistory(sql, c, ZHistoryQuery.parse({ max_token_limit: String(newestThree) }));
+    expect(cut.total_tokens).toBe(newestThree);
+    expect(cut.dropped_message_ids).toEqual(full.thread_message_ids.slice(3));
+    expect("messages" in cut && cut.messages!.map((m) => m.content)).toEqual(["HQ7X", "HA7X", "HQ8X", "HA8X", "HQ9X", "HA9X"]);
+    expect(readText()).not.toMatch(/H[QA][0-6]X/);
+    const less = await getHistory(sql, c, ZHistoryQuery.parse({ max_token_limit: String(newestThree - 1) }));
+    expect(less.dropped_message_ids).toEqual(full.thread_message_ids.slice(2));
+    const text = await getHistory(sql, c, ZHistoryQuery.parse({ max_token_limit: String(newestThree), format: "text", human_prefix: "U", ai_prefix: "B" }));
+    expect("text" in text && text.text).toBe("U: HQ7X\nB: HA7X\nU: HQ8X\nB: HA8X\nU: HQ9X\nB: HA9X");
+  });
+
+  it("message_limit: only the newest N rows are walked (every branch counts), capped at 500", async () => {
+    const c = await conversation();
+    await insertTurns(db.sql, c, Array.from({ length: 6 }, (_, i) => turn({ query: `q${i}`, answer: `a${i}`, created_at: at(i) })));
+    const h = await getHistory(sql, c, ZHistoryQuery.parse({ message_limit: "4" }));
+    expect(h.thread_message_ids).toHaveLength(4);
+    expect(h.message_limit).toBe(4);
+    expect(normalizeMessageLimit(0)).toBe(500);
+    expect(normalizeMessageLimit(-1)).toBe(500);
+    expect(normalizeMessageLimit(null)).toBe(500);
+    expect(normalizeMessageLimit(501)).toBe(500);
+    expect(normalizeMessageLimit(500)).toBe(500);
+    expect(normalizeMessageLimit(499)).toBe(499);
+  });
+
+  it("a chosen leaf: the thread up to it; cl100k models count with their own columns", async () => {
+    const c = await conversation();
+    const [a] = await insertTurns(db.sql, c, [turn({ query: "alpha beta gamma", answer: "delta", parent_message_id: null, created_at: at(0) })]);
+    const [b] = await insertTurns(db.sql, c, [turn({ query: "left", answer: "L", parent_message_id: a.id, created_at: at(1) })]);
+    await insertTurns(db.sql, c, [turn({ query: "right", answer: "R", parent_message_id: a.id, created_at: at(2) })]);
+    const h = await getHistory(sql, c, ZHistoryQuery.parse({ leaf_message_id: b.id }));
+    expect(h.thread_message_ids).toEqual([b.id, a.id]);
+    const o = await getHistory(sql, c, ZHistoryQuery.parse({ leaf_message_id: b.id, include_turn_tokens: "true" }));
+    const cl = await getHistory(sql, c, ZHistoryQuery.parse({ leaf_message_id: b.id, model: "gpt-3.5-turbo", include_turn_tokens: "true" }));
+    expect(cl.encoding).toBe("cl100k_base");
+    expect(o.encoding).toBe("o200k_base");
+    expect(cl.turn_tokens).toHaveLength(2);
+    await expect(getHistory(sql, c, ZHistoryQuery.parse({ leaf_message_id: randomUUID() }))).rejects.toMatchObject({
+      kind: "not_found",
+      details: [{ field: "leaf_message_id" }],
+    });
+  });
+});
+
+describe("loadThreadIds walks every row, page by page", () => {
+  it("follows the newest row or a chosen leaf; regenerated siblings are skipped; stops at a root", async () => {
+    const c = await conversation();
+    const [r] = await insertTurns(db.sql, c, [turn({ query: "r", parent_message_id: null, created_at: at(0) })]);
+    const [x] = await insertTurns(db.sql, c, [turn({ query: "x", parent_message_id: r.id, created_at: at(1) })]);
+    const [y] = await insertTurns(db.sql, c, [turn({ query: "y", parent_message_id: r.id, created_at: at(2) })]);
+    const [z] = await insertTurns(db.sql, c, [turn({ query: "z", parent_message_id: y.id, created_at: at(3) })]);
+    expect(await loadThreadIds(sql, c)).toEqual([z.id, y.id, r.id]);
+    expect(await loadThreadIds(sql, c, x.id)).toEqual([x.id, r.id]);
+    expect(await loadThreadIds(sql, c, r.id)).toEqual([r.id]);
+    await expect(findAnchor(sql, c, randomUUID(), "current_message_id")).rejects.toMatchObject({ details: [{ field: "current_message_id" }] });
+    expect(await loadThreadIds(sql, await conversation())).toEqual([]);
+  });
+
+  it("a thread longer than one page (2 000 rows) is followed across pages, each row once", async () => {
+    const c = await conversation();
+    // A straight chain of 2 100 turns with the same created_at: (created_at, seq) orders them.
+    const ids = Array.from({ length: 2100 }, () => randomUUID());
+    await insertTurns(
+      db.sql,
+      c,
+      ids.map((id, i) => turn({ id, parent_message_id: i ? ids[i - 1] : null, query: `p${i}`, created_at: at(0) })),
+      { minimal: true },
+    );
+    reads = [];
+    const thread = await loadThreadIds(sql, c);
+    expect(thread).toEqual([...ids].reverse());
+    // Two pages were read (2 000, then 100), not one query per row.
+    expect(reads).toHaveLength(2);
+    const mid = await loadThreadIds(sql, c, ids[2050]);
+    expect(mid).toEqual(ids.slice(0, 2051).reverse());
+  }, 60_000);
+});
