@@ -322,7 +322,13 @@ function conversationProblem(conv: ImportConversation, paths: string[], e: unkno
 }
 
 function sliceCounts(c: TokenCounts, turnOffset: number, turns: number): TokenCounts {
-  return { o200k_base: c.o200k_base.subarray(2 * turnOffset, 2 * (turnOffset + turns)), cl100k_base: c.cl100k_base.subarray(2 * turnOffset, 2 * (turnOffset + turns)) };
+  const [from, to] = [2 * turnOffset, 2 * (turnOffset + turns)];
+  return {
+    o200k_base: c.o200k_base.subarray(from, to),
+    cl100k_base: c.cl100k_base.subarray(from, to),
+    approximate: c.approximate.subarray(from, to),
+    path: c.path,
+  };
 }
 
 async function embedAll(providers: EmbeddingProvider[], texts: string[]): Promise<MemoryVector[][]> {
