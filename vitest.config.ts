@@ -13,7 +13,8 @@ export default defineConfig({
     environment: "node",
     pool: "forks",
     maxWorkers: 2,
-    testTimeout: 60_000,
+    // A hang guard, not a speed check: suites start real servers on a shared 2-core machine.
+    testTimeout: 120_000,
     hookTimeout: 180_000,
     // Server-backed suites start their own Next.js process; keep files apart.
     fileParallelism: true,

@@ -196,7 +196,8 @@ describe("start rules", () => {
 });
 
 describe("single sign-on through an OpenID Connect provider (local stub)", () => {
-  it("an invited person signs in with the provider and lands in the project; an uninvited one is refused", async () => {
+  // Starts its own server and walks a whole redirect flow: generous on a busy 2-core machine.
+  it("an invited person signs in with the provider and lands in the project; an uninvited one is refused", { timeout: 180_000 }, async () => {
     const stub = await startOidcStub({ sub: "u-42", email: "sso@example.com", name: "Sso Person" });
     const app = await startAppServer({
       env: { MEMSCOPE_OIDC_ISSUER: stub.issuer, MEMSCOPE_OIDC_CLIENT_ID: stub.clientId, MEMSCOPE_OIDC_CLIENT_SECRET: stub.clientSecret, MEMSCOPE_ADMIN_EMAIL: "ops@example.com", MEMSCOPE_ADMIN_PASSWORD: PASSWORD },
