@@ -196,7 +196,7 @@ const Turn = memo(function Turn({
             : "border-transparent"
       } ${out ? "border-dashed bg-zinc-50 text-zinc-600 dark:bg-zinc-900/40 dark:text-zinc-400" : ""}`}
     >
-      <header className="mb-1.5 flex flex-wrap items-center gap-x-2 gap-y-1 text-[11px] text-zinc-500 dark:text-zinc-400">
+      <header className="mb-1.5 flex flex-wrap items-center gap-x-2 gap-y-1 text-[11px] text-zinc-600 dark:text-zinc-400">
         <span className="font-mono tabular-nums">#{index + 1}</span>
         <time dateTime={m.created_at} className="tabular-nums">{absoluteTime(m.created_at)}</time>
         {tokens !== undefined && <span className="tabular-nums">· {formatInt(tokens)} tok</span>}

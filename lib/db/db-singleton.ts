@@ -21,6 +21,11 @@ export function dbSingleton(): Promise<Database> {
         if (n) console.log(`[memscope] seeded ${n} demo conversations`);
       }
       await analyzeOnOpen(db);
+      // The embedded database has one process (the folder lock): a lease found at start is
+      // a dead process's, so the job resumes here at once instead of after the lease runs out.
+      if (db.config.kind === "pglite") {
+        await db.sql.query(`UPDATE embedding_jobs SET lease_owner = NULL, lease_expires_at = NULL WHERE lease_owner IS NOT NULL`);
+      }
       resumeReembedInBackground(db); // not awaited: a model change re-embeds in the background
       // Another instance on this database may die mid-job: this one then takes it over.
       if (db.config.kind === "postgres") watchReembedJobs(db);

@@ -3,6 +3,7 @@ import type { SqlRunner } from "../db/migrations";
 import { findAnchor } from "../threads/load-thread";
 import { extractThread } from "../threads/extract-thread";
 import { CHAT_FORMULA, IMAGE_PART_TOKENS, messageOverhead, type ContentPart } from "../tokens/chat-formula";
+import { savedPresets } from "../models/model-settings";
 import { resolveTokenizer } from "../tokens/registry";
 import { historyText } from "./history-text";
 import { tokenBufferWindow, windowMessages, type WindowTurn } from "./token-buffer";
@@ -33,7 +34,10 @@ type Row = {
  * turns only; no tokenizer runs.
  */
 export async function getHistory(sql: SqlRunner, conversationId: string, q: HistoryQuery): Promise<HistoryResponse> {
-  const tok = resolveTokenizer(q.model);
+  // A preset saved in settings decides the encoding of its model (as for /context and /window).
+  const key = q.model.trim().toLowerCase();
+  const saved = (await savedPresets(sql)).find((p) => p.model.toLowerCase() === key);
+  const tok = saved ? { model: q.model, encoding: saved.encoding, approximate: !saved.exact } : resolveTokenizer(q.model);
   const suffix = tok.encoding === "cl100k_base" ? "cl100k" : "o200k";
   const limit = normalizeMessageLimit(q.message_limit);
   const anchor = q.leaf_message_id ? await findAnchor(sql, conversationId, q.leaf_message_id) : null;

@@ -71,9 +71,10 @@ describe("imports from Dify's database", () => {
       await addMessage(c, { id: msg(2, 2), conv: REGEN, parent: msg(2, 1), q: "When will it arrive?", a: "Soon.", at: "2026-01-03 11:01:00" });
       await addMessage(c, { id: msg(2, 3), conv: REGEN, parent: msg(2, 1), q: "When will it arrive?", a: "Within 5 working days.", at: "2026-01-03 11:02:00" });
       await c.query(
-        `INSERT INTO message_files (message_id, type, transfer_method, url, belongs_to, upload_file_id, created_by_role, created_by) VALUES
-           ($1, 'image', 'local_file', NULL, 'user', 'dddddddd-0000-4000-8000-000000000001', 'end_user', $2),
-           ($1, 'image', 'remote_url', 'https://files.example.com/receipt-2.png', 'user', NULL, 'end_user', $2)`,
+        // Files are read in upload order (created_at); one statement would give both the same time.
+        `INSERT INTO message_files (message_id, type, transfer_method, url, belongs_to, upload_file_id, created_by_role, created_by, created_at) VALUES
+           ($1, 'image', 'local_file', NULL, 'user', 'dddddddd-0000-4000-8000-000000000001', 'end_user', $2, '2026-01-03 11:00:00'),
+           ($1, 'image', 'remote_url', 'https://files.example.com/receipt-2.png', 'user', NULL, 'end_user', $2, '2026-01-03 11:00:01')`,
         [msg(2, 1), USER],
       );
       await c.query(

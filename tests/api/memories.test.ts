@@ -116,7 +116,7 @@ describe.each(DATABASE_KINDS)("memories API on %s", (kind) => {
   });
 
   describe("list sorting", () => {
-    it("sorts by every key in both orders, paging with cursors (never-accessed last either way)", async () => {
+    it("sorts by every key in both orders, paging with cursors (never accessed counts as the oldest access)", async () => {
       const u = user();
       // Created alpha, bravo, charlie, delta in that order.
       const made: Record<string, { id: string; version: number }> = {};
@@ -143,7 +143,9 @@ describe.each(DATABASE_KINDS)("memories API on %s", (kind) => {
         updated_at: { asc: ["bravo", "delta", "charlie", "alpha"], desc: ["alpha", "charlie", "delta", "bravo"] },
         importance_score: { asc: ["charlie", "alpha", "delta", "bravo"], desc: ["bravo", "delta", "alpha", "charlie"] },
         access_count: { asc: ["charlie", "alpha", "bravo", "delta"], desc: ["delta", "bravo", "alpha", "charlie"] },
-        last_accessed_at: { asc: ["alpha", "bravo", "delta", "charlie"], desc: ["delta", "bravo", "alpha", "charlie"] },
+        // Never accessed sorts as the oldest access (list-memories.ts: COALESCE(last_accessed_at, epoch)): first when
+        // looking for stale memories, last when looking for recent ones.
+        last_accessed_at: { asc: ["charlie", "alpha", "bravo", "delta"], desc: ["delta", "bravo", "alpha", "charlie"] },
       };
       for (const [sort, orders] of Object.entries(expected)) {
         for (const order of ["asc", "desc"] as const) {

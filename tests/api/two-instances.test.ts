@@ -1,6 +1,7 @@
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { demoConversations } from "@/lib/db/seed/demo-data";
+import { toolAgentDemo } from "@/lib/db/seed/demo-tool-agent";
 import { readMigrations } from "@/lib/db/migrations";
 import { apiClient } from "../helpers/api-client";
 import type { AppServer } from "../helpers/app-server";
@@ -60,7 +61,7 @@ describe("two instances on one PostgreSQL database", () => {
     const migrations = await query<{ migration_name: string; n: number }>(url, `SELECT migration_name, count(*)::int AS n FROM _prisma_migrations GROUP BY 1 ORDER BY 1`);
     expect(migrations).toEqual(readMigrations().map((m) => ({ migration_name: m.name, n: 1 })));
     const [{ n: conversations }] = await query<{ n: number }>(url, `SELECT count(*)::int AS n FROM conversations`);
-    expect(conversations).toBe(demoConversations().length);
+    expect(conversations).toBe([...demoConversations(), toolAgentDemo()].length);
     expect([a, b].filter((s) => /seeded \d+ demo conversations/.test(s.logs()))).toHaveLength(1);
 
     // 2. Writes through both, read through both.

@@ -36,7 +36,7 @@ export const createConversation = contract({
 export const conversationFacets = contract({
   tag, method: "GET", path: "/conversations/facets", scope: "conversations:read",
   summary: "Distinct app and user ids, for filter pickers",
-  response: ZConversationFacets,
+  query: z.object({}).strict(), response: ZConversationFacets,
 });
 
 export const getConversation = contract({
