@@ -236,8 +236,13 @@ export function watchReembedJobs(db: { sql: SqlRunner }, everyMs = Math.max(250,
           ORDER BY created_at DESC LIMIT 1`,
         [provider.model, provider.dimensions],
       )
-      .then(([row]) => {
-        if (!row || reembedRunning()) return;
+      .then(async ([found]) => {
+        if (!found || reembedRunning()) return;
+        // Memories written since the job started count too (as when a job is resumed at start).
+        const [row] = await db.sql.query<JobRow>(
+          `UPDATE embedding_jobs SET total = GREATEST(done, (SELECT count(*)::int FROM memories)) WHERE id = $1 RETURNING ${JOB_COLUMNS}`,
+          [found.id],
+        );
         console.log(`[memscope] taking over re-embedding job ${row.id} (${row.done}/${row.total} done; its lease expired)`);
         startRunner(db.sql, toJob(row), provider);
       })

@@ -99,7 +99,10 @@ describe.each(DATABASE_KINDS)("re-embedding when the embedding model changes on 
       },
     });
     stubs.push(stubB);
-    const b = await db.startApp({ env: stubEnv(stubB, { MEMSCOPE_REEMBED_PAGE_SIZE: "5" }) });
+    // On PostgreSQL a restarted instance cannot tell a stopped one from a live one but by its
+    // lease running out (tests/api/two-instances.test.ts): a short lease keeps this test quick.
+    const lease = { MEMSCOPE_REEMBED_PAGE_SIZE: "5", MEMSCOPE_REEMBED_LEASE_MS: "3000" };
+    const b = await db.startApp({ env: stubEnv(stubB, lease) });
     servers.push(b);
     const apiB = apiClient(b.url);
 
@@ -139,7 +142,7 @@ describe.each(DATABASE_KINDS)("re-embedding when the embedding model changes on 
 
     const stubC = await startOpenAiStub();
     stubs.push(stubC);
-    const c = await db.startApp({ env: stubEnv(stubC, { MEMSCOPE_REEMBED_PAGE_SIZE: "5" }) });
+    const c = await db.startApp({ env: stubEnv(stubC, lease) });
     servers.push(c);
     const apiC = apiClient(c.url);
     const done = await until("job done", () => apiC.get("/embeddings/status"), (r) => ["done", "failed", "cancelled"].includes(r.body.job?.status));
