@@ -59,7 +59,7 @@ export function TopBar({ right }: { right?: ReactNode }) {
             aria-expanded={open}
             aria-controls="main-menu"
             onClick={() => setOpen((o) => !o)}
-            className="inline-flex h-8 items-center gap-1.5 rounded-md border border-zinc-300 px-2.5 text-sm font-medium md:hidden dark:border-zinc-700"
+            className="inline-flex h-8 shrink-0 items-center gap-1.5 whitespace-nowrap rounded-md border border-zinc-300 px-2.5 text-sm font-medium md:hidden dark:border-zinc-700"
           >
             <svg aria-hidden viewBox="0 0 16 16" className="size-4" fill="none" stroke="currentColor" strokeWidth="1.6">
               {open ? <path d="M4 4l8 8M12 4l-8 8" /> : <path d="M2.5 4.5h11M2.5 8h11M2.5 11.5h11" />}
@@ -75,6 +75,10 @@ export function TopBar({ right }: { right?: ReactNode }) {
               {item.label}
             </Link>
           ))}
+          {/* Below 640 px the project switcher leaves Settings to this menu. */}
+          <Link href="/settings" aria-current={isActive("/settings") ? "page" : undefined} className={`sm:hidden ${linkClass(isActive("/settings"))}`}>
+            Settings
+          </Link>
         </nav>
       )}
     </header>

@@ -55,7 +55,7 @@ export function ProjectSwitcher() {
           {error}
         </span>
       )}
-      <Link href="/settings" className="rounded-md px-2 py-1.5 whitespace-nowrap text-zinc-600 hover:bg-zinc-100 dark:text-zinc-400 dark:hover:bg-zinc-900">
+      <Link href="/settings" className="hidden rounded-md px-2 py-1.5 whitespace-nowrap text-zinc-600 sm:inline-block hover:bg-zinc-100 dark:text-zinc-400 dark:hover:bg-zinc-900">
         Settings
       </Link>
       {data.user && (
