@@ -4,6 +4,7 @@
 import type { ContextInput, ContextResult } from "@/lib/context/schemas";
 import type { MemoryType } from "@/lib/memories/schemas";
 import type { AutoContextReport, RoleMessage, Strategy, WindowInput, WindowResult } from "@/lib/strategies/schemas";
+import type { AutoContextConfig } from "@/lib/strategies/agentscope/state";
 
 export type { AutoContextReport, RoleMessage, Strategy };
 export type StrategyType = Strategy["type"];
@@ -38,16 +39,8 @@ export type StrategyDraft = {
     system_message: string;
     include_tools: boolean;
   };
-  auto_context: {
-    msg_threshold: number;
-    token_ratio: number;
-    max_token: number;
-    last_keep: number;
-    large_payload_threshold: number;
-    offload_single_preview: number;
-    min_consecutive_tool_messages: number;
-    min_compression_token_threshold: number;
-    current_round_compression_ratio: number;
+  // AgentScope's config fields, from the port itself rather than a second copy.
+  auto_context: AutoContextConfig & {
     steps: number;
     hook_wiring: "1.0" | "1.1";
     summarizer: "auto" | "placeholder";
