@@ -1,0 +1,21 @@
+import type { SqlRunner } from "./migrations";
+
+// Every stored row belongs to a project. Data functions take a ProjectSql rather than a
+// bare SqlRunner, so the compiler finds each call site that has not said which project it
+// acts for; each query filters (and each insert writes) `project_id = sql.projectId`.
+// A row of another project is then simply not found: callers answer 404, never 403.
+
+export type ProjectSql = Omit<SqlRunner, "transaction"> & {
+  readonly projectId: string;
+  /** BEGIN/COMMIT on one connection; the transaction keeps the same project. */
+  transaction<T>(fn: (tx: ProjectSql) => Promise<T>): Promise<T>;
+};
+
+export function projectSql(sql: SqlRunner, projectId: string): ProjectSql {
+  return {
+    projectId,
+    exec: (text) => sql.exec(text),
+    query: (text, params) => sql.query(text, params),
+    transaction: (fn) => sql.transaction((tx) => fn(projectSql(tx, projectId))),
+  };
+}
