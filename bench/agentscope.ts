@@ -11,6 +11,7 @@
 // Knobs (env): BENCH_N (200).
 
 import { assembleContext } from "../lib/context/assemble-context";
+import { DEFAULT_PROJECT_ID, projectSql } from "../lib/db/project-sql";
 import { ZContextInput } from "../lib/context/schemas";
 import { openDatabase } from "../lib/db/open-database";
 import { DEMO_IDS } from "../lib/db/seed/demo-data";
@@ -99,7 +100,7 @@ runMain("bench:agentscope", async (cleanup) => {
     let last: Awaited<ReturnType<typeof assembleContext>> | null = null;
     for (let i = 0; i < 3 + 20; i++) {
       const t = now();
-      last = await assembleContext(db.sql, input);
+      last = await assembleContext(projectSql(db.sql, DEFAULT_PROJECT_ID), input);
       if (i >= 3) times.push(now() - t);
     }
     const s = stats(times);

@@ -12,6 +12,7 @@
 // BENCH_RECALL_QUERIES (100), BENCH_KEEP_DATA=1 (keep the folder). MEMSCOPE_NEXT_DIST_DIR selects the build `next start` serves.
 
 import fs from "node:fs";
+import { DEFAULT_PROJECT_ID, projectSql } from "../lib/db/project-sql";
 import path from "node:path";
 import { openDatabase, type Database } from "../lib/db/open-database";
 import { toVectorLiteral } from "../lib/embeddings/embedding-provider";
@@ -108,7 +109,7 @@ async function load(db: Database) {
   await db.sql.exec(`RESET maintenance_work_mem`);
   const indexMs = now() - i0;
   console.log(`  index built in ${(indexMs / 1000).toFixed(1)} s`);
-  await writeActiveModel(db.sql, { model: LEXICAL_MODEL, dimensions: D, kind: "lexical" });
+  await writeActiveModel(projectSql(db.sql, DEFAULT_PROJECT_ID), { model: LEXICAL_MODEL, dimensions: D, kind: "lexical" });
   const a0 = now();
   await db.sql.exec("ANALYZE");
   const analyzeMs = now() - a0;

@@ -12,6 +12,7 @@
 // BENCH_NAIVE_SINGLE=1 (also time Dify's literal one-message-per-drop loop).
 
 import { randomUUID } from "node:crypto";
+import { DEFAULT_PROJECT_ID, projectSql } from "../lib/db/project-sql";
 import fs from "node:fs";
 import path from "node:path";
 import { AIMessage, HumanMessage, trimMessages, type BaseMessage } from "@langchain/core/messages";
@@ -70,8 +71,7 @@ function planConversation(total: number) {
 }
 
 async function buildConversation(db: Database) {
-  const conv = await createConversation(
-    db.prisma,
+  const conv = await createConversation(db.prisma, DEFAULT_PROJECT_ID,
     ZConversationCreate.parse({ app_id: "bench-window", end_user_id: "bench", name: `window bench ${TOTAL} turns` }),
   );
   const plan = planConversation(TOTAL);
@@ -96,7 +96,7 @@ async function buildConversation(db: Database) {
       turns.push(ZTurnInput.parse(raw));
     }
     const a = now();
-    const out = await insertTurns(db.sql, conv.id, turns);
+    const out = await insertTurns(projectSql(db.sql, DEFAULT_PROJECT_ID), conv.id, turns);
     const dt = now() - a;
     if (out.length !== turns.length) throw new Error(`insertTurns returned ${out.length} rows for ${turns.length}`);
     insertMs += dt;
@@ -226,10 +226,10 @@ function planSummary(plan: string): string {
 
 async function measureLib(db: Database, conversationId: string, query: HistoryQuery, label: string) {
   console.log(`\n(a) lib getHistory [${label}]: warm-up ${WARMUP}, N=${N}...`);
-  const a = await measure(() => getHistory(db.sql, conversationId, query), { warmup: WARMUP, n: N });
+  const a = await measure(() => getHistory(projectSql(db.sql, DEFAULT_PROJECT_ID), conversationId, query), { warmup: WARMUP, n: N });
   const read = await measure(() => db.sql.query(HISTORY_SELECT, [conversationId, THREAD]), { warmup: 5, n: READ_N });
   // The route also runs requireConversation (Prisma findFirst) before getHistory.
-  const prisma = await measure(() => requireConversation(db.prisma, conversationId), { warmup: 5, n: READ_N });
+  const prisma = await measure(() => requireConversation(db.prisma, DEFAULT_PROJECT_ID, conversationId), { warmup: 5, n: READ_N });
   const plan = planSummary(await queryPlan(db, conversationId));
   const r = { lib: stats(a.samples), read: stats(read.samples), prisma: stats(prisma.samples), plan };
   console.log(
@@ -304,7 +304,7 @@ runMain("bench:window", async (onCleanup) => {
   const query = ZHistoryQuery.parse({ max_token_limit: LIMIT, model: "gpt-4o" });
 
   // Sanity: the newest 500 rows are one 500-turn thread ending at the newest turn.
-  const first = await getHistory(db.sql, conv.id, query);
+  const first = await getHistory(projectSql(db.sql, DEFAULT_PROJECT_ID), conv.id, query);
   const expectedThread = plan.ids.slice(TOTAL - THREAD).reverse();
   if (first.thread_message_ids.length !== THREAD || first.thread_message_ids.some((id, i) => id !== expectedThread[i])) {
     throw new Error(`thread check failed: ${first.thread_message_ids.length} ids, expected the newest ${THREAD} turns`);

@@ -5,6 +5,7 @@
 // folder to keep the data set between runs; it is built there on the first run.
 
 import fs from "node:fs";
+import { DEFAULT_PROJECT_ID, projectSql } from "../../lib/db/project-sql";
 import path from "node:path";
 import { openDatabase } from "../../lib/db/open-database";
 import { assembleContext } from "../../lib/context/assemble-context";
@@ -49,24 +50,24 @@ runMain("diag:context-profile", async (cleanup) => {
     console.log(`${label.padEnd(44)} p50 ${ms(s.p50).padStart(6)} ms   p95 ${ms(s.p95).padStart(6)} ms`);
   };
 
-  const presets = await savedPresets(db.sql);
-  const history = await loadThreadMessages(db.sql, conversationId, undefined, "o200k_base");
+  const presets = await savedPresets(projectSql(db.sql, DEFAULT_PROJECT_ID));
+  const history = await loadThreadMessages(projectSql(db.sql, DEFAULT_PROJECT_ID), conversationId, undefined, "o200k_base");
   const strategies = {
     token_buffer: { type: "token_buffer", max_token_limit: 2000 },
     message_window: { type: "message_window", max_attached_message_count: 10, history_message_truncate_enable: true },
     auto_context: { type: "auto_context" },
   } as const;
 
-  await time("savedPresets", () => savedPresets(db.sql));
-  await time("loadThreadMessages (500 turns)", () => loadThreadMessages(db.sql, conversationId, undefined, "o200k_base"));
-  await time("searchMemories k=10 dry run", () => searchMemories(db.sql, USER, ZSearchInput.parse({ query: queries(), k: 10, dry_run: true })));
+  await time("savedPresets", () => savedPresets(projectSql(db.sql, DEFAULT_PROJECT_ID)));
+  await time("loadThreadMessages (500 turns)", () => loadThreadMessages(projectSql(db.sql, DEFAULT_PROJECT_ID), conversationId, undefined, "o200k_base"));
+  await time("searchMemories k=10 dry run", () => searchMemories(projectSql(db.sql, DEFAULT_PROJECT_ID), USER, ZSearchInput.parse({ query: queries(), k: 10, dry_run: true })));
   for (const [name, strategy] of Object.entries(strategies)) {
     await time(`applyStrategy ${name}`, () => applyStrategy(history, ZStrategy.parse(strategy), { model: "gpt-4o", presets }));
   }
   for (const [name, strategy] of Object.entries(strategies)) {
     await time(`assembleContext ${name}`, () =>
       assembleContext(
-        db.sql,
+        projectSql(db.sql, DEFAULT_PROJECT_ID),
         ZContextInput.parse(contextRequest(USER, conversationId, queries(), strategy)),
       ),
     );

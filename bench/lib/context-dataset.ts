@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { DEFAULT_PROJECT_ID, projectSql } from "../../lib/db/project-sql";
 import { openDatabase } from "../../lib/db/open-database";
 import { createConversation } from "../../lib/conversations/conversation-store";
 import { ZConversationCreate } from "../../lib/conversations/schemas";
@@ -20,9 +21,9 @@ const INDEX = "memory_embeddings_hnsw_lexical_hash_v1";
 export async function loadContextDataset(dir: string, o: { turns: number; memories: number; user: string }): Promise<{ conversationId: string }> {
   const db = await openDatabase({ kind: "pglite", dataDir: dir });
   try {
-    const conv = await createConversation(db.prisma, ZConversationCreate.parse({ app_id: "bench", end_user_id: o.user, name: "bench thread" }));
+    const conv = await createConversation(db.prisma, DEFAULT_PROJECT_ID, ZConversationCreate.parse({ app_id: "bench", end_user_id: o.user, name: "bench thread" }));
     const gen = makeTurnGenerator(500);
-    await insertTurns(db.sql, conv.id, Array.from({ length: o.turns }, () => ZTurnInput.parse(gen())));
+    await insertTurns(projectSql(db.sql, DEFAULT_PROJECT_ID), conv.id, Array.from({ length: o.turns }, () => ZTurnInput.parse(gen())));
 
     const mem = makeMemoryGenerator(4242);
     await db.sql.exec(`DROP INDEX IF EXISTS "${INDEX}"`);

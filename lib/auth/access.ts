@@ -27,7 +27,8 @@ export type AccessDeps = {
 
 export const PROJECT_HEADER = "x-memscope-project";
 export const PROJECT_COOKIE = "memscope_project";
-export const DEFAULT_PROJECT_ID = "default";
+export { DEFAULT_PROJECT_ID } from "../db/project-sql";
+import { DEFAULT_PROJECT_ID } from "../db/project-sql";
 /** Key permissions are stored as {api: ["read", ...]}. */
 export const KEY_PERMISSION = "api";
 

@@ -1,6 +1,6 @@
 import "server-only";
 import { requireConversationOfUser } from "../conversations/require-conversation-of-user";
-import type { SqlRunner } from "../db/migrations";
+import type { ProjectSql } from "../db/project-sql";
 import { searchMemories } from "../memories/search-memories";
 import { presetFor } from "../models/model-presets";
 import { savedPresets } from "../models/model-settings";
@@ -31,7 +31,7 @@ type Retrieved = { id: string; memory_type: ContextResult["memories"][number]["m
  * model's context window minus the reserved output: oldest history turns go first,
  * then the lowest-scoring memories. Every cut is reported with its reason.
  */
-export async function assembleContext(sql: SqlRunner, input: ContextInput): Promise<ContextResult> {
+export async function assembleContext(sql: ProjectSql, input: ContextInput): Promise<ContextResult> {
   const presets = await savedPresets(sql);
   const preset = presetFor(input.model, presets);
   const enc = preset.encoding;

@@ -1,5 +1,5 @@
 import "server-only";
-import type { SqlRunner } from "../db/migrations";
+import type { ProjectSql } from "../db/project-sql";
 import { extractThread } from "../threads/extract-thread";
 import { findAnchor } from "../threads/load-thread";
 import { primeContentTokens } from "../strategies/message-tokens";
@@ -41,7 +41,7 @@ type Row = {
  * user, assistant tool calls, tool results, then the assistant answer.
  */
 export async function loadThreadMessages(
-  sql: SqlRunner,
+  sql: ProjectSql,
   conversationId: string,
   leafId: string | undefined,
   encoding: EncodingName,
@@ -60,10 +60,12 @@ export async function loadThreadMessages(
        FROM (SELECT id, parent_message_id, ${withText ? "query, " : ""}answer, answer_tokens, metadata, file_count, created_at, seq,
                     query_tokens_${suffix} AS q, answer_tokens_${suffix} AS a
                FROM messages
-              WHERE conversation_id = $1 ${anchor ? "AND (created_at, seq) <= ($3::timestamptz, $4::int)" : ""}
+              WHERE conversation_id = $1 AND project_id = $3 ${anchor ? "AND (created_at, seq) <= ($4::timestamptz, $5::int)" : ""}
               ORDER BY created_at DESC, seq DESC
               LIMIT $2) newest`,
-    anchor ? [conversationId, MAX_MESSAGE_LIMIT, anchor.created_at, anchor.seq] : [conversationId, MAX_MESSAGE_LIMIT],
+    anchor
+      ? [conversationId, MAX_MESSAGE_LIMIT, sql.projectId, anchor.created_at, anchor.seq]
+      : [conversationId, MAX_MESSAGE_LIMIT, sql.projectId],
   );
   type Packed = [string, string | null, string, string, number, Row["metadata"], number, number, number];
   const rows: Row[] = packed
@@ -115,7 +117,7 @@ export async function loadThreadMessages(
 }
 
 /** Reads query and answer for the newest thread turns (newest first) the scope can reach. */
-async function fillText(sql: SqlRunner, newestFirst: Row[], scope: Exclude<TextScope, { kind: "all" }>, encoding: EncodingName) {
+async function fillText(sql: ProjectSql, newestFirst: Row[], scope: Exclude<TextScope, { kind: "all" }>, encoding: EncodingName) {
   const userOverhead = messageOverhead("user", encoding);
   const assistantOverhead = messageOverhead("assistant", encoding);
   let tokens = REPLY_PRIMING_TOKENS;
@@ -130,8 +132,8 @@ async function fillText(sql: SqlRunner, newestFirst: Row[], scope: Exclude<TextS
   const ids = newestFirst.slice(0, reach).map((t) => t.id);
   if (!ids.length) return;
   const [{ rows }] = await sql.query<{ rows: string | null }>(
-    `SELECT json_agg(json_build_array(id, query, answer))::text AS rows FROM messages WHERE id = ANY($1::uuid[])`,
-    [ids],
+    `SELECT json_agg(json_build_array(id, query, answer))::text AS rows FROM messages WHERE id = ANY($1::uuid[]) AND project_id = $2`,
+    [ids, sql.projectId],
   );
   const text = new Map((JSON.parse(rows ?? "[]") as [string, string, string][]).map(([id, query, answer]) => [id, { query, answer }]));
   for (const t of newestFirst.slice(0, reach)) {

@@ -5,11 +5,14 @@ import { decodeCursor, encodeCursor, ZCursorTime, ZCursorUuid } from "../paginat
 import type { ConversationCreate, ConversationListQuery, ConversationPatch } from "./schemas";
 import { serializeConversation } from "./serialize-conversation";
 
-export async function createConversation(prisma: PrismaClient, input: ConversationCreate) {
+// Every function takes the project it acts for: a conversation of another project is not found.
+
+export async function createConversation(prisma: PrismaClient, projectId: string, input: ConversationCreate) {
   try {
     const row = await prisma.conversation.create({
       data: {
         id: input.id,
+        projectId,
         appId: input.app_id,
         endUserId: input.end_user_id ?? null,
         name: input.name,
@@ -29,18 +32,18 @@ export async function createConversation(prisma: PrismaClient, input: Conversati
 }
 
 /** A live (not deleted) conversation, or a 404. */
-export async function requireConversation(prisma: PrismaClient, id: string) {
-  const row = await prisma.conversation.findFirst({ where: { id, deletedAt: null } });
+export async function requireConversation(prisma: PrismaClient, projectId: string, id: string) {
+  const row = await prisma.conversation.findFirst({ where: { id, projectId, deletedAt: null } });
   if (!row) throw notFound("Conversation", id);
   return row;
 }
 
-export async function getConversation(prisma: PrismaClient, id: string) {
-  return serializeConversation(await requireConversation(prisma, id));
+export async function getConversation(prisma: PrismaClient, projectId: string, id: string) {
+  return serializeConversation(await requireConversation(prisma, projectId, id));
 }
 
-export async function updateConversation(prisma: PrismaClient, id: string, patch: ConversationPatch) {
-  await requireConversation(prisma, id);
+export async function updateConversation(prisma: PrismaClient, projectId: string, id: string, patch: ConversationPatch) {
+  await requireConversation(prisma, projectId, id);
   const row = await prisma.conversation.update({
     where: { id },
     data: { ...(patch.name !== undefined ? { name: patch.name } : {}), ...(patch.status ? { status: patch.status } : {}) },
@@ -49,14 +52,15 @@ export async function updateConversation(prisma: PrismaClient, id: string, patch
 }
 
 /** Soft delete: the row and its messages stay, hidden from every read. */
-export async function deleteConversation(prisma: PrismaClient, id: string) {
-  await requireConversation(prisma, id);
+export async function deleteConversation(prisma: PrismaClient, projectId: string, id: string) {
+  await requireConversation(prisma, projectId, id);
   await prisma.conversation.update({ where: { id }, data: { deletedAt: new Date() } });
 }
 
-export async function listConversations(prisma: PrismaClient, q: ConversationListQuery) {
+export async function listConversations(prisma: PrismaClient, projectId: string, q: ConversationListQuery) {
   const after = decodeCursor(q.cursor, "conversations", [ZCursorTime, ZCursorUuid]);
   const where: Prisma.ConversationWhereInput = {
+    projectId,
     deletedAt: null,
     ...(q.app_id ? { appId: q.app_id } : {}),
     ...(q.user_id ? { endUserId: q.user_id } : {}),
@@ -89,11 +93,11 @@ export async function listConversations(prisma: PrismaClient, q: ConversationLis
   };
 }
 
-export async function conversationFacets(prisma: PrismaClient) {
+export async function conversationFacets(prisma: PrismaClient, projectId: string) {
   const [apps, users] = await Promise.all([
-    prisma.conversation.findMany({ where: { deletedAt: null }, distinct: ["appId"], select: { appId: true }, orderBy: { appId: "asc" }, take: 500 }),
+    prisma.conversation.findMany({ where: { projectId, deletedAt: null }, distinct: ["appId"], select: { appId: true }, orderBy: { appId: "asc" }, take: 500 }),
     prisma.conversation.findMany({
-      where: { deletedAt: null, endUserId: { not: null } },
+      where: { projectId, deletedAt: null, endUserId: { not: null } },
       distinct: ["endUserId"],
       select: { endUserId: true },
       orderBy: { endUserId: "asc" },

@@ -1,5 +1,5 @@
 import "server-only";
-import type { SqlRunner } from "../db/migrations";
+import type { ProjectSql } from "../db/project-sql";
 import { NotFoundError, ValidationError } from "../errors/domain-errors";
 
 /**
@@ -12,14 +12,14 @@ import { NotFoundError, ValidationError } from "../errors/domain-errors";
  * field that refers to nothing (422).
  */
 export async function requireConversationOfUser(
-  sql: SqlRunner,
+  sql: ProjectSql,
   conversationId: string,
   userId: string,
   opts: { field: string; missing: "not_found" | "invalid" },
 ): Promise<void> {
   const [conv] = await sql.query<{ end_user_id: string | null }>(
-    `SELECT end_user_id FROM conversations WHERE id = $1 AND deleted_at IS NULL`,
-    [conversationId],
+    `SELECT end_user_id FROM conversations WHERE id = $1 AND project_id = $2 AND deleted_at IS NULL`,
+    [conversationId, sql.projectId],
   );
   if (!conv) {
     if (opts.missing === "not_found") throw new NotFoundError("Conversation", conversationId, opts.field);

@@ -1,4 +1,4 @@
-import type { SqlRunner } from "../db/migrations";
+import type { ProjectSql } from "../db/project-sql";
 import { configuredEmbeddingProvider, lexicalProvider, providerForModel, type EmbeddingProvider } from "./embedding-provider";
 import { ensureVectorIndex } from "./ensure-vector-index";
 import { ConfigurationError } from "../errors/domain-errors";
@@ -10,16 +10,16 @@ export const ACTIVE_MODEL_KEY = "embeddings.active";
 
 export type ActiveModel = { model: string; dimensions: number; kind: EmbeddingProvider["kind"] };
 
-export async function readActiveModel(sql: SqlRunner): Promise<ActiveModel | null> {
-  const [row] = await sql.query<{ value: ActiveModel }>(`SELECT value FROM app_settings WHERE key = $1`, [ACTIVE_MODEL_KEY]);
+export async function readActiveModel(sql: ProjectSql): Promise<ActiveModel | null> {
+  const [row] = await sql.query<{ value: ActiveModel }>(`SELECT value FROM app_settings WHERE key = $1 AND project_id = $2`, [ACTIVE_MODEL_KEY, sql.projectId]);
   return row?.value ?? null;
 }
 
-export async function writeActiveModel(sql: SqlRunner, m: ActiveModel): Promise<void> {
+export async function writeActiveModel(sql: ProjectSql, m: ActiveModel): Promise<void> {
   await sql.query(
-    `INSERT INTO app_settings (key, value, updated_at) VALUES ($1, $2::jsonb, now())
-     ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_at = now()`,
-    [ACTIVE_MODEL_KEY, JSON.stringify(m)],
+    `INSERT INTO app_settings (project_id, key, value, updated_at) VALUES ($3, $1, $2::jsonb, now())
+     ON CONFLICT (project_id, key) DO UPDATE SET value = EXCLUDED.value, updated_at = now()`,
+    [ACTIVE_MODEL_KEY, JSON.stringify(m), sql.projectId],
   );
 }
 
@@ -27,7 +27,7 @@ export async function writeActiveModel(sql: SqlRunner, m: ActiveModel): Promise<
  * The provider retrieval uses now. On an empty store the configured provider becomes
  * active at once; otherwise the recorded model stays until a re-embed completes.
  */
-export async function activeProvider(sql: SqlRunner): Promise<EmbeddingProvider> {
+export async function activeProvider(sql: ProjectSql): Promise<EmbeddingProvider> {
   let active = await readActiveModel(sql);
   if (!active) {
     const configured = configuredEmbeddingProvider();
@@ -53,7 +53,7 @@ function lexicalProviderIf(model: string) {
  * Providers a write must embed with: the active one, plus the configured one while a
  * re-embedding job towards it runs (so new memories are not missed by the switch).
  */
-export async function writeProviders(sql: SqlRunner): Promise<EmbeddingProvider[]> {
+export async function writeProviders(sql: ProjectSql): Promise<EmbeddingProvider[]> {
   const active = await activeProvider(sql);
   const configured = configuredEmbeddingProvider();
   if (configured.model === active.model) return [active];

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { SqlRunner } from "../db/migrations";
+import type { ProjectSql } from "../db/project-sql";
 import { readActiveModel, type ActiveModel } from "./active-model";
 import { configuredEmbeddingProvider } from "./embedding-provider";
 import { latestJob, reembedRunning, type EmbeddingJob } from "./reembed-job";
@@ -37,7 +37,7 @@ export const ZReembedResult = ZEmbeddingStatus.extend({
   started: z.boolean().describe("A job was created or resumed (answered 202); false when the configured model is already active."),
 });
 
-export async function embeddingStatus(sql: SqlRunner): Promise<EmbeddingStatus> {
+export async function embeddingStatus(sql: ProjectSql): Promise<EmbeddingStatus> {
   let configured: ActiveModel | null = null;
   let configurationError: string | null = null;
   try {

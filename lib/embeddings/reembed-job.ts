@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import os from "node:os";
 import type { SqlRunner } from "../db/migrations";
+import { projectSql, type ProjectSql } from "../db/project-sql";
 import { readActiveModel, writeActiveModel, type ActiveModel } from "./active-model";
 import { configuredEmbeddingProvider, toVectorLiteral, type EmbeddingProvider } from "./embedding-provider";
 import { ensureVectorIndex } from "./ensure-vector-index";
@@ -17,6 +18,9 @@ import { ensureVectorIndex } from "./ensure-vector-index";
 // renews it with a heartbeat and checks it with every page it commits. An instance that
 // dies stops renewing; when the lease expires, another instance's watcher takes the job
 // over and resumes it from the last committed page.
+//
+// The active model is per project, and so are jobs: each project's memories are
+// re-embedded by a job of its own (one process runs them one after another).
 
 export type JobStatus = "pending" | "running" | "done" | "failed" | "cancelled";
 
@@ -82,8 +86,10 @@ function instanceId(): string {
   return g[OWNER];
 }
 
-export async function latestJob(sql: SqlRunner): Promise<EmbeddingJob | null> {
-  const [row] = await sql.query<JobRow>(`SELECT ${JOB_COLUMNS} FROM embedding_jobs ORDER BY created_at DESC, id DESC LIMIT 1`);
+export async function latestJob(sql: ProjectSql): Promise<EmbeddingJob | null> {
+  const [row] = await sql.query<JobRow>(`SELECT ${JOB_COLUMNS} FROM embedding_jobs WHERE project_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1`, [
+    sql.projectId,
+  ]);
   return row ? toJob(row) : null;
 }
 
@@ -116,8 +122,7 @@ export type EnsureResult =
  * (pending, running or failed) the job for the configured model and runs it in the
  * background of this process. Returns without waiting for the job.
  */
-export async function ensureReembedJob(db: { sql: SqlRunner }): Promise<EnsureResult> {
-  const sql = db.sql;
+export async function ensureReembedJob(sql: ProjectSql): Promise<EnsureResult> {
   const configured = configuredEmbeddingProvider();
   const target: ActiveModel = { model: configured.model, dimensions: configured.dimensions, kind: configured.kind };
   const active = await readActiveModel(sql);
@@ -129,7 +134,7 @@ export async function ensureReembedJob(db: { sql: SqlRunner }): Promise<EnsureRe
     return { state: "up_to_date", active: target };
   }
 
-  const [{ n }] = await sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM memories`);
+  const [{ n }] = await sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM memories WHERE project_id = $1`, [sql.projectId]);
   if (Number(n) === 0) {
     await ensureVectorIndex(sql, target.model, target.dimensions);
     await writeActiveModel(sql, target);
@@ -144,9 +149,9 @@ export async function ensureReembedJob(db: { sql: SqlRunner }): Promise<EnsureRe
     const [existing] = await tx.query<JobRow & { leased_by_other: boolean }>(
       `SELECT ${JOB_COLUMNS}, (lease_owner IS DISTINCT FROM $3 AND lease_expires_at > now()) AS leased_by_other
          FROM embedding_jobs
-        WHERE model = $1 AND dimensions = $2 AND status IN ('pending', 'running', 'failed')
+        WHERE model = $1 AND dimensions = $2 AND project_id = $4 AND status IN ('pending', 'running', 'failed')
         ORDER BY created_at DESC LIMIT 1 FOR UPDATE`,
-      [target.model, target.dimensions, instanceId()],
+      [target.model, target.dimensions, instanceId(), tx.projectId],
     );
     if (existing && reembedRunning(existing.id)) return toJob(existing); // this process is on it
     if (existing?.leased_by_other) return toJob(existing); // another instance is on it
@@ -160,9 +165,9 @@ export async function ensureReembedJob(db: { sql: SqlRunner }): Promise<EnsureRe
       return toJob(row);
     }
     const [row] = await tx.query<JobRow>(
-      `INSERT INTO embedding_jobs (id, provider, model, dimensions, status, total)
-       VALUES ($1, $2, $3, $4, 'pending', $5) RETURNING ${JOB_COLUMNS}`,
-      [randomUUID(), target.kind, target.model, target.dimensions, Number(n)],
+      `INSERT INTO embedding_jobs (id, provider, model, dimensions, status, total, project_id)
+       VALUES ($1, $2, $3, $4, 'pending', $5, $6) RETURNING ${JOB_COLUMNS}`,
+      [randomUUID(), target.kind, target.model, target.dimensions, Number(n), tx.projectId],
     );
     return toJob(row);
   });
@@ -171,27 +176,30 @@ export async function ensureReembedJob(db: { sql: SqlRunner }): Promise<EnsureRe
   return { state: "started", job };
 }
 
-/** Fire-and-forget form for start-up: logs instead of throwing. */
+/** Fire-and-forget form for start-up, for every project: logs instead of throwing. */
 export function resumeReembedInBackground(db: { sql: SqlRunner }): void {
-  ensureReembedJob(db).then(
-    (r) => {
-      if (r.state === "started") console.log(`[memscope] re-embedding ${r.job.total} memories with ${r.job.model} (job ${r.job.id}, ${r.job.done} done)`);
-      if (r.state === "switched") console.log(`[memscope] no memories yet: embedding model switched to ${r.active.model}`);
-    },
-    (e) => console.error(`[memscope] re-embedding not started: ${(e as Error).message}`),
-  );
+  const each = async () => {
+    const projects = await db.sql.query<{ id: string }>(
+      `SELECT id FROM projects UNION SELECT DISTINCT project_id FROM app_settings WHERE key = 'embeddings.active' ORDER BY 1`,
+    );
+    for (const { id } of projects) {
+      const r = await ensureReembedJob(projectSql(db.sql, id));
+      if (r.state === "started") console.log(`[memscope] re-embedding ${r.job.total} memories of project ${id} with ${r.job.model} (job ${r.job.id}, ${r.job.done} done)`);
+    }
+  };
+  each().catch((e) => console.error(`[memscope] re-embedding not started: ${(e as Error).message}`));
 }
 
-async function cancelOtherJobs(sql: SqlRunner, target: ActiveModel) {
+async function cancelOtherJobs(sql: ProjectSql, target: ActiveModel) {
   await sql.query(
     `UPDATE embedding_jobs SET status = 'cancelled', updated_at = now(), finished_at = now(),
             error = COALESCE(error, 'the configured model changed before this job finished')
-      WHERE status IN ('pending', 'running', 'failed') AND NOT (model = $1 AND dimensions = $2)`,
-    [target.model, target.dimensions],
+      WHERE project_id = $3 AND status IN ('pending', 'running', 'failed') AND NOT (model = $1 AND dimensions = $2)`,
+    [target.model, target.dimensions, sql.projectId],
   );
 }
 
-function startRunner(sql: SqlRunner, job: EmbeddingJob, provider: EmbeddingProvider) {
+function startRunner(sql: ProjectSql, job: EmbeddingJob, provider: EmbeddingProvider) {
   const current = holder[RUNNER];
   if (current?.jobId === job.id) return; // already running in this process
   if (current) {
@@ -229,8 +237,8 @@ export function watchReembedJobs(db: { sql: SqlRunner }, everyMs = Math.max(250,
     if (reembedRunning()) return;
     const provider = configuredEmbeddingProvider();
     db.sql
-      .query<JobRow>(
-        `SELECT ${JOB_COLUMNS} FROM embedding_jobs
+      .query<JobRow & { project_id: string }>(
+        `SELECT ${JOB_COLUMNS}, project_id FROM embedding_jobs
           WHERE model = $1 AND dimensions = $2 AND status IN ('pending', 'running')
             AND (lease_owner IS NULL OR lease_expires_at < now())
           ORDER BY created_at DESC LIMIT 1`,
@@ -240,11 +248,11 @@ export function watchReembedJobs(db: { sql: SqlRunner }, everyMs = Math.max(250,
         if (!found || reembedRunning()) return;
         // Memories written since the job started count too (as when a job is resumed at start).
         const [row] = await db.sql.query<JobRow>(
-          `UPDATE embedding_jobs SET total = GREATEST(done, (SELECT count(*)::int FROM memories)) WHERE id = $1 RETURNING ${JOB_COLUMNS}`,
-          [found.id],
+          `UPDATE embedding_jobs SET total = GREATEST(done, (SELECT count(*)::int FROM memories WHERE project_id = $2)) WHERE id = $1 RETURNING ${JOB_COLUMNS}`,
+          [found.id, found.project_id],
         );
         console.log(`[memscope] taking over re-embedding job ${row.id} (${row.done}/${row.total} done; its lease expired)`);
-        startRunner(db.sql, toJob(row), provider);
+        startRunner(projectSql(db.sql, found.project_id), toJob(row), provider);
       })
       .catch(() => {}); // the database is briefly unreachable: next tick
   }, everyMs);
@@ -254,7 +262,7 @@ export function watchReembedJobs(db: { sql: SqlRunner }, everyMs = Math.max(250,
 
 type Page = { id: string; user_id: string; content: string }[];
 
-async function runJob(sql: SqlRunner, jobId: string, provider: EmbeddingProvider): Promise<void> {
+async function runJob(sql: ProjectSql, jobId: string, provider: EmbeddingProvider): Promise<void> {
   const me = instanceId();
   const leaseMs = reembedLeaseMs();
   // The claim: free, ours, or expired (its instance died). SKIP LOCKED: when another
@@ -287,7 +295,7 @@ async function runJob(sql: SqlRunner, jobId: string, provider: EmbeddingProvider
   }
 }
 
-async function runPages(sql: SqlRunner, jobId: string, provider: EmbeddingProvider, checkpoint: string | null, me: string, leaseMs: number): Promise<void> {
+async function runPages(sql: ProjectSql, jobId: string, provider: EmbeddingProvider, checkpoint: string | null, me: string, leaseMs: number): Promise<void> {
   const pageSize = reembedPageSize();
   let after = checkpoint;
 
@@ -295,8 +303,8 @@ async function runPages(sql: SqlRunner, jobId: string, provider: EmbeddingProvid
   //    afterwards: inserting into an HNSW-indexed table is many times slower.
   for (;;) {
     const page = await sql.query<Page[number]>(
-      `SELECT id, user_id, content FROM memories WHERE ($1::uuid IS NULL OR id > $1::uuid) ORDER BY id LIMIT ${pageSize}`,
-      [after],
+      `SELECT id, user_id, content FROM memories WHERE project_id = $2 AND ($1::uuid IS NULL OR id > $1::uuid) ORDER BY id LIMIT ${pageSize}`,
+      [after, sql.projectId],
     );
     if (!page.length) break;
     const vectors = await provider.embed(page.map((m) => m.content));
@@ -324,9 +332,9 @@ async function runPages(sql: SqlRunner, jobId: string, provider: EmbeddingProvid
   for (;;) {
     const page = await sql.query<Page[number]>(
       `SELECT m.id, m.user_id, m.content FROM memories m
-        WHERE NOT EXISTS (SELECT 1 FROM memory_embeddings e WHERE e.model = $1 AND e.memory_id = m.id)
+        WHERE m.project_id = $2 AND NOT EXISTS (SELECT 1 FROM memory_embeddings e WHERE e.model = $1 AND e.memory_id = m.id)
         ORDER BY m.id LIMIT ${pageSize}`,
-      [provider.model],
+      [provider.model, sql.projectId],
     );
     const fresh = page.filter((m) => !seen.has(m.id));
     if (!fresh.length) break; // nothing left, or only rows whose content keeps changing under us
@@ -362,15 +370,15 @@ async function runPages(sql: SqlRunner, jobId: string, provider: EmbeddingProvid
  * edited since the page was read: an edit writes its own vectors for both models, and
  * a stale vector must not overwrite it.
  */
-async function upsertVectors(tx: SqlRunner, provider: EmbeddingProvider, page: Page, vectors: number[][]) {
+async function upsertVectors(tx: ProjectSql, provider: EmbeddingProvider, page: Page, vectors: number[][]) {
   if (vectors.length !== page.length) throw new Error(`embedder returned ${vectors.length} vectors for ${page.length} texts`);
   await tx.query(
-    `INSERT INTO memory_embeddings (memory_id, model, user_id, dimensions, embedding)
-     SELECT m.id, $1, m.user_id, $2, u.v::vector
+    `INSERT INTO memory_embeddings (memory_id, model, user_id, dimensions, embedding, project_id)
+     SELECT m.id, $1, m.user_id, $2, u.v::vector, m.project_id
        FROM unnest($3::uuid[], $4::text[], $5::text[]) AS u(id, content, v)
-       JOIN memories m ON m.id = u.id AND m.content = u.content
+       JOIN memories m ON m.id = u.id AND m.content = u.content AND m.project_id = $6
      ON CONFLICT (model, memory_id) DO UPDATE SET embedding = EXCLUDED.embedding, dimensions = EXCLUDED.dimensions,
             user_id = EXCLUDED.user_id, created_at = now()`,
-    [provider.model, provider.dimensions, page.map((m) => m.id), page.map((m) => m.content), vectors.map(toVectorLiteral)],
+    [provider.model, provider.dimensions, page.map((m) => m.id), page.map((m) => m.content), vectors.map(toVectorLiteral), tx.projectId],
   );
 }

@@ -1,6 +1,7 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import type { SqlRunner } from "../db/migrations";
+import { projectSql } from "../db/project-sql"; // interim: the imports branch scopes imports to the caller's project
 import { writeProviders } from "../embeddings/active-model";
 import type { EmbeddingProvider } from "../embeddings/embedding-provider";
 import { badTextReason, checkJsonValue } from "../api/input-guard";
@@ -187,7 +188,7 @@ export class ImportRun {
           );
           if (!row) throw new ImportFailure(idTaken(conv));
         }
-        await insertTurns(tx, conv.id, turns, { allowMissingParents: conv.allowMissingParents, fieldPrefix: "turns", minimal: true, counts });
+        await insertTurns(projectSql(tx, "default"), conv.id, turns, { allowMissingParents: conv.allowMissingParents, fieldPrefix: "turns", minimal: true, counts });
         // Lists sort by activity: the source's, not the moment of the import.
         const last = [conv.updated_at, ...turns.map((t) => t.created_at)].filter((x): x is string => !!x).sort().at(-1);
         if (last) await tx.query(`UPDATE conversations SET updated_at = GREATEST(created_at, $2::timestamptz) WHERE id = $1`, [conv.id, last]);
@@ -227,7 +228,7 @@ export class ImportRun {
         }
         continue;
       }
-      providers ??= await writeProviders(this.sql);
+      providers ??= await writeProviders(projectSql(this.sql, "default"));
       const vectors = await embedAll(providers, fresh.map((m) => m.content));
       for (let k = 0; k < fresh.length; k++) await this.writeMemory(source, fresh[k], vectors[k]);
     }
@@ -236,7 +237,7 @@ export class ImportRun {
   private async writeMemory(source: string, m: ImportMemory, vectors: MemoryVector[]) {
     const id = randomUUID();
     try {
-      await this.sql.transaction(async (tx) => {
+      await projectSql(this.sql, "default").transaction(async (tx) => {
         const created = m.created_at ?? new Date().toISOString();
         await tx.query(
           `INSERT INTO memories (id, app_id, user_id, memory_type, content, structured_data, content_key, status, created_at, updated_at)

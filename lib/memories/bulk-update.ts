@@ -1,7 +1,7 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import { NotFoundError, conflict, notFound, unprocessable } from "../errors/domain-errors";
-import type { SqlRunner } from "../db/migrations";
+import type { ProjectSql } from "../db/project-sql";
 import { actorOf, checkSources } from "./curation-db";
 import { BULK_LIMIT, type BulkInput, type BulkResult, type BulkUndoResult } from "./curation-schemas";
 import { MEMORY_COLUMNS, serializeMemory, snapshot, type MemoryRow } from "./memory-row";
@@ -14,11 +14,11 @@ import type { Actor, Memory } from "./schemas";
 
 type Ev = { memoryId: string; type: string; before: Memory; after: Memory };
 
-async function insertEvents(tx: SqlRunner, events: Ev[], actor: Actor, reason: string, batchId: string): Promise<void> {
+async function insertEvents(tx: ProjectSql, events: Ev[], actor: Actor, reason: string, batchId: string): Promise<void> {
   if (!events.length) return;
   await tx.query(
-    `INSERT INTO memory_events (id, memory_id, event_type, actor, before, after, reason, batch_id)
-     SELECT x.id, x.memory_id, x.event_type, $5::actor, x.b::jsonb, x.a::jsonb, $6, $7
+    `INSERT INTO memory_events (id, memory_id, event_type, actor, before, after, reason, batch_id, project_id, actor_label)
+     SELECT x.id, x.memory_id, x.event_type, $5::actor, x.b::jsonb, x.a::jsonb, $6, $7, $9, $10
        FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $8::text[]) AS x(id, memory_id, event_type, b, a)`,
     [
       events.map(() => randomUUID()),
@@ -29,6 +29,8 @@ async function insertEvents(tx: SqlRunner, events: Ev[], actor: Actor, reason: s
       reason,
       batchId,
       events.map((e) => JSON.stringify(snapshot(e.after))),
+      tx.projectId,
+      tx.actorLabel,
     ],
   );
 }
@@ -37,11 +39,11 @@ function escapeLike(s: string): string {
   return s.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
-async function selectTargets(tx: SqlRunner, userId: string, input: BulkInput): Promise<Memory[]> {
+async function selectTargets(tx: ProjectSql, userId: string, input: BulkInput): Promise<Memory[]> {
   if (input.ids) {
     const rows = await tx.query<MemoryRow>(
-      `SELECT ${MEMORY_COLUMNS} FROM memories m WHERE m.id = ANY($1::uuid[]) ORDER BY m.id FOR UPDATE`,
-      [input.ids],
+      `SELECT ${MEMORY_COLUMNS} FROM memories m WHERE m.id = ANY($1::uuid[]) AND m.project_id = $2 ORDER BY m.id FOR UPDATE`,
+      [input.ids, tx.projectId],
     );
     const found = new Map(rows.map((r) => [r.id, serializeMemory(r)]));
     try {
@@ -56,8 +58,8 @@ async function selectTargets(tx: SqlRunner, userId: string, input: BulkInput): P
   }
   const f = input.filter ?? {};
   const status = f.status ?? (input.action === "restore" ? "archived" : "active");
-  const params: unknown[] = [userId];
-  const where = ["m.user_id = $1"];
+  const params: unknown[] = [userId, tx.projectId];
+  const where = ["m.user_id = $1", "m.project_id = $2"];
   const add = (clause: string, v: unknown) => {
     params.push(v);
     where.push(clause.replace("?", `$${params.length}`));
@@ -79,7 +81,7 @@ async function selectTargets(tx: SqlRunner, userId: string, input: BulkInput): P
   return rows.map(serializeMemory);
 }
 
-export async function bulkUpdate(sql: SqlRunner, userId: string, input: BulkInput): Promise<BulkResult> {
+export async function bulkUpdate(sql: ProjectSql, userId: string, input: BulkInput): Promise<BulkResult> {
   return sql.transaction(async (tx) => {
     const batchId = randomUUID();
     const targets = await selectTargets(tx, userId, input);
@@ -107,8 +109,8 @@ export async function bulkUpdate(sql: SqlRunner, userId: string, input: BulkInpu
     }
     if (!changed.length) return { batch_id: batchId, affected: 0, ids: [] };
     const rows = await tx.query<MemoryRow>(
-      `UPDATE memories m SET ${set}, version = version + 1, updated_at = now() WHERE m.id = ANY($1::uuid[]) RETURNING ${MEMORY_COLUMNS}`,
-      [changed.map((m) => m.id), value],
+      `UPDATE memories m SET ${set}, version = version + 1, updated_at = now() WHERE m.id = ANY($1::uuid[]) AND m.project_id = $3 RETURNING ${MEMORY_COLUMNS}`,
+      [changed.map((m) => m.id), value, tx.projectId],
     );
     const after = new Map(rows.map((r) => [r.id, serializeMemory(r)]));
     await insertEvents(
@@ -129,12 +131,12 @@ type EventRow = { memory_id: string; reason: string | null; before: Record<strin
  * the batch. Refused with 409 when a memory has changed since (its version moved on)
  * or the batch was already undone; nothing is written then.
  */
-export async function undoBulk(sql: SqlRunner, userId: string, batchId: string, actor?: Actor): Promise<BulkUndoResult> {
+export async function undoBulk(sql: ProjectSql, userId: string, batchId: string, actor?: Actor): Promise<BulkUndoResult> {
   return sql.transaction(async (tx) => {
     const events = await tx.query<EventRow>(
       `SELECT e.memory_id, e.reason, e.before, e.after FROM memory_events e JOIN memories m ON m.id = e.memory_id
-        WHERE e.batch_id = $1 AND m.user_id = $2 ORDER BY e.created_at, e.id`,
-      [batchId, userId],
+        WHERE e.batch_id = $1 AND m.user_id = $2 AND m.project_id = $3 AND e.project_id = $3 ORDER BY e.created_at, e.id`,
+      [batchId, userId, tx.projectId],
     );
     if (!events.length) throw notFound("Batch", batchId);
     if (events.some((e) => !e.reason?.startsWith("bulk:") || !e.before || !e.after)) {
@@ -143,11 +145,13 @@ export async function undoBulk(sql: SqlRunner, userId: string, batchId: string, 
       ]);
     }
     const undoReason = `bulk:undo ${batchId}`;
-    const [again] = await tx.query(`SELECT 1 FROM memory_events WHERE reason = $1 LIMIT 1`, [undoReason]);
+    const [again] = await tx.query(`SELECT 1 FROM memory_events WHERE reason = $1 AND project_id = $2 LIMIT 1`, [undoReason, tx.projectId]);
     if (again) throw conflict(`Batch ${batchId} was already undone`, [{ field: "batch_id", message: "already undone" }]);
 
     const ids = events.map((e) => e.memory_id);
-    const rows = await tx.query<MemoryRow>(`SELECT ${MEMORY_COLUMNS} FROM memories m WHERE m.id = ANY($1::uuid[]) ORDER BY m.id FOR UPDATE`, [ids]);
+    const rows = await tx.query<MemoryRow>(`SELECT ${MEMORY_COLUMNS} FROM memories m WHERE m.id = ANY($1::uuid[]) AND m.project_id = $2 ORDER BY m.id FOR UPDATE`,
+      [ids, tx.projectId],
+    );
     const current = new Map(rows.map((r) => [r.id, serializeMemory(r)]));
     const moved = events.filter((e) => current.get(e.memory_id)?.version !== e.after!.version);
     if (moved.length) {
@@ -161,12 +165,13 @@ export async function undoBulk(sql: SqlRunner, userId: string, batchId: string, 
       `UPDATE memories m SET memory_type = x.t::memory_type, importance_score = x.i, status = x.s::memory_status,
               version = m.version + 1, updated_at = now()
          FROM unnest($1::uuid[], $2::text[], $3::float8[], $4::text[]) AS x(id, t, i, s)
-        WHERE m.id = x.id RETURNING ${MEMORY_COLUMNS}`,
+        WHERE m.id = x.id AND m.project_id = $5 RETURNING ${MEMORY_COLUMNS}`,
       [
         ids,
         events.map((e) => e.before!.memory_type),
         events.map((e) => Number(e.before!.importance_score)),
         events.map((e) => e.before!.status),
+        tx.projectId,
       ],
     );
     const after = new Map(updated.map((r) => [r.id, serializeMemory(r)]));

@@ -2,7 +2,7 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { unprocessable, type ErrorDetail } from "../errors/domain-errors";
-import type { SqlRunner } from "../db/migrations";
+import type { ProjectSql } from "../db/project-sql";
 import { chatComplete, configuredChat, parseJsonAnswer, type ChatConfig } from "../chat/chat-provider";
 import { activeProvider, writeProviders } from "../embeddings/active-model";
 import { ProviderError } from "../embeddings/openai-embedder";
@@ -160,11 +160,11 @@ async function chatProposals(chat: ChatConfig, memoryType: MemoryType, group: So
 
 // ---------- preview ----------
 
-export async function previewCompression(sql: SqlRunner, userId: string, input: CompressPreviewInput): Promise<CompressPreview> {
-  const where = `m.user_id = $1 AND m.status = 'active' AND m.access_count < $2
+export async function previewCompression(sql: ProjectSql, userId: string, input: CompressPreviewInput): Promise<CompressPreview> {
+  const where = `m.user_id = $1 AND m.project_id = $4 AND m.status = 'active' AND m.access_count < $2
     AND COALESCE(m.last_accessed_at, m.created_at) <= now() - ($3::double precision * interval '1 day')
-    ${input.memory_types ? "AND m.memory_type::text = ANY($4::text[])" : ""}`;
-  const params: unknown[] = [userId, input.max_access_count, input.older_than_days, ...(input.memory_types ? [input.memory_types] : [])];
+    ${input.memory_types ? "AND m.memory_type::text = ANY($5::text[])" : ""}`;
+  const params: unknown[] = [userId, input.max_access_count, input.older_than_days, sql.projectId, ...(input.memory_types ? [input.memory_types] : [])];
   const [{ n }] = await sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM memories m WHERE ${where}`, params);
   const rows = await sql.query<MemoryRow>(
     `SELECT ${MEMORY_COLUMNS} FROM memories m WHERE ${where}
@@ -186,12 +186,12 @@ export async function previewCompression(sql: SqlRunner, userId: string, input: 
   return { proposals, eligible: n, truncated: n > memories.length };
 }
 
-async function storedVectors(sql: SqlRunner, ids: string[]): Promise<Map<string, number[]>> {
+async function storedVectors(sql: ProjectSql, ids: string[]): Promise<Map<string, number[]>> {
   if (!ids.length) return new Map();
   const provider = await activeProvider(sql);
   const rows = await sql.query<{ memory_id: string; embedding: string }>(
-    `SELECT memory_id, embedding::text AS embedding FROM memory_embeddings WHERE model = $1 AND memory_id = ANY($2::uuid[])`,
-    [provider.model, ids],
+    `SELECT memory_id, embedding::text AS embedding FROM memory_embeddings WHERE model = $1 AND memory_id = ANY($2::uuid[]) AND project_id = $3`,
+    [provider.model, ids, sql.projectId],
   );
   return new Map(rows.map((r) => [r.memory_id, JSON.parse(r.embedding) as number[]]));
 }
@@ -217,7 +217,7 @@ function checkProposalShape(input: CompressApplyInput) {
   if (details.length) throw unprocessable("Proposals overlap or reference memories they do not compress", details);
 }
 
-export async function applyCompression(sql: SqlRunner, userId: string, input: CompressApplyInput): Promise<CompressApplyResult> {
+export async function applyCompression(sql: ProjectSql, userId: string, input: CompressApplyInput): Promise<CompressApplyResult> {
   checkProposalShape(input);
   const allIds = input.proposals.flatMap((p) => p.source_ids);
   const current = await loadMemories(sql, allIds);

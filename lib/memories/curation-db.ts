@@ -2,7 +2,7 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
 import { notFound, unprocessable } from "../errors/domain-errors";
-import type { SqlRunner } from "../db/migrations";
+import type { ProjectSql } from "../db/project-sql";
 import type { EmbeddingProvider } from "../embeddings/embedding-provider";
 import { MEMORY_COLUMNS, serializeMemory, snapshot, type MemoryRow } from "./memory-row";
 import { contentKey } from "./normalize-content";
@@ -25,11 +25,11 @@ export type NewMemory = {
 };
 
 /** Inserts one memory row (the same columns save-memory writes) and returns it. */
-export async function insertMemoryRow(tx: SqlRunner, m: NewMemory): Promise<Memory> {
+export async function insertMemoryRow(tx: ProjectSql, m: NewMemory): Promise<Memory> {
   const [row] = await tx.query<MemoryRow>(
     `INSERT INTO memories AS m (id, app_id, user_id, memory_type, content, structured_data, source_session_id,
-                                importance_score, confidence, content_key)
-     VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9, $10)
+                                importance_score, confidence, content_key, project_id)
+     VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9, $10, $11)
      RETURNING ${MEMORY_COLUMNS}`,
     [
       randomUUID(),
@@ -42,6 +42,7 @@ export async function insertMemoryRow(tx: SqlRunner, m: NewMemory): Promise<Memo
       m.importance ?? 0.5,
       m.confidence ?? 0.8,
       contentKey(m.content),
+      tx.projectId,
     ],
   );
   return serializeMemory(row);
@@ -59,11 +60,11 @@ export async function embedTexts(providers: EmbeddingProvider[], texts: string[]
 }
 
 /** Locks memories (in id order, so concurrent operations cannot deadlock) and returns them by id. */
-export async function lockMemories(tx: SqlRunner, ids: string[]): Promise<Map<string, Memory>> {
+export async function lockMemories(tx: ProjectSql, ids: string[]): Promise<Map<string, Memory>> {
   if (!ids.length) return new Map();
   const rows = await tx.query<MemoryRow>(
-    `SELECT ${MEMORY_COLUMNS} FROM memories m WHERE m.id = ANY($1::uuid[]) ORDER BY m.id FOR UPDATE`,
-    [ids],
+    `SELECT ${MEMORY_COLUMNS} FROM memories m WHERE m.id = ANY($1::uuid[]) AND m.project_id = $2 ORDER BY m.id FOR UPDATE`,
+    [ids, tx.projectId],
   );
   return new Map(rows.map((r) => [r.id, serializeMemory(r)]));
 }
@@ -106,15 +107,15 @@ export function checkSources(
 
 /** Sets a memory's status (version + 1) and records the event; no-op when already there. */
 export async function setStatusRow(
-  tx: SqlRunner,
+  tx: ProjectSql,
   before: Memory,
   status: Memory["status"],
   event: Omit<EventInput, "memoryId" | "before" | "after">,
 ): Promise<Memory> {
   if (before.status === status) return before;
   const [row] = await tx.query<MemoryRow>(
-    `UPDATE memories m SET status = $2::memory_status, version = version + 1, updated_at = now() WHERE id = $1 RETURNING ${MEMORY_COLUMNS}`,
-    [before.id, status],
+    `UPDATE memories m SET status = $2::memory_status, version = version + 1, updated_at = now() WHERE id = $1 AND project_id = $3 RETURNING ${MEMORY_COLUMNS}`,
+    [before.id, status, tx.projectId],
   );
   const after = serializeMemory(row);
   await recordEvent(tx, { ...event, memoryId: before.id, before: snapshot(before), after: snapshot(after) });
@@ -123,16 +124,16 @@ export async function setStatusRow(
 
 /** A relation written by the system (merged_into, derived_from). */
 export async function addSystemRelation(
-  tx: SqlRunner,
+  tx: ProjectSql,
   sourceId: string,
   targetId: string,
   type: "merged_into" | "derived_from",
   note: string | null = null,
 ): Promise<void> {
   await tx.query(
-    `INSERT INTO memory_relations (id, source_id, target_id, relation_type, strength, note, created_by)
-     VALUES ($1, $2, $3, $4::memory_relation_type, 1, $5, 'system')`,
-    [randomUUID(), sourceId, targetId, type, note],
+    `INSERT INTO memory_relations (id, source_id, target_id, relation_type, strength, note, created_by, project_id)
+     VALUES ($1, $2, $3, $4::memory_relation_type, 1, $5, 'system', $6)`,
+    [randomUUID(), sourceId, targetId, type, note, tx.projectId],
   );
 }
 

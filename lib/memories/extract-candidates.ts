@@ -1,6 +1,6 @@
 import "server-only";
 import { requireConversationOfUser } from "../conversations/require-conversation-of-user";
-import type { SqlRunner } from "../db/migrations";
+import type { ProjectSql } from "../db/project-sql";
 import { chatComplete, configuredChat, parseJsonAnswer, type ChatConfig } from "../chat/chat-provider";
 import { loadThreadIds } from "../threads/load-thread";
 import { answerList } from "./compress-memories";
@@ -88,11 +88,11 @@ async function chatCandidates(chat: ChatConfig, turns: Turn[]): Promise<{ candid
   return { candidates, malformed };
 }
 
-export async function extractCandidates(sql: SqlRunner, userId: string, input: ExtractInput): Promise<ExtractResult> {
+export async function extractCandidates(sql: ProjectSql, userId: string, input: ExtractInput): Promise<ExtractResult> {
   // Another person's conversation must not become this user's memories.
   await requireConversationOfUser(sql, input.conversation_id, userId, { field: "conversation_id", missing: "not_found" });
   const ids = await loadThreadIds(sql, input.conversation_id, input.leaf_message_id);
-  const rows = await sql.query<Turn>(`SELECT id, query, answer FROM messages WHERE id = ANY($1::uuid[])`, [ids]);
+  const rows = await sql.query<Turn>(`SELECT id, query, answer FROM messages WHERE id = ANY($1::uuid[]) AND project_id = $2`, [ids, sql.projectId]);
   const byId = new Map(rows.map((r) => [r.id, r]));
   const turns = [...ids].reverse().map((id) => byId.get(id)!).filter(Boolean);
 
@@ -114,13 +114,13 @@ export async function extractCandidates(sql: SqlRunner, userId: string, input: E
 
   // Drop repeats: within this run, of candidates already waiting, and of active memories.
   const waiting = await sql.query<{ content: string }>(
-    `SELECT candidate->>'content' AS content FROM memory_review_items WHERE user_id = $1 AND kind = 'extracted' AND status = 'open'`,
-    [userId],
+    `SELECT candidate->>'content' AS content FROM memory_review_items WHERE user_id = $1 AND project_id = $2 AND kind = 'extracted' AND status = 'open'`,
+    [userId, sql.projectId],
   );
   const keys = found.map((c) => contentKey(c.content));
   const existing = await sql.query<{ content_key: string }>(
-    `SELECT DISTINCT content_key FROM memories WHERE user_id = $1 AND status = 'active' AND content_key = ANY($2::text[])`,
-    [userId, keys],
+    `SELECT DISTINCT content_key FROM memories WHERE user_id = $1 AND project_id = $3 AND status = 'active' AND content_key = ANY($2::text[])`,
+    [userId, keys, sql.projectId],
   );
   const seen = new Set([...waiting.map((w) => contentKey(w.content ?? "")), ...existing.map((e) => e.content_key)]);
   const fresh: RuleCandidate[] = [];

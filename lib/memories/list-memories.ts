@@ -1,6 +1,6 @@
 import "server-only";
 import { decodeCursor, encodeCursor, ZCursorNumber, ZCursorTime, ZCursorUuid } from "../pagination/cursor";
-import type { SqlRunner } from "../db/migrations";
+import type { ProjectSql } from "../db/project-sql";
 import { MEMORY_COLUMNS, serializeMemory, type MemoryRow } from "./memory-row";
 import type { MemoryListQuery } from "./schemas";
 import { lexicalTokens } from "../embeddings/lexical-embedder";
@@ -29,9 +29,9 @@ const SORT_SQL: Record<MemoryListQuery["sort"], string> = {
 export type MemoryFilter = Pick<MemoryListQuery, "memory_type" | "status" | "q" | "min_importance" | "max_importance">;
 
 /** WHERE clause (and params, numbered from `start`) shared by list, bulk and export. */
-export function memoryFilterSql(userId: string, f: MemoryFilter, start = 1): { where: string; params: unknown[] } {
-  const params: unknown[] = [userId];
-  const where = [`m.user_id = $${start}`];
+export function memoryFilterSql(projectId: string, userId: string, f: MemoryFilter, start = 1): { where: string; params: unknown[] } {
+  const params: unknown[] = [userId, projectId];
+  const where = [`m.user_id = $${start}`, `m.project_id = $${start + 1}`];
   const add = (clause: (n: string) => string, v: unknown) => {
     params.push(v);
     where.push(clause(`$${start + params.length - 1}`));
@@ -48,8 +48,8 @@ export function memoryFilterSql(userId: string, f: MemoryFilter, start = 1): { w
   return { where: where.join(" AND "), params };
 }
 
-export async function listMemories(sql: SqlRunner, userId: string, q: MemoryListQuery) {
-  const { where, params } = memoryFilterSql(userId, q);
+export async function listMemories(sql: ProjectSql, userId: string, q: MemoryListQuery) {
+  const { where, params } = memoryFilterSql(sql.projectId, userId, q);
   const col = SORT_SQL[q.sort];
   const dir = q.order === "asc" ? "ASC" : "DESC";
   const cmp = q.order === "asc" ? ">" : "<";

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { unprocessable } from "../errors/domain-errors";
-import type { SqlRunner } from "../db/migrations";
+import type { ProjectSql } from "../db/project-sql";
 import { writeProviders } from "../embeddings/active-model";
 import { actorOf, embedTexts, insertMemoryRow, setStatusRow } from "./curation-db";
 import type { MemoryMdApplied, MemoryMdDiff, MemoryMdFile, MemoryMdInput } from "./curation-schemas";
@@ -209,37 +209,37 @@ export function diffMarkdown(bullets: MdBullet[], current: Memory[], referenced:
 
 // ---------- database ----------
 
-async function currentFor(sql: SqlRunner, userId: string, file: MemoryMdFile, lock = false): Promise<Memory[]> {
+async function currentFor(sql: ProjectSql, userId: string, file: MemoryMdFile, lock = false): Promise<Memory[]> {
   const rows = await sql.query<MemoryRow>(
     `SELECT ${MEMORY_COLUMNS} FROM memories m
-      WHERE m.user_id = $1 AND m.status = 'active' AND m.memory_type::text = ANY($2::text[])
+      WHERE m.user_id = $1 AND m.project_id = $3 AND m.status = 'active' AND m.memory_type::text = ANY($2::text[])
       ORDER BY m.created_at, m.id ${lock ? "FOR UPDATE" : ""}`,
-    [userId, fileTypes(file)],
+    [userId, fileTypes(file), sql.projectId],
   );
   return rows.map(serializeMemory);
 }
 
-async function referencedFor(sql: SqlRunner, userId: string, bullets: MdBullet[], lock = false): Promise<Map<string, Memory>> {
+async function referencedFor(sql: ProjectSql, userId: string, bullets: MdBullet[], lock = false): Promise<Map<string, Memory>> {
   const ids = bullets.map((b) => b.id).filter((x): x is string => !!x);
   if (!ids.length) return new Map();
   const rows = await sql.query<MemoryRow>(
-    `SELECT ${MEMORY_COLUMNS} FROM memories m WHERE m.user_id = $1 AND m.id = ANY($2::uuid[]) ORDER BY m.id ${lock ? "FOR UPDATE" : ""}`,
-    [userId, ids],
+    `SELECT ${MEMORY_COLUMNS} FROM memories m WHERE m.user_id = $1 AND m.project_id = $3 AND m.id = ANY($2::uuid[]) ORDER BY m.id ${lock ? "FOR UPDATE" : ""}`,
+    [userId, ids, sql.projectId],
   );
   return new Map(rows.map((r) => [r.id, serializeMemory(r)]));
 }
 
-export async function exportMemoryMd(sql: SqlRunner, userId: string, file: MemoryMdFile): Promise<string> {
+export async function exportMemoryMd(sql: ProjectSql, userId: string, file: MemoryMdFile): Promise<string> {
   return exportMarkdown(file, await currentFor(sql, userId, file), userId);
 }
 
-export async function previewMemoryMd(sql: SqlRunner, userId: string, input: MemoryMdInput): Promise<MemoryMdDiff> {
+export async function previewMemoryMd(sql: ProjectSql, userId: string, input: MemoryMdInput): Promise<MemoryMdDiff> {
   const bullets = parseMarkdown(input.file, input.text);
   return diffMarkdown(bullets, await currentFor(sql, userId, input.file), await referencedFor(sql, userId, bullets));
 }
 
 /** Applies the edit in one transaction: added (with embeddings), changed (new versions), removed (archived). */
-export async function applyMemoryMd(sql: SqlRunner, userId: string, input: MemoryMdInput): Promise<MemoryMdApplied> {
+export async function applyMemoryMd(sql: ProjectSql, userId: string, input: MemoryMdInput): Promise<MemoryMdApplied> {
   const bullets = parseMarkdown(input.file, input.text);
   const planned = diffMarkdown(bullets, await currentFor(sql, userId, input.file), await referencedFor(sql, userId, bullets));
   const providers = await writeProviders(sql);
@@ -261,12 +261,12 @@ export async function applyMemoryMd(sql: SqlRunner, userId: string, input: Memor
       await recordEvent(tx, { memoryId: m.id, type: "create", actor, after: snapshot(m), reason, batchId });
     }
     for (const c of diff.changed) {
-      const [before] = await tx.query<MemoryRow>(`SELECT ${MEMORY_COLUMNS} FROM memories m WHERE m.id = $1`, [c.id]);
+      const [before] = await tx.query<MemoryRow>(`SELECT ${MEMORY_COLUMNS} FROM memories m WHERE m.id = $1 AND m.project_id = $2`, [c.id, tx.projectId]);
       const [row] = await tx.query<MemoryRow>(
         `UPDATE memories m SET memory_type = $2::memory_type, content = $3, content_key = $4, importance_score = $5,
                 version = version + 1, updated_at = now()
-          WHERE id = $1 RETURNING ${MEMORY_COLUMNS}`,
-        [c.id, c.after.memory_type, c.after.content, contentKey(c.after.content), c.after.importance_score],
+          WHERE id = $1 AND project_id = $6 RETURNING ${MEMORY_COLUMNS}`,
+        [c.id, c.after.memory_type, c.after.content, contentKey(c.after.content), c.after.importance_score, tx.projectId],
       );
       if (c.before.content !== c.after.content) await writeEmbeddings(tx, c.id, userId, await vectorsFor(c.after.content));
       await recordEvent(tx, { memoryId: c.id, type: "update", actor, before: snapshot(serializeMemory(before)), after: snapshot(serializeMemory(row)), reason, batchId });

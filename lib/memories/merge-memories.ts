@@ -1,7 +1,7 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import type { SqlRunner } from "../db/migrations";
+import type { ProjectSql } from "../db/project-sql";
 import { chatComplete, configuredChat, parseJsonAnswer } from "../chat/chat-provider";
 import { writeProviders } from "../embeddings/active-model";
 import { ProviderError } from "../embeddings/openai-embedder";
@@ -20,14 +20,14 @@ import { writeEmbeddings, type MemoryVector } from "./write-embeddings";
 // batch_id across the history events.
 
 /** Embeds the merged content: outside the transaction, it may call a remote endpoint. */
-export async function embedMergedContent(sql: SqlRunner, content: string): Promise<MemoryVector[]> {
+export async function embedMergedContent(sql: ProjectSql, content: string): Promise<MemoryVector[]> {
   const providers = await writeProviders(sql);
   return (await embedTexts(providers, [content]))[0];
 }
 
 /** The merge itself, inside the caller's transaction. `userId` restricts the sources to one user. */
 export async function applyMerge(
-  tx: SqlRunner,
+  tx: ProjectSql,
   input: MergeInput,
   vectors: MemoryVector[],
   opts: { userId?: string; batchId?: string; field?: string } = {},
@@ -66,7 +66,7 @@ export async function applyMerge(
   return { ...merged, merged_from: sources.map((s) => s.id), batch_id: batchId };
 }
 
-export async function mergeMemories(sql: SqlRunner, input: MergeInput): Promise<MergeResult> {
+export async function mergeMemories(sql: ProjectSql, input: MergeInput): Promise<MergeResult> {
   // Validate before embedding, so a bad request never calls a provider.
   checkSources(input.ids, await loadMemories(sql, input.ids), { field: "ids" });
   const vectors = await embedMergedContent(sql, input.content);
@@ -87,7 +87,7 @@ Answer JSON:
 }
 
 /** A merged text for review: the chat model's when configured, else the sources' distinct sentences. */
-export async function suggestMerge(sql: SqlRunner, ids: string[]): Promise<MergeSuggestion> {
+export async function suggestMerge(sql: ProjectSql, ids: string[]): Promise<MergeSuggestion> {
   const sources = checkSources(ids, await loadMemories(sql, ids), { field: "ids", requireActive: false });
   return suggestFor(sources);
 }

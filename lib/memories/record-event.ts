@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { SqlRunner } from "../db/migrations";
+import type { ProjectSql } from "../db/project-sql";
 import type { Actor } from "./schemas";
 
 export type EventInput = {
@@ -14,11 +14,11 @@ export type EventInput = {
   createdAt?: string | null;
 };
 
-/** Appends one history event; called inside the write's transaction. */
-export async function recordEvent(tx: SqlRunner, e: EventInput): Promise<void> {
+/** Appends one history event; called inside the write's transaction. The runner says who acts. */
+export async function recordEvent(tx: ProjectSql, e: EventInput): Promise<void> {
   await tx.query(
-    `INSERT INTO memory_events (id, memory_id, event_type, actor, before, after, reason, batch_id, created_at)
-     VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7, $8, COALESCE($9::timestamptz, now()))`,
+    `INSERT INTO memory_events (id, memory_id, event_type, actor, before, after, reason, batch_id, created_at, project_id, actor_label)
+     VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7, $8, COALESCE($9::timestamptz, now()), $10, $11)`,
     [
       randomUUID(),
       e.memoryId,
@@ -29,6 +29,8 @@ export async function recordEvent(tx: SqlRunner, e: EventInput): Promise<void> {
       e.reason ?? null,
       e.batchId ?? null,
       e.createdAt ?? null,
+      tx.projectId,
+      tx.actorLabel,
     ],
   );
 }

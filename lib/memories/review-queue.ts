@@ -2,7 +2,7 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import { conflict, notFound, unprocessable } from "../errors/domain-errors";
 import { decodeCursor, encodeCursor, ZCursorTime, ZCursorUuid } from "../pagination/cursor";
-import type { SqlRunner } from "../db/migrations";
+import type { ProjectSql } from "../db/project-sql";
 import { actorOf, checkSources, lockMemories, setStatusRow } from "./curation-db";
 import type { ReviewItem, ReviewListQuery, ReviewResolve, ReviewResolved } from "./curation-schemas";
 import { applyMerge, embedMergedContent, suggestFor } from "./merge-memories";
@@ -36,7 +36,7 @@ export const REVIEW_COLUMNS = `id, user_id, kind, status, memory_id, other_memor
 const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
 
 /** Review rows with their memories embedded (one query for all of them). */
-export async function withMemories(sql: SqlRunner, rows: ReviewRow[]): Promise<ReviewItem[]> {
+export async function withMemories(sql: ProjectSql, rows: ReviewRow[]): Promise<ReviewItem[]> {
   const ids = [...new Set(rows.flatMap((r) => [r.memory_id, r.other_memory_id]).filter((x): x is string => !!x))];
   const memories = await loadMemories(sql, ids);
   return rows.map((r) => ({
@@ -58,10 +58,10 @@ export async function withMemories(sql: SqlRunner, rows: ReviewRow[]): Promise<R
   }));
 }
 
-export async function listReviewItems(sql: SqlRunner, userId: string, q: ReviewListQuery) {
+export async function listReviewItems(sql: ProjectSql, userId: string, q: ReviewListQuery) {
   const after = decodeCursor(q.cursor, "review", [ZCursorTime, ZCursorUuid]);
-  const params: unknown[] = [userId, q.status];
-  let where = `user_id = $1 AND status = $2`;
+  const params: unknown[] = [userId, q.status, sql.projectId];
+  let where = `user_id = $1 AND status = $2 AND project_id = $3`;
   if (q.kind) {
     params.push(q.kind);
     where += ` AND kind = $${params.length}`;
@@ -82,10 +82,10 @@ export async function listReviewItems(sql: SqlRunner, userId: string, q: ReviewL
   };
 }
 
-async function requireItem(sql: SqlRunner, userId: string, itemId: string, forUpdate = false): Promise<ReviewRow> {
+async function requireItem(sql: ProjectSql, userId: string, itemId: string, forUpdate = false): Promise<ReviewRow> {
   const [row] = await sql.query<ReviewRow>(
-    `SELECT ${REVIEW_COLUMNS} FROM memory_review_items WHERE id = $1 AND user_id = $2 ${forUpdate ? "FOR UPDATE" : ""}`,
-    [itemId, userId],
+    `SELECT ${REVIEW_COLUMNS} FROM memory_review_items WHERE id = $1 AND user_id = $2 AND project_id = $3 ${forUpdate ? "FOR UPDATE" : ""}`,
+    [itemId, userId, sql.projectId],
   );
   if (!row) throw notFound("Review item", itemId);
   if (row.status !== "open") {
@@ -94,11 +94,11 @@ async function requireItem(sql: SqlRunner, userId: string, itemId: string, forUp
   return row;
 }
 
-async function markResolved(tx: SqlRunner, itemId: string, resolution: string, memoryId?: string): Promise<ReviewRow> {
+async function markResolved(tx: ProjectSql, itemId: string, resolution: string, memoryId?: string): Promise<ReviewRow> {
   const [row] = await tx.query<ReviewRow>(
     `UPDATE memory_review_items SET status = 'resolved', resolution = $2, resolved_at = now(), memory_id = COALESCE($3, memory_id)
-      WHERE id = $1 RETURNING ${REVIEW_COLUMNS}`,
-    [itemId, resolution, memoryId ?? null],
+      WHERE id = $1 AND project_id = $4 RETURNING ${REVIEW_COLUMNS}`,
+    [itemId, resolution, memoryId ?? null, tx.projectId],
   );
   return row;
 }
@@ -106,7 +106,7 @@ async function markResolved(tx: SqlRunner, itemId: string, resolution: string, m
 const PAIR_ACTIONS = new Set(["keep", "merge", "archive"]);
 const EXTRACTED_ACTIONS = new Set(["approve", "reject"]);
 
-export async function resolveReviewItem(sql: SqlRunner, userId: string, itemId: string, input: ReviewResolve): Promise<ReviewResolved> {
+export async function resolveReviewItem(sql: ProjectSql, userId: string, itemId: string, input: ReviewResolve): Promise<ReviewResolved> {
   const item = await requireItem(sql, userId, itemId);
   const allowed = item.kind === "extracted" ? EXTRACTED_ACTIONS : PAIR_ACTIONS;
   if (!allowed.has(input.action)) {
@@ -171,7 +171,7 @@ export async function resolveReviewItem(sql: SqlRunner, userId: string, itemId: 
  * the save's own transaction, so the memory and the resolved item commit together. A
  * concurrent resolve makes the second one a 409 and rolls its save back.
  */
-async function approve(sql: SqlRunner, userId: string, item: ReviewRow, input: ReviewResolve): Promise<ReviewResolved> {
+async function approve(sql: ProjectSql, userId: string, item: ReviewRow, input: ReviewResolve): Promise<ReviewResolved> {
   const c = item.candidate;
   if (!c) throw unprocessable(`Review item ${item.id} has no candidate`, [{ field: "item_id", message: "no candidate" }]);
   let resolved: ReviewRow | undefined;
@@ -189,8 +189,8 @@ async function approve(sql: SqlRunner, userId: string, item: ReviewRow, input: R
     async (tx, memory) => {
       [resolved] = await tx.query<ReviewRow>(
         `UPDATE memory_review_items SET status = 'resolved', resolution = 'approve', resolved_at = now(), memory_id = $2
-          WHERE id = $1 AND status = 'open' RETURNING ${REVIEW_COLUMNS}`,
-        [item.id, memory.id],
+          WHERE id = $1 AND status = 'open' AND project_id = $3 RETURNING ${REVIEW_COLUMNS}`,
+        [item.id, memory.id, tx.projectId],
       );
       if (!resolved) throw conflict(`Review item ${item.id} is already resolved`, [{ field: "item_id", message: "already resolved" }]);
     },
@@ -200,7 +200,7 @@ async function approve(sql: SqlRunner, userId: string, item: ReviewRow, input: R
 
 /** Queues extracted candidates (one transaction) and returns them as review items. */
 export async function queueExtracted(
-  sql: SqlRunner,
+  sql: ProjectSql,
   userId: string,
   conversationId: string,
   candidates: { candidate: NonNullable<ReviewItem["candidate"]>; reason: string }[],
@@ -210,9 +210,9 @@ export async function queueExtracted(
     const out: ReviewRow[] = [];
     for (const c of candidates) {
       const [row] = await tx.query<ReviewRow>(
-        `INSERT INTO memory_review_items (id, user_id, kind, candidate, reason, source_session_id, created_at)
-         VALUES ($1, $2, 'extracted', $3::jsonb, $4, $5, clock_timestamp()) RETURNING ${REVIEW_COLUMNS}`,
-        [randomUUID(), userId, JSON.stringify(c.candidate), c.reason, conversationId],
+        `INSERT INTO memory_review_items (id, user_id, kind, candidate, reason, source_session_id, created_at, project_id)
+         VALUES ($1, $2, 'extracted', $3::jsonb, $4, $5, clock_timestamp(), $6) RETURNING ${REVIEW_COLUMNS}`,
+        [randomUUID(), userId, JSON.stringify(c.candidate), c.reason, conversationId, tx.projectId],
       );
       out.push(row);
     }

@@ -1,6 +1,6 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import type { SqlRunner } from "../db/migrations";
+import type { ProjectSql } from "../db/project-sql";
 import { configuredChat } from "../chat/chat-provider";
 import { toVectorLiteral } from "../embeddings/embedding-provider";
 import { writeProviders } from "../embeddings/active-model";
@@ -19,7 +19,7 @@ const CONFIDENCE_BUMP = 0.1;
 export type SaveResult = { memory: Memory; dedupe: Dedupe; created: boolean };
 
 /** Runs inside the save's write transaction, so a caller's own rows commit (or roll back) with it. */
-export type WithinSave = (tx: SqlRunner, memory: Memory) => Promise<void>;
+export type WithinSave = (tx: ProjectSql, memory: Memory) => Promise<void>;
 
 /**
  * The design doc's save_memory. Identical after normalization: no new row, the
@@ -28,7 +28,7 @@ export type WithinSave = (tx: SqlRunner, memory: Memory) => Promise<void>;
  * without one both are kept and the pair goes to the review queue.
  */
 export async function saveMemory(
-  sql: SqlRunner,
+  sql: ProjectSql,
   userId: string,
   input: MemoryCreate & { dedupe_threshold?: number },
   within: WithinSave = async () => {},
@@ -40,16 +40,16 @@ export async function saveMemory(
   const key = contentKey(input.content);
 
   const [same] = await sql.query<{ id: string }>(
-    `SELECT id FROM memories WHERE user_id = $1 AND content_key = $2 AND status = 'active' ORDER BY created_at LIMIT 1`,
-    [userId, key],
+    `SELECT id FROM memories WHERE project_id = $3 AND user_id = $1 AND content_key = $2 AND status = 'active' ORDER BY created_at LIMIT 1`,
+    [userId, key, sql.projectId],
   );
   if (same) {
     const memory = await sql.transaction(async (tx) => {
       const before = await requireMemory(tx, same.id, { forUpdate: true });
       const [row] = await tx.query<MemoryRow>(
         `UPDATE memories m SET confidence = LEAST(1, confidence + $2), version = version + 1, updated_at = now()
-          WHERE id = $1 RETURNING ${MEMORY_COLUMNS}`,
-        [same.id, CONFIDENCE_BUMP],
+          WHERE id = $1 AND project_id = $3 RETURNING ${MEMORY_COLUMNS}`,
+        [same.id, CONFIDENCE_BUMP, tx.projectId],
       );
       const after = serializeMemory(row);
       await recordEvent(tx, { memoryId: same.id, type: "dedupe", actor, before: snapshot(before), after: snapshot(after), reason: "identical content saved again: confidence raised" });
@@ -66,10 +66,10 @@ export async function saveMemory(
   const [near] = await sql.query<{ id: string; content: string; similarity: number }>(
     `SELECT m.id, m.content, 1 - (e.embedding::vector(${active.provider.dimensions}) <=> $3::vector(${active.provider.dimensions})) AS similarity
        FROM memory_embeddings e JOIN memories m ON m.id = e.memory_id
-      WHERE e.model = $1 AND e.user_id = $2 AND m.status = 'active'
+      WHERE e.model = $1 AND e.user_id = $2 AND e.project_id = $4 AND m.status = 'active'
       ORDER BY e.embedding::vector(${active.provider.dimensions}) <=> $3::vector(${active.provider.dimensions})
       LIMIT 1`,
-    [active.provider.model, userId, toVectorLiteral(active.vector)],
+    [active.provider.model, userId, toVectorLiteral(active.vector), sql.projectId],
   );
 
   if (near && near.similarity >= threshold) {
@@ -85,8 +85,8 @@ export async function saveMemory(
           const [row] = await tx.query<MemoryRow>(
             `UPDATE memories m SET content = $2, content_key = $3, importance_score = GREATEST(importance_score, $4),
                     confidence = LEAST(1, confidence + $5), version = version + 1, updated_at = now()
-              WHERE id = $1 RETURNING ${MEMORY_COLUMNS}`,
-            [near.id, content, contentKey(content), input.importance_score ?? 0, CONFIDENCE_BUMP],
+              WHERE id = $1 AND project_id = $6 RETURNING ${MEMORY_COLUMNS}`,
+            [near.id, content, contentKey(content), input.importance_score ?? 0, CONFIDENCE_BUMP, tx.projectId],
           );
           await writeEmbeddings(tx, near.id, userId, contentVectors);
           const after = serializeMemory(row);
@@ -123,7 +123,7 @@ export async function saveMemory(
 }
 
 async function insertMemory(
-  sql: SqlRunner,
+  sql: ProjectSql,
   userId: string,
   input: MemoryCreate,
   key: string,
@@ -137,8 +137,8 @@ async function insertMemory(
     const id = randomUUID();
     const [row] = await tx.query<MemoryRow>(
       `INSERT INTO memories AS m (id, app_id, user_id, memory_type, content, structured_data, source_session_id,
-                                  importance_score, confidence, content_key)
-       VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9, $10)
+                                  importance_score, confidence, content_key, project_id)
+       VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9, $10, $11)
        RETURNING ${MEMORY_COLUMNS}`,
       [
         id,
@@ -151,6 +151,7 @@ async function insertMemory(
         input.importance_score ?? 0.5,
         input.confidence ?? 0.8,
         key,
+        tx.projectId,
       ],
     );
     await writeEmbeddings(tx, id, userId, vectors);
@@ -158,9 +159,18 @@ async function insertMemory(
     await recordEvent(tx, { memoryId: id, type: "create", actor, after: snapshot(memory), reason });
     if (review) {
       await tx.query(
-        `INSERT INTO memory_review_items (id, user_id, kind, memory_id, other_memory_id, similarity, reason, source_session_id)
-         VALUES ($1, $2, 'duplicate', $3, $4, $5, $6, $7)`,
-        [randomUUID(), userId, id, review.otherId, review.similarity, "near duplicate saved without a chat model to decide", input.source_session_id ?? null],
+        `INSERT INTO memory_review_items (id, user_id, kind, memory_id, other_memory_id, similarity, reason, source_session_id, project_id)
+         VALUES ($1, $2, 'duplicate', $3, $4, $5, $6, $7, $8)`,
+        [
+          randomUUID(),
+          userId,
+          id,
+          review.otherId,
+          review.similarity,
+          "near duplicate saved without a chat model to decide",
+          input.source_session_id ?? null,
+          tx.projectId,
+        ],
       );
     }
     await within(tx, memory);

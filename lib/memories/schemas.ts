@@ -170,6 +170,8 @@ export const ZMemoryEvent = z.object({
   memory_id: z.string(),
   event_type: z.string(),
   actor: ZActor,
+  /** Who: the account's email or the API key's name (null for events from before accounts, and the system's own). */
+  actor_label: z.string().nullable(),
   before: z.record(z.string(), z.unknown()).nullable(),
   after: z.record(z.string(), z.unknown()).nullable(),
   reason: z.string().nullable(),

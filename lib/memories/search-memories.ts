@@ -1,6 +1,6 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import type { SqlRunner } from "../db/migrations";
+import type { ProjectSql } from "../db/project-sql";
 import { activeProvider } from "../embeddings/active-model";
 import { toVectorLiteral } from "../embeddings/embedding-provider";
 import { lexicalTokens } from "../embeddings/lexical-embedder";
@@ -31,7 +31,7 @@ type Candidate = { id: string; cosine?: number; importance_score: number; last_a
  * Candidates carry only what scoring needs; full rows are read for the top k only.
  * Returned memories are marked accessed (unless dry_run); every retrieval is logged.
  */
-export async function searchMemories(sql: SqlRunner, userId: string, input: SearchInput): Promise<SearchResult> {
+export async function searchMemories(sql: ProjectSql, userId: string, input: SearchInput): Promise<SearchResult> {
   const started = performance.now();
   const provider = await activeProvider(sql);
   // The retrieval is logged against this conversation: it must be this user's.
@@ -56,11 +56,11 @@ export async function searchMemories(sql: SqlRunner, userId: string, input: Sear
     const vectorHits = await tx.query<Candidate & { cosine: number }>(
       `SELECT e.memory_id AS id, 1 - (e.embedding::vector(${d}) <=> $3::vector(${d})) AS cosine, m.importance_score, m.last_accessed_at
          FROM memory_embeddings e JOIN memories m ON m.id = e.memory_id
-        WHERE e.model = $1 AND e.user_id = $2 AND m.status = $4::memory_status
+        WHERE e.model = $1 AND e.user_id = $2 AND e.project_id = $6 AND m.status = $4::memory_status
           AND ($5::text[] IS NULL OR m.memory_type::text = ANY($5::text[]))
         ORDER BY e.embedding::vector(${d}) <=> $3::vector(${d})
         LIMIT ${vectorN}`,
-      [provider.model, userId, q, input.status, types],
+      [provider.model, userId, q, input.status, types, tx.projectId],
     );
     // Text candidates bring their cosine along (one lookup each, after the LIMIT), so
     // they need no second round trip.
@@ -70,12 +70,12 @@ export async function searchMemories(sql: SqlRunner, userId: string, input: Sear
                 (SELECT 1 - (e.embedding::vector(${d}) <=> $5::vector(${d})) FROM memory_embeddings e
                   WHERE e.memory_id = p.id AND e.model = $6) AS cosine
            FROM (SELECT m.id, m.search_tsv, m.importance_score, m.last_accessed_at FROM memories m
-                  WHERE m.user_id = $1 AND m.status = $2::memory_status AND m.search_tsv @@ to_tsquery('simple', $3)
+                  WHERE m.user_id = $1 AND m.project_id = $7 AND m.status = $2::memory_status AND m.search_tsv @@ to_tsquery('simple', $3)
                     AND ($4::text[] IS NULL OR m.memory_type::text = ANY($4::text[]))
                   LIMIT ${TEXT_RANK_POOL}) p
           ORDER BY ts_rank(p.search_tsv, to_tsquery('simple', $3)) DESC
           LIMIT ${TEXT_CANDIDATES}`,
-        [userId, input.status, tsquery, types, q, provider.model],
+        [userId, input.status, tsquery, types, q, provider.model, tx.projectId],
       );
     const textHits = words.length ? await textQuery(words.join(" | ")) : [];
     return { vectorHits, textHits };
@@ -113,12 +113,12 @@ export async function searchMemories(sql: SqlRunner, userId: string, input: Sear
   const retrievalId = randomUUID();
   const bump = !input.dry_run && ranked.length;
   await sql.query(
-    `WITH ${bump ? `bumped AS (UPDATE memories SET access_count = access_count + 1, last_accessed_at = now() WHERE id = ANY($11::uuid[])),` : ""}
+    `WITH ${bump ? `bumped AS (UPDATE memories SET access_count = access_count + 1, last_accessed_at = now() WHERE id = ANY($11::uuid[]) AND project_id = $17),` : ""}
           retrieval AS (
-            INSERT INTO memory_retrievals (id, user_id, query, conversation_id, embedding_model, k, weights, dry_run, latency_ms, result_count)
-            VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10))
-     INSERT INTO memory_retrieval_hits (retrieval_id, rank, memory_id, score, cosine, time_decay, importance)
-     SELECT $1, u.rank, u.memory_id, u.score, u.cosine, u.time_decay, u.importance
+            INSERT INTO memory_retrievals (id, user_id, query, conversation_id, embedding_model, k, weights, dry_run, latency_ms, result_count, project_id)
+            VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $17))
+     INSERT INTO memory_retrieval_hits (retrieval_id, rank, memory_id, score, cosine, time_decay, importance, project_id)
+     SELECT $1, u.rank, u.memory_id, u.score, u.cosine, u.time_decay, u.importance, $17
        FROM unnest($12::int[], $11::uuid[], $13::float8[], $14::float8[], $15::float8[], $16::float8[])
          AS u(rank, memory_id, score, cosine, time_decay, importance)`,
     [
@@ -138,6 +138,7 @@ export async function searchMemories(sql: SqlRunner, userId: string, input: Sear
       ranked.map((r) => r.breakdown.cosine),
       ranked.map((r) => r.breakdown.time_decay),
       ranked.map((r) => r.breakdown.importance),
+      sql.projectId,
     ],
   );
 

@@ -1,5 +1,5 @@
 import "server-only";
-import type { SqlRunner } from "../db/migrations";
+import type { ProjectSql } from "../db/project-sql";
 import { requireMemory } from "./load-memory";
 import { MEMORY_COLUMNS, serializeMemory, snapshot, type MemoryRow } from "./memory-row";
 import { recordEvent } from "./record-event";
@@ -7,7 +7,7 @@ import type { Actor, Memory } from "./schemas";
 
 /** Archive or restore: the row stays, the change is in history. Idempotent. */
 export async function setMemoryStatus(
-  sql: SqlRunner,
+  sql: ProjectSql,
   id: string,
   status: "active" | "archived",
   opts: { actor?: Actor; reason?: string; batchId?: string } = {},
@@ -16,8 +16,8 @@ export async function setMemoryStatus(
     const before = await requireMemory(tx, id, { forUpdate: true });
     if (before.status === status) return before;
     const [row] = await tx.query<MemoryRow>(
-      `UPDATE memories m SET status = $2::memory_status, version = version + 1, updated_at = now() WHERE id = $1 RETURNING ${MEMORY_COLUMNS}`,
-      [id, status],
+      `UPDATE memories m SET status = $2::memory_status, version = version + 1, updated_at = now() WHERE id = $1 AND project_id = $3 RETURNING ${MEMORY_COLUMNS}`,
+      [id, status, tx.projectId],
     );
     const after = serializeMemory(row);
     await recordEvent(tx, {

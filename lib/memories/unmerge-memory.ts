@@ -1,7 +1,7 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import { unprocessable } from "../errors/domain-errors";
-import type { SqlRunner } from "../db/migrations";
+import type { ProjectSql } from "../db/project-sql";
 import { actorOf, lockMemories, setStatusRow } from "./curation-db";
 import type { ActorReason, UnmergeResult } from "./curation-schemas";
 import { requireMemory } from "./load-memory";
@@ -13,14 +13,14 @@ import { recordEvent } from "./record-event";
 // removed. One transaction, one batch_id. A memory that is not a merge result, or
 // whose merge was already undone, answers 422.
 
-export async function unmergeMemory(sql: SqlRunner, id: string, input: ActorReason): Promise<UnmergeResult> {
+export async function unmergeMemory(sql: ProjectSql, id: string, input: ActorReason): Promise<UnmergeResult> {
   return sql.transaction(async (tx) => {
     const merged = await requireMemory(tx, id, { forUpdate: true });
     const relations = await tx.query<{ id: string; source_id: string }>(
       `SELECT r.id, r.source_id FROM memory_relations r JOIN memories s ON s.id = r.source_id
-        WHERE r.target_id = $1 AND r.relation_type = 'merged_into' AND r.removed_at IS NULL
+        WHERE r.target_id = $1 AND r.project_id = $2 AND r.relation_type = 'merged_into' AND r.removed_at IS NULL
         ORDER BY s.created_at, s.id`,
-      [id],
+      [id, tx.projectId],
     );
     if (!relations.length) {
       throw unprocessable(`Memory ${id} is not the result of a merge, or its merge was already undone`, [
@@ -42,7 +42,7 @@ export async function unmergeMemory(sql: SqlRunner, id: string, input: ActorReas
       }
       restored.push(after);
     }
-    await tx.query(`UPDATE memory_relations SET removed_at = now() WHERE id = ANY($1::uuid[])`, [relations.map((r) => r.id)]);
+    await tx.query(`UPDATE memory_relations SET removed_at = now() WHERE id = ANY($1::uuid[]) AND project_id = $2`, [relations.map((r) => r.id), tx.projectId]);
     let memory = await setStatusRow(tx, merged, "archived", {
       type: "unmerge",
       actor,

@@ -1,6 +1,6 @@
 import "server-only";
 import { ConflictError } from "../errors/domain-errors";
-import type { SqlRunner } from "../db/migrations";
+import type { ProjectSql } from "../db/project-sql";
 import { writeProviders } from "../embeddings/active-model";
 import { requireMemory } from "./load-memory";
 import { MEMORY_COLUMNS, serializeMemory, snapshot, type MemoryRow } from "./memory-row";
@@ -18,7 +18,7 @@ export function versionConflict(current: Memory, given: number): ConflictError {
 }
 
 /** Edits a memory if `patch.version` is still current; content changes are re-embedded. */
-export async function updateMemory(sql: SqlRunner, id: string, patch: MemoryPatch, opts: { eventType?: "update" | "import"; batchId?: string } = {}): Promise<Memory> {
+export async function updateMemory(sql: ProjectSql, id: string, patch: MemoryPatch, opts: { eventType?: "update" | "import"; batchId?: string } = {}): Promise<Memory> {
   const contentChanges = patch.content !== undefined;
   // Embedding may call a remote endpoint: do it before the transaction.
   const vectors = contentChanges ? await embedForWrite(await writeProviders(sql), patch.content!) : [];
@@ -26,7 +26,7 @@ export async function updateMemory(sql: SqlRunner, id: string, patch: MemoryPatc
     const before = await requireMemory(tx, id, { forUpdate: true });
     if (before.version !== patch.version) throw versionConflict(before, patch.version);
     const sets: string[] = [];
-    const params: unknown[] = [id];
+    const params: unknown[] = [id, tx.projectId];
     const set = (col: string, v: unknown, cast = "") => {
       params.push(v);
       sets.push(`${col} = $${params.length}${cast}`);
@@ -40,7 +40,7 @@ export async function updateMemory(sql: SqlRunner, id: string, patch: MemoryPatc
     if (patch.importance_score !== undefined) set("importance_score", patch.importance_score);
     if (patch.confidence !== undefined) set("confidence", patch.confidence);
     const [row] = await tx.query<MemoryRow>(
-      `UPDATE memories m SET ${[...sets, "version = version + 1", "updated_at = now()"].join(", ")} WHERE id = $1 RETURNING ${MEMORY_COLUMNS}`,
+      `UPDATE memories m SET ${[...sets, "version = version + 1", "updated_at = now()"].join(", ")} WHERE id = $1 AND project_id = $2 RETURNING ${MEMORY_COLUMNS}`,
       params,
     );
     if (contentChanges) await writeEmbeddings(tx, id, before.user_id, vectors);

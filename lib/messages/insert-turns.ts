@@ -1,7 +1,7 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import { ValidationError, conflict, notFound, unprocessable, type ErrorDetail } from "../errors/domain-errors";
-import type { SqlRunner } from "../db/migrations";
+import type { ProjectSql } from "../db/project-sql";
 import { noteBulkWrite } from "../db/planner-stats";
 import type { TokenCache } from "../tokens/count-tokens";
 import { countTextsAllEncodings, type TokenCounts } from "../tokens/count-tokens-parallel";
@@ -40,11 +40,11 @@ type Prepared = {
  * appear in the batch, unless allowMissingParents keeps it dangling.
  * Token counts for every encoding are computed here, once, and cached on the row.
  */
-export async function insertTurns(sql: SqlRunner, conversationId: string, turns: TurnInput[], opts?: InsertOptions & { minimal?: false }): Promise<Message[]>;
+export async function insertTurns(sql: ProjectSql, conversationId: string, turns: TurnInput[], opts?: InsertOptions & { minimal?: false }): Promise<Message[]>;
 /** minimal: nothing is read back (no RETURNING); each turn answers with its id and created_at. */
-export async function insertTurns(sql: SqlRunner, conversationId: string, turns: TurnInput[], opts: InsertOptions & { minimal: true }): Promise<StoredTurnRef[]>;
+export async function insertTurns(sql: ProjectSql, conversationId: string, turns: TurnInput[], opts: InsertOptions & { minimal: true }): Promise<StoredTurnRef[]>;
 export async function insertTurns(
-  sql: SqlRunner,
+  sql: ProjectSql,
   conversationId: string,
   turns: TurnInput[],
   opts: InsertOptions & { minimal?: boolean } = {},
@@ -70,8 +70,8 @@ export async function insertTurns(
   const result = await sql.transaction(async (tx) => {
     // Locks the conversation row: concurrent appends to one conversation queue here.
     const conv = await tx.query<{ id: string }>(
-      `SELECT id FROM conversations WHERE id = $1 AND deleted_at IS NULL FOR UPDATE`,
-      [conversationId],
+      `SELECT id FROM conversations WHERE id = $1 AND project_id = $2 AND deleted_at IS NULL FOR UPDATE`,
+      [conversationId, tx.projectId],
     );
     if (!conv.length) throw notFound("Conversation", conversationId);
 
@@ -171,9 +171,9 @@ export async function insertTurns(
     const col = <T>(f: (p: Prepared) => T) => prepared.map(f);
     const inserted = await tx.query<MessageRow>(
       `INSERT INTO messages (id, conversation_id, parent_message_id, tree_parent_id, query, answer, answer_tokens,
-         query_tokens_o200k, answer_tokens_o200k, query_tokens_cl100k, answer_tokens_cl100k, file_count, metadata, created_at)
+         query_tokens_o200k, answer_tokens_o200k, query_tokens_cl100k, answer_tokens_cl100k, file_count, metadata, created_at, project_id)
        SELECT u.id, $1, u.parent, u.tree_parent, u.query, u.answer, u.answer_tokens, u.q_o, u.a_o, u.q_c, u.a_c, u.files,
-              u.metadata::jsonb, u.created_at
+              u.metadata::jsonb, u.created_at, $15
          FROM unnest($2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::text[], $7::int[], $8::int[], $9::int[],
                      $10::int[], $11::int[], $12::int[], $13::text[], $14::timestamptz[])
            AS u(id, parent, tree_parent, query, answer, answer_tokens, q_o, a_o, q_c, a_c, files, metadata, created_at)
@@ -193,6 +193,7 @@ export async function insertTurns(
         col((p) => p.input.files.length),
         col((p) => (p.input.metadata ? JSON.stringify(p.input.metadata) : null)),
         col((p) => p.createdAt.toISOString()),
+        tx.projectId,
       ],
     );
 
@@ -202,8 +203,8 @@ export async function insertTurns(
     let fileRows: FileRow[] = [];
     if (files.length) {
       fileRows = await tx.query<FileRow>(
-        `INSERT INTO message_files (id, message_id, type, transfer_method, url, upload_file_id, belongs_to, position)
-         SELECT gen_random_uuid(), u.* FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[])
+        `INSERT INTO message_files (id, message_id, type, transfer_method, url, upload_file_id, belongs_to, position, project_id)
+         SELECT gen_random_uuid(), u.*, $8 FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[])
            AS u(message_id, type, transfer_method, url, upload_file_id, belongs_to, position)
          ${returning(FILE_COLUMNS)}`,
         [
@@ -214,6 +215,7 @@ export async function insertTurns(
           files.map((x) => x.f.upload_file_id ?? null),
           files.map((x) => x.f.belongs_to),
           files.map((x) => x.position),
+          tx.projectId,
         ],
       );
     }
@@ -221,8 +223,8 @@ export async function insertTurns(
     await tx.query(
       `UPDATE conversations SET turn_count = turn_count + $2, leaf_count = leaf_count + $3,
               token_count = token_count + $4, updated_at = now()
-        WHERE id = $1`,
-      [conversationId, prepared.length, leafDelta, tokenDelta],
+        WHERE id = $1 AND project_id = $5`,
+      [conversationId, prepared.length, leafDelta, tokenDelta, tx.projectId],
     );
 
     if (opts.minimal) return prepared.map((p): StoredTurnRef => ({ id: p.id, created_at: p.createdAt.toISOString() }));

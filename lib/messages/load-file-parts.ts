@@ -1,11 +1,11 @@
 import "server-only";
-import type { SqlRunner } from "../db/migrations";
+import type { ProjectSql } from "../db/project-sql";
 import type { ContentPart } from "../tokens/chat-formula";
 
 export type TurnFileParts = { user: ContentPart[]; assistant: ContentPart[] };
 
 /** The file parts (images, documents, ...) of the given turns, by turn id, in stored order. */
-export async function loadFileParts(sql: SqlRunner, ids: string[]): Promise<Map<string, TurnFileParts>> {
+export async function loadFileParts(sql: ProjectSql, ids: string[]): Promise<Map<string, TurnFileParts>> {
   const files = new Map<string, TurnFileParts>();
   if (!ids.length) return files;
   const fileRows = await sql.query<{
@@ -17,8 +17,8 @@ export async function loadFileParts(sql: SqlRunner, ids: string[]): Promise<Map<
     belongs_to: string;
   }>(
     `SELECT message_id, type, transfer_method, url, upload_file_id, belongs_to
-       FROM message_files WHERE message_id = ANY($1::uuid[]) ORDER BY message_id, position`,
-    [ids],
+       FROM message_files WHERE message_id = ANY($1::uuid[]) AND project_id = $2 ORDER BY message_id, position`,
+    [ids, sql.projectId],
   );
   for (const f of fileRows) {
     const entry = files.get(f.message_id) ?? { user: [], assistant: [] };

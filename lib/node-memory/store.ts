@@ -1,7 +1,7 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import { ConflictError, DomainError, ValidationError, conflict, notFound } from "../errors/domain-errors";
-import type { SqlRunner } from "../db/migrations";
+import type { ProjectSql } from "../db/project-sql";
 import { resolveTokenizer } from "../tokens/registry";
 import {
   appendMessages,
@@ -64,10 +64,10 @@ function summary(r: Row): NodeSummary {
 }
 
 /** The conversation's app, or a 404 when it does not exist or is deleted. */
-async function liveConversationApp(sql: SqlRunner, conversationId: string): Promise<string> {
+async function liveConversationApp(sql: ProjectSql, conversationId: string): Promise<string> {
   const [row] = await sql.query<{ app_id: string }>(
-    `SELECT app_id FROM conversations WHERE id = $1 AND deleted_at IS NULL`,
-    [conversationId],
+    `SELECT app_id FROM conversations WHERE id = $1 AND project_id = $2 AND deleted_at IS NULL`,
+    [conversationId, sql.projectId],
   );
   if (!row) throw notFound("Conversation", conversationId);
   return row.app_id;
@@ -83,7 +83,7 @@ export function backoffMs(attempt: number, random = Math.random()): number {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Dify's add_messages: appends one user + assistant turn to the node's document. */
-export async function addNodeTurn(sql: SqlRunner, conversationId: string, nodeId: string, input: AddTurnInput): Promise<AddTurnResponse> {
+export async function addNodeTurn(sql: ProjectSql, conversationId: string, nodeId: string, input: AddTurnInput): Promise<AddTurnResponse> {
   const appId = await liveConversationApp(sql, conversationId);
   if (input.app_id !== undefined && input.app_id !== appId) {
     throw new ValidationError(`Conversation ${conversationId} belongs to app ${appId}`, [
@@ -97,8 +97,8 @@ export async function addNodeTurn(sql: SqlRunner, conversationId: string, nodeId
 
   for (let attempt = 1; attempt <= MAX_WRITE_ATTEMPTS; attempt++) {
     const [current] = await sql.query<{ version: number; document: unknown }>(
-      `SELECT version, document FROM node_memories WHERE conversation_id = $1 AND node_id = $2`,
-      [conversationId, nodeId],
+      `SELECT version, document FROM node_memories WHERE conversation_id = $1 AND node_id = $2 AND project_id = $3`,
+      [conversationId, nodeId, sql.projectId],
     );
     const doc = current ? parseDocument(current.document) : emptyDocument();
 
@@ -125,16 +125,16 @@ export async function addNodeTurn(sql: SqlRunner, conversationId: string, nodeId
       ? await sql.query<Row>(
           `UPDATE node_memories
               SET document = $3::jsonb, message_count = $4, token_count = $5, version = version + 1, updated_at = now()
-            WHERE conversation_id = $1 AND node_id = $2 AND version = $6
+            WHERE conversation_id = $1 AND node_id = $2 AND version = $6 AND project_id = $7
         RETURNING ${COLUMNS}`,
-          [...params, current.version],
+          [...params, current.version, sql.projectId],
         )
       : await sql.query<Row>(
-          `INSERT INTO node_memories (conversation_id, node_id, app_id, version, document, message_count, token_count)
-           VALUES ($1, $2, $6, 1, $3::jsonb, $4, $5)
+          `INSERT INTO node_memories (conversation_id, node_id, app_id, version, document, message_count, token_count, project_id)
+           VALUES ($1, $2, $6, 1, $3::jsonb, $4, $5, $7)
            ON CONFLICT (conversation_id, node_id) DO NOTHING
         RETURNING ${COLUMNS}`,
-          [...params, appId],
+          [...params, appId, sql.projectId],
         );
     if (written) return { ...summary(written), messages: added, attempts: attempt };
     if (attempt < MAX_WRITE_ATTEMPTS) await sleep(backoffMs(attempt));
@@ -143,29 +143,31 @@ export async function addNodeTurn(sql: SqlRunner, conversationId: string, nodeId
 }
 
 /** Nodes with memory in a conversation, most recently written first (no documents read). */
-export async function listNodes(sql: SqlRunner, conversationId: string): Promise<NodeList> {
+export async function listNodes(sql: ProjectSql, conversationId: string): Promise<NodeList> {
   await liveConversationApp(sql, conversationId);
   const rows = await sql.query<Row>(
-    `SELECT ${COLUMNS} FROM node_memories WHERE conversation_id = $1 ORDER BY updated_at DESC, node_id`,
-    [conversationId],
+    `SELECT ${COLUMNS} FROM node_memories WHERE conversation_id = $1 AND project_id = $2 ORDER BY updated_at DESC, node_id`,
+    [conversationId, sql.projectId],
   );
   return { data: rows.map(summary) };
 }
 
-export async function getNodeMemory(sql: SqlRunner, conversationId: string, nodeId: string): Promise<NodeMemory> {
+export async function getNodeMemory(sql: ProjectSql, conversationId: string, nodeId: string): Promise<NodeMemory> {
   await liveConversationApp(sql, conversationId);
   const [row] = await sql.query<Row & { document: unknown }>(
-    `SELECT ${COLUMNS}, document FROM node_memories WHERE conversation_id = $1 AND node_id = $2`,
-    [conversationId, nodeId],
+    `SELECT ${COLUMNS}, document FROM node_memories WHERE conversation_id = $1 AND node_id = $2 AND project_id = $3`,
+    [conversationId, nodeId, sql.projectId],
   );
   if (!row) throw nodeNotFound(nodeId);
   return { ...summary(row), document: parseDocument(row.document) };
 }
 
 /** Dify's clear: removes the node's document. Clearing a node without memory is a no-op. */
-export async function clearNodeMemory(sql: SqlRunner, conversationId: string, nodeId: string): Promise<boolean> {
+export async function clearNodeMemory(sql: ProjectSql, conversationId: string, nodeId: string): Promise<boolean> {
   await liveConversationApp(sql, conversationId);
-  const rows = await sql.query(`DELETE FROM node_memories WHERE conversation_id = $1 AND node_id = $2 RETURNING node_id`, [conversationId, nodeId]);
+  const rows = await sql.query(`DELETE FROM node_memories WHERE conversation_id = $1 AND node_id = $2 AND project_id = $3 RETURNING node_id`,
+    [conversationId, nodeId, sql.projectId],
+  );
   return rows.length > 0;
 }
 
@@ -173,12 +175,12 @@ export async function clearNodeMemory(sql: SqlRunner, conversationId: string, no
  * Dify's get_history_prompt_messages for a node: the thread by current_message_id, then
  * the token limit. A node without memory has an empty history (its first run).
  */
-export async function getNodeHistory(sql: SqlRunner, conversationId: string, nodeId: string, q: NodeHistoryQuery): Promise<NodeHistoryResponse> {
+export async function getNodeHistory(sql: ProjectSql, conversationId: string, nodeId: string, q: NodeHistoryQuery): Promise<NodeHistoryResponse> {
   await liveConversationApp(sql, conversationId);
   const tok = resolveTokenizer(q.model);
   const [row] = await sql.query<{ version: number; document: unknown }>(
-    `SELECT version, document FROM node_memories WHERE conversation_id = $1 AND node_id = $2`,
-    [conversationId, nodeId],
+    `SELECT version, document FROM node_memories WHERE conversation_id = $1 AND node_id = $2 AND project_id = $3`,
+    [conversationId, nodeId, sql.projectId],
   );
   const turns = row ? documentTurns(parseDocument(row.document)) : [];
   let thread = nodeThread(turns, q.current_message_id);
@@ -186,8 +188,8 @@ export async function getNodeHistory(sql: SqlRunner, conversationId: string, nod
     // Not a message of this node: the in-flight message of the conversation, whose parent starts the walk.
     const [msg] = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(q.current_message_id!)
       ? await sql.query<{ parent_message_id: string | null }>(
-          `SELECT parent_message_id FROM messages WHERE conversation_id = $1 AND id = $2::uuid`,
-          [conversationId, q.current_message_id],
+          `SELECT parent_message_id FROM messages WHERE conversation_id = $1 AND id = $2::uuid AND project_id = $3`,
+          [conversationId, q.current_message_id, sql.projectId],
         )
       : [];
     if (!msg) {

@@ -1,6 +1,6 @@
 import "server-only";
 import { notFound } from "../errors/domain-errors";
-import type { SqlRunner } from "../db/migrations";
+import type { ProjectSql } from "../db/project-sql";
 import { ThreadWalker, type ThreadRow } from "./extract-thread";
 
 const PAGE = 2000;
@@ -8,11 +8,11 @@ const PAGE = 2000;
 export type Anchor = { id: string; created_at: string; seq: number };
 
 /** The (created_at, seq) position of a message, or a 404 naming the field. */
-export async function findAnchor(sql: SqlRunner, conversationId: string, messageId: string, field = "leaf_message_id"): Promise<Anchor> {
+export async function findAnchor(sql: ProjectSql, conversationId: string, messageId: string, field = "leaf_message_id"): Promise<Anchor> {
   const [row] = await sql.query<{ id: string; created_at: string; seq: number }>(
     // Text timestamps keep microseconds exact for the keyset comparison.
-    `SELECT id, created_at::text AS created_at, seq FROM messages WHERE conversation_id = $1 AND id = $2`,
-    [conversationId, messageId],
+    `SELECT id, created_at::text AS created_at, seq FROM messages WHERE conversation_id = $1 AND id = $2 AND project_id = $3`,
+    [conversationId, messageId, sql.projectId],
   );
   if (!row) {
     const e = notFound("Message", messageId);
@@ -27,7 +27,7 @@ export async function findAnchor(sql: SqlRunner, conversationId: string, message
  * `leafId` or at the newest row. Reads newest-first pages and stops once the walk ends.
  * Returns ids newest first.
  */
-export async function loadThreadIds(sql: SqlRunner, conversationId: string, leafId?: string): Promise<string[]> {
+export async function loadThreadIds(sql: ProjectSql, conversationId: string, leafId?: string): Promise<string[]> {
   let anchor: Pick<Anchor, "created_at" | "seq"> | null = leafId ? await findAnchor(sql, conversationId, leafId) : null;
   const walker = new ThreadWalker<ThreadRow & { created_at: string; seq: number }>();
   let inclusive = true;
@@ -35,10 +35,10 @@ export async function loadThreadIds(sql: SqlRunner, conversationId: string, leaf
     const rows = await sql.query<{ id: string; parentMessageId: string | null; created_at: string; seq: number }>(
       `SELECT id, parent_message_id AS "parentMessageId", created_at::text AS created_at, seq
          FROM messages
-        WHERE conversation_id = $1 ${anchor ? `AND (created_at, seq) ${inclusive ? "<=" : "<"} ($2::timestamptz, $3::int)` : ""}
+        WHERE conversation_id = $1 AND project_id = $2 ${anchor ? `AND (created_at, seq) ${inclusive ? "<=" : "<"} ($3::timestamptz, $4::int)` : ""}
         ORDER BY created_at DESC, seq DESC
         LIMIT ${PAGE}`,
-      anchor ? [conversationId, anchor.created_at, anchor.seq] : [conversationId],
+      anchor ? [conversationId, sql.projectId, anchor.created_at, anchor.seq] : [conversationId, sql.projectId],
     );
     for (const r of rows) if (!walker.push(r)) break;
     if (rows.length < PAGE) break;

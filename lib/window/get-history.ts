@@ -1,5 +1,5 @@
 import "server-only";
-import type { SqlRunner } from "../db/migrations";
+import type { ProjectSql } from "../db/project-sql";
 import { findAnchor } from "../threads/load-thread";
 import { extractThread } from "../threads/extract-thread";
 import { CHAT_FORMULA, IMAGE_PART_TOKENS, messageOverhead, type ContentPart } from "../tokens/chat-formula";
@@ -33,7 +33,7 @@ type Row = {
  * the newest rows (enough to walk the thread and prune), then the text of the kept
  * turns only; no tokenizer runs.
  */
-export async function getHistory(sql: SqlRunner, conversationId: string, q: HistoryQuery): Promise<HistoryResponse> {
+export async function getHistory(sql: ProjectSql, conversationId: string, q: HistoryQuery): Promise<HistoryResponse> {
   // A preset saved in settings decides the encoding of its model (as for /context and /window).
   const key = q.model.trim().toLowerCase();
   const saved = (await savedPresets(sql)).find((p) => p.model.toLowerCase() === key);
@@ -51,10 +51,10 @@ export async function getHistory(sql: SqlRunner, conversationId: string, q: Hist
        FROM (SELECT id, parent_message_id, answer, answer_tokens, created_at, seq,
                     query_tokens_${suffix} AS q, answer_tokens_${suffix} AS a, file_count
                FROM messages
-              WHERE conversation_id = $1 ${anchor ? "AND (created_at, seq) <= ($3::timestamptz, $4::int)" : ""}
+              WHERE conversation_id = $1 AND project_id = $3 ${anchor ? "AND (created_at, seq) <= ($4::timestamptz, $5::int)" : ""}
               ORDER BY created_at DESC, seq DESC
               LIMIT $2) newest`,
-    anchor ? [conversationId, limit, anchor.created_at, anchor.seq] : [conversationId, limit],
+    anchor ? [conversationId, limit, sql.projectId, anchor.created_at, anchor.seq] : [conversationId, limit, sql.projectId],
   );
   const rows: Row[] = (packed ?? []).map(([id, parentMessageId, answer_empty, answer_tokens, q, a, file_count]) => ({
     id,
@@ -89,8 +89,8 @@ export async function getHistory(sql: SqlRunner, conversationId: string, q: Hist
   const window = tokenBufferWindow(turns, q.max_token_limit);
   if (window.kept.length) {
     const texts = await sql.query<{ id: string; query: string; answer: string }>(
-      `SELECT id, query, answer FROM messages WHERE id = ANY($1::uuid[])`,
-      [window.kept.map((t) => t.id)],
+      `SELECT id, query, answer FROM messages WHERE id = ANY($1::uuid[]) AND project_id = $2`,
+      [window.kept.map((t) => t.id), sql.projectId],
     );
     const byId = new Map(texts.map((t) => [t.id, t]));
     for (const t of window.kept) {

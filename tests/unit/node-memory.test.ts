@@ -1,4 +1,5 @@
 import { get_encoding } from "tiktoken";
+import { DEFAULT_PROJECT_ID, projectSql, type ProjectSql } from "@/lib/db/project-sql";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   appendMessages,
@@ -236,19 +237,20 @@ describe("addNodeTurn: optimistic versioning on a real database (embedded PGlite
   let dir: string;
   let conversationId: string;
   /** Runs before every UPDATE of node_memories (a writer that always gets there first). */
-  let racer: ((sql: SqlRunner) => Promise<void>) | null = null;
+  let racer: ((sql: ProjectSql) => Promise<void>) | null = null;
   let updates = 0;
-  const sql: SqlRunner = {
+  const racing: SqlRunner = {
     exec: (text) => db.sql.exec(text),
     transaction: (fn) => db.sql.transaction(fn),
     async query<T>(text: string, params?: unknown[]): Promise<T[]> {
       if (/^\s*UPDATE node_memories/.test(text)) {
         updates++;
-        if (racer) await racer(db.sql);
+        if (racer) await racer(projectSql(db.sql, DEFAULT_PROJECT_ID));
       }
       return db.sql.query<T>(text, params);
     },
   };
+  const sql = projectSql(racing, DEFAULT_PROJECT_ID);
 
   beforeAll(async () => {
     dir = tempDir("node-mem");

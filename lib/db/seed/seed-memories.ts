@@ -1,15 +1,17 @@
 import { createRelation } from "../../memories/memory-relations";
 import { saveMemory } from "../../memories/save-memory";
 import type { Database } from "../open-database";
+import { DEFAULT_PROJECT_ID, projectSql } from "../project-sql";
 import { DEMO_MEMORIES, DEMO_RELATIONS } from "./demo-memories";
 
 const DAY_MS = 86_400_000;
 
 /** Saves the demo memories through the product's own write path, then ages them. */
 export async function seedDemoMemories(db: Database): Promise<number> {
+  const sql = projectSql(db.sql, DEFAULT_PROJECT_ID);
   const ids = new Map<string, string>();
   for (const m of DEMO_MEMORIES) {
-    const r = await saveMemory(db.sql, m.user, {
+    const r = await saveMemory(sql, m.user, {
       memory_type: m.type,
       content: m.content,
       structured_data: m.structured ?? null,
@@ -31,7 +33,7 @@ export async function seedDemoMemories(db: Database): Promise<number> {
     );
   }
   for (const [from, to, type] of DEMO_RELATIONS) {
-    await createRelation(db.sql, ids.get(from)!, { target_id: ids.get(to)!, relation_type: type, strength: 0.7, actor: "system" });
+    await createRelation(sql, ids.get(from)!, { target_id: ids.get(to)!, relation_type: type, strength: 0.7, actor: "system" });
   }
   return ids.size;
 }

@@ -5,6 +5,6 @@ import { getDb } from "@/lib/db/get-db";
 
 export const dynamic = "force-dynamic";
 
-export const GET = withApi(api.listConversations, async ({ query }) => listConversations((await getDb()).prisma, query));
+export const GET = withApi(api.listConversations, async ({ access, query }) => listConversations((await getDb()).prisma, access.projectId, query));
 
-export const POST = withApi(api.createConversation, async ({ body }) => createConversation((await getDb()).prisma, body));
+export const POST = withApi(api.createConversation, async ({ access, body }) => createConversation((await getDb()).prisma, access.projectId, body));

@@ -1,14 +1,14 @@
 import * as api from "@/lib/api/contracts/context";
 import { withApi } from "@/lib/api/with-api";
-import { getDb } from "@/lib/db/get-db";
+import { dataSql } from "@/lib/api/data-sql";
 import { allPresets } from "@/lib/models/model-settings";
 import { resolveTokenizer } from "@/lib/tokens/registry";
 
 export const dynamic = "force-dynamic";
 
 /** Known models with their encoding, context window and whether counting is exact. */
-export const GET = withApi(api.listModels, async () => {
-  const presets = await allPresets((await getDb()).sql);
+export const GET = withApi(api.listModels, async ({ access }) => {
+  const presets = await allPresets(await dataSql(access));
   return {
     data: presets.map((p) => ({
       ...resolveTokenizer(p.model),

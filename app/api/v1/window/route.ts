@@ -1,6 +1,6 @@
 import * as api from "@/lib/api/contracts/context";
 import { withApi } from "@/lib/api/with-api";
-import { getDb } from "@/lib/db/get-db";
+import { dataSql } from "@/lib/api/data-sql";
 import { savedPresets } from "@/lib/models/model-settings";
 import { applyStrategy } from "@/lib/strategies/apply-strategy";
 import { storeOffloads } from "@/lib/strategies/offloaded-contents";
@@ -8,14 +8,14 @@ import { storeOffloads } from "@/lib/strategies/offloaded-contents";
 export const dynamic = "force-dynamic";
 
 /** Preview a strategy on a pasted messages array; nothing of it is stored but offloads. */
-export const POST = withApi(api.previewWindow, async ({ body }) => {
-  const db = await getDb();
+export const POST = withApi(api.previewWindow, async ({ access, body }) => {
+  const sql = await dataSql(access);
   const r = await applyStrategy(body.messages, body.strategy, {
     model: body.model,
     temporary: body.temporary_messages,
-    presets: await savedPresets(db.sql),
+    presets: await savedPresets(sql),
   });
-  await storeOffloads(db.sql, r.offloads);
+  await storeOffloads(sql, r.offloads);
   const { offloads: _o, preset: _p, sourceIndex: _s, ...result } = r;
   return result;
 });

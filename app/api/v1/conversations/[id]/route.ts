@@ -5,13 +5,13 @@ import { getDb } from "@/lib/db/get-db";
 
 export const dynamic = "force-dynamic";
 
-export const GET = withApi(api.getConversation, async ({ params }) => getConversation((await getDb()).prisma, params.id));
+export const GET = withApi(api.getConversation, async ({ access, params }) => getConversation((await getDb()).prisma, access.projectId, params.id));
 
-export const PATCH = withApi(api.updateConversation, async ({ params, body }) =>
-  updateConversation((await getDb()).prisma, params.id, body),
+export const PATCH = withApi(api.updateConversation, async ({ access, params, body }) =>
+  updateConversation((await getDb()).prisma, access.projectId, params.id, body),
 );
 
-export const DELETE = withApi(api.deleteConversation, async ({ params }) => {
-  await deleteConversation((await getDb()).prisma, params.id);
+export const DELETE = withApi(api.deleteConversation, async ({ access, params }) => {
+  await deleteConversation((await getDb()).prisma, access.projectId, params.id);
   return new Response(null, { status: 204 });
 });

@@ -5,4 +5,4 @@ import { getDb } from "@/lib/db/get-db";
 
 export const dynamic = "force-dynamic";
 
-export const GET = withApi(api.conversationFacets, async () => conversationFacets((await getDb()).prisma));
+export const GET = withApi(api.conversationFacets, async ({ access }) => conversationFacets((await getDb()).prisma, access.projectId));

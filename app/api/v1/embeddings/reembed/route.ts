@@ -1,6 +1,6 @@
 import * as api from "@/lib/api/contracts/context";
 import { reply, withApi } from "@/lib/api/with-api";
-import { getDb } from "@/lib/db/get-db";
+import { dataSql } from "@/lib/api/data-sql";
 import { embeddingStatus } from "@/lib/embeddings/embedding-status";
 import { ensureReembedJob } from "@/lib/embeddings/reembed-job";
 
@@ -12,8 +12,8 @@ export const dynamic = "force-dynamic";
  * active (or the store was empty and it switched at once). A misconfigured model is a
  * ConfigurationError: 409 embeddings_misconfigured.
  */
-export const POST = withApi(api.startReembed, async () => {
-  const { sql } = await getDb();
-  const started = (await ensureReembedJob({ sql })).state === "started";
+export const POST = withApi(api.startReembed, async ({ access }) => {
+  const sql = await dataSql(access);
+  const started = (await ensureReembedJob(sql)).state === "started";
   return reply({ ...(await embeddingStatus(sql)), started }, started ? 202 : 200);
 });

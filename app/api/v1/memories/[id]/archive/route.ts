@@ -1,8 +1,8 @@
 import * as api from "@/lib/api/contracts/memories";
 import { withApi } from "@/lib/api/with-api";
-import { getDb } from "@/lib/db/get-db";
+import { dataSql } from "@/lib/api/data-sql";
 import { setMemoryStatus } from "@/lib/memories/set-memory-status";
 
 export const dynamic = "force-dynamic";
 
-export const POST = withApi(api.archiveMemory, async ({ params, body }) => setMemoryStatus((await getDb()).sql, params.id, "archived", body));
+export const POST = withApi(api.archiveMemory, async ({ access, params, body }) => setMemoryStatus(await dataSql(access), params.id, "archived", body));

@@ -1,8 +1,8 @@
 import * as api from "@/lib/api/contracts/curation";
 import { withApi } from "@/lib/api/with-api";
-import { getDb } from "@/lib/db/get-db";
+import { dataSql } from "@/lib/api/data-sql";
 import { suggestMerge } from "@/lib/memories/merge-memories";
 
 export const dynamic = "force-dynamic";
 
-export const POST = withApi(api.suggestMerge, async ({ body }) => suggestMerge((await getDb()).sql, body.ids));
+export const POST = withApi(api.suggestMerge, async ({ access, body }) => suggestMerge(await dataSql(access), body.ids));

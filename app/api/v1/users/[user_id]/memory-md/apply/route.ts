@@ -1,8 +1,8 @@
 import * as api from "@/lib/api/contracts/curation";
 import { withApi } from "@/lib/api/with-api";
-import { getDb } from "@/lib/db/get-db";
+import { dataSql } from "@/lib/api/data-sql";
 import { applyMemoryMd } from "@/lib/memories/memory-markdown";
 
 export const dynamic = "force-dynamic";
 
-export const POST = withApi(api.applyMemoryMd, async ({ params, body }) => applyMemoryMd((await getDb()).sql, params.user_id, body));
+export const POST = withApi(api.applyMemoryMd, async ({ access, params, body }) => applyMemoryMd(await dataSql(access), params.user_id, body));
