@@ -68,7 +68,11 @@ export function HistoryTimeline({ memory, events }: { memory: Memory; events: Me
               <Badge tone={EVENT_TONE[ev.event_type] ?? "neutral"}>{ev.event_type}</Badge>
               <span className="font-mono text-[11px] text-zinc-500">v{version}</span>
               <span className="text-zinc-500 dark:text-zinc-400">
-                by <span className="font-medium text-zinc-700 dark:text-zinc-300">{ev.actor}</span>
+                by{" "}
+                <span className="font-medium break-all text-zinc-700 dark:text-zinc-300" data-testid="history-actor">
+                  {ev.actor_label ?? ev.actor}
+                </span>
+                {ev.actor_label && <span className="text-zinc-400 dark:text-zinc-500"> ({ev.actor})</span>}
               </span>
               <time className="text-zinc-500 dark:text-zinc-400" dateTime={ev.created_at} title={absoluteTime(ev.created_at)}>
                 {relativeTime(ev.created_at)}
