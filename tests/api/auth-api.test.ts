@@ -120,7 +120,10 @@ for (const kind of DATABASE_KINDS) {
       const convs = await (await asKey(readKey, "/api/v1/conversations")).json();
       const someId = convs.data[0].id;
       expect((await asKey(bKey, `/api/v1/conversations/${someId}`)).status).toBe(404);
-      expect((await asKey(bKey, "/api/v1/conversations")).status).toBe(404);
+      // B's own list: B's conversations only (none yet).
+      const bList = await asKey(bKey, "/api/v1/conversations");
+      expect(bList.status).toBe(200);
+      expect((await bList.json()).data).toEqual([]);
       // B's key lists only B's keys.
       const bKeys = await (await asKey(bKey, "/api/v1/project/keys")).json();
       expect(bKeys.data.map((k: { name: string }) => k.name)).toEqual(["b-admin"]);
