@@ -7,6 +7,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { openDatabase } from "../../lib/db/open-database";
+import { projectSql } from "../../lib/db/project-sql";
 import { assembleContext } from "../../lib/context/assemble-context";
 import { ZContextInput } from "../../lib/context/schemas";
 import { loadThreadMessages } from "../../lib/context/load-thread-messages";
@@ -66,7 +67,7 @@ runMain("diag:context-profile", async (cleanup) => {
   for (const [name, strategy] of Object.entries(strategies)) {
     await time(`assembleContext ${name}`, () =>
       assembleContext(
-        db.sql,
+        projectSql(db.sql, "default"),
         ZContextInput.parse(contextRequest(USER, conversationId, queries(), strategy)),
       ),
     );

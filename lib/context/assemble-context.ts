@@ -1,10 +1,11 @@
 import "server-only";
 import { requireConversationOfUser } from "../conversations/require-conversation-of-user";
-import type { SqlRunner } from "../db/migrations";
+import type { ProjectSql } from "../db/project-sql";
 import { searchMemories } from "../memories/search-memories";
 import { presetFor } from "../models/model-presets";
 import { savedPresets } from "../models/model-settings";
 import { hookSystemMessages } from "../strategies/agentscope/hook";
+import { storedSummaryCache } from "../strategies/agentscope/summary-cache";
 import { applyStrategy } from "../strategies/apply-strategy";
 import { listTokens, roleMessageTokens } from "../strategies/message-tokens";
 import { storeOffloads } from "../strategies/offloaded-contents";
@@ -31,7 +32,7 @@ type Retrieved = { id: string; memory_type: ContextResult["memories"][number]["m
  * model's context window minus the reserved output: oldest history turns go first,
  * then the lowest-scoring memories. Every cut is reported with its reason.
  */
-export async function assembleContext(sql: SqlRunner, input: ContextInput): Promise<ContextResult> {
+export async function assembleContext(sql: ProjectSql, input: ContextInput): Promise<ContextResult> {
   const presets = await savedPresets(sql);
   const preset = presetFor(input.model, presets);
   const enc = preset.encoding;
@@ -71,7 +72,7 @@ export async function assembleContext(sql: SqlRunner, input: ContextInput): Prom
   const applied = await applyStrategy(history, input.strategy, {
     model: input.model,
     presets,
-    ...(auto ? { autoContext: { replay: { next: queryMessage, scope: `${input.conversation_id ?? "inline"}:${input.leaf_message_id ?? ""}` } } } : {}),
+    ...(auto ? { autoContext: { replay: { next: queryMessage, conversationId: input.conversation_id ?? null }, summaryCache: storedSummaryCache(sql) } } : {}),
   });
   await storeOffloads(sql, applied.offloads);
   const dropped: ContextResult["dropped"] = applied.dropped.map((d) => ({ ...d, section: "history" as const }));

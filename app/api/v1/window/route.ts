@@ -1,21 +1,23 @@
 import * as api from "@/lib/api/contracts/context";
 import { withApi } from "@/lib/api/with-api";
-import { getDb } from "@/lib/db/get-db";
+import { getProjectSql } from "@/lib/db/get-project-sql";
 import { savedPresets } from "@/lib/models/model-settings";
+import { storedSummaryCache } from "@/lib/strategies/agentscope/summary-cache";
 import { applyStrategy } from "@/lib/strategies/apply-strategy";
 import { storeOffloads } from "@/lib/strategies/offloaded-contents";
 
 export const dynamic = "force-dynamic";
 
-/** Preview a strategy on a pasted messages array; nothing of it is stored but offloads. */
-export const POST = withApi(api.previewWindow, async ({ body }) => {
-  const db = await getDb();
+/** Preview a strategy on a pasted messages array; nothing of it is stored but offloads (and the model's summaries). */
+export const POST = withApi(api.previewWindow, async ({ access, body }) => {
+  const sql = await getProjectSql(access.projectId);
   const r = await applyStrategy(body.messages, body.strategy, {
     model: body.model,
     temporary: body.temporary_messages,
-    presets: await savedPresets(db.sql),
+    presets: await savedPresets(sql),
+    autoContext: { summaryCache: storedSummaryCache(sql) },
   });
-  await storeOffloads(db.sql, r.offloads);
+  await storeOffloads(sql, r.offloads);
   const { offloads: _o, preset: _p, sourceIndex: _s, ...result } = r;
   return result;
 });
