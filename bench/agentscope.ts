@@ -130,6 +130,17 @@ runMain("bench:agentscope", async (cleanup) => {
     const s = stats(times);
     console.log(`| ${label} | ${(chars / (WARMUP + HTTP_N) / 1000).toFixed(0)} K | ${ms(s.p50)} | ${ms(s.p95)} | ${ms(s.max)} | ${verdict(s.p95, 100)} |`);
   }
+  // What any request costs on this machine now (access, settings read, routing, JSON): the floor under the rows above.
+  const one = JSON.stringify({ messages: [{ role: "user", content: "Hello?" }], strategy: { type: "auto_context" }, model: "gpt-4o" });
+  const base: number[] = [];
+  for (let i = 0; i < WARMUP + HTTP_N; i++) {
+    const t = now();
+    const r = await post(`${server.base}/api/v1/window`, one);
+    if (i >= WARMUP) base.push(now() - t);
+    if (r.status !== 200) throw new Error(`POST /window answered ${r.status}`);
+  }
+  const b = stats(base);
+  console.log(`| baseline: a 1-message history | ${(one.length / 1000).toFixed(1)} K | ${ms(b.p50)} | ${ms(b.p95)} | ${ms(b.max)} | - |`);
   console.log(`Load average: ${load()}`);
 
   console.log(`\n=== POST /api/v1/context over HTTP: auto_context replay of stored conversations, no model, 20 requests after 3 ===`);
