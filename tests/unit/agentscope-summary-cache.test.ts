@@ -85,4 +85,12 @@ describe("auto_context summaries stored per project, conversation and step", () 
     expect(other.calls).toBeLessThan(first.calls);
     expect(other.report.cached_summaries).toBe(first.calls - other.calls);
   });
+
+  it("a uuid in a message's own text is part of the key: only the offload tags' uuids are left out", async () => {
+    const c3 = "33333333-3333-4333-8333-333333333333";
+    const withId = (id: string) => history.map((m) => (m.role === "tool" && m.tool_call_id === "c00" ? { ...m, content: `row uuid=${id} deleted` } : m));
+    expect((await replay("p1", c3, withId("aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa"))).calls).toBe(first.calls);
+    expect((await replay("p1", c3, withId("aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa"))).calls).toBe(0);
+    expect((await replay("p1", c3, withId("bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb"))).calls).toBeGreaterThan(0);
+  });
 });

@@ -42,8 +42,9 @@ async function complete(cfg: ChatConfig, prompt: RoleMessage[]): Promise<string>
 }
 
 // Offload uuids are new on every run, and earlier summaries carry their tags into later
-// prompts: the key leaves them out, or a replay run again would miss after its first offload.
-const OFFLOAD_UUID = /uuid=[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
+// prompts: the key leaves the tags' uuids out (other text is kept as sent), or a replay
+// run again would miss after its first offload.
+const OFFLOAD_UUID = /CONTEXT_OFFLOAD: uuid=[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 
 export type ModelSummarizer = { summarize: Summarizer; counts: { calls: number; cached: number }; setCall: (call: number) => void };
 
@@ -55,7 +56,7 @@ export function modelSummarizer(cfg: ChatConfig, conversationId: string | null, 
   const counts = { calls: 0, cached: 0 };
   let step = 0;
   const summarize: Summarizer = async (req) => {
-    const hash = createHash("sha256").update(JSON.stringify([cfg.baseUrl, cfg.model, req.event, req.prompt]).replace(OFFLOAD_UUID, "uuid=*")).digest("hex");
+    const hash = createHash("sha256").update(JSON.stringify([cfg.baseUrl, cfg.model, req.event, req.prompt]).replace(OFFLOAD_UUID, "CONTEXT_OFFLOAD: uuid=*")).digest("hex");
     const key = { conversationId, step, hash };
     const hit = await cache.get(key);
     if (hit !== undefined) {
