@@ -5,6 +5,7 @@ import { searchMemories } from "../memories/search-memories";
 import { presetFor } from "../models/model-presets";
 import { savedPresets } from "../models/model-settings";
 import { hookSystemMessages } from "../strategies/agentscope/hook";
+import { storedSummaryCache } from "../strategies/agentscope/summary-cache";
 import { applyStrategy } from "../strategies/apply-strategy";
 import { listTokens, roleMessageTokens } from "../strategies/message-tokens";
 import { storeOffloads } from "../strategies/offloaded-contents";
@@ -71,7 +72,7 @@ export async function assembleContext(sql: ProjectSql, input: ContextInput): Pro
   const applied = await applyStrategy(history, input.strategy, {
     model: input.model,
     presets,
-    ...(auto ? { autoContext: { replay: { next: queryMessage, scope: `${input.conversation_id ?? "inline"}:${input.leaf_message_id ?? ""}` } } } : {}),
+    ...(auto ? { autoContext: { replay: { next: queryMessage, conversationId: input.conversation_id ?? null }, summaryCache: storedSummaryCache(sql) } } : {}),
   });
   await storeOffloads(sql, applied.offloads);
   const dropped: ContextResult["dropped"] = applied.dropped.map((d) => ({ ...d, section: "history" as const }));

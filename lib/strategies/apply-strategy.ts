@@ -4,6 +4,7 @@ import { DEFAULT_MODEL } from "../tokens/registry";
 import { modelSummarizer } from "./agentscope/model-summarizer";
 import { replayAutoContext, runAutoContext, type AutoContextRun, type SummaryInfo } from "./agentscope/run-auto-context";
 import { placeholderSummarizer } from "./agentscope/summarize-placeholder";
+import type { SummaryCache } from "./agentscope/summary-cache";
 import { listTokens } from "./message-tokens";
 import { messageWindowStrategy } from "./message-window-strategy";
 import type { AutoContextStrategy, RoleMessage, Strategy, WindowResult } from "./schemas";
@@ -66,18 +67,25 @@ export async function applyStrategy(
  * conversation (`replay.next` is the new query), with the agent's system prompt when
  * the caller assembles it (/context).
  */
-export type AutoContextPlan = { replay?: { next: RoleMessage | null; scope: string }; systemPrompt?: string; newUuid?: () => string };
+export type AutoContextPlan = {
+  /** A replay of a stored conversation (null: a pasted history), with the new query. */
+  replay?: { next: RoleMessage | null; conversationId: string | null };
+  /** Where the model's summaries are kept (the database's, per project); this process's when absent. */
+  summaryCache?: SummaryCache;
+  systemPrompt?: string;
+  newUuid?: () => string;
+};
 
-/** Summaries from the configured chat model (cached per replay scope), else a labelled placeholder. */
-export function summaryInfo(scope: string | null, mode: AutoContextStrategy["summarizer"] = "auto"): SummaryInfo {
+/** Summaries from the configured chat model (cached per conversation and step), else a labelled placeholder. */
+export function summaryInfo(conversationId: string | null, mode: AutoContextStrategy["summarizer"] = "auto", cache?: SummaryCache): SummaryInfo {
   const chat = configuredChat();
   if (!chat || mode === "placeholder") return { summarize: placeholderSummarizer, model: null, counts: () => ({ calls: 0, cached: 0 }), chatModel: chat?.model ?? null };
-  const m = modelSummarizer(chat, scope);
+  const m = modelSummarizer(chat, conversationId, cache);
   return { summarize: m.summarize, model: chat.model, counts: () => ({ ...m.counts }), setCall: m.setCall, chatModel: chat.model };
 }
 
 async function runAutoContextPlan(messages: RoleMessage[], strategy: AutoContextStrategy, plan: AutoContextPlan): Promise<AutoContextRun> {
   const opts = { systemPrompt: plan.systemPrompt, newUuid: plan.newUuid };
-  if (plan.replay) return replayAutoContext(messages, plan.replay.next, strategy, summaryInfo(plan.replay.scope, strategy.summarizer), opts);
-  return runAutoContext(messages, strategy, summaryInfo(null, strategy.summarizer), opts);
+  if (plan.replay) return replayAutoContext(messages, plan.replay.next, strategy, summaryInfo(plan.replay.conversationId, strategy.summarizer, plan.summaryCache), opts);
+  return runAutoContext(messages, strategy, summaryInfo(null, strategy.summarizer, plan.summaryCache), opts);
 }

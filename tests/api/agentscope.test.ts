@@ -4,7 +4,7 @@ import { TOOL_AGENT_DEMO_ID, toolAgentDemo } from "@/lib/db/seed/demo-tool-agent
 import { HOOK_INSTRUCTION } from "@/lib/strategies/agentscope/prompts";
 import type { AppServer } from "../helpers/app-server";
 import { startOpenAiStub, type OpenAiStub } from "../helpers/openai-stub";
-import { DATABASE_KINDS, startAppOn } from "../helpers/test-database";
+import { DATABASE_KINDS, openTestDatabase, type TestDatabase } from "../helpers/test-database";
 
 // auto_context through POST /window and POST /context: AgentScope v1.0.12's
 // AutoContextMemory with the chat model as summarizer (a local stub), replayed over the
@@ -36,15 +36,20 @@ const fourSteps: Msg[] = [
 ];
 
 describe.each(DATABASE_KINDS)("auto_context (AgentScope AutoContextMemory) through the API, on %s", (kind) => {
+  let db: TestDatabase;
   let server: AppServer;
   let api: MemscopeClient;
   let stub: OpenAiStub;
   let summaries = 0;
+  const start = async () => {
+    server = await db.startApp({ env: { MEMSCOPE_CHAT_BASE_URL: stub.url, MEMSCOPE_CHAT_MODEL: "stub-chat" } });
+    api = createMemscope({ baseUrl: server.url });
+  };
 
   beforeAll(async () => {
     stub = await startOpenAiStub({ chat: () => `SUMMARY ${++summaries}` });
-    server = await startAppOn(kind, { env: { MEMSCOPE_CHAT_BASE_URL: stub.url, MEMSCOPE_CHAT_MODEL: "stub-chat" } });
-    api = createMemscope({ baseUrl: server.url });
+    db = await openTestDatabase(kind);
+    await start();
     const demo = toolAgentDemo();
     const c = await api.POST("/conversations", { body: demo.conversation as never });
     expect(c.response.status).toBe(201);
@@ -53,6 +58,7 @@ describe.each(DATABASE_KINDS)("auto_context (AgentScope AutoContextMemory) throu
   });
   afterAll(async () => {
     await server?.stop();
+    await db?.stop();
     await stub?.stop();
   });
 
@@ -176,5 +182,24 @@ describe.each(DATABASE_KINDS)("auto_context (AgentScope AutoContextMemory) throu
       { role: "system", content: HOOK_INSTRUCTION },
     ]);
     expect(again.data!.message_sections.slice(0, 2)).toEqual(["system", "system"]);
+  });
+
+  it("/context and /window after a restart: the model's summaries come from the database, no model call", async () => {
+    const contextBody = { user_id: "sam@example.com", conversation_id: TOOL_AGENT_DEMO_ID, query: "Is the rollout safe now?", strategy: { type: "auto_context" }, memory: { enabled: false } } as never;
+    const windowBody = { messages: fourSteps, strategy: { type: "auto_context", msg_threshold: 1, last_keep: 3, min_compression_token_threshold: 1, steps: 4 } } as never;
+    const before = await api.POST("/context", { body: contextBody });
+    const beforeWindow = await api.POST("/window", { body: windowBody });
+    expect(beforeWindow.data!.auto_context!.summaries_written).toBeGreaterThan(0);
+    await server.stop();
+    await start();
+    const calls0 = chatRequests().length;
+    const after = await api.POST("/context", { body: contextBody });
+    const afterWindow = await api.POST("/window", { body: windowBody });
+    expect(chatRequests().length).toBe(calls0);
+    expect(after.data!.auto_context).toMatchObject({ model_calls: 0, cached_summaries: before.data!.auto_context!.summaries_written });
+    expect(afterWindow.data!.auto_context).toMatchObject({ model_calls: 0, cached_summaries: beforeWindow.data!.auto_context!.summaries_written });
+    const noUuids = (ms: { content: unknown }[]) => JSON.stringify(ms.map((m) => m.content)).replace(/uuid=[0-9a-f-]{36}/g, "uuid=*");
+    expect(noUuids(after.data!.messages)).toBe(noUuids(before.data!.messages));
+    expect(noUuids(afterWindow.data!.messages)).toBe(noUuids(beforeWindow.data!.messages));
   });
 });

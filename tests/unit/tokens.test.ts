@@ -123,6 +123,31 @@ describe("bounded token counting", () => {
     );
   });
 
+  // The counter splits text into pieces itself and remembers each piece's count: any code
+  // point, in any order, must split as tiktoken splits it, and a remembered count must be
+  // the same as a fresh one.
+  it.each(encodings)("any Unicode text counts exactly, the first time and again from remembered pieces (%s)", (name, enc) => {
+    fc.assert(
+      fc.property(fc.string({ unit: "binary", maxLength: 300 }), fc.string({ unit: "grapheme", maxLength: 300 }), (a, b) => {
+        for (const text of [a, b, a + b]) {
+          const expected = enc.encode_ordinary(text).length;
+          const first = countText(text, name);
+          if (!first.approximate) expect(first.tokens).toBe(expected);
+          expect(countText(text, name)).toEqual(first);
+        }
+      }),
+      { numRuns: 500, seed: 11 },
+    );
+  });
+
+  it.each(encodings)("tool output (log lines, JSON, a stack trace) counts exactly as plain tiktoken (%s)", (name, enc) => {
+    const rnd = noise(3);
+    const logs = Array.from({ length: 400 }, (_, i) => `2026-11-23T08:${String(i % 60).padStart(2, "0")}:01.${(rnd() * 999) | 0}Z INFO svc-${i % 7} latency_ms=${(rnd() * 900) | 0} status=200 path=/api/v1/items/${(rnd() * 1e6) | 0}\n`).join("");
+    const json = JSON.stringify(Array.from({ length: 200 }, (_, i) => ({ id: `id_${(rnd() * 1e9) | 0}`, ok: i % 3 === 0, score: rnd(), tags: ["a", "b"] })), null, 2);
+    const trace = "Error: boom\n" + Array.from({ length: 50 }, (_, i) => `    at fn${i} (/srv/app/node_modules/pkg/dist/index.js:${i * 7}:${i})\n`).join("");
+    for (const text of [logs, json, trace]) expect(countText(text, name)).toEqual({ tokens: enc.encode_ordinary(text).length, approximate: false });
+  });
+
   it.each(encodings)("1 MB of base64 noise counts exactly as plain tiktoken (%s)", (name, enc) => {
     const rnd = noise(1);
     const text = Buffer.from(Uint8Array.from({ length: (MB * 3) / 4 }, () => (rnd() * 256) | 0)).toString("base64");

@@ -5,13 +5,11 @@ import { ProviderError } from "../../errors/domain-errors";
 import type { ChatConfig } from "../../chat/chat-provider";
 import type { RoleMessage } from "../schemas";
 import type { Summarizer } from "./state";
+import { processSummaryCache, type SummaryCache } from "./summary-cache";
 
 // The chat model as AutoContextMemory's summarizer: the prompt goes as native chat
-// messages. Summaries are cached in process per (scope, call, prompt), so replaying a
-// stored conversation again (a page reload) costs no model call.
-
-const CACHE_LIMIT = 5000;
-const cache = new Map<string, string>();
+// messages. Summaries are cached per (conversation, model call, hash of what is sent),
+// so replaying a stored conversation again (a page reload, a restart) costs no model call.
 
 /** A tool result whose call is not in the prompt cannot go as a tool message; it goes as text. */
 function sendable(prompt: RoleMessage[]): unknown[] {
@@ -43,26 +41,32 @@ async function complete(cfg: ChatConfig, prompt: RoleMessage[]): Promise<string>
   return content;
 }
 
+// Offload uuids are new on every run, and earlier summaries carry their tags into later
+// prompts: the key leaves the tags' uuids out (other text is kept as sent), or a replay
+// run again would miss after its first offload.
+const OFFLOAD_UUID = /CONTEXT_OFFLOAD: uuid=[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
+
 export type ModelSummarizer = { summarize: Summarizer; counts: { calls: number; cached: number }; setCall: (call: number) => void };
 
-/** scope: what the cache is per (a conversation and leaf for a replay, null for an inline preview). */
-export function modelSummarizer(cfg: ChatConfig, scope: string | null): ModelSummarizer {
+/**
+ * conversationId: the stored conversation replayed (null for a pasted history); the
+ * cache is the database's for the caller's project, or this process's.
+ */
+export function modelSummarizer(cfg: ChatConfig, conversationId: string | null, cache: SummaryCache = processSummaryCache): ModelSummarizer {
   const counts = { calls: 0, cached: 0 };
-  let call = 0;
+  let step = 0;
   const summarize: Summarizer = async (req) => {
-    const key = createHash("sha256")
-      .update(JSON.stringify([cfg.baseUrl, cfg.model, scope, scope ? call : null, req.prompt]))
-      .digest("hex");
-    const hit = cache.get(key);
+    const hash = createHash("sha256").update(JSON.stringify([cfg.baseUrl, cfg.model, req.event, req.prompt]).replace(OFFLOAD_UUID, "CONTEXT_OFFLOAD: uuid=*")).digest("hex");
+    const key = { conversationId, step, hash };
+    const hit = await cache.get(key);
     if (hit !== undefined) {
       counts.cached++;
       return hit;
     }
     counts.calls++;
     const text = await complete(cfg, req.prompt);
-    if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
-    cache.set(key, text);
+    await cache.put(key, text, cfg.model);
     return text;
   };
-  return { summarize, counts, setCall: (n) => (call = n) };
+  return { summarize, counts, setCall: (n) => (step = n) };
 }
