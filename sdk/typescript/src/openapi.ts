@@ -3897,6 +3897,7 @@ export interface operations {
                             event_type: string;
                             /** @enum {string} */
                             actor: "ui" | "api" | "system";
+                            actor_label: string | null;
                             before: {
                                 [key: string]: unknown;
                             } | null;
