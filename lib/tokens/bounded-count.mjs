@@ -121,7 +121,16 @@ export function countBounded(enc, text, encodingName) {
     } else if (piece.length < RUN || utf8Length(piece) <= MAX_PIECE_BYTES) {
       tokens += enc.encode_ordinary(piece).length;
     } else {
-      for (const seg of segments(piece)) tokens += enc.encode_ordinary(seg).length;
+      // Segments of one long run repeat (1 MB of one letter is 4,096 equal segments): cached too.
+      for (const seg of segments(piece)) {
+        let n = cache.get(seg);
+        if (n === undefined) {
+          n = enc.encode_ordinary(seg).length;
+          if (cache.size >= PIECE_CACHE_MAX) cache.clear();
+          cache.set(seg, n);
+        }
+        tokens += n;
+      }
       approximate = true;
     }
   }
