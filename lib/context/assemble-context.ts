@@ -7,7 +7,7 @@ import { savedPresets } from "../models/model-settings";
 import { hookSystemMessages } from "../strategies/agentscope/hook";
 import { storedSummaryCache } from "../strategies/agentscope/summary-cache";
 import { applyStrategy } from "../strategies/apply-strategy";
-import { listTokens, roleMessageTokens } from "../strategies/message-tokens";
+import { anyLongPiece, listTokens, roleMessageTokens } from "../strategies/message-tokens";
 import { storeOffloads } from "../strategies/offloaded-contents";
 import type { RoleMessage } from "../strategies/schemas";
 import { REPLY_PRIMING_TOKENS } from "../tokens/chat-formula";
@@ -170,5 +170,6 @@ export async function assembleContext(sql: ProjectSql, input: ContextInput): Pro
     model: preset.model,
     encoding: enc,
     exact: preset.exact,
+    approximate: !preset.exact || anyLongPiece(built.messages, enc),
   };
 }

@@ -61,5 +61,6 @@ export const ZContextResult = z.object({
   model: z.string(),
   encoding: z.string(),
   exact: z.boolean(),
+  approximate: z.boolean().describe("True when a count is approximate: the tokenizer is a stand-in (not exact), or a text holds a piece over 256 bytes"),
 });
 export type ContextResult = z.infer<typeof ZContextResult>;

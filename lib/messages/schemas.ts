@@ -127,7 +127,7 @@ export const ZChatMessage = z.object({
 export const ZTokenizerInfo = {
   model: z.string(),
   encoding: z.string(),
-  approximate: z.boolean().describe("True when the model is unknown and o200k_base stands in."),
+  approximate: z.boolean().describe("True when a count is approximate: the model is unknown and o200k_base stands in, or a kept text holds a piece over 256 bytes (one word of hundreds of letters)."),
   formula: z.string(),
 };
 

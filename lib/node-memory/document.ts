@@ -1,6 +1,6 @@
 import { extractThread } from "../threads/extract-thread";
 import { contentTokens, CHAT_FORMULA, messageOverhead, type ContentPart, type FilePart } from "../tokens/chat-formula";
-import { countTextTokens } from "../tokens/count-tokens";
+import { countTextTokens, hasLongPiece } from "../tokens/count-tokens";
 import type { EncodingName, ModelTokenizer } from "../tokens/registry";
 import { tokenBufferWindow, type WindowTurn } from "../window/token-buffer";
 import {
@@ -185,7 +185,7 @@ export function nodeWindow(
     max_token_limit: maxTokenLimit,
     model: tok.model,
     encoding: tok.encoding,
-    approximate: tok.approximate,
+    approximate: tok.approximate || window.kept.some((t) => hasLongPiece(t.query, tok.encoding) || hasLongPiece(t.answer, tok.encoding)),
     formula: CHAT_FORMULA,
   };
 }

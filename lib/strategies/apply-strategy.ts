@@ -5,7 +5,7 @@ import { modelSummarizer } from "./agentscope/model-summarizer";
 import { replayAutoContext, runAutoContext, type AutoContextRun, type SummaryInfo } from "./agentscope/run-auto-context";
 import { placeholderSummarizer } from "./agentscope/summarize-placeholder";
 import type { SummaryCache } from "./agentscope/summary-cache";
-import { listTokens } from "./message-tokens";
+import { anyLongPiece, listTokens } from "./message-tokens";
 import { messageWindowStrategy } from "./message-window-strategy";
 import type { AutoContextStrategy, RoleMessage, Strategy, WindowResult } from "./schemas";
 import { summaryBufferStrategy } from "./summary-buffer-strategy";
@@ -55,6 +55,7 @@ export async function applyStrategy(
     ...(report ? { auto_context: report } : {}),
     model: preset.model,
     encoding: preset.encoding,
+    approximate: !preset.exact || anyLongPiece(out.messages, preset.encoding),
     context_window: preset.context_window,
     offloads: out.offloads ?? [],
     preset,

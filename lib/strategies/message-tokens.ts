@@ -1,5 +1,5 @@
 import { contentTokens, messageOverhead, REPLY_PRIMING_TOKENS } from "../tokens/chat-formula";
-import { countTextTokens } from "../tokens/count-tokens";
+import { countTextTokens, hasLongPiece } from "../tokens/count-tokens";
 import type { EncodingName } from "../tokens/registry";
 import type { RoleMessage } from "./schemas";
 
@@ -30,4 +30,15 @@ export function listTokens(messages: RoleMessage[], encoding: EncodingName): num
 export function textOf(m: RoleMessage): string {
   if (typeof m.content === "string") return m.content;
   return m.content.map((p) => (p.type === "text" ? p.text : `[${p.type}]`)).join("\n");
+}
+
+/**
+ * Whether any of these messages holds a piece longer than MAX_PIECE_BYTES (one "word" of
+ * hundreds of letters), whose count is then approximate. One regex test per text for
+ * ordinary text.
+ */
+export function anyLongPiece(messages: RoleMessage[], encoding: EncodingName): boolean {
+  return messages.some(
+    (m) => hasLongPiece(textOf(m), encoding) || (m.role === "assistant" && (m.tool_calls ?? []).some((c) => hasLongPiece(c.arguments, encoding))),
+  );
 }

@@ -159,6 +159,9 @@ export const ZWindowResult = z.object({
   auto_context: ZAutoContextReport.optional(),
   model: z.string(),
   encoding: z.string(),
+  approximate: z
+    .boolean()
+    .describe("True when a count is approximate: the model's tokenizer is a stand-in, or a text holds a piece over 256 bytes (one word of hundreds of letters)"),
   context_window: z.number().int(),
 });
 export type WindowResult = z.infer<typeof ZWindowResult>;
