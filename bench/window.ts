@@ -18,6 +18,7 @@ import { AIMessage, HumanMessage, trimMessages, type BaseMessage } from "@langch
 import { openDatabase, type Database } from "../lib/db/open-database";
 import { createConversation, requireConversation } from "../lib/conversations/conversation-store";
 import { ZConversationCreate } from "../lib/conversations/schemas";
+import { projectSql } from "../lib/db/project-sql";
 import { insertTurns } from "../lib/messages/insert-turns";
 import { ZHistoryQuery, ZTurnInput, type HistoryQuery, type HistoryResponse, type TurnInput } from "../lib/messages/schemas";
 import { getHistory } from "../lib/window/get-history";
@@ -96,7 +97,7 @@ async function buildConversation(db: Database) {
       turns.push(ZTurnInput.parse(raw));
     }
     const a = now();
-    const out = await insertTurns(db.sql, conv.id, turns);
+    const out = await insertTurns(projectSql(db.sql, "default"), conv.id, turns);
     const dt = now() - a;
     if (out.length !== turns.length) throw new Error(`insertTurns returned ${out.length} rows for ${turns.length}`);
     insertMs += dt;

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { openDatabase } from "../../lib/db/open-database";
 import { createConversation } from "../../lib/conversations/conversation-store";
 import { ZConversationCreate } from "../../lib/conversations/schemas";
+import { projectSql } from "../../lib/db/project-sql";
 import { insertTurns } from "../../lib/messages/insert-turns";
 import { ZTurnInput } from "../../lib/messages/schemas";
 import { embedLexical, LEXICAL_DIMENSIONS, LEXICAL_MODEL } from "../../lib/embeddings/lexical-embedder";
@@ -22,7 +23,7 @@ export async function loadContextDataset(dir: string, o: { turns: number; memori
   try {
     const conv = await createConversation(db.prisma, ZConversationCreate.parse({ app_id: "bench", end_user_id: o.user, name: "bench thread" }));
     const gen = makeTurnGenerator(500);
-    await insertTurns(db.sql, conv.id, Array.from({ length: o.turns }, () => ZTurnInput.parse(gen())));
+    await insertTurns(projectSql(db.sql, "default"), conv.id, Array.from({ length: o.turns }, () => ZTurnInput.parse(gen())));
 
     const mem = makeMemoryGenerator(4242);
     await db.sql.exec(`DROP INDEX IF EXISTS "${INDEX}"`);

@@ -65,7 +65,8 @@ async function authorize(req: Request, contract: ApiContract): Promise<Access> {
   const access = await resolveAccess(req);
   // Data queries are not filtered by project yet: until they are, only project `default`
   // (where all data lives) reaches them; other projects see nothing (404, never another's rows).
-  if (access.projectId !== "default" && !contract.scope.startsWith("project:")) {
+  // Imports are (lib/imports takes a ProjectSql).
+  if (access.projectId !== "default" && !contract.scope.startsWith("project:") && !contract.scope.startsWith("imports:")) {
     throw new NotFoundError("Project data of", access.projectId, "project");
   }
   if (!access.grants.has(need)) {

@@ -85,8 +85,10 @@ describe("access matrix from openapi.json", () => {
 
   it("a key of another project: 404 on every operation on this project's data or ids", async () => {
     const wrong: string[] = [];
-    // /project and /projects without ids act on the caller's own project by definition.
-    for (const op of ops.filter((o) => o.grant && !(o.scope.startsWith("project:") && o.pathParams.length === 0))) {
+    // /project and /projects without ids act on the caller's own project by definition; so do
+    // the import lists (/imports, /imports/dify-apps), already scoped by project.
+    const ownByDefinition = (o: Op) => (o.scope.startsWith("project:") || (o.scope.startsWith("imports:") && o.method === "GET")) && o.pathParams.length === 0;
+    for (const op of ops.filter((o) => o.grant && !ownByDefinition(o))) {
       const r = await send(op, otherProjectKey);
       // An empty body may be refused (422 naming a body field) before anything is looked up: nothing is revealed.
       const bodyRefused = r.status === 422 && op.hasBody && (await r.json()).error.message.startsWith("Invalid body");

@@ -4,6 +4,7 @@ import { loadThreadMessages } from "@/lib/context/load-thread-messages";
 import { openDatabase, type Database } from "@/lib/db/open-database";
 import type { SqlRunner } from "@/lib/db/migrations";
 import { insertTurns } from "@/lib/messages/insert-turns";
+import { projectSql } from "@/lib/db/project-sql";
 import { ZTurnInput } from "@/lib/messages/schemas";
 import { findAnchor, loadThreadIds } from "@/lib/threads/load-thread";
 import { getHistory, normalizeMessageLimit } from "@/lib/window/get-history";
@@ -51,7 +52,7 @@ describe("loadThreadMessages reads only the stored text a window can send", () =
   beforeAll(async () => {
     cid = await conversation();
     await insertTurns(
-      db.sql,
+      projectSql(db.sql, "default"),
       cid,
       Array.from({ length: 40 }, (_, i) => turn({ query: `QMARK${i}Q ${filler}`, answer: `AMARK${i}A ${filler}`, created_at: at(i) })),
     );
@@ -93,9 +94,9 @@ describe("loadThreadMessages reads only the stored text a window can send", () =
 
   it("a leaf on another branch reads that branch only", async () => {
     const c = await conversation();
-    const [root] = await insertTurns(db.sql, c, [turn({ query: "ROOTQ", answer: "ROOTA", parent_message_id: null, created_at: at(0) })]);
-    const [left] = await insertTurns(db.sql, c, [turn({ query: "LEFTQ", answer: "LEFTA", parent_message_id: root.id, created_at: at(1) })]);
-    await insertTurns(db.sql, c, [turn({ query: "RIGHTQ", answer: "RIGHTA", parent_message_id: root.id, created_at: at(2) })]);
+    const [root] = await insertTurns(projectSql(db.sql, "default"), c, [turn({ query: "ROOTQ", answer: "ROOTA", parent_message_id: null, created_at: at(0) })]);
+    const [left] = await insertTurns(projectSql(db.sql, "default"), c, [turn({ query: "LEFTQ", answer: "LEFTA", parent_message_id: root.id, created_at: at(1) })]);
+    await insertTurns(projectSql(db.sql, "default"), c, [turn({ query: "RIGHTQ", answer: "RIGHTA", parent_message_id: root.id, created_at: at(2) })]);
     reads = [];
     const msgs = await loadThreadMessages(sql, c, left.id, "o200k_base", { kind: "newest_messages", messages: 10 });
     expect(msgs.map((m) => m.content)).toEqual(["ROOTQ", "ROOTA", "LEFTQ", "LEFTA"]);
@@ -107,7 +108,7 @@ describe("getHistory (Dify's TokenBufferMemory) over stored rows", () => {
   it("reads the text of kept turns only; prunes oldest whole turns; leaves the in-flight placeholder out", async () => {
     const c = await conversation();
     await insertTurns(
-      db.sql,
+      projectSql(db.sql, "default"),
       c,
       [
         ...Array.from({ length: 10 }, (_, i) => turn({ query: `HQ${i}X`, answer: `HA${i}X`, created_at: at(i) })),
@@ -133,7 +134,7 @@ describe("getHistory (Dify's TokenBufferMemory) over stored rows", () => {
 
   it("message_limit: only the newest N rows are walked (every branch counts), capped at 500", async () => {
     const c = await conversation();
-    await insertTurns(db.sql, c, Array.from({ length: 6 }, (_, i) => turn({ query: `q${i}`, answer: `a${i}`, created_at: at(i) })));
+    await insertTurns(projectSql(db.sql, "default"), c, Array.from({ length: 6 }, (_, i) => turn({ query: `q${i}`, answer: `a${i}`, created_at: at(i) })));
     const h = await getHistory(sql, c, ZHistoryQuery.parse({ message_limit: "4" }));
     expect(h.thread_message_ids).toHaveLength(4);
     expect(h.message_limit).toBe(4);
@@ -147,9 +148,9 @@ describe("getHistory (Dify's TokenBufferMemory) over stored rows", () => {
 
   it("a chosen leaf: the thread up to it; cl100k models count with their own columns", async () => {
     const c = await conversation();
-    const [a] = await insertTurns(db.sql, c, [turn({ query: "alpha beta gamma", answer: "delta", parent_message_id: null, created_at: at(0) })]);
-    const [b] = await insertTurns(db.sql, c, [turn({ query: "left", answer: "L", parent_message_id: a.id, created_at: at(1) })]);
-    await insertTurns(db.sql, c, [turn({ query: "right", answer: "R", parent_message_id: a.id, created_at: at(2) })]);
+    const [a] = await insertTurns(projectSql(db.sql, "default"), c, [turn({ query: "alpha beta gamma", answer: "delta", parent_message_id: null, created_at: at(0) })]);
+    const [b] = await insertTurns(projectSql(db.sql, "default"), c, [turn({ query: "left", answer: "L", parent_message_id: a.id, created_at: at(1) })]);
+    await insertTurns(projectSql(db.sql, "default"), c, [turn({ query: "right", answer: "R", parent_message_id: a.id, created_at: at(2) })]);
     const h = await getHistory(sql, c, ZHistoryQuery.parse({ leaf_message_id: b.id }));
     expect(h.thread_message_ids).toEqual([b.id, a.id]);
     const o = await getHistory(sql, c, ZHistoryQuery.parse({ leaf_message_id: b.id, include_turn_tokens: "true" }));
@@ -167,10 +168,10 @@ describe("getHistory (Dify's TokenBufferMemory) over stored rows", () => {
 describe("loadThreadIds walks every row, page by page", () => {
   it("follows the newest row or a chosen leaf; regenerated siblings are skipped; stops at a root", async () => {
     const c = await conversation();
-    const [r] = await insertTurns(db.sql, c, [turn({ query: "r", parent_message_id: null, created_at: at(0) })]);
-    const [x] = await insertTurns(db.sql, c, [turn({ query: "x", parent_message_id: r.id, created_at: at(1) })]);
-    const [y] = await insertTurns(db.sql, c, [turn({ query: "y", parent_message_id: r.id, created_at: at(2) })]);
-    const [z] = await insertTurns(db.sql, c, [turn({ query: "z", parent_message_id: y.id, created_at: at(3) })]);
+    const [r] = await insertTurns(projectSql(db.sql, "default"), c, [turn({ query: "r", parent_message_id: null, created_at: at(0) })]);
+    const [x] = await insertTurns(projectSql(db.sql, "default"), c, [turn({ query: "x", parent_message_id: r.id, created_at: at(1) })]);
+    const [y] = await insertTurns(projectSql(db.sql, "default"), c, [turn({ query: "y", parent_message_id: r.id, created_at: at(2) })]);
+    const [z] = await insertTurns(projectSql(db.sql, "default"), c, [turn({ query: "z", parent_message_id: y.id, created_at: at(3) })]);
     expect(await loadThreadIds(sql, c)).toEqual([z.id, y.id, r.id]);
     expect(await loadThreadIds(sql, c, x.id)).toEqual([x.id, r.id]);
     expect(await loadThreadIds(sql, c, r.id)).toEqual([r.id]);
@@ -183,7 +184,7 @@ describe("loadThreadIds walks every row, page by page", () => {
     // A straight chain of 2 100 turns with the same created_at: (created_at, seq) orders them.
     const ids = Array.from({ length: 2100 }, () => randomUUID());
     await insertTurns(
-      db.sql,
+      projectSql(db.sql, "default"),
       c,
       ids.map((id, i) => turn({ id, parent_message_id: i ? ids[i - 1] : null, query: `p${i}`, created_at: at(0) })),
       { minimal: true },

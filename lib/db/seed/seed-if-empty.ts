@@ -3,6 +3,7 @@ import { ZConversationCreate } from "../../conversations/schemas";
 import { insertTurns } from "../../messages/insert-turns";
 import { ZTurnInput } from "../../messages/schemas";
 import type { Database } from "../open-database";
+import { projectSql } from "../project-sql";
 import { demoConversations } from "./demo-data";
 import { toolAgentDemo } from "./demo-tool-agent";
 import { seedDemoMemories } from "./seed-memories";
@@ -19,7 +20,7 @@ export async function seedDemo(db: Database): Promise<number> {
   for (const d of demos) {
     const conversation = ZConversationCreate.parse(d.conversation);
     await createConversation(db.prisma, conversation);
-    await insertTurns(db.sql, conversation.id!, d.turns.map((t) => ZTurnInput.parse(t)), { fieldPrefix: "messages" });
+    await insertTurns(projectSql(db.sql, "default") /* the demo lives in project `default` */, conversation.id!, d.turns.map((t) => ZTurnInput.parse(t)), { fieldPrefix: "messages" });
   }
   await seedDemoMemories(db);
   return demos.length;

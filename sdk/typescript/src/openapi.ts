@@ -7718,6 +7718,8 @@ export interface operations {
                             }[];
                             /** @description Why the whole job stopped (a record's problem is in problems). */
                             error: string | null;
+                            /** @description Who started it: an account's email or an API key's name (null for jobs from before this was kept). */
+                            actor: string | null;
                             created_at: string;
                             updated_at: string;
                             finished_at: string | null;
@@ -7840,6 +7842,8 @@ export interface operations {
                         }[];
                         /** @description Why the whole job stopped (a record's problem is in problems). */
                         error: string | null;
+                        /** @description Who started it: an account's email or an API key's name (null for jobs from before this was kept). */
+                        actor: string | null;
                         created_at: string;
                         updated_at: string;
                         finished_at: string | null;
@@ -7980,6 +7984,8 @@ export interface operations {
                         }[];
                         /** @description Why the whole job stopped (a record's problem is in problems). */
                         error: string | null;
+                        /** @description Who started it: an account's email or an API key's name (null for jobs from before this was kept). */
+                        actor: string | null;
                         created_at: string;
                         updated_at: string;
                         finished_at: string | null;

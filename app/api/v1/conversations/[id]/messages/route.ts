@@ -2,6 +2,7 @@ import * as api from "@/lib/api/contracts/conversations";
 import { withApi } from "@/lib/api/with-api";
 import { requireLiveConversation } from "@/lib/conversations/require-live-conversation";
 import { getDb } from "@/lib/db/get-db";
+import { getProjectSql } from "@/lib/db/get-project-sql";
 import { insertTurns } from "@/lib/messages/insert-turns";
 import { listMessages } from "@/lib/messages/list-messages";
 
@@ -13,7 +14,7 @@ export const GET = withApi(api.listMessages, async ({ params, query }) => {
   return listMessages(db.sql, params.id, query);
 });
 
-export const POST = withApi(api.appendMessage, async ({ params, body }) => {
-  const [created] = await insertTurns((await getDb()).sql, params.id, [body]);
+export const POST = withApi(api.appendMessage, async ({ access, params, body }) => {
+  const [created] = await insertTurns(await getProjectSql(access.projectId), params.id, [body]);
   return created;
 });

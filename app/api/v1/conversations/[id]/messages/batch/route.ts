@@ -1,14 +1,14 @@
 import * as api from "@/lib/api/contracts/conversations";
 import { withApi } from "@/lib/api/with-api";
-import { getDb } from "@/lib/db/get-db";
+import { getProjectSql } from "@/lib/db/get-project-sql";
 import { insertTurns } from "@/lib/messages/insert-turns";
 
 export const dynamic = "force-dynamic";
 
 /** Up to 10 000 turns, oldest first, in one transaction. */
-export const POST = withApi(api.appendMessageBatch, async ({ params, body }) => {
+export const POST = withApi(api.appendMessageBatch, async ({ access, params, body }) => {
   const opts = { allowMissingParents: body.allow_missing_parents, fieldPrefix: "messages" };
-  const { sql } = await getDb();
+  const sql = await getProjectSql(access.projectId);
   const data =
     body.return === "minimal"
       ? await insertTurns(sql, params.id, body.messages, { ...opts, minimal: true })
