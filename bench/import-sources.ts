@@ -17,6 +17,7 @@ import { makeTempDir, now, printMachine, removeDir, ROOT, runMain } from "./lib/
 import { startBuiltServer } from "./lib/start-server-dist";
 import { makeTurnGenerator } from "./lib/text";
 import { difyFile, mem0File, openaiFile } from "./lib/import-files";
+import { groupCpuSeconds } from "./lib/proc-cpu";
 
 const TOTAL = Number(process.env.BENCH_SOURCES_TURNS || 100_000);
 const PER_CONVERSATION = 100;
@@ -28,8 +29,11 @@ const load = () => os.loadavg().map((x) => x.toFixed(2)).join(" ");
 
 type Job = { id: string; status: string; total: number; processed: number; counts: Record<string, number>; problems: unknown[]; error: string | null };
 
-async function importAndWait(base: string, body: Record<string, unknown>): Promise<{ job: Job; postMs: number; totalMs: number }> {
+let serverPid = 0;
+
+async function importAndWait(base: string, body: Record<string, unknown>): Promise<{ job: Job; postMs: number; totalMs: number; cpuS: number | null }> {
   const payload = JSON.stringify(body);
+  const cpu0 = groupCpuSeconds(serverPid);
   const t0 = now();
   const r = await fetch(`${base}/api/v1/imports`, { method: "POST", headers: { "content-type": "application/json" }, body: payload });
   const postMs = now() - t0;
@@ -46,8 +50,9 @@ async function importAndWait(base: string, body: Record<string, unknown>): Promi
     }
   }
   const totalMs = now() - t0;
+  const cpu1 = groupCpuSeconds(serverPid);
   if (job.status !== "done") throw new Error(`import ${job.id} ${job.status}: ${job.error}`);
-  return { job, postMs, totalMs };
+  return { job, postMs, totalMs, cpuS: cpu0 === null || cpu1 === null ? null : cpu1 - cpu0 };
 }
 
 const rate = (n: number, msTaken: number) => Math.round(n / (msTaken / 1000));
@@ -61,6 +66,8 @@ runMain("bench:import-sources", async (onCleanup) => {
   onCleanup(() => removeDir(dataDir));
   const server = await startBuiltServer(dataDir);
   onCleanup(() => server.stop());
+  serverPid = server.pid;
+  const perCpu = (n: number, r: { cpuS: number | null }) => (r.cpuS ? Math.round(n / r.cpuS) : NaN);
 
   const gen = makeTurnGenerator(4242);
   const dify = difyFile(gen, TOTAL, PER_CONVERSATION);
@@ -68,7 +75,10 @@ runMain("bench:import-sources", async (onCleanup) => {
   const first = await importAndWait(server.base, { content: dify.text, format: "dify-api", file_name: "bench-dify.json" });
   if (first.job.counts.turns !== dify.turns || first.job.counts.failed) throw new Error(`imported ${JSON.stringify(first.job.counts)}, problems ${JSON.stringify(first.job.problems).slice(0, 500)}`);
   const difyRate = rate(dify.turns, first.totalMs);
-  console.log(`  imported in ${(first.totalMs / 1000).toFixed(1)} s (POST answered after ${(first.postMs / 1000).toFixed(2)} s): ${difyRate} turns/s`);
+  console.log(
+    `  imported in ${(first.totalMs / 1000).toFixed(1)} s (POST answered after ${(first.postMs / 1000).toFixed(2)} s): ${difyRate} turns/s; ` +
+      `server CPU ${first.cpuS?.toFixed(1)} s = ${perCpu(dify.turns, first)} turns per CPU-second`,
+  );
 
   const again = await importAndWait(server.base, { content: dify.text, format: "dify-api" });
   if (again.job.counts.turns !== 0 || again.job.counts.skipped !== dify.conversations) throw new Error(`re-run wrote ${JSON.stringify(again.job.counts)}`);
@@ -79,7 +89,7 @@ runMain("bench:import-sources", async (onCleanup) => {
   const openai = await importAndWait(server.base, { content: oa, format: "openai", file_name: "bench-openai.jsonl" });
   if (openai.job.counts.turns !== OPENAI_TURNS) throw new Error(`openai imported ${JSON.stringify(openai.job.counts)}`);
   const oaRate = rate(OPENAI_TURNS, openai.totalMs);
-  console.log(`  imported in ${(openai.totalMs / 1000).toFixed(1)} s: ${oaRate} turns/s`);
+  console.log(`  imported in ${(openai.totalMs / 1000).toFixed(1)} s: ${oaRate} turns/s; server CPU ${openai.cpuS?.toFixed(1)} s = ${perCpu(OPENAI_TURNS, openai)} turns per CPU-second`);
 
   const m0 = mem0File(gen, MEM0_MEMORIES);
   console.log(`Mem0 export: ${MEM0_MEMORIES.toLocaleString("en-US")} memories, ${mib(m0)} MiB`);
@@ -92,11 +102,12 @@ runMain("bench:import-sources", async (onCleanup) => {
   const loadAfter = load();
 
   console.log(`\n=== import pipeline (POST /api/v1/imports to job done), next start + ${DB}; load average before ${loadBefore}, after ${loadAfter} ===`);
-  console.log(`| source | records | turns | seconds | turns/s |`);
-  console.log(`| Dify Service API JSON, ${mib(dify.text)} MiB | ${dify.conversations} | ${dify.turns} | ${(first.totalMs / 1000).toFixed(1)} | ${difyRate} |`);
-  console.log(`| same file again (all skipped) | ${dify.conversations} | 0 | ${(again.totalMs / 1000).toFixed(1)} | - |`);
-  console.log(`| OpenAI JSONL, ${mib(oa)} MiB | ${OPENAI_TURNS / 4} | ${OPENAI_TURNS} | ${(openai.totalMs / 1000).toFixed(1)} | ${oaRate} |`);
-  console.log(`| Mem0 export, ${mib(m0)} MiB | ${MEM0_MEMORIES} memories | - | ${(mem0.totalMs / 1000).toFixed(1)} | ${m0Rate} memories/s |`);
+  const cpuCell = (n: number, r: { cpuS: number | null }) => `${r.cpuS?.toFixed(1) ?? "-"} | ${Number.isNaN(perCpu(n, r)) ? "-" : perCpu(n, r)}`;
+  console.log(`| source | records | turns | seconds | turns/s | server CPU s | per CPU-second |`);
+  console.log(`| Dify Service API JSON, ${mib(dify.text)} MiB | ${dify.conversations} | ${dify.turns} | ${(first.totalMs / 1000).toFixed(1)} | ${difyRate} | ${cpuCell(dify.turns, first)} |`);
+  console.log(`| same file again (all skipped) | ${dify.conversations} | 0 | ${(again.totalMs / 1000).toFixed(1)} | - | ${again.cpuS?.toFixed(1) ?? "-"} | - |`);
+  console.log(`| OpenAI JSONL, ${mib(oa)} MiB | ${OPENAI_TURNS / 4} | ${OPENAI_TURNS} | ${(openai.totalMs / 1000).toFixed(1)} | ${oaRate} | ${cpuCell(OPENAI_TURNS, openai)} |`);
+  console.log(`| Mem0 export, ${mib(m0)} MiB | ${MEM0_MEMORIES} memories | - | ${(mem0.totalMs / 1000).toFixed(1)} | ${m0Rate} memories/s | ${cpuCell(MEM0_MEMORIES, mem0)} |`);
   console.log(`Target ${TARGET} turns/s with ${dify.turns.toLocaleString("en-US")} turns: ${difyRate >= TARGET ? "MET" : "MISSED"} (${((difyRate / TARGET) * 100).toFixed(0)}% of target)`);
 
   const resultsDir = path.join(ROOT, "bench", "results");
@@ -109,10 +120,10 @@ runMain("bench:import-sources", async (onCleanup) => {
         machine,
         database: DB,
         loadAverage: { before: loadBefore, after: loadAfter },
-        dify: { conversations: dify.conversations, turns: dify.turns, mib: Number(mib(dify.text)), seconds: first.totalMs / 1000, postSeconds: first.postMs / 1000, turnsPerSec: difyRate },
+        dify: { conversations: dify.conversations, turns: dify.turns, mib: Number(mib(dify.text)), seconds: first.totalMs / 1000, postSeconds: first.postMs / 1000, turnsPerSec: difyRate, serverCpuSeconds: first.cpuS },
         rerun: { seconds: again.totalMs / 1000, skipped: again.job.counts.skipped },
-        openai: { turns: OPENAI_TURNS, seconds: openai.totalMs / 1000, turnsPerSec: oaRate },
-        mem0: { memories: MEM0_MEMORIES, seconds: mem0.totalMs / 1000, memoriesPerSec: m0Rate },
+        openai: { turns: OPENAI_TURNS, seconds: openai.totalMs / 1000, turnsPerSec: oaRate, serverCpuSeconds: openai.cpuS },
+        mem0: { memories: MEM0_MEMORIES, seconds: mem0.totalMs / 1000, memoriesPerSec: m0Rate, serverCpuSeconds: mem0.cpuS },
         target: TARGET,
       },
       null,

@@ -3,7 +3,7 @@
 // Where an import spends its time, in-process (no HTTP, no job rows): parses a generated
 // Dify Service API file (BENCH_SOURCES_TURNS, default 20 000) and an OpenAI JSONL file,
 // runs ImportRun on a fresh PGlite folder, and prints turns/s with the token-counting
-// share (the same texts counted alone, warm).
+// share (the same texts counted alone, warm), and what one ANALYZE costs afterwards.
 
 import { openDatabase } from "../../lib/db/open-database";
 import { projectSql } from "../../lib/db/project-sql";
@@ -46,8 +46,11 @@ runMain("diag:import-profile", async (cleanup) => {
     const again = new ImportRun(sql, { dryRun: false });
     await again.add(parsed);
     const againMs = now() - t0;
+    t0 = now();
+    await db.sql.exec("ANALYZE messages; ANALYZE conversations");
+    const analyzeMs = now() - t0;
     console.log(
-      `${label}: ${turns} turns in ${parsed.conversations.length} conversations; parse ${(parseMs / 1000).toFixed(2)} s; ` +
+      `${label}: ANALYZE messages + conversations after it ${Math.round(analyzeMs)} ms; ${turns} turns in ${parsed.conversations.length} conversations; parse ${(parseMs / 1000).toFixed(2)} s; ` +
         `run ${(runMs / 1000).toFixed(2)} s = ${Math.round(turns / (runMs / 1000))} turns/s; tokens alone ${(tokMs / 1000).toFixed(2)} s ` +
         `(${Math.round(turns / (tokMs / 1000))} turns/s); re-run ${(againMs / 1000).toFixed(2)} s (skipped ${again.counts.skipped})`,
     );

@@ -56,6 +56,8 @@ export class ImportRun {
   readonly counts: ImportCounts = emptyCounts();
   readonly problems: ImportProblem[] = [];
   processed = 0;
+  /** Turns written by the bulk path since planner statistics were last noted (once per batch, not per chunk). */
+  private unanalyzed = 0;
 
   constructor(
     private readonly sql: ProjectSql,
@@ -84,6 +86,10 @@ export class ImportRun {
   async add(parsed: ParsedImport): Promise<void> {
     for (const p of parsed.problems) await this.fail(p);
     await this.conversations(parsed.source, parsed.conversations);
+    if (this.unanalyzed) {
+      await noteBulkWrite(this.sql, this.unanalyzed, ["messages", "conversations"]);
+      this.unanalyzed = 0;
+    }
     await this.memories(parsed.source, parsed.memories);
   }
 
@@ -239,7 +245,7 @@ export class ImportRun {
         const turns = bulk.reduce((n, b) => n + b.prepared.length, 0);
         this.counts.conversations += bulk.length;
         this.counts.turns += turns;
-        await noteBulkWrite(this.sql, turns, ["messages", "conversations"]);
+        this.unanalyzed += turns;
         await this.tick(bulk.length);
       }
     }
