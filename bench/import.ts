@@ -9,11 +9,13 @@
 // Knobs (env): BENCH_IMPORT_TOTAL, BENCH_IMPORT_BATCH, BENCH_IMPORT_BIG.
 
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { countTextsAllEncodings } from "../lib/tokens/count-tokens-parallel";
 import { makeTurnGenerator, type Turn } from "./lib/text";
 import { makeTempDir, ms, now, postJson, printMachine, removeDir, ROOT, runMain } from "./lib/common";
 import { startBuiltServer } from "./lib/start-server-dist";
+import { groupCpuSeconds } from "./lib/proc-cpu";
 
 const TOTAL = Number(process.env.BENCH_IMPORT_TOTAL || 50_000);
 const BATCH = Number(process.env.BENCH_IMPORT_BATCH || 5_000);
@@ -64,6 +66,7 @@ runMain("bench:import", async (onCleanup) => {
 
   const batches: BatchResult[] = [];
   let sample: Turn[] = [];
+  const cpu0 = groupCpuSeconds(server.pid);
   const wall0 = now();
   for (let done = 0; done < TOTAL; ) {
     const n = Math.min(BATCH, TOTAL - done);
@@ -79,6 +82,8 @@ runMain("bench:import", async (onCleanup) => {
     );
   }
   const wallMs = now() - wall0;
+  const cpu1 = groupCpuSeconds(server.pid);
+  const serverCpuS = cpu0 === null || cpu1 === null ? null : cpu1 - cpu0;
   const requestMs = batches.reduce((s, b) => s + b.ms, 0);
   const overall = rate(TOTAL, requestMs);
   const rates = batches.map((b) => rate(b.turns, b.ms));
@@ -117,6 +122,7 @@ runMain("bench:import", async (onCleanup) => {
       `(wall incl. client-side text generation and JSON.stringify ${rate(TOTAL, wallMs)} turns/s); ` +
       `per batch min ${Math.min(...rates)}, median ${[...rates].sort((x, y) => x - y)[Math.floor(rates.length / 2)]}, max ${Math.max(...rates)} turns/s`,
   );
+  if (serverCpuS) console.log(`Server CPU for the ${TOTAL.toLocaleString("en-US")} turns: ${serverCpuS.toFixed(1)} s = ${Math.round(TOTAL / serverCpuS)} turns per CPU-second (load average ${os.loadavg().map((x) => x.toFixed(2)).join(" ")})`);
   console.log(`One ${BIG.toLocaleString("en-US")}-turn batch with return=full: ${(big.ms / 1000).toFixed(2)} s = ${rate(big.turns, big.ms)} turns/s`);
   console.log(
     `Target ${TARGET} turns/s: ${overall >= TARGET ? "MET" : "MISSED"} (${((overall / TARGET) * 100).toFixed(0)}% of target). ` +
@@ -133,6 +139,8 @@ runMain("bench:import", async (onCleanup) => {
     batchSize: BATCH,
     batches,
     overallTurnsPerSec: overall,
+    serverCpuSeconds: serverCpuS,
+    turnsPerCpuSecond: serverCpuS ? Math.round(TOTAL / serverCpuS) : null,
     wallTurnsPerSec: rate(TOTAL, wallMs),
     requestSeconds: requestMs / 1000,
     big: { ...big, turnsPerSec: rate(big.turns, big.ms) },

@@ -63,8 +63,10 @@ export function ImportView() {
     if (job) setRunId(job.id);
   };
 
-  // When a run ends, lists elsewhere (conversations, memories, Dify cursors, recent jobs) are stale.
+  // When a run ends, lists elsewhere (conversations, memories, Dify cursors, recent jobs) are stale;
+  // when a preview ends, the recent jobs are.
   const runStatus = run.data?.status;
+  const previewStatus = preview.data?.status;
   useEffect(() => {
     if (runStatus === "done" || runStatus === "failed") {
       void qc.invalidateQueries({ queryKey: ik.all });
@@ -72,6 +74,9 @@ export function ImportView() {
       void qc.invalidateQueries({ queryKey: ["memories"] });
     }
   }, [runStatus, qc]);
+  useEffect(() => {
+    if (previewStatus === "done" || previewStatus === "failed") void qc.invalidateQueries({ queryKey: ik.jobs });
+  }, [previewStatus, qc]);
 
   const busy = start.isPending || isRunning(preview.data) || isRunning(run.data);
 

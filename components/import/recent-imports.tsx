@@ -22,6 +22,7 @@ export function RecentImports() {
             {j.dry_run && <Badge tone="accent">dry run</Badge>}
             <Badge tone={j.status === "failed" ? "red" : j.status === "done" ? "neutral" : "amber"}>{j.status}</Badge>
             <span className="w-full font-mono text-xs text-zinc-600 sm:w-auto dark:text-zinc-400">{summaryLine(j.counts, j.dry_run)}</span>
+            {j.actor && <span className="text-xs text-zinc-600 dark:text-zinc-400">by {j.actor}</span>}
             <time className="text-xs text-zinc-500" dateTime={j.created_at}>
               {relativeTime(j.created_at)}
             </time>

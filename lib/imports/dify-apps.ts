@@ -1,11 +1,11 @@
 import "server-only";
-import type { SqlRunner } from "../db/migrations";
+import type { ProjectSql } from "../db/project-sql";
 import { DomainError } from "../errors/domain-errors";
 import { connectDify, difyDatabaseUrl, listDifyApps } from "./dify-db";
 import type { DifyApps } from "./schemas";
 
 /** What the /import page offers under "Dify database": never an error status, a state to show. */
-export async function difyApps(sql: SqlRunner): Promise<DifyApps> {
+export async function difyApps(sql: ProjectSql): Promise<DifyApps> {
   const url = difyDatabaseUrl();
   if (!url) return { configured: false, error: null, data: [] };
   let client;

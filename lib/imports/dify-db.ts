@@ -1,5 +1,5 @@
 import "server-only";
-import type { SqlRunner } from "../db/migrations";
+import type { ProjectSql } from "../db/project-sql";
 import { ConfigurationError, NotFoundError } from "../errors/domain-errors";
 import { difyMessageToTurn } from "./dify-turn";
 import { problemOf } from "./field-readers";
@@ -9,8 +9,8 @@ import type { ImportConversation, ParsedImport } from "./types";
 // Reads a Dify PostgreSQL database, read-only (every transaction of the session is READ
 // ONLY), through the tables of Dify's own models: apps, conversations, messages,
 // message_files, end_users (message_feedbacks when present). Incremental: a cursor per
-// source (the newest message already imported, by created_at then id) is kept in
-// import_cursors; a run reads only messages after it, a page of conversations at a time.
+// project and source (the newest message already imported, by created_at then id) is kept
+// in import_cursors; a run reads only messages after it, a page of conversations at a time.
 
 export const DIFY_DB_ENV = "MEMSCOPE_DIFY_DATABASE_URL";
 const PAGE_CONVERSATIONS = 200;
@@ -50,7 +50,7 @@ export async function connectDify(url = difyDatabaseUrl()): Promise<PgClient> {
   return client as unknown as PgClient;
 }
 
-export async function listDifyApps(client: PgClient, sql: SqlRunner, url: string) {
+export async function listDifyApps(client: PgClient, sql: ProjectSql, url: string) {
   const { rows } = await client.query(
     `SELECT a.id::text AS id, a.name, a.mode,
             (SELECT count(*) FROM conversations c WHERE c.app_id = a.id AND NOT c.is_deleted)::int AS conversations,
@@ -59,7 +59,7 @@ export async function listDifyApps(client: PgClient, sql: SqlRunner, url: string
   );
   const keys = rows.map((r) => difySourceKey(url, String(r.id)));
   const cursors = keys.length
-    ? await sql.query<{ source_key: string; cursor: MessageKey }>(`SELECT source_key, cursor FROM import_cursors WHERE source_key = ANY($1::text[])`, [keys])
+    ? await sql.query<{ source_key: string; cursor: MessageKey }>(`SELECT source_key, cursor FROM import_cursors WHERE project_id = $2 AND source_key = ANY($1::text[])`, [keys, sql.projectId])
     : [];
   const byKey = new Map(cursors.map((c) => [c.source_key, c.cursor]));
   return rows.map((r, i) => ({
@@ -72,16 +72,16 @@ export async function listDifyApps(client: PgClient, sql: SqlRunner, url: string
   }));
 }
 
-export async function readCursor(sql: SqlRunner, key: string): Promise<MessageKey | null> {
-  const [row] = await sql.query<{ cursor: MessageKey }>(`SELECT cursor FROM import_cursors WHERE source_key = $1`, [key]);
+export async function readCursor(sql: ProjectSql, key: string): Promise<MessageKey | null> {
+  const [row] = await sql.query<{ cursor: MessageKey }>(`SELECT cursor FROM import_cursors WHERE project_id = $2 AND source_key = $1`, [key, sql.projectId]);
   return row?.cursor ?? null;
 }
 
-export async function writeCursor(sql: SqlRunner, key: string, cursor: MessageKey): Promise<void> {
+export async function writeCursor(sql: ProjectSql, key: string, cursor: MessageKey): Promise<void> {
   await sql.query(
-    `INSERT INTO import_cursors (source_key, cursor, updated_at) VALUES ($1, $2::jsonb, now())
-     ON CONFLICT (source_key) DO UPDATE SET cursor = EXCLUDED.cursor, updated_at = now()`,
-    [key, JSON.stringify(cursor)],
+    `INSERT INTO import_cursors (project_id, source_key, cursor, updated_at) VALUES ($3, $1, $2::jsonb, now())
+     ON CONFLICT (project_id, source_key) DO UPDATE SET cursor = EXCLUDED.cursor, updated_at = now()`,
+    [key, JSON.stringify(cursor), sql.projectId],
   );
 }
 

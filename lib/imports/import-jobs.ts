@@ -1,6 +1,6 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import type { SqlRunner } from "../db/migrations";
+import type { ProjectSql } from "../db/project-sql";
 import { NotFoundError } from "../errors/domain-errors";
 import type { ImportJob } from "./schemas";
 import type { ImportProgress } from "./run-import";
@@ -11,7 +11,7 @@ import type { ImportFormat } from "./types";
 // is running (a restart) reads as failed.
 
 const COLUMNS = `id, format, label, dry_run, status, total, processed, conversations, turns, memories, skipped, failed,
-  problems, error, created_at, updated_at, finished_at`;
+  problems, error, actor, created_at, updated_at, finished_at`;
 
 type Row = {
   id: string;
@@ -28,6 +28,7 @@ type Row = {
   failed: number;
   problems: ImportJob["problems"];
   error: string | null;
+  actor: string | null;
   created_at: Date | string;
   updated_at: Date | string;
   finished_at: Date | string | null;
@@ -55,48 +56,49 @@ function serialize(r: Row): ImportJob {
     counts: { conversations: r.conversations, turns: r.turns, memories: r.memories, skipped: r.skipped, failed: r.failed },
     problems: r.problems,
     error: orphaned ? "The server stopped while this import ran; run it again (records already imported are skipped)." : r.error,
+    actor: r.actor,
     created_at: iso(r.created_at)!,
     updated_at: iso(r.updated_at)!,
     finished_at: iso(r.finished_at),
   };
 }
 
-export async function createJob(sql: SqlRunner, j: { projectId: string; format: ImportFormat; label: string; dryRun: boolean }): Promise<ImportJob> {
+export async function createJob(sql: ProjectSql, j: { format: ImportFormat; label: string; dryRun: boolean; actor: string | null }): Promise<ImportJob> {
   const [row] = await sql.query<Row>(
-    `INSERT INTO import_jobs (id, project_id, format, label, dry_run) VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
-    [randomUUID(), j.projectId, j.format, j.label.slice(0, 500), j.dryRun],
+    `INSERT INTO import_jobs (id, project_id, format, label, dry_run, actor) VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
+    [randomUUID(), sql.projectId, j.format, j.label.slice(0, 500), j.dryRun, j.actor?.slice(0, 500) ?? null],
   );
   runningHere().add(row.id);
   return serialize(row);
 }
 
 /** Another project's job is a 404, as if it did not exist. */
-export async function getJob(sql: SqlRunner, projectId: string, id: string): Promise<ImportJob> {
-  const [row] = await sql.query<Row>(`SELECT ${COLUMNS} FROM import_jobs WHERE id = $1 AND project_id = $2`, [id, projectId]);
+export async function getJob(sql: ProjectSql, id: string): Promise<ImportJob> {
+  const [row] = await sql.query<Row>(`SELECT ${COLUMNS} FROM import_jobs WHERE id = $1 AND project_id = $2`, [id, sql.projectId]);
   if (!row) throw new NotFoundError("Import", id);
   return serialize(row);
 }
 
-export async function listJobs(sql: SqlRunner, projectId: string, limit = 20): Promise<ImportJob[]> {
-  const rows = await sql.query<Row>(`SELECT ${COLUMNS} FROM import_jobs WHERE project_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`, [projectId, limit]);
+export async function listJobs(sql: ProjectSql, limit = 20): Promise<ImportJob[]> {
+  const rows = await sql.query<Row>(`SELECT ${COLUMNS} FROM import_jobs WHERE project_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`, [sql.projectId, limit]);
   return rows.map(serialize);
 }
 
-export async function saveProgress(sql: SqlRunner, id: string, p: ImportProgress & { total?: number; status?: "running" }) {
+export async function saveProgress(sql: ProjectSql, id: string, p: ImportProgress & { total?: number; status?: "running" }) {
   await sql.query(
     `UPDATE import_jobs SET status = COALESCE($2, status), total = GREATEST(total, COALESCE($3, total), $4), processed = $4,
             conversations = $5, turns = $6, memories = $7, skipped = $8, failed = $9, problems = $10::jsonb, updated_at = now()
-      WHERE id = $1`,
-    [id, p.status ?? null, p.total ?? null, p.processed, p.conversations, p.turns, p.memories, p.skipped, p.failed, JSON.stringify(p.problems)],
+      WHERE id = $1 AND project_id = $11`,
+    [id, p.status ?? null, p.total ?? null, p.processed, p.conversations, p.turns, p.memories, p.skipped, p.failed, JSON.stringify(p.problems), sql.projectId],
   );
 }
 
-export async function finishJob(sql: SqlRunner, id: string, p: ImportProgress | null, error: string | null) {
+export async function finishJob(sql: ProjectSql, id: string, p: ImportProgress | null, error: string | null) {
   try {
     if (p) await saveProgress(sql, id, p);
     await sql.query(
-      `UPDATE import_jobs SET status = $2, error = $3, total = GREATEST(total, processed), finished_at = now(), updated_at = now() WHERE id = $1`,
-      [id, error ? "failed" : "done", error],
+      `UPDATE import_jobs SET status = $2, error = $3, total = GREATEST(total, processed), finished_at = now(), updated_at = now() WHERE id = $1 AND project_id = $4`,
+      [id, error ? "failed" : "done", error, sql.projectId],
     );
   } finally {
     runningHere().delete(id);

@@ -1,7 +1,7 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import type { SqlRunner } from "../db/migrations";
-import { projectSql } from "../db/project-sql"; // interim: the imports branch scopes imports to the caller's project
+import type { ProjectSql } from "../db/project-sql";
+import { noteBulkWrite } from "../db/planner-stats";
 import { writeProviders } from "../embeddings/active-model";
 import type { EmbeddingProvider } from "../embeddings/embedding-provider";
 import { badTextReason, checkJsonValue } from "../api/input-guard";
@@ -9,20 +9,33 @@ import { DomainError } from "../errors/domain-errors";
 import { contentKey } from "../memories/normalize-content";
 import { recordEvent } from "../memories/record-event";
 import { writeEmbeddings, type MemoryVector } from "../memories/write-embeddings";
-import { insertTurns } from "../messages/insert-turns";
+import { insertTurns, planTurns, turnIds, turnTotals, writeTurnRows, type PreparedTurn } from "../messages/insert-turns";
 import { ZTurnInput, type TurnInput } from "../messages/schemas";
+import { UUID_NIL } from "../threads/uuid-nil";
 import { countTextsAllEncodings, type TokenCounts } from "../tokens/count-tokens-parallel";
-import { emptyCounts, type ImportConversation, type ImportCounts, type ImportMemory, type ImportProblem, type ParsedImport } from "./types";
+import { stableUuid } from "./stable-id";
+import { emptyCounts, type ImportConversation, type ImportCounts, type ImportMemory, type ImportProblem, type ImportTurn, type ParsedImport } from "./types";
 
-// Writes normalized records through the domain code. Each conversation is one
-// transaction (created with its turns and its external id, or not at all); each memory
-// likewise. A record already imported is skipped, or, for a conversation, gets only its
-// turns that are new (Dify's database grows). A dry run reads the same way and writes
+// Writes normalized records into one project. Each conversation is all or nothing: created
+// with its turns and its external id, or not at all. New conversations are written a chunk
+// at a time, one statement per table for the whole chunk (the bulk path: a few round trips
+// per thousands of turns instead of ten per conversation); when that chunk's transaction
+// fails, each of its conversations is written again alone, in a transaction of its own, so a
+// bad one fails alone. A conversation imported before gets only its turns that are new
+// (Dify's database grows), through insertTurns. Each memory is a transaction too. A record
+// already imported into this project is skipped. A dry run reads the same way and writes
 // nothing. Token counting, the CPU part, runs in worker threads for a chunk of
 // conversations while the previous chunk is written.
+//
+// Ids: a source's ids are kept (Dify's message and conversation ids, so parents stay
+// parents) unless another project already holds them (the same file imported into a
+// second project): then that conversation's ids, and its parents, become ids derived from
+// the project and the source id, the same on every run, so re-runs still find them.
 
 export const MAX_PROBLEMS = 50;
 const CHUNK_TURNS = 4000;
+/** Also bounds a chunk of small conversations, so that progress moves as chunks commit. */
+const CHUNK_CONVERSATIONS = 250;
 const MEMORY_CHUNK = 100;
 
 export type ImportProgress = ImportCounts & { processed: number; problems: ImportProblem[] };
@@ -34,14 +47,20 @@ export type RunOptions = {
 };
 
 type Plan = { conv: ImportConversation; isNew: boolean; turns: TurnInput[]; paths: string[]; problem?: ImportProblem };
+type Bulk = { plan: Plan; counts: TokenCounts; prepared: PreparedTurn[]; leafDelta: number; tokenDelta: number };
+
+/** The id a source id gets in a project where the source's own id is taken by another project. */
+export const projectLocalId = (projectId: string, sourceId: string) => stableUuid(`import:${projectId}:${sourceId}`);
 
 export class ImportRun {
   readonly counts: ImportCounts = emptyCounts();
   readonly problems: ImportProblem[] = [];
   processed = 0;
+  /** Turns written by the bulk path since planner statistics were last noted (once per batch, not per chunk). */
+  private unanalyzed = 0;
 
   constructor(
-    private readonly sql: SqlRunner,
+    private readonly sql: ProjectSql,
     private readonly opts: RunOptions,
   ) {}
 
@@ -49,11 +68,11 @@ export class ImportRun {
     return { ...this.counts, processed: this.processed, problems: this.problems.slice(0, MAX_PROBLEMS) };
   }
 
-  private async tick() {
-    this.processed++;
+  private async tick(n = 1) {
+    this.processed += n;
     await this.opts.onProgress?.(this.snapshot());
     // The embedded database runs queries on this thread and resolves them as microtasks:
-    // without a macrotask turn between records, HTTP requests would wait for the whole import.
+    // without a macrotask turn between writes, HTTP requests would wait for the whole import.
     await new Promise((r) => setImmediate(r));
   }
 
@@ -67,6 +86,10 @@ export class ImportRun {
   async add(parsed: ParsedImport): Promise<void> {
     for (const p of parsed.problems) await this.fail(p);
     await this.conversations(parsed.source, parsed.conversations);
+    if (this.unanalyzed) {
+      await noteBulkWrite(this.sql, this.unanalyzed, ["messages", "conversations"]);
+      this.unanalyzed = 0;
+    }
     await this.memories(parsed.source, parsed.memories);
   }
 
@@ -79,7 +102,7 @@ export class ImportRun {
     for (const c of all) {
       cur.push(c);
       size += c.turns.length;
-      if (size >= CHUNK_TURNS) {
+      if (size >= CHUNK_TURNS || cur.length >= CHUNK_CONVERSATIONS) {
         chunks.push(cur);
         cur = [];
         size = 0;
@@ -92,35 +115,35 @@ export class ImportRun {
     for (let k = 0; k < chunks.length; k++) {
       const { plans, counts } = await next!;
       next = k + 1 < chunks.length ? this.prepare(source, chunks[k + 1]) : null;
-      let offset = 0;
-      for (const plan of plans) {
-        const n = plan.turns.length;
-        const slice = counts ? sliceCounts(counts, offset, n) : undefined;
-        offset += n;
-        await this.writeConversation(source, plan, slice);
-      }
+      await this.writeChunk(source, plans, counts);
     }
   }
 
-  /** Which records are new, which turns of known ones are new, and their token counts. */
+  /** Which records are new, which turns of known ones are new, their local ids and token counts. */
   private async prepare(source: string, chunk: ImportConversation[]): Promise<{ plans: Plan[]; counts: TokenCounts | null }> {
+    const projectId = this.sql.projectId;
     const known = await this.knownIds(source, "conversation", chunk.map((c) => c.externalId));
-    const turnIds = chunk.flatMap((c) => c.turns.map((t) => t.id));
-    const stored = new Set(
-      turnIds.length
-        ? (await this.sql.query<{ id: string }>(`SELECT id FROM messages WHERE id = ANY($1::uuid[])`, [turnIds])).map((r) => r.id)
-        : [],
-    );
-    // New records whose id is taken by a conversation that was not imported from this source.
+    // Conversation and message ids are primary keys across projects, so these two lookups
+    // see every project: only to tell "taken here" (a problem) from "taken elsewhere" (new ids).
     const newIds = chunk.filter((c) => !known.has(c.externalId)).map((c) => c.id);
-    const taken = new Set(
-      newIds.length ? (await this.sql.query<{ id: string }>(`SELECT id FROM conversations WHERE id = ANY($1::uuid[])`, [newIds])).map((r) => r.id) : [],
-    );
+    const takenConv = await this.owners("conversations", newIds);
+    const takenTurn = await this.owners("messages", chunk.flatMap((c) => c.turns.map((t) => t.id)));
+    const elsewhere = (owner: string | undefined) => owner !== undefined && owner !== projectId;
+
+    const local = chunk.map((conv) => {
+      const localId = known.get(conv.externalId);
+      // Known: it was given new ids when its local id is not the source's. New: when another project holds any of its ids.
+      const remap = localId ? localId !== conv.id : elsewhere(takenConv.get(conv.id)) || conv.turns.some((t) => elsewhere(takenTurn.get(t.id)));
+      return { conv: remap ? remapConversation(conv, projectId, localId) : { ...conv, id: localId ?? conv.id }, isNew: !localId, remap };
+    });
+    const remappedTurnIds = local.filter((l) => l.remap).flatMap((l) => l.conv.turns.map((t) => t.id));
+    const takenRemapped = await this.owners("messages", remappedTurnIds);
+    const stored = (l: (typeof local)[number], id: string) => (l.remap ? takenRemapped : takenTurn).get(id) === projectId;
+
     const plans: Plan[] = [];
-    for (const conv of chunk) {
-      const local = known.get(conv.externalId);
-      const isNew = !local;
-      const fresh = conv.turns.filter((t) => !stored.has(t.id));
+    for (const l of local) {
+      const { conv, isNew } = l;
+      const fresh = conv.turns.filter((t) => !stored(l, t.id));
       const turns: TurnInput[] = [];
       const paths: string[] = [];
       let problem: ImportProblem | null = null;
@@ -148,50 +171,141 @@ export class ImportRun {
         turns.push(r.data);
         paths.push(t.path ?? `turn ${t.id}`);
       }
-      if (!problem && isNew && taken.has(conv.id)) problem = idTaken(conv);
+      if (!problem && isNew && takenConv.get(conv.id) === projectId) problem = idTaken(conv);
       if (!problem && isNew && fresh.length < conv.turns.length) {
-        const taken = conv.turns.find((t) => stored.has(t.id))!;
+        const taken = conv.turns.find((t) => stored(l, t.id))!;
         problem = { record: conv.record, field: `${taken.path ?? "turn"}.id`, message: `message ${taken.id} already exists in another conversation` };
       }
       if (problem) plans.push({ conv, isNew, turns: [], paths: [], problem });
-      else plans.push({ conv: { ...conv, id: local ?? conv.id }, isNew, turns, paths });
+      else plans.push({ conv, isNew, turns, paths });
     }
     const texts = plans.flatMap((p) => p.turns.flatMap((t) => [t.query, t.answer]));
     const counts = this.opts.dryRun || !texts.length ? null : await countTextsAllEncodings(texts);
     return { plans, counts };
   }
 
+  /** Which project holds each of these ids (of conversations or messages), if any. */
+  private async owners(table: "conversations" | "messages", ids: string[]): Promise<Map<string, string>> {
+    if (!ids.length) return new Map();
+    const rows = await this.sql.query<{ id: string; project_id: string }>(`SELECT id, project_id FROM ${table} WHERE id = ANY($1::uuid[])`, [ids]);
+    return new Map(rows.map((r) => [r.id, r.project_id]));
+  }
+
+  private async writeChunk(source: string, plans: Plan[], counts: TokenCounts | null) {
+    const bulk: Bulk[] = [];
+    const alone: { plan: Plan; counts?: TokenCounts }[] = [];
+    const bulkIds = new Set<string>();
+    let offset = 0;
+    for (const plan of plans) {
+      const n = plan.turns.length;
+      const slice = counts ? sliceCounts(counts, offset, n) : undefined;
+      offset += n;
+      if (plan.problem) await this.fail(plan.problem);
+      else if (!plan.isNew && !n) {
+        this.counts.skipped++;
+        await this.tick();
+      } else if (this.opts.dryRun) {
+        this.counts.conversations++;
+        this.counts.turns += n;
+        await this.tick();
+      } else if (!plan.isNew || !slice) alone.push({ plan, counts: slice });
+      else {
+        // A new conversation: nothing stored to read, so its rows are decided here.
+        let b: Bulk;
+        try {
+          const ids = turnIds(plan.turns, "turns");
+          const prepared = planTurns(plan.conv.id, plan.turns, ids, slice, { newest: null, stored: new Set() }, {
+            allowMissingParents: plan.conv.allowMissingParents,
+            fieldPrefix: "turns",
+          });
+          b = { plan, counts: slice, prepared, ...turnTotals(prepared) };
+        } catch (e) {
+          await this.fail(conversationProblem(plan.conv, plan.paths, e));
+          continue;
+        }
+        // Two conversations of one chunk sharing an id: the second goes alone (and fails there, naming it).
+        if (bulkIds.has(plan.conv.id) || b.prepared.some((p) => bulkIds.has(p.id))) alone.push({ plan, counts: slice });
+        else {
+          bulkIds.add(plan.conv.id);
+          for (const p of b.prepared) bulkIds.add(p.id);
+          bulk.push(b);
+        }
+      }
+    }
+    if (bulk.length) {
+      let written = false;
+      try {
+        await this.sql.transaction((tx) => this.writeBulk(tx, source, bulk));
+        written = true;
+      } catch {
+        // Something of the chunk was refused (an id taken meanwhile, ...): each conversation alone.
+        alone.unshift(...bulk.map((b) => ({ plan: b.plan, counts: b.counts })));
+      }
+      if (written) {
+        const turns = bulk.reduce((n, b) => n + b.prepared.length, 0);
+        this.counts.conversations += bulk.length;
+        this.counts.turns += turns;
+        this.unanalyzed += turns;
+        await this.tick(bulk.length);
+      }
+    }
+    for (const a of alone) await this.writeConversation(source, a.plan, a.counts);
+  }
+
+  /** New conversations, their external ids and all their turns: one statement per table. */
+  private async writeBulk(tx: ProjectSql, source: string, bulk: Bulk[]) {
+    const col = <T>(f: (b: Bulk) => T) => bulk.map(f);
+    const conv = (b: Bulk) => b.plan.conv;
+    await tx.query(
+      `INSERT INTO conversations (id, project_id, app_id, end_user_id, name, mode, model_config, status, turn_count, leaf_count, token_count, created_at, updated_at)
+       SELECT u.id, $1, u.app_id, u.end_user_id, u.name, u.mode, u.model_config::jsonb, 'active', u.turns, u.leaves, u.tokens, u.created_at,
+              -- as the one-by-one path leaves it: the source's last activity, else the moment of the import
+              CASE WHEN u.last IS NULL THEN now() ELSE GREATEST(u.created_at, u.last) END
+         FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[], $9::int[], $10::int[], $11::timestamptz[], $12::timestamptz[])
+           AS u(id, app_id, end_user_id, name, mode, model_config, turns, leaves, tokens, created_at, last)`,
+      [
+        tx.projectId,
+        col((b) => conv(b).id),
+        col((b) => conv(b).app_id),
+        col((b) => conv(b).end_user_id),
+        col((b) => conv(b).name),
+        col((b) => conv(b).mode),
+        col((b) => (conv(b).model_config ? JSON.stringify(conv(b).model_config) : null)),
+        col((b) => b.prepared.length),
+        col((b) => b.leafDelta),
+        col((b) => b.tokenDelta),
+        col((b) => createdAt(conv(b), b.plan.turns)),
+        col((b) => lastActivity(conv(b), b.plan.turns) ?? null),
+      ],
+    );
+    await tx.query(
+      `INSERT INTO import_external_ids (project_id, source, kind, external_id, local_id, job_id)
+       SELECT $1, $2, 'conversation', u.external_id, u.local_id, $3 FROM unnest($4::text[], $5::uuid[]) AS u(external_id, local_id)`,
+      [tx.projectId, source, this.opts.jobId ?? null, col((b) => conv(b).externalId), col((b) => conv(b).id)],
+    );
+    await writeTurnRows(tx, bulk.flatMap((b) => b.prepared), false);
+  }
+
   private async writeConversation(source: string, plan: Plan, counts: TokenCounts | undefined) {
     const { conv, turns } = plan;
-    if (plan.problem) return this.fail(plan.problem);
-    if (!plan.isNew && !turns.length) {
-      this.counts.skipped++;
-      return this.tick();
-    }
-    if (this.opts.dryRun) {
-      this.counts.conversations++;
-      this.counts.turns += turns.length;
-      return this.tick();
-    }
     try {
       await this.sql.transaction(async (tx) => {
         if (plan.isNew) {
-          const created = conv.created_at ?? turns[0]?.created_at ?? new Date().toISOString();
           // The conversation and its external id in one statement (round trips are most of a small conversation's cost).
           const [row] = await tx.query<{ local_id: string }>(
             `WITH c AS (
-               INSERT INTO conversations (id, app_id, end_user_id, name, mode, model_config, status, created_at, updated_at)
-               VALUES ($1, $2, $3, $4, $5, $6::jsonb, 'active', $7, $7) ON CONFLICT (id) DO NOTHING RETURNING id)
-             INSERT INTO import_external_ids (source, kind, external_id, local_id, job_id)
-             SELECT $8, 'conversation', $9, c.id, $10 FROM c RETURNING local_id`,
-            [conv.id, conv.app_id, conv.end_user_id, conv.name, conv.mode, conv.model_config ? JSON.stringify(conv.model_config) : null, created, source, conv.externalId, this.opts.jobId ?? null],
+               INSERT INTO conversations (id, project_id, app_id, end_user_id, name, mode, model_config, status, created_at, updated_at)
+               VALUES ($1, $11, $2, $3, $4, $5, $6::jsonb, 'active', $7, $7) ON CONFLICT (id) DO NOTHING RETURNING id)
+             INSERT INTO import_external_ids (project_id, source, kind, external_id, local_id, job_id)
+             SELECT $11, $8, 'conversation', $9, c.id, $10 FROM c RETURNING local_id`,
+            [conv.id, conv.app_id, conv.end_user_id, conv.name, conv.mode, conv.model_config ? JSON.stringify(conv.model_config) : null, createdAt(conv, turns), source, conv.externalId, this.opts.jobId ?? null, tx.projectId],
           );
           if (!row) throw new ImportFailure(idTaken(conv));
         }
-        await insertTurns(projectSql(tx, "default"), conv.id, turns, { allowMissingParents: conv.allowMissingParents, fieldPrefix: "turns", minimal: true, counts });
+        await insertTurns(tx, conv.id, turns, { allowMissingParents: conv.allowMissingParents, fieldPrefix: "turns", minimal: true, counts });
         // Lists sort by activity: the source's, not the moment of the import.
-        const last = [conv.updated_at, ...turns.map((t) => t.created_at)].filter((x): x is string => !!x).sort().at(-1);
-        if (last) await tx.query(`UPDATE conversations SET updated_at = GREATEST(created_at, $2::timestamptz) WHERE id = $1`, [conv.id, last]);
+        const last = lastActivity(conv, turns);
+        if (last) await tx.query(`UPDATE conversations SET updated_at = GREATEST(created_at, $2::timestamptz) WHERE id = $1 AND project_id = $3`, [conv.id, last, tx.projectId]);
       });
     } catch (e) {
       return this.fail(conversationProblem(conv, plan.paths, e));
@@ -228,7 +342,7 @@ export class ImportRun {
         }
         continue;
       }
-      providers ??= await writeProviders(projectSql(this.sql, "default"));
+      providers ??= await writeProviders(this.sql);
       const vectors = await embedAll(providers, fresh.map((m) => m.content));
       for (let k = 0; k < fresh.length; k++) await this.writeMemory(source, fresh[k], vectors[k]);
     }
@@ -237,12 +351,12 @@ export class ImportRun {
   private async writeMemory(source: string, m: ImportMemory, vectors: MemoryVector[]) {
     const id = randomUUID();
     try {
-      await projectSql(this.sql, "default").transaction(async (tx) => {
+      await this.sql.transaction(async (tx) => {
         const created = m.created_at ?? new Date().toISOString();
         await tx.query(
-          `INSERT INTO memories (id, app_id, user_id, memory_type, content, structured_data, content_key, status, created_at, updated_at)
-           VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8::memory_status, $9, $10)`,
-          [id, m.app_id, m.user_id, m.memory_type, m.content, m.structured_data ? JSON.stringify(m.structured_data) : null, contentKey(m.content), m.status, created, m.updated_at ?? created],
+          `INSERT INTO memories (id, project_id, app_id, user_id, memory_type, content, structured_data, content_key, status, created_at, updated_at)
+           VALUES ($1, $11, $2, $3, $4, $5, $6::jsonb, $7, $8::memory_status, $9, $10)`,
+          [id, m.app_id, m.user_id, m.memory_type, m.content, m.structured_data ? JSON.stringify(m.structured_data) : null, contentKey(m.content), m.status, created, m.updated_at ?? created, tx.projectId],
         );
         await writeEmbeddings(tx, id, m.user_id, vectors);
         for (const e of m.history) {
@@ -264,8 +378,8 @@ export class ImportRun {
           reason: `imported from ${source} (${m.externalId})`,
         });
         await tx.query(
-          `INSERT INTO import_external_ids (source, kind, external_id, local_id, job_id) VALUES ($1, 'memory', $2, $3, $4)`,
-          [source, m.externalId, id, this.opts.jobId ?? null],
+          `INSERT INTO import_external_ids (project_id, source, kind, external_id, local_id, job_id) VALUES ($5, $1, 'memory', $2, $3, $4)`,
+          [source, m.externalId, id, this.opts.jobId ?? null, tx.projectId],
         );
       });
     } catch (e) {
@@ -278,8 +392,8 @@ export class ImportRun {
   private async knownIds(source: string, kind: "conversation" | "memory", ids: string[]): Promise<Map<string, string>> {
     if (!ids.length) return new Map();
     const rows = await this.sql.query<{ external_id: string; local_id: string }>(
-      `SELECT external_id, local_id FROM import_external_ids WHERE source = $1 AND kind = $2 AND external_id = ANY($3::text[])`,
-      [source, kind, ids],
+      `SELECT external_id, local_id FROM import_external_ids WHERE project_id = $4 AND source = $1 AND kind = $2 AND external_id = ANY($3::text[])`,
+      [source, kind, ids, this.sql.projectId],
     );
     return new Map(rows.map((r) => [r.external_id, r.local_id]));
   }
@@ -320,6 +434,27 @@ function conversationProblem(conv: ImportConversation, paths: string[], e: unkno
     return { record: conv.record, ...(field ? { field } : {}), message: d ? `${e.message}: ${d.message}` : e.message };
   }
   return { record: conv.record, message: e instanceof Error ? e.message : String(e) };
+}
+
+/** The conversation's time: the source's, else its first turn's, else now. */
+function createdAt(conv: ImportConversation, turns: TurnInput[]): string {
+  return conv.created_at ?? turns[0]?.created_at ?? new Date().toISOString();
+}
+
+/** The source's last activity: its updated_at or the newest turn, whichever is later. */
+function lastActivity(conv: ImportConversation, turns: TurnInput[]): string | undefined {
+  return [conv.updated_at, ...turns.map((t) => t.created_at)].filter((x): x is string => !!x).sort().at(-1);
+}
+
+/** A conversation under ids of this project's own (see the top of this file); parents follow their turns. */
+function remapConversation(conv: ImportConversation, projectId: string, knownLocalId: string | undefined): ImportConversation {
+  const map = (id: string) => projectLocalId(projectId, id);
+  const parent = (p: string | null | undefined) => (p === undefined || p === null || p === UUID_NIL ? p : map(p));
+  return {
+    ...conv,
+    id: knownLocalId ?? map(conv.id),
+    turns: conv.turns.map((t): ImportTurn => ({ ...t, id: map(t.id), parent_message_id: parent(t.parent_message_id) })),
+  };
 }
 
 function sliceCounts(c: TokenCounts, turnOffset: number, turns: number): TokenCounts {

@@ -61,6 +61,7 @@ export const ZImportJob = z.object({
   counts: ZImportCounts,
   problems: z.array(ZImportProblem).describe("The first 50 problems."),
   error: z.string().nullable().describe("Why the whole job stopped (a record's problem is in problems)."),
+  actor: z.string().nullable().describe("Who started it: an account's email or an API key's name (null for jobs from before this was kept)."),
   created_at: z.string(),
   updated_at: z.string(),
   finished_at: z.string().nullable(),

@@ -1,5 +1,5 @@
 import "server-only";
-import type { SqlRunner } from "../db/migrations";
+import type { ProjectSql } from "../db/project-sql";
 import { compareKeys, connectDify, difyDatabaseUrl, difySourceKey, keyBefore, planDifyRun, readCursor, writeCursor, type MessageKey } from "./dify-db";
 import { createJob, finishJob, saveProgress } from "./import-jobs";
 import { parseImportText, type FileFormat } from "./parse-import";
@@ -12,11 +12,12 @@ import type { ImportCreate, ImportJob } from "./schemas";
 
 const PROGRESS_MS = 200;
 
-export async function startImport(sql: SqlRunner, projectId: string, req: ImportCreate): Promise<ImportJob> {
-  if (req.format === "dify-db") return startDifyDb(sql, projectId, req);
+/** `actor`: who starts it (an account's email or an API key's name), kept on the job. */
+export async function startImport(sql: ProjectSql, actor: string | null, req: ImportCreate): Promise<ImportJob> {
+  if (req.format === "dify-db") return startDifyDb(sql, actor, req);
   // Parsing is bounded by the body limit; a file that cannot be read is a 422 now, not a failed job.
   const parsed = parseImportText(req.content!, req.format as FileFormat | undefined, { app_id: req.app_id, end_user_id: req.end_user_id ?? null });
-  const job = await createJob(sql, { projectId, format: parsed.format, label: req.file_name ?? `${parsed.format} file`, dryRun: req.dry_run });
+  const job = await createJob(sql, { format: parsed.format, label: req.file_name ?? `${parsed.format} file`, dryRun: req.dry_run, actor });
   const total = parsed.conversations.length + parsed.memories.length + parsed.problems.length;
   await saveProgress(sql, job.id, { ...zero(), total, status: "running" });
   inBackground(sql, job.id, async (run) => {
@@ -25,7 +26,7 @@ export async function startImport(sql: SqlRunner, projectId: string, req: Import
   return { ...job, status: "running", total };
 }
 
-async function startDifyDb(sql: SqlRunner, projectId: string, req: ImportCreate): Promise<ImportJob> {
+async function startDifyDb(sql: ProjectSql, actor: string | null, req: ImportCreate): Promise<ImportJob> {
   const url = difyDatabaseUrl();
   const client = await connectDify(url);
   const appId = req.dify_app_id!;
@@ -39,7 +40,7 @@ async function startDifyDb(sql: SqlRunner, projectId: string, req: ImportCreate)
     await client.end().catch(() => {});
     throw e;
   }
-  const job = await createJob(sql, { projectId, format: "dify-db", label: `Dify app ${appId}`, dryRun: req.dry_run });
+  const job = await createJob(sql, { format: "dify-db", label: `Dify app ${appId}`, dryRun: req.dry_run, actor });
   await saveProgress(sql, job.id, { ...zero(), total: plan.total, status: "running" });
   inBackground(
     sql,
@@ -74,7 +75,7 @@ async function startDifyDb(sql: SqlRunner, projectId: string, req: ImportCreate)
   return { ...job, status: "running", total: plan.total };
 }
 
-function inBackground(sql: SqlRunner, jobId: string, work: (run: ImportRun) => Promise<void>, dryRun: boolean) {
+function inBackground(sql: ProjectSql, jobId: string, work: (run: ImportRun) => Promise<void>, dryRun: boolean) {
   let last = 0;
   let saving: Promise<void> | null = null;
   const run = new ImportRun(sql, {

@@ -23,8 +23,10 @@ export type InsertOptions = {
 /** What a minimal batch import answers per turn: enough to address each stored turn. */
 export type StoredTurnRef = { id: string; created_at: string };
 
-type Prepared = {
+/** A turn ready to store: ids, parents and token counts decided. */
+export type PreparedTurn = {
   id: string;
+  conversationId: string;
   parent: string | null; // as stored (Dify semantics)
   treeParent: string | null;
   createdAt: Date;
@@ -32,6 +34,160 @@ type Prepared = {
   tokens: { q: TokenCache; a: TokenCache };
   answerTokens: number;
 };
+
+/** What planTurns needs to know of the conversation as stored (a new one: nothing). */
+export type StoredState = {
+  newest: { id: string; created_at: Date | string } | null;
+  /** Explicit parents (not in the batch) that are turns of this conversation. */
+  stored: Set<string>;
+};
+
+const fieldOf = (prefix: string | undefined) => (i: number, name: string) => (prefix ? `${prefix}[${i}].${name}` : name);
+
+/** The batch's ids (given or new); a repeated id is a 422 naming both places. */
+export function turnIds(turns: TurnInput[], fieldPrefix?: string): string[] {
+  const field = fieldOf(fieldPrefix);
+  const ids = turns.map((t) => t.id ?? randomUUID());
+  const dupes: ErrorDetail[] = [];
+  const seen = new Map<string, number>();
+  ids.forEach((id, i) => {
+    if (seen.has(id)) dupes.push({ field: field(i, "id"), message: `duplicate of ${field(seen.get(id)!, "id")}`, id });
+    else seen.set(id, i);
+  });
+  if (dupes.length) throw unprocessable("Duplicate message ids in the batch", dupes);
+  return ids;
+}
+
+/** Explicit parents that are neither in the batch nor UUID_NIL: they must be looked up. */
+export function outsideParents(turns: TurnInput[], ids: string[]): string[] {
+  const batchIds = new Set(ids);
+  return [...new Set(turns.map((t) => t.parent_message_id).filter((p): p is string => !!p && p !== UUID_NIL && !batchIds.has(p)))];
+}
+
+/**
+ * Parents, tree parents, times and token counts of a batch (no I/O). Parents: omitted = the
+ * previous turn (the batch's previous, else the newest stored); null = a new root; UUID_NIL
+ * kept as is; an id must be stored in this conversation or appear in the batch, unless
+ * allowMissingParents keeps it dangling (a 422 naming each one otherwise).
+ */
+export function planTurns(
+  conversationId: string,
+  turns: TurnInput[],
+  ids: string[],
+  counts: TokenCounts,
+  state: StoredState,
+  opts: Pick<InsertOptions, "allowMissingParents" | "fieldPrefix">,
+): PreparedTurn[] {
+  const field = fieldOf(opts.fieldPrefix);
+  const { newest, stored } = state;
+  const batchIds = new Set(ids);
+  const missing: ErrorDetail[] = [];
+  const base = Math.max(Date.now(), newest ? new Date(newest.created_at).getTime() + 1 : 0);
+  const prepared = turns.map((t, i): PreparedTurn => {
+    const prev = i > 0 ? ids[i - 1] : (newest?.id ?? null);
+    let parent: string | null;
+    let treeParent: string | null;
+    if (t.parent_message_id === undefined) {
+      parent = prev;
+      treeParent = prev;
+    } else if (t.parent_message_id === null) {
+      parent = null;
+      treeParent = null;
+    } else if (t.parent_message_id === UUID_NIL) {
+      parent = UUID_NIL;
+      treeParent = prev; // "the next older row, whatever its id"
+    } else {
+      parent = t.parent_message_id;
+      const known = batchIds.has(parent) || stored.has(parent);
+      if (!known && !opts.allowMissingParents) {
+        missing.push({ field: field(i, "parent_message_id"), message: "not a message of this conversation", parent_message_id: parent });
+      }
+      treeParent = known ? parent : null;
+    }
+    const q = { o200k_base: counts.o200k_base[2 * i], cl100k_base: counts.cl100k_base[2 * i] };
+    const a = { o200k_base: counts.o200k_base[2 * i + 1], cl100k_base: counts.cl100k_base[2 * i + 1] };
+    return {
+      id: ids[i],
+      conversationId,
+      parent,
+      treeParent,
+      createdAt: t.created_at ? new Date(t.created_at) : new Date(base + i),
+      input: t,
+      tokens: { q, a },
+      answerTokens: t.answer_tokens ?? a.o200k_base,
+    };
+  });
+  if (missing.length) {
+    throw new ValidationError(`${missing.length} parent_message_id value(s) are not in this conversation`, missing.slice(0, 100), "parent_not_found");
+  }
+  return prepared;
+}
+
+/** Leaves and tokens a batch adds: a turn adds a leaf unless its tree parent was a leaf until now. */
+export function turnTotals(prepared: PreparedTurn[], hasChildren: Set<string> = new Set()): { leafDelta: number; tokenDelta: number } {
+  let leafDelta = 0;
+  let tokenDelta = 0;
+  for (const p of prepared) {
+    if (!p.treeParent || hasChildren.has(p.treeParent)) leafDelta++;
+    if (p.treeParent) hasChildren.add(p.treeParent);
+    tokenDelta += p.tokens.q.o200k_base + p.tokens.a.o200k_base;
+  }
+  return { leafDelta, tokenDelta };
+}
+
+/**
+ * Writes prepared turns (of one or many conversations) and their files: one statement per
+ * table whatever their number, columns travelling as arrays; rows go in array order (seq).
+ */
+export async function writeTurnRows(tx: ProjectSql, prepared: PreparedTurn[], returning: boolean): Promise<{ messages: MessageRow[]; files: FileRow[] }> {
+  const col = <T>(f: (p: PreparedTurn) => T) => prepared.map(f);
+  const messages = await tx.query<MessageRow>(
+    `INSERT INTO messages (id, conversation_id, parent_message_id, tree_parent_id, query, answer, answer_tokens,
+       query_tokens_o200k, answer_tokens_o200k, query_tokens_cl100k, answer_tokens_cl100k, file_count, metadata, created_at, project_id)
+     SELECT u.id, u.conversation_id, u.parent, u.tree_parent, u.query, u.answer, u.answer_tokens, u.q_o, u.a_o, u.q_c, u.a_c, u.files,
+            u.metadata::jsonb, u.created_at, $15
+       FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::text[], $7::int[], $8::int[], $9::int[],
+                   $10::int[], $11::int[], $12::int[], $13::text[], $14::timestamptz[])
+         AS u(id, conversation_id, parent, tree_parent, query, answer, answer_tokens, q_o, a_o, q_c, a_c, files, metadata, created_at)
+     ${returning ? `RETURNING ${MESSAGE_COLUMNS}` : ""}`,
+    [
+      col((p) => p.id),
+      col((p) => p.conversationId),
+      col((p) => p.parent),
+      col((p) => p.treeParent),
+      col((p) => p.input.query),
+      col((p) => p.input.answer),
+      col((p) => p.answerTokens),
+      col((p) => p.tokens.q.o200k_base),
+      col((p) => p.tokens.a.o200k_base),
+      col((p) => p.tokens.q.cl100k_base),
+      col((p) => p.tokens.a.cl100k_base),
+      col((p) => p.input.files.length),
+      col((p) => (p.input.metadata ? JSON.stringify(p.input.metadata) : null)),
+      col((p) => p.createdAt.toISOString()),
+      tx.projectId,
+    ],
+  );
+  const files = prepared.flatMap((p) => p.input.files.map((f, position) => ({ messageId: p.id, position, f })));
+  if (!files.length) return { messages, files: [] };
+  const fileRows = await tx.query<FileRow>(
+    `INSERT INTO message_files (id, message_id, type, transfer_method, url, upload_file_id, belongs_to, position, project_id)
+     SELECT gen_random_uuid(), u.*, $8 FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[])
+       AS u(message_id, type, transfer_method, url, upload_file_id, belongs_to, position)
+     ${returning ? `RETURNING ${FILE_COLUMNS}` : ""}`,
+    [
+      files.map((x) => x.messageId),
+      files.map((x) => x.f.type),
+      files.map((x) => x.f.transfer_method),
+      files.map((x) => x.f.url ?? null),
+      files.map((x) => x.f.upload_file_id ?? null),
+      files.map((x) => x.f.belongs_to),
+      files.map((x) => x.position),
+      tx.projectId,
+    ],
+  );
+  return { messages, files: fileRows };
+}
 
 /**
  * Stores turns (oldest first) in one transaction: all or nothing.
@@ -49,23 +205,10 @@ export async function insertTurns(
   turns: TurnInput[],
   opts: InsertOptions & { minimal?: boolean } = {},
 ): Promise<Message[] | StoredTurnRef[]> {
-  const returning = (columns: string) => (opts.minimal ? "" : `RETURNING ${columns}`);
-  const field = (i: number, name: string) => (opts.fieldPrefix ? `${opts.fieldPrefix}[${i}].${name}` : name);
-
   // CPU work before the transaction opens, so it holds locks only for I/O.
-  const ids = turns.map((t) => t.id ?? randomUUID());
-  const dupes: ErrorDetail[] = [];
-  const seen = new Map<string, number>();
-  ids.forEach((id, i) => {
-    if (seen.has(id)) dupes.push({ field: field(i, "id"), message: `duplicate of ${field(seen.get(id)!, "id")}`, id });
-    else seen.set(id, i);
-  });
-  if (dupes.length) throw unprocessable("Duplicate message ids in the batch", dupes);
+  const ids = turnIds(turns, opts.fieldPrefix);
+  const field = fieldOf(opts.fieldPrefix);
   const counts = opts.counts ?? (await countTextsAllEncodings(turns.flatMap((t) => [t.query, t.answer])));
-  const tokens = turns.map((_, i) => ({
-    q: { o200k_base: counts.o200k_base[2 * i], cl100k_base: counts.cl100k_base[2 * i] },
-    a: { o200k_base: counts.o200k_base[2 * i + 1], cl100k_base: counts.cl100k_base[2 * i + 1] },
-  }));
 
   const result = await sql.transaction(async (tx) => {
     // Locks the conversation row: concurrent appends to one conversation queue here.
@@ -75,6 +218,8 @@ export async function insertTurns(
     );
     if (!conv.length) throw notFound("Conversation", conversationId);
 
+    // Message ids are unique across projects (the primary key): an id another project
+    // holds is taken here too, so this one check is not filtered by project.
     const existing = await tx.query<{ id: string }>(`SELECT id FROM messages WHERE id = ANY($1::uuid[])`, [ids]);
     if (existing.length) {
       const taken = new Set(existing.map((r) => r.id));
@@ -85,140 +230,35 @@ export async function insertTurns(
     }
 
     const [newest] = await tx.query<{ id: string; created_at: Date | string }>(
-      `SELECT id, created_at FROM messages WHERE conversation_id = $1 ORDER BY created_at DESC, seq DESC LIMIT 1`,
-      [conversationId],
+      `SELECT id, created_at FROM messages WHERE conversation_id = $1 AND project_id = $2 ORDER BY created_at DESC, seq DESC LIMIT 1`,
+      [conversationId, tx.projectId],
     );
-
-    const batchIds = new Set(ids);
-    const explicit = [
-      ...new Set(
-        turns
-          .map((t) => t.parent_message_id)
-          .filter((p): p is string => !!p && p !== UUID_NIL && !batchIds.has(p)),
-      ),
-    ];
+    const explicit = outsideParents(turns, ids);
     const stored = new Set(
       explicit.length
         ? (
             await tx.query<{ id: string }>(
-              `SELECT id FROM messages WHERE conversation_id = $1 AND id = ANY($2::uuid[])`,
-              [conversationId, explicit],
+              `SELECT id FROM messages WHERE conversation_id = $1 AND project_id = $3 AND id = ANY($2::uuid[])`,
+              [conversationId, explicit, tx.projectId],
             )
           ).map((r) => r.id)
         : [],
     );
+    const prepared = planTurns(conversationId, turns, ids, counts, { newest: newest ?? null, stored }, opts);
 
-    const missing: ErrorDetail[] = [];
-    const base = Math.max(Date.now(), newest ? new Date(newest.created_at).getTime() + 1 : 0);
-    const prepared: Prepared[] = turns.map((t, i) => {
-      const prev = i > 0 ? ids[i - 1] : (newest?.id ?? null);
-      let parent: string | null;
-      let treeParent: string | null;
-      if (t.parent_message_id === undefined) {
-        parent = prev;
-        treeParent = prev;
-      } else if (t.parent_message_id === null) {
-        parent = null;
-        treeParent = null;
-      } else if (t.parent_message_id === UUID_NIL) {
-        parent = UUID_NIL;
-        treeParent = prev; // "the next older row, whatever its id"
-      } else {
-        parent = t.parent_message_id;
-        const known = batchIds.has(parent) || stored.has(parent);
-        if (!known && !opts.allowMissingParents) {
-          missing.push({ field: field(i, "parent_message_id"), message: "not a message of this conversation", parent_message_id: parent });
-        }
-        treeParent = known ? parent : null;
-      }
-      const q = tokens[i].q;
-      const a = tokens[i].a;
-      return {
-        id: ids[i],
-        parent,
-        treeParent,
-        createdAt: t.created_at ? new Date(t.created_at) : new Date(base + i),
-        input: t,
-        tokens: { q, a },
-        answerTokens: t.answer_tokens ?? a.o200k_base,
-      };
-    });
-    if (missing.length) {
-      throw new ValidationError(`${missing.length} parent_message_id value(s) are not in this conversation`, missing.slice(0, 100), "parent_not_found");
-    }
-
-    // Leaves: a turn adds a leaf unless its tree parent was a leaf until now.
     const parents = [...new Set(prepared.map((p) => p.treeParent).filter((p): p is string => !!p))];
     const hasChildren = new Set(
       parents.length
         ? (
             await tx.query<{ tree_parent_id: string }>(
-              `SELECT DISTINCT tree_parent_id FROM messages WHERE conversation_id = $1 AND tree_parent_id = ANY($2::uuid[])`,
-              [conversationId, parents],
+              `SELECT DISTINCT tree_parent_id FROM messages WHERE conversation_id = $1 AND project_id = $3 AND tree_parent_id = ANY($2::uuid[])`,
+              [conversationId, parents, tx.projectId],
             )
           ).map((r) => r.tree_parent_id)
         : [],
     );
-    let leafDelta = 0;
-    let tokenDelta = 0;
-    for (const p of prepared) {
-      if (!p.treeParent || hasChildren.has(p.treeParent)) leafDelta++;
-      if (p.treeParent) hasChildren.add(p.treeParent);
-      tokenDelta += p.tokens.q.o200k_base + p.tokens.a.o200k_base;
-    }
-
-    // One statement per table whatever the batch size: columns travel as arrays.
-    const col = <T>(f: (p: Prepared) => T) => prepared.map(f);
-    const inserted = await tx.query<MessageRow>(
-      `INSERT INTO messages (id, conversation_id, parent_message_id, tree_parent_id, query, answer, answer_tokens,
-         query_tokens_o200k, answer_tokens_o200k, query_tokens_cl100k, answer_tokens_cl100k, file_count, metadata, created_at, project_id)
-       SELECT u.id, $1, u.parent, u.tree_parent, u.query, u.answer, u.answer_tokens, u.q_o, u.a_o, u.q_c, u.a_c, u.files,
-              u.metadata::jsonb, u.created_at, $15
-         FROM unnest($2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::text[], $7::int[], $8::int[], $9::int[],
-                     $10::int[], $11::int[], $12::int[], $13::text[], $14::timestamptz[])
-           AS u(id, parent, tree_parent, query, answer, answer_tokens, q_o, a_o, q_c, a_c, files, metadata, created_at)
-       ${returning(MESSAGE_COLUMNS)}`,
-      [
-        conversationId,
-        col((p) => p.id),
-        col((p) => p.parent),
-        col((p) => p.treeParent),
-        col((p) => p.input.query),
-        col((p) => p.input.answer),
-        col((p) => p.answerTokens),
-        col((p) => p.tokens.q.o200k_base),
-        col((p) => p.tokens.a.o200k_base),
-        col((p) => p.tokens.q.cl100k_base),
-        col((p) => p.tokens.a.cl100k_base),
-        col((p) => p.input.files.length),
-        col((p) => (p.input.metadata ? JSON.stringify(p.input.metadata) : null)),
-        col((p) => p.createdAt.toISOString()),
-        tx.projectId,
-      ],
-    );
-
-    const files = prepared.flatMap((p) =>
-      p.input.files.map((f, position) => ({ messageId: p.id, position, f })),
-    );
-    let fileRows: FileRow[] = [];
-    if (files.length) {
-      fileRows = await tx.query<FileRow>(
-        `INSERT INTO message_files (id, message_id, type, transfer_method, url, upload_file_id, belongs_to, position, project_id)
-         SELECT gen_random_uuid(), u.*, $8 FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[])
-           AS u(message_id, type, transfer_method, url, upload_file_id, belongs_to, position)
-         ${returning(FILE_COLUMNS)}`,
-        [
-          files.map((x) => x.messageId),
-          files.map((x) => x.f.type),
-          files.map((x) => x.f.transfer_method),
-          files.map((x) => x.f.url ?? null),
-          files.map((x) => x.f.upload_file_id ?? null),
-          files.map((x) => x.f.belongs_to),
-          files.map((x) => x.position),
-          tx.projectId,
-        ],
-      );
-    }
+    const { leafDelta, tokenDelta } = turnTotals(prepared, hasChildren);
+    const { messages: inserted, files: fileRows } = await writeTurnRows(tx, prepared, !opts.minimal);
 
     await tx.query(
       `UPDATE conversations SET turn_count = turn_count + $2, leaf_count = leaf_count + $3,

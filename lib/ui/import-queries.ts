@@ -30,6 +30,9 @@ export function useImportJobs() {
   return useQuery({
     queryKey: ik.jobs,
     queryFn: ({ signal }) => api.get<{ data: ImportJob[] }>("/imports", undefined, signal).then((r) => r.data),
+    // A listed job still running (a preview, a run, one started from the CLI or another
+    // tab) is polled until it ends, so the list shows how each one finished.
+    refetchInterval: (q) => (q.state.data?.some(isRunning) ? 1000 : false),
   });
 }
 

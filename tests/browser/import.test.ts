@@ -27,12 +27,15 @@ describe("import page in a browser", () => {
     api = apiClient(server.url);
     page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
     page.setDefaultTimeout(30_000);
-    // Enough conversations for the progress bar to be seen between 0 and 100 %.
+    // Enough conversations for the progress bar to be seen between 0 and 100 % (new
+    // conversations are written 250 at a time, so progress moves chunk by chunk).
     const dir = tempDir("import-browser");
     bigFile = path.join(dir, "support-logs.jsonl");
-    const lines = Array.from({ length: 600 }, (_, i) =>
-      JSON.stringify({ messages: [{ role: "system", content: "You are support." }, { role: "user", content: `Ticket ${i}: my export fails` }, { role: "assistant", content: `Ticket ${i}: retry with a smaller range.` }] }),
-    );
+    const turn = (i: number, k: number) => [
+      { role: "user", content: `Ticket ${i}, question ${k}: my export fails with a timeout after a few minutes, what should I try?` },
+      { role: "assistant", content: `Ticket ${i}, answer ${k}: retry with a smaller date range, then split the export by project if it still times out.` },
+    ];
+    const lines = Array.from({ length: 3000 }, (_, i) => JSON.stringify({ messages: [{ role: "system", content: "You are support." }, ...turn(i, 1), ...turn(i, 2), ...turn(i, 3)] }));
     fs.writeFileSync(bigFile, lines.join("\n"));
   });
   afterAll(async () => {
@@ -101,7 +104,12 @@ describe("import page in a browser", () => {
     await page.getByText("support-logs.jsonl").first().waitFor();
     await page.getByTestId("preview-button").click();
     await waitDone("preview-panel");
-    expect(await count("preview-panel", "conversations")).toBe("600");
+    expect(await count("preview-panel", "conversations")).toBe("3000");
+    // The recent list learns by itself that the preview ended.
+    await page.waitForFunction(() => {
+      const first = document.querySelector('[data-testid="recent-imports"] li');
+      return !!first && first.textContent!.includes("support-logs.jsonl") && first.textContent!.includes("would import: 3000 conversations");
+    });
 
     await page.getByTestId("run-button").click();
     const seen = new Set<number>();
@@ -123,8 +131,13 @@ describe("import page in a browser", () => {
     }
     expect([...seen].some((v) => v > 0 && v < 100)).toBe(true);
     expect(await page.locator('[data-testid="run-panel"] [data-testid="summary-line"]').innerText()).toBe(
-      "imported: 600 conversations, 600 turns, 0 memories; skipped 0; failed 0",
+      "imported: 3000 conversations, 9000 turns, 0 memories; skipped 0; failed 0",
     );
+    // And that the run ended: its row in the recent list says done, with its summary, without a reload.
+    await page.waitForFunction(() => {
+      const first = document.querySelector('[data-testid="recent-imports"] li');
+      return !!first && first.textContent!.includes("done") && first.textContent!.includes("imported: 3000 conversations, 9000 turns");
+    });
   }, 180_000);
 
   it("reads well at 1024 and 390 px, and says when no Dify database is configured", async () => {

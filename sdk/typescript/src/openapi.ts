@@ -7719,6 +7719,8 @@ export interface operations {
                             }[];
                             /** @description Why the whole job stopped (a record's problem is in problems). */
                             error: string | null;
+                            /** @description Who started it: an account's email or an API key's name (null for jobs from before this was kept). */
+                            actor: string | null;
                             created_at: string;
                             updated_at: string;
                             finished_at: string | null;
@@ -7841,6 +7843,8 @@ export interface operations {
                         }[];
                         /** @description Why the whole job stopped (a record's problem is in problems). */
                         error: string | null;
+                        /** @description Who started it: an account's email or an API key's name (null for jobs from before this was kept). */
+                        actor: string | null;
                         created_at: string;
                         updated_at: string;
                         finished_at: string | null;
@@ -7981,6 +7985,8 @@ export interface operations {
                         }[];
                         /** @description Why the whole job stopped (a record's problem is in problems). */
                         error: string | null;
+                        /** @description Who started it: an account's email or an API key's name (null for jobs from before this was kept). */
+                        actor: string | null;
                         created_at: string;
                         updated_at: string;
                         finished_at: string | null;

@@ -1,8 +1,8 @@
 import * as api from "@/lib/api/contracts/imports";
 import { withApi } from "@/lib/api/with-api";
-import { getDb } from "@/lib/db/get-db";
+import { dataSql } from "@/lib/api/data-sql";
 import { getJob } from "@/lib/imports/import-jobs";
 
 export const dynamic = "force-dynamic";
 
-export const GET = withApi(api.getImport, async ({ access, params }) => getJob((await getDb()).sql, access.projectId, params.id));
+export const GET = withApi(api.getImport, async ({ access, params }) => getJob(await dataSql(access), params.id));

@@ -1,0 +1,27 @@
+import fs from "node:fs";
+
+/**
+ * CPU seconds used so far by the server's processes (its process group, worker threads
+ * included), from /proc: on a shared machine, turns per CPU-second says what the code costs
+ * whatever else runs; null where /proc is not there.
+ */
+export function groupCpuSeconds(pgid: number): number | null {
+  try {
+    let ticks = 0;
+    for (const d of fs.readdirSync("/proc")) {
+      if (!/^\d+$/.test(d)) continue;
+      let stat: string;
+      try {
+        stat = fs.readFileSync(`/proc/${d}/stat`, "utf8");
+      } catch {
+        continue;
+      }
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" "); // fields from the 3rd (state) on
+      if (Number(f[2]) !== pgid) continue; // pgrp
+      ticks += Number(f[11]) + Number(f[12]); // utime + stime
+    }
+    return ticks / 100; // USER_HZ
+  } catch {
+    return null;
+  }
+}
