@@ -1,5 +1,6 @@
 "use client";
 import type { Memory, MemoryEvent, MemoryType } from "@/lib/ui/memory-api";
+import { actorLabel } from "./origin-card";
 import { usePatchMemory } from "@/lib/ui/memory-queries";
 import { stringifyField, wordDiff } from "@/lib/ui/memory-format";
 import { absoluteTime, relativeTime } from "@/lib/ui/format";
@@ -68,7 +69,7 @@ export function HistoryTimeline({ memory, events }: { memory: Memory; events: Me
               <Badge tone={EVENT_TONE[ev.event_type] ?? "neutral"}>{ev.event_type}</Badge>
               <span className="font-mono text-[11px] text-zinc-500">v{version}</span>
               <span className="text-zinc-500 dark:text-zinc-400">
-                by <span className="font-medium text-zinc-700 dark:text-zinc-300">{ev.actor}</span>
+                by <span className="font-medium text-zinc-700 dark:text-zinc-300" data-testid="history-actor">{actorLabel(ev) ? `${actorLabel(ev)} (${ev.actor})` : ev.actor}</span>
               </span>
               <time className="text-zinc-500 dark:text-zinc-400" dateTime={ev.created_at} title={absoluteTime(ev.created_at)}>
                 {relativeTime(ev.created_at)}
