@@ -26,7 +26,7 @@ import { BranchList } from "./branch-list";
 import { TreeLegend } from "./tree-legend";
 
 const COL = TURN_NODE_WIDTH + 28;
-const ROW = TURN_NODE_HEIGHT + 36;
+const ROW = TURN_NODE_HEIGHT + 28;
 const NODE_TYPES = { turn: TurnNodeComponent, run: RunNodeComponent };
 type TreeNode = TurnNode | RunNode;
 /** How many newest thread turns the first view frames (not the whole tree). */
@@ -37,8 +37,10 @@ const HANDLES: NonNullable<TurnNode["handles"]> = [
 ];
 /** A short thread should not be blown up to giant boxes. */
 const FIT_MAX_ZOOM = 1;
-/** The first view never goes below this zoom: 14 px labels stay at least 12.6 px on screen. */
+/** The first view of a long thread never goes below this zoom: 15 px labels stay at least 13.5 px on screen. */
 export const READABLE_ZOOM = 0.9;
+/** A small tree (a few branches) is shown whole down to this zoom (labels 10.5 px), so every branch is in sight. */
+const SMALL_TREE_ZOOM = 0.7;
 /** Newest thread turns that are never folded into a run (the ones the first view frames, and a few more). */
 const PINNED_TAIL = FIT_TAIL + 2;
 
@@ -230,9 +232,9 @@ function TreeCanvas({ conversationId, messages, threadIds, leafId, onSelect, his
         return { x, y, width: Math.max(...xs) - x + TURN_NODE_WIDTH, height: Math.max(...ys) - y + TURN_NODE_HEIGHT };
       };
       // Extra room on top for the legend strip that overlays the canvas.
-      const whole = getViewportForBounds(boundsOf(base, 64), w, h, 0.05, FIT_MAX_ZOOM, 0.15);
+      const whole = getViewportForBounds(boundsOf(base, 48), w, h, 0.05, FIT_MAX_ZOOM, 0.1);
       const tail = threadIds.slice(0, FIT_TAIL).map((id) => positions.get(id)).filter((p): p is Base => !!p);
-      if (!tail.length || (base.length <= SMALL_TREE && whole.zoom >= READABLE_ZOOM)) {
+      if (!tail.length || whole.zoom >= READABLE_ZOOM || (base.length <= SMALL_TREE && whole.zoom >= SMALL_TREE_ZOOM)) {
         void flow.setViewport(whole, { duration });
         return;
       }
@@ -255,13 +257,17 @@ function TreeCanvas({ conversationId, messages, threadIds, leafId, onSelect, his
   const fittedFor = useRef<string | null>(null);
   useEffect(() => {
     if (!ready || !threadIds.length || !base.length || fittedFor.current === conversationId) return;
-    fittedFor.current = conversationId;
-    const raf = requestAnimationFrame(() => focusThreadEnd(0));
+    // Marked done inside the frame: the layout changes again as the window arrives (its turns are
+    // pinned), which cancels a pending frame; the next run of this effect must then still fit.
+    const raf = requestAnimationFrame(() => {
+      fittedFor.current = conversationId;
+      focusThreadEnd(0);
+    });
     return () => cancelAnimationFrame(raf);
   }, [ready, threadIds, base, conversationId, focusThreadEnd]);
 
   /** Draws a folded run's turns again; `then` is the node to centre (and focus, from the keyboard) once laid out. */
-  const [pending, setPending] = useState<{ id: string; focus: boolean } | null>(null);
+  const [pending, setPending] = useState<{ id: string; focus: boolean; leaf?: boolean } | null>(null);
   const expandRun = useCallback(
     (runId: string, focus: boolean) => {
       const run = positions.get(runId)?.members;
@@ -295,20 +301,22 @@ function TreeCanvas({ conversationId, messages, threadIds, leafId, onSelect, his
     [flow, positions],
   );
 
-  // A jump (branch list, expanded run) waits until the target is laid out, then centres it.
+  // A jump (branch list, expanded run) waits until the target is laid out (a jumped-to leaf: until
+  // it is the selected leaf, whose pins re-fold the tree), then centres it.
   useEffect(() => {
     if (!pending) return;
+    if (pending.leaf && selectedLeaf !== pending.id) return;
     const p = positions.get(pending.id);
     if (!p) return;
     setPending(null);
     if (pending.focus) focusNode(pending.id);
     else void flow.setCenter(p.x + TURN_NODE_WIDTH / 2, p.y + TURN_NODE_HEIGHT / 2, { zoom: Math.max(flow.getZoom(), READABLE_ZOOM), duration: 200 });
-  }, [pending, positions, flow, focusNode]);
+  }, [pending, positions, flow, focusNode, selectedLeaf]);
 
   const jumpToLeaf = useCallback(
     (id: string) => {
       onSelect(id);
-      setPending({ id, focus: false });
+      setPending({ id, focus: false, leaf: true });
     },
     [onSelect],
   );
@@ -368,13 +376,14 @@ function TreeCanvas({ conversationId, messages, threadIds, leafId, onSelect, his
           pannable
           zoomable
           ariaLabel="Minimap of the whole tree"
-          position="bottom-left"
+          // Bottom right: the first view puts the leaf at the bottom centre, clear of it.
+          position="bottom-right"
           nodeColor={(n) => (n.type === "run" ? "#71717a" : (n as TurnNode).data.isLeaf ? "#4f46e5" : (n as TurnNode).data.inThread ? "#a5b4fc" : "#d4d4d8")}
           className="!h-28 !w-40 max-sm:!hidden"
           data-testid="tree-minimap"
         />
         <Background variant={BackgroundVariant.Dots} gap={20} size={1} className="!text-zinc-300 dark:!text-zinc-800" />
-        <Controls showInteractive={false} position="bottom-right">
+        <Controls showInteractive={false} position="bottom-left">
           <ControlButton onClick={() => focusThreadEnd(300)} title="Go to the end of the selected thread" aria-label="Go to the end of the selected thread">
             <svg viewBox="0 0 16 16" aria-hidden>
               <circle cx="8" cy="8" r="3" fill="currentColor" />
@@ -427,7 +436,6 @@ function runNode(
     handles: HANDLES,
     data,
     ariaRole: "button",
-    ariaLabel: `${members.length} turns folded${data.inThread ? ", on the selected thread" : ""}; press Enter to show them`,
     focusable,
     draggable: false,
     connectable: false,

@@ -38,6 +38,7 @@ function RunNodeView({ id, data }: NodeProps<RunNode>) {
         {data.dropped > 0 && ` · ${formatInt(data.dropped)} dropped`}
         {data.kept > 0 && ` · ${formatInt(data.kept)} in window`} · expand
       </span>
+      <span className="sr-only">{data.inThread ? ", on the selected thread" : ""}, folded: press Enter to show them</span>
       <Handle type="source" position={Position.Bottom} isConnectable={false} className={hiddenHandle} />
     </div>
   );
