@@ -305,13 +305,15 @@ function TreeCanvas({ conversationId, messages, threadIds, leafId, onSelect, his
   // it is the selected leaf, whose pins re-fold the tree), then centres it.
   useEffect(() => {
     if (!pending) return;
-    if (pending.leaf && selectedLeaf !== pending.id) return;
+    // The new thread's window pins other turns and re-folds the tree (moving the leaf), so wait for it too.
+    const windowOf = (id: string) => !!history && (history.thread_message_ids.includes(id) || history.placeholder_message_id === id);
+    if (pending.leaf && (selectedLeaf !== pending.id || (history && !windowOf(pending.id)))) return;
     const p = positions.get(pending.id);
     if (!p) return;
     setPending(null);
     if (pending.focus) focusNode(pending.id);
     else void flow.setCenter(p.x + TURN_NODE_WIDTH / 2, p.y + TURN_NODE_HEIGHT / 2, { zoom: Math.max(flow.getZoom(), READABLE_ZOOM), duration: 200 });
-  }, [pending, positions, flow, focusNode, selectedLeaf]);
+  }, [pending, positions, flow, focusNode, selectedLeaf, history]);
 
   const jumpToLeaf = useCallback(
     (id: string) => {

@@ -236,11 +236,14 @@ describe("conversation pages in a browser", () => {
     await node.waitFor();
     // Centred on it: the jumped-to leaf is inside the canvas.
     await expect
-      .poll(async () => {
-        const b = (await node.boundingBox())!;
-        const p = (await page.locator('[data-testid="tree-root"]').boundingBox())!;
-        return b.x >= p.x && b.x + b.width <= p.x + p.width && b.y >= p.y && b.y + b.height <= p.y + p.height;
-      })
+      .poll(
+        async () => {
+          const b = await node.boundingBox({ timeout: 500 }).catch(() => null);
+          const p = (await page.locator('[data-testid="tree-root"]').boundingBox())!;
+          return !!b && b.x >= p.x && b.x + b.width <= p.x + p.width && b.y >= p.y && b.y + b.height <= p.y + p.height;
+        },
+        { timeout: 10_000 },
+      )
       .toBe(true);
     for (const width of [1440, 1024, 390]) {
       await page.setViewportSize({ width, height: 900 });
