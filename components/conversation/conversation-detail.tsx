@@ -11,9 +11,10 @@ import { formatInt } from "@/lib/ui/format";
 import { ErrorBox, Spinner } from "@/components/ui/states";
 import { WindowPanel } from "@/components/window/window-panel";
 import { NodeMemorySection } from "@/components/node-memory/node-memory-panel";
+import { TabList } from "@/components/ui/tabs";
 import { ConversationHeader } from "./conversation-header";
+import { ConversationMemoriesPanel } from "./conversation-memories";
 import { MessageTree } from "./message-tree";
-import { TreeLegend } from "./tree-legend";
 
 export function ConversationDetail({ id }: { id: string }) {
   const params = useSearchParams();
@@ -39,6 +40,17 @@ export function ConversationDetail({ id }: { id: string }) {
   }, [conversation.data, name]);
 
   // The leaf lives in the URL (?leaf=) so a view can be shared; replaceState avoids a server round trip.
+  // The right column's tab (?tab=memories), in the URL like the rest of the view.
+  const [tab, setTab] = useState<"window" | "memories">(() => (params.get("tab") === "memories" ? "memories" : "window"));
+  const selectTab = useCallback((t: "window" | "memories") => {
+    setTab(t);
+    const sp = new URLSearchParams(window.location.search);
+    if (t === "window") sp.delete("tab");
+    else sp.set("tab", t);
+    const qs = sp.toString();
+    window.history.replaceState(null, "", qs ? `?${qs}` : window.location.pathname);
+  }, []);
+
   const selectLeaf = useCallback((leaf: string) => {
     const sp = new URLSearchParams(window.location.search);
     sp.set("leaf", leaf);
@@ -116,10 +128,7 @@ export function ConversationDetail({ id }: { id: string }) {
             </div>
           ) : messages.data && thread.data ? (
             messages.data.length ? (
-              <>
-                <MessageTree conversationId={id} messages={messages.data} threadIds={threadIds} leafId={resolvedLeaf} onSelect={selectLeaf} history={history.data} />
-                <TreeLegend turns={messages.data.length} threadLength={threadIds.length} />
-              </>
+              <MessageTree conversationId={id} messages={messages.data} threadIds={threadIds} leafId={resolvedLeaf} onSelect={selectLeaf} history={history.data} />
             ) : (
               <p className="p-6 text-sm text-zinc-500">No turns yet.</p>
             )
@@ -129,6 +138,23 @@ export function ConversationDetail({ id }: { id: string }) {
             </div>
           )}
         </section>
+        <div className="flex min-h-0 flex-col">
+          <TabList
+            tabs={[
+              { key: "window", label: "Window preview", testId: "tab-window" },
+              { key: "memories", label: "Memories", testId: "tab-memories" },
+            ]}
+            value={tab}
+            onChange={selectTab}
+            label="Conversation views"
+            panelId="conversation-panel"
+            size="md"
+            className="shrink-0 border-b border-zinc-200 bg-white px-3 dark:border-zinc-800 dark:bg-zinc-900/40"
+          />
+          <div role="tabpanel" id="conversation-panel" aria-labelledby={`conversation-panel-tab-${tab}`} className="flex min-h-0 flex-1 flex-col">
+            {tab === "memories" ? (
+              <ConversationMemoriesPanel conversationId={id} onSelectLeaf={selectLeaf} />
+            ) : (
         <WindowPanel
           conversationId={id}
           leafParam={leafParam}
@@ -144,6 +170,9 @@ export function ConversationDetail({ id }: { id: string }) {
           history={history}
           settling={settings !== debounced}
         />
+            )}
+          </div>
+        </div>
       </div>
       <NodeMemorySection conversationId={id} />
     </main>

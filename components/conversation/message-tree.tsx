@@ -18,12 +18,17 @@ import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { HistoryResponse, Message } from "@/lib/messages/schemas";
 import { UUID_NIL } from "@/lib/threads/uuid-nil";
 import { layoutTree } from "@/lib/ui/tree-layout";
+import { branchLeaves, collapseRuns } from "@/lib/ui/tree-collapse";
 import { oneLine } from "@/lib/ui/format";
 import { TURN_NODE_HEIGHT, TURN_NODE_WIDTH, TurnNodeComponent, type TurnNode, type TurnNodeData } from "./turn-node";
+import { RunNodeComponent, type RunNode, type RunNodeData } from "./run-node";
+import { BranchList } from "./branch-list";
+import { TreeLegend } from "./tree-legend";
 
 const COL = TURN_NODE_WIDTH + 28;
-const ROW = TURN_NODE_HEIGHT + 36;
-const NODE_TYPES = { turn: TurnNodeComponent };
+const ROW = TURN_NODE_HEIGHT + 28;
+const NODE_TYPES = { turn: TurnNodeComponent, run: RunNodeComponent };
+type TreeNode = TurnNode | RunNode;
 /** How many newest thread turns the first view frames (not the whole tree). */
 const FIT_TAIL = 10;
 const HANDLES: NonNullable<TurnNode["handles"]> = [
@@ -32,6 +37,12 @@ const HANDLES: NonNullable<TurnNode["handles"]> = [
 ];
 /** A short thread should not be blown up to giant boxes. */
 const FIT_MAX_ZOOM = 1;
+/** The first view of a long thread never goes below this zoom: 15 px labels stay at least 13.5 px on screen. */
+export const READABLE_ZOOM = 0.9;
+/** A small tree (a few branches) is shown whole down to this zoom (labels 10.5 px), so every branch is in sight. */
+const SMALL_TREE_ZOOM = 0.7;
+/** Newest thread turns that are never folded into a run (the ones the first view frames, and a few more). */
+const PINNED_TAIL = FIT_TAIL + 2;
 
 type Props = {
   conversationId: string;
@@ -60,6 +71,8 @@ type Base = {
   y: number;
   raw: Message["tokens"];
   data: Omit<TurnNodeData, "inThread" | "isLeaf" | "tokens" | "windowState" | "windowStart">;
+  /** Set on a folded run: its turns, oldest first. */
+  members?: string[];
 };
 
 function TreeCanvas({ conversationId, messages, threadIds, leafId, onSelect, history }: Props) {
@@ -68,31 +81,20 @@ function TreeCanvas({ conversationId, messages, threadIds, leafId, onSelect, his
   const [focusId, setFocusId] = useState<string | null>(null);
   const boxRef = useRef<HTMLDivElement>(null);
 
-  // Layout and labels depend only on the messages: O(n) once per load.
-  const layout = useMemo(() => {
+  // The whole tree's shape depends only on the messages: O(n) once per load.
+  const full = useMemo(() => {
     const ids = new Set(messages.map((m) => m.id));
     const layout = layoutTree(messages, COL, ROW);
-    const nodes = messages.map<Base>((m, index) => {
-      const p = layout.positions.get(m.id)!;
-      const marker = m.parent_message_id === UUID_NIL ? "nil" : m.parent_message_id && !ids.has(m.parent_message_id) ? "missing" : null;
-      return {
-        id: m.id,
-        index,
-        raw: m.tokens,
-        parent: m.tree_parent_id && ids.has(m.tree_parent_id) ? m.tree_parent_id : null,
-        x: p.x,
-        y: p.y,
-        data: {
-          label: oneLine(m.query, 90),
-          marker,
-          hasImage: m.files.some((f) => f.type === "image"),
-        },
-      };
-    });
-    return { nodes, children: layout.children };
+    const byId = new Map(messages.map((m) => [m.id, m] as const));
+    const labels = new Map(
+      messages.map((m) => {
+        const marker = m.parent_message_id === UUID_NIL ? "nil" : m.parent_message_id && !ids.has(m.parent_message_id) ? "missing" : null;
+        return [m.id, { label: oneLine(m.query, 90), marker, hasImage: m.files.some((f) => f.type === "image") } as Base["data"]] as const;
+      }),
+    );
+    const leaves = branchLeaves(messages, layout.children, (id) => layout.positions.get(id)?.depth ?? 0);
+    return { layout, byId, labels, leaves };
   }, [messages]);
-  const base = layout.nodes;
-
   const threadSet = useMemo(() => new Set(threadIds), [threadIds]);
   // Thread turns cost what the window counts (the chat formula, the chosen model's encoding);
   // other turns show their raw text in that same encoding.
@@ -111,16 +113,59 @@ function TreeCanvas({ conversationId, messages, threadIds, leafId, onSelect, his
   }, [history, threadSet, threadIds.length]);
   const selectedLeaf = leafId ?? threadIds[0] ?? null;
 
+  // Long linear runs fold into "… N turns" nodes. What the page is about stays drawn: the selected
+  // leaf, the thread's newest turns, the turns in the window and where it starts, the focused node.
+  // Turns of runs the user expanded: pinned one by one, so a later split of that run does not fold them again.
+  const [expanded, setExpanded] = useState<ReadonlySet<string>>(() => new Set());
+  const pinned = useMemo(() => {
+    const p = new Set<string>(expanded);
+    for (const id of threadIds.slice(0, PINNED_TAIL)) p.add(id);
+    if (selectedLeaf) p.add(selectedLeaf);
+    if (windowInfo.start) p.add(windowInfo.start);
+    if (focusId) p.add(focusId);
+    // The kept turns (not the dropped ones: with message_limit 500 those can be hundreds).
+    const dropped = new Set(history?.dropped_message_ids ?? []);
+    for (const id of history?.thread_message_ids ?? []) if (!dropped.has(id)) p.add(id);
+    return p;
+  }, [expanded, threadIds, selectedLeaf, windowInfo.start, focusId, history]);
+  const layout = useMemo(() => {
+    const folded = collapseRuns(messages, full.layout.children, pinned);
+    const reduced = layoutTree(folded.items, COL, ROW);
+    const nodes = folded.items.map<Base>((item, index) => {
+      const p = reduced.positions.get(item.id)!;
+      const m = full.byId.get(item.id);
+      return {
+        id: item.id,
+        index,
+        raw: m ? m.tokens : (undefined as unknown as Message["tokens"]),
+        parent: item.tree_parent_id,
+        x: p.x,
+        y: p.y,
+        data: full.labels.get(item.id) ?? { label: "", marker: null, hasImage: false },
+        members: item.run?.members,
+      };
+    });
+    return { nodes, children: reduced.children, hiddenIn: folded.hiddenIn };
+  }, [messages, full, pinned]);
+  const base = layout.nodes;
+
+  const positions = useMemo(() => new Map(base.map((b) => [b.id, b] as const)), [base]);
+
   // Reuse node/edge objects whose highlight did not change, so React Flow re-renders only those.
   const nodeCache = useRef(new Map<string, { key: string; node: TurnNode }>());
   const edgeCache = useRef(new Map<string, { key: string; edge: Edge }>());
   const { nodes, edges } = useMemo(() => {
-    const nodes: TurnNode[] = new Array(base.length);
+    const nodes: TreeNode[] = new Array(base.length);
     const edges: Edge[] = [];
     const nc = nodeCache.current;
     const ec = edgeCache.current;
     for (let i = 0; i < base.length; i++) {
       const b = base[i];
+      if (b.members) {
+        nodes[i] = runNode(b, threadSet, windowInfo.state, full.byId, encoding, b.id === focusId);
+        if (b.parent) edges.push(edgeOf(ec, b.id, b.parent, nodes[i].data.inThread && isOnThread(b.parent)));
+        continue;
+      }
       const inThread = threadSet.has(b.id);
       const isLeaf = b.id === selectedLeaf;
       const tokens = windowInfo.tokens.get(b.id) ?? b.raw[encoding].query + b.raw[encoding].answer;
@@ -156,56 +201,87 @@ function TreeCanvas({ conversationId, messages, threadIds, leafId, onSelect, his
         nc.set(b.id, hit);
       }
       nodes[i] = hit.node;
-      if (b.parent) {
-        const on = inThread && threadSet.has(b.parent);
-        const ek = on ? "1" : "0";
-        let e = ec.get(b.id);
-        if (!e || e.key !== ek || e.edge.source !== b.parent) {
-          e = { key: ek, edge: { id: `e-${b.id}`, source: b.parent, target: b.id, type: "smoothstep", className: on ? "in-thread" : undefined, zIndex: on ? 1 : 0, focusable: false, selectable: false } };
-          ec.set(b.id, e);
-        }
-        edges.push(e.edge);
-      }
+      if (b.parent) edges.push(edgeOf(ec, b.id, b.parent, inThread && isOnThread(b.parent)));
     }
     return { nodes, edges };
-  }, [base, threadSet, selectedLeaf, windowInfo, encoding, focusId]);
 
-  const positions = useMemo(() => new Map(base.map((b) => [b.id, b] as const)), [base]);
+    // A run is on the thread when its last turn is (the leaf is never folded, so a run is all in or all out).
+    function isOnThread(id: string) {
+      const run = positions.get(id)?.members;
+      return threadSet.has(run ? run[run.length - 1] : id);
+    }
+  }, [base, positions, threadSet, selectedLeaf, windowInfo, encoding, focusId, full]);
 
   const SMALL_TREE = 40;
 
-/** Frames the newest FIT_TAIL turns of the current thread. */
+  /**
+   * The first view: the whole tree when it fits at a readable zoom, else the newest FIT_TAIL turns of
+   * the selected thread, never below READABLE_ZOOM (the leaf then sits near the bottom edge).
+   */
   const focusThreadEnd = useCallback(
     (duration = 0) => {
-      const tail = threadIds.slice(0, FIT_TAIL).map((id) => positions.get(id)).filter((p): p is Base => !!p);
-      // A small tree is shown whole, so every branch is in sight.
-      if (!tail.length || positions.size <= SMALL_TREE) {
-        void flow.fitView({ duration, maxZoom: FIT_MAX_ZOOM, padding: 0.15 });
-        return;
-      }
-      const xs = tail.map((p) => p.x);
-      const ys = tail.map((p) => p.y);
-      const x = Math.min(...xs);
-      // Extra room on top for the legend strip that overlays the canvas.
-      const y = Math.min(...ys) - 48;
-      const bounds = { x, y, width: Math.max(...xs) - x + TURN_NODE_WIDTH, height: Math.max(...ys) - y + TURN_NODE_HEIGHT };
       const box = boxRef.current;
       if (!box) return;
-      void flow.setViewport(getViewportForBounds(bounds, box.clientWidth, box.clientHeight, 0.05, FIT_MAX_ZOOM, 0.2), { duration });
+      const w = box.clientWidth;
+      const h = box.clientHeight;
+      const boundsOf = (ps: Base[], top = 0) => {
+        const xs = ps.map((p) => p.x);
+        const ys = ps.map((p) => p.y);
+        const x = Math.min(...xs);
+        const y = Math.min(...ys) - top;
+        return { x, y, width: Math.max(...xs) - x + TURN_NODE_WIDTH, height: Math.max(...ys) - y + TURN_NODE_HEIGHT };
+      };
+      // Extra room on top for the legend strip that overlays the canvas.
+      const whole = getViewportForBounds(boundsOf(base, 48), w, h, 0.05, FIT_MAX_ZOOM, 0.1);
+      const tail = threadIds.slice(0, FIT_TAIL).map((id) => positions.get(id)).filter((p): p is Base => !!p);
+      if (!tail.length || whole.zoom >= READABLE_ZOOM || (base.length <= SMALL_TREE && whole.zoom >= SMALL_TREE_ZOOM)) {
+        void flow.setViewport(whole, { duration });
+        return;
+      }
+      const b = boundsOf(tail, 64);
+      const vp = getViewportForBounds(b, w, h, 0.05, FIT_MAX_ZOOM, 0.2);
+      if (vp.zoom >= READABLE_ZOOM) {
+        void flow.setViewport(vp, { duration });
+        return;
+      }
+      const zoom = READABLE_ZOOM;
+      const leaf = tail[0];
+      const x = w / 2 - (leaf.x + TURN_NODE_WIDTH / 2) * zoom;
+      const y = h - 56 - (leaf.y + TURN_NODE_HEIGHT) * zoom;
+      void flow.setViewport({ x, y, zoom }, { duration });
     },
-    [flow, threadIds, positions],
+    [flow, threadIds, positions, base],
   );
 
   // Fit once per conversation, when both the tree and its thread are known; later clicks keep the user's viewport.
   const fittedFor = useRef<string | null>(null);
   useEffect(() => {
     if (!ready || !threadIds.length || !base.length || fittedFor.current === conversationId) return;
-    fittedFor.current = conversationId;
-    const raf = requestAnimationFrame(() => focusThreadEnd(0));
+    // Marked done inside the frame: the layout changes again as the window arrives (its turns are
+    // pinned), which cancels a pending frame; the next run of this effect must then still fit.
+    const raf = requestAnimationFrame(() => {
+      fittedFor.current = conversationId;
+      focusThreadEnd(0);
+    });
     return () => cancelAnimationFrame(raf);
   }, [ready, threadIds, base, conversationId, focusThreadEnd]);
 
-  const onNodeClick: NodeMouseHandler<TurnNode> = useCallback((_, node) => onSelect(node.id), [onSelect]);
+  /** Draws a folded run's turns again; `then` is the node to centre (and focus, from the keyboard) once laid out. */
+  const [pending, setPending] = useState<{ id: string; focus: boolean; leaf?: boolean } | null>(null);
+  const expandRun = useCallback(
+    (runId: string, focus: boolean) => {
+      const run = positions.get(runId)?.members;
+      if (!run) return;
+      setExpanded((prev) => new Set([...prev, ...run]));
+      setPending({ id: run[0], focus });
+    },
+    [positions],
+  );
+
+  const onNodeClick: NodeMouseHandler<TreeNode> = useCallback(
+    (_, node) => (node.type === "run" ? expandRun(node.id, false) : onSelect(node.id)),
+    [onSelect, expandRun],
+  );
 
   /** Moves keyboard focus to a node, panning it into view first (only visible nodes are in the DOM). */
   const focusNode = useCallback(
@@ -213,7 +289,7 @@ function TreeCanvas({ conversationId, messages, threadIds, leafId, onSelect, his
       const p = positions.get(id);
       if (!p) return;
       setFocusId(id);
-      void flow.setCenter(p.x + TURN_NODE_WIDTH / 2, p.y + TURN_NODE_HEIGHT / 2, { zoom: Math.max(flow.getZoom(), 0.8), duration: 0 });
+      void flow.setCenter(p.x + TURN_NODE_WIDTH / 2, p.y + TURN_NODE_HEIGHT / 2, { zoom: Math.max(flow.getZoom(), READABLE_ZOOM), duration: 0 });
       const tryFocus = (n: number) =>
         requestAnimationFrame(() => {
           const el = boxRef.current?.querySelector<HTMLElement>(`.react-flow__node[data-id="${CSS.escape(id)}"]`);
@@ -225,24 +301,47 @@ function TreeCanvas({ conversationId, messages, threadIds, leafId, onSelect, his
     [flow, positions],
   );
 
+  // A jump (branch list, expanded run) waits until the target is laid out (a jumped-to leaf: until
+  // it is the selected leaf, whose pins re-fold the tree), then centres it.
+  useEffect(() => {
+    if (!pending) return;
+    // The new thread's window pins other turns and re-folds the tree (moving the leaf), so wait for it too.
+    const windowOf = (id: string) => !!history && (history.thread_message_ids.includes(id) || history.placeholder_message_id === id);
+    if (pending.leaf && (selectedLeaf !== pending.id || (history && !windowOf(pending.id)))) return;
+    const p = positions.get(pending.id);
+    if (!p) return;
+    setPending(null);
+    if (pending.focus) focusNode(pending.id);
+    else void flow.setCenter(p.x + TURN_NODE_WIDTH / 2, p.y + TURN_NODE_HEIGHT / 2, { zoom: Math.max(flow.getZoom(), READABLE_ZOOM), duration: 200 });
+  }, [pending, positions, flow, focusNode, selectedLeaf, history]);
+
+  const jumpToLeaf = useCallback(
+    (id: string) => {
+      onSelect(id);
+      setPending({ id, focus: false, leaf: true });
+    },
+    [onSelect],
+  );
+
   // Enter/Space select a node; arrows move to the parent (up), a child (down, the thread's first) and siblings.
   const onKeyDown = (e: React.KeyboardEvent) => {
     const el = e.target as HTMLElement;
     if (!el.classList?.contains("react-flow__node")) return;
     const id = el.getAttribute("data-id");
     if (!id) return;
-    if (e.key === "Enter" || e.key === " ") {
-      e.preventDefault();
-      onSelect(id);
-      return;
-    }
     const me = positions.get(id);
     if (!me) return;
+    if (e.key === "Enter" || e.key === " ") {
+      e.preventDefault();
+      if (me.members) expandRun(id, true);
+      else onSelect(id);
+      return;
+    }
     let next: string | undefined;
     if (e.key === "ArrowUp") next = me.parent ?? undefined;
     else if (e.key === "ArrowDown") {
       const kids = layout.children.get(id) ?? [];
-      next = kids.find((k) => threadSet.has(k)) ?? kids[0];
+      next = kids.find((k) => threadSet.has(positions.get(k)?.members?.at(-1) ?? k)) ?? kids[0];
     } else if (e.key === "ArrowLeft" || e.key === "ArrowRight") {
       const siblings = me.parent ? (layout.children.get(me.parent) ?? []) : base.filter((b) => !b.parent).map((b) => b.id);
       const i = siblings.indexOf(id);
@@ -254,7 +353,11 @@ function TreeCanvas({ conversationId, messages, threadIds, leafId, onSelect, his
 
   return (
     <div ref={boxRef} className="h-full w-full" onKeyDown={onKeyDown} data-testid="tree-root" data-encoding={encoding}>
-      <ReactFlow<TurnNode, Edge>
+      <div className="pointer-events-none absolute inset-x-2 top-2 bottom-32 z-10 flex flex-col items-stretch gap-1.5">
+        <TreeLegend turns={messages.length} threadLength={threadIds.length} folded={layout.hiddenIn.size} />
+        <BranchList leaves={full.leaves} selected={selectedLeaf} onJump={jumpToLeaf} />
+      </div>
+      <ReactFlow<TreeNode, Edge>
         nodes={nodes}
         edges={edges}
         nodeTypes={NODE_TYPES}
@@ -275,13 +378,14 @@ function TreeCanvas({ conversationId, messages, threadIds, leafId, onSelect, his
           pannable
           zoomable
           ariaLabel="Minimap of the whole tree"
-          position="bottom-left"
-          nodeColor={(n) => ((n as TurnNode).data.isLeaf ? "#4f46e5" : (n as TurnNode).data.inThread ? "#a5b4fc" : "#d4d4d8")}
+          // Bottom right: the first view puts the leaf at the bottom centre, clear of it.
+          position="bottom-right"
+          nodeColor={(n) => (n.type === "run" ? "#71717a" : (n as TurnNode).data.isLeaf ? "#4f46e5" : (n as TurnNode).data.inThread ? "#a5b4fc" : "#d4d4d8")}
           className="!h-28 !w-40 max-sm:!hidden"
           data-testid="tree-minimap"
         />
         <Background variant={BackgroundVariant.Dots} gap={20} size={1} className="!text-zinc-300 dark:!text-zinc-800" />
-        <Controls showInteractive={false} position="bottom-right">
+        <Controls showInteractive={false} position="bottom-left">
           <ControlButton onClick={() => focusThreadEnd(300)} title="Go to the end of the selected thread" aria-label="Go to the end of the selected thread">
             <svg viewBox="0 0 16 16" aria-hidden>
               <circle cx="8" cy="8" r="3" fill="currentColor" />
@@ -292,4 +396,52 @@ function TreeCanvas({ conversationId, messages, threadIds, leafId, onSelect, his
       </ReactFlow>
     </div>
   );
+}
+
+function edgeOf(cache: Map<string, { key: string; edge: Edge }>, target: string, source: string, on: boolean): Edge {
+  const key = `${source}${on ? 1 : 0}`;
+  let e = cache.get(target);
+  if (!e || e.key !== key) {
+    e = { key, edge: { id: `e-${target}`, source, target, type: "smoothstep", className: on ? "in-thread" : undefined, zIndex: on ? 1 : 0, focusable: false, selectable: false } };
+    cache.set(target, e);
+  }
+  return e.edge;
+}
+
+function runNode(
+  b: Base,
+  threadSet: ReadonlySet<string>,
+  state: (id: string) => TurnNodeData["windowState"],
+  byId: ReadonlyMap<string, Message>,
+  encoding: "o200k_base" | "cl100k_base",
+  focusable: boolean,
+): RunNode {
+  const members = b.members!;
+  let tokens = 0;
+  let kept = 0;
+  let dropped = 0;
+  for (const id of members) {
+    const t = byId.get(id)?.tokens[encoding];
+    if (t) tokens += t.query + t.answer;
+    const s = state(id);
+    if (s === "kept") kept++;
+    else if (s === "dropped") dropped++;
+  }
+  const data: RunNodeData = { count: members.length, tokens, inThread: threadSet.has(members[members.length - 1]), kept, dropped };
+  return {
+    id: b.id,
+    type: "run",
+    position: { x: b.x, y: b.y },
+    width: TURN_NODE_WIDTH,
+    height: TURN_NODE_HEIGHT,
+    measured: { width: TURN_NODE_WIDTH, height: TURN_NODE_HEIGHT },
+    handles: HANDLES,
+    data,
+    ariaRole: "button",
+    focusable,
+    draggable: false,
+    connectable: false,
+    selectable: false,
+    zIndex: data.inThread ? 1 : 0,
+  } as RunNode;
 }

@@ -54,8 +54,8 @@ function TurnNodeView({ id, data }: NodeProps<TurnNode>) {
           window starts
         </span>
       )}
-      <span className="line-clamp-2 text-[13px] leading-snug">{data.label || <em className="opacity-60">(empty query)</em>}</span>
-      <span className={`mt-0.5 flex items-center gap-1.5 text-[11px] tabular-nums ${data.isLeaf ? "text-indigo-50" : "text-zinc-600 dark:text-zinc-400"}`}>
+      <span className="line-clamp-2 text-[15px] leading-tight">{data.label || <em className="opacity-60">(empty query)</em>}</span>
+      <span className={`mt-0.5 flex items-center gap-1.5 text-xs tabular-nums ${data.isLeaf ? "text-indigo-50" : "text-zinc-600 dark:text-zinc-400"}`}>
         {formatCompact(data.tokens)} tok
         {data.windowState && data.windowState !== "kept" && <span className="font-medium">· {data.windowState === "beyond-limit" ? "past limit" : data.windowState}</span>}
         {data.hasImage && <span aria-label="has image">▣</span>}

@@ -139,7 +139,7 @@ export function InspectView() {
             <Button variant="primary" className="w-full" onClick={run} data-testid="inspect-run" aria-keyshortcuts="Control+Enter Meta+Enter">
               {pending && <Spinner />}
               {compare ? "Run both strategies" : "Build prompt"}
-              <kbd className="ml-1 rounded bg-white/20 px-1 font-sans text-[10px] font-medium">Ctrl ↵</kbd>
+              <kbd className="ml-1 rounded bg-indigo-900 px-1 font-sans text-[11px] font-medium text-white">Ctrl ↵</kbd>
             </Button>
           </div>
         </aside>
@@ -189,7 +189,7 @@ function Intro({ onSample }: { onSample: () => void }) {
     <div className="rounded-xl border border-dashed border-zinc-300 bg-white dark:border-zinc-700 dark:bg-zinc-900" data-testid="inspect-empty">
       <EmptyState title="Build a prompt to inspect it">
         <p className="max-w-md">
-          Pick a user and a conversation (or paste a messages array), type the query, choose a strategy, then press <kbd className="rounded border border-zinc-300 px-1 text-[11px] dark:border-zinc-700">Ctrl ↵</kbd>.
+          Pick a user and a conversation (or paste a messages array), type the query, choose a strategy, then press <kbd className="rounded border border-zinc-300 bg-zinc-50 px-1 text-[11px] text-zinc-800 dark:border-zinc-700 dark:bg-zinc-800 dark:text-zinc-100">Ctrl ↵</kbd>.
         </p>
         <div className="mt-4 grid max-w-lg grid-cols-1 gap-2 text-left text-xs sm:grid-cols-3">
           {[

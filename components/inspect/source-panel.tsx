@@ -1,6 +1,7 @@
 "use client";
 import { useId, useMemo, useRef } from "react";
-import { useMemoryUsers, useThreadTurns, useUserConversations } from "@/lib/ui/inspect-api";
+import { useThreadTurns, useUserConversations } from "@/lib/ui/queries";
+import { useMemoryUsers } from "@/lib/ui/memory-queries";
 import { parseMessages, SAMPLE_TEMPORARY, sampleMessages, type InspectSource, type MemoryFormat, type SourceTab } from "@/lib/ui/inspect-model";
 import { formatInt, oneLine } from "@/lib/ui/format";
 import { Button } from "@/components/ui/button";

@@ -72,7 +72,7 @@ export function JsonEditor({ memory }: { memory: Memory }) {
       </div>
       <div className="mt-1.5 flex min-h-7 items-center gap-2 text-xs">
         {parsed.ok ? (
-          <span className="text-emerald-600 dark:text-emerald-400" data-testid="json-valid">
+          <span className="text-emerald-700 dark:text-emerald-400" data-testid="json-valid">
             ✓ {parsed.value === null ? "empty (no structured data)" : `valid JSON · ${Object.keys(parsed.value).length} keys`}
           </span>
         ) : (

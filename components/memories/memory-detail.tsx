@@ -23,6 +23,7 @@ import { CopyButton } from "@/components/ui/copy-button";
 import { Skeleton } from "@/components/ui/skeleton";
 import { ErrorBox, InlineError, Spinner } from "@/components/ui/states";
 import { AccessLog } from "./access-log";
+import { OriginCard } from "./origin-card";
 import { Dialog } from "./dialog";
 import { HistoryTimeline } from "./history-timeline";
 import { JsonEditor } from "./json-editor";
@@ -68,6 +69,7 @@ export function MemoryDetail({ id }: { id: string }) {
                 </Card>
               </div>
               <div className="flex min-w-0 flex-col gap-5">
+                <OriginCard memoryId={m.id} events={history.data} />
                 <Card title="History" actions={history.data && <span className="text-xs text-zinc-500">{plural(history.data.length, "event")}</span>} testId="history-card">
                   {history.isError ? <ErrorBox error={history.error} /> : history.isLoading ? <Skeleton className="h-40 w-full" /> : <HistoryTimeline memory={m} events={history.data ?? []} />}
                 </Card>

@@ -10,10 +10,14 @@ import { Skeleton } from "@/components/ui/skeleton";
 import { Spinner } from "@/components/ui/states";
 import { InlineEditor } from "./inline-editor";
 import { TypeBadge, UnitBar } from "./type-badge";
+import { useArchiveRestore } from "@/lib/ui/memory-queries";
+import { useToast } from "./toast";
 
-const ROW_H = 60;
+/** One line of content per row: about 40 px, so a screen shows twice the rows it did at 60. */
+const ROW_H = 40;
 const EDIT_H = 184;
-const COLS = "grid grid-cols-[40px_104px_minmax(280px,1fr)_112px_84px_76px_116px_104px]";
+// Fixed widths everywhere but Content: relative times and counts never move a column.
+const COLS = "grid grid-cols-[40px_104px_minmax(280px,1fr)_112px_64px_64px_112px_104px_168px]";
 const th = "flex items-center px-2 text-[11px] font-semibold tracking-wide text-zinc-500 uppercase dark:text-zinc-400";
 
 type Props = {
@@ -106,6 +110,8 @@ export function MemoryTable({ rows, user, loading, hasNextPage, fetchingNext, on
 
   const onKeyDown = (e: React.KeyboardEvent) => {
     if (isTyping(e.target) || e.metaKey || e.ctrlKey || e.altKey || editing) return;
+    // A row's own buttons and links handle their keys (Enter on "Archive" archives that row).
+    if (e.target !== e.currentTarget && (e.target as HTMLElement).closest("button, a")) return;
     const r = rows[focus];
     switch (e.key) {
       case "j":
@@ -181,7 +187,7 @@ export function MemoryTable({ rows, user, loading, hasNextPage, fetchingNext, on
         onKeyDown={onKeyDown}
         className="min-h-0 flex-1 overflow-auto outline-none focus-visible:ring-2 focus-visible:ring-indigo-500/40 focus-visible:ring-inset"
       >
-        <div className="min-w-[960px]">
+        <div className="min-w-[1080px]">
           <div role="row" className={`${COLS} sticky top-0 z-10 h-9 border-b border-zinc-200 bg-zinc-50/95 backdrop-blur dark:border-zinc-800 dark:bg-zinc-900/95`}>
             <div role="columnheader" className="flex items-center justify-center">
               <input
@@ -200,6 +206,7 @@ export function MemoryTable({ rows, user, loading, hasNextPage, fetchingNext, on
             {sortHeader("access_count", "Hits", true)}
             {sortHeader("last_accessed_at", "Last used")}
             {sortHeader("updated_at", "Updated")}
+            <div role="columnheader" className={th}>Actions</div>
           </div>
           {loading ? (
             Array.from({ length: 8 }, (_, i) => <SkeletonRow key={i} />)
@@ -293,7 +300,7 @@ const Row = memo(function Row({ m, index, focused, selected, editing, href, onFo
         selected ? "bg-indigo-50/80 dark:bg-indigo-950/40" : "hover:bg-zinc-50 dark:hover:bg-zinc-800/40"
       } ${focused ? "shadow-[inset_3px_0_0_var(--color-indigo-500)]" : ""} ${archived ? "text-zinc-500 dark:text-zinc-400" : ""}`}
     >
-      <div role="gridcell" className="flex items-start justify-center pt-3">
+      <div role="gridcell" className="flex items-start justify-center pt-[13px]">
         <input
           type="checkbox"
           aria-label="Select memory"
@@ -308,37 +315,25 @@ const Row = memo(function Row({ m, index, focused, selected, editing, href, onFo
           className="size-3.5 accent-indigo-600"
         />
       </div>
-      <div role="gridcell" className="flex flex-col items-start gap-1 px-2 pt-2.5">
+      <div role="gridcell" className="flex items-start px-2 pt-2.5">
         <TypeBadge type={m.memory_type} />
-        {archived && <span className="text-[10px] font-medium tracking-wide text-zinc-500 uppercase">archived</span>}
       </div>
-      <div role="gridcell" className="min-w-0 px-2 py-2">
+      <div role="gridcell" className="min-w-0 px-2 py-2.5">
         {editing ? (
           <InlineEditor memory={m} onDone={onEditDone} />
         ) : (
-          <div className="flex min-w-0 items-start gap-2">
-            <span data-testid="memory-content" title={m.content} className="line-clamp-2 min-w-0 flex-1 cursor-default leading-5 text-zinc-800 select-text dark:text-zinc-200">
+          <div className="flex min-w-0 items-center gap-2">
+            {archived && <span className="shrink-0 text-[10px] font-medium tracking-wide text-zinc-500 uppercase">archived</span>}
+            <span data-testid="memory-content" title={m.content} className="min-w-0 flex-1 cursor-default truncate leading-5 text-zinc-800 select-text dark:text-zinc-200">
               {m.content}
             </span>
-            <span className="flex shrink-0 flex-col items-end gap-0.5 pt-0.5">
-              <span className="font-mono text-[10px] text-zinc-500 tabular-nums" data-testid="memory-version" title="version">
-                v{m.version}
-              </span>
-              <Link
-                href={href}
-                data-testid="memory-open"
-                aria-label="Open memory"
-                title="Open (o)"
-                onClick={(e) => e.stopPropagation()}
-                className={`rounded px-1 text-xs leading-4 text-indigo-600 hover:bg-indigo-50 dark:text-indigo-400 dark:hover:bg-indigo-950 ${focused ? "" : "opacity-0 group-hover:opacity-100 focus:opacity-100"}`}
-              >
-                open →
-              </Link>
+            <span className="shrink-0 font-mono text-[10px] text-zinc-500 tabular-nums" data-testid="memory-version" title="version">
+              v{m.version}
             </span>
           </div>
         )}
       </div>
-      <div role="gridcell" className="px-2 pt-3 text-xs">
+      <div role="gridcell" className="px-2 pt-3.5 text-xs">
         <UnitBar value={m.importance_score} />
       </div>
       <div role="gridcell" className="px-2 pt-3 text-right text-xs text-zinc-600 tabular-nums dark:text-zinc-400">{m.confidence.toFixed(2)}</div>
@@ -357,21 +352,68 @@ const Row = memo(function Row({ m, index, focused, selected, editing, href, onFo
           {relativeTime(m.updated_at)}
         </time>
       </div>
+      <div role="gridcell" className="flex items-start gap-1 px-2 pt-2" onClick={(e) => e.stopPropagation()}>
+        <RowActions m={m} href={href} editing={editing} onEdit={() => onEdit(m.id)} />
+      </div>
     </div>
   );
 });
 
+const action =
+  "h-6 rounded px-1.5 text-xs font-medium text-zinc-700 hover:bg-zinc-100 hover:text-zinc-900 disabled:opacity-50 dark:text-zinc-300 dark:hover:bg-zinc-800 dark:hover:text-zinc-100";
+
+/** Per-row actions: edit in place, archive or restore (with undo), open the detail page. */
+function RowActions({ m, href, editing, onEdit }: { m: Memory; href: string; editing: boolean; onEdit: () => void }) {
+  const toggle = useArchiveRestore();
+  const toast = useToast();
+  const archived = m.status === "archived";
+  const what = m.content.length > 40 ? `${m.content.slice(0, 39)}…` : m.content;
+  const run = (action: "archive" | "restore") =>
+    toggle.mutate(
+      { id: m.id, action },
+      {
+        onSuccess: () =>
+          toast.show({
+            message: `${action === "archive" ? "Archived" : "Restored"} “${what}”`,
+            action: { label: "Undo", testId: "row-undo", run: () => toggle.mutateAsync({ id: m.id, action: action === "archive" ? "restore" : "archive" }) },
+          }),
+        onError: (e) => toast.show({ message: e.message, tone: "error" }),
+      },
+    );
+  return (
+    <>
+      <button type="button" className={action} data-testid="row-edit" disabled={editing} aria-label={`Edit “${what}”`} onClick={onEdit}>
+        Edit
+      </button>
+      <button
+        type="button"
+        className={action}
+        data-testid="row-archive"
+        disabled={toggle.isPending}
+        aria-label={`${archived ? "Restore" : "Archive"} “${what}”`}
+        onClick={() => run(archived ? "restore" : "archive")}
+      >
+        {archived ? "Restore" : "Archive"}
+      </button>
+      <Link href={href} data-testid="memory-open" aria-label={`Open “${what}”`} title="Open (o)" className={`${action} inline-flex items-center text-indigo-700 dark:text-indigo-300`}>
+        Open
+      </Link>
+    </>
+  );
+}
+
 function SkeletonRow() {
   return (
-    <div aria-hidden className={`${COLS} h-[60px] items-center border-b border-zinc-100 dark:border-zinc-800`}>
+    <div aria-hidden className={`${COLS} h-10 items-center border-b border-zinc-100 dark:border-zinc-800`}>
       <div className="flex justify-center"><Skeleton className="size-3.5" /></div>
       <div className="px-2"><Skeleton className="h-4 w-16" /></div>
-      <div className="px-2"><Skeleton className="h-4 w-4/5" /><Skeleton className="mt-1.5 h-3 w-2/5" /></div>
+      <div className="px-2"><Skeleton className="h-4 w-4/5" /></div>
       <div className="px-2"><Skeleton className="h-3 w-20" /></div>
       <div className="px-2"><Skeleton className="ml-auto h-3 w-8" /></div>
       <div className="px-2"><Skeleton className="ml-auto h-3 w-6" /></div>
       <div className="px-2"><Skeleton className="h-3 w-16" /></div>
       <div className="px-2"><Skeleton className="h-3 w-16" /></div>
+      <div className="px-2"><Skeleton className="h-3 w-24" /></div>
     </div>
   );
 }

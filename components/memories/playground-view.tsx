@@ -20,6 +20,13 @@ const TERMS = [
 ] as const;
 
 const DEFAULTS: Weights = { similarity: 0.6, recency: 0.2, importance: 0.2 };
+/**
+ * Below this cosine a hit shares next to nothing with the query ("zzzz qqqq" leads with 0.059):
+ * it ranks by recency and importance alone, which the page says instead of implying relevance.
+ * With the lexical embedder, unrelated text still reaches about 0.28 by hash collisions
+ * ("zzzz qqqq" against the demo memories); a real word match starts around 0.35.
+ */
+export const LOW_SIMILARITY = 0.3;
 
 export function PlaygroundView() {
   const { user, setUser } = useSelectedUser();
@@ -28,7 +35,8 @@ export function PlaygroundView() {
   const [k, setK] = useState(10);
   const [weights, setWeights] = useState<Weights>(DEFAULTS);
   const [types, setTypes] = useState<MemoryType[]>([]);
-  const [minScore, setMinScore] = useState("");
+  // 0 = no floor (the API's min_score left out).
+  const [minScore, setMinScore] = useState(0);
   const [dryRun, setDryRun] = useState(true);
 
   // Sliders re-rank live; debounced so dragging does not flood the server.
@@ -42,7 +50,7 @@ export function PlaygroundView() {
         k: params.k,
         weights: params.weights,
         ...(params.types.length ? { memory_types: params.types } : {}),
-        ...(params.minScore !== "" && !Number.isNaN(Number(params.minScore)) ? { min_score: Number(params.minScore) } : {}),
+        ...(params.minScore > 0 ? { min_score: params.minScore } : {}),
         dry_run: params.dryRun,
       }),
     placeholderData: keepPreviousData,
@@ -139,15 +147,32 @@ export function PlaygroundView() {
             <span className="text-[11px] text-zinc-500">{types.length ? "Only the selected types" : "All types"}</span>
           </div>
 
-          <div className="grid grid-cols-2 gap-3 text-xs text-zinc-600 dark:text-zinc-400">
-            <label className="flex flex-col gap-1">
-              k (results)
-              <input type="number" min={1} max={100} value={k} data-testid="playground-k" onChange={(e) => setK(Math.max(1, Math.min(100, Number(e.target.value) || 1)))} className="h-8 rounded-md border border-zinc-300 bg-white px-2 text-sm tabular-nums dark:border-zinc-700 dark:bg-zinc-950" />
+          <label className="flex flex-col gap-1 text-xs text-zinc-600 dark:text-zinc-400">
+            k (results)
+            <input type="number" min={1} max={100} value={k} data-testid="playground-k" onChange={(e) => setK(Math.max(1, Math.min(100, Number(e.target.value) || 1)))} className="h-8 w-24 rounded-md border border-zinc-300 bg-white px-2 text-sm tabular-nums dark:border-zinc-700 dark:bg-zinc-950" />
+          </label>
+
+          <div className="flex flex-col gap-1">
+            <label htmlFor="pg-min-score" className="flex items-center justify-between text-xs font-semibold text-zinc-700 dark:text-zinc-300">
+              Minimum score
+              <output htmlFor="pg-min-score" className="font-normal text-zinc-900 tabular-nums dark:text-zinc-100" data-testid="min-score-value">
+                {minScore > 0 ? minScore.toFixed(2) : "off"}
+              </output>
             </label>
-            <label className="flex flex-col gap-1">
-              Min score
-              <input type="number" step={0.05} value={minScore} placeholder="none" onChange={(e) => setMinScore(e.target.value)} className="h-8 rounded-md border border-zinc-300 bg-white px-2 text-sm tabular-nums dark:border-zinc-700 dark:bg-zinc-950" />
-            </label>
+            <input
+              id="pg-min-score"
+              type="range"
+              min={0}
+              max={1}
+              step={0.05}
+              value={minScore}
+              data-testid="playground-min-score"
+              onChange={(e) => setMinScore(Number(e.target.value))}
+              className="accent-indigo-600"
+            />
+            <span className="text-[11px] text-zinc-600 dark:text-zinc-400">
+              {minScore > 0 ? "Results scoring less are left out; the line on each bar marks it." : "Off: the k best are shown however weak."}
+            </span>
           </div>
 
           <label className="flex items-start gap-2 text-xs text-zinc-600 dark:text-zinc-400">
@@ -168,9 +193,10 @@ export function PlaygroundView() {
               </span>
             ))}
             {data && (
-              <span className="ml-auto tabular-nums">
+              <span className="ml-auto tabular-nums" data-testid="playground-summary">
                 {stale && <Spinner className="mr-1 text-indigo-500" />}
-                {data.data.length} results · {data.latency_ms.toFixed(0)} ms{params.dryRun ? " · dry run" : " · counted as access"}
+                {data.data.length} results · min score {params.minScore > 0 ? params.minScore.toFixed(2) : "off"} · {data.latency_ms.toFixed(0)} ms
+                {params.dryRun ? " · dry run" : " · counted as access"}
               </span>
             )}
           </div>
@@ -194,11 +220,14 @@ export function PlaygroundView() {
                 <EmptyState title="Nothing matched">Try other words, lower the min score or include more types.</EmptyState>
               </div>
             ) : (
+              <>
+              <LowSimilarityWarning data={data} />
               <ol className={`flex flex-col gap-2 transition-opacity ${stale ? "opacity-70" : ""}`} data-testid="playground-results">
                 {data.data.map((h, i) => (
-                  <Result key={h.memory.id} hit={h} rank={i + 1} scale={scale} user={user} />
+                  <Result key={h.memory.id} hit={h} rank={i + 1} scale={scale} user={user} minScore={params.minScore} />
                 ))}
               </ol>
+              </>
             )}
             {search.isError && data && <p role="alert" className="mt-2 text-xs text-red-600 dark:text-red-400">{search.error.message}</p>}
           </div>
@@ -228,7 +257,23 @@ function ModelBanner({ data }: { data: SearchResponse }) {
   );
 }
 
-function Result({ hit, rank, scale, user }: { hit: SearchHit; rank: number; scale: number; user: string }) {
+/** Shown when even the best hit barely shares anything with the query: its rank comes from recency and importance. */
+function LowSimilarityWarning({ data }: { data: SearchResponse }) {
+  const best = Math.max(...data.data.map((h) => h.breakdown.cosine));
+  if (!(best < LOW_SIMILARITY)) return null;
+  return (
+    <div
+      role="status"
+      data-testid="low-similarity-warning"
+      className="mb-2 rounded-lg border border-amber-300 bg-amber-50 px-4 py-2.5 text-sm text-amber-950 dark:border-amber-800 dark:bg-amber-950/50 dark:text-amber-100"
+    >
+      <strong>Weak match.</strong> The best cosine similarity is {best.toFixed(3)}, below {LOW_SIMILARITY.toFixed(2)}: no memory is really about this query.
+      These results rank by recency and importance. Raise the minimum score to leave them out.
+    </div>
+  );
+}
+
+function Result({ hit, rank, scale, user, minScore }: { hit: SearchHit; rank: number; scale: number; user: string; minScore: number }) {
   const b = hit.breakdown;
   const pct = (v: number) => `${(Math.max(0, v) / scale) * 100}%`;
   return (
@@ -243,6 +288,11 @@ function Result({ hit, rank, scale, user }: { hit: SearchHit; rank: number; scal
         <div className="min-w-0 flex-1">
           <div className="flex flex-wrap items-center gap-1.5">
             <TypeBadge type={hit.memory.memory_type} />
+            {b.cosine < LOW_SIMILARITY && (
+              <Badge tone="amber" title={`cosine ${b.cosine.toFixed(3)} is below ${LOW_SIMILARITY}`} testId="low-similarity-badge">
+                low similarity
+              </Badge>
+            )}
             {b.matched_by.map((mb) => (
               <Badge key={mb} tone={mb === "vector" ? "accent" : "neutral"} title={mb === "vector" ? "Found by embedding similarity" : "Found by text match"}>
                 {mb}
@@ -260,7 +310,16 @@ function Result({ hit, rank, scale, user }: { hit: SearchHit; rank: number; scal
           <div className="text-[10px] text-zinc-500 uppercase">final</div>
         </div>
       </div>
-      <div className="mt-2.5 ml-9">
+      <div className="relative mt-2.5 ml-9">
+        {minScore > 0 && (
+          <span
+            aria-hidden
+            data-testid="min-score-line"
+            className="absolute -top-1 z-10 h-5 w-0.5 bg-red-600 dark:bg-red-400"
+            style={{ left: `${Math.min(100, (minScore / scale) * 100)}%` }}
+            title={`minimum score ${minScore.toFixed(2)}`}
+          />
+        )}
         <div
           role="img"
           aria-label={`similarity ${b.similarity_term.toFixed(3)}, recency ${b.recency_term.toFixed(3)}, importance ${b.importance_term.toFixed(3)}`}

@@ -10,9 +10,9 @@ const TONES: Record<Tone, string> = {
   red: "bg-red-50 text-red-700 ring-red-200 dark:bg-red-950 dark:text-red-300 dark:ring-red-900",
 };
 
-export function Badge({ tone = "neutral", children, title, className = "" }: { tone?: Tone; children: ReactNode; title?: string; className?: string }) {
+export function Badge({ tone = "neutral", children, title, className = "", testId }: { tone?: Tone; children: ReactNode; title?: string; className?: string; testId?: string }) {
   return (
-    <span title={title} className={`inline-flex items-center gap-1 rounded-full px-2 py-0.5 text-[11px] font-medium whitespace-nowrap ring-1 ring-inset ${TONES[tone]} ${className}`}>
+    <span title={title} data-testid={testId} className={`inline-flex items-center gap-1 rounded-full px-2 py-0.5 text-[11px] font-medium whitespace-nowrap ring-1 ring-inset ${TONES[tone]} ${className}`}>
       {children}
     </span>
   );

@@ -42,7 +42,7 @@ export function WindowPanel({ conversationId, thread, resolvedLeaf, childrenOf, 
   const kept = h ? h.thread_message_ids.length - h.dropped_message_ids.length : 0;
 
   return (
-    <section id="window-preview" tabIndex={-1} aria-label="Window preview" className="flex outline-none min-h-0 flex-col bg-white dark:bg-zinc-900/40">
+    <section id="window-preview" tabIndex={-1} aria-label="Window preview" className="flex min-h-0 flex-1 flex-col bg-white outline-none dark:bg-zinc-900/40">
       <div className="space-y-4 border-b border-zinc-200 px-4 py-4 dark:border-zinc-800">
         <div className="flex flex-wrap items-center gap-2">
           <h2 className="text-sm font-semibold">Window preview</h2>

@@ -9,3 +9,8 @@ export const ZModelPreset = z
   })
   .strict();
 export const ZModelPresetsInput = z.object({ presets: z.array(ZModelPreset).max(200) }).strict();
+
+/** A row of GET /models: a preset with whether its counting is approximate and where it comes from. */
+export const ZModelRow = ZModelPreset.extend({ approximate: z.boolean(), source: z.enum(["builtin", "settings"]) });
+export type ModelRow = z.infer<typeof ZModelRow>;
+export type ModelPreset = z.infer<typeof ZModelPreset>;

@@ -51,7 +51,7 @@ export function isClientError(e: unknown): boolean {
 export async function request<T>(
   method: string,
   path: string,
-  opts: { params?: Params; body?: unknown; signal?: AbortSignal; text?: boolean } = {},
+  opts: { params?: Params; body?: unknown; signal?: AbortSignal; text?: boolean; detailsApart?: boolean } = {},
 ): Promise<T> {
   let res: Response;
   try {
@@ -78,7 +78,8 @@ export async function request<T>(
     const err = (json as { error?: { code?: string; message?: string; details?: ApiErrorDetail[] } } | undefined)?.error;
     const base = err?.message ?? `${res.status} ${res.statusText || "request failed"}`;
     throw new ApiError(
-      `${base}${detailSuffix(base, err?.details ?? [])}`,
+      // detailsApart: the caller shows each field's message next to its field (the inspector's forms).
+      opts.detailsApart ? base : `${base}${detailSuffix(base, err?.details ?? [])}`,
       res.status,
       err?.code ?? "http_error",
       err?.details ?? [],
@@ -92,8 +93,9 @@ export const api = {
   get: <T>(path: string, params?: Params, signal?: AbortSignal) => request<T>("GET", path, { params, signal }),
   /** A successful body as text (markdown exports). */
   text: (path: string, params?: Params, signal?: AbortSignal) => request<string>("GET", path, { params, signal, text: true }),
-  post: <T>(path: string, body: unknown = {}, params?: Params) => request<T>("POST", path, { body, params }),
-  put: <T>(path: string, body: unknown) => request<T>("PUT", path, { body }),
+  post: <T>(path: string, body: unknown = {}, params?: Params, opts: { signal?: AbortSignal; detailsApart?: boolean } = {}) =>
+    request<T>("POST", path, { body, params, ...opts }),
+  put: <T>(path: string, body: unknown, opts: { detailsApart?: boolean } = {}) => request<T>("PUT", path, { body, ...opts }),
   patch: <T>(path: string, body: unknown) => request<T>("PATCH", path, { body }),
   delete: <T = void>(path: string, params?: Params) => request<T>("DELETE", path, { params }),
 };

@@ -1,25 +1,20 @@
 "use client";
-// Data hooks of the prompt inspector.
+// Data hooks of the prompt inspector (models, presets, offloaded contents, runs). Conversations and
+// memory users come from their own domains' hooks (lib/ui/queries.ts, lib/ui/memory-queries.ts).
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useRef, useState } from "react";
-import type { Conversation } from "@/lib/conversations/schemas";
 import type { ContextResult } from "@/lib/context/schemas";
-import type { Message } from "@/lib/messages/schemas";
+import type { ModelPreset, ModelRow } from "@/lib/models/schemas";
 import type { WindowResult } from "@/lib/strategies/schemas";
 import { api, ApiError } from "./api-client";
 import { fromContext, fromWindow, type InspectRequest, type InspectResult } from "./inspect-model";
 
-export type ModelRow = { model: string; encoding: string; approximate: boolean; context_window: number; exact: boolean; source: "builtin" | "settings" };
-export type Preset = { model: string; context_window: number; encoding: "o200k_base" | "cl100k_base"; exact: boolean };
-type MemoryUser = { user_id: string; total: number; active: number };
-type Page<T> = { data: T[]; next_cursor: string | null };
+export type { ModelRow };
+export type Preset = ModelPreset;
 
 export const ik = {
   models: ["inspect", "models"] as const,
   presets: ["inspect", "presets"] as const,
-  users: ["inspect", "memory-users"] as const,
-  conversations: (user: string) => ["inspect", "conversations", user] as const,
-  turns: (conversation: string) => ["inspect", "turns", conversation] as const,
   offloaded: (ref: string) => ["inspect", "offloaded", ref] as const,
 };
 
@@ -42,49 +37,8 @@ export function usePresets(enabled: boolean) {
 export function useSavePresets() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: async (presets: Preset[]) => {
-      const res = await fetch("/api/v1/settings/models", { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ presets }) });
-      const json = (await res.json().catch(() => undefined)) as { error?: { code?: string; message?: string; details?: { field?: string; message: string }[] } } | undefined;
-      if (!res.ok) throw new ApiError(json?.error?.message ?? `${res.status} request failed`, res.status, json?.error?.code ?? "http_error", json?.error?.details ?? []);
-      return json;
-    },
+    mutationFn: (presets: Preset[]) => api.put<{ data: (Preset & { source: string })[] }>("/settings/models", { presets }, { detailsApart: true }),
     onSuccess: () => Promise.all([qc.invalidateQueries({ queryKey: ik.presets }), qc.invalidateQueries({ queryKey: ik.models })]),
-  });
-}
-
-export function useMemoryUsers() {
-  return useQuery({
-    queryKey: ik.users,
-    queryFn: ({ signal }) => api.get<{ data: MemoryUser[] }>("/memory-users", undefined, signal).then((r) => r.data),
-    staleTime: 60_000,
-  });
-}
-
-export function useUserConversations(user: string) {
-  return useQuery({
-    queryKey: ik.conversations(user),
-    enabled: !!user,
-    queryFn: ({ signal }) => api.get<Page<Conversation>>("/conversations", { user_id: user, limit: 50 }, signal).then((r) => r.data),
-    staleTime: 30_000,
-  });
-}
-
-/** The turns of the conversation's current thread, newest first, for the leaf picker. */
-export function useThreadTurns(conversation: string) {
-  return useQuery({
-    queryKey: ik.turns(conversation),
-    enabled: !!conversation,
-    queryFn: async ({ signal }) => {
-      const [thread, page] = await Promise.all([
-        api.get<{ message_ids: string[] }>(`/conversations/${conversation}/thread`, undefined, signal),
-        api.get<Page<Message>>(`/conversations/${conversation}/messages`, { limit: 1000 }, signal),
-      ]);
-      const byId = new Map(page.data.map((m) => [m.id, m] as const));
-      return thread.message_ids
-        .map((id, i) => ({ id, n: i + 1, query: byId.get(id)?.query ?? "" }))
-        .reverse();
-    },
-    staleTime: 30_000,
   });
 }
 
@@ -99,35 +53,12 @@ export function useOffloaded(ref: string | null) {
 
 export async function runInspect(req: InspectRequest, exactFor: (model: string) => boolean, signal?: AbortSignal): Promise<InspectResult> {
   if (req.endpoint === "context") {
-    const r = await post<ContextResult>("/context", req.body, signal);
+    const r = await api.post<ContextResult>("/context", req.body, undefined, { signal, detailsApart: true });
     return fromContext(r, req.body.messages);
   }
-  const r = await post<WindowResult>("/window", req.body, signal);
+  const r = await api.post<WindowResult>("/window", req.body, undefined, { signal, detailsApart: true });
   const res = fromWindow(r, req.input, req.reservedOutput, req.body.temporary_messages?.length ?? 0, exactFor(r.model));
   return { ...res, strategy: { ...res.strategy, type: req.body.strategy.type } };
-}
-
-/** POST keeping the API's field details (api.post folds them into the message only). */
-async function post<T>(path: string, body: unknown, signal?: AbortSignal): Promise<T> {
-  let res: Response;
-  try {
-    res = await fetch(`/api/v1${path}`, { method: "POST", signal, headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-  } catch (e) {
-    if ((e as Error).name === "AbortError") throw e;
-    throw new ApiError("Could not reach the server. Is it running?", 0, "network_error");
-  }
-  const text = await res.text();
-  let json: unknown;
-  try {
-    json = text ? JSON.parse(text) : undefined;
-  } catch {
-    /* non-JSON */
-  }
-  if (!res.ok) {
-    const err = (json as { error?: { code?: string; message?: string; details?: { field?: string; message: string }[] } } | undefined)?.error;
-    throw new ApiError(err?.message ?? `${res.status} ${res.statusText || "request failed"}`, res.status, err?.code ?? "http_error", err?.details ?? []);
-  }
-  return json as T;
 }
 
 export type RunState = { result?: InspectResult; error?: unknown; pending: boolean; request?: InspectRequest; ms?: number };

@@ -1,5 +1,6 @@
 "use client";
 import { api } from "@/lib/ui/api-client";
+import type { ConversationMemories, MemoryOrigin } from "@/lib/memories/provenance-schemas";
 import { keepPreviousData, type InfiniteData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import {
   userPath,
@@ -39,6 +40,8 @@ export const mk = {
   history: (id: string) => ["memories", "history", id] as const,
   relations: (id: string) => ["memories", "relations", id] as const,
   accesses: (id: string) => ["memories", "accesses", id] as const,
+  origin: (id: string) => ["memories", "origin", id] as const,
+  ofConversation: (conversationId: string) => ["memories", "conversation", conversationId] as const,
   review: (user: string, kind: string, status: "open" | "resolved" = "open") => ["memories", "review", user, kind, status] as const,
   metrics: (user: string) => ["memories", "metrics", user] as const,
   embeddings: ["embeddings", "status"] as const,
@@ -95,6 +98,20 @@ export function useMemoryRelations(id: string) {
 
 export function useMemoryAccesses(id: string) {
   return useQuery({ queryKey: mk.accesses(id), queryFn: ({ signal }) => api.get<{ data: Access[] }>(`/memories/${id}/accesses`, undefined, signal).then((r) => r.data) });
+}
+
+/** Where a memory came from (conversation and turn, import, merge and compression sources). */
+export function useMemoryOrigin(id: string) {
+  return useQuery({ queryKey: mk.origin(id), queryFn: ({ signal }) => api.get<MemoryOrigin>(`/memories/${id}/origin`, undefined, signal) });
+}
+
+/** Memories extracted from a conversation and the retrievals made for it. */
+export function useConversationMemories(conversationId: string, enabled = true) {
+  return useQuery({
+    queryKey: mk.ofConversation(conversationId),
+    queryFn: ({ signal }) => api.get<ConversationMemories>(`/conversations/${conversationId}/memories`, { retrievals: 50 }, signal),
+    enabled,
+  });
 }
 
 /** After any write: the memory itself is set, every list/derived view refetches. */

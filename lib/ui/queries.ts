@@ -1,15 +1,17 @@
 "use client";
 import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import type { Conversation } from "@/lib/conversations/schemas";
-import type { HistoryResponse, Message } from "@/lib/messages/schemas";
+import type { z } from "zod";
+import type { Conversation, ZConversationFacets } from "@/lib/conversations/schemas";
+import type { HistoryResponse, Message, ZThreadResponse } from "@/lib/messages/schemas";
+import type { ModelRow } from "@/lib/models/schemas";
 import { api } from "./api-client";
 
 // Type-only imports from the shared schemas: the client bundle gets the types, not zod.
 
 export type Page<T> = { data: T[]; next_cursor: string | null };
-export type Facets = { apps: string[]; users: string[] };
-export type ModelInfo = { model: string; encoding: string; approximate: boolean };
-export type ThreadResponse = { leaf_message_id: string | null; message_ids: string[] };
+export type Facets = z.infer<typeof ZConversationFacets>;
+export type ModelInfo = Pick<ModelRow, "model" | "encoding" | "approximate">;
+export type ThreadResponse = z.infer<typeof ZThreadResponse>;
 export type StatusFilter = "active" | "archived" | "all";
 /** In the order the filter shows them. */
 export const STATUS_FILTERS: readonly StatusFilter[] = ["all", "active", "archived"];
@@ -30,6 +32,8 @@ export const qk = {
   thread: (id: string, leaf: string | null) => ["thread", id, leaf] as const,
   history: (id: string, p: HistoryParams, format: "messages" | "text") => ["history", id, p, format] as const,
   models: ["models"] as const,
+  ofUser: (user: string) => ["conversations", "of-user", user] as const,
+  threadTurns: (id: string) => ["thread-turns", id] as const,
 };
 
 export function useConversationList(f: ListFilters) {
@@ -129,5 +133,32 @@ export function useSetStatus() {
       qc.setQueryData(qk.conversation(c.id), c);
       return qc.invalidateQueries({ queryKey: qk.conversations });
     },
+  });
+}
+
+/** A user's newest conversations (the inspector's conversation picker). */
+export function useUserConversations(user: string) {
+  return useQuery({
+    queryKey: qk.ofUser(user),
+    enabled: !!user,
+    queryFn: ({ signal }) => api.get<Page<Conversation>>("/conversations", { user_id: user, limit: 50 }, signal).then((r) => r.data),
+    staleTime: 30_000,
+  });
+}
+
+/** The turns of the conversation's current thread, newest first, for a leaf picker. */
+export function useThreadTurns(conversation: string) {
+  return useQuery({
+    queryKey: qk.threadTurns(conversation),
+    enabled: !!conversation,
+    queryFn: async ({ signal }) => {
+      const [thread, page] = await Promise.all([
+        api.get<ThreadResponse>(`/conversations/${conversation}/thread`, undefined, signal),
+        api.get<Page<Message>>(`/conversations/${conversation}/messages`, { limit: 1000 }, signal),
+      ]);
+      const byId = new Map(page.data.map((m) => [m.id, m] as const));
+      return thread.message_ids.map((id, i) => ({ id, n: i + 1, query: byId.get(id)?.query ?? "" })).reverse();
+    },
+    staleTime: 30_000,
   });
 }

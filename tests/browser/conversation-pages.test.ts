@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_IDS, demoId } from "@/lib/db/seed/demo-data";
 import { apiClient } from "../helpers/api-client";
 import { startAppServer, type AppServer } from "../helpers/app-server";
-import { launchBrowser, screenshotPath } from "../helpers/browser";
+import { axeSeriousViolations, launchBrowser, pageOverflow, screenshotPath } from "../helpers/browser";
 
 // Real Chromium against the production server with the demo seed. Screenshots land in
 // test-results/screenshots for a person to look at.
@@ -67,6 +67,9 @@ describe("conversation pages in a browser", () => {
     const newest = demoId(1, 9);
     const offThread = demoId(1, 3); // an older regeneration of turn 3
     await page.waitForFunction((id) => document.querySelector(`[data-testid="tree-node"][data-id="${id}"]`)?.getAttribute("data-in-thread") === "true", newest);
+    // The first view frames the thread's end at a readable zoom; "fit view" shows every branch.
+    await page.locator(".react-flow__controls-fitview").click();
+    await page.locator(`[data-testid="tree-node"][data-id="${offThread}"]`).waitFor();
     expect(await inThread(offThread)).toBe("false");
     const before = await page.locator('[data-testid="transcript-turn"]').evaluateAll((els) => els.map((e) => e.getAttribute("data-id")));
     expect(before).toEqual([demoId(1, 1), demoId(1, 2), demoId(1, 5), demoId(1, 6), demoId(1, 8), demoId(1, 9)]);
@@ -155,7 +158,101 @@ describe("conversation pages in a browser", () => {
     const t0 = Date.now();
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r(null))));
     expect(Date.now() - t0).toBeLessThan(5000);
+  });
+
+  it("a 5 000-turn conversation: the linear run is one '… N turns' node, text is readable at the first zoom, and the run expands", async () => {
+    const api = apiClient(server.url);
+    const c = await api.post("/conversations", { app_id: "load-test", end_user_id: "bench", name: "5 000 turns, folded" });
+    const turns = Array.from({ length: 5000 }, (_, i) => ({ id: randomUUID(), query: `Question ${i}: what did we decide about step ${i}?`, answer: `Step ${i} is done.` }));
+    expect((await api.post(`/conversations/${c.body.id}/messages/batch`, { messages: turns })).status).toBe(201);
+    await page.goto(`${server.url}/conversations/${c.body.id}?max=300`);
+    await page.locator('[data-testid="tree-node"]').first().waitFor({ timeout: 60_000 });
+    await page.locator('[data-testid="transcript-turn"]').first().waitFor();
+    await page.waitForFunction(() => document.querySelector('[data-testid="budget-bar"]')?.getAttribute("data-limit") === "300");
+    // Root, one run, then the thread's newest turns and the window: a handful of boxes, not 5 000.
+    const legend = page.locator('[data-testid="tree-legend"]');
+    await expect.poll(async () => Number(await legend.getAttribute("data-folded"))).toBeGreaterThan(4900);
+    const folded = Number(await legend.getAttribute("data-folded"));
+    expect(await legend.textContent()).toContain(`${folded.toLocaleString("en-US")} folded`);
+    await expect.poll(() => page.locator('[data-testid="tree-root"] .react-flow__node').count()).toBeLessThan(40);
+    const leaf = page.locator(`[data-testid="tree-node"][data-id="${turns[4999].id}"]`);
+    expect(await leaf.getAttribute("data-leaf")).toBe("true");
+
+    // Readable at the first zoom: the label is drawn at 12.6 px or more, and the leaf is in view.
+    const zoom = async () => Number(/scale\(([\d.]+)\)/.exec(await page.locator(".react-flow__viewport").evaluate((e) => (e as HTMLElement).style.transform))![1]);
+    await expect.poll(zoom).toBeGreaterThanOrEqual(0.9);
+    const label = await leaf.locator("span").first().evaluate((e) => ({ size: parseFloat(getComputedStyle(e).fontSize), h: e.getBoundingClientRect().height }));
+    expect(label.size * (await zoom())).toBeGreaterThanOrEqual(12.6);
+    const pane = (await page.locator('[data-testid="tree-root"]').boundingBox())!;
+    const leafBox = (await leaf.boundingBox())!;
+    expect(leafBox.y + leafBox.height).toBeLessThanOrEqual(pane.y + pane.height);
+    expect(leafBox.y).toBeGreaterThanOrEqual(pane.y);
     await page.screenshot({ path: screenshotPath("conversation-5000-turns") });
+
+    // Up from the leaf reaches the run: one node, "… N turns"; Enter draws its turns and focuses the first.
+    await leaf.evaluate((e) => (e.closest(".react-flow__node") as HTMLElement).focus());
+    const runNode = page.locator('[data-testid="tree-root"] .react-flow__node[data-id^="run:"]');
+    const onRun = () => page.evaluate(() => !!document.activeElement?.getAttribute("data-id")?.startsWith("run:"));
+    const activeId = () => page.evaluate(() => document.activeElement?.getAttribute("data-id") ?? null);
+    for (let i = 0; i < 40 && !(await onRun()); i++) {
+      const before = await activeId();
+      await page.keyboard.press("ArrowUp");
+      await page.waitForFunction((prev) => document.activeElement?.getAttribute("data-id") !== prev, before);
+    }
+    expect(await onRun()).toBe(true);
+    // Its name is its text: the count, then its state in words.
+    expect(await runNode.textContent()).toMatch(/… [\d,]+ turns.*, on the selected thread, folded: press Enter to show them/);
+    const run = page.locator('[data-testid="tree-run"]');
+    expect(Number(await run.getAttribute("data-count"))).toBe(folded);
+    expect(await run.textContent()).toContain(`… ${folded.toLocaleString("en-US")} turns`);
+    await page.screenshot({ path: screenshotPath("conversation-5000-turns-run") });
+    await page.keyboard.press("Enter");
+    await expect.poll(async () => Number(await legend.getAttribute("data-folded"))).toBe(0);
+    await page.waitForFunction((id) => document.activeElement?.getAttribute("data-id") === id, turns[1].id);
+    // Down from there walks the thread, one turn at a time.
+    await page.keyboard.press("ArrowDown");
+    await page.waitForFunction((id) => document.activeElement?.getAttribute("data-id") === id, turns[2].id);
+    await page.screenshot({ path: screenshotPath("conversation-5000-turns-expanded") });
+  });
+
+  it("the branch list jumps to any leaf of the 640-turn demo, at 1440, 1024 and 390 px", async () => {
+    const api = apiClient(server.url);
+    const conv = (await api.get(`/conversations/${DEMO_IDS.long}`)).body;
+    await page.goto(`${server.url}/conversations/${DEMO_IDS.long}`);
+    await page.locator('[data-testid="tree-node"]').first().waitFor();
+    await page.waitForFunction(() => Number(document.querySelector('[data-testid="tree-legend"]')?.getAttribute("data-folded")) > 0);
+    await page.locator('[data-testid="branch-list-toggle"]').click();
+    const items = page.locator('[data-testid="branch-item"]');
+    await items.first().waitFor();
+    expect(await items.count()).toBe(conv.branch_count);
+    expect(await page.locator('[data-testid="branch-item"][aria-current="true"]').count()).toBe(1);
+    // Each item: the leaf's last query, its turn number and time.
+    expect(await items.first().textContent()).toMatch(/turn \d+/);
+    const target = (await items.evaluateAll((els) => els.filter((e) => e.getAttribute("aria-current") !== "true").map((e) => e.getAttribute("data-id")!)))[0];
+    await page.locator(`[data-testid="branch-item"][data-id="${target}"]`).click();
+    await page.waitForFunction((id) => new URLSearchParams(location.search).get("leaf") === id, target);
+
+    const node = page.locator(`[data-testid="tree-node"][data-id="${target}"][data-leaf="true"]`);
+    await node.waitFor();
+    // Centred on it: the jumped-to leaf is inside the canvas.
+    await expect
+      .poll(
+        async () => {
+          const b = await node.boundingBox({ timeout: 500 }).catch(() => null);
+          const p = (await page.locator('[data-testid="tree-root"]').boundingBox())!;
+          return !!b && b.x >= p.x && b.x + b.width <= p.x + p.width && b.y >= p.y && b.y + b.height <= p.y + p.height;
+        },
+        { timeout: 10_000 },
+      )
+      .toBe(true);
+    for (const width of [1440, 1024, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.waitForTimeout(300);
+      await page.screenshot({ path: screenshotPath(`conversation-640-branches-${width}`) });
+      expect(await pageOverflow(page), `branch list at ${width}`).toBe(0);
+      expect(await axeSeriousViolations(page), `conversation at ${width}`).toEqual([]);
+    }
+    await page.setViewportSize({ width: 1440, height: 900 });
   });
 
   it("renders the API reference", async () => {

@@ -27,7 +27,7 @@ describe("every page, every width", () => {
   const PAGES: { name: string; path: string; ready: string; axe?: false }[] = [
     { name: "conversations", path: "/conversations", ready: '[data-testid="conversation-row"]' },
     { name: "conversation", path: `/conversations/${DEMO_IDS.branching}`, ready: '[data-testid="transcript-turn"]' },
-    { name: "conversation-long", path: `/conversations/${DEMO_IDS.long}?max=600`, ready: '[data-testid="tree-window-start"]' },
+    { name: "conversation-long", path: `/conversations/${DEMO_IDS.long}?max=600`, ready: '[data-testid="tree-node"][data-leaf="true"]' },
     { name: "memories", path: `/memories?user=${ANA}`, ready: '[data-testid="memory-row"]' },
     { name: "memory-review", path: `/memories/review?user=${ANA}`, ready: '[data-testid="extract-panel"]' },
     { name: "memory-playground", path: `/memories/playground?user=${ANA}`, ready: '[data-testid="playground-query"]' },

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ZContextInput, ZContextResult } from "../../context/schemas";
 import { ZEmbeddingStatus, ZReembedResult } from "../../embeddings/embedding-status";
-import { ZModelPreset, ZModelPresetsInput } from "../../models/schemas";
+import { ZModelPreset, ZModelPresetsInput, ZModelRow } from "../../models/schemas";
 import { ZWindowInput, ZWindowResult } from "../../strategies/schemas";
 import { contract, pathId } from "../contract";
 
@@ -28,7 +28,7 @@ export const listModels = contract({
   tag: "settings", method: "GET", path: "/models", scope: "settings:read",
   summary: "Known models: encoding, context window, whether counting is exact",
   response: z.object({
-    data: z.array(ZModelPreset.extend({ approximate: z.boolean(), source: z.enum(["builtin", "settings"]) }).loose()),
+    data: z.array(ZModelRow.loose()),
   }),
 });
 

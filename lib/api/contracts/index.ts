@@ -6,6 +6,7 @@ import { IMPORT_CONTRACTS } from "./imports";
 import { MEMORY_CONTRACTS } from "./memories";
 import { NODE_MEMORY_CONTRACTS } from "./node-memory";
 import { PROJECT_CONTRACTS } from "./project";
+import { PROVENANCE_CONTRACTS } from "./provenance";
 
 /** Every /api/v1 operation. tests/api/route-contracts.test.ts checks each has a route file and vice versa. */
 export const ALL_CONTRACTS: readonly ApiContract[] = [
@@ -17,4 +18,5 @@ export const ALL_CONTRACTS: readonly ApiContract[] = [
   ...SETTINGS_CONTRACTS,
   ...IMPORT_CONTRACTS,
   ...PROJECT_CONTRACTS,
+  ...PROVENANCE_CONTRACTS,
 ];

@@ -954,6 +954,40 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/memories/{id}/origin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Where a memory came from: conversation and turn, import, merge and compression sources, first event */
+        get: operations["getMemoriesByIdOrigin"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/conversations/{id}/memories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Memories extracted from a conversation and the retrievals made for it, with each hit's scores */
+        get: operations["getConversationsByIdMemories"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 };
 export type webhooks = Record<string, never>;
 export type components = {
@@ -2148,7 +2182,7 @@ export interface operations {
                         }[];
                         model: string;
                         encoding: string;
-                        /** @description True when the model is unknown and o200k_base stands in. */
+                        /** @description True when a count is approximate: the model is unknown and o200k_base stands in, or a kept text holds a piece over 256 bytes (one word of hundreds of letters). */
                         approximate: boolean;
                         formula: string;
                     };
@@ -2716,7 +2750,7 @@ export interface operations {
                         max_token_limit: number;
                         model: string;
                         encoding: string;
-                        /** @description True when the model is unknown and o200k_base stands in. */
+                        /** @description True when a count is approximate: the model is unknown and o200k_base stands in, or a kept text holds a piece over 256 bytes (one word of hundreds of letters). */
                         approximate: boolean;
                         formula: string;
                     };
@@ -6555,6 +6589,8 @@ export interface operations {
                         };
                         model: string;
                         encoding: string;
+                        /** @description True when a count is approximate: the model's tokenizer is a stand-in, or a text holds a piece over 256 bytes (one word of hundreds of letters) */
+                        approximate: boolean;
                         context_window: number;
                     };
                 };
@@ -6990,6 +7026,8 @@ export interface operations {
                         model: string;
                         encoding: string;
                         exact: boolean;
+                        /** @description True when a count is approximate: the tokenizer is a stand-in (not exact), or a text holds a piece over 256 bytes */
+                        approximate: boolean;
                     };
                 };
             };
@@ -9184,6 +9222,238 @@ export interface operations {
             };
             /** @description The key or member lacks the scope, or a cross-site cookie request */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid field (details name it) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getMemoriesByIdOrigin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The conversation it was extracted from or saved for (source_session_id); deleted conversations are named, not linked. */
+                        conversation: {
+                            id: string;
+                            name: string;
+                            deleted: boolean;
+                        } | null;
+                        /** @description The turn it was extracted from (set when an extracted candidate is approved). */
+                        turn: {
+                            id: string;
+                            /** @description The turn's query, first 200 characters. */
+                            query: string;
+                        } | null;
+                        /** @description The import that wrote it: the source format, the source's own id, the job. */
+                        import: {
+                            job_id: string | null;
+                            source: string;
+                            external_id: string;
+                            label: string | null;
+                            created_at: string;
+                        } | null;
+                        /** @description Memories merged into this one (live merged_into relations). */
+                        merged_from: {
+                            id: string;
+                            /** @enum {string} */
+                            memory_type: "preference" | "fact" | "pattern" | "skill";
+                            content: string;
+                            /** @enum {string} */
+                            status: "active" | "archived";
+                        }[];
+                        /** @description Memories this one was compressed from (derived_from relations). */
+                        derived_from: {
+                            id: string;
+                            /** @enum {string} */
+                            memory_type: "preference" | "fact" | "pattern" | "skill";
+                            content: string;
+                            /** @enum {string} */
+                            status: "active" | "archived";
+                        }[];
+                        /** @description The oldest history event: how the row came to be (create, import, merge, compress). */
+                        created: {
+                            event_type: string;
+                            actor: string;
+                            reason: string | null;
+                            created_at: string;
+                        } | null;
+                    };
+                };
+            };
+            /** @description Unreadable input: bad JSON, NUL or lone surrogates, nesting over 64, over 1000 keys, a forged cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or wrong API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key or member lacks the scope, or a cross-site cookie request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown id (or another project's) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getConversationsByIdMemories: {
+        parameters: {
+            query?: {
+                retrievals?: number;
+                include_dry_runs?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Memories whose source_session_id is this conversation, newest first (at most 200). */
+                        extracted: {
+                            id: string;
+                            /** @enum {string} */
+                            memory_type: "preference" | "fact" | "pattern" | "skill";
+                            content: string;
+                            /** @enum {string} */
+                            status: "active" | "archived";
+                            source_message_id: string | null;
+                            importance_score: number;
+                            created_at: string;
+                        }[];
+                        /** @description Retrievals made for this conversation (conversation_id), newest first, each with its hits and scores. */
+                        retrievals: {
+                            id: string;
+                            query: string;
+                            user_id: string;
+                            dry_run: boolean;
+                            k: number;
+                            latency_ms: number;
+                            created_at: string;
+                            hits: {
+                                rank: number;
+                                /** @description Null when the memory was deleted since. */
+                                memory: {
+                                    id: string;
+                                    /** @enum {string} */
+                                    memory_type: "preference" | "fact" | "pattern" | "skill";
+                                    content: string;
+                                    /** @enum {string} */
+                                    status: "active" | "archived";
+                                } | null;
+                                memory_id: string;
+                                score: number;
+                                cosine: number;
+                                time_decay: number;
+                                importance: number;
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description Unreadable input: bad JSON, NUL or lone surrogates, nesting over 64, over 1000 keys, a forged cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or wrong API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key or member lacks the scope, or a cross-site cookie request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown id (or another project's) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
