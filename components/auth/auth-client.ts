@@ -52,3 +52,12 @@ export function useResetAfterAuthChange() {
 
 export const PUBLIC_PATHS = ["/sign-in", "/sign-up", "/invite"];
 export const isPublicPath = (p: string) => PUBLIC_PATHS.some((x) => p === x || p.startsWith(`${x}/`));
+
+/**
+ * Whether the signed-in member may change data (a viewer may not). True while the state
+ * loads, so controls do not flicker; the API refuses a viewer's write (403) either way.
+ */
+export function useCanWrite(): boolean {
+  const { data } = useAuthState();
+  return !data || data.scopes.includes("write");
+}

@@ -1,7 +1,7 @@
 "use client";
+import { WriteButton } from "@/components/ui/write-button";
 import type { Conversation } from "@/lib/conversations/schemas";
 import { useSetStatus } from "@/lib/ui/queries";
-import { Button } from "@/components/ui/button";
 import { Spinner } from "@/components/ui/states";
 
 /** Archive or restore one conversation (PATCH status), then the lists refetch. */
@@ -16,7 +16,7 @@ export function ArchiveButton({ conversation, size = "sm" }: { conversation: Pic
           {mutation.error.message}
         </span>
       )}
-      <Button
+      <WriteButton
         size={size}
         variant="secondary"
         disabled={mutation.isPending}
@@ -26,7 +26,7 @@ export function ArchiveButton({ conversation, size = "sm" }: { conversation: Pic
       >
         {mutation.isPending && <Spinner />}
         {label}
-      </Button>
+      </WriteButton>
     </span>
   );
 }

@@ -1,11 +1,11 @@
 "use client";
+import { WriteButton } from "@/components/ui/write-button";
 import Link from "next/link";
 import { useEffect, useRef, useState, type DragEvent } from "react";
 import { useQueryClient } from "@tanstack/react-query";
 import type { ImportCreate, ImportJob } from "@/lib/imports/schemas";
 import { ik, isRunning, useDifyApps, useImportJob, useStartImport } from "@/lib/ui/import-queries";
 import { Badge } from "@/components/ui/badge";
-import { Button } from "@/components/ui/button";
 import { SegmentedControl } from "@/components/ui/segmented-control";
 import { ErrorBox, Spinner } from "@/components/ui/states";
 import { JobCounts, JobProblems, ProgressBar } from "./job-summary";
@@ -160,10 +160,10 @@ export function ImportView() {
           <h2 id="preview-h" className="text-sm font-semibold">
             2. Preview
           </h2>
-          <Button onClick={doPreview} disabled={!ready || busy} data-testid="preview-button">
+          <WriteButton onClick={doPreview} disabled={!ready || busy} data-testid="preview-button">
             {start.isPending && !previewId ? <Spinner /> : null}
             Preview (dry run)
-          </Button>
+          </WriteButton>
         </div>
         {start.isError && <ErrorBox title="The import was refused" error={start.error} />}
         {!previewId && !start.isError && (
@@ -177,9 +177,9 @@ export function ImportView() {
           <h2 id="run-h" className="text-sm font-semibold">
             3. Import
           </h2>
-          <Button variant="primary" onClick={doRun} disabled={!ready || busy || preview.data?.status !== "done"} data-testid="run-button">
+          <WriteButton variant="primary" onClick={doRun} disabled={!ready || busy || preview.data?.status !== "done"} data-testid="run-button">
             Import
-          </Button>
+          </WriteButton>
         </div>
         {!runId && <p className="text-sm text-zinc-500 dark:text-zinc-400">{preview.data?.status === "done" ? "Ready: the preview above is what will be written." : "Preview first."}</p>}
         {run.data && (

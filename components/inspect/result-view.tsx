@@ -49,7 +49,13 @@ function Summary({ result, ms, pending }: { result: InspectResult; ms?: number; 
       </span>
       <span>{plural(result.messages.length, "message")}</span>
       <span className="font-mono">{result.model}</span>
-      {result.exact ? <Badge tone="green">exact</Badge> : <Badge tone="amber" title={`Counted with ${result.encoding} as a stand-in`}>approximate</Badge>}
+      {!result.approximate ? (
+        <Badge tone="green">exact</Badge>
+      ) : (
+        <Badge tone="amber" title={result.exact ? "A message holds one word of hundreds of letters: its count is approximate" : `Counted with ${result.encoding} as a stand-in`}>
+          approximate
+        </Badge>
+      )}
       <Badge tone="accent">{result.strategy.type}</Badge>
       <span title="Which endpoint built this prompt">
         via /{result.endpoint}

@@ -1,10 +1,10 @@
 "use client";
+import { WriteButton } from "@/components/ui/write-button";
 import type { Memory, MemoryEvent, MemoryType } from "@/lib/ui/memory-api";
 import { usePatchMemory } from "@/lib/ui/memory-queries";
 import { stringifyField, wordDiff } from "@/lib/ui/memory-format";
 import { absoluteTime, relativeTime } from "@/lib/ui/format";
 import { Badge } from "@/components/ui/badge";
-import { Button } from "@/components/ui/button";
 import { EmptyState, Spinner } from "@/components/ui/states";
 
 const FIELDS = ["content", "memory_type", "importance_score", "confidence", "status", "structured_data"] as const;
@@ -79,7 +79,7 @@ export function HistoryTimeline({ memory, events }: { memory: Memory; events: Me
               </time>
               {isCurrent && <Badge tone="accent">current</Badge>}
               {restorable && (
-                <Button
+                <WriteButton
                   size="sm"
                   variant="ghost"
                   className="ml-auto"
@@ -98,7 +98,7 @@ export function HistoryTimeline({ memory, events }: { memory: Memory; events: Me
                 >
                   {patch.isPending && patch.variables?.reason === `restored version ${version}` && <Spinner />}
                   Restore this version
-                </Button>
+                </WriteButton>
               )}
             </div>
             {ev.reason && <p className="mt-1 text-xs text-zinc-600 italic dark:text-zinc-400">“{ev.reason}”</p>}

@@ -1,4 +1,5 @@
 "use client";
+import { WriteButton } from "@/components/ui/write-button";
 import { useEffect, useRef, useState } from "react";
 import type { Memory } from "@/lib/ui/memory-api";
 import { conflictCurrent } from "@/lib/ui/memory-api";
@@ -72,9 +73,9 @@ export function InlineEditor({ memory, onDone }: { memory: Memory; onDone: () =>
             {conflict.content}
           </p>
           <div className="mt-2 flex gap-2">
-            <Button size="sm" variant="primary" data-testid="conflict-overwrite" disabled={patch.isPending} onClick={() => save(conflict.version)}>
+            <WriteButton size="sm" variant="primary" data-testid="conflict-overwrite" disabled={patch.isPending} onClick={() => save(conflict.version)}>
               {patch.isPending && <Spinner />}Overwrite with mine
-            </Button>
+            </WriteButton>
             <Button size="sm" data-testid="conflict-discard" onClick={onDone}>
               Discard mine
             </Button>
@@ -82,9 +83,9 @@ export function InlineEditor({ memory, onDone }: { memory: Memory; onDone: () =>
         </div>
       ) : (
         <div className="flex items-center gap-2 text-[11px] text-zinc-500 dark:text-zinc-400">
-          <Button size="sm" variant="primary" data-testid="inline-save" disabled={patch.isPending || !draft.trim()} onClick={() => save(memory.version)}>
+          <WriteButton size="sm" variant="primary" data-testid="inline-save" disabled={patch.isPending || !draft.trim()} onClick={() => save(memory.version)}>
             {patch.isPending && <Spinner />}Save
-          </Button>
+          </WriteButton>
           <Button size="sm" variant="ghost" onClick={onDone}>
             Cancel
           </Button>

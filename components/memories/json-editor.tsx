@@ -1,4 +1,5 @@
 "use client";
+import { WriteButton } from "@/components/ui/write-button";
 import { useMemo, useState } from "react";
 import type { Memory } from "@/lib/ui/memory-api";
 import { usePatchMemory } from "@/lib/ui/memory-queries";
@@ -92,7 +93,7 @@ export function JsonEditor({ memory }: { memory: Memory }) {
               Format
             </Button>
           )}
-          <Button
+          <WriteButton
             size="sm"
             variant="primary"
             data-testid="json-save"
@@ -100,7 +101,7 @@ export function JsonEditor({ memory }: { memory: Memory }) {
             onClick={() => parsed.ok && patch.mutate({ id: memory.id, version: memory.version, structured_data: parsed.value, reason: "edited structured data" }, { onSuccess: (m) => setText(pretty(m.structured_data)) })}
           >
             {patch.isPending && <Spinner />}Save
-          </Button>
+          </WriteButton>
         </span>
       </div>
     </div>

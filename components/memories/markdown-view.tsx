@@ -1,4 +1,5 @@
 "use client";
+import { WriteButton } from "@/components/ui/write-button";
 import { api } from "@/lib/ui/api-client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
@@ -123,9 +124,9 @@ export function MarkdownView() {
                 <span className="text-indigo-700 dark:text-indigo-400">~{diff.changed.length} changed</span>
                 <span className="text-red-700 dark:text-red-400">−{diff.archived.length} archived</span>
                 <span className="text-zinc-500">{plural(diff.unchanged, "unchanged", "unchanged")}</span>
-                <Button className="ml-auto" variant="primary" size="sm" data-testid="md-apply" disabled={!hasChanges || apply.isPending} onClick={() => apply.mutate()}>
+                <WriteButton className="ml-auto" variant="primary" size="sm" data-testid="md-apply" disabled={!hasChanges || apply.isPending} onClick={() => apply.mutate()}>
                   {apply.isPending && <Spinner />}Apply
-                </Button>
+                </WriteButton>
               </div>
               {apply.isError && <ErrorBox title="Apply failed" error={apply.error} />}
               <ul className="flex max-h-[60vh] flex-col gap-1.5 overflow-auto text-sm">

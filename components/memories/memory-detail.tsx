@@ -1,4 +1,5 @@
 "use client";
+import { WriteButton } from "@/components/ui/write-button";
 import { useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter, useSearchParams } from "next/navigation";
@@ -126,7 +127,7 @@ function Header({ m, relations }: { m: Memory; relations: Relation[] }) {
             {justMerged ? "Merged " : "Merge of "}
             <strong>{plural(mergedFrom.length, "memory", "memories")}</strong>; the sources are archived and linked with <em>merged_into</em>.
           </span>
-          <Button
+          <WriteButton
             size="sm"
             className="ml-auto"
             data-testid="unmerge"
@@ -142,7 +143,7 @@ function Header({ m, relations }: { m: Memory; relations: Relation[] }) {
           >
             {unmerge.isPending && <Spinner />}
             Undo merge
-          </Button>
+          </WriteButton>
           {unmerge.isError && <span role="alert" className="w-full text-xs text-red-600 dark:text-red-400">{unmerge.error.message}</span>}
         </div>
       )}
@@ -177,18 +178,18 @@ function Header({ m, relations }: { m: Memory; relations: Relation[] }) {
         </div>
         <div className="flex items-center gap-2">
           <CopyButton text={m.id} label="Copy id" />
-          <Button
+          <WriteButton
             data-testid={archived ? "detail-restore" : "detail-archive"}
             disabled={toggle.isPending}
             onClick={() => toggle.mutate({ id: m.id, action: archived ? "restore" : "archive" })}
           >
             {toggle.isPending && <Spinner />}
             {archived ? "Restore" : "Archive"}
-          </Button>
+          </WriteButton>
           {archived && (
-            <Button data-testid="detail-delete" variant="danger-outline" onClick={() => setDeleting(true)}>
+            <WriteButton data-testid="detail-delete" variant="danger-outline" onClick={() => setDeleting(true)}>
               Delete permanently…
-            </Button>
+            </WriteButton>
           )}
         </div>
       </div>
@@ -222,7 +223,7 @@ function DeleteDialog({ m, onClose }: { m: Memory; onClose: () => void }) {
           <Button variant="ghost" onClick={onClose}>
             Cancel
           </Button>
-          <Button
+          <WriteButton
             data-testid="delete-confirm"
             variant="danger"
             disabled={typed !== "DELETE" || del.isPending}
@@ -237,7 +238,7 @@ function DeleteDialog({ m, onClose }: { m: Memory; onClose: () => void }) {
           >
             {del.isPending && <Spinner />}
             Delete permanently
-          </Button>
+          </WriteButton>
         </>
       }
     >
@@ -322,9 +323,9 @@ function FieldsEditor({ m }: { m: Memory }) {
           <p className="mt-0.5 text-xs">Version {conflict.version} was saved while you edited version {m.version}. It now reads:</p>
           <p className="mt-1.5 rounded bg-white/70 px-2 py-1 dark:bg-black/30">{conflict.content}</p>
           <div className="mt-2 flex gap-2">
-            <Button size="sm" variant="primary" data-testid="conflict-overwrite" disabled={patch.isPending} onClick={() => save(conflict.version)}>
+            <WriteButton size="sm" variant="primary" data-testid="conflict-overwrite" disabled={patch.isPending} onClick={() => save(conflict.version)}>
               Overwrite with mine
-            </Button>
+            </WriteButton>
             <Button size="sm" data-testid="conflict-discard" onClick={() => {
                 // Take theirs: the editor is keyed by version, so it remounts with the current memory.
                 qc.setQueryData(mk.one(m.id), conflict);
@@ -349,9 +350,9 @@ function FieldsEditor({ m }: { m: Memory }) {
               Reset
             </Button>
           )}
-          <Button size="sm" variant="primary" data-testid="detail-save" disabled={!dirty || !content.trim() || patch.isPending} onClick={() => save(m.version)}>
+          <WriteButton size="sm" variant="primary" data-testid="detail-save" disabled={!dirty || !content.trim() || patch.isPending} onClick={() => save(m.version)}>
             {patch.isPending && <Spinner />}Save
-          </Button>
+          </WriteButton>
         </div>
       )}
       <p className="mt-2 text-[11px] text-zinc-500">{formatInt(content.length)} characters</p>

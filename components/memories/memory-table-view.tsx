@@ -1,4 +1,5 @@
 "use client";
+import { WriteButton } from "@/components/ui/write-button";
 import { useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useMemo, useState } from "react";
 import type { Memory, MemoryType } from "@/lib/ui/memory-api";
@@ -238,14 +239,14 @@ function BulkBar({ user, selected, byId, onClear, onMerge }: { user: string; sel
       </span>
       <span className="mx-1 h-5 w-px bg-indigo-200 dark:bg-indigo-800" />
       {anyActive && (
-        <Button size="sm" data-testid="bulk-archive" disabled={bulk.isPending} onClick={() => run("archive")}>
+        <WriteButton size="sm" data-testid="bulk-archive" disabled={bulk.isPending} onClick={() => run("archive")}>
           Archive
-        </Button>
+        </WriteButton>
       )}
       {anyArchived && (
-        <Button size="sm" data-testid="bulk-restore" disabled={bulk.isPending} onClick={() => run("restore")}>
+        <WriteButton size="sm" data-testid="bulk-restore" disabled={bulk.isPending} onClick={() => run("restore")}>
           Restore
-        </Button>
+        </WriteButton>
       )}
       <span className="inline-flex items-center gap-1">
         <select
@@ -258,9 +259,9 @@ function BulkBar({ user, selected, byId, onClear, onMerge }: { user: string; sel
             <option key={t}>{t}</option>
           ))}
         </select>
-        <Button size="sm" data-testid="bulk-set-type" disabled={bulk.isPending} onClick={() => run("set_type", { memory_type: type })}>
+        <WriteButton size="sm" data-testid="bulk-set-type" disabled={bulk.isPending} onClick={() => run("set_type", { memory_type: type })}>
           Set type
-        </Button>
+        </WriteButton>
       </span>
       <span className="inline-flex items-center gap-1">
         <input
@@ -273,18 +274,18 @@ function BulkBar({ user, selected, byId, onClear, onMerge }: { user: string; sel
           onChange={(e) => setImportance(e.target.value)}
           className="h-7 w-16 rounded-md border border-zinc-300 bg-white px-1.5 text-xs tabular-nums dark:border-zinc-700 dark:bg-zinc-900"
         />
-        <Button
+        <WriteButton
           size="sm"
           data-testid="bulk-set-importance"
           disabled={bulk.isPending || importance === "" || Number.isNaN(Number(importance))}
           onClick={() => run("set_importance", { importance_score: Math.max(0, Math.min(1, Number(importance))) })}
         >
           Set importance
-        </Button>
+        </WriteButton>
       </span>
-      <Button size="sm" variant="primary" data-testid="bulk-merge" disabled={selected.size < 2 || bulk.isPending} onClick={onMerge} title={selected.size < 2 ? "Select at least two memories" : undefined}>
+      <WriteButton size="sm" variant="primary" data-testid="bulk-merge" disabled={selected.size < 2 || bulk.isPending} onClick={onMerge} title={selected.size < 2 ? "Select at least two memories" : undefined}>
         Merge {selected.size >= 2 ? formatInt(selected.size) : ""}…
-      </Button>
+      </WriteButton>
       {bulk.isPending && <Spinner className="text-indigo-500" />}
       <Button size="sm" variant="ghost" className="ml-auto" onClick={onClear}>
         Clear

@@ -1,4 +1,6 @@
 "use client";
+import { useCanWrite } from "@/components/auth/auth-client";
+import { READ_ONLY_HINT } from "@/components/ui/write-button";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
@@ -368,6 +370,7 @@ function RowActions({ m, href, editing, onEdit }: { m: Memory; href: string; edi
   const toast = useToast();
   const archived = m.status === "archived";
   const what = m.content.length > 40 ? `${m.content.slice(0, 39)}…` : m.content;
+  const canWrite = useCanWrite();
   const run = (action: "archive" | "restore") =>
     toggle.mutate(
       { id: m.id, action },
@@ -380,16 +383,19 @@ function RowActions({ m, href, editing, onEdit }: { m: Memory; href: string; edi
         onError: (e) => toast.show({ message: e.message, tone: "error" }),
       },
     );
+  const readOnly = !canWrite ? READ_ONLY_HINT : undefined;
   return (
     <>
-      <button type="button" className={action} data-testid="row-edit" disabled={editing} aria-label={`Edit “${what}”`} onClick={onEdit}>
+      <button type="button" className={action} data-testid="row-edit" data-writes="" disabled={editing || !canWrite} title={readOnly} aria-label={`Edit “${what}”`} onClick={onEdit}>
         Edit
       </button>
       <button
         type="button"
         className={action}
         data-testid="row-archive"
-        disabled={toggle.isPending}
+        data-writes=""
+        disabled={toggle.isPending || !canWrite}
+        title={readOnly}
         aria-label={`${archived ? "Restore" : "Archive"} “${what}”`}
         onClick={() => run(archived ? "restore" : "archive")}
       >

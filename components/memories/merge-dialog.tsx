@@ -1,4 +1,5 @@
 "use client";
+import { WriteButton } from "@/components/ui/write-button";
 import { api } from "@/lib/ui/api-client";
 import { useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
@@ -69,10 +70,10 @@ export function MergeDialog({ user, sources: initialSources, onClose, onMerged }
           <Button variant="ghost" onClick={onClose}>
             Cancel
           </Button>
-          <Button variant="primary" data-testid="merge-submit" disabled={!content?.trim() || merge.isPending} onClick={submit}>
+          <WriteButton variant="primary" data-testid="merge-submit" disabled={!content?.trim() || merge.isPending} onClick={submit}>
             {merge.isPending && <Spinner />}
             Merge
-          </Button>
+          </WriteButton>
         </>
       }
     >

@@ -1,4 +1,5 @@
 "use client";
+import { WriteButton } from "@/components/ui/write-button";
 import { api } from "@/lib/ui/api-client";
 import "@xyflow/react/dist/style.css";
 import { Background, BackgroundVariant, Controls, Handle, MarkerType, Position, ReactFlow, type Edge, type Node, type NodeProps } from "@xyflow/react";
@@ -10,7 +11,6 @@ import { mk, useAddRelation, useMemoryList, useRemoveRelation } from "@/lib/ui/m
 import { RELATION_STYLE } from "@/lib/ui/memory-format";
 import { oneLine } from "@/lib/ui/format";
 import { useDebouncedValue } from "@/lib/ui/use-debounced-value";
-import { Button } from "@/components/ui/button";
 import { EmptyState, Spinner } from "@/components/ui/states";
 import { TypeBadge } from "./type-badge";
 
@@ -162,9 +162,9 @@ export function RelationList({ memory, relations }: { memory: Memory; relations:
             {r.note && <span className="max-w-48 truncate text-xs text-zinc-500 italic" title={r.note}>{r.note}</span>}
             <span className="w-10 text-right text-xs text-zinc-500 tabular-nums">{r.strength.toFixed(2)}</span>
             {["supports", "contradicts", "refines"].includes(r.relation_type) ? (
-              <Button size="sm" variant="ghost" data-testid="relation-remove" disabled={remove.isPending} onClick={() => remove.mutate(r.id)} aria-label={`Remove ${s.label} relation`}>
+              <WriteButton size="sm" variant="ghost" data-testid="relation-remove" disabled={remove.isPending} onClick={() => remove.mutate(r.id)} aria-label={`Remove ${s.label} relation`}>
                 Remove
-              </Button>
+              </WriteButton>
             ) : (
               <span className="w-[62px] text-center text-[10px] text-zinc-500" title="Set by merge/compress; undo those instead">system</span>
             )}
@@ -234,7 +234,7 @@ export function AddRelation({ memory }: { memory: Memory }) {
           <span className="w-8 tabular-nums">{strength.toFixed(2)}</span>
         </label>
         <input value={note} onChange={(e) => setNote(e.target.value)} placeholder="note (optional)" className="h-8 min-w-24 flex-1 rounded-md border border-zinc-300 bg-white px-2 dark:border-zinc-700 dark:bg-zinc-950" />
-        <Button
+        <WriteButton
           size="sm"
           variant="primary"
           data-testid="relation-add"
@@ -254,7 +254,7 @@ export function AddRelation({ memory }: { memory: Memory }) {
           }
         >
           {add.isPending && <Spinner />}Add
-        </Button>
+        </WriteButton>
       </div>
       {add.isError && <p role="alert" className="mt-1.5 text-xs text-red-600 dark:text-red-400">{add.error.message}</p>}
     </div>

@@ -1,4 +1,5 @@
 "use client";
+import { WriteButton } from "@/components/ui/write-button";
 import { api } from "@/lib/ui/api-client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
@@ -172,12 +173,12 @@ function ReviewCard({ item, user }: { item: ReviewItem; user: string }) {
             <p className="mt-1.5 border-l-2 border-zinc-200 pl-2 text-xs text-zinc-500 italic dark:border-zinc-700">“{item.candidate.evidence}”</p>
           )}
           {item.status === "open" && <div className="mt-3 flex gap-2">
-            <Button size="sm" variant="primary" data-testid="review-approve" disabled={busy || !text.trim()} onClick={() => act("approve", text !== item.candidate?.content ? text.trim() : undefined)}>
+            <WriteButton size="sm" variant="primary" data-testid="review-approve" disabled={busy || !text.trim()} onClick={() => act("approve", text !== item.candidate?.content ? text.trim() : undefined)}>
               Approve
-            </Button>
-            <Button size="sm" data-testid="review-reject" disabled={busy} onClick={() => act("reject")}>
+            </WriteButton>
+            <WriteButton size="sm" data-testid="review-reject" disabled={busy} onClick={() => act("reject")}>
               Reject
-            </Button>
+            </WriteButton>
             <Button size="sm" variant="ghost" onClick={() => setEditing((e) => !e)}>
               {editing ? "Done editing" : "Edit text"}
             </Button>
@@ -191,15 +192,15 @@ function ReviewCard({ item, user }: { item: ReviewItem; user: string }) {
             <MemoryBox m={item.other_memory} label="New" user={user} />
           </div>
           {item.status === "open" && <div className="mt-3 flex flex-wrap gap-2">
-            <Button size="sm" data-testid="review-keep" disabled={busy} onClick={() => act("keep")} title="Both are right: keep both">
+            <WriteButton size="sm" data-testid="review-keep" disabled={busy} onClick={() => act("keep")} title="Both are right: keep both">
               Keep both
-            </Button>
-            <Button size="sm" variant="primary" data-testid="review-merge" disabled={busy} onClick={() => act("merge")} title="Merge into one (suggested text)">
+            </WriteButton>
+            <WriteButton size="sm" variant="primary" data-testid="review-merge" disabled={busy} onClick={() => act("merge")} title="Merge into one (suggested text)">
               Merge
-            </Button>
-            <Button size="sm" data-testid="review-archive" disabled={busy} onClick={() => act("archive")} title="Archive the newer one">
+            </WriteButton>
+            <WriteButton size="sm" data-testid="review-archive" disabled={busy} onClick={() => act("archive")} title="Archive the newer one">
               Archive newer
-            </Button>
+            </WriteButton>
             {busy && <Spinner className="self-center text-indigo-500" />}
           </div>}
         </div>
@@ -242,10 +243,10 @@ function ExtractPanel({ user }: { user: string }) {
           ))}
         </select>
       )}
-      <Button className="mt-2 w-full" variant="primary" data-testid="extract-run" disabled={!conversation || extract.isPending} onClick={() => extract.mutate(conversation)}>
+      <WriteButton className="mt-2 w-full" variant="primary" data-testid="extract-run" disabled={!conversation || extract.isPending} onClick={() => extract.mutate(conversation)}>
         {extract.isPending && <Spinner />}
         Extract memories
-      </Button>
+      </WriteButton>
       {extract.data && (
         <p className="mt-2 text-xs text-zinc-600 dark:text-zinc-400" data-testid="extract-result">
           {plural(extract.data.data.length, "candidate")} queued from {plural(extract.data.turns, "turn")} ({extract.data.method}
@@ -327,10 +328,10 @@ function CompressPanel({ user }: { user: string }) {
       <div className="mt-2 flex flex-wrap gap-1.5">
         <MemoryTypeToggles value={types} onChange={setTypes} />
       </div>
-      <Button className="mt-3 w-full" data-testid="compress-preview" disabled={!user || preview.isPending || !!progress} onClick={() => preview.mutate()}>
+      <WriteButton className="mt-3 w-full" data-testid="compress-preview" disabled={!user || preview.isPending || !!progress} onClick={() => preview.mutate()}>
         {preview.isPending && <Spinner />}
         Preview
-      </Button>
+      </WriteButton>
       {preview.isError && <p role="alert" className="mt-2 text-xs text-red-600 dark:text-red-400">{preview.error.message}</p>}
       {groups && meta && (
         <div className="mt-3" data-testid="compress-groups">
@@ -382,9 +383,9 @@ function CompressPanel({ user }: { user: string }) {
             </div>
           ) : (
             groups.some((g) => g.include) && (
-              <Button className="mt-3 w-full" variant="primary" data-testid="compress-apply" onClick={apply}>
+              <WriteButton className="mt-3 w-full" variant="primary" data-testid="compress-apply" onClick={apply}>
                 Apply {plural(groups.filter((g) => g.include).length, "group")}
-              </Button>
+              </WriteButton>
             )
           )}
           {applyError && <p role="alert" className="mt-2 text-xs text-red-600 dark:text-red-400">{applyError}</p>}

@@ -1,4 +1,5 @@
 "use client";
+import { WriteButton } from "@/components/ui/write-button";
 import { DEFAULT_MODEL } from "@/lib/ui/window-url";
 import { useEffect, useId, useMemo, useState } from "react";
 import type { NodeHistoryResponse, NodeMemoryMessage, NodeSummary } from "@/lib/node-memory/schemas";
@@ -186,9 +187,9 @@ function NodeDetail({ conversationId, nodeId }: { conversationId: string; nodeId
               · <span className="font-mono">{h.model}</span> · <span className="font-mono">{h.encoding}</span>
             </span>
           )}
-          {h?.approximate && <Badge tone="amber" title="Unknown model: token counts use o200k_base as a stand-in">approximate</Badge>}
+          {h?.approximate && <Badge tone="amber" title="Approximate counts: the model is unknown (o200k_base stands in), or a kept turn holds one word of hundreds of letters">approximate</Badge>}
           {(history.isFetching || doc.isFetching) && <Spinner className="text-indigo-500" />}
-          <Button
+          <WriteButton
             size="sm"
             variant="ghost"
             className="ml-auto text-red-600 hover:text-red-700 dark:text-red-400"
@@ -199,7 +200,7 @@ function NodeDetail({ conversationId, nodeId }: { conversationId: string; nodeId
             }}
           >
             Clear memory
-          </Button>
+          </WriteButton>
         </div>
         {clear.isError && <ErrorBox title="Could not clear the node" error={clear.error} />}
 

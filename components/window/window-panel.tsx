@@ -52,7 +52,7 @@ export function WindowPanel({ conversationId, thread, resolvedLeaf, childrenOf, 
             </span>
           )}
           {h?.approximate && (
-            <Badge tone="amber" title="Unknown model: token counts use o200k_base as a stand-in">
+            <Badge tone="amber" title="Approximate counts: the model is unknown (o200k_base stands in), or a kept turn holds one word of hundreds of letters">
               approximate
             </Badge>
           )}

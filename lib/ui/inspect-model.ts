@@ -282,6 +282,8 @@ export type InspectResult = {
   model: string;
   encoding: string;
   exact: boolean;
+  /** Some count is approximate: a stand-in tokenizer, or a word of hundreds of letters. */
+  approximate: boolean;
   retrievalId: string | null;
   /** auto_context: AgentScope's steps (a replay of a stored conversation, or the calls on a pasted memory). */
   autoContext?: AutoContextReport;
@@ -313,6 +315,7 @@ export function fromContext(r: ContextResult, input?: RoleMessage[]): InspectRes
     model: r.model,
     encoding: r.encoding,
     exact: r.exact,
+    approximate: r.approximate,
     retrievalId: r.retrieval_id,
     ...(r.auto_context ? { autoContext: r.auto_context } : {}),
   };
@@ -351,6 +354,7 @@ export function fromWindow(r: WindowResult, input: RoleMessage[], reservedOutput
     model: r.model,
     encoding: r.encoding,
     exact,
+    approximate: r.approximate,
     retrievalId: null,
     ...(r.auto_context ? { autoContext: r.auto_context } : {}),
   };

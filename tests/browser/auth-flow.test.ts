@@ -139,6 +139,24 @@ describe("accounts in a browser", () => {
     await viewer.getByRole("button", { name: "Create account and join" }).click();
     await viewer.waitForURL(/\/conversations/);
     await viewer.locator("table tbody tr, [data-testid=conversation-row]").first().waitFor();
+    // Data pages: every control that changes data is there but disabled, with the reason.
+    const writeControls = async () => {
+      const controls = viewer.locator("[data-writes]");
+      await controls.first().waitFor();
+      const all = await controls.count();
+      const enabled = await viewer.locator("[data-writes]:not([disabled])").count();
+      return { all, enabled, title: await controls.first().getAttribute("title") };
+    };
+    expect(await writeControls()).toMatchObject({ enabled: 0, title: expect.stringContaining("Read only") });
+    await viewer.goto(`${server.url}/memories`);
+    await viewer.getByTestId("memory-open").first().waitFor();
+    const table = await writeControls();
+    expect(table.all).toBeGreaterThan(1);
+    expect(table.enabled).toBe(0);
+    await viewer.getByTestId("memory-open").first().click();
+    await viewer.getByTestId("detail-save").waitFor();
+    expect(await writeControls()).toMatchObject({ enabled: 0 });
+    await shots("viewer-memory", viewer);
     await viewer.goto(`${server.url}/settings/members`);
     const roleSelect = viewer.getByLabel("Role of admin@example.com");
     await roleSelect.waitFor();
