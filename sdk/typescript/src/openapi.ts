@@ -1256,6 +1256,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Invalid field (details name it) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limited (Retry-After) */
             429: {
                 headers: {
@@ -8646,6 +8655,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Unknown id (or another project's) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limited (Retry-After) */
             429: {
                 headers: {
@@ -8767,6 +8785,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Unknown id (or another project's) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Conflicts with the current state */
             409: {
                 headers: {
@@ -8841,6 +8868,15 @@ export interface operations {
             };
             /** @description The key or member lacks the scope, or a cross-site cookie request */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown id (or another project's) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9109,6 +9145,15 @@ export interface operations {
             };
             /** @description The key or member lacks the scope, or a cross-site cookie request */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown id (or another project's) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
