@@ -69,7 +69,7 @@ for (const c of ALL_CONTRACTS) {
   for (const s of seen.get(`${c.method} ${c.path}`) ?? []) {
     const generic = (GENERIC[s.phase] ?? []).includes(s.status);
     if (s.status === 500 || (!declared.has(s.status) && !generic)) undeclared.push(`${c.method} ${c.path} ${s.status} (${s.phase})`);
-    if (generic && !declared.has(s.status)) {
+    if (generic) {
       const g = `${s.status} ${s.phase}`;
       genericCount.set(g, (genericCount.get(g) ?? new Set()).add(`${c.method} ${c.path}`));
     }
