@@ -20,7 +20,12 @@ if (process.env.MEMSCOPE_SKIP_BUILD !== "1") {
   }
 }
 
-const report = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "memscope-vitest-")), "report.json");
+const outDir = fs.mkdtempSync(path.join(os.tmpdir(), "memscope-vitest-"));
+const report = path.join(outDir, "report.json");
+// Test servers append each (route, status) they answer here (lib/api/status-log.ts).
+const statusLog = path.join(outDir, "statuses.log");
+env.MEMSCOPE_STATUS_LOG = statusLog;
+const fullRun = process.argv.length <= 2;
 const args = [path.resolve("node_modules/vitest/vitest.mjs"), "run", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`, ...process.argv.slice(2)];
 const r = spawnSync(process.execPath, args, { stdio: "inherit", env });
 
@@ -40,5 +45,15 @@ try {
   failed = Math.max(1, failed);
 }
 if (r.status !== 0 && failed === 0) failed = 1;
+// After a full run: every status a contract declares was answered to some test. A failed
+// check counts as one failed test; it lists the uncovered (route, status) pairs.
+if (fullRun) {
+  const c = spawnSync(process.execPath, [require.resolve("tsx/cli"), "--conditions=react-server", "scripts/check-status-coverage.ts", statusLog], {
+    stdio: "inherit",
+    env,
+  });
+  if (c.status === 0) passed += 1;
+  else failed += 1;
+}
 console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);
 process.exit(r.status === 0 && failed === 0 ? 0 : 1);

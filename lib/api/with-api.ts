@@ -5,6 +5,7 @@ import { resolveAccess, type Access } from "./access";
 import { grantOf, idParamLabel, type ApiContract } from "./contract";
 import { domainErrorResponse, errorBody, zodFailure } from "./error-table";
 import { checkJsonValue, checkText } from "./input-guard";
+import { logStatus, type Phase } from "./status-log";
 
 // The one wrapper every /api/v1 route goes through. It takes the route's contract and does,
 // in order: access (scope), path params, query, body (JSON only, size limit, input guard,
@@ -42,18 +43,23 @@ export function withApi<const C extends ApiContract>(
   handler: (input: HandlerInput<C>) => Promise<unknown>,
 ): RouteHandler {
   const run = async (req: Request, ctx: NextCtx): Promise<Response> => {
+    // Which step answered: tests record it (MEMSCOPE_STATUS_LOG) to check every declared status is seen.
+    let phase: Phase = "access";
+    const answer = (res: Response) => (logStatus(contract, res.status, phase), res);
     try {
       const access = await authorize(req, contract);
+      phase = "input";
       const url = new URL(req.url);
       const params = parseParams(contract, ctx?.params ? await ctx.params : {});
       const query = parseQuery(contract, url);
       const body = contract.body ? await parseJsonBody(req, contract) : undefined;
+      phase = "handler";
       const out = await handler({ req, url, access, params, query, body } as HandlerInput<C>);
-      return respond(contract, req, out);
+      return answer(respond(contract, req, out));
     } catch (e) {
-      if (e instanceof DomainError) return domainErrorResponse(e);
+      if (e instanceof DomainError) return answer(domainErrorResponse(e));
       console.error(`[api] ${req.method} ${contract.path}`, e);
-      return Response.json(errorBody("internal", "Internal error"), { status: 500 });
+      return answer(Response.json(errorBody("internal", "Internal error"), { status: 500 }));
     }
   };
   return Object.assign(run, { contract });

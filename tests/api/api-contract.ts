@@ -53,7 +53,7 @@ export function defineApiSuite(backend: string, kind: "pglite" | "postgres", sta
         expect(dup.body.error.details[0].field).toBe("id");
       });
 
-      it("rejects bad input with 422 naming the field, and bad JSON with 400", async () => {
+      it("rejects bad input with 422 naming the field, bad JSON with 400, a non-JSON body with 415", async () => {
         const r = await api.post("/conversations", { name: "no app" });
         expect(r.status).toBe(422);
         expect(r.body.error).toMatchObject({ code: "validation_error" });
@@ -66,6 +66,10 @@ export function defineApiSuite(backend: string, kind: "pglite" | "postgres", sta
         const json = await api.raw("POST", "/conversations", "{not json");
         expect(json.status).toBe(400);
         expect(json.body.error.code).toBe("invalid_json");
+        // A form or text/plain body (what a cross-site page sends without a preflight) is a 415.
+        const plain = await fetch(`${server.url}/api/v1/conversations`, { method: "POST", headers: { "content-type": "text/plain" }, body: JSON.stringify({ app_id: app }) });
+        expect(plain.status).toBe(415);
+        expect((await plain.json()).error.code).toBe("unsupported_media_type");
       });
 
       it("lists with filters and cursor pagination, newest activity first, no duplicates", async () => {
@@ -285,6 +289,13 @@ export function defineApiSuite(backend: string, kind: "pglite" | "postgres", sta
         expect(invalid.status).toBe(422);
         expect(invalid.body.error.details[0].field).toBe("messages[1].query");
         expect((await api.get(`/conversations/${c.id}`)).body.turn_count).toBe(0);
+
+        // An id already stored (not only repeated in the batch) is a 409, and nothing of the batch is written.
+        const stored = randomUUID();
+        expect((await api.post(`/conversations/${c.id}/messages`, { id: stored, query: "kept", answer: "" })).status).toBe(201);
+        const reused = await api.post(`/conversations/${c.id}/messages/batch`, { messages: [{ query: "new" }, { id: stored, query: "again" }] });
+        expect(reused.status, JSON.stringify(reused.body)).toBe(409);
+        expect((await api.get(`/conversations/${c.id}`)).body.turn_count).toBe(1);
       });
 
       it("keeps missing parents as they are with allow_missing_parents", async () => {
@@ -419,7 +430,13 @@ export function defineApiSuite(backend: string, kind: "pglite" | "postgres", sta
         expect(unknown).toMatchObject({ encoding: "o200k_base", approximate: true });
       });
 
-      it("bad history parameters are 422 naming the field", async () => {
+      it("bad history, thread and message-list parameters are 422 naming the field", async () => {
+        const thread = await api.get(`/conversations/${cid}/thread?leaf_message_id=not-a-uuid`);
+        expect(thread.status).toBe(422);
+        expect(thread.body.error.details[0].field).toBe("leaf_message_id");
+        const list = await api.get(`/conversations/${cid}/messages?limit=0`);
+        expect(list.status).toBe(422);
+        expect(list.body.error.details[0].field).toBe("limit");
         const r = await api.get(`/conversations/${cid}/history?max_token_limit=lots`);
         expect(r.status).toBe(422);
         expect(r.body.error.details[0].field).toBe("max_token_limit");

@@ -40,6 +40,14 @@ for (const kind of DATABASE_KINDS) {
         body: JSON.stringify({ email: "walkin@example.com", password: PASSWORD, name: "w" }),
       });
       expect(walkIn.status).toBe(403);
+      // Keys and invitations need an account to vouch for them: none exists yet.
+      const local = { "content-type": "application/json", origin: app.url };
+      const key = await call("/api/v1/project/keys", { method: "POST", headers: local, body: JSON.stringify({ name: "early", scopes: ["read"] }) });
+      const inv = await call("/api/v1/project/invitations", { method: "POST", headers: local, body: JSON.stringify({ email: "x@example.com", role: "viewer" }) });
+      for (const r of [key, inv]) {
+        expect(r.status).toBe(409);
+        expect((await r.json()).error.details[0]).toMatchObject({ field: "project", message: "no owner" });
+      }
     });
 
     it("a page on another site cannot create the admin; this machine can, and gets a session", async () => {
@@ -146,6 +154,41 @@ for (const kind of DATABASE_KINDS) {
       const write = await call("/api/v1/users/u1/memories", { method: "POST", headers: h, body: JSON.stringify({ memory_type: "fact", content: "x" }) });
       expect(write.status).toBe(403);
       expect((await call(`/api/auth/invitation/${id}`)).status).toBe(404); // used
+    });
+
+    it("members and the project: the last owner stays (409), roles change, members leave, invitations are cancelled, the project is renamed", async () => {
+      const members = (await (await asCookie("/api/v1/project/members")).json()).data as { id: string; email: string; role: string }[];
+      const owner = members.find((m) => m.email === "admin@example.com")!;
+      const viewer = members.find((m) => m.email === "viewer@example.com")!;
+      const demote = await asCookie(`/api/v1/project/members/${owner.id}`, { method: "PATCH", body: JSON.stringify({ role: "admin" }) });
+      expect(demote.status).toBe(409);
+      expect((await demote.json()).error.details[0]).toMatchObject({ field: "role", message: "last owner" });
+      const leave = await asCookie(`/api/v1/project/members/${owner.id}`, { method: "DELETE" });
+      expect(leave.status).toBe(409);
+      expect((await leave.json()).error.details[0]).toMatchObject({ field: "id", message: "last owner" });
+
+      const promoted = await asCookie(`/api/v1/project/members/${viewer.id}`, { method: "PATCH", body: JSON.stringify({ role: "member" }) });
+      expect(promoted.status).toBe(200);
+      expect(await promoted.json()).toMatchObject({ id: viewer.id, email: "viewer@example.com", role: "member" });
+      expect((await asCookie(`/api/v1/project/members/${viewer.id}`, { method: "DELETE" })).status).toBe(204);
+      const after = (await (await asCookie("/api/v1/project/members")).json()).data as { id: string; role: string }[];
+      expect(after.map((m) => [m.id, m.role])).toEqual([[owner.id, "owner"]]);
+
+      const inv = await (await asCookie("/api/v1/project/invitations", { method: "POST", body: JSON.stringify({ email: "late@example.com", role: "viewer" }) })).json();
+      expect((await asCookie(`/api/v1/project/invitations/${inv.id}`, { method: "DELETE" })).status).toBe(204);
+      expect((await call(`/api/auth/invitation/${inv.id}`)).status).toBe(404);
+      expect((await asCookie(`/api/v1/project/invitations/${inv.id}`, { method: "DELETE" })).status).toBe(404);
+      expect((await asCookie(`/api/v1/project/members/${viewer.id}`, { method: "DELETE" })).status).toBe(404);
+
+      const renamed = await asCookie("/api/v1/project", { method: "PATCH", body: JSON.stringify({ name: "Team A" }) });
+      expect(renamed.status).toBe(200);
+      expect((await (await asCookie("/api/v1/project")).json()).project.name).toBe("Team A");
+
+      const audit = await (await asCookie("/api/v1/project/audit?limit=500")).json();
+      expect(audit.data.map((e: { action: string }) => e.action)).toEqual(expect.arrayContaining(["member.role_changed", "member.removed"]));
+      const badAudit = await asCookie("/api/v1/project/audit?before=yesterday");
+      expect(badAudit.status).toBe(422);
+      expect((await badAudit.json()).error.details[0].field).toBe("before");
     });
 
     it("rate-limits a key with 429 and Retry-After", async () => {

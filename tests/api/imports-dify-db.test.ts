@@ -127,6 +127,14 @@ describe("imports from Dify's database", () => {
     }
   });
 
+  it("an app Dify does not have is a 404 naming dify_app_id, and starts no job", async () => {
+    const jobs = (await api.get("/imports")).body.data.length;
+    const r = await api.post("/imports", { format: "dify-db", dify_app_id: "0b7e1f0a-0000-4000-8000-000000000000" });
+    expect(r.status, JSON.stringify(r.body)).toBe(404);
+    expect(r.body.error.details[0].field).toBe("dify_app_id");
+    expect((await api.get("/imports")).body.data).toHaveLength(jobs);
+  });
+
   it("a dry run counts what would come and writes nothing", async () => {
     const job = await run({ dry_run: true });
     expect(job).toMatchObject({ status: "done", dry_run: true, total: 2 });

@@ -202,6 +202,12 @@ describe.each(DATABASE_KINDS)("memories API on %s", (kind) => {
       expect((await api.get(`/users/${u}/memories`)).body.data).toEqual([]);
       expect((await api.get(`/users/${u}/memories?status=archived`)).body.data).toHaveLength(1);
       expect((await api.post(`/memories/${m.id}/restore`)).body.status).toBe("active");
+      // A bad body is a 422 naming the field, and changes nothing.
+      const badArchive = await api.post(`/memories/${m.id}/archive`, { actor: "robot" });
+      expect(badArchive.status).toBe(422);
+      expect(badArchive.body.error.details[0].field).toBe("actor");
+      expect((await api.post(`/memories/${m.id}/restore`, { reason: 5 })).body.error.details[0].field).toBe("reason");
+      expect((await api.get(`/memories/${m.id}`)).body.status).toBe("active");
       await api.post(`/memories/${m.id}/archive`);
       const noConfirm = await api.del(`/memories/${m.id}`);
       expect(noConfirm.status).toBe(422);
@@ -306,6 +312,9 @@ describe.each(DATABASE_KINDS)("memories API on %s", (kind) => {
       expect((await api.del(`/memories/${a.id}/relations/${r.body.id}`)).body.removed_at).not.toBeNull();
       expect((await api.get(`/memories/${a.id}/relations`)).body.data).toEqual([]);
       expect((await api.get(`/memories/${a.id}/relations?include_removed=true`)).body.data).toHaveLength(1);
+      const badQuery = await api.get(`/memories/${a.id}/relations?include_removed=yes`);
+      expect(badQuery.status).toBe(422);
+      expect(badQuery.body.error.details[0].field).toBe("include_removed");
     });
   });
 

@@ -110,6 +110,8 @@ describe.each(DATABASE_KINDS)("memory curation API on %s (no chat model)", (kind
       const mixed = await api.post("/memories/merge", { ids: [a.id, other.id], content: "x" });
       expect(mixed.status).toBe(422);
       expect(mixed.body.error.details[0]).toMatchObject({ field: "ids[1]", id: other.id });
+      const unknownSuggest = await api.post("/memories/merge/suggest", { ids: [a.id, randomUUID()] });
+      expect(unknownSuggest.status).toBe(404);
       const unknown = await api.post("/memories/merge", { ids: [a.id, randomUUID()], content: "x" });
       expect(unknown.status).toBe(404);
       expect(unknown.body.error.details[0].field).toBe("ids[1]");

@@ -2,7 +2,8 @@ import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { freePort } from "./free-port";
-import { removeDir, tempDir } from "./temp-dir";
+import { freshDataDir } from "./fresh-data-dir";
+import { removeDir } from "./temp-dir";
 
 // Starts the real production server (`next start`, built by `npm test` first) on a
 // fresh data folder (removed on stop), a folder the caller owns (kept, so a second
@@ -13,14 +14,21 @@ export type AppServer = { url: string; dataDir: string | null; logs(): string; s
 const ROOT = path.resolve(__dirname, "../..");
 
 export async function startAppServer(
-  opts: { databaseUrl?: string; dataDir?: string; seed?: boolean; env?: Record<string, string> } = {},
+  opts: {
+    databaseUrl?: string;
+    dataDir?: string;
+    seed?: boolean;
+    env?: Record<string, string>;
+    /** The /ready status that means "started" (default 200; 503 for a server whose database is down). */
+    readyStatus?: number;
+  } = {},
 ): Promise<AppServer> {
   if (!fs.existsSync(path.join(ROOT, process.env.MEMSCOPE_NEXT_DIST_DIR || ".next", "BUILD_ID"))) {
     throw new Error("No production build: run `npm test` (it builds first) or `npx next build`.");
   }
   const port = await freePort();
   const ownsDir = !opts.databaseUrl && !opts.dataDir;
-  const dataDir = opts.databaseUrl ? null : (opts.dataDir ?? tempDir("data"));
+  const dataDir = opts.databaseUrl ? null : (opts.dataDir ?? (await freshDataDir()));
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     PORT: String(port),
@@ -63,7 +71,7 @@ export async function startAppServer(
     if (child.exitCode !== null) throw new Error(`server exited (${child.exitCode}):\n${log}`);
     try {
       const r = await fetch(`${url}/api/v1/ready`);
-      if (r.ok) break;
+      if (r.status === (opts.readyStatus ?? 200)) break;
     } catch {
       /* not listening yet */
     }
@@ -71,7 +79,7 @@ export async function startAppServer(
       child.kill("SIGKILL");
       throw new Error(`server did not become ready:\n${log}`);
     }
-    await new Promise((r) => setTimeout(r, 250));
+    await new Promise((r) => setTimeout(r, 100));
   }
 
   return {

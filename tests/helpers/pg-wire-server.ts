@@ -7,8 +7,8 @@ import { removeDir, tempDir } from "./temp-dir";
 // A PostgreSQL wire-protocol server for the DATABASE_URL path: pglite-socket with the
 // pgvector extension on 127.0.0.1 stands in for a PostgreSQL server here.
 
-export async function startPgWireServer() {
-  const port = await freePort();
+export async function startPgWireServer(opts: { port?: number } = {}) {
+  const port = opts.port ?? (await freePort());
   const dir = tempDir("pgwire");
   const bin = path.resolve(__dirname, "../../node_modules/@electric-sql/pglite-socket/dist/scripts/server.js");
   const child = spawn(

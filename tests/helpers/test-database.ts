@@ -1,7 +1,8 @@
 import { startAppServer, type AppServer } from "./app-server";
+import { freshDataDir } from "./fresh-data-dir";
 import { startPgWireServer } from "./pg-wire-server";
 import { createFreshDatabase, realPostgresUrl } from "./real-postgres";
-import { removeDir, tempDir } from "./temp-dir";
+import { removeDir } from "./temp-dir";
 
 // The two databases every server-backed suite that matters runs on: the embedded
 // PGlite data folder (the default) and PostgreSQL through DATABASE_URL: a real PostgreSQL 15
@@ -20,6 +21,8 @@ export type TestDatabase = {
   url?: string;
   /** True when the "postgres" kind is a real PostgreSQL server, not pglite-socket. */
   real?: boolean;
+  /** The data folder of the "embedded" kind (open it only while no app server runs on it). */
+  dataDir?: string;
   startApp(opts?: ServerOptions): Promise<AppServer>;
   stop(): Promise<void>;
 };
@@ -33,9 +36,10 @@ function announce(what: string) {
 
 export async function openTestDatabase(kind: DatabaseKind): Promise<TestDatabase> {
   if (kind === "embedded") {
-    const dir = tempDir("data");
+    const dir = await freshDataDir();
     return {
       kind,
+      dataDir: dir,
       startApp: (opts = {}) => startAppServer({ ...opts, dataDir: dir }),
       async stop() {
         removeDir(dir);

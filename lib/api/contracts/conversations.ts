@@ -36,7 +36,7 @@ export const createConversation = contract({
 export const conversationFacets = contract({
   tag, method: "GET", path: "/conversations/facets", scope: "conversations:read",
   summary: "Distinct app and user ids, for filter pickers",
-  query: z.object({}).strict(), response: ZConversationFacets,
+  query: z.object({}).strict(), response: ZConversationFacets, errors: [422],
 });
 
 export const getConversation = contract({

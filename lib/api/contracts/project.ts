@@ -50,7 +50,7 @@ export const createKey = contract({
 });
 export const revokeKey = contract({
   tag: "project", method: "DELETE", path: "/project/keys/{key_id}", scope: "project:admin",
-  summary: "Revoke an API key at once", params: ZKeyParams, status: 204,
+  summary: "Revoke an API key at once", params: ZKeyParams, status: 204, errors: [404],
 });
 export const listMembers = contract({
   tag: "project", method: "GET", path: "/project/members", scope: "project:read",
@@ -58,11 +58,11 @@ export const listMembers = contract({
 });
 export const changeMemberRole = contract({
   tag: "project", method: "PATCH", path: "/project/members/{member_id}", scope: "project:admin",
-  summary: "Change a member's role (owner, admin, member, viewer)", params: ZMemberParams, body: ZMemberRole, response: ZMember, errors: [409, 422],
+  summary: "Change a member's role (owner, admin, member, viewer)", params: ZMemberParams, body: ZMemberRole, response: ZMember, errors: [404, 409, 422],
 });
 export const removeMember = contract({
   tag: "project", method: "DELETE", path: "/project/members/{member_id}", scope: "project:admin",
-  summary: "Remove a member from the project", params: ZMemberParams, status: 204, errors: [409],
+  summary: "Remove a member from the project", params: ZMemberParams, status: 204, errors: [404, 409],
 });
 export const listInvitations = contract({
   tag: "project", method: "GET", path: "/project/invitations", scope: "project:admin",
@@ -74,7 +74,7 @@ export const createInvitation = contract({
 });
 export const cancelInvitation = contract({
   tag: "project", method: "DELETE", path: "/project/invitations/{invitation_id}", scope: "project:admin",
-  summary: "Cancel an invitation link", params: ZInvitationParams, status: 204,
+  summary: "Cancel an invitation link", params: ZInvitationParams, status: 204, errors: [404],
 });
 export const listAuditEvents = contract({
   tag: "project", method: "GET", path: "/project/audit", scope: "project:admin",

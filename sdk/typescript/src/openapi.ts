@@ -1290,6 +1290,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Invalid field (details name it) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limited (Retry-After) */
             429: {
                 headers: {
@@ -8691,6 +8700,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Unknown id (or another project's) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limited (Retry-After) */
             429: {
                 headers: {
@@ -8812,6 +8830,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Unknown id (or another project's) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Conflicts with the current state */
             409: {
                 headers: {
@@ -8886,6 +8913,15 @@ export interface operations {
             };
             /** @description The key or member lacks the scope, or a cross-site cookie request */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown id (or another project's) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9154,6 +9190,15 @@ export interface operations {
             };
             /** @description The key or member lacks the scope, or a cross-site cookie request */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown id (or another project's) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
