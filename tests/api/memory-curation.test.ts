@@ -342,6 +342,16 @@ describe.each(DATABASE_KINDS)("memory curation API on %s (no chat model)", (kind
       expect((await api.get(`/memories/${ms[1].id}`)).body.status).toBe("active");
       expect((await api.post(`/users/${u}/memories/bulk/${arch.body.batch_id}/undo`)).status).toBe(409);
       expect((await api.post(`/users/${u}/memories/bulk/${randomUUID()}/undo`)).status).toBe(404);
+      // A batch that is not a bulk operation (a merge) is undone from each memory's history, not here.
+      const other = user();
+      const m1 = await createMemory(api, other, { memory_type: "fact", content: "Merge source one" });
+      const m2 = await createMemory(api, other, { memory_type: "fact", content: "Merge source two" });
+      const merged = await api.post("/memories/merge", { ids: [m1.id, m2.id], content: "Merge sources one and two" });
+      expect(merged.status).toBe(201);
+      const notBulk = await api.post(`/users/${other}/memories/bulk/${merged.body.batch_id}/undo`);
+      expect(notBulk.status).toBe(422);
+      expect(notBulk.body.error.details[0].field).toBe("batch_id");
+      expect((await api.post(`/users/${u}/memories/bulk/${arch.body.batch_id}/undo`, { actor: "robot" })).status).toBe(422);
 
       const imp = await api.post(`/users/${u}/memories/bulk`, { action: "set_importance", importance_score: 0.9, filter: { memory_type: "fact" } });
       expect(imp.body.affected).toBe(2);

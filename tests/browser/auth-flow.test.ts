@@ -110,6 +110,24 @@ describe("accounts in a browser", () => {
     expect(await page.getByTestId("new-key").count()).toBe(0); // shown once
   });
 
+  it("a memory saved with a key names the key in its history and Origin", async () => {
+    await page.goto(`${server.url}/settings/keys`);
+    await page.getByLabel("Name").fill("travel-agent");
+    await page.getByRole("button", { name: "Create key" }).click();
+    const key = (await page.getByTestId("new-key").textContent())!.trim();
+    const r = await fetch(`${server.url}/api/v1/users/ana%40example.com/memories`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ memory_type: "fact", content: "Keeps a paper notebook for every trip" }),
+    });
+    expect(r.status).toBe(201);
+    const id = (await r.json()).id;
+    await page.goto(`${server.url}/memories/${id}?user=ana%40example.com`);
+    await page.waitForFunction(() => document.querySelector('[data-testid="origin-actor"]')?.textContent?.includes("API key travel-agent"));
+    expect(await page.getByTestId("history-actor").first().textContent()).toBe("API key travel-agent");
+    await shots("memory-by-key");
+  });
+
   it("a page on another origin cannot write with the admin's cookie", async () => {
     const before = await page.evaluate(async () => (await fetch("/api/v1/project/keys")).json());
     const p2 = await page.context().newPage();
