@@ -85,6 +85,17 @@ const CACHED_PIECE_MAX_CHARS = 32;
 const pieceCounts = { o200k_base: new Map(), cl100k_base: new Map() };
 const splitters = {};
 
+/** A piece's (or segment's) count, from the cache or the encoder. */
+function cachedCount(enc, cache, piece) {
+  let n = cache.get(piece);
+  if (n === undefined) {
+    n = enc.encode_ordinary(piece).length;
+    if (cache.size >= PIECE_CACHE_MAX) cache.clear();
+    cache.set(piece, n);
+  }
+  return n;
+}
+
 /**
  * Counts `text` with `enc` (a tiktoken encoder for `encodingName`).
  * Exact unless the text has a piece longer than MAX_PIECE_BYTES; then `approximate` is true.
@@ -111,26 +122,12 @@ export function countBounded(enc, text, encodingName) {
       continue;
     }
     if (piece.length <= CACHED_PIECE_MAX_CHARS) {
-      let n = cache.get(piece);
-      if (n === undefined) {
-        n = enc.encode_ordinary(piece).length;
-        if (cache.size >= PIECE_CACHE_MAX) cache.clear();
-        cache.set(piece, n);
-      }
-      tokens += n;
+      tokens += cachedCount(enc, cache, piece);
     } else if (piece.length < RUN || utf8Length(piece) <= MAX_PIECE_BYTES) {
       tokens += enc.encode_ordinary(piece).length;
     } else {
       // Segments of one long run repeat (1 MB of one letter is 4,096 equal segments): cached too.
-      for (const seg of segments(piece)) {
-        let n = cache.get(seg);
-        if (n === undefined) {
-          n = enc.encode_ordinary(seg).length;
-          if (cache.size >= PIECE_CACHE_MAX) cache.clear();
-          cache.set(seg, n);
-        }
-        tokens += n;
-      }
+      for (const seg of segments(piece)) tokens += cachedCount(enc, cache, seg);
       approximate = true;
     }
   }
