@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AppServer } from "../helpers/app-server";
+import { OWNER_ENV, signInOwner } from "../helpers/owner";
 import { startAppOn } from "../helpers/test-database";
 
 // The access matrix, generated from the live openapi.json (nothing hand-listed: a new
@@ -10,7 +11,6 @@ import { startAppOn } from "../helpers/test-database";
 
 type Op = { method: string; path: string; scope: string; grant: string | null; pathParams: string[]; requiredQuery: boolean; hasBody: boolean };
 
-const PASSWORD = "correct horse battery";
 const SOME_UUID = "7b0e1f0a-0000-4000-8000-000000000000";
 
 describe("access matrix from openapi.json", () => {
@@ -20,24 +20,13 @@ describe("access matrix from openapi.json", () => {
   let otherProjectKey = "";
 
   beforeAll(async () => {
-    app = await startAppOn("embedded", { seed: true, env: { MEMSCOPE_KEY_RATE_LIMIT: "off", MEMSCOPE_ADMIN_EMAIL: "owner@example.com", MEMSCOPE_ADMIN_PASSWORD: PASSWORD } });
-    const signIn = await fetch(`${app.url}/api/auth/sign-in/email`, {
-      method: "POST",
-      headers: { "content-type": "application/json", origin: app.url },
-      body: JSON.stringify({ email: "owner@example.com", password: PASSWORD }),
-    });
-    const cookie = signIn.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
-    const asOwner = (path: string, body: unknown, project?: string) =>
-      fetch(`${app.url}${path}`, {
-        method: "POST",
-        headers: { cookie, origin: app.url, "content-type": "application/json", ...(project ? { "x-memscope-project": project } : {}) },
-        body: JSON.stringify(body),
-      }).then((r) => r.json());
+    app = await startAppOn("embedded", { seed: true, env: OWNER_ENV });
+    const owner = await signInOwner(app.url);
     for (const [name, scopes] of Object.entries({ read: ["read"], write: ["write"], admin: ["admin"], readwrite: ["read", "write"], writeadmin: ["write", "admin"], readadmin: ["read", "admin"] })) {
-      keys[name] = (await asOwner("/api/v1/project/keys", { name, scopes })).key;
+      keys[name] = await owner.key(name, scopes);
     }
-    const b = await asOwner("/api/v1/projects", { name: "Elsewhere" });
-    otherProjectKey = (await asOwner("/api/v1/project/keys", { name: "b-all", scopes: ["read", "write", "admin"] }, b.id)).key;
+    const b = await owner.post("/projects", { name: "Elsewhere" });
+    otherProjectKey = await owner.key("b-all", ["read", "write", "admin"], b.id);
 
     const doc = await (await fetch(`${app.url}/api/v1/openapi.json`)).json();
     for (const [path, byMethod] of Object.entries<Record<string, any>>(doc.paths)) {

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AppServer } from "../helpers/app-server";
+import { OWNER_ENV, signInOwner } from "../helpers/owner";
 import { startAppOn } from "../helpers/test-database";
 
 // Imports belong to the project of the key that made them: the job, the conversations and
@@ -11,7 +12,6 @@ import { startAppOn } from "../helpers/test-database";
 // project (`default`), A one made here: until every data route is scoped by project, only
 // `default` reads conversations (with-api.ts), while imports already work in any project.
 
-const PASSWORD = "correct horse battery";
 const fixture = (name: string) => fs.readFileSync(path.join(__dirname, "../fixtures/imports", name), "utf8");
 const C1 = "3f1c2a90-5b7e-4d21-9c3a-0a1b2c3d4e01";
 const M01 = "7a0d9e4c-1111-4c5a-8d2e-000000000001";
@@ -24,22 +24,11 @@ describe("imports are per project", () => {
   let keyB = "";
 
   beforeAll(async () => {
-    app = await startAppOn("embedded", { env: { MEMSCOPE_KEY_RATE_LIMIT: "off", MEMSCOPE_ADMIN_EMAIL: "owner@example.com", MEMSCOPE_ADMIN_PASSWORD: PASSWORD } });
-    const signIn = await fetch(`${app.url}/api/auth/sign-in/email`, {
-      method: "POST",
-      headers: { "content-type": "application/json", origin: app.url },
-      body: JSON.stringify({ email: "owner@example.com", password: PASSWORD }),
-    });
-    const cookie = signIn.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
-    const asOwner = (p: string, body: unknown, project?: string) =>
-      fetch(`${app.url}${p}`, {
-        method: "POST",
-        headers: { cookie, origin: app.url, "content-type": "application/json", ...(project ? { "x-memscope-project": project } : {}) },
-        body: JSON.stringify(body),
-      }).then((r) => r.json());
-    const a = await asOwner("/api/v1/projects", { name: "Project A" });
-    keyA = (await asOwner("/api/v1/project/keys", { name: "a-importer", scopes: ["read", "write"] }, a.id)).key;
-    keyB = (await asOwner("/api/v1/project/keys", { name: "b-importer", scopes: ["read", "write"] })).key;
+    app = await startAppOn("embedded", { env: OWNER_ENV });
+    const owner = await signInOwner(app.url);
+    const a = await owner.post("/projects", { name: "Project A" });
+    keyA = await owner.key("a-importer", ["read", "write"], a.id);
+    keyB = await owner.key("b-importer", ["read", "write"]);
     expect(keyA).toBeTruthy();
     expect(keyB).toBeTruthy();
   });

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AppServer } from "../helpers/app-server";
+import { OWNER_ENV, signInOwner } from "../helpers/owner";
 import { DATABASE_KINDS, startAppOn } from "../helpers/test-database";
 
 // Two projects on one server: project `default` (A, with the demo data) and a project B
@@ -10,7 +11,6 @@ import { DATABASE_KINDS, startAppOn } from "../helpers/test-database";
 // operation B may do in its own namespace (a user's list, a search, a new conversation)
 // answers without a trace of A's rows; and afterwards nothing of A has changed.
 
-const PASSWORD = "correct horse battery";
 
 type Schema = Record<string, any>;
 type Op = { method: string; path: string; op: Schema };
@@ -59,26 +59,12 @@ describe.each(DATABASE_KINDS)("project isolation, on %s", (kind) => {
     );
 
   beforeAll(async () => {
-    app = await startAppOn(kind, {
-      seed: true,
-      env: { MEMSCOPE_KEY_RATE_LIMIT: "off", MEMSCOPE_ADMIN_EMAIL: "owner@example.com", MEMSCOPE_ADMIN_PASSWORD: PASSWORD },
-    });
-    const signIn = await fetch(`${app.url}/api/auth/sign-in/email`, {
-      method: "POST",
-      headers: { "content-type": "application/json", origin: app.url },
-      body: JSON.stringify({ email: "owner@example.com", password: PASSWORD }),
-    });
-    const cookie = signIn.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
-    const asOwner = (path: string, body: unknown, project?: string) =>
-      fetch(`${app.url}/api/v1${path}`, {
-        method: "POST",
-        headers: { cookie, origin: app.url, "content-type": "application/json", ...(project ? { "x-memscope-project": project } : {}) },
-        body: JSON.stringify(body),
-      }).then((r) => r.json());
+    app = await startAppOn(kind, { seed: true, env: OWNER_ENV });
+    const owner = await signInOwner(app.url);
     const all = ["read", "write", "admin"];
-    keyA = (await asOwner("/project/keys", { name: "a-all", scopes: all })).key;
-    const b = await asOwner("/projects", { name: "Project B" });
-    keyB = (await asOwner("/project/keys", { name: "b-all", scopes: all }, b.id)).key;
+    keyA = await owner.key("a-all", all);
+    const b = await owner.post("/projects", { name: "Project B" });
+    keyB = await owner.key("b-all", all, b.id);
 
     // A's data: the demo conversations and memories, plus a relation, a node memory, a
     // bulk batch and an open review item made here so that every kind of id exists.
