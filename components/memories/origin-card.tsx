@@ -101,13 +101,18 @@ function OriginList({ o, label }: { o: MemoryOrigin; label: string | null }) {
       </Row>,
     );
   }
-  if (!o.conversation && !o.import && !o.merged_from.length && !o.derived_from.length)
-    rows.unshift(
-      <p key="none" className="text-zinc-600 dark:text-zinc-400" data-testid="origin-none">
-        Saved directly, not from a conversation, an import or a merge.
-      </p>,
-    );
-  return <dl className="space-y-2.5 text-sm">{rows}</dl>;
+  // A <dl> holds only term/description groups: the "saved directly" sentence stands before it.
+  const direct = !o.conversation && !o.import && !o.merged_from.length && !o.derived_from.length;
+  return (
+    <div className="space-y-2.5 text-sm">
+      {direct && (
+        <p className="text-zinc-600 dark:text-zinc-400" data-testid="origin-none">
+          Saved directly, not from a conversation, an import or a merge.
+        </p>
+      )}
+      <dl className="space-y-2.5">{rows}</dl>
+    </div>
+  );
 }
 
 function Row({ term, children, testId }: { term: string; children: ReactNode; testId: string }) {
