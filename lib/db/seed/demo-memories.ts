@@ -1,4 +1,5 @@
 import type { MemoryType } from "../../memories/schemas";
+import { DEMO_IDS } from "./demo-data";
 
 // Demo long-term memories for the seeded users: every type, a spread of importance and
 // access history, a near duplicate (lands in the review queue) and a `contradicts` relation.
@@ -15,6 +16,8 @@ export type DemoMemory = {
   createdDaysAgo: number;
   /** Saved with a lower dedupe threshold, so the demo review queue has a near duplicate. */
   dedupeThreshold?: number;
+  /** The demo conversation it was learned in (its Origin, and that conversation's Memories tab). */
+  session?: string;
 };
 
 const ANA = "ana@example.com";
@@ -30,8 +33,8 @@ export const DEMO_MEMORIES: DemoMemory[] = [
   { user: ANA, type: "preference", content: "Prefers a window seat on flights", importance: 0.5, createdDaysAgo: 120, accessedDaysAgo: 110, accessCount: 2 },
   { user: ANA, type: "preference", content: "Prefers window seats on flights", importance: 0.5, createdDaysAgo: 30 },
   { user: ANA, type: "fact", content: "Lives in Berlin and travels mostly in Europe", importance: 0.7, structured: { entity: "home", city: "Berlin" }, accessedDaysAgo: 3, accessCount: 14, createdDaysAgo: 300 },
-  { user: ANA, type: "fact", content: "Booked the Alfama guesthouse in Lisbon for three nights in October", importance: 0.6, accessedDaysAgo: 20, accessCount: 3, createdDaysAgo: 51 },
-  { user: ANA, type: "fact", content: "Return flight from Lisbon is TAP at 18:40", importance: 0.5, createdDaysAgo: 51, accessedDaysAgo: 45, accessCount: 1 },
+  { user: ANA, type: "fact", content: "Booked the Alfama guesthouse in Lisbon for three nights in October", importance: 0.6, accessedDaysAgo: 20, accessCount: 3, createdDaysAgo: 51, session: DEMO_IDS.branching },
+  { user: ANA, type: "fact", content: "Return flight from Lisbon is TAP at 18:40", importance: 0.5, createdDaysAgo: 51, accessedDaysAgo: 45, accessCount: 1, session: DEMO_IDS.branching },
   { user: ANA, type: "fact", content: "Has a 24h Viva Viagem card for Lisbon public transport", importance: 0.3, createdDaysAgo: 130 },
   { user: ANA, type: "fact", content: "Visited Porto in 2024 and loved the Ribeira district", importance: 0.35, createdDaysAgo: 400 },
   { user: ANA, type: "fact", content: "Took the train from Porto to Coimbra in 2024", importance: 0.25, createdDaysAgo: 395 },

@@ -18,6 +18,7 @@ export async function seedDemoMemories(db: Database): Promise<number> {
       importance_score: m.importance,
       actor: "system",
       dedupe_threshold: m.dedupeThreshold,
+      source_session_id: m.session ?? null,
     });
     ids.set(m.content, r.memory.id);
     // Demo history: when it was learned and last used (saveMemory stamps "now").
