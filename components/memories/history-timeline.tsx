@@ -72,7 +72,7 @@ export function HistoryTimeline({ memory, events }: { memory: Memory; events: Me
                 <span className="font-medium break-all text-zinc-700 dark:text-zinc-300" data-testid="history-actor">
                   {ev.actor_label ?? ev.actor}
                 </span>
-                {ev.actor_label && <span className="text-zinc-400 dark:text-zinc-500"> ({ev.actor})</span>}
+                {ev.actor_label && <span className="text-zinc-500 dark:text-zinc-400"> ({ev.actor})</span>}
               </span>
               <time className="text-zinc-500 dark:text-zinc-400" dateTime={ev.created_at} title={absoluteTime(ev.created_at)}>
                 {relativeTime(ev.created_at)}

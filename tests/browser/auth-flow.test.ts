@@ -2,13 +2,14 @@ import http from "node:http";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAppServer, type AppServer } from "../helpers/app-server";
-import { launchBrowser, screenshotPath } from "../helpers/browser";
+import { axeSeriousViolations, launchBrowser, screenshotPath } from "../helpers/browser";
 import { freePort } from "../helpers/free-port";
 
 // The account flow in real Chromium against the production server with the demo seed:
 // first run -> create the admin -> sign out -> sign in; create a key and use it; invite a
 // viewer who reads but cannot write; a page on another origin cannot write with the
-// admin's cookie. Screenshots: test-results/screenshots/auth-*.png at 1440, 1024 and 390 px.
+// admin's cookie. Screenshots: test-results/screenshots/auth-*.png at 1440, 1024 and 390 px, each page
+// also checked with axe-core (sign-up, sign-in, settings, invitation, memory pages).
 
 const PASSWORD = "correct horse battery";
 const WIDTHS = [1440, 1024, 390];
@@ -45,12 +46,15 @@ describe("accounts in a browser", () => {
     evil?.close();
   });
 
+  /** Screenshots at every width, and no serious or critical axe-core violation on the page. */
   async function shots(name: string, p: Page = page) {
     for (const w of WIDTHS) {
       await p.setViewportSize({ width: w, height: 900 });
       await p.screenshot({ path: screenshotPath(`auth-${name}-${w}`), fullPage: true });
     }
     await p.setViewportSize({ width: 1440, height: 900 });
+    const violations = (await axeSeriousViolations(p)).map((v) => `${v.impact} ${v.id} at ${v.targets.join(" | ")}`);
+    expect(violations, `axe on ${name}`).toEqual([]);
   }
 
   it("first run shows the open-to-this-machine banner; the admin is created from it", async () => {
