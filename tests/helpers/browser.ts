@@ -50,6 +50,8 @@ export function pageOverflow(page: import("playwright-core").Page): Promise<numb
 /** Runs axe-core in the page; returns the serious and critical violations (id, impact, first targets). */
 export async function axeSeriousViolations(page: import("playwright-core").Page): Promise<{ id: string; impact: string; help: string; targets: string[] }[]> {
   const source = fs.readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
+  // Next.js streams a dynamic page's metadata: its <title> can land a moment after the content.
+  await page.waitForFunction(() => document.title.length > 0, undefined, { timeout: 10_000 }).catch(() => {});
   if (!(await page.evaluate(() => "axe" in window))) await page.addScriptTag({ content: source });
   const result = await page.evaluate(async () => {
     // @ts-expect-error injected above
