@@ -92,7 +92,9 @@ describe("two instances on one PostgreSQL database", () => {
       MEMSCOPE_EMBEDDINGS_MODEL: MODEL,
       MEMSCOPE_EMBEDDINGS_DIMENSIONS: "8",
       MEMSCOPE_REEMBED_PAGE_SIZE: String(PAGE),
-      MEMSCOPE_REEMBED_LEASE_MS: "2000",
+      // Long enough that a heartbeat delayed by a loaded machine does not hand the job over
+      // before the kill (that would re-embed one more page and fail the run-once count).
+      MEMSCOPE_REEMBED_LEASE_MS: "5000",
     };
     const [c, d] = await Promise.all([db.startApp({ env }), db.startApp({ env })]);
     servers.push(c, d);
