@@ -104,6 +104,10 @@ for (const kind of DATABASE_KINDS) {
       expect((await denied.json()).error.code).toBe("missing_scope");
       expect((await asKey(rwKey, "/api/v1/users/u1/memories", { method: "POST", body: memory })).status).toBe(201);
       expect((await asKey(rwKey, "/api/v1/project/keys")).status).toBe(403);
+      // Projects belong to accounts: a key (even one that may write) cannot create one.
+      const keyProject = await asKey(rwKey, "/api/v1/projects", { method: "POST", body: JSON.stringify({ name: "By a key" }) });
+      expect(keyProject.status).toBe(403);
+      expect((await keyProject.json()).error.details[0]).toMatchObject({ field: "actor", message: "key" });
       // A key sends no cookie, so no Origin is needed.
       const list = await (await asCookie("/api/v1/project/keys")).json();
       const agent = list.data.find((k: { name: string }) => k.name === "agent");

@@ -38,7 +38,7 @@ export const listProjects = contract({
 });
 export const createProject = contract({
   tag: "project", method: "POST", path: "/projects", scope: "project:write",
-  summary: "Create a project; the signed-in account becomes its owner (accounts only)", body: ZProjectCreate, response: ZProject, status: 201, errors: [422],
+  summary: "Create a project; the signed-in account becomes its owner (accounts only)", body: ZProjectCreate, response: ZProject, status: 201, errors: [403, 422],
 });
 export const listKeys = contract({
   tag: "project", method: "GET", path: "/project/keys", scope: "project:admin",
