@@ -46,9 +46,15 @@ export async function embeddingStatus(sql: ProjectSql): Promise<EmbeddingStatus>
   } catch (e) {
     configurationError = (e as Error).message;
   }
+  // One snapshot for both reads: the job's "done" and the switch of the active model commit
+  // together, and two separate reads could straddle that commit (a done job next to the old
+  // model, seen under load in the two-instance test).
+  const [recorded, job] = await sql.transaction(async (tx) => {
+    await tx.exec("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ");
+    return [await readActiveModel(tx), await latestJob(tx)] as const;
+  });
   // Not recorded yet: the first write or search makes the configured model active.
-  const active = (await readActiveModel(sql)) ?? configured;
-  const job = await latestJob(sql);
+  const active = recorded ?? configured;
   return {
     active_model: active ?? { model: "unknown", dimensions: 0, kind: "lexical" },
     configured_model: configured,

@@ -50,9 +50,10 @@ describe("two instances on one PostgreSQL database", () => {
     await db?.stop();
   });
 
-  // retry 1: two of four fresh-clone runs failed here under load with different symptoms (one extra
-  // page re-embedded; the active model read as lexical after the job was done); to be investigated.
-  // Each attempt opens a fresh database; a failure twice in a row still fails.
+  // Two fresh-clone runs failed here under load, each with a cause now fixed: a heartbeat delayed
+  // past a 2 s lease (now 5 s), and /embeddings/status reading the active model and the job in two
+  // snapshots (now one). retry 1 stays for a CI machine slower still: each attempt opens a fresh
+  // database, and a failure twice in a row still fails.
   it("migrate and seed once, share writes, run the re-embedding job on one, and finish it on the other after a kill -9", { timeout: 600_000, retry: 1 }, async () => {
     db = await openTestDatabase("postgres");
     console.log(`[two-instances] on ${db.real ? "a real PostgreSQL server" : "pglite-socket (no MEMSCOPE_TEST_POSTGRES_URL)"}`);
