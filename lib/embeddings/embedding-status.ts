@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { ProjectSql } from "../db/project-sql";
 import { readActiveModel, type ActiveModel } from "./active-model";
 import { configuredEmbeddingProvider } from "./embedding-provider";
-import { latestJob, reembedRunning, type EmbeddingJob } from "./reembed-job";
+import { latestJob } from "./reembed-job";
 
 // What GET /api/v1/embeddings/status answers: the model retrieval reads, the model
 // the environment configures, and the newest re-embedding job (progress for the UI).
@@ -55,14 +55,15 @@ export async function embeddingStatus(sql: ProjectSql): Promise<EmbeddingStatus>
   });
   // Not recorded yet: the first write or search makes the configured model active.
   const active = recorded ?? configured;
+  let jobAnswer: EmbeddingStatus["job"] = null;
+  if (job) {
+    const { runningHere, ...rest } = job;
+    jobAnswer = { ...rest, running_here: runningHere };
+  }
   return {
     active_model: active ?? { model: "unknown", dimensions: 0, kind: "lexical" },
     configured_model: configured,
     configuration_error: configurationError,
-    job: job ? withRunning(job) : null,
+    job: jobAnswer,
   };
-}
-
-function withRunning(job: EmbeddingJob) {
-  return { ...job, running_here: reembedRunning(job.id) };
 }

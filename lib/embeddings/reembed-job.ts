@@ -86,11 +86,18 @@ function instanceId(): string {
   return g[OWNER];
 }
 
-export async function latestJob(sql: ProjectSql): Promise<EmbeddingJob | null> {
-  const [row] = await sql.query<JobRow>(`SELECT ${JOB_COLUMNS} FROM embedding_jobs WHERE project_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1`, [
-    sql.projectId,
-  ]);
-  return row ? toJob(row) : null;
+/**
+ * The project's newest job, and whether this process is working on it now: it runs the job
+ * AND holds its lease. The runner alone is not enough: a process that has started a runner
+ * but lost the claim (another instance holds the lease) is about to stop, not working.
+ */
+export async function latestJob(sql: ProjectSql): Promise<(EmbeddingJob & { runningHere: boolean }) | null> {
+  const [row] = await sql.query<JobRow & { held_here: boolean }>(
+    `SELECT ${JOB_COLUMNS}, (status = 'running' AND lease_owner = $2 AND lease_expires_at > now()) AS held_here
+       FROM embedding_jobs WHERE project_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1`,
+    [sql.projectId, instanceId()],
+  );
+  return row ? { ...toJob(row), runningHere: row.held_here === true && reembedRunning(row.id) } : null;
 }
 
 // One runner per process. Keyed on globalThis, not a plain module variable: Next.js may

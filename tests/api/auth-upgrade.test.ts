@@ -53,6 +53,9 @@ async function seedWithOldCode(env: Record<string, string>, dataDir: string | nu
   const child = spawn(process.execPath, [tsx, "--conditions=react-server", "scripts/db-seed.ts"], {
     cwd: oldTree,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env } as unknown as NodeJS.ProcessEnv,
+    // Its own process group: tsx runs the script in a child process, which a kill of the
+    // tsx process alone would leave running (seen: orphaned seeds after a CI run).
+    detached: true,
   });
   let out = "";
   child.stdout.on("data", (d) => (out += d));
@@ -67,7 +70,11 @@ async function seedWithOldCode(env: Record<string, string>, dataDir: string | nu
     while (!closed() && child.exitCode === null && Date.now() < deadline) await sleep(200);
     if (!dataDir) await sleep(1000);
   } finally {
-    if (child.exitCode === null) child.kill("SIGKILL");
+    try {
+      process.kill(-child.pid!, "SIGKILL");
+    } catch {
+      /* the group has exited already */
+    }
   }
 }
 

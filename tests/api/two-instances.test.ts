@@ -50,11 +50,15 @@ describe("two instances on one PostgreSQL database", () => {
     await db?.stop();
   });
 
-  // Two fresh-clone runs failed here under load, each with a cause now fixed: a heartbeat delayed
-  // past a 2 s lease (now 5 s), and /embeddings/status reading the active model and the job in two
-  // snapshots (now one). retry 1 stays for a CI machine slower still: each attempt opens a fresh
+  // Fresh-clone runs failed here under load, each with a cause now fixed: a heartbeat delayed past a
+  // 2 s lease (now 5 s); /embeddings/status reading the active model and the job in two snapshots
+  // (now one); `running_here` true on an instance that had started a runner but lost the claim (now
+  // it needs the lease too). retry 1 stays for a CI machine slower still: each attempt opens a fresh
   // database, and a failure twice in a row still fails.
   it("migrate and seed once, share writes, run the re-embedding job on one, and finish it on the other after a kill -9", { timeout: 600_000, retry: 1 }, async () => {
+    // A retried attempt starts clean: the servers and database a failed attempt left behind.
+    for (const s of servers.splice(0)) await s.stop().catch(() => {});
+    await db?.stop();
     db = await openTestDatabase("postgres");
     console.log(`[two-instances] on ${db.real ? "a real PostgreSQL server" : "pglite-socket (no MEMSCOPE_TEST_POSTGRES_URL)"}`);
     const url = db.url!;
@@ -108,7 +112,9 @@ describe("two instances on one PostgreSQL database", () => {
       () => Promise.all([c, d].map((s) => apiClient(s.url).get("/embeddings/status"))),
       (rs) => rs.some((r) => r.body.job?.status === "running" && r.body.job.done >= PAGE),
     );
-    expect(statuses.filter((r) => r.body.job?.running_here)).toHaveLength(1); // one runner
+    const tail = (srv: AppServer) => srv.logs().split("\n").filter((l) => l.includes("re-embedding")).join("\n");
+    // One runner. The message shows both instances' job lines when it fails.
+    expect(statuses.filter((r) => r.body.job?.running_here), `${JSON.stringify(statuses.map((r) => r.body.job))}\nc:\n${tail(c)}\nd:\n${tail(d)}`).toHaveLength(1);
     const jobs = await query(url, `SELECT id FROM embedding_jobs WHERE model = $1`, [MODEL]);
     expect(jobs).toHaveLength(1); // one job
 
