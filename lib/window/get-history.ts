@@ -5,7 +5,7 @@ import { extractThread } from "../threads/extract-thread";
 import { CHAT_FORMULA, IMAGE_PART_TOKENS, messageOverhead, type ContentPart } from "../tokens/chat-formula";
 import { savedPresets } from "../models/model-settings";
 import { resolveTokenizer } from "../tokens/registry";
-import { hasLongPiece } from "../tokens/count-tokens";
+import { messageHasLongPiece } from "../tokens/message-long-piece";
 import { historyText } from "./history-text";
 import { tokenBufferWindow, windowMessages, type WindowTurn } from "./token-buffer";
 import type { HistoryQuery, HistoryResponse } from "../messages/schemas";
@@ -115,7 +115,7 @@ export async function getHistory(sql: ProjectSql, conversationId: string, q: His
     model: tok.model,
     encoding: tok.encoding,
     // Stored counts of a text with a piece over 256 bytes were approximate when written.
-    approximate: tok.approximate || window.kept.some((t) => hasLongPiece(t.query, tok.encoding) || hasLongPiece(t.answer, tok.encoding)),
+    approximate: tok.approximate || window.kept.some((t) => messageHasLongPiece(t.id, t.query, t.answer, tok.encoding)),
     formula: CHAT_FORMULA,
   };
   if (q.format === "text") return { ...base, text: historyText(messages, q.human_prefix, q.ai_prefix) };
