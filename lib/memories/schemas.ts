@@ -138,6 +138,10 @@ export const ZSearchResult = z.object({
   weights: ZWeights,
   retrieval_id: z.string().nullable(),
   latency_ms: z.number(),
+  // Which way the vector candidates were found: "exact" (a scan of the user's own rows,
+  // for a user with few memories), "hnsw" (the approximate index), "hnsw_then_exact"
+  // (the index's answer looked thin and an exact scan replaced it).
+  vector_path: z.enum(["exact", "hnsw", "hnsw_then_exact"]),
 });
 export type SearchResult = z.infer<typeof ZSearchResult>;
 

@@ -24,10 +24,125 @@ const STOP_WORDS = new Set(
 );
 
 type Candidate = { id: string; cosine?: number; importance_score: number; last_accessed_at: Date | string | null };
+type VectorHit = Candidate & { cosine: number };
+
+/** How the vector candidates were found: see vectorCandidates. */
+export type VectorPath = "exact" | "hnsw" | "hnsw_then_exact";
+
+// A user with at most this many memories (of the searched status) is searched by an exact
+// scan of their own rows (memories' (project_id, user_id, status, ...) btree, then each
+// row's vector by primary key) instead of the HNSW graph. The graph is shared by every
+// user of the project: a filtered walk must pass ~50 / (the user's share) tuples to find
+// 50 of theirs, so a small user's walk stops at hnsw.max_scan_tuples with few or none
+// (falls through the graph), while an exact scan costs in proportion to the user's rows.
+// TODO(scale): measured on bench:memories BENCH_SCALE=1m.
+export const EXACT_SCAN_MAX_MEMORIES = 5000;
+
+// An HNSW answer looks thin, and is replaced by an exact scan of the user's rows, when
+// it has fewer than k candidates the user could have, or when its k-th best cosine is
+// under this floor. TODO(scale): measured.
+export const THIN_KTH_COSINE = 0.4;
+
+export type VectorQuery = {
+  model: string;
+  dimensions: number;
+  userId: string;
+  /** The query vector as pgvector text (toVectorLiteral). */
+  vector: string;
+  status: SearchInput["status"];
+  types: string[] | null;
+  /** Candidates wanted (the search asks max(50, 5k)). */
+  limit: number;
+  k: number;
+  /** hnsw.ef_search for the HNSW path (default HNSW_EF_SEARCH; benchmarks sweep it). */
+  efSearch?: number;
+};
+
+/** The user's memories of one status, from the trigger-kept counts (one row by primary key). */
+export async function userMemoryCount(tx: ProjectSql, userId: string, status: string): Promise<number> {
+  const [row] = await tx.query<{ n: string | number }>(
+    `SELECT n FROM memory_user_counts WHERE project_id = $1 AND user_id = $2 AND status = $3::memory_status`,
+    [tx.projectId, userId, status],
+  );
+  return row ? Number(row.n) : 0;
+}
 
 /**
- * Scored retrieval: candidates from the model's HNSW index and from full-text search,
- * exact cosine for each, then score = w_s * cosine + w_r * time_decay + w_i * importance.
+ * HNSW candidates. Filters (user, status, types) are applied while walking the index, not
+ * after it (iterative scan), so a selective filter cannot starve the top-k of a large user.
+ * Must run inside a transaction (SET LOCAL).
+ */
+export async function hnswCandidates(tx: ProjectSql, v: VectorQuery): Promise<VectorHit[]> {
+  const d = v.dimensions;
+  await tx.exec(`SET LOCAL hnsw.iterative_scan = relaxed_order; SET LOCAL hnsw.ef_search = ${Math.trunc(Math.max(v.efSearch ?? HNSW_EF_SEARCH, v.limit))}`);
+  const rows = await tx.query<VectorHit>(
+    `SELECT e.memory_id AS id, 1 - (e.embedding::vector(${d}) <=> $3::vector(${d})) AS cosine, m.importance_score, m.last_accessed_at
+       FROM memory_embeddings e JOIN memories m ON m.id = e.memory_id
+      WHERE e.model = $1 AND e.user_id = $2 AND e.project_id = $6 AND m.status = $4::memory_status
+        AND ($5::text[] IS NULL OR m.memory_type::text = ANY($5::text[]))
+      ORDER BY e.embedding::vector(${d}) <=> $3::vector(${d})
+      LIMIT ${v.limit}`,
+    [v.model, v.userId, v.vector, v.status, v.types, tx.projectId],
+  );
+  return rows.map((r) => ({ ...r, cosine: Number(r.cosine) }));
+}
+
+/**
+ * The exact top candidates: every row of the user (memories' btree on project, user and
+ * status), its vector by primary key, sorted by cosine. Ordering by the cosine, not by the
+ * distance operator, keeps the planner off the HNSW index.
+ */
+export async function exactCandidates(tx: ProjectSql, v: VectorQuery): Promise<VectorHit[]> {
+  const d = v.dimensions;
+  const rows = await tx.query<VectorHit>(
+    `SELECT e.memory_id AS id, 1 - (e.embedding::vector(${d}) <=> $3::vector(${d})) AS cosine, m.importance_score, m.last_accessed_at
+       FROM memories m JOIN memory_embeddings e ON e.memory_id = m.id AND e.model = $1 AND e.project_id = $6
+      WHERE m.project_id = $6 AND m.user_id = $2 AND m.status = $4::memory_status
+        AND ($5::text[] IS NULL OR m.memory_type::text = ANY($5::text[]))
+      ORDER BY cosine DESC, e.memory_id
+      LIMIT ${v.limit}`,
+    [v.model, v.userId, v.vector, v.status, v.types, tx.projectId],
+  );
+  return rows.map((r) => ({ ...r, cosine: Number(r.cosine) }));
+}
+
+/**
+ * Whether an HNSW answer may have missed the user's nearest memories: fewer than k
+ * candidates when the user has more rows than that (the walk stopped at
+ * hnsw.max_scan_tuples), or a k-th best cosine under THIN_KTH_COSINE (a query whose vector
+ * is nearly orthogonal to everything, where the greedy walk starts on a flat landscape).
+ */
+export function looksThin(hits: readonly { cosine: number }[], k: number, userCount: number): boolean {
+  if (hits.length < Math.min(k, userCount)) return true;
+  if (!hits.length) return false;
+  const kth = hits.map((h) => h.cosine).sort((a, b) => b - a)[Math.min(k, hits.length) - 1];
+  return kth < THIN_KTH_COSINE;
+}
+
+/**
+ * The vector candidates of a search, by the cheaper path that does not miss: an exact scan
+ * for a user with at most EXACT_SCAN_MAX_MEMORIES memories; otherwise HNSW, replaced by an
+ * exact scan when its answer looks thin. `force` pins a path (benchmarks, tests).
+ * Must run inside a transaction.
+ */
+export async function vectorCandidates(
+  tx: ProjectSql,
+  v: VectorQuery,
+  force?: "exact" | "hnsw",
+): Promise<{ hits: VectorHit[]; path: VectorPath; userCount: number }> {
+  const userCount = await userMemoryCount(tx, v.userId, v.status);
+  if (force === "exact" || (!force && userCount <= EXACT_SCAN_MAX_MEMORIES)) {
+    return { hits: await exactCandidates(tx, v), path: "exact", userCount };
+  }
+  const hits = await hnswCandidates(tx, v);
+  if (force === "hnsw" || !looksThin(hits, v.k, userCount)) return { hits, path: "hnsw", userCount };
+  return { hits: await exactCandidates(tx, v), path: "hnsw_then_exact", userCount };
+}
+
+/**
+ * Scored retrieval: vector candidates (vectorCandidates: an exact per-user scan or the
+ * model's HNSW index) and full-text candidates, exact cosine for each, then
+ * score = w_s * cosine + w_r * time_decay + w_i * importance.
  * Candidates carry only what scoring needs; full rows are read for the top k only.
  * Returned memories are marked accessed (unless dry_run); every retrieval is logged.
  */
@@ -49,19 +164,11 @@ export async function searchMemories(sql: ProjectSql, userId: string, input: Sea
   // (20 ms at 30 000 memories); OR with a bounded pool stops after the first matches.
   const words = [...new Set(lexicalTokens(input.query))].filter((w) => w.length > 1 && !STOP_WORDS.has(w)).slice(0, 32);
 
-  const { vectorHits, textHits } = await sql.transaction(async (tx) => {
-    // Filters (user, status, types) are applied while walking the index, not after it,
-    // so a selective filter cannot starve the top-k.
-    await tx.exec(`SET LOCAL hnsw.iterative_scan = relaxed_order; SET LOCAL hnsw.ef_search = ${Math.max(HNSW_EF_SEARCH, vectorN)}`);
-    const vectorHits = await tx.query<Candidate & { cosine: number }>(
-      `SELECT e.memory_id AS id, 1 - (e.embedding::vector(${d}) <=> $3::vector(${d})) AS cosine, m.importance_score, m.last_accessed_at
-         FROM memory_embeddings e JOIN memories m ON m.id = e.memory_id
-        WHERE e.model = $1 AND e.user_id = $2 AND e.project_id = $6 AND m.status = $4::memory_status
-          AND ($5::text[] IS NULL OR m.memory_type::text = ANY($5::text[]))
-        ORDER BY e.embedding::vector(${d}) <=> $3::vector(${d})
-        LIMIT ${vectorN}`,
-      [provider.model, userId, q, input.status, types, tx.projectId],
-    );
+  const { vectorHits, vectorPath, textHits } = await sql.transaction(async (tx) => {
+    const vector = await vectorCandidates(tx, {
+      model: provider.model, dimensions: d, userId, vector: q, status: input.status, types, limit: vectorN, k: input.k,
+    });
+    const vectorHits = vector.hits;
     // Text candidates bring their cosine along (one lookup each, after the LIMIT), so
     // they need no second round trip.
     const textQuery = (tsquery: string) =>
@@ -78,7 +185,7 @@ export async function searchMemories(sql: ProjectSql, userId: string, input: Sea
         [userId, input.status, tsquery, types, q, provider.model, tx.projectId],
       );
     const textHits = words.length ? await textQuery(words.join(" | ")) : [];
-    return { vectorHits, textHits };
+    return { vectorHits, vectorPath: vector.path, textHits };
   });
 
   const candidates = new Map<string, Candidate>(vectorHits.map((h) => [h.id, h]));
@@ -142,5 +249,5 @@ export async function searchMemories(sql: ProjectSql, userId: string, input: Sea
     ],
   );
 
-  return { data: ranked, embedding_model: provider.model, embedding_kind: provider.kind, weights, retrieval_id: retrievalId, latency_ms: latency };
+  return { data: ranked, embedding_model: provider.model, embedding_kind: provider.kind, weights, retrieval_id: retrievalId, latency_ms: latency, vector_path: vectorPath };
 }
