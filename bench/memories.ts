@@ -32,7 +32,7 @@ import { embedLexical, LEXICAL_MODEL } from "../lib/embeddings/lexical-embedder"
 import { makeTempDir, measure, ms, now, printMachine, removeDir, ROOT, runMain, stats, type Stats } from "./lib/common";
 import { assertBuilt, startBuiltServer } from "./lib/start-server-dist";
 import { makeQueryGenerator, makeRng } from "./lib/memory-text";
-import { EXACT_SCAN_MAX_MEMORIES, THIN_KTH_COSINE, exactCandidates, hnswCandidates, vectorCandidates, type VectorPath, type VectorQuery } from "../lib/memories/search-memories";
+import { EXACT_SCAN_MAX_MEMORIES, THIN_KTH_COSINE, exactCandidates, hnswCandidates, TEXT_BEATS_MIN, textAboveKth, textCandidates, vectorCandidates, type VectorPath, type VectorQuery } from "../lib/memories/search-memories";
 import { D, indexSizes, loadPlan, makePlan, planLoaded, type LoadResult, type Plan, type PlanUser, type Scale } from "./lib/memory-dataset";
 
 const SCALE = (process.env.BENCH_SCALE || "100k") as Scale;
@@ -61,7 +61,7 @@ function recall(exact: Hit[], got: Hit[]): number {
   return Math.min(exact.length, hits) / exact.length;
 }
 
-type QueryRow = { user: string; q: string; truth: Hit[]; exactMs: number; hnswMs: number; autoMs: number; hnswRecall: number; autoRecall: number; path: VectorPath; hnswN: number; hnswKth: number; exactKth: number };
+type QueryRow = { user: string; q: string; truth: Hit[]; exactMs: number; hnswMs: number; autoMs: number; hnswRecall: number; autoRecall: number; path: VectorPath; hnswN: number; hnswKth: number; exactKth: number; textAbove: number };
 type Group = { label: string; tier: string; rows: number; users: number; queries: QueryRow[] };
 
 /** The groups of users measured: the largest user alone, then each tier (users round-robin). */
@@ -106,7 +106,8 @@ async function recallPhase(db: Database, plan: Plan) {
       const rows = await tx.query<{ "QUERY PLAN": string }>(text, [LEXICAL_MODEL, user, queries[0].vec, DEFAULT_PROJECT_ID]);
       return rows.map((x) => x["QUERY PLAN"]).join("\n");
     });
-  const gs = groups(plan);
+  const only = process.env.BENCH_RECALL_TIERS?.split(",");
+  const gs = groups(plan).filter((g, i) => i === 0 || !only || only.includes(g.tier));
   const small = gs[gs.length - 1].users[0].user;
   const exactPlanLarge = await explain(plan.users[0].user, true);
   const exactPlanSmall = await explain(small, true);
@@ -140,13 +141,20 @@ async function recallPhase(db: Database, plan: Plan) {
       const { text, vec } = queries[i];
       const [exact, exactMs] = await timed(() => sql.transaction((tx) => exactCandidates(tx, vq(user, vec))));
       const [hnsw, hnswMs] = await timed(() => sql.transaction((tx) => hnswCandidates(tx, vq(user, vec))));
-      const [auto, autoMs] = await timed(() => sql.transaction((tx) => vectorCandidates(tx, vq(user, vec))));
+      // As the search runs it: text candidates first (their cosines are a thinness signal).
+      const [[auto, textHits], autoMs] = await timed(() =>
+        sql.transaction(async (tx) => {
+          const th = await textCandidates(tx, vq(user, vec), text);
+          return [await vectorCandidates(tx, vq(user, vec), { textHits: th }), th] as const;
+        }),
+      );
       const truth = exact.slice(0, K);
       const hTop = top(hnsw);
       rows.push({
         user, q: text, truth: truth.map((h) => ({ id: h.id, cosine: h.cosine })), exactMs, hnswMs, autoMs,
         hnswRecall: recall(truth, hTop), autoRecall: recall(truth, top(auto.hits)), path: auto.path,
         hnswN: hnsw.length, hnswKth: hTop[K - 1]?.cosine ?? NaN, exactKth: truth[K - 1]?.cosine ?? NaN,
+        textAbove: textAboveKth(hnsw, K, textHits),
       });
     }
     const grp = { label: g.label, tier: g.tier, rows: g.users[0].n, users: g.users.length, queries: rows };
@@ -197,16 +205,19 @@ function printRecall(rec: Awaited<ReturnType<typeof recallPhase>>) {
   const hnswGroups = rec.groups.filter((g) => g.rows > EXACT_SCAN_MAX_MEMORIES);
   const all = hnswGroups.flatMap((g) => g.queries);
   if (all.length) {
-    console.log(`\nk-th cosine floor (HNSW-path users, ${all.length} queries): share sent to the exact scan, and the worst recall left`);
-    console.log(`| floor | fallback share | worst recall@10 | mean recall@10 |\n| ---: | ---: | ---: | ---: |`);
-    for (const f of [0, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55]) {
-      const fb = all.map((r) => r.hnswN < K || r.hnswKth < f);
-      const rs = all.map((r, i) => (fb[i] ? 1 : r.hnswRecall));
-      console.log(`| ${f}${f === THIN_KTH_COSINE ? " (shipped)" : ""} | ${(fb.filter(Boolean).length / all.length).toFixed(2)} | ${Math.min(...rs).toFixed(2)} | ${(rs.reduce((a, b) => a + b, 0) / rs.length).toFixed(3)} |`);
+    console.log(`\nThin-answer rules (HNSW-path users, ${all.length} queries): share sent to the exact scan, and the recall left`);
+    console.log(`| k-th cosine floor | text candidates above the k-th | fallback share | worst recall@10 | mean recall@10 |\n| ---: | ---: | ---: | ---: | ---: |`);
+    for (const f of [0, 0.3, 0.35, 0.4, 0.45]) {
+      for (const m of [Infinity, 1, 2, 3]) {
+        const fb = all.map((r) => r.hnswN < K || r.hnswKth < f || r.textAbove >= m);
+        const rs = all.map((r, i) => (fb[i] ? 1 : r.hnswRecall));
+        const shipped = f === THIN_KTH_COSINE && m === TEXT_BEATS_MIN ? " (shipped)" : "";
+        console.log(`| ${f} | ${m === Infinity ? "off" : `>= ${m}`}${shipped} | ${(fb.filter(Boolean).length / all.length).toFixed(2)} | ${Math.min(...rs).toFixed(2)} | ${(rs.reduce((a, b) => a + b, 0) / rs.length).toFixed(3)} |`);
+      }
     }
     console.log(`  worst HNSW-alone queries:`);
     for (const r of [...all].sort((a, b) => a.hnswRecall - b.hnswRecall).slice(0, 6)) {
-      console.log(`    ${r.user}: recall ${r.hnswRecall.toFixed(2)}, 10th cosine exact ${r.exactKth.toFixed(3)} vs HNSW ${r.hnswKth.toFixed(3)} (${r.hnswN} hits) -> ${r.path}, search's recall ${r.autoRecall.toFixed(2)}  "${r.q}"`);
+      console.log(`    ${r.user}: recall ${r.hnswRecall.toFixed(2)}, 10th cosine exact ${r.exactKth.toFixed(3)} vs HNSW ${r.hnswKth.toFixed(3)} (${r.hnswN} hits, ${r.textAbove} text candidates above) -> ${r.path}, search's recall ${r.autoRecall.toFixed(2)}  "${r.q}"`);
     }
   }
   console.log(`\n| hnsw.ef_search (largest user, HNSW alone) | recall@10 | min | p50 ms |\n| ---: | ---: | ---: | ---: |`);
