@@ -71,7 +71,8 @@ describe.each(DATABASE_KINDS)("memory search path on %s", (kind) => {
           i < 3 ? `Told a long story about the ${WORDS.b[i]} ${WORDS.d[i]} and a quokka seen ${WORDS.d[i + 3]} during the ${WORDS.a[i]} season` : null,
         ),
       );
-      smallRows.push(...make(30, 7, () => null));
+      // A small user with more rows than the 50 candidates asked for, so the scan's order matters.
+      smallRows.push(...make(120, 7, () => null));
       for (const [user, rows] of [[big, bigRows], [small, smallRows]] as const) {
         for (let at = 0; at < rows.length; at += 2000) {
           const batch = rows.slice(at, at + 2000);
