@@ -9,7 +9,8 @@
 // 2. In-process, through the search's own vectorCandidates (lib/memories/search-memories.ts):
 //    recall@10 of each path (exact per-user scan, HNSW, HNSW with the thin-candidates
 //    fallback) against an exact top-10, per user tier, and each path's latency by user size
-//    (where the exact-scan threshold sits). On 100k, also recall by hnsw.ef_search.
+//    (where the exact-scan threshold sits); the share and worst recall of thin-answer rules;
+//    the largest user's recall by hnsw.ef_search.
 // 3. Against `next start` on the same database: retrieval p50/p95 over HTTP (k=10, dry_run)
 //    for the largest user and (1m) for small users, and the list page's first response.
 //
@@ -18,6 +19,7 @@
 // dropped after; `source .ci/postgres.sh` starts one), else a temporary PGlite folder.
 // Env: BENCH_SCALE (100k|1m), BENCH_MEMORIES (100k set's size, default 100000), BENCH_BATCH
 // (2000), BENCH_QUERIES (200), BENCH_RECALL_QUERIES (100), BENCH_PHASES (load,recall,http),
+// BENCH_RECALL_TIERS (1m: the tiers measured besides the largest user, e.g. u30k,u10k),
 // BENCH_KEEP_DATA=1 (keep the folder / database). MEMSCOPE_NEXT_DIST_DIR selects the build
 // `next start` serves.
 
