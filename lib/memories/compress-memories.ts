@@ -5,6 +5,7 @@ import { unprocessable, type ErrorDetail } from "../errors/domain-errors";
 import type { ProjectSql } from "../db/project-sql";
 import { chatComplete, configuredChat, parseJsonAnswer, type ChatConfig } from "../chat/chat-provider";
 import { activeProvider, writeProviders } from "../embeddings/active-model";
+import { fromVectorText } from "../embeddings/embedding-provider";
 import { ProviderError } from "../embeddings/openai-embedder";
 import { actorOf, addSystemRelation, checkSources, embedTexts, insertMemoryRow, lockMemories, setStatusRow } from "./curation-db";
 import type { CompressApplyInput, CompressApplyResult, CompressPreview, CompressPreviewInput } from "./curation-schemas";
@@ -193,7 +194,7 @@ async function storedVectors(sql: ProjectSql, ids: string[]): Promise<Map<string
     `SELECT memory_id, embedding::text AS embedding FROM memory_embeddings WHERE model = $1 AND memory_id = ANY($2::uuid[]) AND project_id = $3`,
     [provider.model, ids, sql.projectId],
   );
-  return new Map(rows.map((r) => [r.memory_id, JSON.parse(r.embedding) as number[]]));
+  return new Map(rows.map((r) => [r.memory_id, fromVectorText(r.embedding)]));
 }
 
 // ---------- apply ----------

@@ -138,6 +138,11 @@ export const ZSearchResult = z.object({
   weights: ZWeights,
   retrieval_id: z.string().nullable(),
   latency_ms: z.number(),
+  // Which way the vector candidates were found: "exact" (a scan of the user's own rows,
+  // for a user with few memories), "hnsw" (the approximate index), "hnsw_wide" (its
+  // answer looked thin; a wider walk of the index replaced it), "hnsw_then_exact" (that
+  // looked thin too; an exact scan of the user's rows replaced it).
+  vector_path: z.enum(["exact", "hnsw", "hnsw_wide", "hnsw_then_exact"]),
 });
 export type SearchResult = z.infer<typeof ZSearchResult>;
 

@@ -19,15 +19,194 @@ const TEXT_RANK_POOL = 100;
 // scan depends on the built graph: 0.87-0.97 at ef_search 100, 0.93-0.98 at 200,
 // 0.955-0.995 at 400 for ~1-2 ms more than 200 (bench:memories, four builds).
 const HNSW_EF_SEARCH = 400;
+// The second, wider walk when the first answer looks thin: on the 100 000 set recall@10
+// at ef_search 1000 was 0.999 (worst query 0.90) for a few ms more than 400, so most thin
+// answers are mended here without scanning a large user's rows.
+const HNSW_EF_SEARCH_WIDE = 1000;
 const STOP_WORDS = new Set(
   "a an and are as at be but by did do does for from had has have he her his how i if in is it its me my no not of on or our she so that the their them they this to was we were what when where which who why will with you your".split(" "),
 );
 
 type Candidate = { id: string; cosine?: number; importance_score: number; last_accessed_at: Date | string | null };
+type VectorHit = Candidate & { cosine: number };
+type TextHit = Omit<Candidate, "cosine"> & { cosine: number | null };
+
+/** How the vector candidates were found: see vectorCandidates. */
+export type VectorPath = "exact" | "hnsw" | "hnsw_wide" | "hnsw_then_exact";
+
+// A user with at most this many memories (of the searched status) is searched by an exact
+// scan of their own rows (memories' (project_id, user_id, status, ...) btree, then each
+// row's vector by primary key) instead of the HNSW graph. The graph is shared by every
+// user of the project: a filtered walk must pass ~50 / (the user's share) tuples to find
+// 50 of theirs, so a small user's walk stops at hnsw.max_scan_tuples with few or none
+// (falls through the graph), while an exact scan costs in proportion to the user's rows.
+// Measured in a 1 000 000-memory store of 10 000 users (bench:memories BENCH_SCALE=1m,
+// PostgreSQL 15, in process, p50 on a loaded 2-core machine): exact 2.9 ms vs HNSW 648 ms
+// for users of 10-55 memories, 63 vs 589 ms at 1 000, 103 vs 236 ms at 3 000, 302 vs
+// 203 ms at 10 000, 643 vs 404 ms at 30 000: the paths cross between 3 000 and 10 000.
+// The crossing moves with the store's size (a walk's cost grows with total / user rows).
+export const EXACT_SCAN_MAX_MEMORIES = 5000;
+
+// When an HNSW answer looks thin (thinReason): its k-th best cosine under this floor, or
+// at least TEXT_BEATS_MIN full-text candidates it missed that beat its k-th best. On the
+// 100 000 set a floor alone had to reach 0.4 to catch the misses ("where does the user
+// live": 10th cosine 0.375 from HNSW, 0.428 exact) and then sent 12 % of queries on; the
+// text signal caught the same misses by itself (11 %). A floor still covers queries with
+// no content words (no text candidates). bench:memories prints both rules' shares.
+export const THIN_KTH_COSINE = 0.35;
+export const TEXT_BEATS_MIN = 1;
+
+export type VectorQuery = {
+  model: string;
+  dimensions: number;
+  userId: string;
+  /** The query vector as pgvector text (toVectorLiteral). */
+  vector: string;
+  status: SearchInput["status"];
+  types: string[] | null;
+  /** Candidates wanted (the search asks max(50, 5k)). */
+  limit: number;
+  k: number;
+  /** hnsw.ef_search for the HNSW path (default HNSW_EF_SEARCH; benchmarks sweep it). */
+  efSearch?: number;
+};
+
+/** The user's memories of one status, from the trigger-kept counts (one row by primary key). */
+export async function userMemoryCount(tx: ProjectSql, userId: string, status: string): Promise<number> {
+  const [row] = await tx.query<{ n: string | number }>(
+    `SELECT n FROM memory_user_counts WHERE project_id = $1 AND user_id = $2 AND status = $3::memory_status`,
+    [tx.projectId, userId, status],
+  );
+  return row ? Number(row.n) : 0;
+}
 
 /**
- * Scored retrieval: candidates from the model's HNSW index and from full-text search,
- * exact cosine for each, then score = w_s * cosine + w_r * time_decay + w_i * importance.
+ * HNSW candidates. Filters (user, status, types) are applied while walking the index, not
+ * after it (iterative scan), so a selective filter cannot starve the top-k of a large user.
+ * Must run inside a transaction (SET LOCAL).
+ */
+export async function hnswCandidates(tx: ProjectSql, v: VectorQuery): Promise<VectorHit[]> {
+  const d = v.dimensions;
+  await tx.exec(`SET LOCAL hnsw.iterative_scan = relaxed_order; SET LOCAL hnsw.ef_search = ${Math.trunc(Math.max(v.efSearch ?? HNSW_EF_SEARCH, v.limit))}`);
+  const rows = await tx.query<VectorHit>(
+    `SELECT e.memory_id AS id, 1 - (e.embedding::vector(${d}) <=> $3::vector(${d})) AS cosine, m.importance_score, m.last_accessed_at
+       FROM memory_embeddings e JOIN memories m ON m.id = e.memory_id
+      WHERE e.model = $1 AND e.user_id = $2 AND e.project_id = $6 AND m.status = $4::memory_status
+        AND ($5::text[] IS NULL OR m.memory_type::text = ANY($5::text[]))
+      ORDER BY e.embedding::vector(${d}) <=> $3::vector(${d})
+      LIMIT ${v.limit}`,
+    [v.model, v.userId, v.vector, v.status, v.types, tx.projectId],
+  );
+  return rows.map((r) => ({ ...r, cosine: Number(r.cosine) }));
+}
+
+/**
+ * The exact top candidates: every row of the user (memories' btree on project, user and
+ * status), its vector by primary key, sorted by cosine. Ordering by the cosine, not by the
+ * distance operator, keeps the planner off the HNSW index.
+ */
+export async function exactCandidates(tx: ProjectSql, v: VectorQuery): Promise<VectorHit[]> {
+  const d = v.dimensions;
+  const rows = await tx.query<VectorHit>(
+    `SELECT e.memory_id AS id, 1 - (e.embedding::vector(${d}) <=> $3::vector(${d})) AS cosine, m.importance_score, m.last_accessed_at
+       FROM memories m JOIN memory_embeddings e ON e.memory_id = m.id AND e.model = $1 AND e.project_id = $6
+      WHERE m.project_id = $6 AND m.user_id = $2 AND m.status = $4::memory_status
+        AND ($5::text[] IS NULL OR m.memory_type::text = ANY($5::text[]))
+      ORDER BY cosine DESC, e.memory_id
+      LIMIT ${v.limit}`,
+    [v.model, v.userId, v.vector, v.status, v.types, tx.projectId],
+  );
+  return rows.map((r) => ({ ...r, cosine: Number(r.cosine) }));
+}
+
+/**
+ * Full-text candidates, each with its exact cosine (one lookup each, after the LIMIT, so no
+ * second round trip). Content words only (letters and digits, so safe inside a tsquery);
+ * any may match. An AND of several words looked cheaper but makes GIN intersect long
+ * posting lists (20 ms at 30 000 memories); OR with a bounded pool stops after the first
+ * matches.
+ */
+export async function textCandidates(tx: ProjectSql, v: VectorQuery, query: string): Promise<TextHit[]> {
+  const words = [...new Set(lexicalTokens(query))].filter((w) => w.length > 1 && !STOP_WORDS.has(w)).slice(0, 32);
+  if (!words.length) return [];
+  const d = v.dimensions;
+  const rows = await tx.query<TextHit>(
+    `SELECT p.id, p.importance_score, p.last_accessed_at,
+            (SELECT 1 - (e.embedding::vector(${d}) <=> $5::vector(${d})) FROM memory_embeddings e
+              WHERE e.memory_id = p.id AND e.model = $6 AND e.project_id = $7) AS cosine
+       FROM (SELECT m.id, m.search_tsv, m.importance_score, m.last_accessed_at FROM memories m
+              WHERE m.user_id = $1 AND m.project_id = $7 AND m.status = $2::memory_status AND m.search_tsv @@ to_tsquery('simple', $3)
+                AND ($4::text[] IS NULL OR m.memory_type::text = ANY($4::text[]))
+              LIMIT ${TEXT_RANK_POOL}) p
+      ORDER BY ts_rank(p.search_tsv, to_tsquery('simple', $3)) DESC
+      LIMIT ${TEXT_CANDIDATES}`,
+    [v.userId, v.status, words.join(" | "), v.types, v.vector, v.model, tx.projectId],
+  );
+  return rows.map((r) => ({ ...r, cosine: r.cosine === null ? null : Number(r.cosine) }));
+}
+
+export type ThinReason = "few" | "low_kth" | "text_beats";
+
+/** Text candidates outside the graph's answer whose exact cosine beats its k-th best. */
+export function textAboveKth(hits: readonly { id: string; cosine: number }[], k: number, textHits: readonly { id: string; cosine: number | null }[]): number {
+  if (hits.length < k) return 0;
+  const kth = hits.map((h) => h.cosine).sort((a, b) => b - a)[k - 1];
+  const ids = new Set(hits.map((h) => h.id));
+  return textHits.filter((t) => t.cosine !== null && !ids.has(t.id) && t.cosine > kth + 1e-6).length;
+}
+
+/**
+ * Why an HNSW answer may have missed the user's nearest memories (null: it looks sound):
+ * - "few": fewer than k candidates while the user has more rows (the walk stopped at
+ *   hnsw.max_scan_tuples);
+ * - "low_kth": its k-th best cosine is under THIN_KTH_COSINE (a query nearly orthogonal to
+ *   everything: the greedy walk starts on a flat landscape);
+ * - "text_beats": at least TEXT_BEATS_MIN full-text candidates the graph did not return
+ *   have a higher cosine than its k-th best, so the walk demonstrably missed neighbours.
+ */
+export function thinReason(
+  hits: readonly { id: string; cosine: number }[],
+  k: number,
+  userCount: number,
+  textHits: readonly { id: string; cosine: number | null }[] = [],
+): ThinReason | null {
+  if (hits.length < Math.min(k, userCount)) return "few";
+  if (!hits.length) return null;
+  const kth = hits.map((h) => h.cosine).sort((a, b) => b - a)[Math.min(k, hits.length) - 1];
+  if (kth < THIN_KTH_COSINE) return "low_kth";
+  if (textAboveKth(hits, k, textHits) >= TEXT_BEATS_MIN) return "text_beats";
+  return null;
+}
+
+/**
+ * The vector candidates of a search, by the cheaper path that does not miss: an exact scan
+ * for a user with at most EXACT_SCAN_MAX_MEMORIES memories; otherwise HNSW; when its answer
+ * looks thin, a wider HNSW walk (ef_search HNSW_EF_SEARCH_WIDE), and when that looks thin
+ * too, an exact scan (thinReason; `textHits` are the search's full-text
+ * candidates with their cosines). `force` pins a path (benchmarks). Must run inside a
+ * transaction.
+ */
+export async function vectorCandidates(
+  tx: ProjectSql,
+  v: VectorQuery,
+  opts: { textHits?: readonly { id: string; cosine: number | null }[]; force?: "exact" | "hnsw" } = {},
+): Promise<{ hits: VectorHit[]; path: VectorPath; userCount: number; thin: ThinReason | null }> {
+  const userCount = await userMemoryCount(tx, v.userId, v.status);
+  if (opts.force === "exact" || (!opts.force && userCount <= EXACT_SCAN_MAX_MEMORIES)) {
+    return { hits: await exactCandidates(tx, v), path: "exact", userCount, thin: null };
+  }
+  const hits = await hnswCandidates(tx, v);
+  const thin = thinReason(hits, v.k, userCount, opts.textHits);
+  if (opts.force === "hnsw" || !thin) return { hits, path: "hnsw", userCount, thin };
+  const wide = await hnswCandidates(tx, { ...v, efSearch: Math.max(HNSW_EF_SEARCH_WIDE, v.efSearch ?? 0) });
+  if (!thinReason(wide, v.k, userCount, opts.textHits)) return { hits: wide, path: "hnsw_wide", userCount, thin };
+  return { hits: await exactCandidates(tx, v), path: "hnsw_then_exact", userCount, thin };
+}
+
+/**
+ * Scored retrieval: vector candidates (vectorCandidates: an exact per-user scan or the
+ * model's HNSW index) and full-text candidates, exact cosine for each, then
+ * score = w_s * cosine + w_r * time_decay + w_i * importance.
  * Candidates carry only what scoring needs; full rows are read for the top k only.
  * Returned memories are marked accessed (unless dry_run); every retrieval is logged.
  */
@@ -44,41 +223,12 @@ export async function searchMemories(sql: ProjectSql, userId: string, input: Sea
   const weights: Weights = { ...DEFAULT_WEIGHTS, ...input.weights };
   const types = input.memory_types ?? null;
   const vectorN = Math.max(50, input.k * 5);
-  // Content words only (letters and digits, so safe inside a tsquery); any may match.
-  // An AND of several words looked cheaper but makes GIN intersect long posting lists
-  // (20 ms at 30 000 memories); OR with a bounded pool stops after the first matches.
-  const words = [...new Set(lexicalTokens(input.query))].filter((w) => w.length > 1 && !STOP_WORDS.has(w)).slice(0, 32);
-
-  const { vectorHits, textHits } = await sql.transaction(async (tx) => {
-    // Filters (user, status, types) are applied while walking the index, not after it,
-    // so a selective filter cannot starve the top-k.
-    await tx.exec(`SET LOCAL hnsw.iterative_scan = relaxed_order; SET LOCAL hnsw.ef_search = ${Math.max(HNSW_EF_SEARCH, vectorN)}`);
-    const vectorHits = await tx.query<Candidate & { cosine: number }>(
-      `SELECT e.memory_id AS id, 1 - (e.embedding::vector(${d}) <=> $3::vector(${d})) AS cosine, m.importance_score, m.last_accessed_at
-         FROM memory_embeddings e JOIN memories m ON m.id = e.memory_id
-        WHERE e.model = $1 AND e.user_id = $2 AND e.project_id = $6 AND m.status = $4::memory_status
-          AND ($5::text[] IS NULL OR m.memory_type::text = ANY($5::text[]))
-        ORDER BY e.embedding::vector(${d}) <=> $3::vector(${d})
-        LIMIT ${vectorN}`,
-      [provider.model, userId, q, input.status, types, tx.projectId],
-    );
-    // Text candidates bring their cosine along (one lookup each, after the LIMIT), so
-    // they need no second round trip.
-    const textQuery = (tsquery: string) =>
-      tx.query<Candidate & { cosine: number | null }>(
-        `SELECT p.id, p.importance_score, p.last_accessed_at,
-                (SELECT 1 - (e.embedding::vector(${d}) <=> $5::vector(${d})) FROM memory_embeddings e
-                  WHERE e.memory_id = p.id AND e.model = $6) AS cosine
-           FROM (SELECT m.id, m.search_tsv, m.importance_score, m.last_accessed_at FROM memories m
-                  WHERE m.user_id = $1 AND m.project_id = $7 AND m.status = $2::memory_status AND m.search_tsv @@ to_tsquery('simple', $3)
-                    AND ($4::text[] IS NULL OR m.memory_type::text = ANY($4::text[]))
-                  LIMIT ${TEXT_RANK_POOL}) p
-          ORDER BY ts_rank(p.search_tsv, to_tsquery('simple', $3)) DESC
-          LIMIT ${TEXT_CANDIDATES}`,
-        [userId, input.status, tsquery, types, q, provider.model, tx.projectId],
-      );
-    const textHits = words.length ? await textQuery(words.join(" | ")) : [];
-    return { vectorHits, textHits };
+  const { vectorHits, vectorPath, textHits } = await sql.transaction(async (tx) => {
+    const v: VectorQuery = { model: provider.model, dimensions: d, userId, vector: q, status: input.status, types, limit: vectorN, k: input.k };
+    // Text candidates first: their exact cosines also tell whether the graph missed neighbours.
+    const textHits = await textCandidates(tx, v, input.query);
+    const vector = await vectorCandidates(tx, v, { textHits });
+    return { vectorHits: vector.hits, vectorPath: vector.path, textHits };
   });
 
   const candidates = new Map<string, Candidate>(vectorHits.map((h) => [h.id, h]));
@@ -142,5 +292,5 @@ export async function searchMemories(sql: ProjectSql, userId: string, input: Sea
     ],
   );
 
-  return { data: ranked, embedding_model: provider.model, embedding_kind: provider.kind, weights, retrieval_id: retrievalId, latency_ms: latency };
+  return { data: ranked, embedding_model: provider.model, embedding_kind: provider.kind, weights, retrieval_id: retrievalId, latency_ms: latency, vector_path: vectorPath };
 }

@@ -3202,6 +3202,8 @@ export interface operations {
                         };
                         retrieval_id: string | null;
                         latency_ms: number;
+                        /** @enum {string} */
+                        vector_path: "exact" | "hnsw" | "hnsw_wide" | "hnsw_then_exact";
                     };
                 };
             };
