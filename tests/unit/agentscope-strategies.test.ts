@@ -1,0 +1,269 @@
+import { describe, expect, it } from "vitest";
+import { charCount, fromRoleMessages, type AsBlock, type AsMsg } from "@/lib/strategies/agentscope/msg";
+import { CURRENT_ROUND_LARGE_PROMPT, LIST_END, TOOL_RUN_PROMPT } from "@/lib/strategies/agentscope/prompts";
+import { AGENTSCOPE_DEFAULTS, type AutoContextConfig, type MemoryState, type SummaryRequest } from "@/lib/strategies/agentscope/state";
+import { summarizeCurrentRoundLarge } from "@/lib/strategies/agentscope/strategy-current-round-large";
+import { compressToolRuns, findToolRun } from "@/lib/strategies/agentscope/strategy-tool-runs";
+import { estimateTokens } from "@/lib/strategies/agentscope/token-estimate";
+import type { RoleMessage } from "@/lib/strategies/schemas";
+
+// Strategies 1 (old tool runs) and 5 (large current-round messages) of AgentScope's
+// AutoContextMemory, run directly on a memory with a summarizer that records what it
+// was sent and answers a fixed text.
+
+const u = (content: string): RoleMessage => ({ role: "user", content });
+const a = (content: string): RoleMessage => ({ role: "assistant", content });
+const call = (id: string, args = "{}", content = "", name = "read_file"): RoleMessage => ({ role: "assistant", content, tool_calls: [{ id, name, arguments: args }] });
+const tool = (id: string, content = `result of ${id}`): RoleMessage => ({ role: "tool", tool_call_id: id, content });
+
+function stateOf(memory: AsMsg[], config: Partial<AutoContextConfig> = {}, answer = (r: SummaryRequest) => `S${r.covered.messages}/${r.covered.chars}`) {
+  const requests: SummaryRequest[] = [];
+  let n = 0;
+  const state: MemoryState = {
+    config: { ...AGENTSCOPE_DEFAULTS, ...config },
+    memory,
+    offloads: new Map(),
+    summarize: async (r) => {
+      requests.push(r);
+      return answer(r);
+    },
+    newUuid: () => `uuid-${++n}`,
+  };
+  return { state, requests };
+}
+const TAG = (n: number) => `<!-- CONTEXT_OFFLOAD: uuid=uuid-${n} -->`;
+
+describe("strategy 5: large messages of the current round, summarized in place", () => {
+  it("does nothing on an empty memory, without a user message, or when the user message is last", async () => {
+    expect(await summarizeCurrentRoundLarge([], stateOf([]).state)).toBeNull();
+    const noUser = fromRoleMessages([a("x".repeat(50))]);
+    expect(await summarizeCurrentRoundLarge(noUser, stateOf(noUser, { large_payload_threshold: 10 }).state)).toBeNull();
+    const userLast = fromRoleMessages([a("x".repeat(50)), u("y".repeat(50))]);
+    expect(await summarizeCurrentRoundLarge(userLast, stateOf(userLast, { large_payload_threshold: 10 }).state)).toBeNull();
+  });
+
+  it("a text over the threshold goes (more than, not equal); only messages after the latest user message", async () => {
+    const list = fromRoleMessages([a("o".repeat(30)), u("q".repeat(30)), a("x".repeat(10)), a("y".repeat(11))]);
+    const { state, requests } = stateOf(list, { large_payload_threshold: 10 });
+    const before = [...list];
+    const events = await summarizeCurrentRoundLarge(list, state);
+    expect(events).toEqual([
+      { type: "CURRENT_ROUND_LARGE_MESSAGE_SUMMARY", compressed_message_count: 1, start: 3, offload_ref: "uuid-1", summarizer_messages: requests[0].prompt },
+    ]);
+    expect(list.slice(0, 3)).toEqual(before.slice(0, 3));
+    expect(list[3]).toEqual({ role: "ASSISTANT", name: "assistant", content: [{ type: "text", text: `S1/11${TAG(1)}` }], compress: { offloadUuid: "uuid-1" }, source: null, index: 3 });
+    expect(state.offloads.get("uuid-1")).toEqual([before[3]]);
+    // A plain message is sent as it is, between the instruction and the end marker.
+    expect(requests).toEqual([
+      { event: "CURRENT_ROUND_LARGE_MESSAGE_SUMMARY", prompt: [u(CURRENT_ROUND_LARGE_PROMPT), a("y".repeat(11)), u(LIST_END)], covered: { messages: 1, chars: 11 } },
+    ]);
+  });
+
+  it("walks from the newest message back, each over-threshold message its own event; already compressed ones are skipped", async () => {
+    const list = fromRoleMessages([u("q"), a("a".repeat(20)), a("b".repeat(20)), a("c".repeat(20))]);
+    list[2] = { ...list[2], compress: { offloadUuid: "old" } };
+    const { state } = stateOf(list, { large_payload_threshold: 10 });
+    const events = await summarizeCurrentRoundLarge(list, state);
+    expect(events!.map((e) => [e.start, e.offload_ref])).toEqual([
+      [3, "uuid-1"],
+      [1, "uuid-2"],
+    ]);
+    expect(list[2].compress).toEqual({ offloadUuid: "old" });
+    expect(list[2].content).toEqual([{ type: "text", text: "b".repeat(20) }]);
+  });
+
+  it("a tool result has no text: it goes when its whole size is over the threshold; the summary replaces its output, id and name kept", async () => {
+    const list = fromRoleMessages([u("q"), call("c1"), tool("c1", "r".repeat(12))]);
+    // charCount of the result: "read_file" 9 + "c1" 2 + 12 = 23
+    expect(charCount(list[2])).toBe(23);
+    const at = stateOf([...list], { large_payload_threshold: 23 });
+    expect(await summarizeCurrentRoundLarge([...list], at.state)).toBeNull();
+    const { state, requests } = stateOf(list, { large_payload_threshold: 22 });
+    await summarizeCurrentRoundLarge(list, state);
+    expect(list[2]).toMatchObject({ role: "TOOL", name: "read_file", content: [{ type: "tool_result", id: "c1", name: "read_file", output: [`S1/23${TAG(1)}`] }] });
+    // The summarizer sees the result's text as a tool message, not its structure.
+    expect(requests[0].prompt).toEqual([u(CURRENT_ROUND_LARGE_PROMPT), tool("c1", "r".repeat(12)), u(LIST_END)]);
+  });
+
+  it("a tool call with text: the first text block becomes the summary, later texts go, the calls stay; the summarizer sees the text only", async () => {
+    const msg: AsMsg = {
+      role: "ASSISTANT",
+      name: "assistant",
+      content: [
+        { type: "text", text: "t".repeat(15) },
+        { type: "tool_use", id: "c1", name: "read", input: {}, raw: null, args: "{}" },
+        { type: "text", text: "second" },
+      ],
+      source: null,
+      index: 1,
+    };
+    const list = [...fromRoleMessages([u("q")]), msg];
+    const { state, requests } = stateOf(list, { large_payload_threshold: 10 });
+    await summarizeCurrentRoundLarge(list, state);
+    expect(list[1].content).toEqual([
+      { type: "text", text: `S1/${15 + 4 + 2 + 6}${TAG(1)}` },
+      { type: "tool_use", id: "c1", name: "read", input: {}, raw: null, args: "{}" },
+    ]);
+    expect(requests[0].prompt[1]).toEqual({ role: "assistant", content: `${"t".repeat(15)}\nsecond` });
+  });
+
+  it("a tool call without text but with large arguments: the summary goes first, the call stays; the summarizer gets the call as it was", async () => {
+    const args = JSON.stringify({ body: "z".repeat(40) });
+    const list = fromRoleMessages([u("q"), call("c1", args)]);
+    const { state, requests } = stateOf(list, { large_payload_threshold: 20 });
+    await summarizeCurrentRoundLarge(list, state);
+    expect(list[1].content).toEqual([
+      { type: "text", text: `S1/${9 + 2 + args.length}${TAG(1)}` },
+      { type: "tool_use", id: "c1", name: "read_file", input: { body: "z".repeat(40) }, raw: null, args },
+    ]);
+    expect(requests[0].prompt[1]).toEqual(call("c1", args));
+  });
+
+  it("a written tool message with several results: the first carries the summary, the others go, other blocks stay", async () => {
+    const blocks: AsBlock[] = [
+      { type: "text", text: "" },
+      { type: "tool_result", id: "c1", name: "t", output: ["x".repeat(20)] },
+      { type: "tool_result", id: "c2", name: "t", output: ["y".repeat(5)] },
+    ];
+    const msg: AsMsg = { role: "TOOL", name: "t", content: blocks, source: null, index: 2 };
+    const list = [...fromRoleMessages([u("q")]), msg];
+    const { state, requests } = stateOf(list, { large_payload_threshold: 10 });
+    await summarizeCurrentRoundLarge(list, state);
+    // charCount: (1 + 2 + 20) + (1 + 2 + 5) = 31
+    expect(list[1].content).toEqual([
+      { type: "text", text: "" },
+      { type: "tool_result", id: "c1", name: "t", output: [`S1/31${TAG(1)}`] },
+    ]);
+    expect(requests[0].prompt[1]).toEqual({ role: "tool", tool_call_id: "c1", content: `${"x".repeat(20)}\n${"y".repeat(5)}` });
+  });
+
+  it("a result with empty output but a long name goes by its size; the summarizer gets the message as it was", async () => {
+    const list = fromRoleMessages([u("q"), call("c1", "{}", "", "a_tool_with_a_long_name"), tool("c1", "")]);
+    const { state, requests } = stateOf(list, { large_payload_threshold: 20 });
+    const events = await summarizeCurrentRoundLarge(list, state);
+    // The call: 23 + 2 = 25 > 20 (no text); the result: 23 + 2 + 0 = 25.
+    expect(events!.map((e) => e.start)).toEqual([2, 1]);
+    expect(requests[0].prompt[1]).toEqual(tool("c1", ""));
+    expect(requests[1].prompt[1]).toEqual(call("c1", "{}", "", "a_tool_with_a_long_name"));
+  });
+
+  it("a short text is kept even when the message is large by its tool calls", async () => {
+    const list = fromRoleMessages([u("q"), call("c1", JSON.stringify({ x: "z".repeat(100) }), "ok")]);
+    const { state } = stateOf(list, { large_payload_threshold: 10 });
+    expect(await summarizeCurrentRoundLarge(list, state)).toBeNull();
+  });
+});
+
+describe("strategy 1: finding an old run of tool messages", () => {
+  // 0 u, 1-4 tool work, 5 answer, 6 u, 7 answer, 8 u
+  const base = () => fromRoleMessages([u("q"), call("c1"), tool("c1"), call("c2"), tool("c2"), a("done"), u("q2"), a("ok"), u("q3")]);
+  const find = (list: AsMsg[], config: Partial<AutoContextConfig>, from = 0) => findToolRun(list, stateOf(list, config).state, from);
+
+  it("a run of more than min_consecutive_tool_messages before the latest answer and the kept tail", () => {
+    expect(find(base(), { last_keep: 2, min_consecutive_tool_messages: 3 })).toEqual([1, 4]);
+    expect(find(base(), { last_keep: 2, min_consecutive_tool_messages: 4 })).toBeNull();
+    // 9 messages: last_keep 4 lets the search reach the answer at 5; last_keep 5 stops it at 4, leaving 3 tool messages.
+    expect(find(base(), { last_keep: 4, min_consecutive_tool_messages: 3 })).toEqual([1, 4]);
+    expect(find(base(), { last_keep: 5, min_consecutive_tool_messages: 3 })).toBeNull();
+    expect(find(base(), { last_keep: 10, min_consecutive_tool_messages: 0 })).toBeNull();
+  });
+
+  it("searching from a later position trims a run that starts on a result to start on a call", () => {
+    expect(find(base(), { last_keep: 2, min_consecutive_tool_messages: 1 }, 2)).toEqual([3, 4]);
+    expect(find(base(), { last_keep: 2, min_consecutive_tool_messages: 2 }, 2)).toBeNull();
+    expect(find(base(), { last_keep: 2, min_consecutive_tool_messages: 1 }, -5)).toEqual([1, 4]);
+    expect(find(base(), { last_keep: 2, min_consecutive_tool_messages: 1 }, 5)).toBeNull();
+  });
+
+  it("no final answer: nothing to search", () => {
+    const list = fromRoleMessages([u("q"), call("c1"), tool("c1"), call("c2"), tool("c2"), u("q2")]);
+    expect(find(list, { last_keep: 0, min_consecutive_tool_messages: 1 })).toBeNull();
+  });
+
+  it("a run cut by the kept tail is trimmed to end on a result", () => {
+    // 0 u, 1 call, 2 result, 3 call, 4 result, 5 answer; last_keep 2: search ends before 4.
+    const list = fromRoleMessages([u("q"), call("c1"), tool("c1"), call("c2"), tool("c2"), a("done")]);
+    expect(find(list, { last_keep: 3, min_consecutive_tool_messages: 1 })).toEqual([1, 2]);
+    expect(find(list, { last_keep: 3, min_consecutive_tool_messages: 2 })).toBeNull();
+    expect(find(list, { last_keep: 0, min_consecutive_tool_messages: 3 })).toEqual([1, 4]);
+  });
+
+  it("the search ends at the latest final answer even when the tail allows more", () => {
+    const list = fromRoleMessages([u("q"), a("done"), call("c1"), tool("c1"), call("c2"), tool("c2"), u("q2")]);
+    expect(find(list, { last_keep: 0, min_consecutive_tool_messages: 1 })).toBeNull();
+  });
+
+  it("a run in the middle ending on a call is trimmed back; one left too short is passed over for a later run", () => {
+    // 1-3 tool work ending on a pending call (cut by a user message), 5-8 a full run.
+    const list = fromRoleMessages([u("q"), call("c1"), tool("c1"), call("c2"), u("q1"), call("c3"), tool("c3"), call("c4"), tool("c4"), a("done"), u("q2")]);
+    expect(find(list, { last_keep: 0, min_consecutive_tool_messages: 2 })).toEqual([5, 8]);
+    expect(find(list, { last_keep: 0, min_consecutive_tool_messages: 1 })).toEqual([1, 2]);
+  });
+
+  it("a tool message that is neither a call nor a result stops the trim: mid-history the run is kept as found, at the search end it is dropped", () => {
+    const odd: AsMsg = { role: "USER", name: "user", content: [{ type: "tool_use", id: "x", name: "t", input: {}, raw: null, args: "{}" }], source: null, index: -1 };
+    const mid = [...fromRoleMessages([u("q"), call("c1"), tool("c1")]), odd, ...fromRoleMessages([u("q1"), call("c2"), tool("c2"), call("c3"), tool("c3"), a("done"), u("q2")])];
+    // The run 1..3 ends on the odd message: the trim stops there and the run stays 1..3.
+    expect(find(mid, { last_keep: 0, min_consecutive_tool_messages: 2 })).toEqual([1, 3]);
+    const atEnd = [...fromRoleMessages([u("q"), call("c1"), tool("c1"), call("c2"), tool("c2")]), odd, ...fromRoleMessages([a("done")])];
+    expect(find(atEnd, { last_keep: 0, min_consecutive_tool_messages: 2 })).toBeNull();
+    const oddFirst = [...fromRoleMessages([u("q")]), odd, ...fromRoleMessages([call("c1"), tool("c1"), call("c2"), tool("c2"), a("done")])];
+    expect(find(oddFirst, { last_keep: 0, min_consecutive_tool_messages: 2 })).toBeNull();
+    const oddFirstMid = [...fromRoleMessages([u("q")]), odd, ...fromRoleMessages([call("c1"), tool("c1"), call("c2"), tool("c2"), u("x"), a("done")])];
+    expect(find(oddFirstMid, { last_keep: 0, min_consecutive_tool_messages: 2 })).toEqual([1, 5]);
+  });
+});
+
+describe("strategy 1: compressing the runs", () => {
+  const run = (i: number) => [call(`c${i}a`), tool(`c${i}a`), call(`c${i}b`), tool(`c${i}b`)];
+  const rounds = (n: number) => [...Array.from({ length: n }, (_, i) => [u(`q${i}`), ...run(i), a(`a${i}`)]).flat(), u("next")];
+
+  it("each run becomes one assistant summary, a newline and the tag; the summarizer gets instruction, messages, end marker", async () => {
+    const msgs = rounds(1);
+    const list = fromRoleMessages(msgs);
+    const originals = list.slice(1, 5);
+    const { state, requests } = stateOf(list, { last_keep: 0, min_consecutive_tool_messages: 3, min_compression_token_threshold: 0 });
+    const events = await compressToolRuns(list, state);
+    expect(events).toEqual([{ type: "TOOL_INVOCATION_COMPRESS", compressed_message_count: 4, start: 1, offload_ref: "uuid-1", summarizer_messages: requests[0].prompt }]);
+    expect(requests[0]).toEqual({ event: "TOOL_INVOCATION_COMPRESS", prompt: [u(TOOL_RUN_PROMPT), ...msgs.slice(1, 5), u(LIST_END)], covered: { messages: 4, chars: requests[0].covered.chars } });
+    expect(list).toHaveLength(4);
+    expect(list[1]).toEqual({ role: "ASSISTANT", name: "assistant", content: [{ type: "text", text: `S4/${requests[0].covered.chars}\n${TAG(1)}` }], compress: { offloadUuid: "uuid-1" }, source: null, index: -1 });
+    expect(state.offloads.get("uuid-1")).toEqual(originals);
+  });
+
+  it("at most five runs per call, oldest first", async () => {
+    const list = fromRoleMessages(rounds(6));
+    const { state } = stateOf(list, { last_keep: 0, min_consecutive_tool_messages: 3, min_compression_token_threshold: 0 });
+    const events = await compressToolRuns(list, state);
+    expect(events!.map((e) => e.start)).toEqual([1, 4, 7, 10, 13]);
+    // The sixth run is still there.
+    expect(list.length).toBe(6 * 6 + 1 - 5 * 3);
+  });
+
+  it("a run below min_compression_token_threshold is skipped and the search goes on after it", async () => {
+    const msgs = [u("q0"), ...run(0), a("a0"), u("q1"), call("c9", JSON.stringify({ p: "x".repeat(200) })), tool("c9", "y".repeat(200)), call("c8"), tool("c8"), a("a1"), u("next")];
+    const list = fromRoleMessages(msgs);
+    const small = estimateTokens(list.slice(1, 5));
+    const large = estimateTokens(list.slice(7, 11));
+    expect(large).toBeGreaterThan(small);
+    const { state } = stateOf(list, { last_keep: 0, min_consecutive_tool_messages: 3, min_compression_token_threshold: small + 1 });
+    const events = await compressToolRuns(list, state);
+    expect(events!.map((e) => [e.start, e.compressed_message_count])).toEqual([[7, 4]]);
+    const exact = fromRoleMessages(msgs);
+    const atLarge = stateOf(exact, { last_keep: 0, min_consecutive_tool_messages: 3, min_compression_token_threshold: large });
+    expect((await compressToolRuns(exact, atLarge.state))!.map((e) => e.start)).toEqual([7]);
+    const none = fromRoleMessages(msgs);
+    expect(await compressToolRuns(none, stateOf(none, { last_keep: 0, min_consecutive_tool_messages: 3, min_compression_token_threshold: large + 1 }).state)).toBeNull();
+    expect(none).toHaveLength(msgs.length);
+  });
+
+  it("plan-notebook calls are left out of what the summarizer is sent", async () => {
+    const msgs = [u("q"), call("p1", "{}", "", "create_plan"), tool("p1", "plan made"), call("c1"), tool("c1"), a("done"), u("next")];
+    const list = fromRoleMessages(msgs);
+    const { state, requests } = stateOf(list, { last_keep: 0, min_consecutive_tool_messages: 3, min_compression_token_threshold: 0 });
+    await compressToolRuns(list, state);
+    expect(requests[0].prompt).toEqual([u(TOOL_RUN_PROMPT), msgs[3], msgs[4], u(LIST_END)]);
+    expect(requests[0].covered.messages).toBe(2);
+    expect(state.offloads.get("uuid-1")).toHaveLength(4);
+  });
+});
