@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { charCount, fromRoleMessages, type AsBlock, type AsMsg } from "@/lib/strategies/agentscope/msg";
-import { CURRENT_ROUND_LARGE_PROMPT, LIST_END, TOOL_RUN_PROMPT } from "@/lib/strategies/agentscope/prompts";
+import { CURRENT_ROUND_LARGE_PROMPT, LIST_END, PREVIOUS_ROUND_PROMPT, TOOL_RUN_PROMPT } from "@/lib/strategies/agentscope/prompts";
+import { summarizeCurrentRound } from "@/lib/strategies/agentscope/strategy-current-round";
+import { CURRENT_ROUND_PROMPT } from "@/lib/strategies/agentscope/prompts";
+import { offloadLargeMessages } from "@/lib/strategies/agentscope/strategy-offload-large";
+import { summarizePreviousRounds } from "@/lib/strategies/agentscope/strategy-previous-rounds";
 import { AGENTSCOPE_DEFAULTS, type AutoContextConfig, type MemoryState, type SummaryRequest } from "@/lib/strategies/agentscope/state";
 import { summarizeCurrentRoundLarge } from "@/lib/strategies/agentscope/strategy-current-round-large";
 import { compressToolRuns, findToolRun } from "@/lib/strategies/agentscope/strategy-tool-runs";
@@ -265,5 +269,196 @@ describe("strategy 1: compressing the runs", () => {
     expect(requests[0].prompt).toEqual([u(TOOL_RUN_PROMPT), msgs[3], msgs[4], u(LIST_END)]);
     expect(requests[0].covered.messages).toBe(2);
     expect(state.offloads.get("uuid-1")).toHaveLength(4);
+  });
+});
+
+describe("strategies 2 and 3: large single messages offloaded with a preview", () => {
+  // 0 user 30, 1 call, 2 result 30, 3 answer of exactly 20, 4 final answer, 5 user
+  const msgs = () => [u("U".repeat(30)), call("c1", JSON.stringify({ p: "z".repeat(40) })), tool("c1", "R".repeat(30)), a("A".repeat(20)), a("done"), u("q")];
+  const cfg = { large_payload_threshold: 20, offload_single_preview: 10, last_keep: 0 };
+
+  it("newest first: a result keeps its id and name, a text keeps its role; preview, '...', newline, tag; calls and texts at the threshold stay", async () => {
+    const list = fromRoleMessages(msgs());
+    const before = [...list];
+    const { state } = stateOf(list, cfg);
+    const events = await offloadLargeMessages(true)(list, state);
+    expect(events).toEqual([
+      { type: "LARGE_MESSAGE_OFFLOAD_WITH_PROTECTION", compressed_message_count: 1, start: 2, offload_ref: "uuid-1", summarizer_messages: null },
+      { type: "LARGE_MESSAGE_OFFLOAD_WITH_PROTECTION", compressed_message_count: 1, start: 0, offload_ref: "uuid-2", summarizer_messages: null },
+    ]);
+    expect(list[2]).toEqual({
+      role: "TOOL",
+      name: "read_file",
+      content: [{ type: "tool_result", id: "c1", name: "read_file", output: [`${"R".repeat(10)}...\n${TAG(1)}`] }],
+      compress: { offloadUuid: "uuid-1" },
+      source: null,
+      index: 2,
+    });
+    expect(list[0]).toEqual({ role: "USER", name: "user", content: [{ type: "text", text: `${"U".repeat(10)}...\n${TAG(2)}` }], compress: { offloadUuid: "uuid-2" }, source: null, index: 0 });
+    expect([list[1], list[3], list[4], list[5]]).toEqual([before[1], before[3], before[4], before[5]]);
+    expect(state.offloads.get("uuid-1")).toEqual([before[2]]);
+    expect(state.offloads.get("uuid-2")).toEqual([before[0]]);
+  });
+
+  it("a text no longer than the preview is kept whole before the tag", async () => {
+    const list = fromRoleMessages(msgs());
+    await offloadLargeMessages(false)(list, stateOf(list, { ...cfg, offload_single_preview: 30 }).state);
+    expect(list[0].content).toEqual([{ type: "text", text: `${"U".repeat(30)}\n${TAG(2)}` }]);
+    expect(list[2].content).toEqual([{ type: "tool_result", id: "c1", name: "read_file", output: [`${"R".repeat(30)}\n${TAG(1)}`] }]);
+  });
+
+  it("strategy 2 spares the last last_keep messages; strategy 3 only stops at the latest answer", async () => {
+    const protectedList = fromRoleMessages(msgs());
+    const p = await offloadLargeMessages(true)(protectedList, stateOf(protectedList, { ...cfg, last_keep: 4 }).state);
+    expect(p!.map((e) => e.start)).toEqual([0]);
+    const open = fromRoleMessages(msgs());
+    const o = await offloadLargeMessages(false)(open, stateOf(open, { ...cfg, last_keep: 4 }).state);
+    expect(o!.map((e) => [e.type, e.start])).toEqual([
+      ["LARGE_MESSAGE_OFFLOAD", 2],
+      ["LARGE_MESSAGE_OFFLOAD", 0],
+    ]);
+  });
+
+  it("a memory shorter than last_keep is left alone; one exactly as long is searched", async () => {
+    for (const protect of [true, false]) {
+      const list = fromRoleMessages(msgs());
+      expect(await offloadLargeMessages(protect)(list, stateOf(list, { ...cfg, last_keep: 7 }).state)).toBeNull();
+    }
+    const list = fromRoleMessages(msgs());
+    expect(await offloadLargeMessages(true)(list, stateOf(list, { ...cfg, last_keep: 6 }).state)).toBeNull();
+    expect((await offloadLargeMessages(false)(list, stateOf(list, { ...cfg, last_keep: 6 }).state))!.map((e) => e.start)).toEqual([2, 0]);
+    expect(await offloadLargeMessages(true)([], stateOf([], cfg).state)).toBeNull();
+  });
+
+  it("without a final answer: strategy 2 searches up to the kept tail, strategy 3 nothing", async () => {
+    const noAnswer = () => fromRoleMessages([u("U".repeat(30)), call("c1"), tool("c1", "R".repeat(30)), u("q")]);
+    const p = noAnswer();
+    expect((await offloadLargeMessages(true)(p, stateOf(p, { ...cfg, last_keep: 1 }).state))!.map((e) => e.start)).toEqual([2, 0]);
+    const q = noAnswer();
+    expect(await offloadLargeMessages(true)(q, stateOf(q, { ...cfg, last_keep: 2 }).state)).not.toBeNull();
+    const o = noAnswer();
+    expect(await offloadLargeMessages(false)(o, stateOf(o, { ...cfg, last_keep: 1 }).state)).toBeNull();
+  });
+
+  it("a result is judged by its output texts joined by newlines", async () => {
+    const multi: AsMsg = { role: "TOOL", name: "t", content: [{ type: "tool_result", id: "c1", name: "t", output: ["x".repeat(10), "y".repeat(10)] }], source: null, index: 0 };
+    const list = [multi, ...fromRoleMessages([a("done")])];
+    // 10 + 1 + 10 = 21 > 20
+    const events = await offloadLargeMessages(false)(list, stateOf(list, { ...cfg, offload_single_preview: 12 }).state);
+    expect(events).toHaveLength(1);
+    expect(list[0].content).toEqual([{ type: "tool_result", id: "c1", name: "t", output: [`${"x".repeat(10)}\ny...\n${TAG(1)}`] }]);
+    const at: AsMsg = { ...multi, content: [{ type: "tool_result", id: "c1", name: "t", output: ["x".repeat(10), "y".repeat(9)] }] };
+    const atList = [at, ...fromRoleMessages([a("done")])];
+    expect(await offloadLargeMessages(false)(atList, stateOf(atList, cfg).state)).toBeNull();
+  });
+});
+
+describe("strategy 4: finished rounds with tool work", () => {
+  // 0 q0, 1 call, 2 result, 3 a0 | 4 q1, 5 a1 (no tool work) | 6 q2, 7 call, 8 result, 9 a2 | 10 q3, 11 a3 (latest answer)
+  const msgs = () => [
+    u("q0"),
+    call("c1"),
+    tool("c1", "r".repeat(40)),
+    a("a0"),
+    u("q1"),
+    a("a1"),
+    u("q2"),
+    call("c2"),
+    tool("c2", "s".repeat(40)),
+    a("a2"),
+    u("q3"),
+    a("a3"),
+  ];
+
+  it("each such round before the latest answer becomes question + one summary (newline, tag), newest first; events oldest first", async () => {
+    const input = msgs();
+    const list = fromRoleMessages(input);
+    const { state, requests } = stateOf(list, { min_compression_token_threshold: 0 });
+    const events = await summarizePreviousRounds(list, state);
+    expect(events!.map((e) => [e.type, e.start, e.compressed_message_count, e.offload_ref])).toEqual([
+      ["PREVIOUS_ROUND_CONVERSATION_SUMMARY", 1, 3, "uuid-2"],
+      ["PREVIOUS_ROUND_CONVERSATION_SUMMARY", 7, 3, "uuid-1"],
+    ]);
+    expect(list.map((m) => m.source ?? (m.content[0] as { text: string }).text)).toEqual([
+      input[0],
+      `S4/${requests[1].covered.chars}\n${TAG(2)}`,
+      input[4],
+      input[5],
+      input[6],
+      `S4/${requests[0].covered.chars}\n${TAG(1)}`,
+      input[10],
+      input[11],
+    ]);
+    expect(requests[0]).toEqual({ event: "PREVIOUS_ROUND_CONVERSATION_SUMMARY", prompt: [u(PREVIOUS_ROUND_PROMPT), ...input.slice(6, 10), u(LIST_END)], covered: requests[0].covered });
+    // "q2" 2 + call ("read_file" 9 + "c2" 2; empty input adds nothing) + result (9 + 2 + 40) + "a2" 2
+    expect(requests[0].covered).toEqual({ messages: 4, chars: 2 + (9 + 2) + (9 + 2 + 40) + 2 });
+    expect(state.offloads.get("uuid-1")!.map((m) => m.source)).toEqual(input.slice(6, 10));
+  });
+
+  it("a round under min_compression_token_threshold stays; at the threshold it goes", async () => {
+    const all = fromRoleMessages(msgs());
+    const t0 = estimateTokens(all.slice(0, 4));
+    const t2 = estimateTokens(all.slice(6, 10));
+    expect(t0).toBe(t2);
+    const at = fromRoleMessages(msgs());
+    expect((await summarizePreviousRounds(at, stateOf(at, { min_compression_token_threshold: t0 }).state))!.length).toBe(2);
+    const over = fromRoleMessages(msgs());
+    expect(await summarizePreviousRounds(over, stateOf(over, { min_compression_token_threshold: t0 + 1 }).state)).toBeNull();
+    expect(over).toHaveLength(12);
+  });
+
+  it("nothing without a final answer, or with only the latest round", async () => {
+    const none = fromRoleMessages([u("q"), call("c1"), tool("c1")]);
+    expect(await summarizePreviousRounds(none, stateOf(none, { min_compression_token_threshold: 0 }).state)).toBeNull();
+    const only = fromRoleMessages([u("q"), call("c1"), tool("c1"), a("done")]);
+    expect(await summarizePreviousRounds(only, stateOf(only, { min_compression_token_threshold: 0 }).state)).toBeNull();
+    expect(await summarizePreviousRounds([], stateOf([]).state)).toBeNull();
+  });
+
+  it("an answer with no question before it opens no round; a question answered directly is not compressed", async () => {
+    const list = fromRoleMessages([a("hello"), call("c1"), tool("c1"), a("a0"), u("q1"), a("a1"), u("q2"), a("a2")]);
+    expect(await summarizePreviousRounds(list, stateOf(list, { min_compression_token_threshold: 0 }).state)).toBeNull();
+  });
+});
+
+describe("strategy 6: the current round in one message", () => {
+  it("everything after the latest user message: summary then tag, marked current round; the budget is 30% of the characters", async () => {
+    const input = [u("q0"), a("a0"), u("q1"), call("c1"), tool("c1", "r".repeat(40)), call("c2")];
+    const list = fromRoleMessages(input);
+    const { state, requests } = stateOf(list, { current_round_compression_ratio: 0.3 });
+    const events = await summarizeCurrentRound(list, state);
+    // call 9 + 2, result 9 + 2 + 40: 62 characters; 30% is 18.6, rounded 19.
+    expect(requests[0]).toEqual({
+      event: "CURRENT_ROUND_MESSAGE_COMPRESS",
+      prompt: [
+        u(CURRENT_ROUND_PROMPT),
+        input[3],
+        input[4],
+        u(LIST_END),
+        u("Length: the messages above total 62 characters. Write about 19 characters (30% of the original), and no more."),
+      ],
+      covered: { messages: 2, chars: 62 },
+    });
+    expect(events).toEqual([{ type: "CURRENT_ROUND_MESSAGE_COMPRESS", compressed_message_count: 2, start: 3, offload_ref: "uuid-1", summarizer_messages: requests[0].prompt }]);
+    expect(list).toHaveLength(5);
+    expect(list[3]).toEqual({ role: "ASSISTANT", name: "assistant", content: [{ type: "text", text: `S2/62${TAG(1)}` }], compress: { offloadUuid: "uuid-1", currentRound: true }, source: null, index: -1 });
+    expect(list[4].source).toBe(input[5]);
+  });
+
+  it("the ratio and its percentage are rounded", async () => {
+    const list = fromRoleMessages([u("q"), a("x".repeat(10))]);
+    const { state, requests } = stateOf(list, { current_round_compression_ratio: 0.125 });
+    await summarizeCurrentRound(list, state);
+    // 10 × 0.125 = 1.25 → 1; 12.5% → 13
+    expect(requests[0].prompt.at(-1)).toEqual(u("Length: the messages above total 10 characters. Write about 1 characters (13% of the original), and no more."));
+  });
+
+  it("nothing when the memory is empty, has no user message, ends with it, or only a pending call follows it", async () => {
+    expect(await summarizeCurrentRound([], stateOf([]).state)).toBeNull();
+    for (const msgs of [[a("x")], [a("x"), u("q")], [u("q"), call("c1")]]) {
+      const list = fromRoleMessages(msgs);
+      expect(await summarizeCurrentRound(list, stateOf(list).state)).toBeNull();
+      expect(list).toHaveLength(msgs.length);
+    }
   });
 });

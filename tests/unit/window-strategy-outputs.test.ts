@@ -6,8 +6,10 @@ import type { SummaryCache, SummaryKey } from "@/lib/strategies/agentscope/summa
 import { HOOK_INSTRUCTION } from "@/lib/strategies/agentscope/prompts";
 import { excludeTools } from "@/lib/strategies/exclude-tools";
 import { anyLongPiece, listTokens, primeContentTokens, roleMessageTokens, textOf } from "@/lib/strategies/message-tokens";
+import { messageWindowStrategy, truncateChars } from "@/lib/strategies/message-window-strategy";
+import { tokenBufferStrategy } from "@/lib/strategies/token-buffer-strategy";
 import { cutBeforeCall, summaryBufferStrategy } from "@/lib/strategies/summary-buffer-strategy";
-import { ZAutoContextStrategy, type RoleMessage } from "@/lib/strategies/schemas";
+import { ZAutoContextStrategy, ZRoleMessage, type RoleMessage } from "@/lib/strategies/schemas";
 import { countTextTokens } from "@/lib/tokens/count-tokens";
 import { startOpenAiStub, type OpenAiStub } from "../helpers/openai-stub";
 
@@ -412,5 +414,127 @@ describe("summaryInfo: who writes auto_context's summaries", () => {
     await info.summarize({ ...req, prompt: [u("y")] });
     expect(snap).toEqual({ calls: 1, cached: 1 });
     expect(info.counts()).toEqual({ calls: 2, cached: 1 });
+  });
+});
+
+describe("message_window: exact outputs", () => {
+  const defaults = { max_attached_message_count: 10, history_message_truncate_enable: false, history_message_truncate_length: 1000, include_tools: true };
+
+  it("drops older messages with the reason naming the count, merged and sorted with tool exclusions", () => {
+    const msgs = [u("q0"), call("c1"), tool("c1"), a("a0"), u("q1"), a("a1")];
+    const out = messageWindowStrategy(msgs, { ...defaults, max_attached_message_count: 2, include_tools: false });
+    expect(out).toEqual({
+      messages: [msgs[4], msgs[5]],
+      sourceIndex: [4, 5],
+      dropped: [
+        { index: 0, reason: "older than the newest 2 messages" },
+        { index: 1, reason: "tool call without text excluded (include_tools: false)" },
+        { index: 2, reason: "tool result excluded (include_tools: false)" },
+        { index: 3, reason: "older than the newest 2 messages" },
+      ],
+      transformed: [],
+    });
+  });
+
+  it("rejects a count that is not a positive integer", () => {
+    expect(() => messageWindowStrategy([u("x")], { ...defaults, max_attached_message_count: 1.5 })).toThrow("max_attached_message_count must be > 0");
+    expect(() => messageWindowStrategy([u("x")], { ...defaults, max_attached_message_count: -1 })).toThrow(RangeError);
+    expect(messageWindowStrategy([u("x")], { ...defaults, max_attached_message_count: 1 }).messages).toEqual([u("x")]);
+  });
+
+  it("truncation: exact reason; a message at the length stays as it is; text parts cut one by one, other parts kept", () => {
+    const parts: RoleMessage = {
+      role: "user",
+      content: [
+        { type: "text", text: "abcdefgh" },
+        { type: "image", transfer_method: "remote_url", url: "http://x/i.png" },
+        { type: "text", text: "abcdefghijkl" },
+        { type: "text", text: "ab" },
+      ],
+    };
+    const msgs = [u("12345"), u("123456"), parts, { role: "user" as const, content: [{ type: "text" as const, text: "tiny" }] }];
+    const out = messageWindowStrategy(msgs, { ...defaults, history_message_truncate_enable: true, history_message_truncate_length: 5 });
+    expect(out.messages[0]).toBe(msgs[0]);
+    expect(out.messages[1]).toEqual(u("12345"));
+    expect(out.messages[2]).toEqual({
+      role: "user",
+      content: [
+        { type: "text", text: "abcde" },
+        { type: "image", transfer_method: "remote_url", url: "http://x/i.png" },
+        { type: "text", text: "abcde" },
+        { type: "text", text: "ab" },
+      ],
+    });
+    expect(out.messages[3]).toBe(msgs[3]);
+    expect(out.transformed).toEqual([
+      { index: 1, action: "truncated", reason: "6 characters cut to 5 (a copy; the stored message is unchanged)" },
+      { index: 2, action: "truncated", reason: "12 characters cut to 5 (a copy; the stored message is unchanged)" },
+    ]);
+    // The longest text part is named whatever its place.
+    const first: RoleMessage = { role: "user", content: [{ type: "text", text: "abcdefghijkl" }, { type: "text", text: "abcdefgh" }] };
+    expect(messageWindowStrategy([first], { ...defaults, history_message_truncate_enable: true, history_message_truncate_length: 5 }).transformed[0].reason).toBe(
+      "12 characters cut to 5 (a copy; the stored message is unchanged)",
+    );
+    expect(truncateChars("abcde", 5)).toBe("abcde");
+    expect(truncateChars("abcdef", 5)).toBe("abcde");
+  });
+
+  it("the system message: inserted with its reason before an empty window too; transformed sorted by index", () => {
+    const empty = messageWindowStrategy([], { ...defaults, system_message: "Be brief." });
+    expect(empty).toEqual({
+      messages: [{ role: "system", content: "Be brief." }],
+      sourceIndex: [-1],
+      dropped: [],
+      transformed: [{ index: -1, action: "system_inserted", reason: "configured system message placed first" }],
+    });
+    const out = messageWindowStrategy([u("123456")], { ...defaults, system_message: "Be brief.", history_message_truncate_enable: true, history_message_truncate_length: 3 }, [u("tmp")]);
+    expect(out.transformed.map((t) => [t.index, t.action])).toEqual([
+      [-1, "system_inserted"],
+      [-1, "temporary_appended"],
+      [0, "truncated"],
+    ]);
+    expect(out.sourceIndex).toEqual([-1, 0, -1]);
+    expect(messageWindowStrategy([u("x")], { ...defaults, system_message: "" }).messages).toEqual([u("x")]);
+  });
+});
+
+describe("role message schema", () => {
+  it("a tool message needs tool_call_id; other roles do not", () => {
+    const r = ZRoleMessage.safeParse({ role: "tool", content: "x" });
+    expect(r.success).toBe(false);
+    expect(r.error!.issues.map((i) => [i.path, i.message])).toEqual([[["tool_call_id"], "tool messages need tool_call_id"]]);
+    expect(ZRoleMessage.safeParse({ role: "tool", content: "x", tool_call_id: "" }).success).toBe(false);
+    expect(ZRoleMessage.safeParse({ role: "tool", content: "x", tool_call_id: "c1" }).success).toBe(true);
+    expect(ZRoleMessage.safeParse({ role: "user", content: "x" }).success).toBe(true);
+  });
+});
+
+describe("token_buffer: exact outputs", () => {
+  const ctx = { encoding: "o200k_base" as const, contextWindow: 128_000 };
+  // Every message is 5 tokens (3 + role 1 + one-token word); the list 3 more.
+  const msgs = [sys("hi"), a("ok"), u("hi"), a("ok"), u("yes")];
+  const run = (limit: number, m = msgs, include_tools = true) => tokenBufferStrategy(m, { max_token_limit: limit, include_tools }, ctx);
+
+  it("a total equal to the limit fits", () => {
+    expect(listTokens(msgs, "o200k_base")).toBe(28);
+    expect(run(28)).toEqual({ messages: msgs, sourceIndex: [0, 1, 2, 3, 4], dropped: [], transformed: [] });
+  });
+
+  it("drops the oldest whole turn at a time (an assistant message before any user message is a turn of its own), never the leading system message", () => {
+    const reason = (n: number) => `oldest turn dropped: history over max_token_limit ${n}`;
+    expect(run(27)).toEqual({ messages: [msgs[0], msgs[2], msgs[3], msgs[4]], sourceIndex: [0, 2, 3, 4], dropped: [{ index: 1, reason: reason(27) }], transformed: [] });
+    expect(run(22).dropped).toEqual([1, 2, 3].map((index) => ({ index, reason: reason(22) })));
+    expect(run(13).messages).toEqual([msgs[0], msgs[4]]);
+    expect(run(12).messages).toEqual([msgs[0]]);
+    expect(run(0).messages).toEqual([msgs[0]]);
+  });
+
+  it("an empty history is empty; without tools the exclusions are reported", () => {
+    expect(run(0, [])).toEqual({ messages: [], sourceIndex: [], dropped: [], transformed: [] });
+    const withTools = [u("hi"), { role: "assistant" as const, content: "ok", tool_calls: [{ id: "c1", name: "s", arguments: "{}" }] }, tool("c1")];
+    const out = run(1000, withTools, false);
+    expect(out.messages).toEqual([u("hi"), a("ok")]);
+    expect(out.dropped).toEqual([{ index: 2, reason: "tool result excluded (include_tools: false)" }]);
+    expect(out.transformed).toEqual([{ index: 1, action: "tool_calls_removed", reason: "1 tool call(s) removed (include_tools: false)" }]);
   });
 });
