@@ -179,6 +179,18 @@ describe("summary_buffer: exact outputs", () => {
     expect(out.transformed.map((t) => t.index)).toEqual([...out.transformed.map((t) => t.index)].sort((x, y) => x - y));
   });
 
+  it("a history of system messages only: triggered, nothing to merge or summarize", async () => {
+    const msgs = [sys("a"), sys("b"), sys("c")];
+    expect(await summaryBufferStrategy(msgs, { ...opts, msg_threshold: 1 }, ctx, null)).toEqual({
+      messages: msgs,
+      sourceIndex: [0, 1, 2],
+      dropped: [],
+      transformed: [],
+      triggered: true,
+      offloads: [],
+    });
+  });
+
   it("last_keep 0 summarizes everything but leading system messages", async () => {
     const msgs = [sys("rules"), u("alpha one."), a("beta two."), u("gamma three."), a("delta four."), u("epsilon five.")];
     const out = await summaryBufferStrategy(msgs, { ...opts, last_keep: 0 }, ctx, null);
