@@ -173,6 +173,12 @@ describe("runAutoContext: the whole result", () => {
     ]);
   });
 
+  it("the first message of the memory is reported too when it is offloaded", async () => {
+    const msgs = [u("U".repeat(200)), a("a0"), u("q1"), a("a1"), u("q2")];
+    const r = await runAutoContext(msgs, strategy({ msg_threshold: 1, last_keep: 2, large_payload_threshold: 100 }), placeholder, { newUuid: uuids() });
+    expect(r.transformed.slice(1)).toEqual([{ index: 0, action: "offloaded", reason: "LARGE_MESSAGE_OFFLOAD_WITH_PROTECTION at model call 1", ref: REF(1) }]);
+  });
+
   it("placeholders while a chat model is configured: the chat model is named, summaries are written but no call is made", async () => {
     const msgs = [u("q0"), a("a0"), u("q1"), call("c1"), tool("c1")];
     const r = await runAutoContext(msgs, strategy({ msg_threshold: 1 }), { ...placeholder, chatModel: "gpt-x" }, { newUuid: uuids() });

@@ -111,6 +111,25 @@ describe("strategy 5: large messages of the current round, summarized in place",
     expect(requests[0].prompt[1]).toEqual({ role: "assistant", content: `${"t".repeat(15)}\nsecond` });
   });
 
+  it("the summary takes the place of the first text block wherever it is among the blocks", async () => {
+    const msg: AsMsg = {
+      role: "ASSISTANT",
+      name: "assistant",
+      content: [
+        { type: "tool_use", id: "c1", name: "read", input: {}, raw: null, args: "{}" },
+        { type: "text", text: "t".repeat(15) },
+      ],
+      source: null,
+      index: 1,
+    };
+    const list = [...fromRoleMessages([u("q")]), msg];
+    await summarizeCurrentRoundLarge(list, stateOf(list, { large_payload_threshold: 10 }).state);
+    expect(list[1].content).toEqual([
+      { type: "tool_use", id: "c1", name: "read", input: {}, raw: null, args: "{}" },
+      { type: "text", text: `S1/${4 + 2 + 15}${TAG(1)}` },
+    ]);
+  });
+
   it("a tool call without text but with large arguments: the summary goes first, the call stays; the summarizer gets the call as it was", async () => {
     const args = JSON.stringify({ body: "z".repeat(40) });
     const list = fromRoleMessages([u("q"), call("c1", args)]);
@@ -218,6 +237,35 @@ describe("strategy 1: finding an old run of tool messages", () => {
   });
 });
 
+describe("strategy 1: edge runs (min_consecutive_tool_messages 0 allows single messages)", () => {
+  const find = (list: AsMsg[], config: Partial<AutoContextConfig>) => findToolRun(list, stateOf(list, config).state, 0);
+  const odd: AsMsg = { role: "USER", name: "user", content: [{ type: "tool_use", id: "x", name: "t", input: {}, raw: null, args: "{}" }], source: null, index: -1 };
+
+  it("a lone orphan result or a lone pending call is no run; a lone message that is neither is a run of one", () => {
+    expect(find(fromRoleMessages([u("q"), tool("orphan"), a("done"), u("q2")]), { last_keep: 0, min_consecutive_tool_messages: 0 })).toBeNull();
+    expect(find(fromRoleMessages([u("q"), call("c1"), a("done"), u("q2")]), { last_keep: 0, min_consecutive_tool_messages: 0 })).toBeNull();
+    expect(find([...fromRoleMessages([u("q")]), odd, ...fromRoleMessages([u("x"), a("done"), u("q2")])], { last_keep: 0, min_consecutive_tool_messages: 0 })).toEqual([1, 1]);
+    // Where the search ends it is dropped.
+    expect(find([...fromRoleMessages([u("q")]), odd, ...fromRoleMessages([a("done"), u("q2")])], { last_keep: 0, min_consecutive_tool_messages: 0 })).toBeNull();
+    // A message that both calls and answers is a whole run; here at the very start, before an answer at index 1.
+    const both: AsMsg = {
+      role: "ASSISTANT",
+      name: "assistant",
+      content: [
+        { type: "tool_use", id: "b", name: "t", input: {}, raw: null, args: "{}" },
+        { type: "tool_result", id: "b", name: "t", output: ["o"] },
+      ],
+      source: null,
+      index: -1,
+    };
+    expect(find([both, ...fromRoleMessages([a("done"), u("q2")])], { last_keep: 0, min_consecutive_tool_messages: 0 })).toEqual([0, 0]);
+  });
+
+  it("a run of calls only, at the start of the memory, trims to nothing", () => {
+    expect(find(fromRoleMessages([call("c1"), call("c2"), call("c3"), a("done"), u("q")]), { last_keep: 0, min_consecutive_tool_messages: 2 })).toBeNull();
+  });
+});
+
 describe("strategy 1: compressing the runs", () => {
   const run = (i: number) => [call(`c${i}a`), tool(`c${i}a`), call(`c${i}b`), tool(`c${i}b`)];
   const rounds = (n: number) => [...Array.from({ length: n }, (_, i) => [u(`q${i}`), ...run(i), a(`a${i}`)]).flat(), u("next")];
@@ -256,6 +304,10 @@ describe("strategy 1: compressing the runs", () => {
     const exact = fromRoleMessages(msgs);
     const atLarge = stateOf(exact, { last_keep: 0, min_consecutive_tool_messages: 3, min_compression_token_threshold: large });
     expect((await compressToolRuns(exact, atLarge.state))!.map((e) => e.start)).toEqual([7]);
+    // With runs of two allowed, the skipped run's tail is not searched again: the large run is still reached.
+    const pairs = fromRoleMessages(msgs);
+    const byPairs = stateOf(pairs, { last_keep: 0, min_consecutive_tool_messages: 1, min_compression_token_threshold: small + 1 });
+    expect((await compressToolRuns(pairs, byPairs.state))!.map((e) => [e.start, e.compressed_message_count])).toEqual([[7, 4]]);
     const none = fromRoleMessages(msgs);
     expect(await compressToolRuns(none, stateOf(none, { last_keep: 0, min_consecutive_tool_messages: 3, min_compression_token_threshold: large + 1 }).state)).toBeNull();
     expect(none).toHaveLength(msgs.length);

@@ -360,6 +360,20 @@ describe("getHistory: image parts and per-turn sums", () => {
     expect((await getHistory(psql(), b, hq({ max_token_limit: String(3 + cost("hello", "hi", "o200k_base")) }))).approximate).toBe(false);
   });
 
+  it("a stored answer with answer_tokens 0 is not the in-flight placeholder: only an empty answer is", async () => {
+    const cid = await conversation();
+    const [t0, t1] = await insertTurns(psql(), cid, [turn({ query: "hello", answer: "hi", created_at: at(0) }), turn({ query: "again", answer: "ok", answer_tokens: 0, created_at: at(1) })]);
+    const h = await getHistory(psql(), cid, hq());
+    expect(h.placeholder_message_id).toBeNull();
+    expect(h.thread_message_ids).toEqual([t1.id, t0.id]);
+  });
+
+  it("one kept turn with a long word is enough to make the counts approximate", async () => {
+    const cid = await conversation();
+    await insertTurns(psql(), cid, [turn({ query: "w".repeat(300), answer: "ok", created_at: at(0) }), turn({ query: "hello", answer: "hi", created_at: at(1) })]);
+    expect((await getHistory(psql(), cid, hq())).approximate).toBe(true);
+  });
+
   it("an empty conversation: nothing read, nothing kept", async () => {
     const cid = await conversation();
     const h = await getHistory(psql(), cid, hq({ include_turn_tokens: "true" }));
