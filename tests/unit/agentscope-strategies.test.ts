@@ -352,6 +352,20 @@ describe("strategies 2 and 3: large single messages offloaded with a preview", (
     expect(state.offloads.get("uuid-2")).toEqual([before[0]]);
   });
 
+  it("a small tool result stays; nothing after the latest answer is searched, with or without protection", async () => {
+    const input = [u("q0"), call("c1"), tool("c1", "small"), a("A".repeat(30)), a("done"), u("U".repeat(30))];
+    for (const protect of [true, false]) {
+      const list = fromRoleMessages(input);
+      const events = await offloadLargeMessages(protect)(list, stateOf(list, cfg).state);
+      expect(events!.map((e) => e.start)).toEqual([3]);
+      expect(list[2].source).toBe(input[2]);
+      expect(list[5].source).toBe(input[5]);
+    }
+    // An answer at index 0 ends the search there.
+    const first = fromRoleMessages([a("done"), u("U".repeat(30))]);
+    expect(await offloadLargeMessages(true)(first, stateOf(first, cfg).state)).toBeNull();
+  });
+
   it("a text no longer than the preview is kept whole before the tag", async () => {
     const list = fromRoleMessages(msgs());
     await offloadLargeMessages(false)(list, stateOf(list, { ...cfg, offload_single_preview: 30 }).state);
@@ -442,6 +456,7 @@ describe("strategy 4: finished rounds with tool work", () => {
       input[11],
     ]);
     expect(requests[0]).toEqual({ event: "PREVIOUS_ROUND_CONVERSATION_SUMMARY", prompt: [u(PREVIOUS_ROUND_PROMPT), ...input.slice(6, 10), u(LIST_END)], covered: requests[0].covered });
+    expect(list[5]).toMatchObject({ role: "ASSISTANT", compress: { offloadUuid: "uuid-1" }, source: null, index: -1 });
     // "q2" 2 + call ("read_file" 9 + "c2" 2; empty input adds nothing) + result (9 + 2 + 40) + "a2" 2
     expect(requests[0].covered).toEqual({ messages: 4, chars: 2 + (9 + 2) + (9 + 2 + 40) + 2 });
     expect(state.offloads.get("uuid-1")!.map((m) => m.source)).toEqual(input.slice(6, 10));
@@ -495,6 +510,20 @@ describe("strategy 6: the current round in one message", () => {
     expect(list).toHaveLength(5);
     expect(list[3]).toEqual({ role: "ASSISTANT", name: "assistant", content: [{ type: "text", text: `S2/62${TAG(1)}` }], compress: { offloadUuid: "uuid-1", currentRound: true }, source: null, index: -1 });
     expect(list[4].source).toBe(input[5]);
+  });
+
+  it("one message before a pending call is a round of one", async () => {
+    const input = [u("q"), tool("c0", "late result"), call("c1")];
+    const list = fromRoleMessages(input);
+    const events = await summarizeCurrentRound(list, stateOf(list).state);
+    expect(events!.map((e) => [e.start, e.compressed_message_count])).toEqual([[1, 1]]);
+    expect(list[2].source).toBe(input[2]);
+  });
+
+  it("without any user message nothing is the current round", async () => {
+    const list = fromRoleMessages([a("x"), a("y"), a("z")]);
+    expect(await summarizeCurrentRound(list, stateOf(list).state)).toBeNull();
+    expect(await summarizeCurrentRoundLarge(list, stateOf(list, { large_payload_threshold: 0 }).state)).toBeNull();
   });
 
   it("the ratio and its percentage are rounded", async () => {
