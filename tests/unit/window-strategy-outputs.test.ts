@@ -550,3 +550,33 @@ describe("token_buffer: exact outputs", () => {
     expect(out.transformed).toEqual([{ index: 1, action: "tool_calls_removed", reason: "1 tool call(s) removed (include_tools: false)" }]);
   });
 });
+
+describe("without tools, the calls removed from a turn are reported by every strategy", () => {
+  const msgs: RoleMessage[] = [
+    u("q0"),
+    { role: "assistant", content: "let me look", tool_calls: [{ id: "c1", name: "s", arguments: "{}" }] },
+    tool("c1"),
+    a("a0"),
+    u("q1"),
+    a("a1"),
+  ];
+  const removed = { index: 1, action: "tool_calls_removed", reason: "1 tool call(s) removed (include_tools: false)" };
+
+  it("message_window", () => {
+    const out = messageWindowStrategy(msgs, { max_attached_message_count: 10, history_message_truncate_enable: false, history_message_truncate_length: 10, include_tools: false });
+    expect(out.transformed).toEqual([removed]);
+  });
+
+  it("summary_buffer, triggered", async () => {
+    const out = await summaryBufferStrategy(msgs, { msg_threshold: 1, token_ratio: 0.9, last_keep: 10, offload_tokens: 2000, include_tools: false }, { encoding: "o200k_base", contextWindow: 128_000 }, null);
+    expect(out.triggered).toBe(true);
+    expect(out.transformed).toEqual([removed]);
+  });
+
+  it("token_buffer: drops from exclusion and from the budget come sorted by index", () => {
+    const limit = listTokens([u("q1"), a("a1")], "o200k_base");
+    const out = tokenBufferStrategy(msgs, { max_token_limit: limit, include_tools: false }, { encoding: "o200k_base", contextWindow: 128_000 });
+    expect(out.dropped.map((d) => d.index)).toEqual([0, 1, 2, 3]);
+    expect(out.transformed).toEqual([removed]);
+  });
+});
