@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { modelSummarizer } from "@/lib/strategies/agentscope/model-summarizer";
 import type { SummaryRequest } from "@/lib/strategies/agentscope/state";
-import type { SummaryCache, SummaryKey } from "@/lib/strategies/agentscope/summary-cache";
+import { processSummaryCache, type SummaryCache, type SummaryKey } from "@/lib/strategies/agentscope/summary-cache";
 import type { RoleMessage } from "@/lib/strategies/schemas";
 import { freePort } from "../helpers/free-port";
 import { startOpenAiStub, type OpenAiStub } from "../helpers/openai-stub";
@@ -165,5 +165,21 @@ describe("modelSummarizer: the cache", () => {
     expect(await again.summarize(req(prompt))).toBe("the summary");
     expect(again.counts).toEqual({ calls: 0, cached: 1 });
     expect(stub.requests).toHaveLength(1);
+  });
+});
+
+describe("this process's summary cache", () => {
+  it("keys by conversation, step and hash; holds 5 000 entries, the oldest going first", async () => {
+    const key = (n: number, conversationId: string | null = "bound") => ({ conversationId, step: n % 7, hash: `h${n}` });
+    await processSummaryCache.put(key(1, null), "pasted", "m");
+    await processSummaryCache.put(key(1, "c"), "stored", "m");
+    expect(await processSummaryCache.get(key(1, null))).toBe("pasted");
+    expect(await processSummaryCache.get(key(1, "c"))).toBe("stored");
+    expect(await processSummaryCache.get({ conversationId: "c", step: 2, hash: "h1" })).toBeUndefined();
+    for (let n = 0; n < 5001; n++) await processSummaryCache.put(key(n), `s${n}`, "m");
+    expect(await processSummaryCache.get(key(0))).toBeUndefined();
+    // Entries written before this loop went first; of the loop's, only the first.
+    expect(await processSummaryCache.get(key(10))).toBe("s10");
+    expect(await processSummaryCache.get(key(5000))).toBe("s5000");
   });
 });
