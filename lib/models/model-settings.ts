@@ -3,11 +3,12 @@ import type { ProjectSql } from "../db/project-sql";
 import { BUILTIN_PRESETS, type ModelPreset } from "./model-presets";
 export { ZModelPreset, ZModelPresetsInput } from "./schemas";
 
-const KEY = "models.presets";
+/** The app_settings key of the saved presets. */
+export const PRESETS_KEY = "models.presets";
 
 /** Presets saved in settings (they override built-ins of the same name). */
 export async function savedPresets(sql: ProjectSql): Promise<ModelPreset[]> {
-  const [row] = await sql.query<{ value: ModelPreset[] }>(`SELECT value FROM app_settings WHERE key = $1 AND project_id = $2`, [KEY, sql.projectId]);
+  const [row] = await sql.query<{ value: ModelPreset[] }>(`SELECT value FROM app_settings WHERE key = $1 AND project_id = $2`, [PRESETS_KEY, sql.projectId]);
   return row?.value ?? [];
 }
 
@@ -15,7 +16,7 @@ export async function savePresets(sql: ProjectSql, presets: ModelPreset[]): Prom
   await sql.query(
     `INSERT INTO app_settings (project_id, key, value, updated_at) VALUES ($3, $1, $2::jsonb, now())
      ON CONFLICT (project_id, key) DO UPDATE SET value = EXCLUDED.value, updated_at = now()`,
-    [KEY, JSON.stringify(presets), sql.projectId],
+    [PRESETS_KEY, JSON.stringify(presets), sql.projectId],
   );
 }
 

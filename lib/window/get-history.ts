@@ -4,6 +4,7 @@ import { findAnchor } from "../threads/load-thread";
 import { extractThread } from "../threads/extract-thread";
 import { CHAT_FORMULA, IMAGE_PART_TOKENS, messageOverhead, type ContentPart } from "../tokens/chat-formula";
 import { savedPresets } from "../models/model-settings";
+import type { ModelPreset } from "../models/model-presets";
 import { resolveTokenizer } from "../tokens/registry";
 import { messageHasLongPiece } from "../tokens/message-long-piece";
 import { historyText } from "./history-text";
@@ -16,6 +17,13 @@ export const MAX_MESSAGE_LIMIT = 500;
 /** Dify: null, 0 or negative mean 500; anything larger is capped at 500. */
 export function normalizeMessageLimit(limit: number | null | undefined): number {
   return limit && limit > 0 ? Math.min(limit, MAX_MESSAGE_LIMIT) : MAX_MESSAGE_LIMIT;
+}
+
+/** A preset saved in settings decides the encoding of its model (as for /context and /window). */
+export function historyTokenizer(presets: ModelPreset[], model: string) {
+  const key = model.trim().toLowerCase();
+  const saved = presets.find((p) => p.model.toLowerCase() === key);
+  return saved ? { model, encoding: saved.encoding, approximate: !saved.exact } : resolveTokenizer(model);
 }
 
 type Row = {
@@ -34,11 +42,14 @@ type Row = {
  * the newest rows (enough to walk the thread and prune), then the text of the kept
  * turns only; no tokenizer runs.
  */
-export async function getHistory(sql: ProjectSql, conversationId: string, q: HistoryQuery): Promise<HistoryResponse> {
-  // A preset saved in settings decides the encoding of its model (as for /context and /window).
-  const key = q.model.trim().toLowerCase();
-  const saved = (await savedPresets(sql)).find((p) => p.model.toLowerCase() === key);
-  const tok = saved ? { model: q.model, encoding: saved.encoding, approximate: !saved.exact } : resolveTokenizer(q.model);
+export async function getHistory(
+  sql: ProjectSql,
+  conversationId: string,
+  q: HistoryQuery,
+  /** The project's saved presets when the caller has read them already. */
+  presets?: ModelPreset[],
+): Promise<HistoryResponse> {
+  const tok = historyTokenizer(presets ?? (await savedPresets(sql)), q.model);
   const suffix = tok.encoding === "cl100k_base" ? "cl100k" : "o200k";
   const limit = normalizeMessageLimit(q.message_limit);
   const anchor = q.leaf_message_id ? await findAnchor(sql, conversationId, q.leaf_message_id) : null;
