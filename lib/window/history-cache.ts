@@ -22,6 +22,8 @@ const cache = new LRUCache<string, { answer: HistoryResponse; bytes: number }>({
   sizeCalculation: (v) => v.bytes,
 });
 
+const inFlight = new Map<string, Promise<HistoryResponse>>();
+
 /** The history of a live conversation (404 otherwise), from the cache when its turns have not changed. */
 export async function cachedHistory(sql: ProjectSql, conversationId: string, q: HistoryQuery): Promise<HistoryResponse> {
   const [state] = await sql.query<{ turn_count: number; presets: ModelPreset[] | null }>(
@@ -35,9 +37,18 @@ export async function cachedHistory(sql: ProjectSql, conversationId: string, q: 
   const key = JSON.stringify([sql.projectId, conversationId, state.turn_count, tok.encoding, tok.approximate, q]);
   const hit = cache.get(key);
   if (hit) return hit.answer;
-  const answer = await getHistory(sql, conversationId, q, presets);
-  cache.set(key, { answer, bytes: historyBytes(answer) + key.length });
-  return answer;
+  // Requests arriving together after a new turn share one computation.
+  let computing = inFlight.get(key);
+  if (!computing) {
+    computing = getHistory(sql, conversationId, q, presets)
+      .then((answer) => {
+        cache.set(key, { answer, bytes: historyBytes(answer) + key.length });
+        return answer;
+      })
+      .finally(() => inFlight.delete(key));
+    inFlight.set(key, computing);
+  }
+  return computing;
 }
 
 /** About the answer's size in memory: its texts dominate. */

@@ -101,3 +101,14 @@ describe("cachedHistory", () => {
     await expect(cachedHistory(sql, c, q())).rejects.toMatchObject({ kind: "not_found" });
   });
 });
+
+describe("cachedHistory under concurrent misses", () => {
+  it("requests arriving together share one computation", async () => {
+    const c = await conversation(6);
+    reads = [];
+    const answers = await Promise.all(Array.from({ length: 8 }, () => cachedHistory(sql, c, q())));
+    // Eight state rows, one history computation: the newest turn's text was read once.
+    expect(reads.filter((r) => r.includes("CQ5X"))).toHaveLength(1);
+    for (const a of answers) expect(a).toBe(answers[0]);
+  });
+});
