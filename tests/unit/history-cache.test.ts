@@ -1,60 +1,36 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_PROJECT_ID, projectSql } from "@/lib/db/project-sql";
-import { openDatabase, type Database } from "@/lib/db/open-database";
-import type { SqlRunner } from "@/lib/db/migrations";
+import { describe, expect, it } from "vitest";
 import { insertTurns } from "@/lib/messages/insert-turns";
 import { ZHistoryQuery, ZTurnInput } from "@/lib/messages/schemas";
 import { savePresets } from "@/lib/models/model-settings";
 import { cachedHistory } from "@/lib/window/history-cache";
 import { getHistory } from "@/lib/window/get-history";
-import { removeDir, tempDir } from "../helpers/temp-dir";
+import { useRecordedDatabase } from "../helpers/recorded-database";
 
 // GET /history's cache, against a migrated embedded database with every row the database
 // returns recorded: a hit must read no message, and any change that alters the answer
 // (a new turn, a saved preset, a deleted conversation) must reach the caller.
 
-let db: Database;
-let dir: string;
-let reads: string[] = [];
-const recording: SqlRunner = {
-  exec: (text) => db.sql.exec(text),
-  transaction: (fn) => db.sql.transaction(fn),
-  async query<T>(text: string, params?: unknown[]): Promise<T[]> {
-    const rows = await db.sql.query<T>(text, params);
-    reads.push(JSON.stringify(rows));
-    return rows;
-  },
-};
-const sql = projectSql(recording, DEFAULT_PROJECT_ID);
-const writer = () => projectSql(db.sql, DEFAULT_PROJECT_ID);
+const rec = useRecordedDatabase();
+const { sql, writer } = rec;
 const turn = (i: number) => ZTurnInput.parse({ query: `CQ${i}X`, answer: `CA${i}X`, created_at: new Date(Date.UTC(2025, 0, 1) + i * 60_000).toISOString() });
 const q = (extra: Record<string, string> = {}) => ZHistoryQuery.parse({ max_token_limit: "100000", ...extra });
 
 async function conversation(turns: number): Promise<string> {
-  const [c] = await db.sql.query<{ id: string }>(`INSERT INTO conversations (id, app_id) VALUES (gen_random_uuid(), 'cache') RETURNING id`);
+  const [c] = await rec.db.sql.query<{ id: string }>(`INSERT INTO conversations (id, app_id) VALUES (gen_random_uuid(), 'cache') RETURNING id`);
   await insertTurns(writer(), c.id, Array.from({ length: turns }, (_, i) => turn(i)));
   return c.id;
 }
 
-beforeAll(async () => {
-  dir = tempDir("history-cache");
-  db = await openDatabase({ kind: "pglite", dataDir: dir });
-}, 120_000);
-afterAll(async () => {
-  await db?.close();
-  if (dir) removeDir(dir);
-});
-
 describe("cachedHistory", () => {
   it("answers a repeated request without reading any message, with the same answer getHistory gives", async () => {
     const c = await conversation(5);
-    reads = [];
+    rec.resetReads();
     const first = await cachedHistory(sql, c, q());
-    expect(reads.join("\n")).toMatch(/CQ4X/);
-    reads = [];
+    expect(rec.readText()).toMatch(/CQ4X/);
+    rec.resetReads();
     const again = await cachedHistory(sql, c, q());
-    expect(reads).toHaveLength(1); // the conversation's state row only
-    expect(reads.join("\n")).not.toMatch(/C[QA]\dX/);
+    expect(rec.reads()).toHaveLength(1); // the conversation's state row only
+    expect(rec.readText()).not.toMatch(/C[QA]\dX/);
     expect(again).toEqual(first);
     expect(first).toEqual(await getHistory(sql, c, q()));
   });
@@ -97,7 +73,7 @@ describe("cachedHistory", () => {
   it("a deleted conversation answers 404 though its history was cached", async () => {
     const c = await conversation(2);
     await cachedHistory(sql, c, q());
-    await db.sql.query(`UPDATE conversations SET deleted_at = now() WHERE id = $1`, [c]);
+    await rec.db.sql.query(`UPDATE conversations SET deleted_at = now() WHERE id = $1`, [c]);
     await expect(cachedHistory(sql, c, q())).rejects.toMatchObject({ kind: "not_found" });
   });
 });
@@ -105,10 +81,10 @@ describe("cachedHistory", () => {
 describe("cachedHistory under concurrent misses", () => {
   it("requests arriving together share one computation", async () => {
     const c = await conversation(6);
-    reads = [];
+    rec.resetReads();
     const answers = await Promise.all(Array.from({ length: 8 }, () => cachedHistory(sql, c, q())));
     // Eight state rows, one history computation: the newest turn's text was read once.
-    expect(reads.filter((r) => r.includes("CQ5X"))).toHaveLength(1);
+    expect(rec.reads().filter((r) => r.includes("CQ5X"))).toHaveLength(1);
     for (const a of answers) expect(a).toBe(answers[0]);
   });
 });

@@ -1,27 +1,18 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DEFAULT_PROJECT_ID, projectSql } from "@/lib/db/project-sql";
-import { openDatabase, type Database } from "@/lib/db/open-database";
 import { readOffload, storeOffloads } from "@/lib/strategies/offloaded-contents";
-import { removeDir, tempDir } from "../helpers/temp-dir";
+import { useRecordedDatabase } from "../helpers/recorded-database";
 
 // Contents auto_context and summary_buffer move out of the prompt, stored per project
 // and read back by ref (GET /api/v1/offloaded/{ref}), on a real embedded database.
 
-let db: Database;
-let dir: string;
-beforeAll(async () => {
-  dir = tempDir("offloaded");
-  db = await openDatabase({ kind: "pglite", dataDir: dir });
-}, 120_000);
-afterAll(async () => {
-  await db?.close();
-  if (dir) removeDir(dir);
-});
+const rec = useRecordedDatabase();
+const { writer } = rec;
 
 describe("offloaded contents", () => {
   it("stores each content under its ref with its tokens; reads one back with an ISO created_at", async () => {
-    const sql = projectSql(db.sql, DEFAULT_PROJECT_ID);
+    const sql = writer();
     const a = { ref: randomUUID(), content: "first original", tokens: 12 };
     const b = { ref: randomUUID(), content: '[{"role":"tool"}]', tokens: 7 };
     const before = Date.now();
@@ -30,7 +21,7 @@ describe("offloaded contents", () => {
     expect(got).toEqual({ ref: b.ref, content: b.content, tokens: 7, created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) });
     expect(Date.parse(got.created_at)).toBeGreaterThanOrEqual(before - 60_000);
     expect(await readOffload(sql, a.ref)).toMatchObject({ ref: a.ref, content: "first original", tokens: 12 });
-    const [{ n }] = await db.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM offloaded_contents WHERE ref = ANY($1::uuid[]) AND project_id = $2`, [
+    const [{ n }] = await rec.db.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM offloaded_contents WHERE ref = ANY($1::uuid[]) AND project_id = $2`, [
       [a.ref, b.ref],
       DEFAULT_PROJECT_ID,
     ]);
@@ -39,16 +30,16 @@ describe("offloaded contents", () => {
 
   it("nothing to store is no query (an empty list is fine)", async () => {
     const seen: string[] = [];
-    const spy = projectSql({ ...db.sql, query: async (t: string, p?: unknown[]) => (seen.push(t), db.sql.query(t, p)) } as never, DEFAULT_PROJECT_ID);
+    const spy = projectSql({ ...rec.db.sql, query: async (t: string, p?: unknown[]) => (seen.push(t), rec.db.sql.query(t, p)) } as never, DEFAULT_PROJECT_ID);
     await storeOffloads(spy, []);
     expect(seen).toEqual([]);
   });
 
   it("an unknown ref, or one of another project, is not found", async () => {
-    const sql = projectSql(db.sql, DEFAULT_PROJECT_ID);
+    const sql = writer();
     const ref = randomUUID();
     await storeOffloads(sql, [{ ref, content: "mine", tokens: 1 }]);
-    const other = projectSql(db.sql, randomUUID());
+    const other = projectSql(rec.db.sql, randomUUID());
     await expect(readOffload(other, ref)).rejects.toMatchObject({ kind: "not_found" });
     const unknown = randomUUID();
     await expect(readOffload(sql, unknown)).rejects.toMatchObject({ kind: "not_found", message: expect.stringContaining(unknown) });

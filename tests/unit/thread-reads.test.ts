@@ -2,8 +2,6 @@ import { randomUUID } from "node:crypto";
 import { DEFAULT_PROJECT_ID, projectSql } from "@/lib/db/project-sql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadThreadMessages } from "@/lib/context/load-thread-messages";
-import { openDatabase, type Database } from "@/lib/db/open-database";
-import type { SqlRunner } from "@/lib/db/migrations";
 import { insertTurns } from "@/lib/messages/insert-turns";
 import { ZTurnInput } from "@/lib/messages/schemas";
 import { findAnchor, loadThreadIds } from "@/lib/threads/load-thread";
@@ -12,42 +10,20 @@ import { ZHistoryQuery } from "@/lib/messages/schemas";
 import { savePresets } from "@/lib/models/model-settings";
 import { countTextTokens } from "@/lib/tokens/count-tokens";
 import type { EncodingName } from "@/lib/tokens/registry";
-import { removeDir, tempDir } from "../helpers/temp-dir";
+import { useRecordedDatabase } from "../helpers/recorded-database";
 
 // The stored-thread readers against a migrated embedded database, with every row the
 // database returns recorded: what a window reads is measured, not inferred from its result.
 
-let db: Database;
-let dir: string;
-/** Every result the database returned, as JSON text, since the last reset. */
-let reads: string[] = [];
-const recording: SqlRunner = {
-  exec: (text) => db.sql.exec(text),
-  transaction: (fn) => db.sql.transaction(fn),
-  async query<T>(text: string, params?: unknown[]): Promise<T[]> {
-    const rows = await db.sql.query<T>(text, params);
-    reads.push(JSON.stringify(rows));
-    return rows;
-  },
-};
-const sql = projectSql(recording, DEFAULT_PROJECT_ID);
-const readText = () => reads.join("\n");
+const rec = useRecordedDatabase();
+const { sql, readText } = rec;
 
 async function conversation(): Promise<string> {
-  const [c] = await db.sql.query<{ id: string }>(`INSERT INTO conversations (id, app_id) VALUES (gen_random_uuid(), 'reads') RETURNING id`);
+  const [c] = await rec.db.sql.query<{ id: string }>(`INSERT INTO conversations (id, app_id) VALUES (gen_random_uuid(), 'reads') RETURNING id`);
   return c.id;
 }
 const turn = (t: Record<string, unknown>) => ZTurnInput.parse(t);
 const at = (i: number) => new Date(Date.UTC(2025, 0, 1) + i * 60_000).toISOString();
-
-beforeAll(async () => {
-  dir = tempDir("thread-reads");
-  db = await openDatabase({ kind: "pglite", dataDir: dir });
-}, 120_000);
-afterAll(async () => {
-  await db?.close();
-  if (dir) removeDir(dir);
-});
 
 describe("loadThreadMessages reads only the stored text a window can send", () => {
   // 40 turns, each with a marker word in its question and answer and ~60 words of filler.
@@ -56,7 +32,7 @@ describe("loadThreadMessages reads only the stored text a window can send", () =
   beforeAll(async () => {
     cid = await conversation();
     await insertTurns(
-      projectSql(db.sql, DEFAULT_PROJECT_ID),
+      projectSql(rec.db.sql, DEFAULT_PROJECT_ID),
       cid,
       Array.from({ length: 40 }, (_, i) => turn({ query: `QMARK${i}Q ${filler}`, answer: `AMARK${i}A ${filler}`, created_at: at(i) })),
     );
@@ -64,14 +40,14 @@ describe("loadThreadMessages reads only the stored text a window can send", () =
   const markersIn = (text: string) => [...text.matchAll(/[QA]MARK(\d+)[QA]/g)].map((m) => Number(m[1]));
 
   it("all: every turn's text is read and sent", async () => {
-    reads = [];
+    rec.resetReads();
     const all = await loadThreadMessages(sql, cid, undefined, "o200k_base", { kind: "all" });
     expect(all).toHaveLength(80);
     expect(new Set(markersIn(readText()))).toEqual(new Set(Array.from({ length: 40 }, (_, i) => i)));
   });
 
   it("newest_messages: the text of the newest turns covering the window, no older text", async () => {
-    reads = [];
+    rec.resetReads();
     const msgs = await loadThreadMessages(sql, cid, undefined, "o200k_base", { kind: "newest_messages", messages: 6 });
     expect(msgs).toHaveLength(80); // every turn is there, with its cached token count
     const read = new Set(markersIn(readText()));
@@ -82,8 +58,8 @@ describe("loadThreadMessages reads only the stored text a window can send", () =
   });
 
   it("newest_tokens: reads back only as far as the token limit can reach", async () => {
-    const all = await loadThreadMessages(projectSql(db.sql, DEFAULT_PROJECT_ID), cid, undefined, "o200k_base", { kind: "all" });
-    reads = [];
+    const all = await loadThreadMessages(projectSql(rec.db.sql, DEFAULT_PROJECT_ID), cid, undefined, "o200k_base", { kind: "all" });
+    rec.resetReads();
     // ~70 tokens per message: a 500-token window reaches 4 turns (the one crossing the limit included).
     const msgs = await loadThreadMessages(sql, cid, undefined, "o200k_base", { kind: "newest_tokens", tokens: 500 });
     const read = [...new Set(markersIn(readText()))].sort((a, b) => a - b);
@@ -98,10 +74,10 @@ describe("loadThreadMessages reads only the stored text a window can send", () =
 
   it("a leaf on another branch reads that branch only", async () => {
     const c = await conversation();
-    const [root] = await insertTurns(projectSql(db.sql, DEFAULT_PROJECT_ID), c, [turn({ query: "ROOTQ", answer: "ROOTA", parent_message_id: null, created_at: at(0) })]);
-    const [left] = await insertTurns(projectSql(db.sql, DEFAULT_PROJECT_ID), c, [turn({ query: "LEFTQ", answer: "LEFTA", parent_message_id: root.id, created_at: at(1) })]);
-    await insertTurns(projectSql(db.sql, DEFAULT_PROJECT_ID), c, [turn({ query: "RIGHTQ", answer: "RIGHTA", parent_message_id: root.id, created_at: at(2) })]);
-    reads = [];
+    const [root] = await insertTurns(projectSql(rec.db.sql, DEFAULT_PROJECT_ID), c, [turn({ query: "ROOTQ", answer: "ROOTA", parent_message_id: null, created_at: at(0) })]);
+    const [left] = await insertTurns(projectSql(rec.db.sql, DEFAULT_PROJECT_ID), c, [turn({ query: "LEFTQ", answer: "LEFTA", parent_message_id: root.id, created_at: at(1) })]);
+    await insertTurns(projectSql(rec.db.sql, DEFAULT_PROJECT_ID), c, [turn({ query: "RIGHTQ", answer: "RIGHTA", parent_message_id: root.id, created_at: at(2) })]);
+    rec.resetReads();
     const msgs = await loadThreadMessages(sql, c, left.id, "o200k_base", { kind: "newest_messages", messages: 10 });
     expect(msgs.map((m) => m.content)).toEqual(["ROOTQ", "ROOTA", "LEFTQ", "LEFTA"]);
     expect(readText()).not.toContain("RIGHT");
@@ -112,7 +88,7 @@ describe("getHistory (Dify's TokenBufferMemory) over stored rows", () => {
   it("reads the text of kept turns only; prunes oldest whole turns; leaves the in-flight placeholder out", async () => {
     const c = await conversation();
     await insertTurns(
-      projectSql(db.sql, DEFAULT_PROJECT_ID),
+      projectSql(rec.db.sql, DEFAULT_PROJECT_ID),
       c,
       [
         ...Array.from({ length: 10 }, (_, i) => turn({ query: `HQ${i}X`, answer: `HA${i}X`, created_at: at(i) })),
@@ -124,7 +100,7 @@ describe("getHistory (Dify's TokenBufferMemory) over stored rows", () => {
     expect(full.placeholder_message_id).toBeTruthy();
     expect(full.turn_tokens).toHaveLength(10);
     const newestThree = 3 + full.turn_tokens!.slice(0, 3).reduce((s, t) => s + t.tokens, 0);
-    reads = [];
+    rec.resetReads();
     const cut = await getHistory(sql, c, ZHistoryQuery.parse({ max_token_limit: String(newestThree) }));
     expect(cut.total_tokens).toBe(newestThree);
     expect(cut.dropped_message_ids).toEqual(full.thread_message_ids.slice(3));
@@ -138,7 +114,7 @@ describe("getHistory (Dify's TokenBufferMemory) over stored rows", () => {
 
   it("message_limit: only the newest N rows are walked (every branch counts), capped at 500", async () => {
     const c = await conversation();
-    await insertTurns(projectSql(db.sql, DEFAULT_PROJECT_ID), c, Array.from({ length: 6 }, (_, i) => turn({ query: `q${i}`, answer: `a${i}`, created_at: at(i) })));
+    await insertTurns(projectSql(rec.db.sql, DEFAULT_PROJECT_ID), c, Array.from({ length: 6 }, (_, i) => turn({ query: `q${i}`, answer: `a${i}`, created_at: at(i) })));
     const h = await getHistory(sql, c, ZHistoryQuery.parse({ message_limit: "4" }));
     expect(h.thread_message_ids).toHaveLength(4);
     expect(h.message_limit).toBe(4);
@@ -152,9 +128,9 @@ describe("getHistory (Dify's TokenBufferMemory) over stored rows", () => {
 
   it("a chosen leaf: the thread up to it; cl100k models count with their own columns", async () => {
     const c = await conversation();
-    const [a] = await insertTurns(projectSql(db.sql, DEFAULT_PROJECT_ID), c, [turn({ query: "alpha beta gamma", answer: "delta", parent_message_id: null, created_at: at(0) })]);
-    const [b] = await insertTurns(projectSql(db.sql, DEFAULT_PROJECT_ID), c, [turn({ query: "left", answer: "L", parent_message_id: a.id, created_at: at(1) })]);
-    await insertTurns(projectSql(db.sql, DEFAULT_PROJECT_ID), c, [turn({ query: "right", answer: "R", parent_message_id: a.id, created_at: at(2) })]);
+    const [a] = await insertTurns(projectSql(rec.db.sql, DEFAULT_PROJECT_ID), c, [turn({ query: "alpha beta gamma", answer: "delta", parent_message_id: null, created_at: at(0) })]);
+    const [b] = await insertTurns(projectSql(rec.db.sql, DEFAULT_PROJECT_ID), c, [turn({ query: "left", answer: "L", parent_message_id: a.id, created_at: at(1) })]);
+    await insertTurns(projectSql(rec.db.sql, DEFAULT_PROJECT_ID), c, [turn({ query: "right", answer: "R", parent_message_id: a.id, created_at: at(2) })]);
     const h = await getHistory(sql, c, ZHistoryQuery.parse({ leaf_message_id: b.id }));
     expect(h.thread_message_ids).toEqual([b.id, a.id]);
     const o = await getHistory(sql, c, ZHistoryQuery.parse({ leaf_message_id: b.id, include_turn_tokens: "true" }));
@@ -172,10 +148,10 @@ describe("getHistory (Dify's TokenBufferMemory) over stored rows", () => {
 describe("loadThreadIds walks every row, page by page", () => {
   it("follows the newest row or a chosen leaf; regenerated siblings are skipped; stops at a root", async () => {
     const c = await conversation();
-    const [r] = await insertTurns(projectSql(db.sql, DEFAULT_PROJECT_ID), c, [turn({ query: "r", parent_message_id: null, created_at: at(0) })]);
-    const [x] = await insertTurns(projectSql(db.sql, DEFAULT_PROJECT_ID), c, [turn({ query: "x", parent_message_id: r.id, created_at: at(1) })]);
-    const [y] = await insertTurns(projectSql(db.sql, DEFAULT_PROJECT_ID), c, [turn({ query: "y", parent_message_id: r.id, created_at: at(2) })]);
-    const [z] = await insertTurns(projectSql(db.sql, DEFAULT_PROJECT_ID), c, [turn({ query: "z", parent_message_id: y.id, created_at: at(3) })]);
+    const [r] = await insertTurns(projectSql(rec.db.sql, DEFAULT_PROJECT_ID), c, [turn({ query: "r", parent_message_id: null, created_at: at(0) })]);
+    const [x] = await insertTurns(projectSql(rec.db.sql, DEFAULT_PROJECT_ID), c, [turn({ query: "x", parent_message_id: r.id, created_at: at(1) })]);
+    const [y] = await insertTurns(projectSql(rec.db.sql, DEFAULT_PROJECT_ID), c, [turn({ query: "y", parent_message_id: r.id, created_at: at(2) })]);
+    const [z] = await insertTurns(projectSql(rec.db.sql, DEFAULT_PROJECT_ID), c, [turn({ query: "z", parent_message_id: y.id, created_at: at(3) })]);
     expect(await loadThreadIds(sql, c)).toEqual([z.id, y.id, r.id]);
     expect(await loadThreadIds(sql, c, x.id)).toEqual([x.id, r.id]);
     expect(await loadThreadIds(sql, c, r.id)).toEqual([r.id]);
@@ -188,16 +164,16 @@ describe("loadThreadIds walks every row, page by page", () => {
     // A straight chain of 2 100 turns with the same created_at: (created_at, seq) orders them.
     const ids = Array.from({ length: 2100 }, () => randomUUID());
     await insertTurns(
-      projectSql(db.sql, DEFAULT_PROJECT_ID),
+      projectSql(rec.db.sql, DEFAULT_PROJECT_ID),
       c,
       ids.map((id, i) => turn({ id, parent_message_id: i ? ids[i - 1] : null, query: `p${i}`, created_at: at(0) })),
       { minimal: true },
     );
-    reads = [];
+    rec.resetReads();
     const thread = await loadThreadIds(sql, c);
     expect(thread).toEqual([...ids].reverse());
     // Two pages were read (2 000, then 100), not one query per row.
-    expect(reads).toHaveLength(2);
+    expect(rec.reads()).toHaveLength(2);
     const mid = await loadThreadIds(sql, c, ids[2050]);
     expect(mid).toEqual(ids.slice(0, 2051).reverse());
   }, 60_000);
@@ -207,7 +183,7 @@ describe("loadThreadIds walks every row, page by page", () => {
 // saved in settings, image parts and the per-turn sums, compared with the chat formula
 // worked out here: a turn costs (3 + 1 + tokens(query) + 85 per user image) +
 // (3 + 1 + tokens(answer) + 85 per assistant image); a window 3 more for the reply priming.
-const psql = () => projectSql(db.sql, DEFAULT_PROJECT_ID);
+const psql = () => projectSql(rec.db.sql, DEFAULT_PROJECT_ID);
 const hq = (o: Record<string, string> = {}) => ZHistoryQuery.parse(o);
 const cost = (query: string, answer: string, enc: EncodingName, images = { user: 0, assistant: 0 }) =>
   4 + countTextTokens(query, enc) + 85 * images.user + 4 + countTextTokens(answer, enc) + 85 * images.assistant;
@@ -384,7 +360,7 @@ describe("getHistory: image parts and per-turn sums", () => {
   it("rows of another project are never read", async () => {
     const cid = await conversation();
     await insertTurns(psql(), cid, [turn({ query: "mine", answer: "yes", created_at: at(0) })]);
-    const other = projectSql(db.sql, randomUUID());
+    const other = projectSql(rec.db.sql, randomUUID());
     const h = await getHistory(other, cid, hq());
     expect(h.thread_message_ids).toEqual([]);
   });
