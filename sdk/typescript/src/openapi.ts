@@ -3203,7 +3203,7 @@ export interface operations {
                         retrieval_id: string | null;
                         latency_ms: number;
                         /** @enum {string} */
-                        vector_path: "exact" | "hnsw" | "hnsw_wide" | "hnsw_then_exact";
+                        vector_path: "exact" | "hnsw" | "hnsw_wide" | "hnsw_then_exact" | "hnsw_user" | "hnsw_user_wide" | "hnsw_user_then_exact";
                     };
                 };
             };
