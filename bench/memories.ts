@@ -5,7 +5,8 @@
 //   1m: 1 000 000 memories over 10 000 users (three of 100 000, tiers of 30 000 to 1 000,
 //       9 854 with tens), rows of all users interleaved.
 // 1. Bulk load through SQL in batches (lexical vectors computed here, in JS), with the
-//    lexical HNSW index dropped during the load and rebuilt after (timed).
+//    lexical HNSW index dropped during the load and rebuilt after (timed); then the largest
+//    users' own HNSW indexes (lib/embeddings/user-vector-indexes.ts, timed).
 // 2. In-process, through the search's own vectorCandidates (lib/memories/search-memories.ts):
 //    recall@10 of each path (exact per-user scan, HNSW, HNSW with the thin-candidates
 //    fallback) against an exact top-10, per user tier, and each path's latency by user size
@@ -20,6 +21,9 @@
 // Env: BENCH_SCALE (100k|1m), BENCH_MEMORIES (100k set's size, default 100000), BENCH_BATCH
 // (2000), BENCH_QUERIES (200), BENCH_RECALL_QUERIES (100), BENCH_PHASES (load,recall,http),
 // BENCH_RECALL_TIERS (1m: the tiers measured besides the largest user, e.g. u30k,u10k),
+// BENCH_HTTP_TIERS (the tiers searched over HTTP, default single,big,small,u10k),
+// MEMSCOPE_USER_VECTOR_INDEX_MIN (users given an HNSW index of their own, built after the
+// load by the product's ensureUserVectorIndexes and timed; default 20 000),
 // BENCH_KEEP_DATA=1 (keep the folder / database). MEMSCOPE_NEXT_DIST_DIR selects the build
 // `next start` serves.
 
@@ -254,7 +258,8 @@ async function httpPhase(target: Target, plan: Plan, onCleanup: (fn: () => unkno
   onCleanup(() => server.stop());
   const nextQuery = makeQueryGenerator(99);
   const queries = Array.from({ length: N_QUERIES + 20 }, nextQuery);
-  const searchGroups = groups(plan).filter((g) => g.tier === "single" || g.tier === "big" || g.tier === "small" || g.tier === "u10k");
+  const httpTiers = (process.env.BENCH_HTTP_TIERS || "single,big,small,u10k").split(",");
+  const searchGroups = groups(plan).filter((g) => httpTiers.includes(g.tier));
   const searches: { label: string; client: Stats; server: Stats; paths: Record<string, number>; empty: number }[] = [];
   for (const g of searchGroups) {
     let qi = 0;

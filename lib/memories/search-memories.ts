@@ -197,10 +197,14 @@ export function thinReason(
   return null;
 }
 
-/** The user's memories of every status (the per-user index holds them all). */
-async function userTotalCount(tx: ProjectSql, userId: string): Promise<number> {
-  const [row] = await tx.query<{ n: string | number | null }>(`SELECT sum(n) AS n FROM memory_user_counts WHERE project_id = $1 AND user_id = $2`, [tx.projectId, userId]);
-  return Number(row?.n ?? 0);
+/** The user's memories of one status and of all (the per-user index holds every status): one read. */
+async function userCounts(tx: ProjectSql, userId: string, status: string): Promise<{ n: number; total: number }> {
+  const [row] = await tx.query<{ n: string | number; total: string | number }>(
+    `SELECT coalesce(sum(n) FILTER (WHERE status = $3::memory_status), 0) AS n, coalesce(sum(n), 0) AS total
+       FROM memory_user_counts WHERE project_id = $1 AND user_id = $2`,
+    [tx.projectId, userId, status],
+  );
+  return { n: Number(row?.n ?? 0), total: Number(row?.total ?? 0) };
 }
 
 /**
@@ -225,12 +229,12 @@ export async function vectorCandidates(
   v: VectorQuery,
   opts: { textHits?: readonly { id: string; cosine: number | null }[]; force?: "exact" | "hnsw" | "hnsw_shared" } = {},
 ): Promise<{ hits: VectorHit[]; path: VectorPath; userCount: number; thin: ThinReason | null; needsIndex: boolean }> {
-  const userCount = await userMemoryCount(tx, v.userId, v.status);
+  const { n: userCount, total } = await userCounts(tx, v.userId, v.status);
   if (opts.force === "exact" || (!opts.force && userCount <= EXACT_SCAN_MAX_MEMORIES)) {
     return { hits: await exactCandidates(tx, v), path: "exact", userCount, thin: null, needsIndex: false };
   }
   const min = userVectorIndexMin();
-  const large = min > 0 && (await userTotalCount(tx, v.userId)) >= min;
+  const large = min > 0 && total >= min;
   const own = large && opts.force !== "hnsw_shared" && (await userVectorIndexReady(tx, v.model, tx.projectId, v.userId));
   const needsIndex = large && !own;
   const q = { ...v, ownIndex: own };
