@@ -53,8 +53,8 @@ export function sqlLiteral(s: string): string {
   return `'${s.replace(/'/g, "''")}'`;
 }
 
-// Indexes seen valid by this process: an index, once valid, stays so (dropping it by hand
-// only makes the walk fall back to the model's index, which the same query also matches).
+// Indexes seen valid by this process: an index, once valid, stays so. (Dropped by hand, the
+// user's walk becomes a sort of all their rows, exact but slow, until the process restarts.)
 const ready = new Set<string>();
 
 /** True when the user's own index exists and is valid (usable by the planner). */
