@@ -5,7 +5,8 @@
 //   1m: 1 000 000 memories over 10 000 users (three of 100 000, tiers of 30 000 to 1 000,
 //       9 854 with tens), rows of all users interleaved.
 // 1. Bulk load through SQL in batches (lexical vectors computed here, in JS), with the
-//    lexical HNSW index dropped during the load and rebuilt after (timed).
+//    lexical HNSW index dropped during the load and rebuilt after (timed); then the largest
+//    users' own HNSW indexes (lib/embeddings/user-vector-indexes.ts, timed).
 // 2. In-process, through the search's own vectorCandidates (lib/memories/search-memories.ts):
 //    recall@10 of each path (exact per-user scan, HNSW, HNSW with the thin-candidates
 //    fallback) against an exact top-10, per user tier, and each path's latency by user size
@@ -20,6 +21,9 @@
 // Env: BENCH_SCALE (100k|1m), BENCH_MEMORIES (100k set's size, default 100000), BENCH_BATCH
 // (2000), BENCH_QUERIES (200), BENCH_RECALL_QUERIES (100), BENCH_PHASES (load,recall,http),
 // BENCH_RECALL_TIERS (1m: the tiers measured besides the largest user, e.g. u30k,u10k),
+// BENCH_HTTP_TIERS (the tiers searched over HTTP, default single,big,small,u10k),
+// MEMSCOPE_USER_VECTOR_INDEX_MIN (users given an HNSW index of their own, built after the
+// load by the product's ensureUserVectorIndexes and timed; default 20 000),
 // BENCH_KEEP_DATA=1 (keep the folder / database). MEMSCOPE_NEXT_DIST_DIR selects the build
 // `next start` serves.
 
@@ -34,7 +38,8 @@ import { embedLexical, LEXICAL_MODEL } from "../lib/embeddings/lexical-embedder"
 import { makeTempDir, measure, ms, now, printMachine, removeDir, ROOT, runMain, stats, type Stats } from "./lib/common";
 import { assertBuilt, startBuiltServer } from "./lib/start-server-dist";
 import { makeQueryGenerator, makeRng } from "./lib/memory-text";
-import { EXACT_SCAN_MAX_MEMORIES, THIN_KTH_COSINE, exactCandidates, hnswCandidates, TEXT_BEATS_MIN, textAboveKth, textCandidates, vectorCandidates, type VectorPath, type VectorQuery } from "../lib/memories/search-memories";
+import { EXACT_SCAN_MAX_MEMORIES, THIN_KTH_COSINE, exactCandidates, hnswCandidates, hnswQuery, TEXT_BEATS_MIN, textAboveKth, textCandidates, vectorCandidates, type VectorPath, type VectorQuery } from "../lib/memories/search-memories";
+import { ensureUserVectorIndexes, userVectorIndexMin, userVectorIndexName, userVectorIndexReady } from "../lib/embeddings/user-vector-indexes";
 import { D, indexSizes, loadPlan, makePlan, planLoaded, type LoadResult, type Plan, type PlanUser, type Scale } from "./lib/memory-dataset";
 
 const SCALE = (process.env.BENCH_SCALE || "100k") as Scale;
@@ -49,8 +54,11 @@ const K = 10;
 type Hit = { id: string; cosine: number };
 const VECTOR_N = Math.max(50, K * 5); // as the search asks (max(50, k*5))
 const sqlOf = (db: Database) => projectSql(db.sql, DEFAULT_PROJECT_ID);
+// Users with an HNSW index of their own (filled in recallPhase): their walk is the search's,
+// on their own index.
+const ownIndex = new Set<string>();
 const vq = (user: string, vector: string, efSearch?: number): VectorQuery => ({
-  model: LEXICAL_MODEL, dimensions: D, userId: user, vector, status: "active", types: null, limit: VECTOR_N, k: K, efSearch,
+  model: LEXICAL_MODEL, dimensions: D, userId: user, vector, status: "active", types: null, limit: VECTOR_N, k: K, efSearch, ownIndex: ownIndex.has(user),
 });
 const top = (hits: Hit[]) => [...hits].sort((a, b) => b.cosine - a.cosine).slice(0, K);
 
@@ -63,7 +71,7 @@ function recall(exact: Hit[], got: Hit[]): number {
   return Math.min(exact.length, hits) / exact.length;
 }
 
-type QueryRow = { user: string; q: string; truth: Hit[]; exactMs: number; hnswMs: number; autoMs: number; hnswRecall: number; autoRecall: number; path: VectorPath; hnswN: number; hnswKth: number; exactKth: number; textAbove: number };
+type QueryRow = { user: string; q: string; truth: Hit[]; exactMs: number; hnswMs: number; autoMs: number; hnswRecall: number; autoRecall: number; mergedRecall: number; path: VectorPath; hnswN: number; hnswKth: number; exactKth: number; textAbove: number };
 type Group = { label: string; tier: string; rows: number; users: number; queries: QueryRow[] };
 
 /** The groups of users measured: the largest user alone, then each tier (users round-robin). */
@@ -108,6 +116,20 @@ async function recallPhase(db: Database, plan: Plan) {
       const rows = await tx.query<{ "QUERY PLAN": string }>(text, [LEXICAL_MODEL, user, queries[0].vec, DEFAULT_PROJECT_ID]);
       return rows.map((x) => x["QUERY PLAN"]).join("\n");
     });
+  for (const u of plan.users) if (u.n >= EXACT_SCAN_MAX_MEMORIES && (await userVectorIndexReady(db.sql, LEXICAL_MODEL, DEFAULT_PROJECT_ID, u.user))) ownIndex.add(u.user);
+  console.log(`Users with an HNSW index of their own: ${ownIndex.size} (${[...ownIndex].join(", ")})`);
+  let ownPlan = "";
+  if (ownIndex.has(plan.users[0].user)) {
+    // The search's own query text (hnswCandidates with ownIndex), through EXPLAIN.
+    ownPlan = await sql.transaction(async (tx) => {
+      await tx.exec(`SET LOCAL hnsw.iterative_scan = relaxed_order; SET LOCAL hnsw.ef_search = 400`);
+      const { text, params } = hnswQuery(DEFAULT_PROJECT_ID, vq(plan.users[0].user, queries[0].vec));
+      const rows = await tx.query<{ "QUERY PLAN": string }>(`EXPLAIN ${text}`, params);
+      return rows.map((x) => x["QUERY PLAN"]).join("\n");
+    });
+    console.log(`HNSW path plan, largest user on their own index:\n${ownPlan.replace(/^/gm, "    ")}`);
+    if (!ownPlan.includes(userVectorIndexName(LEXICAL_MODEL, DEFAULT_PROJECT_ID, plan.users[0].user))) throw new Error("the largest user's walk does not use their own index");
+  }
   const only = process.env.BENCH_RECALL_TIERS?.split(",");
   const gs = groups(plan).filter((g, i) => i === 0 || !only || only.includes(g.tier));
   const small = gs[gs.length - 1].users[0].user;
@@ -155,6 +177,8 @@ async function recallPhase(db: Database, plan: Plan) {
       rows.push({
         user, q: text, truth: truth.map((h) => ({ id: h.id, cosine: h.cosine })), exactMs, hnswMs, autoMs,
         hnswRecall: recall(truth, hTop), autoRecall: recall(truth, top(auto.hits)), path: auto.path,
+        // As the search ranks (cosine only): its vector candidates and its full-text ones together.
+        mergedRecall: recall(truth, top([...auto.hits, ...textHits.filter((t) => t.cosine !== null && !auto.hits.some((h) => h.id === t.id)).map((t) => ({ id: t.id, cosine: t.cosine! }))])),
         hnswN: hnsw.length, hnswKth: hTop[K - 1]?.cosine ?? NaN, exactKth: truth[K - 1]?.cosine ?? NaN,
         textAbove: textAboveKth(hnsw, K, textHits),
       });
@@ -162,7 +186,7 @@ async function recallPhase(db: Database, plan: Plan) {
     const grp = { label: g.label, tier: g.tier, rows: g.users[0].n, users: g.users.length, queries: rows };
     out.push(grp);
     const sum = summarize(grp);
-    console.log(`  ${g.label}: exact p50 ${ms(sum.exact.p50)} ms / HNSW p50 ${ms(sum.hnsw.p50)} ms; recall@10 HNSW alone ${sum.hnswRecall.toFixed(3)} (min ${sum.hnswMin.toFixed(2)}), search's path ${sum.autoRecall.toFixed(3)} (min ${sum.autoMin.toFixed(2)}); paths ${JSON.stringify(sum.paths)}`);
+    console.log(`  ${g.label}: exact p50 ${ms(sum.exact.p50)} ms / HNSW p50 ${ms(sum.hnsw.p50)} ms; recall@10 HNSW alone ${sum.hnswRecall.toFixed(3)} (min ${sum.hnswMin.toFixed(2)}), search's path ${sum.autoRecall.toFixed(3)} (min ${sum.autoMin.toFixed(2)}), with its text candidates ${sum.mergedRecall.toFixed(3)} (min ${sum.mergedMin.toFixed(2)}); paths ${JSON.stringify(sum.paths)}; search's path p50 / p95 ${ms(sum.auto.p50)} / ${ms(sum.auto.p95)} ms`);
   }
 
   // ef_search sweep of the HNSW path alone, for the largest user.
@@ -179,7 +203,7 @@ async function recallPhase(db: Database, plan: Plan) {
     }
     sweep.push({ ef, recallAt10: sumR / queries.length, min: minR, p50: stats(t).p50 });
   }
-  return { groups: out, sweep, exactPlanLarge, exactPlanSmall, hnswPlan };
+  return { groups: out, sweep, exactPlanLarge, exactPlanSmall, hnswPlan, ownPlan, ownIndexUsers: [...ownIndex] };
 }
 
 function summarize(g: Group) {
@@ -191,16 +215,17 @@ function summarize(g: Group) {
     exact: stats(q.map((r) => r.exactMs)), hnsw: stats(q.map((r) => r.hnswMs)), auto: stats(q.map((r) => r.autoMs)),
     hnswRecall: mean((r) => r.hnswRecall), hnswMin: Math.min(...q.map((r) => r.hnswRecall)),
     autoRecall: mean((r) => r.autoRecall), autoMin: Math.min(...q.map((r) => r.autoRecall)), paths,
+    mergedRecall: mean((r) => r.mergedRecall), mergedMin: Math.min(...q.map((r) => r.mergedRecall)),
     hnswThin: q.filter((r) => r.hnswN < K).length,
   };
 }
 
 function printRecall(rec: Awaited<ReturnType<typeof recallPhase>>) {
-  console.log(`\n| users (rows each) | queries | exact scan p50 / p95 ms | HNSW p50 / p95 ms | HNSW alone recall@10 (min) | HNSW < 10 hits | search's path recall@10 (min) | paths taken | search's path p50 / p95 ms |`);
-  console.log(`| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |`);
+  console.log(`\n| users (rows each) | queries | exact scan p50 / p95 ms | HNSW p50 / p95 ms | HNSW alone recall@10 (min) | HNSW < 10 hits | search's path recall@10 (min) | with its text candidates (min) | paths taken | search's path p50 / p95 ms |`);
+  console.log(`| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |`);
   for (const g of rec.groups) {
     const s = summarize(g);
-    console.log(`| ${g.label} | ${g.queries.length} | ${ms(s.exact.p50)} / ${ms(s.exact.p95)} | ${ms(s.hnsw.p50)} / ${ms(s.hnsw.p95)} | ${s.hnswRecall.toFixed(3)} (${s.hnswMin.toFixed(2)}) | ${s.hnswThin} | ${s.autoRecall.toFixed(3)} (${s.autoMin.toFixed(2)}) | ${Object.entries(s.paths).map(([k, v]) => `${k} ${v}`).join(", ")} | ${ms(s.auto.p50)} / ${ms(s.auto.p95)} |`);
+    console.log(`| ${g.label} | ${g.queries.length} | ${ms(s.exact.p50)} / ${ms(s.exact.p95)} | ${ms(s.hnsw.p50)} / ${ms(s.hnsw.p95)} | ${s.hnswRecall.toFixed(3)} (${s.hnswMin.toFixed(2)}) | ${s.hnswThin} | ${s.autoRecall.toFixed(3)} (${s.autoMin.toFixed(2)}) | ${s.mergedRecall.toFixed(3)} (${s.mergedMin.toFixed(2)}) | ${Object.entries(s.paths).map(([k, v]) => `${k} ${v}`).join(", ")} | ${ms(s.auto.p50)} / ${ms(s.auto.p95)} |`);
   }
   // Where a k-th-cosine floor would send the HNSW answers of the large users (tiers above
   // the exact threshold) to the exact scan, and what recall that leaves.
@@ -233,7 +258,8 @@ async function httpPhase(target: Target, plan: Plan, onCleanup: (fn: () => unkno
   onCleanup(() => server.stop());
   const nextQuery = makeQueryGenerator(99);
   const queries = Array.from({ length: N_QUERIES + 20 }, nextQuery);
-  const searchGroups = groups(plan).filter((g) => g.tier === "single" || g.tier === "big" || g.tier === "small" || g.tier === "u10k");
+  const httpTiers = (process.env.BENCH_HTTP_TIERS || "single,big,small,u10k").split(",");
+  const searchGroups = groups(plan).filter((g) => httpTiers.includes(g.tier));
   const searches: { label: string; client: Stats; server: Stats; paths: Record<string, number>; empty: number }[] = [];
   for (const g of searchGroups) {
     let qi = 0;
@@ -355,6 +381,19 @@ runMain("bench:memories", async (onCleanup) => {
     console.log(`Loaded in ${(loaded.loadMs / 1000).toFixed(1)} s = ${Math.round(loaded.rate).toLocaleString("en")} memories/s (embedding in JS: ${(loaded.embedMs / 1000).toFixed(1)} s); index ${(loaded.indexMs / 1000).toFixed(1)} s (${loaded.indexSize}); ANALYZE ${(loaded.analyzeMs / 1000).toFixed(1)} s`);
   }
 
+  // The largest users' own HNSW indexes, built by the product's function (as the server does
+  // at start-up); a reused database that has them already builds nothing.
+  console.log(`Per-user HNSW indexes (users of at least ${userVectorIndexMin().toLocaleString("en")} memories; MEMSCOPE_USER_VECTOR_INDEX_MIN)...`);
+  const u0 = now();
+  // CREATE INDEX CONCURRENTLY runs on any pooled connection: maintenance_work_mem is the
+  // server's or the database's setting (a graph larger than it builds much more slowly).
+  const [mwm] = await db.sql.query<{ m: string }>(`SELECT current_setting('maintenance_work_mem') AS m`);
+  console.log(`  maintenance_work_mem ${mwm.m}`);
+  const userIndexes = await ensureUserVectorIndexes(db);
+  const userIndexMs = now() - u0;
+  for (const b of userIndexes) console.log(`  ${b.userId}: ${b.rows.toLocaleString("en")} vectors in ${(b.ms / 1000).toFixed(1)} s`);
+  console.log(`  built ${userIndexes.length} in ${(userIndexMs / 1000).toFixed(1)} s`);
+
   let rec: Awaited<ReturnType<typeof recallPhase>> | null = null;
   if (PHASES.has("recall")) {
     console.log(`\nRecall@10 and latency of each vector path, in process`);
@@ -371,7 +410,7 @@ runMain("bench:memories", async (onCleanup) => {
   }
   if (rec) printRecall(rec);
 
-  const out = { machine, loadavg: fs.readFileSync("/proc/loadavg", "utf8").trim(), scale: SCALE, database: target.label, n: plan.total, users: plan.users.length, batch: BATCH, load: loaded, recall: rec, http, at: new Date().toISOString() };
+  const out = { machine, loadavg: fs.readFileSync("/proc/loadavg", "utf8").trim(), scale: SCALE, database: target.label, n: plan.total, users: plan.users.length, batch: BATCH, load: loaded, userIndexes: { built: userIndexes, ms: userIndexMs }, recall: rec, http, at: new Date().toISOString() };
   const resultsDir = path.join(ROOT, "bench", "results");
   fs.mkdirSync(resultsDir, { recursive: true });
   const file = `memories-${SCALE}${target.postgres ? "-postgres" : ""}.json`;

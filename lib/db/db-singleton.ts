@@ -2,6 +2,7 @@ import { LOCK_KEYS, openDatabase, type Database } from "./open-database";
 import { analyzeOnOpen } from "./planner-stats";
 import { seedIfEmpty } from "./seed/seed-if-empty";
 import { resumeReembedInBackground, watchReembedJobs } from "../embeddings/reembed-job";
+import { ensureUserVectorIndexesAtStart } from "../embeddings/user-vector-indexes";
 
 // One database per server process: Next.js evaluates modules once per bundle
 // (routes, instrumentation), so the handle lives on globalThis. Nothing opens at
@@ -21,6 +22,11 @@ export function dbSingleton(): Promise<Database> {
         if (n) console.log(`[memscope] seeded ${n} demo conversations`);
       }
       await analyzeOnOpen(db);
+      // The largest users' own HNSW indexes (lib/embeddings/user-vector-indexes.ts): on
+      // PostgreSQL built concurrently in the background; on the embedded database before
+      // serving, since a build there holds the one connection every request needs.
+      const userIndexes = ensureUserVectorIndexesAtStart(db);
+      if (db.config.kind === "pglite") await userIndexes;
       // The embedded database has one process (the folder lock): a lease found at start is
       // a dead process's, so the job resumes here at once instead of after the lease runs out.
       if (db.config.kind === "pglite") {

@@ -21,7 +21,7 @@ export type Database = {
 };
 
 /** Advisory lock keys (one namespace per database). 727274 is the migrator's (migrations.ts). */
-export const LOCK_KEYS = { seed: 727275, plannerStats: 727276, reembedJob: 727277 } as const;
+export const LOCK_KEYS = { seed: 727275, plannerStats: 727276, reembedJob: 727277, userVectorIndex: 727278 } as const;
 
 export async function openDatabase(config: DbConfig = readDbConfig(), opts: { migrate?: boolean } = {}): Promise<Database> {
   const migrate = opts.migrate !== false;

@@ -141,8 +141,10 @@ export const ZSearchResult = z.object({
   // Which way the vector candidates were found: "exact" (a scan of the user's own rows,
   // for a user with few memories), "hnsw" (the approximate index), "hnsw_wide" (its
   // answer looked thin; a wider walk of the index replaced it), "hnsw_then_exact" (that
-  // looked thin too; an exact scan of the user's rows replaced it).
-  vector_path: z.enum(["exact", "hnsw", "hnsw_wide", "hnsw_then_exact"]),
+  // looked thin too; an exact scan of the user's rows replaced it); "hnsw_user",
+  // "hnsw_user_wide", "hnsw_user_then_exact": the same steps on the HNSW index of the
+  // user's own rows (users with at least MEMSCOPE_USER_VECTOR_INDEX_MIN memories).
+  vector_path: z.enum(["exact", "hnsw", "hnsw_wide", "hnsw_then_exact", "hnsw_user", "hnsw_user_wide", "hnsw_user_then_exact"]),
 });
 export type SearchResult = z.infer<typeof ZSearchResult>;
 

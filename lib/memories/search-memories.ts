@@ -8,6 +8,8 @@ import { loadMemories } from "./load-memory";
 import { scoreMemory } from "./score-memory";
 import { DEFAULT_WEIGHTS, type Breakdown, type SearchInput, type SearchResult, type Weights } from "./schemas";
 import { requireConversationOfUser } from "../conversations/require-conversation-of-user";
+import { getDb } from "../db/get-db";
+import { scheduleUserVectorIndex, sqlLiteral, userVectorIndexExpression, userVectorIndexMin, userVectorIndexReady } from "../embeddings/user-vector-indexes";
 
 const TEXT_CANDIDATES = 50;
 // Full-text matches ranked per query at most: a common word can match half the store,
@@ -32,7 +34,7 @@ type VectorHit = Candidate & { cosine: number };
 type TextHit = Omit<Candidate, "cosine"> & { cosine: number | null };
 
 /** How the vector candidates were found: see vectorCandidates. */
-export type VectorPath = "exact" | "hnsw" | "hnsw_wide" | "hnsw_then_exact";
+export type VectorPath = "exact" | "hnsw" | "hnsw_wide" | "hnsw_then_exact" | "hnsw_user" | "hnsw_user_wide" | "hnsw_user_then_exact";
 
 // A user with at most this many memories (of the searched status) is searched by an exact
 // scan of their own rows (memories' (project_id, user_id, status, ...) btree, then each
@@ -69,6 +71,12 @@ export type VectorQuery = {
   k: number;
   /** hnsw.ef_search for the HNSW path (default HNSW_EF_SEARCH; benchmarks sweep it). */
   efSearch?: number;
+  /**
+   * The user has a valid HNSW index of their own (lib/embeddings/user-vector-indexes.ts):
+   * the walk's query names model, project and user as literals, so the planner can prove
+   * the partial index's predicate whatever plan it caches.
+   */
+  ownIndex?: boolean;
 };
 
 /** The user's memories of one status, from the trigger-kept counts (one row by primary key). */
@@ -86,18 +94,29 @@ export async function userMemoryCount(tx: ProjectSql, userId: string, status: st
  * Must run inside a transaction (SET LOCAL).
  */
 export async function hnswCandidates(tx: ProjectSql, v: VectorQuery): Promise<VectorHit[]> {
-  const d = v.dimensions;
   await tx.exec(`SET LOCAL hnsw.iterative_scan = relaxed_order; SET LOCAL hnsw.ef_search = ${Math.trunc(Math.max(v.efSearch ?? HNSW_EF_SEARCH, v.limit))}`);
-  const rows = await tx.query<VectorHit>(
-    `SELECT e.memory_id AS id, 1 - (e.embedding::vector(${d}) <=> $3::vector(${d})) AS cosine, m.importance_score, m.last_accessed_at
-       FROM memory_embeddings e JOIN memories m ON m.id = e.memory_id
-      WHERE e.model = $1 AND e.user_id = $2 AND e.project_id = $6 AND m.status = $4::memory_status
-        AND ($5::text[] IS NULL OR m.memory_type::text = ANY($5::text[]))
-      ORDER BY e.embedding::vector(${d}) <=> $3::vector(${d})
-      LIMIT ${v.limit}`,
-    [v.model, v.userId, v.vector, v.status, v.types, tx.projectId],
-  );
+  const { text, params } = hnswQuery(tx.projectId, v);
+  const rows = await tx.query<VectorHit>(text, params);
   return rows.map((r) => ({ ...r, cosine: Number(r.cosine) }));
+}
+
+/** The HNSW walk's statement (exported so tests and benchmarks EXPLAIN the very same text). */
+export function hnswQuery(projectId: string, v: VectorQuery): { text: string; params: unknown[] } {
+  const d = v.dimensions;
+  const own = v.ownIndex ? `AND e.model = ${sqlLiteral(v.model)} AND e.user_id = ${sqlLiteral(v.userId)} AND e.project_id = ${sqlLiteral(projectId)}` : "";
+  // The user's own index is on the normalized vector (userVectorIndexExpression): only it can
+  // serve this ORDER BY, so the planner cannot take the model's index instead (both match
+  // the WHERE, and pgvector costs them alike). Cosine distance ignores length: same order.
+  const key = v.ownIndex ? userVectorIndexExpression(d, "e.") : `e.embedding::vector(${d})`;
+  return {
+    text: `SELECT e.memory_id AS id, 1 - (e.embedding::vector(${d}) <=> $3::vector(${d})) AS cosine, m.importance_score, m.last_accessed_at
+       FROM memory_embeddings e JOIN memories m ON m.id = e.memory_id
+      WHERE e.model = $1 AND e.user_id = $2 AND e.project_id = $6 ${own} AND m.status = $4::memory_status
+        AND ($5::text[] IS NULL OR m.memory_type::text = ANY($5::text[]))
+      ORDER BY ${key} <=> $3::vector(${d})
+      LIMIT ${v.limit}`,
+    params: [v.model, v.userId, v.vector, v.status, v.types, projectId],
+  };
 }
 
 /**
@@ -178,29 +197,54 @@ export function thinReason(
   return null;
 }
 
+/** The user's memories of one status and of all (the per-user index holds every status): one read. */
+async function userCounts(tx: ProjectSql, userId: string, status: string): Promise<{ n: number; total: number }> {
+  const [row] = await tx.query<{ n: string | number; total: string | number }>(
+    `SELECT coalesce(sum(n) FILTER (WHERE status = $3::memory_status), 0) AS n, coalesce(sum(n), 0) AS total
+       FROM memory_user_counts WHERE project_id = $1 AND user_id = $2`,
+    [tx.projectId, userId, status],
+  );
+  return { n: Number(row?.n ?? 0), total: Number(row?.total ?? 0) };
+}
+
 /**
  * The vector candidates of a search, by the cheaper path that does not miss: an exact scan
  * for a user with at most EXACT_SCAN_MAX_MEMORIES memories; otherwise HNSW; when its answer
  * looks thin, a wider HNSW walk (ef_search HNSW_EF_SEARCH_WIDE), and when that looks thin
  * too, an exact scan (thinReason; `textHits` are the search's full-text
- * candidates with their cosines). `force` pins a path (benchmarks). Must run inside a
- * transaction.
+ * candidates with their cosines).
+ * A user with an HNSW index of their own (at least userVectorIndexMin() memories) walks it
+ * unfiltered ("hnsw_user"), then wider ("hnsw_user_wide"); the exact scan follows only
+ * when the wide walk returned fewer than k rows of a user who has more. A low k-th cosine
+ * or a full-text candidate above it no longer sends such a user on: the exact scan of
+ * 100 000 rows spread over a large table costs 1.3-1.8 s, a walk of their own graph at
+ * ef_search 1000 misses little (bench:memories), and the search ranks the full-text
+ * candidates, with their exact cosines, among the vector ones anyway.
+ * `needsIndex` is set when the user is large enough for an index of their own but has
+ * none yet (searchMemories queues its build). `force` pins a path (benchmarks). Must run
+ * inside a transaction.
  */
 export async function vectorCandidates(
   tx: ProjectSql,
   v: VectorQuery,
-  opts: { textHits?: readonly { id: string; cosine: number | null }[]; force?: "exact" | "hnsw" } = {},
-): Promise<{ hits: VectorHit[]; path: VectorPath; userCount: number; thin: ThinReason | null }> {
-  const userCount = await userMemoryCount(tx, v.userId, v.status);
+  opts: { textHits?: readonly { id: string; cosine: number | null }[]; force?: "exact" | "hnsw" | "hnsw_shared" } = {},
+): Promise<{ hits: VectorHit[]; path: VectorPath; userCount: number; thin: ThinReason | null; needsIndex: boolean }> {
+  const { n: userCount, total } = await userCounts(tx, v.userId, v.status);
   if (opts.force === "exact" || (!opts.force && userCount <= EXACT_SCAN_MAX_MEMORIES)) {
-    return { hits: await exactCandidates(tx, v), path: "exact", userCount, thin: null };
+    return { hits: await exactCandidates(tx, v), path: "exact", userCount, thin: null, needsIndex: false };
   }
-  const hits = await hnswCandidates(tx, v);
+  const min = userVectorIndexMin();
+  const large = min > 0 && total >= min;
+  const own = large && opts.force !== "hnsw_shared" && (await userVectorIndexReady(tx, v.model, tx.projectId, v.userId));
+  const needsIndex = large && !own;
+  const q = { ...v, ownIndex: own };
+  const hits = await hnswCandidates(tx, q);
   const thin = thinReason(hits, v.k, userCount, opts.textHits);
-  if (opts.force === "hnsw" || !thin) return { hits, path: "hnsw", userCount, thin };
-  const wide = await hnswCandidates(tx, { ...v, efSearch: Math.max(HNSW_EF_SEARCH_WIDE, v.efSearch ?? 0) });
-  if (!thinReason(wide, v.k, userCount, opts.textHits)) return { hits: wide, path: "hnsw_wide", userCount, thin };
-  return { hits: await exactCandidates(tx, v), path: "hnsw_then_exact", userCount, thin };
+  if (opts.force === "hnsw" || opts.force === "hnsw_shared" || !thin) return { hits, path: own ? "hnsw_user" : "hnsw", userCount, thin, needsIndex };
+  const wide = await hnswCandidates(tx, { ...q, efSearch: Math.max(HNSW_EF_SEARCH_WIDE, v.efSearch ?? 0) });
+  const wideThin = thinReason(wide, v.k, userCount, opts.textHits);
+  if (!wideThin || (own && wideThin !== "few")) return { hits: wide, path: own ? "hnsw_user_wide" : "hnsw_wide", userCount, thin, needsIndex };
+  return { hits: await exactCandidates(tx, v), path: own ? "hnsw_user_then_exact" : "hnsw_then_exact", userCount, thin, needsIndex };
 }
 
 /**
@@ -223,13 +267,16 @@ export async function searchMemories(sql: ProjectSql, userId: string, input: Sea
   const weights: Weights = { ...DEFAULT_WEIGHTS, ...input.weights };
   const types = input.memory_types ?? null;
   const vectorN = Math.max(50, input.k * 5);
-  const { vectorHits, vectorPath, textHits } = await sql.transaction(async (tx) => {
+  const { vectorHits, vectorPath, textHits, needsIndex } = await sql.transaction(async (tx) => {
     const v: VectorQuery = { model: provider.model, dimensions: d, userId, vector: q, status: input.status, types, limit: vectorN, k: input.k };
     // Text candidates first: their exact cosines also tell whether the graph missed neighbours.
     const textHits = await textCandidates(tx, v, input.query);
     const vector = await vectorCandidates(tx, v, { textHits });
-    return { vectorHits: vector.hits, vectorPath: vector.path, textHits };
+    return { vectorHits: vector.hits, vectorPath: vector.path, textHits, needsIndex: vector.needsIndex };
   });
+  // A large user without an index of their own yet: built in the background (PostgreSQL;
+  // the embedded database builds at start-up), this search used the shared graph.
+  if (needsIndex) scheduleUserVectorIndex(await getDb(), provider.model, d, sql.projectId, userId);
 
   const candidates = new Map<string, Candidate>(vectorHits.map((h) => [h.id, h]));
   const matched = new Map<string, Breakdown["matched_by"]>(vectorHits.map((h) => [h.id, ["vector"]]));

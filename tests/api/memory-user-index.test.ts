@@ -1,0 +1,147 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDatabase, type Database } from "@/lib/db/open-database";
+import { DEFAULT_PROJECT_ID, projectSql } from "@/lib/db/project-sql";
+import { writeActiveModel } from "@/lib/embeddings/active-model";
+import { toVectorLiteral } from "@/lib/embeddings/embedding-provider";
+import { embedLexical, LEXICAL_DIMENSIONS, LEXICAL_MODEL } from "@/lib/embeddings/lexical-embedder";
+import { userVectorIndexName } from "@/lib/embeddings/user-vector-indexes";
+import { EXACT_SCAN_MAX_MEMORIES, hnswQuery } from "@/lib/memories/search-memories";
+import type { AppServer } from "../helpers/app-server";
+import { DATABASE_KINDS, openTestDatabase, type TestDatabase } from "../helpers/test-database";
+
+// The largest users get an HNSW index of their own (lib/embeddings/user-vector-indexes.ts),
+// built by the server (embedded: at start-up, before it serves; PostgreSQL: concurrently, in
+// the background), and their searches walk it. The threshold is lowered for the test
+// (MEMSCOPE_USER_VECTOR_INDEX_MIN) to just above a user of the shared graph.
+
+const K = 10;
+const COSINE_ONLY = { similarity: 1, recency: 0, importance: 0 };
+const MIN = EXACT_SCAN_MAX_MEMORIES + 190;
+
+const WORDS = {
+  a: ["quiet", "bright", "early", "slow", "green", "urban", "weekly", "spicy", "formal", "remote"],
+  b: ["coffee", "garden", "meeting", "train", "novel", "cello", "budget", "recipe", "river", "workshop"],
+  c: ["plans", "prefers", "avoids", "reviews", "enjoys", "skips", "books", "tracks", "shares", "keeps"],
+  d: ["on Mondays", "after work", "in Lisbon", "with family", "before noon", "at home", "on trips", "in winter", "at night", "online"],
+};
+const sentence = (i: number) =>
+  `Often ${WORDS.c[i % 10]} the ${WORDS.a[Math.floor(i / 10) % 10]} ${WORDS.b[Math.floor(i / 100) % 10]} ${WORDS.d[Math.floor(i / 1000) % 10]} item ${i}`;
+
+type Row = { id: string; content: string; vec: number[] };
+const cosine = (a: number[], b: number[]) => a.reduce((s, x, i) => s + x * b[i], 0);
+const exactTop = (rows: Row[], query: string) => {
+  const q = embedLexical(query);
+  return rows.map((r) => ({ id: r.id, cosine: cosine(r.vec, q) })).sort((x, y) => y.cosine - x.cosine).slice(0, K);
+};
+
+describe.each(DATABASE_KINDS)("per-user HNSW index on %s", (kind) => {
+  let tdb: TestDatabase;
+  let app: AppServer | undefined;
+  const huge = `huge-${randomUUID().slice(0, 8)}`; // above MIN: an index of their own
+  const mid = `mid-${randomUUID().slice(0, 8)}`; // above the exact-scan threshold, below MIN: the shared graph
+  const hugeRows: Row[] = [];
+  const open = (): Promise<Database> => openDatabase(kind === "embedded" ? { kind: "pglite", dataDir: tdb.dataDir! } : { kind: "postgres", url: tdb.url! });
+
+  beforeAll(async () => {
+    tdb = await openTestDatabase(kind);
+    const db = await open();
+    try {
+      const make = (n: number, offset: number) =>
+        Array.from({ length: n }, (_, i) => {
+          const content = sentence(offset + i);
+          return { id: randomUUID(), content, vec: embedLexical(content) };
+        });
+      hugeRows.push(...make(MIN + 10, 0));
+      // Other users hold enough of the store that the huge user is not most of it (USER_INDEX_MAX_SHARE).
+      for (const [user, rows] of [[huge, hugeRows], [mid, make(MIN - 30, 3)], [`small-${randomUUID().slice(0, 8)}`, make(400, 11)]] as const) {
+        for (let at = 0; at < rows.length; at += 2000) {
+          const batch = rows.slice(at, at + 2000);
+          await db.sql.transaction(async (tx) => {
+            await tx.query(
+              `INSERT INTO memories (id, user_id, memory_type, content, content_key, project_id)
+               SELECT u.id, $2, 'fact', u.c, u.c, $3 FROM unnest($1::uuid[], $4::text[]) AS u(id, c)`,
+              [batch.map((r) => r.id), user, DEFAULT_PROJECT_ID, batch.map((r) => r.content)],
+            );
+            await tx.query(
+              `INSERT INTO memory_embeddings (memory_id, model, user_id, dimensions, embedding, project_id)
+               SELECT u.id, $2, $3, $4, u.v::vector, $5 FROM unnest($1::uuid[], $6::text[]) AS u(id, v)`,
+              [batch.map((r) => r.id), LEXICAL_MODEL, user, LEXICAL_DIMENSIONS, DEFAULT_PROJECT_ID, batch.map((r) => toVectorLiteral(r.vec))],
+            );
+          });
+        }
+      }
+      await writeActiveModel(projectSql(db.sql, DEFAULT_PROJECT_ID), { model: LEXICAL_MODEL, dimensions: LEXICAL_DIMENSIONS, kind: "lexical" });
+      await db.sql.exec("ANALYZE");
+    } finally {
+      await db.close();
+    }
+    app = await tdb.startApp({ env: { MEMSCOPE_USER_VECTOR_INDEX_MIN: String(MIN) } });
+  }, 180_000);
+  afterAll(async () => {
+    await app?.stop();
+    await tdb?.stop();
+  });
+
+  const search = async (user: string, query: string) => {
+    const r = await fetch(`${app!.url}/api/v1/users/${user}/memories/search`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ query, k: K, dry_run: true, weights: COSINE_ONLY }),
+    });
+    expect(r.status).toBe(200);
+    return (await r.json()) as { vector_path: string; data: { memory: { id: string; user_id: string }; breakdown: { cosine: number } }[] };
+  };
+
+  it("a user above the threshold gets an index of their own, and their search walks it and gets the exact top k", async () => {
+    const query = "Often prefers the quiet garden in Lisbon";
+    // Embedded: built before the server answered. PostgreSQL: built in the background after
+    // start-up, so the first searches may still walk the shared graph.
+    const deadline = Date.now() + (kind === "embedded" ? 0 : 90_000);
+    let body = await search(huge, query);
+    while (!body.vector_path.startsWith("hnsw_user") && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 500));
+      body = await search(huge, query);
+    }
+    expect(body.vector_path).toBe("hnsw_user");
+    expect(body.data.every((d) => d.memory.user_id === huge)).toBe(true);
+    const exact = exactTop(hugeRows, query);
+    const kth = exact[K - 1].cosine;
+    const got = new Set(body.data.map((d) => d.memory.id));
+    for (const e of exact) if (e.cosine > kth + 1e-5) expect(got, `exact neighbour ${e.id}`).toContain(e.id);
+  }, 120_000);
+
+  it("a user below the threshold keeps the shared graph", async () => {
+    const body = await search(mid, "Often prefers the quiet garden in Lisbon");
+    expect(body.vector_path).toMatch(/^hnsw/);
+    expect(body.vector_path).not.toMatch(/^hnsw_user/);
+  });
+
+  it("the index is valid, only the large user has one, and the planner walks it with the search's own statement", async () => {
+    // The embedded folder has one owner at a time: look after the server has stopped.
+    if (kind === "embedded") {
+      await app!.stop();
+      app = undefined;
+    }
+    const db = await open();
+    try {
+      const indexes = await db.sql.query<{ relname: string; valid: boolean; def: string }>(
+        `SELECT c.relname, i.indisvalid AND i.indisready AS valid, pg_get_indexdef(c.oid) AS def
+           FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid WHERE c.relname LIKE 'memory_embeddings_hnsw_u_%'`,
+      );
+      const name = userVectorIndexName(LEXICAL_MODEL, DEFAULT_PROJECT_ID, huge);
+      expect(indexes.map((i) => i.relname)).toEqual([name]);
+      expect(indexes[0].valid).toBe(true);
+      expect(indexes[0].def).toContain(`'${huge}'`);
+      const plan = await db.sql.transaction(async (tx) => {
+        await tx.exec(`SET LOCAL hnsw.iterative_scan = relaxed_order; SET LOCAL hnsw.ef_search = 400`);
+        const q = { model: LEXICAL_MODEL, dimensions: LEXICAL_DIMENSIONS, userId: huge, vector: toVectorLiteral(embedLexical("quiet garden")), status: "active" as const, types: null, limit: 50, k: K, ownIndex: true };
+        const { text, params } = hnswQuery(DEFAULT_PROJECT_ID, q);
+        return (await tx.query<{ "QUERY PLAN": string }>(`EXPLAIN ${text}`, params)).map((r) => r["QUERY PLAN"]).join("\n");
+      });
+      expect(plan).toContain(name);
+    } finally {
+      await db.close();
+    }
+  });
+});
