@@ -16,8 +16,9 @@ import { LOCK_KEYS, type Database } from "../db/open-database";
 //   serves, since a build there holds the one connection every request needs);
 // - PostgreSQL only: in the background when a search meets a large user without one
 //   (CREATE INDEX CONCURRENTLY: writes go on during the build);
-// - the re-embedding job, for the new model, before retrieval switches to it;
 // - ensureUserVectorIndexes directly (benchmarks, tests).
+// After a switch of embedding model, the new model's indexes come at the next start or the
+// first search of each large user (until then, that user's search walks the shared graph).
 // One build at a time per database (an advisory lock on PostgreSQL; the embedded database
 // has one process). Search uses an index only once pg_index says it is valid.
 // Not yet done: dropping the index of a user who shrinks below the threshold or is deleted
