@@ -95,7 +95,9 @@ describe.each(DATABASE_KINDS)("memory search path on %s", (kind) => {
     } finally {
       await db.close();
     }
-    app = await tdb.startApp();
+    // The shared graph's paths are under test: no user gets an index of their own here
+    // (tests/api/memory-user-index.test.ts covers those).
+    app = await tdb.startApp({ env: { MEMSCOPE_USER_VECTOR_INDEX_MIN: "0" } });
   });
   afterAll(async () => {
     await app?.stop();
