@@ -13,7 +13,8 @@ const nextConfig = {
   poweredByHeader: false,
   // Lets several builds of one checkout coexist (parallel work, benchmarks); CI uses .next.
   distDir: process.env.MEMSCOPE_NEXT_DIST_DIR || ".next",
-  // For those parallel builds only; `npm test` and `npm start` always type-check.
+  // For those parallel builds, and `npm test`, which runs `tsc --noEmit` alongside the tests instead
+  // (scripts/run-tests.mjs); `npm start` always type-checks in the build.
   typescript: { ignoreBuildErrors: process.env.MEMSCOPE_BUILD_SKIP_TYPECHECK === "1" },
   typedRoutes: false,
   experimental: {

@@ -1,5 +1,6 @@
 import path from "node:path";
 import { defineConfig } from "vitest/config";
+import LongestFirstSequencer from "./tests/support/sequencer.ts";
 
 export default defineConfig({
   resolve: {
@@ -18,5 +19,7 @@ export default defineConfig({
     hookTimeout: 180_000,
     // Server-backed suites start their own Next.js process; keep files apart.
     fileParallelism: true,
+    // The longest files start first (tests/support/sequencer.ts), so both workers end together.
+    sequence: { sequencer: LongestFirstSequencer },
   },
 });

@@ -9,7 +9,7 @@ const ROOT = path.resolve(__dirname, "../..");
 describe("a running server on the embedded database", () => {
   let server: AppServer;
   beforeAll(async () => {
-    server = await startAppServer({ seed: true, env: { MEMSCOPE_API_KEY: "test-key-123" } });
+    server = await startAppServer({ seed: true, seedAtStart: true, env: { MEMSCOPE_API_KEY: "test-key-123" } });
   });
   afterAll(async () => server?.stop());
 

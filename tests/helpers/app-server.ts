@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { freePort } from "./free-port";
-import { freshDataDir } from "./fresh-data-dir";
+import { freshDataDir, seededDataDir } from "./fresh-data-dir";
 import { removeDir } from "./temp-dir";
 
 // Starts the real production server (`next start`, built by `npm test` first) on a
@@ -17,7 +17,10 @@ export async function startAppServer(
   opts: {
     databaseUrl?: string;
     dataDir?: string;
+    /** A database with the demo seed: on a folder of its own, a copy of one seeded once per run. */
     seed?: boolean;
+    /** With `seed`: start on an empty folder, so that this server seeds it itself. */
+    seedAtStart?: boolean;
     env?: Record<string, string>;
     /** The /ready status that means "started" (default 200; 503 for a server whose database is down). */
     readyStatus?: number;
@@ -28,7 +31,7 @@ export async function startAppServer(
   }
   const port = await freePort();
   const ownsDir = !opts.databaseUrl && !opts.dataDir;
-  const dataDir = opts.databaseUrl ? null : (opts.dataDir ?? (await freshDataDir()));
+  const dataDir = opts.databaseUrl ? null : (opts.dataDir ?? (opts.seed && !opts.seedAtStart ? await seededDataDir() : await freshDataDir()));
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     PORT: String(port),

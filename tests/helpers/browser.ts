@@ -47,9 +47,12 @@ export function pageOverflow(page: import("playwright-core").Page): Promise<numb
   return page.evaluate(() => Math.max(0, document.documentElement.scrollWidth - document.documentElement.clientWidth));
 }
 
+let axeSource: string | undefined;
+
 /** Runs axe-core in the page; returns the serious and critical violations (id, impact, first targets). */
 export async function axeSeriousViolations(page: import("playwright-core").Page): Promise<{ id: string; impact: string; help: string; targets: string[] }[]> {
-  const source = fs.readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
+  axeSource ??= fs.readFileSync(require.resolve("axe-core/axe.min.js"), "utf8"); // read once per file, not per check
+  const source = axeSource;
   // Next.js streams a dynamic page's metadata: its <title> can land a moment after the content.
   await page.waitForFunction(() => document.title.length > 0, undefined, { timeout: 10_000 }).catch(() => {});
   if (!(await page.evaluate(() => "axe" in window))) await page.addScriptTag({ content: source });

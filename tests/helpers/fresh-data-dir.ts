@@ -36,6 +36,66 @@ async function makeTemplate(): Promise<string> {
   return dir;
 }
 
+let seededTemplate: Promise<string> | null = null;
+
+// The demo seed is another 3 CPU-seconds of each seeded server start (browser suites and the
+// seeded API suites start about 14). A server started on a copy of a folder it already seeded
+// finds the database not empty and skips it. The demo memories are dated relative to the seeding
+// time, so the seeded folder is made once per test run (the Vitest process, every worker's
+// parent), by a real seeded server start. Seeding at start itself still runs on every PostgreSQL
+// database and in two-instances (both kinds: two servers race to seed one database).
+async function makeSeededTemplate(): Promise<string> {
+  const dir = path.join(os.tmpdir(), `memscope-seeded-${templateKey()}-${process.ppid}`);
+  if (fs.existsSync(dir)) return dir;
+  // Seeded folders of earlier runs: removed once a few hours old (a run takes minutes).
+  for (const name of fs.readdirSync(os.tmpdir())) {
+    if (!name.startsWith("memscope-seeded-")) continue; // and their .claim folders
+    const old = path.join(os.tmpdir(), name);
+    try {
+      if (Date.now() - fs.statSync(old).mtimeMs > 6 * 3600_000) removeDir(old);
+    } catch {
+      /* gone already */
+    }
+  }
+  // One worker seeds; another that needs it meanwhile waits for the folder to appear.
+  const claim = `${dir}.claim`;
+  try {
+    fs.mkdirSync(claim);
+  } catch {
+    for (const deadline = Date.now() + 180_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 200))) {
+      if (fs.existsSync(dir)) return dir;
+      if (!fs.existsSync(claim)) break; // the seeding worker failed
+    }
+    throw new Error(`another test worker did not finish seeding ${dir}`);
+  }
+  try {
+    const building = await freshDataDir();
+    const { startAppServer } = await import("./app-server");
+    const server = await startAppServer({ dataDir: building, seed: true });
+    await server.stop();
+    fs.rmSync(path.join(building, "memscope.lock"), { force: true });
+    // The server exits without closing PGlite: open and close the folder once here, so that the
+    // copies start without recovering it.
+    const { openDatabase } = await import("../../lib/db/open-database");
+    const db = await openDatabase({ kind: "pglite", dataDir: building });
+    await db.close();
+    fs.rmSync(path.join(building, "memscope.lock"), { force: true });
+    fs.renameSync(building, dir);
+    return dir;
+  } finally {
+    removeDir(claim);
+  }
+}
+
+/** An embedded data folder holding the demo seed (a copy of this run's seeded folder). */
+export async function seededDataDir(): Promise<string> {
+  seededTemplate ??= makeSeededTemplate();
+  const from = await seededTemplate;
+  const dir = tempDir("data");
+  fs.cpSync(from, dir, { recursive: true });
+  return dir;
+}
+
 /** An empty embedded data folder with every migration applied (a copy of the template). */
 export async function freshDataDir(): Promise<string> {
   template ??= makeTemplate();

@@ -70,6 +70,8 @@ export async function openTestDatabase(kind: DatabaseKind): Promise<TestDatabase
 
 /** One app server on a fresh database of `kind`; stopping it removes the database. */
 export async function startAppOn(kind: DatabaseKind, opts: ServerOptions = {}): Promise<AppServer> {
+  // A folder of its own, removed on stop; seeded ones are copies (tests/helpers/fresh-data-dir.ts).
+  if (kind === "embedded") return startAppServer(opts);
   const db = await openTestDatabase(kind);
   try {
     const app = await db.startApp(opts);
