@@ -198,9 +198,19 @@ describe.each(DATABASE_KINDS)("re-embedding when the embedding model changes on 
 
     // Retry while the provider is still broken, now answering one vector short: the same job
     // leaves `failed`, asks the provider again, and fails again with the new error.
+    // The provider holds its answer until the POST's own answer is read: otherwise a quick
+    // failure can land before the route reads the job back (a CI run saw "failed" there).
     const asked = embedded(stub).length;
-    stub.set({ embed: (input, body) => input.slice(1).map((t) => hashedVector(t, Number(body.dimensions) || 8)) });
+    let answer!: () => void;
+    const held = new Promise<void>((r) => (answer = r));
+    stub.set({
+      embed: async (input, body) => {
+        await held;
+        return input.slice(1).map((t) => hashedVector(t, Number(body.dimensions) || 8));
+      },
+    });
     const retry = await api.post("/embeddings/reembed");
+    answer();
     expect(retry.status).toBe(202);
     expect(retry.body.started).toBe(true);
     expect(retry.body.job.id).toBe(failed.body.job.id);
