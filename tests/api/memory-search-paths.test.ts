@@ -1,12 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase } from "@/lib/db/open-database";
-import { DEFAULT_PROJECT_ID, projectSql } from "@/lib/db/project-sql";
-import { writeActiveModel } from "@/lib/embeddings/active-model";
-import { toVectorLiteral } from "@/lib/embeddings/embedding-provider";
-import { embedLexical, LEXICAL_DIMENSIONS, LEXICAL_MODEL } from "@/lib/embeddings/lexical-embedder";
+import { embedLexical } from "@/lib/embeddings/lexical-embedder";
 import { EXACT_SCAN_MAX_MEMORIES, THIN_KTH_COSINE } from "@/lib/memories/search-memories";
 import type { AppServer } from "../helpers/app-server";
+import { lexicalRow, openDirect, writeLexicalMemories } from "../helpers/lexical-memories";
 import { DATABASE_KINDS, openTestDatabase, type TestDatabase } from "../helpers/test-database";
 
 // Memory search chooses how it finds its vector candidates (lib/memories/search-memories.ts):
@@ -57,12 +54,12 @@ describe.each(DATABASE_KINDS)("memory search path on %s", (kind) => {
   beforeAll(async () => {
     tdb = await openTestDatabase(kind);
     // Rows go in through SQL before the app starts (the embedded folder has one owner at a time).
-    const db = await openDatabase(kind === "embedded" ? { kind: "pglite", dataDir: tdb.dataDir! } : { kind: "postgres", url: tdb.url! });
+    const db = await openDirect(tdb);
     try {
       const make = (n: number, offset: number, extra: (i: number) => string | null) =>
         Array.from({ length: n }, (_, i) => {
           const content = extra(i) ?? sentence(offset + i);
-          return { id: randomUUID(), content, vec: embedLexical(content) };
+          return lexicalRow(randomUUID(), content);
         });
       // A large user just over the exact-scan threshold, with three memories that share one
       // rare word with the thin query below and are otherwise long and unrelated.
@@ -73,25 +70,7 @@ describe.each(DATABASE_KINDS)("memory search path on %s", (kind) => {
       );
       // A small user with more rows than the 50 candidates asked for, so the scan's order matters.
       smallRows.push(...make(120, 7, () => null));
-      for (const [user, rows] of [[big, bigRows], [small, smallRows]] as const) {
-        for (let at = 0; at < rows.length; at += 2000) {
-          const batch = rows.slice(at, at + 2000);
-          await db.sql.transaction(async (tx) => {
-            await tx.query(
-              `INSERT INTO memories (id, user_id, memory_type, content, content_key, project_id)
-               SELECT u.id, $2, 'fact', u.c, u.c, $3 FROM unnest($1::uuid[], $4::text[]) AS u(id, c)`,
-              [batch.map((r) => r.id), user, DEFAULT_PROJECT_ID, batch.map((r) => r.content)],
-            );
-            await tx.query(
-              `INSERT INTO memory_embeddings (memory_id, model, user_id, dimensions, embedding, project_id)
-               SELECT u.id, $2, $3, $4, u.v::vector, $5 FROM unnest($1::uuid[], $6::text[]) AS u(id, v)`,
-              [batch.map((r) => r.id), LEXICAL_MODEL, user, LEXICAL_DIMENSIONS, DEFAULT_PROJECT_ID, batch.map((r) => toVectorLiteral(r.vec))],
-            );
-          });
-        }
-      }
-      await writeActiveModel(projectSql(db.sql, DEFAULT_PROJECT_ID), { model: LEXICAL_MODEL, dimensions: LEXICAL_DIMENSIONS, kind: "lexical" });
-      await db.sql.exec("ANALYZE");
+      await writeLexicalMemories(db, [[big, bigRows], [small, smallRows]]);
     } finally {
       await db.close();
     }

@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase, type Database } from "@/lib/db/open-database";
-import { DEFAULT_PROJECT_ID, projectSql } from "@/lib/db/project-sql";
-import { writeActiveModel } from "@/lib/embeddings/active-model";
+import type { Database } from "@/lib/db/open-database";
+import { DEFAULT_PROJECT_ID } from "@/lib/db/project-sql";
 import { toVectorLiteral } from "@/lib/embeddings/embedding-provider";
 import { embedLexical, LEXICAL_DIMENSIONS, LEXICAL_MODEL } from "@/lib/embeddings/lexical-embedder";
 import { userVectorIndexName } from "@/lib/embeddings/user-vector-indexes";
 import { EXACT_SCAN_MAX_MEMORIES, hnswQuery } from "@/lib/memories/search-memories";
 import type { AppServer } from "../helpers/app-server";
+import { lexicalRow, openDirect, writeLexicalMemories } from "../helpers/lexical-memories";
 import { DATABASE_KINDS, openTestDatabase, type TestDatabase } from "../helpers/test-database";
 
 // The largest users get an HNSW index of their own (lib/embeddings/user-vector-indexes.ts),
@@ -41,7 +41,7 @@ describe.each(DATABASE_KINDS)("per-user HNSW index on %s", (kind) => {
   const huge = `huge-${randomUUID().slice(0, 8)}`; // above MIN: an index of their own
   const mid = `mid-${randomUUID().slice(0, 8)}`; // above the exact-scan threshold, below MIN: the shared graph
   const hugeRows: Row[] = [];
-  const open = (): Promise<Database> => openDatabase(kind === "embedded" ? { kind: "pglite", dataDir: tdb.dataDir! } : { kind: "postgres", url: tdb.url! });
+  const open = (): Promise<Database> => openDirect(tdb);
 
   beforeAll(async () => {
     tdb = await openTestDatabase(kind);
@@ -50,29 +50,11 @@ describe.each(DATABASE_KINDS)("per-user HNSW index on %s", (kind) => {
       const make = (n: number, offset: number) =>
         Array.from({ length: n }, (_, i) => {
           const content = sentence(offset + i);
-          return { id: randomUUID(), content, vec: embedLexical(content) };
+          return lexicalRow(randomUUID(), content);
         });
       hugeRows.push(...make(MIN + 10, 0));
       // Other users hold enough of the store that the huge user is not most of it (USER_INDEX_MAX_SHARE).
-      for (const [user, rows] of [[huge, hugeRows], [mid, make(MIN - 30, 3)], [`small-${randomUUID().slice(0, 8)}`, make(400, 11)]] as const) {
-        for (let at = 0; at < rows.length; at += 2000) {
-          const batch = rows.slice(at, at + 2000);
-          await db.sql.transaction(async (tx) => {
-            await tx.query(
-              `INSERT INTO memories (id, user_id, memory_type, content, content_key, project_id)
-               SELECT u.id, $2, 'fact', u.c, u.c, $3 FROM unnest($1::uuid[], $4::text[]) AS u(id, c)`,
-              [batch.map((r) => r.id), user, DEFAULT_PROJECT_ID, batch.map((r) => r.content)],
-            );
-            await tx.query(
-              `INSERT INTO memory_embeddings (memory_id, model, user_id, dimensions, embedding, project_id)
-               SELECT u.id, $2, $3, $4, u.v::vector, $5 FROM unnest($1::uuid[], $6::text[]) AS u(id, v)`,
-              [batch.map((r) => r.id), LEXICAL_MODEL, user, LEXICAL_DIMENSIONS, DEFAULT_PROJECT_ID, batch.map((r) => toVectorLiteral(r.vec))],
-            );
-          });
-        }
-      }
-      await writeActiveModel(projectSql(db.sql, DEFAULT_PROJECT_ID), { model: LEXICAL_MODEL, dimensions: LEXICAL_DIMENSIONS, kind: "lexical" });
-      await db.sql.exec("ANALYZE");
+      await writeLexicalMemories(db, [[huge, hugeRows], [mid, make(MIN - 30, 3)], [`small-${randomUUID().slice(0, 8)}`, make(400, 11)]]);
     } finally {
       await db.close();
     }
