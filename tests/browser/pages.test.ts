@@ -1,4 +1,4 @@
-import type { Browser } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_IDS } from "@/lib/db/seed/demo-data";
 import { apiClient } from "../helpers/api-client";
@@ -17,12 +17,18 @@ describe("every page, every width", () => {
   let server: AppServer;
   let browser: Browser;
   let memoryId = "";
+  // One tab per size, navigated from page to page: every check is a full document load, and the
+  // app keeps nothing in storage or cookies on localhost, so a reused tab starts each page as a
+  // new one would. A new tab costs Chromium a new renderer with cold caches: about 1.5 CPU-seconds
+  // a check, most of this file's time on a 2-core machine.
+  const tabs = new Map<string, Page>();
 
   beforeAll(async () => {
     [server, browser] = await Promise.all([startAppServer({ seed: true }), launchBrowser()]);
     memoryId = (await apiClient(server.url).get(`/users/${ANA}/memories?limit=1`)).body.data[0].id;
   });
   afterAll(async () => {
+    for (const tab of tabs.values()) await tab.close().catch(() => {});
     await browser?.close();
     await server?.stop();
   });
@@ -52,7 +58,9 @@ describe("every page, every width", () => {
   for (const { width, scheme } of SIZES) {
     for (const p of PAGES) {
       it(`${p.name} at ${width} px${scheme === "dark" ? ", dark mode" : ""}: no sideways scroll, no serious axe violation`, async () => {
-        const page = await newPage(browser, width, width === 390 ? 844 : 900, scheme);
+        const key = `${width}-${scheme}`;
+        if (!tabs.has(key)) tabs.set(key, await newPage(browser, width, width === 390 ? 844 : 900, scheme));
+        const page = tabs.get(key)!;
         await page.goto(`${server.url}${p.path.replace(DEMO_MEMORY_ID, memoryId)}`);
         await page.locator(p.ready).first().waitFor();
         await page.waitForTimeout(300);
@@ -60,7 +68,6 @@ describe("every page, every width", () => {
         expect(await pageOverflow(page), "px of sideways page scroll").toBe(0);
         const violations = (await axeSeriousViolations(page)).map((v) => `${v.impact} ${v.id} (${v.help}) at ${v.targets.join(" | ")}`);
         expect(violations).toEqual([]);
-        await page.close();
       }, 120_000);
     }
   }
