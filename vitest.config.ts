@@ -14,6 +14,9 @@ export default defineConfig({
     environment: "node",
     pool: "forks",
     maxWorkers: 2,
+    // Baseline WebAssembly compiler only (as for test servers, tests/helpers/app-server.ts): the
+    // suites that open PGlite in-process compile its module anew in every worker.
+    execArgv: ["--liftoff-only"],
     // A hang guard, not a speed check: suites start real servers on a shared 2-core machine.
     testTimeout: 120_000,
     hookTimeout: 180_000,

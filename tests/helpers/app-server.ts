@@ -59,7 +59,11 @@ export async function startAppServer(
   if (opts.databaseUrl) env.DATABASE_URL = opts.databaseUrl;
   else env.MEMSCOPE_DATA_DIR = dataDir!;
 
-  const child: ChildProcess = spawn(process.execPath, [path.join(ROOT, "scripts", "serve.mjs")], {
+  // Test servers run V8's baseline WebAssembly compiler only. Every server compiles PGlite's
+  // 10 MB module (and tiktoken's) anew, and the optimizing tier's background compiles cost about
+  // 1 CPU-second a start, more than the queries of a test suite win back. Same code, same
+  // answers; `npm start` keeps V8's default.
+  const child: ChildProcess = spawn(process.execPath, ["--liftoff-only", path.join(ROOT, "scripts", "serve.mjs")], {
     cwd: ROOT,
     env,
     stdio: ["ignore", "pipe", "pipe"],
