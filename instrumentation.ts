@@ -3,6 +3,15 @@
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   if (process.env.NEXT_PHASE === "phase-production-build") return;
+  try {
+    await openAndApplyStartRules();
+  } finally {
+    // scripts/serve.mjs listens only after this (not set under `next dev`).
+    (globalThis as { __memscopeStarted?: () => void }).__memscopeStarted?.();
+  }
+}
+
+async function openAndApplyStartRules() {
   const { dbSingleton } = await import("./lib/db/db-singleton");
   const { readDbConfig } = await import("./lib/db/db-config");
   const config = readDbConfig();

@@ -16,22 +16,6 @@ if (!existsSync(`${distDir}/BUILD_ID`)) {
 process.env.NODE_ENV = "production";
 process.env.NEXT_TELEMETRY_DISABLED ??= "1";
 
-// Fail fast: a data folder another live process holds would have this server answer 500 on
-// every API route. Checked before Next.js loads; the server's own open (instrumentation.ts)
-// takes the lock, and exits too if it lost a race for it.
-{
-  const { tsImport } = await import("tsx/esm/api");
-  const { readDbConfig } = await tsImport("../lib/db/db-config.ts", import.meta.url);
-  const { assertFolderFree } = await tsImport("../lib/db/folder-lock.ts", import.meta.url);
-  const config = readDbConfig();
-  try {
-    if (config.kind === "pglite") assertFolderFree(config.dataDir);
-  } catch (e) {
-    console.error(`[memscope] not starting: ${e.message}`);
-    process.exit(3);
-  }
-}
-
 const port = Number(process.env.PORT || 3000);
 // This machine only unless HOST says otherwise; before the first account exists the
 // server refuses a non-local HOST (lib/auth/start-rules.ts).
@@ -42,9 +26,16 @@ const UNSUPPORTED = new Set(["TRACE", "TRACK", "CONNECT"]);
 const loopback = !hostname || ["0.0.0.0", "::", "localhost", "127.0.0.1"].includes(hostname);
 process.env.MEMSCOPE_INTERNAL_URL ??= `http://${loopback ? "127.0.0.1" : hostname}:${port}`;
 
+// Listen only once instrumentation.ts has opened the database and applied the start rules (or
+// given up on the database: then /ready answers 503). A data folder another live process holds,
+// or a start the rules refuse, ends this process before it listens.
+const started = new Promise((resolve) => {
+  globalThis.__memscopeStarted = resolve;
+});
 const app = next({ dev: false, dir: process.cwd(), port, hostname: hostname ?? "localhost" });
 const handle = app.getRequestHandler();
 await app.prepare();
+await started;
 
 function refuse(res, status, code, message, field, headers = {}) {
   const body = JSON.stringify({ error: { code, message, details: [{ field, message }] } });
