@@ -2,7 +2,8 @@ import { LOCK_KEYS, openDatabase, type Database } from "./open-database";
 import { analyzeOnOpen } from "./planner-stats";
 import { seedIfEmpty } from "./seed/seed-if-empty";
 import { resumeReembedInBackground, watchReembedJobs } from "../embeddings/reembed-job";
-import { ensureUserVectorIndexesAtStart } from "../embeddings/user-vector-indexes";
+import { ensureUserVectorIndexesAtStart, userVectorIndexMin } from "../embeddings/user-vector-indexes";
+import { exactScanMaxMemories } from "../memories/exact-scan-max";
 
 // One database per server process: Next.js evaluates modules once per bundle
 // (routes, instrumentation), so the handle lives on globalThis. Nothing opens at
@@ -14,6 +15,10 @@ export function dbSingleton(): Promise<Database> {
   const g = globalThis as Holder;
   if (!g[KEY]) {
     const opening = (async () => {
+      // Malformed search thresholds stop here, before the database opens: /ready answers 503
+      // and the log names the variable, instead of each search failing later.
+      exactScanMaxMemories();
+      userVectorIndexMin();
       const db = await openDatabase();
       if (process.env.MEMSCOPE_SEED !== "0") {
         // Several instances starting on one empty database: the first seeds, the others

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { SqlRunner } from "../db/migrations";
 import { LOCK_KEYS, type Database } from "../db/open-database";
+import { exactScanMaxMemories } from "../memories/exact-scan-max";
 
 // Per-user HNSW indexes for the largest users of a store.
 //
@@ -27,10 +28,10 @@ import { LOCK_KEYS, type Database } from "../db/open-database";
 /** Memories (all statuses) from which a user gets an HNSW index of their own; 0 turns it off. */
 export function userVectorIndexMin(env: NodeJS.ProcessEnv = process.env): number {
   const raw = env.MEMSCOPE_USER_VECTOR_INDEX_MIN?.trim();
-  // Just above the exact-scan limit (EXACT_SCAN_MAX_MEMORIES, 5 000, in search-memories.ts):
+  // Just above the exact-scan limit (5 000 unless MEMSCOPE_EXACT_SCAN_MAX says otherwise):
   // no user size is left to the shared graph's filtered walk (5.2 s p95 for users of 10 000
   // in a 1 000 000-memory store; 62 ms with their own index, docs/benchmarks.md section 3).
-  if (!raw) return 5_001;
+  if (!raw) return exactScanMaxMemories(env) + 1;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 0) throw new Error(`MEMSCOPE_USER_VECTOR_INDEX_MIN must be a whole number >= 0 (got ${raw})`);
   return n;

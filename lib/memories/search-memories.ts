@@ -9,6 +9,7 @@ import { scoreMemory } from "./score-memory";
 import { DEFAULT_WEIGHTS, type Breakdown, type SearchInput, type SearchResult, type Weights } from "./schemas";
 import { requireConversationOfUser } from "../conversations/require-conversation-of-user";
 import { getDb } from "../db/get-db";
+import { exactScanMaxMemories } from "./exact-scan-max";
 import { scheduleUserVectorIndex, sqlLiteral, userVectorIndexExpression, userVectorIndexMin, userVectorIndexReady } from "../embeddings/user-vector-indexes";
 
 const TEXT_CANDIDATES = 50;
@@ -46,8 +47,9 @@ export type VectorPath = "exact" | "hnsw" | "hnsw_wide" | "hnsw_then_exact" | "h
 // PostgreSQL 15, in process, p50 on a loaded 2-core machine): exact 2.9 ms vs HNSW 648 ms
 // for users of 10-55 memories, 63 vs 589 ms at 1 000, 103 vs 236 ms at 3 000, 302 vs
 // 203 ms at 10 000, 643 vs 404 ms at 30 000: the paths cross between 3 000 and 10 000.
-// The crossing moves with the store's size (a walk's cost grows with total / user rows).
-export const EXACT_SCAN_MAX_MEMORIES = 5000;
+// The crossing moves with the store's size (a walk's cost grows with total / user rows):
+// MEMSCOPE_EXACT_SCAN_MAX moves the line (lib/memories/exact-scan-max.ts).
+export { EXACT_SCAN_MAX_MEMORIES } from "./exact-scan-max";
 
 // When an HNSW answer looks thin (thinReason): its k-th best cosine under this floor, or
 // at least TEXT_BEATS_MIN full-text candidates it missed that beat its k-th best. On the
@@ -209,7 +211,7 @@ async function userCounts(tx: ProjectSql, userId: string, status: string): Promi
 
 /**
  * The vector candidates of a search, by the cheaper path that does not miss: an exact scan
- * for a user with at most EXACT_SCAN_MAX_MEMORIES memories; otherwise HNSW; when its answer
+ * for a user with at most exactScanMaxMemories() memories; otherwise HNSW; when its answer
  * looks thin, a wider HNSW walk (ef_search HNSW_EF_SEARCH_WIDE), and when that looks thin
  * too, an exact scan (thinReason; `textHits` are the search's full-text
  * candidates with their cosines).
@@ -230,7 +232,7 @@ export async function vectorCandidates(
   opts: { textHits?: readonly { id: string; cosine: number | null }[]; force?: "exact" | "hnsw" | "hnsw_shared" } = {},
 ): Promise<{ hits: VectorHit[]; path: VectorPath; userCount: number; thin: ThinReason | null; needsIndex: boolean }> {
   const { n: userCount, total } = await userCounts(tx, v.userId, v.status);
-  if (opts.force === "exact" || (!opts.force && userCount <= EXACT_SCAN_MAX_MEMORIES)) {
+  if (opts.force === "exact" || (!opts.force && userCount <= exactScanMaxMemories())) {
     return { hits: await exactCandidates(tx, v), path: "exact", userCount, thin: null, needsIndex: false };
   }
   const min = userVectorIndexMin();

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { embedLexical } from "@/lib/embeddings/lexical-embedder";
-import { EXACT_SCAN_MAX_MEMORIES, THIN_KTH_COSINE } from "@/lib/memories/search-memories";
+import { THIN_KTH_COSINE } from "@/lib/memories/search-memories";
 import type { AppServer } from "../helpers/app-server";
 import { lexicalRow, openDirect, writeLexicalMemories } from "../helpers/lexical-memories";
 import { DATABASE_KINDS, openTestDatabase, type TestDatabase } from "../helpers/test-database";
@@ -12,6 +12,10 @@ import { DATABASE_KINDS, openTestDatabase, type TestDatabase } from "../helpers/
 // the exact top-k computed here in JS from the same lexical vectors.
 
 const K = 10;
+// The exact-scan limit, lowered from 5 000 (MEMSCOPE_EXACT_SCAN_MAX) so that a user above it
+// takes 550 rows to write and index rather than 5 150: the paths depend on the limit, not on
+// its value.
+const EXACT_SCAN_MAX = 400;
 // Only cosine ranks (no recency, no importance), so the search's top k is comparable with
 // an exact cosine top k.
 const COSINE_ONLY = { similarity: 1, recency: 0, importance: 0 };
@@ -64,7 +68,7 @@ describe.each(DATABASE_KINDS)("memory search path on %s", (kind) => {
       // A large user just over the exact-scan threshold, with three memories that share one
       // rare word with the thin query below and are otherwise long and unrelated.
       bigRows.push(
-        ...make(EXACT_SCAN_MAX_MEMORIES + 150, 0, (i) =>
+        ...make(EXACT_SCAN_MAX + 150, 0, (i) =>
           i < 3 ? `Told a long story about the ${WORDS.b[i]} ${WORDS.d[i]} and a quokka seen ${WORDS.d[i + 3]} during the ${WORDS.a[i]} season` : null,
         ),
       );
@@ -76,7 +80,7 @@ describe.each(DATABASE_KINDS)("memory search path on %s", (kind) => {
     }
     // The shared graph's paths are under test: no user gets an index of their own here
     // (tests/api/memory-user-index.test.ts covers those).
-    app = await tdb.startApp({ env: { MEMSCOPE_USER_VECTOR_INDEX_MIN: "0" } });
+    app = await tdb.startApp({ env: { MEMSCOPE_USER_VECTOR_INDEX_MIN: "0", MEMSCOPE_EXACT_SCAN_MAX: String(EXACT_SCAN_MAX) } });
   });
   afterAll(async () => {
     await app?.stop();
