@@ -145,6 +145,13 @@ describe.each(DATABASE_KINDS)("memory curation API on %s (no chat model)", (kind
       await createMemory(api, u, { memory_type: "preference", content: "Prefers tea" });
       await createMemory(api, u, { memory_type: "preference", content: "Prefers window seats" });
 
+      const negative = await api.post(`/users/${u}/memories/compress/preview`, { older_than_days: -1 });
+      expect(negative.status).toBe(422);
+      expect(negative.body.error.details[0].field).toBe("older_than_days");
+      const tooSmall = await api.post(`/users/${u}/memories/compress/preview`, { min_group_size: 1 });
+      expect(tooSmall.status).toBe(422);
+      expect(tooSmall.body.error.details[0].field).toBe("min_group_size");
+
       const none = await api.post(`/users/${u}/memories/compress/preview`, {});
       expect(none.status).toBe(200);
       expect(none.body).toMatchObject({ proposals: [], eligible: 0, truncated: false });
