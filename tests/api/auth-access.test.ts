@@ -10,8 +10,7 @@ import { acceptInvitation, createInvitation } from "@/lib/auth/invitations";
 import { changeMemberRole, listMembers } from "@/lib/auth/project-members";
 import { createProject } from "@/lib/auth/projects";
 import { listAudit } from "@/lib/auth/audit";
-import { DATABASE_KINDS } from "../helpers/test-database";
-import { startPgWireServer } from "../helpers/pg-wire-server";
+import { DATABASE_KINDS, openTestDatabase } from "../helpers/test-database";
 import { removeDir, tempDir } from "../helpers/temp-dir";
 
 // resolveAccess and the account/key/member functions on a real database of each kind,
@@ -39,8 +38,9 @@ for (const kind of DATABASE_KINDS) {
           removeDir(dir);
         };
       } else {
-        const pg = await startPgWireServer();
-        db = await openDatabase({ kind: "postgres", url: pg.url });
+        // A real PostgreSQL when one is configured (CI), else pglite-socket.
+        const pg = await openTestDatabase("postgres");
+        db = await openDatabase({ kind: "postgres", url: pg.url! });
         cleanup = async () => {
           await db.close();
           await pg.stop();
