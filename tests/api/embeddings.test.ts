@@ -146,7 +146,9 @@ describe.each(DATABASE_KINDS)("re-embedding when the embedding model changes on 
     servers.push(c);
     const apiC = apiClient(c.url);
     const done = await until("job done", () => apiC.get("/embeddings/status"), (r) => ["done", "failed", "cancelled"].includes(r.body.job?.status));
-    expect(done.body.job).toMatchObject({ status: "done", model: MODEL, total: 13, done: 13, error: null });
+    // Rarely (about 1 run in 10 at full load) this job has ended at 12/12, as if no instance had
+    // counted the memory written during it: the servers' logs say which instance ran what.
+    expect(done.body.job, `job ${JSON.stringify(done.body.job)}\n--- B:\n${b.logs()}\n--- C:\n${c.logs()}`).toMatchObject({ status: "done", model: MODEL, total: 13, done: 13, error: null });
     expect(done.body.active_model).toEqual({ model: MODEL, dimensions: 8, kind: "openai-compatible" });
 
     // Resumed after the checkpoint: the first page was not embedded again.
