@@ -149,6 +149,7 @@ export async function ensureReembedJob(sql: ProjectSql): Promise<EnsureResult> {
     return { state: "switched", active: target };
   }
 
+  let leasedElsewhere = false;
   const job = await sql.transaction(async (tx) => {
     // Instances starting together on one database: one at a time here, so one job is made.
     await tx.query(`SELECT pg_advisory_xact_lock(727277)`);
@@ -161,7 +162,10 @@ export async function ensureReembedJob(sql: ProjectSql): Promise<EnsureResult> {
       [target.model, target.dimensions, instanceId(), tx.projectId],
     );
     if (existing && reembedRunning(existing.id)) return toJob(existing); // this process is on it
-    if (existing?.leased_by_other) return toJob(existing); // another instance is on it
+    if (existing?.leased_by_other) {
+      leasedElsewhere = true; // another live instance is on it
+      return toJob(existing);
+    }
     if (existing) {
       // Resume (after a restart) or retry (after a provider failure) from last_memory_id.
       const [row] = await tx.query<JobRow>(
@@ -179,7 +183,9 @@ export async function ensureReembedJob(sql: ProjectSql): Promise<EnsureResult> {
     return toJob(row);
   });
 
-  startRunner(sql, job, configured);
+  // Leased by another live instance: this one takes the job over only once that lease runs
+  // out (watchReembedJobs), never by a runner started here now.
+  if (!leasedElsewhere) startRunner(sql, job, configured);
   return { state: "started", job };
 }
 
@@ -274,14 +280,17 @@ async function runJob(sql: ProjectSql, jobId: string, provider: EmbeddingProvide
   const leaseMs = reembedLeaseMs();
   // The claim: free, ours, or expired (its instance died). SKIP LOCKED: when another
   // instance is claiming it right now, this one gives way instead of waiting.
+  // The claim also counts the memories again: some may have been written since the job's
+  // total was set (by another instance, before its lease ran out).
   const [start] = await sql.query<{ last_memory_id: string | null }>(
-    `UPDATE embedding_jobs SET status = 'running', lease_owner = $2, lease_expires_at = now() + $3::int * interval '1 millisecond', updated_at = now()
+    `UPDATE embedding_jobs SET status = 'running', lease_owner = $2, lease_expires_at = now() + $3::int * interval '1 millisecond', updated_at = now(),
+            total = GREATEST(done, (SELECT count(*)::int FROM memories WHERE project_id = $4))
       WHERE id = (SELECT id FROM embedding_jobs
                    WHERE id = $1 AND status IN ('pending', 'running')
                      AND (lease_owner IS NULL OR lease_owner = $2 OR lease_expires_at < now())
                    FOR UPDATE SKIP LOCKED)
      RETURNING last_memory_id`,
-    [jobId, me, leaseMs],
+    [jobId, me, leaseMs, sql.projectId],
   );
   if (!start) return; // cancelled meanwhile, or another instance holds it
   console.log(`[memscope] re-embedding job ${jobId} runs here (pid ${process.pid})`);
