@@ -11,7 +11,8 @@ import { changeMemberRole, listMembers } from "@/lib/auth/project-members";
 import { createProject } from "@/lib/auth/projects";
 import { listAudit } from "@/lib/auth/audit";
 import { DATABASE_KINDS, openTestDatabase } from "../helpers/test-database";
-import { removeDir, tempDir } from "../helpers/temp-dir";
+import { removeDir } from "../helpers/temp-dir";
+import { freshDataDir } from "../helpers/fresh-data-dir";
 
 // resolveAccess and the account/key/member functions on a real database of each kind,
 // with plain Request objects: who gets which project and scopes, and who is refused.
@@ -31,7 +32,7 @@ for (const kind of DATABASE_KINDS) {
 
     beforeAll(async () => {
       if (kind === "embedded") {
-        const dir = tempDir("auth");
+        const dir = await freshDataDir(); // a copy of a migrated folder: no initdb here
         db = await openDatabase({ kind: "pglite", dataDir: dir });
         cleanup = async () => {
           await db.close();

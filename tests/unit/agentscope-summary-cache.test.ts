@@ -5,7 +5,8 @@ import { storedSummaryCache } from "@/lib/strategies/agentscope/summary-cache";
 import { applyStrategy } from "@/lib/strategies/apply-strategy";
 import { ZAutoContextStrategy, type RoleMessage } from "@/lib/strategies/schemas";
 import { startOpenAiStub, type OpenAiStub } from "../helpers/openai-stub";
-import { removeDir, tempDir } from "../helpers/temp-dir";
+import { removeDir } from "../helpers/temp-dir";
+import { freshDataDir } from "../helpers/fresh-data-dir";
 
 // auto_context's model summaries are kept in the database per (project, conversation,
 // step, hash of what was sent): a replay run again with a new cache object (what a page
@@ -27,7 +28,7 @@ let written = 0;
 const chatCalls = () => stub.requests.filter((r) => r.path === "/v1/chat/completions").length;
 
 beforeAll(async () => {
-  dir = tempDir("agentscope-summaries");
+  dir = await freshDataDir(); // a copy of a migrated folder: no initdb here
   db = await openDatabase({ kind: "pglite", dataDir: dir });
   stub = await startOpenAiStub({ chat: () => `SUMMARY ${++written}` });
   process.env.MEMSCOPE_CHAT_BASE_URL = stub.url;

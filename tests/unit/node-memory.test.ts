@@ -14,7 +14,8 @@ import {
 } from "@/lib/node-memory/document";
 import { addNodeTurn, backoffMs, MAX_NODE_MESSAGES, MAX_WRITE_ATTEMPTS } from "@/lib/node-memory/store";
 import { openDatabase, type Database } from "@/lib/db/open-database";
-import { removeDir, tempDir } from "../helpers/temp-dir";
+import { removeDir } from "../helpers/temp-dir";
+import { freshDataDir } from "../helpers/fresh-data-dir";
 import type { SqlRunner } from "@/lib/db/migrations";
 import { ZAddTurnInput, ZNodeHistoryQuery, ZNodeId, ZNodeMemoryDocument, type NodeMemoryDocument } from "@/lib/node-memory/schemas";
 import { UUID_NIL } from "@/lib/threads/uuid-nil";
@@ -253,7 +254,7 @@ describe("addNodeTurn: optimistic versioning on a real database (embedded PGlite
   const sql = projectSql(racing, DEFAULT_PROJECT_ID);
 
   beforeAll(async () => {
-    dir = tempDir("node-mem");
+    dir = await freshDataDir(); // a copy of a migrated folder: no initdb here
     db = await openDatabase({ kind: "pglite", dataDir: dir });
     const [c] = await db.sql.query<{ id: string }>(`INSERT INTO conversations (id, app_id, name) VALUES (gen_random_uuid(), 'app-1', 'node memory') RETURNING id`);
     conversationId = c.id;

@@ -1,12 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { fromVectorText, toVectorLiteral } from "@/lib/embeddings/embedding-provider";
 import { openDatabase } from "@/lib/db/open-database";
-import { removeDir, tempDir } from "../helpers/temp-dir";
+import { removeDir } from "../helpers/temp-dir";
+import { freshDataDir } from "../helpers/fresh-data-dir";
 
 // Vectors go to and come from pgvector through the pgvector package's text form.
 describe("vector literals (pgvector package)", () => {
   it("round-trips through pgvector's vector type, non-finite components stored as 0", async () => {
-    const dir = tempDir("vec");
+    const dir = await freshDataDir(); // a copy of a migrated folder: no initdb here
     const db = await openDatabase({ kind: "pglite", dataDir: dir }, { migrate: false });
     try {
       await db.sql.exec("CREATE EXTENSION IF NOT EXISTS vector");
