@@ -1,9 +1,10 @@
+
 import { randomUUID } from "node:crypto";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient } from "../helpers/api-client";
 import { startAppServer, type AppServer } from "../helpers/app-server";
-import { axeSeriousViolations, launchBrowser, newPage, pageOverflow, screenshotPath } from "../helpers/browser";
+import { axeSeriousViolations, launchBrowser, pageOverflow, reusedTab, screenshotPath } from "../helpers/browser";
 
 // Issue 11: provenance (a memory's origin, a conversation's Memories tab), the playground's
 // minimum score and low-similarity warning, and the memory table's row actions and 40 px rows.
@@ -18,12 +19,15 @@ describe("provenance, playground and tables in a browser", () => {
   let server: AppServer;
   let browser: Browser;
   let api: ReturnType<typeof apiClient>;
+  let tab: ReturnType<typeof reusedTab>;
 
   beforeAll(async () => {
     [server, browser] = await Promise.all([startAppServer({ seed: true }), launchBrowser()]);
     api = apiClient(server.url);
+    tab = reusedTab(browser);
   });
   afterAll(async () => {
+    await tab?.close();
     await browser?.close();
     await server?.stop();
   });
@@ -57,7 +61,7 @@ describe("provenance, playground and tables in a browser", () => {
     const s = await api.post(`/users/${enc(u)}/memories/search`, { query: "window seats trains", k: 5, conversation_id: c.body.id });
     expect(s.status).toBe(200);
 
-    const page = await newPage(browser);
+    const page = await tab.take();
     await page.goto(`${server.url}/memories/${memoryId}?user=${enc(u)}`);
     const origin = page.locator('[data-testid="origin-card"]');
     await origin.locator('[data-testid="origin-conversation"]').waitFor();
@@ -86,11 +90,10 @@ describe("provenance, playground and tables in a browser", () => {
     await page.goto(`${server.url}/conversations/${c.body.id}?tab=memories`);
     await panel.locator('[data-testid="extracted-turn"]').click();
     await page.waitForFunction((id) => new URLSearchParams(location.search).get("leaf") === id, t2.body.id);
-    await page.close();
   });
 
   it("playground: 'zzzz qqqq' warns of low similarity; the minimum score is in sight and leaves weak results out", async () => {
-    const page = await newPage(browser);
+    const page = await tab.take();
     await page.goto(`${server.url}/memories/playground?user=${enc(ANA)}`);
     expect(await page.locator('[data-testid="min-score-value"]').textContent()).toBe("off");
     await page.locator('[data-testid="playground-query"]').fill("zzzz qqqq");
@@ -118,11 +121,10 @@ describe("provenance, playground and tables in a browser", () => {
     await page.waitForFunction(() => document.querySelector('[data-testid="playground-summary"]')?.textContent?.includes("min score off"));
     await warning.waitFor({ state: "detached" });
     expect(await page.locator('[data-testid="playground-result"]').first().textContent()).toContain("Does not eat shellfish");
-    await page.close();
   });
 
   it("memory table: 40 px rows with stable column widths, and per-row Edit / Archive (with undo) / Open", async () => {
-    const page = await newPage(browser);
+    const page = await tab.take();
     await page.goto(`${server.url}/memories?user=${enc(ANA)}`);
     const rows = page.locator('[data-testid="memory-row"]');
     await rows.first().waitFor();
@@ -157,15 +159,13 @@ describe("provenance, playground and tables in a browser", () => {
     const cid = await first.getAttribute("data-id");
     await first.locator("td").nth(3).click();
     await page.waitForURL(new RegExp(`/conversations/${cid}`));
-    await page.close();
   });
 
   it("inspector: the Ctrl ↵ hints meet contrast (axe)", async () => {
-    const page = await newPage(browser, 1440, 900);
+    const page = await tab.take(1440, 900);
     await page.goto(`${server.url}/inspect`);
     await page.locator('[data-testid="inspect-run"] kbd').waitFor();
     expect(await page.locator("kbd").count()).toBeGreaterThanOrEqual(2);
     expect(await axeSeriousViolations(page)).toEqual([]);
-    await page.close();
   });
 });

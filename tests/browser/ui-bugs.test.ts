@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_IDS, demoId } from "@/lib/db/seed/demo-data";
 import { apiClient } from "../helpers/api-client";
 import { startAppServer, type AppServer } from "../helpers/app-server";
-import { launchBrowser, newPage, pageOverflow } from "../helpers/browser";
+import { launchBrowser, newPage, pageOverflow, reusedTab } from "../helpers/browser";
 
 // The ten bugs of issue 11, each reproduced the way it was found, in real Chromium
 // against the production server with the demo seed.
@@ -17,19 +17,22 @@ describe("issue 11's ten bugs stay fixed", () => {
   let server: AppServer;
   let browser: Browser;
   let api: ReturnType<typeof apiClient>;
+  let tab: ReturnType<typeof reusedTab>;
 
   beforeAll(async () => {
     [server, browser] = await Promise.all([startAppServer({ seed: true }), launchBrowser()]);
     api = apiClient(server.url);
+    tab = reusedTab(browser);
   });
   afterAll(async () => {
     if (process.env.DEBUG_SERVER_LOGS) console.log(server?.logs());
+    await tab?.close();
     await browser?.close();
     await server?.stop();
   });
 
   it("1: a failing API shows an error, not 'No memories yet' or endless placeholders", async () => {
-    const page = await newPage(browser);
+    const page = await tab.take();
     await page.route("**/api/v1/**", (r) => r.fulfill({ status: 503, contentType: "application/json", body: JSON.stringify({ error: { code: "unavailable", message: "The database is not reachable", details: [] } }) }));
     await page.goto(`${server.url}/memories`);
     await page.getByRole("alert").filter({ hasText: "The database is not reachable" }).first().waitFor();
@@ -37,22 +40,20 @@ describe("issue 11's ten bugs stay fixed", () => {
 
     await page.goto(`${server.url}/memories/dashboard?user=${enc(ANA)}`);
     await page.getByRole("alert").filter({ hasText: "The database is not reachable" }).first().waitFor();
-    await page.close();
   });
 
   it("2: /conversations at 1024 px does not scroll sideways and shows every column", async () => {
-    const page = await newPage(browser, 1024, 768);
+    const page = await tab.take(1024, 768);
     await page.goto(`${server.url}/conversations`);
     await page.locator('[data-testid="conversation-row"]').first().waitFor();
     expect(await pageOverflow(page)).toBe(0);
     // The last column (archive) is on screen, not behind the table's own scroller.
     const archive = (await page.locator('[data-testid="conversation-row"]').first().locator('[data-testid="archive-toggle"]').boundingBox())!;
     expect(archive.x + archive.width).toBeLessThanOrEqual(1024);
-    await page.close();
   });
 
   it("3: at 390 px the nav folds into a menu and no page scrolls sideways", async () => {
-    const page = await newPage(browser, 390, 844);
+    const page = await tab.take(390, 844);
     for (const path of ["/conversations", `/conversations/${DEMO_IDS.branching}`, `/memories?user=${enc(ANA)}`, `/memories/dashboard?user=${enc(ANA)}`, "/docs/api"]) {
       await page.goto(`${server.url}${path}`);
       await page.locator("h1, h2").first().waitFor();
@@ -67,7 +68,6 @@ describe("issue 11's ten bugs stay fixed", () => {
     await page.locator('[data-testid="nav-menu-button"]').click();
     await page.locator('[data-testid="main-menu"]').getByRole("link", { name: "API docs" }).click();
     await page.waitForURL(/\/docs\/api/);
-    await page.close();
   });
 
   it("4: Merge never asks for a suggestion with an empty id list", async () => {
@@ -95,7 +95,7 @@ describe("issue 11's ten bugs stay fixed", () => {
   });
 
   it("5: a bad ?leaf= says so (once), and a 404 offers no useless retry", async () => {
-    const page = await newPage(browser);
+    const page = await tab.take();
     await page.goto(`${server.url}/conversations/${DEMO_IDS.branching}?leaf=not-a-uuid`);
     const alert = page.getByRole("alert").filter({ hasText: "leaf" }).first();
     await alert.waitFor();
@@ -113,11 +113,10 @@ describe("issue 11's ten bugs stay fixed", () => {
     await gone.waitFor();
     expect(await gone.textContent()).not.toContain("unknown id)");
     expect(await page.getByRole("button", { name: "Try again" }).count()).toBe(0);
-    await page.close();
   });
 
   it("6: switching to learnings.md drops memory.md's preview error", async () => {
-    const page = await newPage(browser);
+    const page = await tab.take();
     // Only this page's preview fails: a chat-less server cannot fail a preview on demand.
     await page.route("**/memory-md/preview", (r) => r.fulfill({ status: 422, contentType: "application/json", body: JSON.stringify({ error: { code: "validation_error", message: "memory.md has no '## Facts' section", details: [] } }) }));
     await page.goto(`${server.url}/memories/markdown?user=${enc(ANA)}`);
@@ -128,11 +127,10 @@ describe("issue 11's ten bugs stay fixed", () => {
     await page.waitForFunction(() => (document.querySelector('[data-testid="md-editor"]') as HTMLTextAreaElement | null)?.getAttribute("aria-label") === "learnings.md");
     expect(await page.getByText("Preview failed").count()).toBe(0);
     expect(await page.getByText("memory.md has no").count()).toBe(0);
-    await page.close();
   });
 
   it("7: a failed undo is shown as a failure", async () => {
-    const page = await newPage(browser);
+    const page = await tab.take();
     await page.goto(`${server.url}/memories?user=${enc(MAX)}`);
     await page.locator('[data-testid="memory-row"]').first().waitFor();
     const [a, b] = await page.locator('[data-testid="memory-row"]').evaluateAll((els) => els.slice(0, 2).map((e) => e.getAttribute("data-id")!));
@@ -150,11 +148,10 @@ describe("issue 11's ten bugs stay fixed", () => {
     expect(msg).toMatch(/Could not undo/);
     expect(msg).not.toMatch(/\(memory_id: /);
     expect(msg).not.toMatch(/1 memories/);
-    await page.close();
   });
 
   it("8: tree and transcript count a turn the same way, in the chosen model's encoding", async () => {
-    const page = await newPage(browser);
+    const page = await tab.take();
     const compare = async () => {
       await page.waitForFunction(() => {
         const turns = [...document.querySelectorAll('[data-testid="transcript-turn"][data-tokens]')];
@@ -180,20 +177,18 @@ describe("issue 11's ten bugs stay fixed", () => {
     await page.waitForFunction(() => document.querySelector('[data-testid="tree-root"]')?.getAttribute("data-encoding") === "cl100k_base");
     await compare();
     expect(await page.locator(`[data-testid="tree-node"][data-id="${off}"]`).getAttribute("data-tokens")).toBe(raw("cl100k_base"));
-    await page.close();
   });
 
   it("9: the conversation page's title names the conversation", async () => {
-    const page = await newPage(browser);
+    const page = await tab.take();
     const name = (await api.get(`/conversations/${DEMO_IDS.branching}`)).body.name as string;
     await page.goto(`${server.url}/conversations/${DEMO_IDS.branching}`);
     await page.waitForFunction((n) => document.title.startsWith(n), name);
     expect(await page.title()).toBe(`${name} · Memscope`);
-    await page.close();
   });
 
   it("10: invalid window inputs are flagged, never silently ignored", async () => {
-    const page = await newPage(browser);
+    const page = await tab.take();
     await page.goto(`${server.url}/conversations/${DEMO_IDS.long}`);
     await page.locator('[data-testid="transcript-turn"]').first().waitFor();
     const max = page.locator('[data-testid="max-token-limit-input"]');
@@ -210,6 +205,5 @@ describe("issue 11's ten bugs stay fixed", () => {
     expect(await page.locator('[data-testid="message-limit-error"]').textContent()).toMatch(/1 or more/);
     await limit.fill("3");
     await page.waitForFunction(() => document.querySelector('[data-testid="stat-message-limit"]')?.textContent?.includes("3"));
-    await page.close();
   });
 });

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { chromium, type Browser } from "playwright-core";
+import { chromium, type Browser, type Page } from "playwright-core";
 
 // Debian's Chromium driven by playwright-core (no browser downloads here). The flags
 // keep Chromium off the network it would otherwise try to reach at start.
@@ -40,6 +40,31 @@ export async function newPage(browser: Browser, width = 1440, height = 900, colo
   const page = await browser.newPage({ viewport: { width, height }, colorScheme });
   page.setDefaultTimeout(20_000);
   return page;
+}
+
+/**
+ * One tab that a file's tests take in turn. A new tab is a new renderer with cold caches (about
+ * 1.5 CPU-seconds each); this one is resized, loses the routes the last test set and starts from
+ * about:blank. The app keeps nothing in storage or cookies on localhost, and every test loads
+ * its page anew. A test that adds listeners (page.on) opens a tab of its own.
+ */
+export function reusedTab(browser: Browser) {
+  let page: Page | null = null;
+  return {
+    async take(width = 1440, height = 900): Promise<Page> {
+      if (!page || page.isClosed()) {
+        page = await newPage(browser, width, height);
+      } else {
+        await page.unrouteAll({ behavior: "ignoreErrors" });
+        await page.setViewportSize({ width, height });
+        await page.goto("about:blank");
+      }
+      return page;
+    },
+    async close() {
+      await page?.close().catch(() => {});
+    },
+  };
 }
 
 /** How far the page scrolls sideways, in px (0 = no horizontal page scroll). */
