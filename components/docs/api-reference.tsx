@@ -1,4 +1,6 @@
-import { fieldRows, paramNotes, typeLabel, type FieldRow, type JsonSchema } from "@/lib/ui/json-schema-summary";
+import { fieldRows, paramNotes, typeLabel, type JsonSchema } from "@/lib/ui/json-schema-summary";
+import { FieldTable } from "./field-table";
+import { ResponseFields } from "./response-fields";
 
 type Param = { name: string; in: string; required: boolean; schema: JsonSchema };
 type Operation = {
@@ -83,14 +85,7 @@ function OperationCard({ op, spec, base }: { op: OperationRef; spec: Operation; 
           />
         )}
         {body && <FieldTable title="Request body (application/json)" rows={bodyRows.length ? bodyRows : [{ name: "(body)", type: typeLabel(body), required: true, notes: [] }]} />}
-        {ok && (
-          <details className="group">
-            <summary className="cursor-pointer text-xs font-semibold tracking-wide text-zinc-500 uppercase select-none dark:text-zinc-400">
-              Response {ok[0]} {responseSchema ? "· fields" : "· no content"}
-            </summary>
-            {responseSchema && <div className="mt-2"><FieldTable rows={fieldRows(responseSchema)} /></div>}
-          </details>
-        )}
+        {ok && <ResponseFields status={ok[0]} rows={responseSchema ? fieldRows(responseSchema) : null} />}
         {errors.length > 0 && (
           <p className="text-xs text-zinc-500 dark:text-zinc-400">
             Errors: <span className="font-mono tabular-nums">{errors.join(", ")}</span> — body{" "}
@@ -99,34 +94,5 @@ function OperationCard({ op, spec, base }: { op: OperationRef; spec: Operation; 
         )}
       </div>
     </section>
-  );
-}
-
-function FieldTable({ title, rows }: { title?: string; rows: FieldRow[] }) {
-  return (
-    <div>
-      {title && <h3 className="mb-1.5 text-xs font-semibold tracking-wide text-zinc-500 uppercase dark:text-zinc-400">{title}</h3>}
-      <div tabIndex={0} role="region" aria-label={title ?? "Fields"} className="overflow-x-auto rounded-md border border-zinc-200 dark:border-zinc-800">
-        <table className="w-full text-left text-[13px]">
-          <tbody className="divide-y divide-zinc-100 dark:divide-zinc-800">
-            {rows.map((r) => (
-              <tr key={r.name} className="align-top">
-                <td className="w-56 px-3 py-1.5 whitespace-nowrap">
-                  <code className="font-mono font-medium">{r.name}</code>
-                  {r.required && <span className="ml-1 text-[10px] font-semibold text-red-600 dark:text-red-400">required</span>}
-                </td>
-                <td className="w-64 px-3 py-1.5">
-                  <code className="font-mono text-[12px] break-words text-indigo-700 dark:text-indigo-300">{r.type}</code>
-                </td>
-                <td className="px-3 py-1.5 text-zinc-600 dark:text-zinc-400">
-                  {r.notes.length > 0 && <span className="text-[12px] tabular-nums">{r.notes.join(" · ")}</span>}
-                  {r.description && <p className="text-[12px]">{r.description}</p>}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-    </div>
   );
 }

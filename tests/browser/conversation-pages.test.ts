@@ -259,6 +259,14 @@ describe("conversation pages in a browser", () => {
     await page.goto(`${server.url}/docs/api`);
     await page.locator('[data-testid="openapi-link"]').waitFor();
     await expect(page.getByText("/conversations/{id}/history").first().isVisible()).resolves.toBe(true);
+    // Response fields are folded, and not even in the document until opened (a CSS locator:
+    // getByRole would skip a table hidden inside a closed <details> anyway).
+    const history = page.locator("section#get-conversations-id-history");
+    const fields = history.locator('[role="region"][aria-label="Fields"]');
+    expect(await fields.count()).toBe(0);
+    await history.locator("summary", { hasText: "Response 200 · fields" }).click();
+    await fields.waitFor();
+    expect(await fields.locator("tr").count()).toBeGreaterThan(1);
     await page.screenshot({ path: screenshotPath("api-docs") });
   });
 });
