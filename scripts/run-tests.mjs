@@ -3,8 +3,8 @@
 //
 // A full run has two Vitest phases. The unit suites need no build, and `next build` leaves
 // about 40 % of a 2-core machine idle (47 CPU-seconds in 42 s, docs/benchmarks.md): so they run
-// while it builds, at a lower priority, and the type check with them. The API and browser
-// suites follow once the build is done. With arguments (`npm test -- tests/api/x.test.ts`)
+// while it builds, at a lower priority (nice 10: the build is what the rest waits for), and the
+// type check with them. The API and browser suites follow once the build is done. With arguments (`npm test -- tests/api/x.test.ts`)
 // there is one phase, after the build, with those arguments.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
@@ -78,7 +78,7 @@ const held = [];
 const phases = [];
 if (fullRun) {
   phases.push(
-    vitest("unit", ["tests/unit/"], { quiet: true, nice: building ? 5 : 0 }).then((r) => {
+    vitest("unit", ["tests/unit/"], { quiet: true, nice: building ? 10 : 0 }).then((r) => {
       if (serversStarted) held.push(r.out);
       else process.stdout.write(r.out);
       return r;
