@@ -12,8 +12,8 @@ import type { SqlRunner } from "./migrations";
 const MIN_ROWS = 5000;
 const SCALE_FACTOR = 0.2;
 const PLANNER_STATS_LOCK = 727276; // LOCK_KEYS.plannerStats in open-database.ts (not imported: no cycle)
-let writtenSinceAnalyze = 0;
-let rowsAtLastAnalyze = 0;
+// Per set of tables: rows written to one set say nothing of another's statistics.
+const counters = new Map<string, { writtenSinceAnalyze: number; rowsAtLastAnalyze: number }>();
 
 /** Rows to write before the next ANALYZE, given the tables' size at the last one. */
 export function analyzeThreshold(rowsAtLast: number): number {
@@ -26,15 +26,18 @@ export function analyzeThreshold(rowsAtLast: number): number {
  * skip (a transaction-scoped try-lock: never waits, released at commit).
  */
 export async function noteBulkWrite(sql: SqlRunner, rows: number, tables: string[]): Promise<void> {
-  writtenSinceAnalyze += rows;
-  if (writtenSinceAnalyze < analyzeThreshold(rowsAtLastAnalyze)) return;
-  writtenSinceAnalyze = 0;
+  const key = tables.join(",");
+  const c = counters.get(key) ?? { writtenSinceAnalyze: 0, rowsAtLastAnalyze: 0 };
+  counters.set(key, c);
+  c.writtenSinceAnalyze += rows;
+  if (c.writtenSinceAnalyze < analyzeThreshold(c.rowsAtLastAnalyze)) return;
+  c.writtenSinceAnalyze = 0;
   await sql.transaction(async (tx) => {
     const [{ ok }] = await tx.query<{ ok: boolean }>(`SELECT pg_try_advisory_xact_lock($1) AS ok`, [PLANNER_STATS_LOCK]);
     if (!ok) return;
     for (const t of tables) await tx.exec(`ANALYZE ${t}`);
     const [{ n }] = await tx.query<{ n: number | null }>(`SELECT sum(reltuples)::float8 AS n FROM pg_class WHERE oid = ANY($1::text[]::regclass[])`, [tables]);
-    rowsAtLastAnalyze = Math.max(0, Number(n) || 0);
+    c.rowsAtLastAnalyze = Math.max(0, Number(n) || 0);
   });
 }
 
