@@ -74,24 +74,31 @@ export function pageOverflow(page: import("playwright-core").Page): Promise<numb
 
 let axeSource: string | undefined;
 
-/** Runs axe-core in the page; returns the serious and critical violations (id, impact, first targets). */
-export async function axeSeriousViolations(page: import("playwright-core").Page): Promise<{ id: string; impact: string; help: string; targets: string[] }[]> {
+/**
+ * Runs axe-core in the page; returns the serious and critical violations (id, impact, first
+ * targets). `rules`: only these axe rules (default: all of them).
+ */
+export async function axeSeriousViolations(
+  page: import("playwright-core").Page,
+  opts: { rules?: string[] } = {},
+): Promise<{ id: string; impact: string; help: string; targets: string[] }[]> {
   axeSource ??= fs.readFileSync(require.resolve("axe-core/axe.min.js"), "utf8"); // read once per file, not per check
   const source = axeSource;
   // Next.js streams a dynamic page's metadata: its <title> can land a moment after the content.
   await page.waitForFunction(() => document.title.length > 0, undefined, { timeout: 10_000 }).catch(() => {});
   if (!(await page.evaluate(() => "axe" in window))) await page.addScriptTag({ content: source });
   const run = () =>
-    page.evaluate(async () => {
+    page.evaluate(async (rules) => {
+      const options = { resultTypes: ["violations"], ...(rules ? { runOnly: { type: "rule", values: rules } } : {}) };
       // @ts-expect-error injected above
-      const r = await window.axe.run(document, { resultTypes: ["violations"] });
+      const r = await window.axe.run(document, options);
       return (r.violations as { id: string; impact: string; help: string; nodes: { target: string[] }[] }[]).map((v) => ({
         id: v.id,
         impact: v.impact,
         help: v.help,
         targets: v.nodes.slice(0, 3).map((n) => n.target.join(" ")),
       }));
-    });
+    }, opts.rules ?? null);
   let result = await run();
   // A page that rewrites its URL as state changes (the inspector) re-renders its metadata, and
   // the <title> can be out of the document for that moment (a CI run caught axe in it). Once
