@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "@/lib/db/open-database";
 import { DATABASE_KINDS } from "../helpers/test-database";
-import { startPgWireServer } from "../helpers/pg-wire-server";
+import { startScratchPostgres } from "../helpers/scratch-postgres";
 import { removeDir, tempDir } from "../helpers/temp-dir";
 
 // Upgrade: a database written by Memscope before projects existed (the main branch at
@@ -84,7 +84,7 @@ for (const kind of DATABASE_KINDS) {
   describe(`upgrade on ${kind}`, () => {
     it("a database written before projects opens with every row in project default, ids kept", { timeout: 300_000 }, async () => {
       const dataDir = tempDir("old-data");
-      const pg = kind === "postgres" ? await startPgWireServer() : null;
+      const pg = kind === "postgres" ? await startScratchPostgres() : null;
       try {
         await seedWithOldCode(pg ? { DATABASE_URL: pg.url } : { MEMSCOPE_DATA_DIR: dataDir }, pg ? null : dataDir);
         const config = pg ? ({ kind: "postgres", url: pg.url } as const) : ({ kind: "pglite", dataDir } as const);
