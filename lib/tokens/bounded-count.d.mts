@@ -5,3 +5,4 @@ export declare function countBounded(
   encodingName: "o200k_base" | "cl100k_base",
 ): { tokens: number; approximate: boolean };
 export declare function hasLongPiece(text: string, encodingName: "o200k_base" | "cl100k_base"): boolean;
+export declare function estimateTokens(text: string): number;

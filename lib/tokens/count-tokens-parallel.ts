@@ -1,6 +1,7 @@
 import os from "node:os";
 import path from "node:path";
 import { Piscina } from "piscina";
+import { estimateTokens } from "./bounded-count.mjs";
 import { countText } from "./count-tokens";
 import { ENCODINGS, type EncodingName } from "./registry";
 
@@ -21,11 +22,19 @@ export type TokenCounts = {
 
 /** Below this many characters in all, a batch is counted inline (a few ms at most). */
 export const INLINE_BELOW_CHARS = 32 * 1024;
-/** A slice that has not finished in this time is stopped and estimated instead (never seen at the linear cost above). */
-const TIME_BOUND_MS = 10_000;
-const TIME_BOUND_MS_PER_MB = 10_000;
-/** The estimate used past the time bound: OpenAI's rule of thumb of about 4 bytes per token. */
-const BYTES_PER_TOKEN_ESTIMATE = 4;
+/**
+ * Counting time a slice may take in its worker (measured there, from when it starts); texts
+ * past it are estimated (bounded-count.mjs `estimateTokens`) and flagged approximate. Never
+ * reached at the linear cost above; a bound, not an expectation.
+ */
+const COUNT_BOUND_MS = 10_000;
+const COUNT_BOUND_MS_PER_MB = 10_000;
+/**
+ * Time a slice may take from the moment it is queued, for a worker that stalls (it never
+ * answers): then the slice is estimated. Generous, since it also holds the pool's queue and a
+ * worker's start (loading tiktoken), which on a loaded machine took over 10 s.
+ */
+const STALL_BOUND_MS = 120_000;
 
 let pool: Piscina | null = null;
 let poolBroken = false;
@@ -91,21 +100,21 @@ function countInline(texts: string[]): TokenCounts {
 }
 
 function estimate(slice: Slice): { tokens: Int32Array; approximate: Uint8Array } {
-  const tokens = Int32Array.from(slice.texts, (t) => Math.ceil(Buffer.byteLength(t) / BYTES_PER_TOKEN_ESTIMATE));
+  const tokens = Int32Array.from(slice.texts, estimateTokens);
   return { tokens, approximate: new Uint8Array(slice.texts.length).fill(1) };
 }
 
-class PoolTimeout extends Error {}
+class PoolStalled extends Error {}
 
 async function runSlice(p: Piscina, slice: Slice, encoding: EncodingName) {
-  const ms = Math.round(TIME_BOUND_MS + (TIME_BOUND_MS_PER_MB * slice.chars) / 1e6);
+  const boundMs = Math.round(COUNT_BOUND_MS + (COUNT_BOUND_MS_PER_MB * slice.chars) / 1e6);
   try {
-    return (await p.run({ texts: slice.texts, encoding }, { signal: AbortSignal.timeout(ms) })) as {
+    return (await p.run({ texts: slice.texts, encoding, boundMs }, { signal: AbortSignal.timeout(STALL_BOUND_MS + boundMs) })) as {
       tokens: Int32Array;
       approximate: Uint8Array;
     };
   } catch (e) {
-    if (e instanceof Error && (e.name === "AbortError" || e.name === "TimeoutError")) throw new PoolTimeout();
+    if (e instanceof Error && (e.name === "AbortError" || e.name === "TimeoutError")) throw new PoolStalled();
     throw e;
   }
 }
@@ -113,7 +122,8 @@ async function runSlice(p: Piscina, slice: Slice, encoding: EncodingName) {
 /**
  * Token counts of every text in both encodings. Batches of INLINE_BELOW_CHARS or more are
  * counted in the worker pool (both encodings and both halves of the batch in parallel); a
- * slice past its time bound is estimated and flagged approximate. `path` says which ran.
+ * slice's texts past its counting bound (or a stalled slice) are estimated and flagged
+ * approximate. `path` says which ran.
  */
 export async function countTextsAllEncodings(texts: string[]): Promise<TokenCounts> {
   const totalChars = texts.reduce((n, t) => n + t.length, 0);
@@ -131,7 +141,7 @@ export async function countTextsAllEncodings(texts: string[]): Promise<TokenCoun
       parts.flatMap((slice) =>
         ENCODINGS.map(async (encoding) => {
           const r = await runSlice(p, slice, encoding).catch((e) => {
-            if (e instanceof PoolTimeout) return estimate(slice);
+            if (e instanceof PoolStalled) return estimate(slice);
             throw e;
           });
           out[encoding].set(r.tokens, slice.start);

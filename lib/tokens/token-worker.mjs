@@ -1,6 +1,6 @@
 // Piscina worker: counts a slice of texts in one encoding (see count-tokens-parallel.ts).
 import { createRequire } from "node:module";
-import { countBounded } from "./bounded-count.mjs";
+import { countBounded, estimateTokens } from "./bounded-count.mjs";
 
 const { get_encoding } = createRequire(import.meta.url)("tiktoken");
 const encoders = new Map();
@@ -14,12 +14,23 @@ function encoder(name) {
   return enc;
 }
 
-/** @param {{ texts: string[], encoding: "o200k_base" | "cl100k_base" }} task */
-export default function countSlice({ texts, encoding }) {
+/**
+ * Counts `texts`; past `boundMs` of counting, the rest are estimated and flagged approximate.
+ * The clock starts here, when the slice runs: a wait in the pool's queue or a worker's start
+ * on a busy machine is not counting time, and must not turn exact counts into estimates.
+ * @param {{ texts: string[], encoding: "o200k_base" | "cl100k_base", boundMs: number }} task
+ */
+export default function countSlice({ texts, encoding, boundMs }) {
+  const until = performance.now() + boundMs;
   const enc = encoder(encoding);
   const tokens = new Int32Array(texts.length);
   const approximate = new Uint8Array(texts.length);
   for (let i = 0; i < texts.length; i++) {
+    if (texts[i] && performance.now() > until) {
+      tokens[i] = estimateTokens(texts[i]);
+      approximate[i] = 1;
+      continue;
+    }
     const r = countBounded(enc, texts[i], encoding);
     tokens[i] = r.tokens;
     approximate[i] = r.approximate ? 1 : 0;

@@ -215,6 +215,19 @@ describe("parallel token counting for imports", () => {
     expect(ticks).toBeGreaterThan(3);
   });
 
+  it("a worker's slice past its counting bound estimates the rest (4 UTF-8 bytes a token), flagged approximate", async () => {
+    const { default: countSlice } = await import("@/lib/tokens/token-worker.mjs");
+    const texts = ["naïve café 東京", "hello there", ""];
+    const exact = countSlice({ texts, encoding: "o200k_base", boundMs: 60_000 });
+    expect([...exact.tokens]).toEqual(texts.map((t) => o200k.encode_ordinary(t).length));
+    expect([...exact.approximate]).toEqual([0, 0, 0]);
+    // The bound is counting time, started when the slice runs: a spent bound estimates every
+    // text (an empty one is still exactly 0).
+    const spent = countSlice({ texts, encoding: "o200k_base", boundMs: -1 });
+    expect([...spent.tokens]).toEqual(texts.map((t) => Math.ceil(Buffer.byteLength(t) / 4)));
+    expect([...spent.approximate]).toEqual([1, 1, 0]);
+  });
+
   it("counts a small batch inline", async () => {
     const { countTextsAllEncodings } = await import("@/lib/tokens/count-tokens-parallel");
     const counts = await countTextsAllEncodings(["hello there", ""]);
