@@ -110,9 +110,18 @@ const tc = await typecheck;
 let passed = 0;
 let failed = 0;
 let skipped = 0;
+// Which tests failed, repeated at the end: CI keeps only the tail of a long log.
+const failures = [];
+const firstLines = (text, n) => String(text ?? "").split("\n").filter((l) => l.trim()).slice(0, n).map((l) => `      ${l.trim().slice(0, 300)}`);
 for (const r of results) {
   try {
     const j = JSON.parse(fs.readFileSync(r.report, "utf8"));
+    for (const s of j.testResults ?? []) {
+      const file = path.relative(process.cwd(), s.name);
+      const failedTests = (s.assertionResults ?? []).filter((a) => a.status === "failed");
+      for (const a of failedTests) failures.push([`  ${file} > ${a.fullName}`, ...firstLines((a.failureMessages ?? []).join("\n"), 6)]);
+      if (s.status === "failed" && failedTests.length === 0) failures.push([`  ${file} (the suite itself)`, ...firstLines(s.message, 6)]);
+    }
     passed += j.numPassedTests;
     // A suite whose setup failed has no failed test of its own: count it once.
     const brokenSuites = (j.testResults ?? []).filter(
@@ -142,6 +151,7 @@ if (fullRun) {
   if (c.status === 0) passed += 1;
   else failed += 1;
 }
+if (failures.length) console.log(`> failed:\n${failures.map((f) => f.join("\n")).join("\n")}`);
 // Issue 14 bounds this whole command's time on CI: say it, just before the last line.
 console.log(`> npm test took ${seconds()} s`);
 console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);
