@@ -112,7 +112,13 @@ let failed = 0;
 let skipped = 0;
 // Which tests failed, repeated at the end: CI keeps only the tail of a long log.
 const failures = [];
-const firstLines = (text, n) => String(text ?? "").split("\n").filter((l) => l.trim()).slice(0, n).map((l) => `      ${l.trim().slice(0, 300)}`);
+const firstLines = (text, n) =>
+  String(text ?? "")
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l && (!l.startsWith("at ") || (l.includes("/tests/") && !l.includes("node_modules"))))
+    .slice(0, n)
+    .map((l) => `      ${l.slice(0, 300)}`);
 for (const r of results) {
   try {
     const j = JSON.parse(fs.readFileSync(r.report, "utf8"));
