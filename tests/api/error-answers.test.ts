@@ -5,7 +5,7 @@ import { apiClient } from "../helpers/api-client";
 import { startAppServer, type AppServer } from "../helpers/app-server";
 import { freePort } from "../helpers/free-port";
 import { startOpenAiStub, type OpenAiStub } from "../helpers/openai-stub";
-import { startScratchPostgres, type ScratchPostgres } from "../helpers/scratch-postgres";
+import { reserveScratchPostgres } from "../helpers/scratch-postgres";
 import { DATABASE_KINDS, openTestDatabase, type TestDatabase } from "../helpers/test-database";
 
 // Error answers that need a broken outside world: a node document at its size limit and a
@@ -223,10 +223,9 @@ describe.each(DATABASE_KINDS)("error answers on %s", (kind) => {
 
 describe("readiness while the database is down", () => {
   it("/ready answers 503 database_unavailable while DATABASE_URL is unreachable, and 200 once it is up", async () => {
-    const port = await freePort();
     // Nothing listens on the port yet: the server starts, and every open attempt is refused.
-    const server = await startAppServer({ databaseUrl: `postgresql://postgres:postgres@127.0.0.1:${port}/postgres?sslmode=disable`, readyStatus: 503 });
-    let pg: ScratchPostgres | undefined;
+    const pg = await reserveScratchPostgres(await freePort());
+    const server = await startAppServer({ databaseUrl: pg.url, readyStatus: 503 });
     try {
       const down = await fetch(`${server.url}/api/v1/ready`);
       expect(down.status).toBe(503);
@@ -234,7 +233,7 @@ describe("readiness while the database is down", () => {
       expect(body.error.code).toBe("database_unavailable");
       expect(body.error.message).toMatch(/ECONNREFUSED|connect/);
       // The next request retries the open: the database coming up is enough.
-      pg = await startScratchPostgres({ port });
+      await pg.listen();
       let status = 0;
       for (let i = 0; i < 120 && status !== 200; i++) {
         status = (await fetch(`${server.url}/api/v1/ready`)).status;
@@ -243,7 +242,7 @@ describe("readiness while the database is down", () => {
       expect(status).toBe(200);
     } finally {
       await server.stop();
-      await pg?.stop();
+      await pg.stop();
     }
   });
 });
