@@ -22,6 +22,11 @@ export default defineConfig({
     execArgv: ["--liftoff-only"],
     // A hang guard, not a speed check: suites start real servers on a shared 2-core machine.
     testTimeout: 120_000,
+    // expect.poll waits for a page or a server to catch up (a click's fetch and render, a job's
+    // next page). Vitest's default of 1 s is tight on a loaded 2-core runner; a poll that passes
+    // returns as soon as it does, so only a failure waits the whole 20 s (as pages' own waits do,
+    // tests/helpers/browser.ts).
+    expect: { poll: { timeout: 20_000 } },
     hookTimeout: 180_000,
     // Server-backed suites start their own Next.js process; keep files apart.
     fileParallelism: true,
