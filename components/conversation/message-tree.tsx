@@ -255,6 +255,9 @@ function TreeCanvas({ conversationId, messages, threadIds, leafId, onSelect, his
 
   // Fit once per conversation, when both the tree and its thread are known; later clicks keep the user's viewport.
   const fittedFor = useRef<string | null>(null);
+  // The same, as state: the root says `data-fitted` once its first view is set, and from then on
+  // only the user moves the viewport (tests wait on it before they read or drag the view).
+  const [fittedId, setFittedId] = useState<string | null>(null);
   useEffect(() => {
     if (!ready || !threadIds.length || !base.length || fittedFor.current === conversationId) return;
     // Marked done inside the frame: the layout changes again as the window arrives (its turns are
@@ -262,6 +265,7 @@ function TreeCanvas({ conversationId, messages, threadIds, leafId, onSelect, his
     const raf = requestAnimationFrame(() => {
       fittedFor.current = conversationId;
       focusThreadEnd(0);
+      setFittedId(conversationId);
     });
     return () => cancelAnimationFrame(raf);
   }, [ready, threadIds, base, conversationId, focusThreadEnd]);
@@ -352,7 +356,7 @@ function TreeCanvas({ conversationId, messages, threadIds, leafId, onSelect, his
   };
 
   return (
-    <div ref={boxRef} className="h-full w-full" onKeyDown={onKeyDown} data-testid="tree-root" data-encoding={encoding}>
+    <div ref={boxRef} className="h-full w-full" onKeyDown={onKeyDown} data-testid="tree-root" data-encoding={encoding} data-fitted={fittedId === conversationId}>
       <div className="pointer-events-none absolute inset-x-2 top-2 bottom-32 z-10 flex flex-col items-stretch gap-1.5">
         <TreeLegend turns={messages.length} threadLength={threadIds.length} folded={layout.hiddenIn.size} />
         <BranchList leaves={full.leaves} selected={selectedLeaf} onJump={jumpToLeaf} />

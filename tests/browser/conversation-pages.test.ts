@@ -68,6 +68,8 @@ describe("conversation pages in a browser", () => {
     const offThread = demoId(1, 3); // an older regeneration of turn 3
     await page.waitForFunction((id) => document.querySelector(`[data-testid="tree-node"][data-id="${id}"]`)?.getAttribute("data-in-thread") === "true", newest);
     // The first view frames the thread's end at a readable zoom; "fit view" shows every branch.
+    // Once that first view is set (in a frame of its own): a later one would undo the fit.
+    await page.locator('[data-testid="tree-root"][data-fitted="true"]').waitFor();
     await page.locator(".react-flow__controls-fitview").click();
     await page.locator(`[data-testid="tree-node"][data-id="${offThread}"]`).waitFor();
     expect(await inThread(offThread)).toBe("false");
@@ -141,6 +143,10 @@ describe("conversation pages in a browser", () => {
     await page.locator('[data-testid="transcript-turn"]').first().waitFor();
     // Only the visible part of the tree is in the DOM.
     expect(await page.locator('[data-testid="tree-node"]').count()).toBeLessThan(500);
+    // The first view is set in a frame of its own, possibly after the nodes show: a drag begun
+    // before it would be measured against a view that then jumps.
+    await page.locator('[data-testid="tree-root"][data-fitted="true"]').waitFor();
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
 
     const pane = page.locator(".react-flow__pane");
     const box = (await pane.boundingBox())!;
@@ -179,6 +185,7 @@ describe("conversation pages in a browser", () => {
     expect(await leaf.getAttribute("data-leaf")).toBe("true");
 
     // Readable at the first zoom: the label is drawn at 12.6 px or more, and the leaf is in view.
+    await page.locator('[data-testid="tree-root"][data-fitted="true"]').waitFor();
     const zoom = async () => Number(/scale\(([\d.]+)\)/.exec(await page.locator(".react-flow__viewport").evaluate((e) => (e as HTMLElement).style.transform))![1]);
     await expect.poll(zoom).toBeGreaterThanOrEqual(0.9);
     const label = await leaf.locator("span").first().evaluate((e) => ({ size: parseFloat(getComputedStyle(e).fontSize), h: e.getBoundingClientRect().height }));

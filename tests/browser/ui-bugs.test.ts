@@ -171,6 +171,8 @@ describe("issue 11's ten bugs stay fixed", () => {
     await page.locator('[data-testid="transcript-turn"][data-tokens]').first().waitFor();
     await compare();
     // The first view frames the thread's end at a readable zoom; "fit view" brings the older regeneration in.
+    // Once that first view is set (in a frame of its own): a later one would undo the fit.
+    await page.locator('[data-testid="tree-root"][data-fitted="true"]').waitFor();
     await page.locator(".react-flow__controls-fitview").click();
     expect(await page.locator(`[data-testid="tree-node"][data-id="${off}"]`).getAttribute("data-tokens")).toBe(raw("o200k_base"));
     await page.locator('[data-testid="model-select"]').selectOption("gpt-3.5-turbo");
