@@ -31,13 +31,13 @@ describe("conversation pages in a browser", () => {
     await page.goto(`${server.url}/conversations`);
     await page.locator('[data-testid="conversation-row"]').first().waitFor();
     expect(await page.locator('[data-testid="conversation-row"]').count()).toBeGreaterThanOrEqual(6);
-    await expect(page.getByText("Trip companion: 640 turns").isVisible()).resolves.toBe(true);
+    await page.getByText("Trip companion: 640 turns").waitFor();
     await page.screenshot({ path: screenshotPath("conversations-list") });
 
     await page.keyboard.press("/");
     await page.keyboard.type("Legacy");
     await page.waitForFunction(() => document.querySelectorAll('[data-testid="conversation-row"]').length === 1);
-    await expect(page.getByText("Legacy import (null and UUID_NIL parents)").isVisible()).resolves.toBe(true);
+    await page.getByText("Legacy import (null and UUID_NIL parents)").waitFor();
 
     // Status filter: toggle buttons in a labelled group; the arrow keys move along it.
     await page.locator('[data-testid="conversation-search"]').fill("");
@@ -50,7 +50,7 @@ describe("conversation pages in a browser", () => {
       const rows = document.querySelectorAll('[data-testid="conversation-row"]');
       return rows.length === 1 && rows[0].textContent?.includes("Old refactor session");
     });
-    await expect(page.getByText("Old refactor session").isVisible()).resolves.toBe(true);
+    await page.getByText("Old refactor session").waitFor();
     await page.waitForFunction(() => location.search.includes("status=archived"));
     await page.keyboard.press("ArrowLeft");
     await page.keyboard.press("Enter");
@@ -96,7 +96,7 @@ describe("conversation pages in a browser", () => {
     await page.waitForFunction(() => document.querySelector('[data-testid="budget-bar"]')?.getAttribute("data-limit") === "600");
     await page.waitForFunction(() => document.querySelectorAll('[data-testid="transcript-turn"][data-dropped="true"]').length > 0);
     const droppedSmall = await droppedTurns();
-    expect(await page.locator('[data-testid="window-start-marker"]').isVisible()).toBe(true);
+    await page.locator('[data-testid="window-start-marker"]').waitFor();
     const used = Number(await page.locator('[data-testid="budget-bar"]').getAttribute("data-used"));
     expect(used).toBeGreaterThan(0);
     expect(used).toBeLessThanOrEqual(600);
@@ -265,7 +265,7 @@ describe("conversation pages in a browser", () => {
   it("renders the API reference", async () => {
     await page.goto(`${server.url}/docs/api`);
     await page.locator('[data-testid="openapi-link"]').waitFor();
-    await expect(page.getByText("/conversations/{id}/history").first().isVisible()).resolves.toBe(true);
+    await page.getByText("/conversations/{id}/history").first().waitFor();
     // Response fields are folded, and not even in the document until opened (a CSS locator:
     // getByRole would skip a table hidden inside a closed <details> anyway).
     const history = page.locator("section#get-conversations-id-history");

@@ -64,7 +64,7 @@ describe("issue 11's ten bugs stay fixed", () => {
     await page.goto(`${server.url}/memories?user=${enc(ANA)}`);
     const dash = (await page.getByRole("navigation", { name: "Memories" }).getByRole("link", { name: "Dashboard" }).boundingBox())!;
     expect(dash.x + dash.width).toBeLessThanOrEqual(390);
-    expect(await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "API docs" }).isVisible()).toBe(false);
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "API docs" }).waitFor({ state: "hidden" });
     await page.locator('[data-testid="nav-menu-button"]').click();
     await page.locator('[data-testid="main-menu"]').getByRole("link", { name: "API docs" }).click();
     await page.waitForURL(/\/docs\/api/);
