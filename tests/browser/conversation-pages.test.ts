@@ -228,6 +228,8 @@ describe("conversation pages in a browser", () => {
     await page.goto(`${server.url}/conversations/${DEMO_IDS.long}`);
     await page.locator('[data-testid="tree-node"]').first().waitFor();
     await page.waitForFunction(() => Number(document.querySelector('[data-testid="tree-legend"]')?.getAttribute("data-folded")) > 0);
+    // The jump centres its leaf; a first view set after it would move it away again.
+    await page.locator('[data-testid="tree-root"][data-fitted="true"]').waitFor();
     await page.locator('[data-testid="branch-list-toggle"]').click();
     const items = page.locator('[data-testid="branch-item"]');
     await items.first().waitFor();
