@@ -86,7 +86,7 @@ export function buildOpenApi() {
       schemas: { Error: schema(ZErrorBody, "output") },
       securitySchemes: {
         bearer: { type: "http", scheme: "bearer", description: "An API key (or MEMSCOPE_API_KEY, the bootstrap key)." },
-        session: { type: "apiKey", in: "cookie", name: "better-auth.session_token", description: "A signed-in member's session (same-origin requests only)." },
+        session: { type: "apiKey", in: "cookie", name: "memscope.session_token", description: "A signed-in member's session (same-origin requests only; `__Secure-memscope.session_token` when MEMSCOPE_PUBLIC_URL is https)." },
       },
     },
     paths,
