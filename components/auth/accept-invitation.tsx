@@ -4,16 +4,15 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { Button } from "@/components/ui/button";
+import type { InvitationLinkView } from "@/lib/auth/invitations";
 import { authCall, AuthCallError, useAuthState, useResetAfterAuthChange } from "./auth-client";
 import { AuthCard, Field, FormError } from "./field";
-
-type Invitation = { email: string; role: string | null; projectName?: string; hasAccount: boolean };
 
 export function AcceptInvitation({ id }: { id: string }) {
   const router = useRouter();
   const reset = useResetAfterAuthChange();
   const state = useAuthState();
-  const inv = useQuery({ queryKey: ["invitation", id], queryFn: () => authCall<Invitation>("GET", `/invitation/${encodeURIComponent(id)}`) });
+  const inv = useQuery({ queryKey: ["invitation", id], queryFn: () => authCall<InvitationLinkView>("GET", `/invitation/${encodeURIComponent(id)}`) });
   const [error, setError] = useState<AuthCallError | null>(null);
   const [busy, setBusy] = useState(false);
 
@@ -44,7 +43,7 @@ export function AcceptInvitation({ id }: { id: string }) {
 
   const d = inv.data;
   return (
-    <AuthCard title={`Join ${d.projectName ?? "the project"}`} subtitle={`As ${d.role ?? "viewer"}, for ${d.email}.`}>
+    <AuthCard title={`Join ${d.projectName}`} subtitle={`As ${d.role ?? "viewer"}, for ${d.email}.`}>
       {d.hasAccount && !signedIn ? (
         <p className="text-sm text-zinc-600 dark:text-zinc-400">
           {d.email} has an account. <Link href={`/sign-in?next=/invite/${encodeURIComponent(id)}`} className="font-medium text-indigo-700 underline dark:text-indigo-300">Sign in</Link> and open this link again.

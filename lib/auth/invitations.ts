@@ -12,7 +12,14 @@ import { strongestRole, type Role } from "./roles";
 const WEEK_MS = 7 * 24 * 3600 * 1000;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-export type InvitationSummary = { id: string; email: string; role: Role | null; status: string; expiresAt: string; createdAt: string; projectId: string; projectName?: string };
+export type InvitationSummary = { id: string; email: string; role: Role | null; status: string; expiresAt: string; createdAt: string; projectId: string };
+
+/**
+ * What the accept page shows whoever holds a link: the address it is for (the account it makes
+ * or needs), the project's name and role, and whether that address has an account (sign in, or
+ * choose a password). Nothing else: no project id, inviter or dates, since links travel by chat and mail.
+ */
+export type InvitationLinkView = { email: string; role: Role | null; projectName: string; hasAccount: boolean };
 
 export function parseEmail(value: unknown): string {
   const email = typeof value === "string" ? value.trim().toLowerCase() : "";
@@ -57,9 +64,17 @@ export async function cancelInvitation(prisma: PrismaClient, projectId: string, 
 
 /** An open invitation by its link id, or 404 (used, cancelled, expired and unknown look alike). */
 export async function findOpenInvitation(prisma: PrismaClient, id: string): Promise<InvitationSummary> {
-  const row = await prisma.invitation.findFirst({ where: { id, status: "pending", expiresAt: { gt: new Date() } }, include: { organization: true } });
+  const row = await prisma.invitation.findFirst({ where: { id, status: "pending", expiresAt: { gt: new Date() } } });
   if (!row) throw notFound("Invitation", id);
-  return { ...summarize(row), projectName: row.organization.name };
+  return summarize(row);
+}
+
+/** The accept page's view of an open link, or the 404 findOpenInvitation gives. */
+export async function viewInvitationLink(prisma: PrismaClient, id: string): Promise<InvitationLinkView> {
+  const row = await prisma.invitation.findFirst({ where: { id, status: "pending", expiresAt: { gt: new Date() } }, include: { organization: { select: { name: true } } } });
+  if (!row) throw notFound("Invitation", id);
+  const account = await prisma.user.findUnique({ where: { email: row.email }, select: { id: true } });
+  return { email: row.email, role: row.role ? strongestRole(row.role) : null, projectName: row.organization.name, hasAccount: !!account };
 }
 
 export async function hasOpenInvitation(prisma: PrismaClient, email: string): Promise<boolean> {

@@ -1,21 +1,20 @@
 import { getAuth } from "@/lib/auth/auth";
 import { authRoute, jsonBody, projectCookie, withCookiesOf } from "@/lib/auth/auth-route";
 import { validateNewAccount } from "@/lib/auth/first-admin";
-import { acceptInvitation, findOpenInvitation } from "@/lib/auth/invitations";
+import { acceptInvitation, findOpenInvitation, viewInvitationLink } from "@/lib/auth/invitations";
 import { requestOrigin } from "@/lib/auth/same-origin";
 import { getDb } from "@/lib/db/get-db";
 import { ConflictError, ForbiddenError } from "@/lib/errors/domain-errors";
 
 export const dynamic = "force-dynamic";
 
-// An invitation link: GET shows what it is for; POST accepts it, signed in as the invited
+// An invitation link: GET shows what the accept page needs (lib/auth/invitations.ts,
+// viewInvitationLink); POST accepts it, signed in as the invited
 // address, or creating that account ({name, password}) and signing it in.
 
 export const GET = authRoute(async (_req, params) => {
   const db = await getDb();
-  const inv = await findOpenInvitation(db.prisma, params.id);
-  const hasAccount = !!(await db.prisma.user.findUnique({ where: { email: inv.email }, select: { id: true } }));
-  return Response.json({ ...inv, hasAccount });
+  return Response.json(await viewInvitationLink(db.prisma, params.id));
 });
 
 export const POST = authRoute(async (req, params) => {
