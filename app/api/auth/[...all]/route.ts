@@ -1,6 +1,8 @@
 import { toNextJsHandler } from "better-auth/next-js";
 import { getAuth } from "@/lib/auth/auth";
+import { refuseShutAuthEndpoint } from "@/lib/auth/auth-endpoint-policy";
 
-// better-auth's own endpoints (sign-in, sign-up, sign-out, sessions, organizations, keys).
+// better-auth's own endpoints, only those the pages use (sign-in, sign-out, single sign-on,
+// password change: lib/auth/auth-endpoint-policy.ts); every other path answers 404.
 // The instance needs the database, which opens lazily: build it on the first request.
-export const { GET, POST, PATCH, PUT, DELETE } = toNextJsHandler(async (req: Request) => (await getAuth()).handler(req));
+export const { GET, POST, PATCH, PUT, DELETE } = toNextJsHandler(async (req: Request) => refuseShutAuthEndpoint(req) ?? (await getAuth()).handler(req));
