@@ -6,6 +6,8 @@ import type { ConversationCreate, ConversationListQuery, ConversationPatch } fro
 import { serializeConversation } from "./serialize-conversation";
 
 // Every function takes the project it acts for: a conversation of another project is not found.
+// Ids are unique per project (the primary key is (project_id, id)): a client-chosen id that
+// another project holds is as free here as one nobody holds.
 
 export async function createConversation(prisma: PrismaClient, projectId: string, input: ConversationCreate) {
   try {
@@ -45,7 +47,7 @@ export async function getConversation(prisma: PrismaClient, projectId: string, i
 export async function updateConversation(prisma: PrismaClient, projectId: string, id: string, patch: ConversationPatch) {
   await requireConversation(prisma, projectId, id);
   const row = await prisma.conversation.update({
-    where: { id },
+    where: { projectId_id: { projectId, id } },
     data: { ...(patch.name !== undefined ? { name: patch.name } : {}), ...(patch.status ? { status: patch.status } : {}) },
   });
   return serializeConversation(row);
@@ -54,7 +56,7 @@ export async function updateConversation(prisma: PrismaClient, projectId: string
 /** Soft delete: the row and its messages stay, hidden from every read. */
 export async function deleteConversation(prisma: PrismaClient, projectId: string, id: string) {
   await requireConversation(prisma, projectId, id);
-  await prisma.conversation.update({ where: { id }, data: { deletedAt: new Date() } });
+  await prisma.conversation.update({ where: { projectId_id: { projectId, id } }, data: { deletedAt: new Date() } });
 }
 
 export async function listConversations(prisma: PrismaClient, projectId: string, q: ConversationListQuery) {

@@ -28,9 +28,11 @@ import { emptyCounts, type ImportConversation, type ImportCounts, type ImportMem
 // conversations while the previous chunk is written.
 //
 // Ids: a source's ids are kept (Dify's message and conversation ids, so parents stay
-// parents) unless another project already holds them (the same file imported into a
-// second project): then that conversation's ids, and its parents, become ids derived from
-// the project and the source id, the same on every run, so re-runs still find them.
+// parents). Ids are unique per project (migration 20261125000000_project_scoped_ids), so
+// the same file imported into a second project keeps them there too, and nothing of the
+// import depends on what other projects hold. Conversations imported before that, while ids
+// were unique across projects, may have ids derived from the project and the source id
+// (their external id's local id says so): their new turns get derived ids again.
 
 export const MAX_PROBLEMS = 50;
 const CHUNK_TURNS = 4000;
@@ -123,22 +125,20 @@ export class ImportRun {
   private async prepare(source: string, chunk: ImportConversation[]): Promise<{ plans: Plan[]; counts: TokenCounts | null }> {
     const projectId = this.sql.projectId;
     const known = await this.knownIds(source, "conversation", chunk.map((c) => c.externalId));
-    // Conversation and message ids are primary keys across projects, so these two lookups
-    // see every project: only to tell "taken here" (a problem) from "taken elsewhere" (new ids).
+    // Which of the ids this project holds already (ids are unique per project: other projects' rows do not count).
     const newIds = chunk.filter((c) => !known.has(c.externalId)).map((c) => c.id);
-    const takenConv = await this.owners("conversations", newIds);
-    const takenTurn = await this.owners("messages", chunk.flatMap((c) => c.turns.map((t) => t.id)));
-    const elsewhere = (owner: string | undefined) => owner !== undefined && owner !== projectId;
+    const takenConv = await this.held("conversations", newIds);
+    const takenTurn = await this.held("messages", chunk.flatMap((c) => c.turns.map((t) => t.id)));
 
     const local = chunk.map((conv) => {
       const localId = known.get(conv.externalId);
-      // Known: it was given new ids when its local id is not the source's. New: when another project holds any of its ids.
-      const remap = localId ? localId !== conv.id : elsewhere(takenConv.get(conv.id)) || conv.turns.some((t) => elsewhere(takenTurn.get(t.id)));
+      // Known with a local id that is not the source's: imported under derived ids, which its new turns keep.
+      const remap = !!localId && localId !== conv.id;
       return { conv: remap ? remapConversation(conv, projectId, localId) : { ...conv, id: localId ?? conv.id }, isNew: !localId, remap };
     });
     const remappedTurnIds = local.filter((l) => l.remap).flatMap((l) => l.conv.turns.map((t) => t.id));
-    const takenRemapped = await this.owners("messages", remappedTurnIds);
-    const stored = (l: (typeof local)[number], id: string) => (l.remap ? takenRemapped : takenTurn).get(id) === projectId;
+    const takenRemapped = await this.held("messages", remappedTurnIds);
+    const stored = (l: (typeof local)[number], id: string) => (l.remap ? takenRemapped : takenTurn).has(id);
 
     const plans: Plan[] = [];
     for (const l of local) {
@@ -171,7 +171,7 @@ export class ImportRun {
         turns.push(r.data);
         paths.push(t.path ?? `turn ${t.id}`);
       }
-      if (!problem && isNew && takenConv.get(conv.id) === projectId) problem = idTaken(conv);
+      if (!problem && isNew && takenConv.has(conv.id)) problem = idTaken(conv);
       if (!problem && isNew && fresh.length < conv.turns.length) {
         const taken = conv.turns.find((t) => stored(l, t.id))!;
         problem = { record: conv.record, field: `${taken.path ?? "turn"}.id`, message: `message ${taken.id} already exists in another conversation` };
@@ -184,11 +184,11 @@ export class ImportRun {
     return { plans, counts };
   }
 
-  /** Which project holds each of these ids (of conversations or messages), if any. */
-  private async owners(table: "conversations" | "messages", ids: string[]): Promise<Map<string, string>> {
-    if (!ids.length) return new Map();
-    const rows = await this.sql.query<{ id: string; project_id: string }>(`SELECT id, project_id FROM ${table} WHERE id = ANY($1::uuid[])`, [ids]);
-    return new Map(rows.map((r) => [r.id, r.project_id]));
+  /** Which of these ids (of conversations or messages) this project holds. */
+  private async held(table: "conversations" | "messages", ids: string[]): Promise<Set<string>> {
+    if (!ids.length) return new Set();
+    const rows = await this.sql.query<{ id: string }>(`SELECT id FROM ${table} WHERE id = ANY($1::uuid[]) AND project_id = $2`, [ids, this.sql.projectId]);
+    return new Set(rows.map((r) => r.id));
   }
 
   private async writeChunk(source: string, plans: Plan[], counts: TokenCounts | null) {
@@ -295,7 +295,7 @@ export class ImportRun {
           const [row] = await tx.query<{ local_id: string }>(
             `WITH c AS (
                INSERT INTO conversations (id, project_id, app_id, end_user_id, name, mode, model_config, status, created_at, updated_at)
-               VALUES ($1, $11, $2, $3, $4, $5, $6::jsonb, 'active', $7, $7) ON CONFLICT (id) DO NOTHING RETURNING id)
+               VALUES ($1, $11, $2, $3, $4, $5, $6::jsonb, 'active', $7, $7) ON CONFLICT (project_id, id) DO NOTHING RETURNING id)
              INSERT INTO import_external_ids (project_id, source, kind, external_id, local_id, job_id)
              SELECT $11, $8, 'conversation', $9, c.id, $10 FROM c RETURNING local_id`,
             [conv.id, conv.app_id, conv.end_user_id, conv.name, conv.mode, conv.model_config ? JSON.stringify(conv.model_config) : null, createdAt(conv, turns), source, conv.externalId, this.opts.jobId ?? null, tx.projectId],
@@ -422,7 +422,7 @@ class ImportFailure extends Error {
 const idTaken = (conv: ImportConversation): ImportProblem => ({
   record: conv.record,
   field: "id",
-  message: `conversation ${conv.id} already exists in Memscope and was not imported from this source`,
+  message: `conversation ${conv.id} already exists in this project and was not imported from this source`,
 });
 
 /** A domain error's first detail, its turn index mapped back to the record's own path. */

@@ -29,11 +29,10 @@ export async function memoryOrigin(sql: ProjectSql, memoryId: string): Promise<M
         [m.source_message_id, sql.projectId],
       )
     : [];
-  // import_external_ids has no project column; the memory itself was checked above.
   const [imported] = await sql.query<{ job_id: string | null; source: string; external_id: string; label: string | null; created_at: Date | string }>(
     `SELECT x.job_id, x.source, x.external_id, j.label, x.created_at
-       FROM import_external_ids x LEFT JOIN import_jobs j ON j.id = x.job_id AND j.project_id = $2
-      WHERE x.local_id = $1 AND x.kind = 'memory'
+       FROM import_external_ids x LEFT JOIN import_jobs j ON j.id = x.job_id AND j.project_id = x.project_id
+      WHERE x.local_id = $1 AND x.project_id = $2 AND x.kind = 'memory'
       ORDER BY x.created_at LIMIT 1`,
     [memoryId, sql.projectId],
   );

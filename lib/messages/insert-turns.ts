@@ -218,9 +218,9 @@ export async function insertTurns(
     );
     if (!conv.length) throw notFound("Conversation", conversationId);
 
-    // Message ids are unique across projects (the primary key): an id another project
-    // holds is taken here too, so this one check is not filtered by project.
-    const existing = await tx.query<{ id: string }>(`SELECT id FROM messages WHERE id = ANY($1::uuid[])`, [ids]);
+    // Message ids are unique per project (the primary key is (project_id, id)): an id that
+    // another project holds is free here, and answers exactly as a fresh one.
+    const existing = await tx.query<{ id: string }>(`SELECT id FROM messages WHERE id = ANY($1::uuid[]) AND project_id = $2`, [ids, tx.projectId]);
     if (existing.length) {
       const taken = new Set(existing.map((r) => r.id));
       throw conflict(

@@ -132,7 +132,7 @@ export async function addNodeTurn(sql: ProjectSql, conversationId: string, nodeI
       : await sql.query<Row>(
           `INSERT INTO node_memories (conversation_id, node_id, app_id, version, document, message_count, token_count, project_id)
            VALUES ($1, $2, $6, 1, $3::jsonb, $4, $5, $7)
-           ON CONFLICT (conversation_id, node_id) DO NOTHING
+           ON CONFLICT (project_id, conversation_id, node_id) DO NOTHING
         RETURNING ${COLUMNS}`,
           [...params, appId, sql.projectId],
         );
