@@ -9,7 +9,7 @@ const ZId = z.string().trim().min(1).max(200);
 
 export const ZConversationCreate = z
   .object({
-    id: z.uuid().optional().describe("Keep an existing id (imports); generated when omitted."),
+    id: z.uuid().optional().describe("Keep an existing id (imports); generated when omitted. Unique within the project (409 when this project has it); other projects' ids do not count."),
     app_id: ZId,
     end_user_id: ZId.nullish(),
     name: z.string().max(500).default(""),

@@ -28,7 +28,7 @@ const MAX_TEXT = 200_000;
 
 export const ZTurnInput = z
   .object({
-    id: z.uuid().optional(),
+    id: z.uuid().optional().describe("Generated when omitted. Unique within the project (409 when this project has it); other projects' ids do not count."),
     parent_message_id: ZParentId.optional().describe(
       "Omitted: under the newest turn. null or \"\": a new root. UUID_NIL: Dify's 'previous row'.",
     ),

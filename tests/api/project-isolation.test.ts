@@ -9,7 +9,8 @@ import { DATABASE_KINDS, startAppOn } from "../helpers/test-database";
 // default: every operation is sent with B's key, with A's real ids in the path and in a
 // body built from the operation's own schema. Operations on an id of A answer 404; any
 // operation B may do in its own namespace (a user's list, a search, a new conversation)
-// answers without a trace of A's rows; and afterwards nothing of A has changed.
+// answers without a trace of A's rows; and afterwards nothing of A has changed. A's data is
+// made once (beforeAll) and only read by the tests; each test makes a fresh project B of its own.
 
 
 type Schema = Record<string, any>;
@@ -18,11 +19,10 @@ type Op = { method: string; path: string; op: Schema };
 describe.each(DATABASE_KINDS)("project isolation, on %s", (kind) => {
   let app: AppServer;
   let keyA = "";
-  let keyB = "";
+  let owner: Awaited<ReturnType<typeof signInOwner>>;
   let ops: Op[] = [];
   // A's real ids and texts: none may reach B.
   const a = { user: "", conversation: "", message: "", memory: "", other: "", relation: "", item: "", batch: "", node: "isolation-node", contents: [] as string[] };
-  let before: string[] = [];
 
   const call = async (key: string, method: string, path: string, body?: unknown) => {
     const r = await fetch(`${app.url}/api/v1${path}`, {
@@ -60,11 +60,8 @@ describe.each(DATABASE_KINDS)("project isolation, on %s", (kind) => {
 
   beforeAll(async () => {
     app = await startAppOn(kind, { seed: true, env: OWNER_ENV });
-    const owner = await signInOwner(app.url);
-    const all = ["read", "write", "admin"];
-    keyA = await owner.key("a-all", all);
-    const b = await owner.post("/projects", { name: "Project B" });
-    keyB = await owner.key("b-all", all, b.id);
+    owner = await signInOwner(app.url);
+    keyA = await owner.key("a-all", ["read", "write", "admin"]);
 
     // A's data: the demo conversations and memories, plus a relation, a node memory, a
     // bulk batch and an open review item made here so that every kind of id exists.
@@ -94,9 +91,14 @@ describe.each(DATABASE_KINDS)("project isolation, on %s", (kind) => {
         ops.push({ method: method.toUpperCase(), path, op });
       }
     }
-    before = await snapshotA();
   }, 240_000);
   afterAll(() => app?.stop());
+
+  /** A new, empty project B and its key (named b-all, with every scope). */
+  const newProjectB = async () => {
+    const b = await owner.post("/projects", { name: "Project B" });
+    return owner.key("b-all", ["read", "write", "admin"], b.id);
+  };
 
   /** A's id for a path parameter (user_id is a name, not an id: B has its own namespace of users). */
   const pathValue = (path: string, name: string): string => {
@@ -156,6 +158,7 @@ describe.each(DATABASE_KINDS)("project isolation, on %s", (kind) => {
   });
 
   it("B's lists, pickers, search and exports hold none of A's rows", async () => {
+    const keyB = await newProjectB();
     const user = encodeURIComponent(a.user);
     for (const path of [
       "/conversations?limit=200",
@@ -172,7 +175,7 @@ describe.each(DATABASE_KINDS)("project isolation, on %s", (kind) => {
       expect(r.status, path).toBe(200);
       expect(leaks(r.text), path).toEqual([]);
     }
-    // B has written nothing yet (this runs first): its project is empty.
+    // B has written nothing: its project is empty.
     expect((await call(keyB, "GET", "/conversations?limit=200")).json.data).toEqual([]);
     expect((await call(keyB, "GET", "/memory-users")).json.data).toEqual([]);
     expect((await call(keyB, "GET", "/conversations/facets")).json).toEqual({ apps: [], users: [] });
@@ -181,7 +184,9 @@ describe.each(DATABASE_KINDS)("project isolation, on %s", (kind) => {
     expect(search.json.data).toEqual([]);
   });
 
-  it("B's key: 404 for every operation on an id of A, and nothing of A in any other answer", async () => {
+  it("B's key: 404 for every operation on an id of A, nothing of A in any other answer, and nothing of A changed", async () => {
+    const keyB = await newProjectB();
+    const before = await snapshotA();
     const wrong: string[] = [];
     let notFound = 0;
     for (const { method, path, op } of ops) {
@@ -205,13 +210,12 @@ describe.each(DATABASE_KINDS)("project isolation, on %s", (kind) => {
     expect(wrong).toEqual([]);
     // Most operations on ids really reached their lookup (not refused on the body first).
     expect(notFound).toBeGreaterThanOrEqual(ops.filter((o) => /\{(?!user_id)\w+\}/.test(o.path)).length - 6);
-  });
-
-  it("nothing of A changed, and A still reads all of it", async () => {
+    // Nothing of A changed, and A still reads all of it.
     expect(await snapshotA()).toEqual(before);
   });
 
   it("what B writes lands in B: A's key gets 404 for it and A's lists do not show it", async () => {
+    const keyB = await newProjectB();
     const conv = (await call(keyB, "POST", "/conversations", { app_id: "b-app", end_user_id: a.user, name: "B's own conversation" })).json;
     const saved = (await call(keyB, "POST", `/users/${encodeURIComponent(a.user)}/memories`, { memory_type: "fact", content: "Only project B knows this" })).json;
     expect(saved.id).toBeTruthy();
@@ -226,7 +230,10 @@ describe.each(DATABASE_KINDS)("project isolation, on %s", (kind) => {
   });
 
   it("history names who made each change: the API key's name", async () => {
-    const hist = (await call(keyB, "GET", `/memories/${(await call(keyB, "GET", `/users/${encodeURIComponent(a.user)}/memories?limit=1`)).json.data[0].id}/history`)).json;
+    const keyB = await newProjectB();
+    const saved = await call(keyB, "POST", `/users/${encodeURIComponent(a.user)}/memories`, { memory_type: "fact", content: "B's key wrote this" });
+    expect(saved.status).toBe(201);
+    const hist = (await call(keyB, "GET", `/memories/${saved.json.id}/history`)).json;
     expect(hist.data.at(-1)).toMatchObject({ event_type: "create", actor: "api", actor_label: "API key b-all" });
   });
 });
