@@ -92,6 +92,7 @@ for (const kind of DATABASE_KINDS) {
         // What the old code wrote, read without migrating.
         const before = await openDatabase(config, { migrate: false });
         const oldIds = await before.sql.query<{ id: string }>(`SELECT id FROM memories ORDER BY id`);
+        const oldTurns = await before.sql.query(`SELECT id, conversation_id, parent_message_id, tree_parent_id FROM messages ORDER BY id`);
         const oldCounts: Record<string, number> = {};
         for (const t of TABLES) oldCounts[t] = (await before.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${t}"`))[0].n;
         const hasProjectCol = await before.sql.query(`SELECT 1 FROM information_schema.columns WHERE table_name = 'memories' AND column_name = 'project_id'`);
@@ -112,6 +113,8 @@ for (const kind of DATABASE_KINDS) {
             expect(rows.every((r) => r.project_id === "default")).toBe(true);
           }
           expect(await db.sql.query(`SELECT id FROM memories ORDER BY id`)).toEqual(oldIds);
+          // Turns keep their ids, conversations and parents (keys are per project since 20261125000000_project_scoped_ids).
+          expect(await db.sql.query(`SELECT id, conversation_id, parent_message_id, tree_parent_id FROM messages ORDER BY id`)).toEqual(oldTurns);
           // The app's own reads still see the data.
           expect(await db.prisma.conversation.count({ where: { projectId: "default" } })).toBe(oldCounts.conversations);
         } finally {
