@@ -4,9 +4,12 @@
 // A small HTTP server in front of Next.js answers what Next.js itself fails on with a
 // plain-text 500: methods it cannot turn into a web Request (TRACE, TRACK, CONNECT) get a
 // JSON 405, and a path with malformed percent-encoding (on any page, not only the API) a 400.
+// It also tells the app who the client is (x-memscope-client-address: the socket's peer, or
+// what a proxy listed in MEMSCOPE_TRUSTED_PROXIES forwards), which the rate limits key on.
 import { existsSync } from "node:fs";
 import http from "node:http";
 import next from "next";
+import { CLIENT_ADDRESS_HEADER, clientAddress, parseTrustedProxies } from "./client-address.mjs";
 
 const distDir = process.env.MEMSCOPE_NEXT_DIST_DIR || ".next";
 if (!existsSync(`${distDir}/BUILD_ID`)) {
@@ -21,6 +24,13 @@ const port = Number(process.env.PORT || 3000);
 // server refuses a non-local HOST (lib/auth/start-rules.ts).
 const hostname = process.env.HOST || "127.0.0.1";
 const UNSUPPORTED = new Set(["TRACE", "TRACK", "CONNECT"]);
+let trustedProxies;
+try {
+  trustedProxies = parseTrustedProxies(process.env.MEMSCOPE_TRUSTED_PROXIES);
+} catch (e) {
+  console.error(`[memscope] refusing to start: ${e.message}`);
+  process.exit(1);
+}
 
 // Where in-process callers (the MCP endpoint's tools) reach this server's own API.
 const loopback = !hostname || ["0.0.0.0", "::", "localhost", "127.0.0.1"].includes(hostname);
@@ -62,6 +72,9 @@ const server = http.createServer((req, res) => {
     refuse(res, 400, "invalid_path", "The path has malformed percent-encoding", "path");
     return;
   }
+  // The app reads the client's address from this header only: drop whatever the client put
+  // there, then name the socket's peer (or the client a trusted proxy names, client-address.mjs).
+  req.headers[CLIENT_ADDRESS_HEADER] = clientAddress(req.socket.remoteAddress, req.headers["x-forwarded-for"], trustedProxies);
   handle(req, res);
 });
 server.listen(port, hostname, () => {
