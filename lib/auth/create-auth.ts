@@ -8,6 +8,9 @@ import type { PrismaClient } from "../generated/prisma/client";
 import { accessControl, roleDefinitions } from "./roles";
 import { readOidcConfig } from "./oidc-config";
 import { APIError } from "better-auth/api";
+import { CLIENT_ADDRESS_HEADER } from "./client-address";
+import { serverHosts, serverOrigins } from "./server-origins";
+import { signInThrottleHooks } from "./sign-in-throttle";
 
 // The better-auth instance: accounts (email + password, optional OIDC), projects
 // (organizations) with roles, and project API keys. No HTTP or Next.js here so
@@ -26,10 +29,15 @@ export function createAuth(prisma: PrismaClient, settings: AuthSettings) {
   const env = settings.env ?? process.env;
   const oidc = readOidcConfig(env);
   const https = settings.publicUrl?.startsWith("https://") ?? false;
+  const hosts = serverHosts(env);
   return betterAuth({
     appName: "Memscope",
     secret: settings.secret,
-    ...(settings.publicUrl ? { baseURL: settings.publicUrl } : {}),
+    // Without a public URL, the base URL (links, OIDC callbacks) follows the Host the request
+    // names when it is one this server listens on (lib/auth/server-origins.ts), else the first.
+    baseURL: settings.publicUrl ?? { allowedHosts: hosts, protocol: "http", fallback: `http://${hosts[0]}` },
+    // Cookie-carrying writes must come from a page of ours: exactly these origins.
+    trustedOrigins: serverOrigins({ ...env, MEMSCOPE_PUBLIC_URL: settings.publicUrl }),
     basePath: "/api/auth",
     database: prismaAdapter(prisma, { provider: "postgresql" }),
     telemetry: { enabled: false },
@@ -68,7 +76,18 @@ export function createAuth(prisma: PrismaClient, settings: AuthSettings) {
       },
     },
     session: { expiresIn: 60 * 60 * 24 * 14, updateAge: 60 * 60 * 24 },
+    hooks: signInThrottleHooks(),
+    // better-auth's per-address limits stay on the rest of /api/auth; email sign-in has its
+    // own, per address and account (lib/auth/sign-in-throttle.ts).
+    rateLimit: { customRules: { "/sign-in/email": false } },
     advanced: {
+      // better-auth skips its origin and CSRF checks when TEST is set or NODE_ENV is "test":
+      // an environment must never be able to turn them off.
+      disableOriginCheck: false,
+      disableCSRFCheck: false,
+      // The client address serve.mjs sets (the socket's peer; X-Forwarded-For only from a
+      // MEMSCOPE_TRUSTED_PROXIES proxy), never a header the client writes.
+      ipAddress: { ipAddressHeaders: [CLIENT_ADDRESS_HEADER] },
       useSecureCookies: https,
       defaultCookieAttributes: { httpOnly: true, sameSite: "lax", secure: https },
       cookiePrefix: "memscope",

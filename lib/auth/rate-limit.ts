@@ -37,3 +37,42 @@ export class KeyRateLimiter {
     for (const [k, w] of this.windows) if (now - w.start >= windowMs) this.windows.delete(k);
   }
 }
+
+/**
+ * Failed attempts per key (an address, an address and account) in a fixed window that opens
+ * at the first failure. At `max` failures the key waits for that window to close; successes
+ * are not counted, and `clear` forgets the key (a right password after a typo).
+ */
+export class FailureLimiter {
+  private windows = new Map<string, { start: number; count: number }>();
+
+  constructor(
+    readonly max: number,
+    readonly windowMs: number,
+  ) {}
+
+  /** Seconds the key must wait before its next attempt; 0 when it may try now. */
+  retryAfter(key: string, now = Date.now()): number {
+    const w = this.windows.get(key);
+    if (!w || now - w.start >= this.windowMs || w.count < this.max) return 0;
+    return Math.max(1, Math.ceil((w.start + this.windowMs - now) / 1000));
+  }
+
+  fail(key: string, now = Date.now()): void {
+    let w = this.windows.get(key);
+    if (!w || now - w.start >= this.windowMs) {
+      if (this.windows.size > 10_000) this.prune(now);
+      w = { start: now, count: 0 };
+      this.windows.set(key, w);
+    }
+    w.count++;
+  }
+
+  clear(key: string): void {
+    this.windows.delete(key);
+  }
+
+  private prune(now: number) {
+    for (const [k, w] of this.windows) if (now - w.start >= this.windowMs) this.windows.delete(k);
+  }
+}

@@ -1,19 +1,32 @@
 import "server-only";
 import { getDb } from "../db/get-db";
+import { RateLimitedError } from "../errors/domain-errors";
 import { resolveAccessWith, type Access } from "./access";
 import { getAuth } from "./auth";
-import { KeyRateLimiter } from "./rate-limit";
+import { clientAddressOf } from "./client-address";
+import { FailureLimiter, KeyRateLimiter } from "./rate-limit";
 
 export type { Access } from "./access";
 
 const limiter = new KeyRateLimiter();
 
+/** Wrong bearer tokens per client address: at BEARER_FAILURES a minute, that address waits. */
+export const BEARER_FAILURES = 10;
+const bearerFailures = new FailureLimiter(BEARER_FAILURES, 60_000);
+
 /**
  * The caller's project, scopes and name, or null when the request carries no usable
  * credentials (answer 401). Throws ForbiddenError for 403 (foreign origin), 404 (a project
- * the caller is not in) and 429 (RateLimitedError: Retry-After).
+ * the caller is not in) and 429 (RateLimitedError: Retry-After; a key over its limit, or an
+ * address that sent too many wrong tokens: nobody guesses keys at request speed).
  */
 export async function resolveAccess(req: Request): Promise<Access | null> {
   const [auth, db] = await Promise.all([getAuth(), getDb()]);
-  return resolveAccessWith({ auth, prisma: db.prisma, limiter }, req);
+  if (!req.headers.has("authorization")) return resolveAccessWith({ auth, prisma: db.prisma, limiter }, req);
+  const address = clientAddressOf(req.headers);
+  const wait = bearerFailures.retryAfter(address);
+  if (wait) throw new RateLimitedError(`Too many wrong API keys from this address; retry in ${wait} s`, wait);
+  const access = await resolveAccessWith({ auth, prisma: db.prisma, limiter }, req);
+  if (!access) bearerFailures.fail(address);
+  return access;
 }
