@@ -2,11 +2,17 @@ import { dbSingleton } from "../db/db-singleton";
 import { anyAccountExists } from "./access";
 import { authSingleton } from "./auth-singleton";
 import { ensureAdminFromEnv } from "./first-admin";
-import { startRules } from "./start-rules";
+import { bootstrapKeyProblem, startRules } from "./start-rules";
 
 // Called once at server start (instrumentation.ts): creates the env admin, refuses to
 // serve other machines while nobody would have to sign in, and warns about MEMSCOPE_AUTH=off.
 export async function applyStartRules(env = process.env): Promise<void> {
+  // Before anything is created: a start refused for its key leaves the database as it was.
+  const keyProblem = bootstrapKeyProblem(env);
+  if (keyProblem) {
+    console.error(`[memscope] refusing to start.\n${keyProblem}`);
+    process.exit(1);
+  }
   const db = await dbSingleton();
   const auth = await authSingleton();
   try {

@@ -10,10 +10,25 @@ export function isLocalListen(host: string | undefined): boolean {
   return !host || isLocalHostHeader(host) || host === "::1";
 }
 
+/** A bootstrap key anyone could guess is refused at start: it opens every project's data. */
+export const MIN_BOOTSTRAP_KEY_LENGTH = 32;
+
+/** Why MEMSCOPE_API_KEY cannot be used, or null when it is unset or long enough. */
+export function bootstrapKeyProblem(env: Env): string | null {
+  const key = env.MEMSCOPE_API_KEY?.trim();
+  if (!key || key.length >= MIN_BOOTSTRAP_KEY_LENGTH) return null;
+  return (
+    `MEMSCOPE_API_KEY is ${key.length} characters long; the bootstrap key needs at least ${MIN_BOOTSTRAP_KEY_LENGTH}.\n` +
+    "Generate one with: openssl rand -hex 32"
+  );
+}
+
 export function startRules(opts: { accountExists: boolean; env: Env }): StartVerdict {
   const { env } = opts;
   const host = env.HOST?.trim();
   const warnings: string[] = [];
+  const keyProblem = bootstrapKeyProblem(env);
+  if (keyProblem) return { refuse: keyProblem, warnings, banner: false };
   if (authDisabled(env)) {
     warnings.push(
       `MEMSCOPE_AUTH=off: there is no sign-in and every API call is allowed${isLocalListen(host) ? "" : ` from every machine that reaches ${host}`}. Remove it to turn accounts on.`,
