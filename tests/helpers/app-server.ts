@@ -13,6 +13,15 @@ export type AppServer = { url: string; dataDir: string | null; logs(): string; s
 
 const ROOT = path.resolve(__dirname, "../..");
 
+/** What a server takes from the test process: the system's basics and the test run's own files. */
+const INHERITED = ["PATH", "HOME", "TMPDIR", "TMP", "TEMP", "LANG", "LC_ALL", "TZ", "MEMSCOPE_NEXT_DIST_DIR", "MEMSCOPE_STATUS_LOG"];
+
+function inherited(): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const k of INHERITED) if (process.env[k] !== undefined) out[k] = process.env[k]!;
+  return out;
+}
+
 export async function startAppServer(
   opts: {
     databaseUrl?: string;
@@ -32,8 +41,11 @@ export async function startAppServer(
   const port = await freePort();
   const ownsDir = !opts.databaseUrl && !opts.dataDir;
   const dataDir = opts.databaseUrl ? null : (opts.dataDir ?? (opts.seed && !opts.seedAtStart ? await seededDataDir() : await freshDataDir()));
+  // A clean environment, as a deployment would have: not Vitest's. Vitest sets TEST=true, and
+  // better-auth took that for "skip every origin and CSRF check". Database, key and AI endpoints
+  // come from `opts` only, never from the shell running the tests.
   const env: NodeJS.ProcessEnv = {
-    ...process.env,
+    ...inherited(),
     PORT: String(port),
     NODE_ENV: "production",
     NEXT_TELEMETRY_DISABLED: "1",
@@ -42,20 +54,6 @@ export async function startAppServer(
     MEMSCOPE_CHECK_RESPONSES: "1",
     ...opts.env,
   };
-  // Database, key and AI endpoints come from `opts` only, never from the shell running the tests.
-  for (const k of [
-    "DATABASE_URL",
-    "MEMSCOPE_API_KEY",
-    "MEMSCOPE_EMBEDDINGS_BASE_URL",
-    "MEMSCOPE_EMBEDDINGS_API_KEY",
-    "MEMSCOPE_EMBEDDINGS_MODEL",
-    "MEMSCOPE_EMBEDDINGS_DIMENSIONS",
-    "MEMSCOPE_CHAT_BASE_URL",
-    "MEMSCOPE_CHAT_API_KEY",
-    "MEMSCOPE_CHAT_MODEL",
-  ]) {
-    if (!(opts.env && k in opts.env)) delete env[k];
-  }
   if (opts.databaseUrl) env.DATABASE_URL = opts.databaseUrl;
   else env.MEMSCOPE_DATA_DIR = dataDir!;
 
