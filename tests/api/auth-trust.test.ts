@@ -1,0 +1,217 @@
+import http from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startAppServer, type AppServer } from "../helpers/app-server";
+import { OWNER_ENV, OWNER_PASSWORD, signInOwner } from "../helpers/owner";
+
+// What /api/auth trusts, against the production server: which origins may send cookie-carrying
+// writes, whose address the limits count, and how far a stranger can slow anyone else down.
+// The server is started with TEST=true on purpose: better-auth used to skip every origin and
+// CSRF check when it saw that, and the app must not let any environment turn them off.
+// 127.0.0.1 is a trusted proxy here (MEMSCOPE_TRUSTED_PROXIES), so a test can speak for many
+// clients through X-Forwarded-For; from 127.0.0.2 and up (also this machine, but not listed)
+// the header is only something a client wrote.
+
+type Answer = { status: number; headers: http.IncomingHttpHeaders; json: any };
+
+/** One HTTP request from a chosen local address (Linux answers on all of 127.0.0.0/8). */
+function send(url: string, opts: { method?: string; headers?: Record<string, string>; body?: unknown; from?: string } = {}): Promise<Answer> {
+  const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      url,
+      {
+        method: opts.method ?? (body ? "POST" : "GET"),
+        localAddress: opts.from ?? "127.0.0.1",
+        headers: { ...(body ? { "content-type": "application/json" } : {}), ...opts.headers },
+      },
+      (res) => {
+        let text = "";
+        res.on("data", (d) => (text += d));
+        res.on("end", () => {
+          let json: unknown = null;
+          try {
+            json = JSON.parse(text);
+          } catch {
+            json = text;
+          }
+          resolve({ status: res.statusCode!, headers: res.headers, json });
+        });
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+const cookieOf = (a: Answer) => (a.headers["set-cookie"] ?? []).map((c) => c.split(";")[0]).join("; ");
+
+describe("what /api/auth trusts", () => {
+  let server: AppServer;
+  let port = 0;
+  let owner: Awaited<ReturnType<typeof signInOwner>>;
+
+  beforeAll(async () => {
+    server = await startAppServer({ env: { ...OWNER_ENV, TEST: "true", MEMSCOPE_TRUSTED_PROXIES: "127.0.0.1" } });
+    port = Number(new URL(server.url).port);
+    owner = await signInOwner(server.url);
+  });
+  afterAll(() => server?.stop());
+
+  /** A new member of project default with its own email (an invitation accepted over the API). */
+  async function newMember(email: string): Promise<void> {
+    const inv = await owner.post("/project/invitations", { email, role: "member" });
+    const r = await send(`${server.url}/api/auth/invitation/${inv.id}`, { body: { name: email, password: OWNER_PASSWORD }, headers: { origin: server.url } });
+    expect(r.status, JSON.stringify(r.json)).toBe(201);
+  }
+
+  function signIn(email: string, password: string, opts: { origin?: string; forwardedFor?: string; from?: string } = {}) {
+    const origin = opts.origin ?? server.url;
+    return send(`${server.url}/api/auth/sign-in/email`, {
+      body: { email, password },
+      from: opts.from,
+      headers: { origin, ...(opts.forwardedFor ? { "x-forwarded-for": opts.forwardedFor } : {}) },
+    });
+  }
+
+  it("signs in and out from every origin the server answers at: 127.0.0.1, localhost, [::1]", async () => {
+    await newMember("origins@example.com");
+    for (const host of ["127.0.0.1", "localhost", "[::1]"]) {
+      const origin = `http://${host}:${port}`;
+      const inn = await signIn("origins@example.com", OWNER_PASSWORD, { origin });
+      expect(inn.status, `sign-in from ${origin}: ${JSON.stringify(inn.json)}`).toBe(200);
+      const cookie = cookieOf(inn);
+      const out = await send(`${server.url}/api/auth/sign-out`, { body: {}, headers: { cookie, origin } });
+      expect(out.status, `sign-out from ${origin}`).toBe(200);
+      const session = await send(`${server.url}/api/auth/get-session`, { headers: { cookie } });
+      expect(session.json).toBeNull();
+    }
+    // Another port of this machine is another origin.
+    const other = await signIn("origins@example.com", OWNER_PASSWORD, { origin: `http://127.0.0.1:${port + 1}` });
+    expect(other.status).toBe(403);
+    expect(other.json).toMatchObject({ code: "INVALID_ORIGIN" });
+  });
+
+  it("refuses cookie-carrying writes to /api/auth from another origin or none (CSRF), even with TEST=true", async () => {
+    await newMember("csrf@example.com");
+    const inn = await signIn("csrf@example.com", OWNER_PASSWORD);
+    expect(inn.status).toBe(200);
+    const cookie = cookieOf(inn);
+    // update-user and sign-out are better-auth's own; the project and key endpoints may also be
+    // closed by the app for other reasons (a 404), so for them any refusal is enough here.
+    const writes: [string, unknown, number[]][] = [
+      ["/api/auth/update-user", { name: "renamed by evil" }, [403]],
+      ["/api/auth/sign-out", {}, [403]],
+      ["/api/auth/organization/create", { name: "Evil project", slug: "evil-project" }, [403, 404]],
+      ["/api/auth/organization/set-active", { organizationId: null }, [403, 404]],
+      ["/api/auth/api-key/create", { name: "stolen", organizationId: "default" }, [403, 404]],
+    ];
+    const origins: Record<string, string>[] = [{ origin: "http://evil.example" }, { origin: `http://127.0.0.1:${port + 1}` }, { origin: "null" }, {}];
+    for (const headers of origins) {
+      for (const [path, body, refusals] of writes) {
+        const r = await send(`${server.url}${path}`, { body, headers: { cookie, ...headers } });
+        expect(refusals, `${path} with ${JSON.stringify(headers)}: ${r.status} ${JSON.stringify(r.json)}`).toContain(r.status);
+      }
+    }
+    // Nothing happened: the name, the projects, the keys and the session are as they were.
+    const session = await send(`${server.url}/api/auth/get-session`, { headers: { cookie } });
+    expect(session.json.user).toMatchObject({ email: "csrf@example.com", name: "csrf@example.com" });
+    const orgs = await send(`${server.url}/api/auth/organization/list`, { headers: { cookie } });
+    expect(JSON.stringify(orgs.json)).not.toContain("Evil project");
+    const keys = await send(`${server.url}/api/v1/project/keys`, { headers: { cookie: owner.cookie } });
+    expect(JSON.stringify(keys.json)).not.toContain("stolen");
+    // From our own page, the same cookie may: the refusals above were the origin's doing.
+    const rename = await send(`${server.url}/api/auth/update-user`, { body: { name: "Csrf" }, headers: { cookie, origin: server.url } });
+    expect(rename.status).toBe(200);
+    const out = await send(`${server.url}/api/auth/sign-out`, { body: {}, headers: { cookie, "sec-fetch-site": "same-origin", origin: server.url } });
+    expect(out.status).toBe(200);
+  });
+
+  it("counts sign-in failures by the socket's address: X-Forwarded-For from a client is not read", async () => {
+    await newMember("spoofed@example.com");
+    const statuses: number[] = [];
+    for (let i = 1; i <= 12; i++) {
+      const r = await signIn("spoofed@example.com", "wrong password!!", { from: "127.0.0.2", forwardedFor: `198.51.100.${i}` });
+      statuses.push(r.status);
+    }
+    expect(statuses.slice(0, 10)).toEqual(Array(10).fill(401));
+    expect(statuses.slice(10)).toEqual([429, 429]);
+    const blocked = await signIn("spoofed@example.com", OWNER_PASSWORD, { from: "127.0.0.2", forwardedFor: "198.51.100.200" });
+    expect(blocked.status).toBe(429);
+    expect(Number(blocked.headers["retry-after"])).toBeGreaterThan(0);
+    expect(blocked.json).toMatchObject({ code: "TOO_MANY_SIGN_IN_ATTEMPTS" });
+    // Another machine is not held up by that one's 15 minutes: at most the account's short
+    // back-off (ten failures in a row), then in.
+    const other = await signIn("spoofed@example.com", OWNER_PASSWORD, { from: "127.0.0.3" });
+    if (other.status === 429) {
+      expect(Number(other.headers["retry-after"])).toBeLessThanOrEqual(2);
+      await new Promise((r) => setTimeout(r, Number(other.headers["retry-after"]) * 1000));
+    }
+    expect((await signIn("spoofed@example.com", OWNER_PASSWORD, { from: "127.0.0.3" })).status).toBe(200);
+  });
+
+  it("wrong passwords for a made-up account do not keep anyone else out, on this address or another", async () => {
+    await newMember("bystander@example.com");
+    for (const from of ["127.0.0.4", "127.0.0.4", "127.0.0.4", "127.0.0.4"]) {
+      expect((await signIn("nobody-at-all@example.com", "wrong password!!", { from })).status).toBe(401);
+    }
+    expect((await signIn("bystander@example.com", OWNER_PASSWORD, { from: "127.0.0.4" })).status).toBe(200);
+    expect((await signIn("bystander@example.com", OWNER_PASSWORD, { from: "127.0.0.5" })).status).toBe(200);
+  });
+
+  it("a stranger on many addresses slows an account for a second or so, never on an address it signed in from", async () => {
+    await newMember("target@example.com");
+    const stranger = async (round: number) => {
+      // Ten wrong passwords, each from another address (the first one behind a hop the
+      // client made up: the proxy's own entry, the rightmost, is what counts).
+      for (let i = 1; i <= 10; i++) {
+        const forwardedFor = i === 1 ? `192.0.2.10, 203.0.${round}.1` : `203.0.${round}.${i}`;
+        expect((await signIn("target@example.com", "wrong password!!", { forwardedFor })).status).toBe(401);
+      }
+    };
+    // The member signs in once from home, behind the trusted proxy.
+    expect((await signIn("target@example.com", OWNER_PASSWORD, { forwardedFor: "192.0.2.10" })).status).toBe(200);
+
+    await stranger(113);
+    // From a new address: a short wait, then in.
+    const held = await signIn("target@example.com", OWNER_PASSWORD, { forwardedFor: "192.0.2.77" });
+    expect(held.status).toBe(429);
+    const wait = Number(held.headers["retry-after"]);
+    expect(wait).toBeGreaterThan(0);
+    expect(wait).toBeLessThanOrEqual(2);
+    await new Promise((r) => setTimeout(r, wait * 1000));
+    expect((await signIn("target@example.com", OWNER_PASSWORD, { forwardedFor: "192.0.2.77" })).status).toBe(200);
+
+    await stranger(114);
+    // From home: straight in, while a new address would wait.
+    expect((await signIn("target@example.com", OWNER_PASSWORD, { forwardedFor: "192.0.2.99" })).status).toBe(429);
+    expect((await signIn("target@example.com", OWNER_PASSWORD, { forwardedFor: "192.0.2.10" })).status).toBe(200);
+  });
+
+  it("limits wrong bearer tokens per address: 429 with Retry-After, other addresses unaffected", async () => {
+    const key = await owner.key("trust-reader", ["read"]);
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i++) {
+      const r = await send(`${server.url}/api/v1/conversations`, { from: "127.0.0.6", headers: { authorization: `Bearer msk_wrong${i}` } });
+      statuses.push(r.status);
+    }
+    expect(statuses.slice(0, 10)).toEqual(Array(10).fill(401));
+    expect(statuses.slice(10)).toEqual([429, 429]);
+    const held = await send(`${server.url}/api/v1/conversations`, { from: "127.0.0.6", headers: { authorization: `Bearer ${key}` } });
+    expect(held.status).toBe(429);
+    expect(Number(held.headers["retry-after"])).toBeGreaterThan(0);
+    expect(held.json.error).toMatchObject({ code: "rate_limited" });
+    const elsewhere = await send(`${server.url}/api/v1/conversations`, { from: "127.0.0.7", headers: { authorization: `Bearer ${key}` } });
+    expect(elsewhere.status).toBe(200);
+  });
+});
+
+describe("the bootstrap key", () => {
+  it("is refused at start when shorter than 32 characters, with a message that says so", async () => {
+    const err = await startAppServer({ env: { MEMSCOPE_API_KEY: "short-key-1234567890" } }).then(
+      (s) => s.stop().then(() => null),
+      (e: Error) => e,
+    );
+    expect(err?.message).toContain("server exited (1)");
+    expect(err?.message).toContain("MEMSCOPE_API_KEY is 20 characters long; the bootstrap key needs at least 32");
+  });
+});
