@@ -16,48 +16,58 @@ import { freshDataDir } from "../helpers/fresh-data-dir";
 
 // resolveAccess and the account/key/member functions on a real database of each kind,
 // with plain Request objects: who gets which project and scopes, and who is refused.
+// The first run (no account yet) has a database of its own; every other test works on one
+// whose admin exists from the start, and makes the keys, projects and people it needs.
 
 const BASE = "http://127.0.0.1:3999";
 const PASSWORD = "correct horse battery";
+const SECRET = "s".repeat(16) + "0123456789abcdef0123";
+// The server this stands for listens on port 3999: better-auth trusts its origins only.
+const AUTH_ENV = { PORT: "3999" };
+
+/** A migrated, empty database of this kind, and how to remove it. */
+async function emptyDatabase(kind: (typeof DATABASE_KINDS)[number]): Promise<{ db: Database; cleanup: () => Promise<void> }> {
+  if (kind === "embedded") {
+    const dir = await freshDataDir(); // a copy of a migrated folder: no initdb here
+    const db = await openDatabase({ kind: "pglite", dataDir: dir });
+    return {
+      db,
+      cleanup: async () => {
+        await db.close();
+        removeDir(dir);
+      },
+    };
+  }
+  // A real PostgreSQL when one is configured (CI), else pglite-socket.
+  const pg = await openTestDatabase("postgres");
+  const db = await openDatabase({ kind: "postgres", url: pg.url! });
+  return {
+    db,
+    cleanup: async () => {
+      await db.close();
+      await pg.stop();
+    },
+  };
+}
+
+const req = (path: string, init: RequestInit & { headers?: Record<string, string> } = {}) =>
+  new Request(`${BASE}${path}`, { ...init, headers: { host: "127.0.0.1:3999", ...(init.headers ?? {}) } });
 
 for (const kind of DATABASE_KINDS) {
-  describe(`access on ${kind}`, () => {
+  describe(`first run on ${kind}`, () => {
     let db: Database;
     let auth: Auth;
     let cleanup: () => Promise<void>;
-    const env: Record<string, string> = {};
-    const deps = (): AccessDeps => ({ auth, prisma: db.prisma, env, limiter: new KeyRateLimiter() });
-    const req = (path: string, init: RequestInit & { headers?: Record<string, string> } = {}) =>
-      new Request(`${BASE}${path}`, { ...init, headers: { host: "127.0.0.1:3999", ...(init.headers ?? {}) } });
+    const deps = (): AccessDeps => ({ auth, prisma: db.prisma, env: {}, limiter: new KeyRateLimiter() });
 
     beforeAll(async () => {
-      if (kind === "embedded") {
-        const dir = await freshDataDir(); // a copy of a migrated folder: no initdb here
-        db = await openDatabase({ kind: "pglite", dataDir: dir });
-        cleanup = async () => {
-          await db.close();
-          removeDir(dir);
-        };
-      } else {
-        // A real PostgreSQL when one is configured (CI), else pglite-socket.
-        const pg = await openTestDatabase("postgres");
-        db = await openDatabase({ kind: "postgres", url: pg.url! });
-        cleanup = async () => {
-          await db.close();
-          await pg.stop();
-        };
-      }
-      auth = createAuth(db.prisma, { secret: "s".repeat(16) + "0123456789abcdef0123", env: {} });
+      ({ db, cleanup } = await emptyDatabase(kind));
+      auth = createAuth(db.prisma, { secret: SECRET, env: AUTH_ENV });
     });
     afterAll(() => cleanup?.());
 
-    async function signIn(email: string): Promise<string> {
-      const res = await auth.api.signInEmail({ body: { email, password: PASSWORD }, asResponse: true });
-      expect(res.status).toBe(200);
-      return res.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
-    }
-
-    it("is open to this machine while no account exists, and to no other host name", async () => {
+    it("is open to this machine until the first admin exists, then never again; that admin is made once", async () => {
+      // Step 1: no account yet, open to this machine only.
       const a = await resolveAccessWith(deps(), req("/api/v1/conversations"));
       expect(a).toMatchObject({ projectId: "default", scopes: ["read", "write", "admin"], actor: { kind: "open" } });
       // A rebound DNS name pointing at 127.0.0.1 is not this machine's own name.
@@ -66,7 +76,42 @@ for (const kind of DATABASE_KINDS) {
       await expect(
         resolveAccessWith(deps(), req("/api/v1/users/u/memories", { method: "POST", headers: { origin: "http://evil.example" } })),
       ).rejects.toMatchObject({ kind: "forbidden" });
+
+      // Step 2: the first admin, owner of project default; a second one is a conflict.
+      const bad = createFirstAdmin({ auth, prisma: db.prisma }, { email: "not-an-email", password: PASSWORD }, "test");
+      await expect(bad).rejects.toMatchObject({ kind: "validation", details: [{ field: "email" }] });
+      const res = await createFirstAdmin({ auth, prisma: db.prisma }, { email: "Admin@Example.com", password: PASSWORD }, "test");
+      expect(res.status).toBe(200);
+      const members = await listMembers(db.prisma, "default");
+      expect(members).toMatchObject([{ email: "admin@example.com", role: "owner" }]);
+      await expect(createFirstAdmin({ auth, prisma: db.prisma }, { email: "b@example.com", password: PASSWORD }, "test")).rejects.toMatchObject({ kind: "conflict" });
+
+      // Step 3: open mode is over.
+      expect(await resolveAccessWith(deps(), req("/api/v1/conversations"))).toBeNull();
     });
+  });
+
+  describe(`access on ${kind}`, () => {
+    let db: Database;
+    let auth: Auth;
+    let cleanup: () => Promise<void>;
+    let admin: { id: string; email: string };
+    const env: Record<string, string> = {};
+    const deps = (): AccessDeps => ({ auth, prisma: db.prisma, env, limiter: new KeyRateLimiter() });
+
+    beforeAll(async () => {
+      ({ db, cleanup } = await emptyDatabase(kind));
+      auth = createAuth(db.prisma, { secret: SECRET, env: AUTH_ENV });
+      await createFirstAdmin({ auth, prisma: db.prisma }, { email: "admin@example.com", password: PASSWORD }, "test");
+      admin = await db.prisma.user.findUniqueOrThrow({ where: { email: "admin@example.com" }, select: { id: true, email: true } });
+    });
+    afterAll(() => cleanup?.());
+
+    async function signIn(email: string): Promise<string> {
+      const res = await auth.api.signInEmail({ body: { email, password: PASSWORD }, asResponse: true });
+      expect(res.status).toBe(200);
+      return res.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+    }
 
     it("refuses self sign-up through better-auth's endpoint", async () => {
       const res = await auth.handler(
@@ -77,18 +122,7 @@ for (const kind of DATABASE_KINDS) {
         }),
       );
       expect(res.status).toBe(403);
-      expect(await db.prisma.user.count()).toBe(0);
-    });
-
-    it("makes the first admin owner of project default, once; then open mode is over", async () => {
-      const bad = createFirstAdmin({ auth, prisma: db.prisma }, { email: "not-an-email", password: PASSWORD }, "test");
-      await expect(bad).rejects.toMatchObject({ kind: "validation", details: [{ field: "email" }] });
-      const res = await createFirstAdmin({ auth, prisma: db.prisma }, { email: "Admin@Example.com", password: PASSWORD }, "test");
-      expect(res.status).toBe(200);
-      const members = await listMembers(db.prisma, "default");
-      expect(members).toMatchObject([{ email: "admin@example.com", role: "owner" }]);
-      await expect(createFirstAdmin({ auth, prisma: db.prisma }, { email: "b@example.com", password: PASSWORD }, "test")).rejects.toMatchObject({ kind: "conflict" });
-      expect(await resolveAccessWith(deps(), req("/api/v1/conversations"))).toBeNull();
+      expect(await db.prisma.user.count({ where: { email: "walkin@example.com" } })).toBe(0);
     });
 
     it("gives a signed-in owner admin+write+read on default, and refuses cookie writes from another origin", async () => {
@@ -104,7 +138,6 @@ for (const kind of DATABASE_KINDS) {
     });
 
     it("keys: the key decides the project and scopes; revoked keys stop at once; audit records both", async () => {
-      const admin = await db.prisma.user.findUniqueOrThrow({ where: { email: "admin@example.com" } });
       const actor = { userId: admin.id, label: admin.email };
       await expect(createProjectKey({ auth, prisma: db.prisma }, "default", { name: "x", scopes: ["root"] }, actor)).rejects.toMatchObject({
         kind: "validation",
@@ -121,9 +154,9 @@ for (const kind of DATABASE_KINDS) {
       const ok = await createProjectKey({ auth, prisma: db.prisma }, other.id, { name: "other-rw", scopes: ["read", "write"] }, actor);
       expect(await resolveAccessWith(deps(), req("/x", { headers: { authorization: `Bearer ${ok.key}` } }))).toMatchObject({ projectId: other.id, scopes: ["read", "write"] });
 
-      const listed = await listProjectKeys(db.prisma, "default");
-      expect(listed).toMatchObject([{ name: "reader", scopes: ["read"], createdBy: "admin@example.com", start: ro.key.slice(0, 10) }]);
-      expect(listed[0].lastUsedAt).not.toBeNull();
+      const listed = (await listProjectKeys(db.prisma, "default")).find((k) => k.name === "reader");
+      expect(listed).toMatchObject({ name: "reader", scopes: ["read"], createdBy: "admin@example.com", start: ro.key.slice(0, 10) });
+      expect(listed!.lastUsedAt).not.toBeNull();
       await expect(revokeProjectKey(db.prisma, other.id, ro.id, actor)).rejects.toMatchObject({ kind: "not_found" });
       await revokeProjectKey(db.prisma, "default", ro.id, actor);
       expect(await resolveAccessWith(deps(), req("/x", { headers: { authorization: `Bearer ${ro.key}` } }))).toBeNull();
@@ -134,7 +167,6 @@ for (const kind of DATABASE_KINDS) {
     });
 
     it("rate-limits a key with 429 and Retry-After", async () => {
-      const admin = await db.prisma.user.findUniqueOrThrow({ where: { email: "admin@example.com" } });
       const k = await createProjectKey({ auth, prisma: db.prisma }, "default", { name: "busy", scopes: ["read"] }, { userId: admin.id, label: admin.email });
       const d = { ...deps(), env: { MEMSCOPE_KEY_RATE_LIMIT: "2/60" } };
       const r = () => resolveAccessWith(d, req("/x", { headers: { authorization: `Bearer ${k.key}` } }));
@@ -146,17 +178,17 @@ for (const kind of DATABASE_KINDS) {
     });
 
     it("MEMSCOPE_API_KEY is the bootstrap admin key of default", async () => {
-      const d = { ...deps(), env: { MEMSCOPE_API_KEY: "bootstrap-secret-123" } };
-      expect(await resolveAccessWith(d, req("/x", { headers: { authorization: "Bearer bootstrap-secret-123" } }))).toMatchObject({
+      const bootstrap = "bootstrap-secret-0123456789abcdef0123";
+      const d = { ...deps(), env: { MEMSCOPE_API_KEY: bootstrap } };
+      expect(await resolveAccessWith(d, req("/x", { headers: { authorization: `Bearer ${bootstrap}` } }))).toMatchObject({
         projectId: "default",
         scopes: ["read", "write", "admin"],
         actor: { kind: "bootstrap" },
       });
-      expect(await resolveAccessWith(d, req("/x", { headers: { authorization: "Bearer bootstrap-secret-12" } }))).toBeNull();
+      expect(await resolveAccessWith(d, req("/x", { headers: { authorization: `Bearer ${bootstrap.slice(0, -1)}` } }))).toBeNull();
     });
 
     it("an invited viewer reads only; another project is 404; role names are checked", async () => {
-      const admin = await db.prisma.user.findUniqueOrThrow({ where: { email: "admin@example.com" } });
       const actor = { userId: admin.id, label: admin.email, role: "owner" as const };
       await expect(createInvitation(db.prisma, "default", { email: "v@example.com", role: "superuser" }, actor)).rejects.toMatchObject({ kind: "validation", details: [{ field: "role" }] });
       const inv = await createInvitation(db.prisma, "default", { email: "v@example.com", role: "viewer" }, actor);
@@ -167,7 +199,7 @@ for (const kind of DATABASE_KINDS) {
       await acceptInvitation(db.prisma, inv.id, { id: viewer.id, email: viewer.email });
       const cookie = await signIn("v@example.com");
       expect(await resolveAccessWith(deps(), req("/x", { headers: { cookie } }))).toMatchObject({ projectId: "default", scopes: ["read"] });
-      const other = await db.prisma.organization.findFirstOrThrow({ where: { name: "Other team" } });
+      const other = await createProject(db.prisma, "Viewer's other team", { userId: admin.id, email: admin.email });
       await expect(resolveAccessWith(deps(), req("/x", { headers: { cookie, "x-memscope-project": other.id } }))).rejects.toMatchObject({ kind: "not_found" });
 
       const vm = (await listMembers(db.prisma, "default")).find((m) => m.email === "v@example.com")!;

@@ -5,26 +5,30 @@ import { startAppServer, type AppServer } from "../helpers/app-server";
 import { axeSeriousViolations, launchBrowser, screenshotPath } from "../helpers/browser";
 import { freePort } from "../helpers/free-port";
 
-// The account flow in real Chromium against the production server with the demo seed:
-// first run -> create the admin -> sign out -> sign in; create a key and use it; invite a
-// viewer who reads but cannot write; a page on another origin cannot write with the
-// admin's cookie. Screenshots: test-results/screenshots/auth-*.png at 1440, 1024 and 390 px, each page
-// also checked with axe-core (sign-up, sign-in, settings, invitation, memory pages).
+// The account flow in real Chromium against the production server: first run -> create the
+// admin -> sign out -> sign in, at http://127.0.0.1 (the address `npm start` prints) and at
+// http://localhost; create a key and use it; invite a viewer who reads but cannot write; a page
+// on another origin cannot write with the admin's cookie. The first run has a server of its
+// own; the other tests share one (demo seed) whose admin exists from the start, and each signs
+// in a browser context of its own. Screenshots: test-results/screenshots/auth-*.png at 1440,
+// 1024 and 390 px, each page also checked with axe-core (sign-up, sign-in, settings,
+// invitation, memory pages).
 
 const PASSWORD = "correct horse battery";
 const WIDTHS = [1440, 1024, 390];
+const ADMIN = "admin@example.com";
 
 describe("accounts in a browser", () => {
   let server: AppServer;
   let browser: Browser;
-  let page: Page;
   let evil: http.Server;
   let evilUrl = "";
 
   beforeAll(async () => {
-    [server, browser] = await Promise.all([startAppServer({ seed: true }), launchBrowser()]);
-    page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
-    page.setDefaultTimeout(20_000);
+    [server, browser] = await Promise.all([
+      startAppServer({ seed: true, env: { MEMSCOPE_ADMIN_EMAIL: ADMIN, MEMSCOPE_ADMIN_PASSWORD: PASSWORD } }),
+      launchBrowser(),
+    ]);
     // Same site (127.0.0.1), another origin (port): the session cookie goes along, so only the Origin check stops it.
     const port = await freePort();
     evilUrl = `http://127.0.0.1:${port}`;
@@ -35,6 +39,7 @@ describe("accounts in a browser", () => {
         Promise.allSettled([
           fetch(target + "/api/v1/users/victim/memories", { method: "POST", mode: "no-cors", credentials: "include", headers: { "content-type": "text/plain" }, body: JSON.stringify({ memory_type: "fact", content: "planted by evil" }) }),
           fetch(target + "/api/v1/project/keys", { method: "POST", mode: "no-cors", credentials: "include", body: JSON.stringify({ name: "stolen", scopes: ["admin"] }) }),
+          fetch(target + "/api/auth/sign-out", { method: "POST", mode: "no-cors", credentials: "include", headers: { "content-type": "text/plain" }, body: "{}" }),
         ]).then(() => { document.title = "done"; });
       </script>`);
     });
@@ -46,8 +51,25 @@ describe("accounts in a browser", () => {
     evil?.close();
   });
 
+  async function newTab(): Promise<Page> {
+    const p = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
+    p.setDefaultTimeout(20_000);
+    return p;
+  }
+
+  /** A browser context of its own, signed in as the admin (through the API, as the form would). */
+  async function adminTab(): Promise<Page> {
+    const p = await newTab();
+    const r = await p.context().request.post(`${server.url}/api/auth/sign-in/email`, {
+      data: { email: ADMIN, password: PASSWORD },
+      headers: { origin: server.url },
+    });
+    expect(r.status()).toBe(200);
+    return p;
+  }
+
   /** Screenshots at every width, and no serious or critical axe-core violation on the page. */
-  async function shots(name: string, p: Page = page) {
+  async function shots(name: string, p: Page) {
     for (const w of WIDTHS) {
       await p.setViewportSize({ width: w, height: 900 });
       await p.screenshot({ path: screenshotPath(`auth-${name}-${w}`), fullPage: true });
@@ -57,43 +79,70 @@ describe("accounts in a browser", () => {
     expect(violations, `axe on ${name}`).toEqual([]);
   }
 
-  it("first run shows the open-to-this-machine banner; the admin is created from it", async () => {
-    await page.goto(`${server.url}/conversations`);
-    const banner = page.getByRole("status").filter({ hasText: "Open to this machine only" });
-    await expect(banner.textContent()).resolves.toContain("Create an admin account to share it");
-    await banner.getByRole("link", { name: "Create an admin account to share it" }).click();
-    await page.getByLabel("Email").fill("admin@example.com");
-    await page.getByLabel("Password (10 characters or more)").fill("short");
-    await page.getByRole("button", { name: "Create admin account" }).click();
-    await page.getByText("The password needs 10 to 128 characters").waitFor();
-    await shots("first-admin");
-    await page.getByLabel("Password (10 characters or more)").fill(PASSWORD);
-    await page.getByRole("button", { name: "Create admin account" }).click();
-    await page.waitForURL(/\/settings$/);
-    await page.getByText("Signed in as admin@example.com").waitFor();
-    expect(await page.getByText("Open to this machine only").count()).toBe(0);
+  it("first run at http://127.0.0.1: the banner's link creates the admin, who signs out and in again", async () => {
+    const first = await startAppServer({ seed: true });
+    const page = await newTab();
+    try {
+      // Step 1: open to this machine; the admin is made from the banner's link.
+      await page.goto(`${first.url}/conversations`);
+      const banner = page.getByRole("status").filter({ hasText: "Open to this machine only" });
+      await expect(banner.textContent()).resolves.toContain("Create an admin account to share it");
+      await banner.getByRole("link", { name: "Create an admin account to share it" }).click();
+      await page.getByLabel("Email").fill(ADMIN);
+      await page.getByLabel("Password (10 characters or more)").fill("short");
+      await page.getByRole("button", { name: "Create admin account" }).click();
+      await page.getByText("The password needs 10 to 128 characters").waitFor();
+      await shots("first-admin", page);
+      await page.getByLabel("Password (10 characters or more)").fill(PASSWORD);
+      await page.getByRole("button", { name: "Create admin account" }).click();
+      await page.waitForURL(/\/settings$/);
+      await page.getByText(`Signed in as ${ADMIN}`).waitFor();
+      expect(await page.getByText("Open to this machine only").count()).toBe(0);
+
+      // Step 2: sign out (this answered 403 "Invalid origin" at 127.0.0.1), pages need sign-in.
+      await page.getByRole("button", { name: "Sign out" }).click();
+      await page.waitForURL(/\/sign-in/);
+      await page.goto(`${first.url}/memories`);
+      await page.waitForURL(/\/sign-in\?next=%2Fmemories/);
+
+      // Step 3: a wrong password is said so; the right one signs in.
+      await page.getByLabel("Email").fill(ADMIN);
+      await page.getByLabel("Password").fill("wrong password!!");
+      await page.getByRole("button", { name: "Sign in" }).click();
+      // better-auth's own message, shown in the form's alert (Next's route announcer is an alert too).
+      await page.getByRole("alert").filter({ hasText: /invalid email or password/i }).waitFor();
+      await shots("sign-in-error", page);
+      await page.getByLabel("Password").fill(PASSWORD);
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await page.waitForURL(/\/memories/);
+      await page.goto(`${first.url}/conversations`);
+      await page.getByText("Project").first().waitFor();
+      expect(await page.getByLabel("Project").inputValue()).toBe("default");
+    } finally {
+      await page.context().close();
+      await first.stop();
+    }
   });
 
-  it("sign out, pages need sign-in, sign in again", async () => {
-    await page.getByRole("button", { name: "Sign out" }).click();
-    await page.waitForURL(/\/sign-in/);
-    await page.goto(`${server.url}/memories`);
-    await page.waitForURL(/\/sign-in\?next=%2Fmemories/);
-    await page.getByLabel("Email").fill("admin@example.com");
-    await page.getByLabel("Password").fill("wrong password!!");
-    await page.getByRole("button", { name: "Sign in" }).click();
-    // better-auth's own message, shown in the form's alert (Next's route announcer is an alert too).
-    await page.getByRole("alert").filter({ hasText: /invalid email or password/i }).waitFor();
-    await shots("sign-in-error");
+  it("signs in and out at http://localhost as well", async () => {
+    const origin = server.url.replace("127.0.0.1", "localhost");
+    const page = await newTab();
+    await page.goto(`${origin}/sign-in?next=%2Fsettings`);
+    await page.getByLabel("Email").fill(ADMIN);
     await page.getByLabel("Password").fill(PASSWORD);
     await page.getByRole("button", { name: "Sign in" }).click();
-    await page.waitForURL(/\/memories/);
-    await page.goto(`${server.url}/conversations`);
-    await page.getByText("Project").first().waitFor();
-    expect(await page.getByLabel("Project").inputValue()).toBe("default");
+    await page.waitForURL(`${origin}/settings`);
+    await page.getByText(`Signed in as ${ADMIN}`).waitFor();
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.waitForURL(/\/sign-in/);
+    expect(new URL(page.url()).host).toBe(new URL(origin).host);
+    const session = await page.evaluate(async () => (await fetch("/api/auth/get-session")).json());
+    expect(session).toBeNull();
+    await page.context().close();
   });
 
   it("creates a key shown once and uses it from outside the browser", async () => {
+    const page = await adminTab();
     await page.goto(`${server.url}/settings/keys`);
     await page.getByLabel("Name").fill("ci-reader");
     await page.getByLabel(/^write/).uncheck();
@@ -101,7 +150,7 @@ describe("accounts in a browser", () => {
     const key = (await page.getByTestId("new-key").textContent())!.trim();
     expect(key).toMatch(/^msk_/);
     await page.getByTestId("key-row").filter({ hasText: "ci-reader" }).waitFor();
-    await shots("keys");
+    await shots("keys", page);
     const ok = await fetch(`${server.url}/api/v1/conversations`, { headers: { authorization: `Bearer ${key}` } });
     expect(ok.status).toBe(200);
     const no = await fetch(`${server.url}/api/v1/users/u/memories`, {
@@ -112,9 +161,11 @@ describe("accounts in a browser", () => {
     expect(no.status).toBe(403);
     await page.reload();
     expect(await page.getByTestId("new-key").count()).toBe(0); // shown once
+    await page.context().close();
   });
 
   it("a memory saved with a key names the key in its history and Origin", async () => {
+    const page = await adminTab();
     await page.goto(`${server.url}/settings/keys`);
     await page.getByLabel("Name").fill("travel-agent");
     await page.getByRole("button", { name: "Create key" }).click();
@@ -129,10 +180,13 @@ describe("accounts in a browser", () => {
     await page.goto(`${server.url}/memories/${id}?user=ana%40example.com`);
     await page.waitForFunction(() => document.querySelector('[data-testid="origin-actor"]')?.textContent?.includes("API key travel-agent"));
     expect(await page.getByTestId("history-actor").first().textContent()).toBe("API key travel-agent");
-    await shots("memory-by-key");
+    await shots("memory-by-key", page);
+    await page.context().close();
   });
 
-  it("a page on another origin cannot write with the admin's cookie", async () => {
+  it("a page on another origin cannot write with the admin's cookie, nor sign the admin out", async () => {
+    const page = await adminTab();
+    await page.goto(`${server.url}/settings`);
     const before = await page.evaluate(async () => (await fetch("/api/v1/project/keys")).json());
     const p2 = await page.context().newPage();
     await p2.goto(evilUrl);
@@ -142,15 +196,19 @@ describe("accounts in a browser", () => {
     expect(after.data.length).toBe(before.data.length);
     const planted = await page.evaluate(async () => (await fetch("/api/v1/users/victim/memories")).json());
     expect(planted.data).toEqual([]);
+    const session = await page.evaluate(async () => (await fetch("/api/auth/get-session")).json());
+    expect(session?.user?.email).toBe("admin@example.com");
+    await page.context().close();
   });
 
   it("invites a viewer by link: the viewer sees data, controls are disabled, the API answers 403", async () => {
+    const page = await adminTab();
     await page.goto(`${server.url}/settings/members`);
     await page.getByLabel("Email").fill("viewer@example.com");
     await page.getByLabel("Role", { exact: true }).selectOption("viewer");
     await page.getByRole("button", { name: "Create link" }).click();
     const link = (await page.getByTestId("invite-link").textContent())!.trim();
-    await shots("members");
+    await shots("members", page);
 
     const viewer = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
     viewer.setDefaultTimeout(20_000);
@@ -194,6 +252,7 @@ describe("accounts in a browser", () => {
 
     await page.goto(`${server.url}/settings/audit`);
     await page.getByTestId("audit-row").filter({ hasText: "viewer@example.com" }).first().waitFor();
-    await shots("audit");
+    await shots("audit", page);
+    await page.context().close();
   });
 });
