@@ -11,7 +11,7 @@ import { startAppOn } from "../helpers/test-database";
 // with an API key required. Setup and checks use the typed client (sdk/typescript).
 
 const ROOT = path.resolve(__dirname, "../..");
-const KEY = "mcp-test-key-0123456789";
+const KEY = "mcp-test-bootstrap-key-0123456789abcdef";
 const TOOLS = ["add_turns", "archive_memory", "get_context", "get_history", "list_memories", "save_memory", "search_memories", "update_memory"];
 
 type ToolText = { isError?: boolean; content: { type: string; text: string }[] };

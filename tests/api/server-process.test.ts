@@ -9,12 +9,12 @@ const ROOT = path.resolve(__dirname, "../..");
 describe("a running server on the embedded database", () => {
   let server: AppServer;
   beforeAll(async () => {
-    server = await startAppServer({ seed: true, seedAtStart: true, env: { MEMSCOPE_API_KEY: "test-key-123" } });
+    server = await startAppServer({ seed: true, seedAtStart: true, env: { MEMSCOPE_API_KEY: "test-bootstrap-key-0123456789abcdef" } });
   });
   afterAll(async () => server?.stop());
 
   it("seeds demo data on an empty database: apps, users, branches, a 600+ turn thread, legacy parents, images", async () => {
-    const api = apiClient(server.url, { authorization: "Bearer test-key-123" });
+    const api = apiClient(server.url, { authorization: "Bearer test-bootstrap-key-0123456789abcdef" });
     const list = await api.get("/conversations?limit=200");
     expect(list.status).toBe(200);
     const convs = list.body.data as { app_id: string; end_user_id: string; turn_count: number; branch_count: number; id: string }[];
@@ -43,9 +43,9 @@ describe("a running server on the embedded database", () => {
     const wrong = apiClient(server.url, { authorization: "Bearer nope" });
     expect((await wrong.get("/conversations")).status).toBe(401);
     // One documented way in: the Bearer header. x-api-key is not read.
-    const viaHeader = apiClient(server.url, { "x-api-key": "test-key-123" });
+    const viaHeader = apiClient(server.url, { "x-api-key": "test-bootstrap-key-0123456789abcdef" });
     expect((await viaHeader.get("/conversations")).status).toBe(401);
-    const bearer = apiClient(server.url, { authorization: "Bearer test-key-123" });
+    const bearer = apiClient(server.url, { authorization: "Bearer test-bootstrap-key-0123456789abcdef" });
     expect((await bearer.get("/conversations")).status).toBe(200);
   });
 
