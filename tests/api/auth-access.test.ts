@@ -137,6 +137,30 @@ for (const kind of DATABASE_KINDS) {
       expect(await post({ "sec-fetch-site": "same-origin" })).toMatchObject({ projectId: "default" });
     });
 
+    it("better-auth's own endpoints refuse cookie writes from any origin but the server's, though Vitest sets TEST=true", async () => {
+      expect(process.env.TEST).toBe("true"); // what made better-auth skip these checks before
+      const cookie = await signIn("admin@example.com");
+      const post = (path: string, body: unknown, headers: Record<string, string>) =>
+        auth.handler(req(`/api/auth${path}`, { method: "POST", headers: { cookie, "content-type": "application/json", ...headers }, body: JSON.stringify(body) }));
+      const writes: [string, unknown][] = [
+        ["/update-user", { name: "renamed by evil" }],
+        ["/organization/create", { name: "Evil project", slug: "evil-project" }],
+        ["/organization/set-active", { organizationId: null }],
+        ["/api-key/create", { name: "stolen", organizationId: "default" }],
+        ["/sign-out", {}],
+      ];
+      const foreign: Record<string, string>[] = [{ origin: "http://evil.example" }, { origin: "http://127.0.0.1:4000" }, { origin: "null" }, {}];
+      for (const headers of foreign) {
+        for (const [path, body] of writes) expect((await post(path, body, headers)).status, `${path} ${JSON.stringify(headers)}`).toBe(403);
+      }
+      expect(await db.prisma.organization.count({ where: { name: "Evil project" } })).toBe(0);
+      expect(await db.prisma.apikey.count({ where: { name: "stolen" } })).toBe(0);
+      // The server's own origins may: 127.0.0.1 and localhost on its port.
+      expect((await post("/update-user", { name: "Admin" }, { origin: BASE })).status).toBe(200);
+      expect((await post("/update-user", { name: "Admin" }, { origin: "http://localhost:3999" })).status).toBe(200);
+      expect((await db.prisma.user.findUniqueOrThrow({ where: { email: "admin@example.com" } })).name).toBe("Admin");
+    });
+
     it("keys: the key decides the project and scopes; revoked keys stop at once; audit records both", async () => {
       const actor = { userId: admin.id, label: admin.email };
       await expect(createProjectKey({ auth, prisma: db.prisma }, "default", { name: "x", scopes: ["root"] }, actor)).rejects.toMatchObject({
