@@ -26,6 +26,8 @@ export async function register() {
     }
     const { applyStartRules } = await import("./lib/auth/apply-start-rules");
     await applyStartRules();
+    const { collectStartGarbage } = await import("./lib/server/collect-start-garbage");
+    await collectStartGarbage();
   } finally {
     (globalThis as { __memscopeStarted?: () => void }).__memscopeStarted?.();
   }

@@ -6,74 +6,34 @@
 //   640-turn thread, memory search, POST /context, then a mixed run that adds writes
 //   (10-turn batch imports, memory edits with their version) to those reads.
 // Prints per run: requests/s, p50/p99, errors (connection errors and timeouts), non-2xx,
-// and the server's RSS before and after.
+// and the server's RSS before and after; and its RSS at rest (issue 21, part 8): after a fresh
+// seeded start (as `npm start` on an empty database) and again after the load, each after
+// BENCH_IDLE_S seconds without requests.
 // Targets: 0 errors and 0 non-2xx; history throughput >= 0.4x the baseline GET in the same
-// run; RSS after the mixed run within 15% of its value after warm-up.
+// run; RSS after the mixed run within 15% of its value after warm-up; RSS at rest after the
+// seeded start at most 400 MiB embedded, 250 MiB on PostgreSQL.
 // PostgreSQL: BENCH_DATABASE_URL, else MEMSCOPE_TEST_POSTGRES_URL (a fresh database is
 // created on that server; `source .ci/postgres.sh` starts one); neither: embedded only.
 // Knobs (env): BENCH_DURATION (60 s), BENCH_CONNECTIONS (32), BENCH_TURNS (640), BENCH_MEMORIES (400),
-// BENCH_DATABASES ("embedded,postgres").
+// BENCH_DATABASES ("embedded,postgres"), BENCH_IDLE_S (30).
 
 import autocannon from "autocannon";
-import { spawn, type ChildProcess } from "node:child_process";
-import fs from "node:fs";
-import path from "node:path";
 import pg from "pg";
-import { freePort, makeTempDir, now, postJson, printMachine, removeDir, ROOT, runMain } from "./lib/common";
+import { makeTempDir, now, postJson, printMachine, removeDir, runMain } from "./lib/common";
 import { makeMemoryGenerator } from "./lib/memory-text";
 import { makeTurnGenerator } from "./lib/text";
-import { assertBuilt } from "./lib/start-server-dist";
+import { freshPostgres, rssMiB, startServer, type Server } from "./lib/serve-process";
 
 const DURATION = Number(process.env.BENCH_DURATION || 60);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 32);
 const TURNS = Number(process.env.BENCH_TURNS || 640);
 const MEMORIES = Number(process.env.BENCH_MEMORIES || 400);
 const WARMUP = Math.max(5, Math.round(DURATION / 6));
+const IDLE_S = Number(process.env.BENCH_IDLE_S || 30);
+/** Issue 21, part 8: RSS at rest, in MiB, per database. */
+const REST_TARGET = { embedded: 400, postgres: 250 };
 const USER = "bench-load-user";
 const JSON_HEADERS = { "content-type": "application/json" };
-
-type Server = { base: string; pid: number; stop(): Promise<void>; log(): string };
-
-async function startServer(env: Record<string, string>): Promise<Server> {
-  assertBuilt();
-  const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, [path.join(ROOT, "scripts", "serve.mjs")], {
-    cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: "", MEMSCOPE_SEED: "0", PORT: String(port), NODE_ENV: "production", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  const keep = (b: Buffer) => (out = (out + b.toString()).slice(-20_000));
-  child.stdout!.on("data", keep);
-  child.stderr!.on("data", keep);
-  const exited = new Promise<void>((r) => child.once("exit", () => r()));
-  const base = `http://127.0.0.1:${port}`;
-  const deadline = now() + 120_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited ${child.exitCode}:\n${out}`);
-    const ok = await fetch(`${base}/api/v1/ready`).then((r) => r.ok, () => false);
-    if (ok) break;
-    if (now() > deadline) throw new Error(`server not ready:\n${out}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  return {
-    base,
-    pid: child.pid!,
-    log: () => out,
-    async stop() {
-      if (child.exitCode !== null) return;
-      child.kill("SIGTERM");
-      const t = setTimeout(() => child.kill("SIGKILL"), 5000);
-      await exited;
-      clearTimeout(t);
-    },
-  };
-}
-
-function rssMiB(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"));
-  return m ? Number(m[1]) / 1024 : NaN;
-}
 
 async function check<T>(what: string, r: Promise<{ status: number; json: T }>, status = 201): Promise<T> {
   const res = await r;
@@ -126,10 +86,19 @@ async function cannon(name: string, server: Server, opts: Partial<autocannon.Opt
   return row;
 }
 
-async function runOn(label: string, env: Record<string, string>) {
+/** RSS of a server left alone for IDLE_S seconds (its token workers end after 10 s without work). */
+async function restingRss(server: Server): Promise<number> {
+  await new Promise((r) => setTimeout(r, IDLE_S * 1000));
+  return rssMiB(server.pid);
+}
+
+async function runOn(label: string, env: Record<string, string>, restTarget: number) {
   console.log(`\n## ${label}`);
-  const server = await startServer(env);
+  // Started as \`npm start\` starts on an empty database: migrations and the demo seed.
+  const server = await startServer({ MEMSCOPE_SEED: "1", ...env });
   try {
+    const restStart = await restingRss(server);
+    console.log(`  RSS at rest after a fresh seeded start (${IDLE_S} s idle): ${restStart.toFixed(0)} MiB (target <= ${restTarget})`);
     const t0 = now();
     const data = await loadData(server.base);
     console.log(`  loaded ${TURNS} turns and ${MEMORIES} memories in ${((now() - t0) / 1000).toFixed(1)} s`);
@@ -202,28 +171,12 @@ async function runOn(label: string, env: Record<string, string>) {
     console.log(`  RSS after the mixed run vs after warm-up: ${(rssGrowth * 100).toFixed(1)}% (${warmRss.toFixed(0)} -> ${mixed.rssAfter.toFixed(0)} MiB; target within 15%)`);
     console.log(`  errors + non-2xx over all runs: ${errors} (target 0)`);
     if (errors) console.log(server.log().split("\n").filter((l) => /error|fail/i.test(l)).slice(-10).join("\n"));
-    return { label, rows, historyRatio, rssGrowth, errors };
+    const restAfter = await restingRss(server);
+    console.log(`  RSS at rest after the load (${IDLE_S} s idle): ${restAfter.toFixed(0)} MiB; right after it ${mixed.rssAfter.toFixed(0)} MiB`);
+    return { label, rows, historyRatio, rssGrowth, errors, restStart, restAfter, restTarget };
   } finally {
     await server.stop();
   }
-}
-
-async function freshPostgres(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `memscope_bench_${Date.now()}`;
-  const admin = async (url: string, sql: string) => {
-    const c = new pg.Client({ connectionString: url });
-    await c.connect();
-    try {
-      await c.query(sql);
-    } finally {
-      await c.end();
-    }
-  };
-  await admin(serverUrl, `CREATE DATABASE ${name}`);
-  const u = new URL(serverUrl);
-  u.pathname = `/${name}`;
-  await admin(u.toString(), "CREATE EXTENSION IF NOT EXISTS vector");
-  return { url: u.toString(), drop: () => admin(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
 
 runMain("bench:load", async (cleanup) => {
@@ -234,12 +187,12 @@ runMain("bench:load", async (cleanup) => {
   if (which.includes("embedded")) {
     const dir = makeTempDir("memscope-bench-load-");
     cleanup(() => removeDir(dir));
-    results.push(await runOn("embedded database (PGlite)", { MEMSCOPE_DATA_DIR: dir }));
+    results.push(await runOn("embedded database (PGlite)", { MEMSCOPE_DATA_DIR: dir }, REST_TARGET.embedded));
   }
   if (which.includes("postgres")) {
     const explicit = process.env.BENCH_DATABASE_URL?.trim();
     const server = process.env.MEMSCOPE_TEST_POSTGRES_URL?.trim();
-    if (explicit) results.push(await runOn("PostgreSQL (BENCH_DATABASE_URL)", { DATABASE_URL: explicit }));
+    if (explicit) results.push(await runOn("PostgreSQL (BENCH_DATABASE_URL)", { DATABASE_URL: explicit }, REST_TARGET.postgres));
     else if (server) {
       const db = await freshPostgres(server);
       cleanup(() => db.drop());
@@ -250,9 +203,11 @@ runMain("bench:load", async (cleanup) => {
         await c.end();
         return `PostgreSQL ${rows[0].v}, pgvector ${rows[0].pgv}`;
       })();
-      results.push(await runOn(version, { DATABASE_URL: db.url }));
+      results.push(await runOn(version, { DATABASE_URL: db.url }, REST_TARGET.postgres));
     } else console.log("\n(no BENCH_DATABASE_URL or MEMSCOPE_TEST_POSTGRES_URL: PostgreSQL skipped)");
   }
-  const failed = results.filter((r) => r.errors > 0 || r.historyRatio < 0.4 || Math.abs(r.rssGrowth) > 0.15);
+  console.log("\nRSS at rest (MiB): database | fresh seeded start | after the load | target");
+  for (const r of results) console.log(`  ${r.label} | ${r.restStart.toFixed(0)} | ${r.restAfter.toFixed(0)} | <= ${r.restTarget}`);
+  const failed = results.filter((r) => r.errors > 0 || r.historyRatio < 0.4 || Math.abs(r.rssGrowth) > 0.15 || r.restStart > r.restTarget);
   console.log(`\n${failed.length ? "TARGETS MISSED on: " + failed.map((r) => r.label).join(", ") : "All targets met."}`);
 });

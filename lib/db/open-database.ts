@@ -1,5 +1,9 @@
+import { execFile } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { promisify } from "node:util";
 import { PrismaClient } from "../generated/prisma/client";
-import { readDbConfig, type DbConfig } from "./db-config";
+import { DEFAULT_PGLITE_SHARED_BUFFERS, readDbConfig, type DbConfig } from "./db-config";
 import { acquireFolderLock, type FolderLock } from "./folder-lock";
 import { applyMigrations, type SqlRunner } from "./migrations";
 
@@ -25,10 +29,10 @@ export const LOCK_KEYS = { seed: 727275, plannerStats: 727276, reembedJob: 72727
 
 export async function openDatabase(config: DbConfig = readDbConfig(), opts: { migrate?: boolean } = {}): Promise<Database> {
   const migrate = opts.migrate !== false;
-  return config.kind === "pglite" ? openPglite(config.dataDir, migrate) : openPostgres(config.url, migrate);
+  return config.kind === "pglite" ? openPglite(config.dataDir, migrate, config.sharedBuffers) : openPostgres(config.url, migrate);
 }
 
-async function openPglite(dataDir: string, migrate: boolean): Promise<Database> {
+async function openPglite(dataDir: string, migrate: boolean, sharedBuffers = DEFAULT_PGLITE_SHARED_BUFFERS): Promise<Database> {
   const lock: FolderLock = acquireFolderLock(dataDir);
   try {
     const [{ PGlite }, { vector }, { PrismaPGlite }] = await Promise.all([
@@ -36,7 +40,12 @@ async function openPglite(dataDir: string, migrate: boolean): Promise<Database> 
       import("@electric-sql/pglite-pgvector"),
       import("pglite-prisma-adapter"),
     ]);
-    const pg = await PGlite.create(dataDir, { extensions: { vector } });
+    if (!fs.existsSync(path.join(dataDir, "PG_VERSION"))) await initdbInChildProcess(dataDir, sharedBuffers);
+    const pg = await PGlite.create(dataDir, {
+      extensions: { vector },
+      // PGlite's own start parameters, then the buffer pool (db-config.ts says why it is smaller).
+      startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${sharedBuffers}`],
+    });
     const wrap = (t: Pick<typeof pg, "exec" | "query">, inTx: boolean): SqlRunner => ({
       async exec(text) {
         await t.exec(text);
@@ -58,7 +67,7 @@ async function openPglite(dataDir: string, migrate: boolean): Promise<Database> 
     }
     const prisma = new PrismaClient({ adapter: new PrismaPGlite(pg) });
     return {
-      config: { kind: "pglite", dataDir },
+      config: { kind: "pglite", dataDir, sharedBuffers },
       prisma,
       sql,
       withLock: (_key, fn) => fn(),
@@ -71,6 +80,21 @@ async function openPglite(dataDir: string, migrate: boolean): Promise<Database> 
   } catch (e) {
     lock.release();
     throw e;
+  }
+}
+
+/**
+ * A new folder's initdb in a child process (lib/db/pglite-initdb.mjs says why). Where that
+ * cannot run (the script or node_modules not beside the working folder), PGlite.create runs
+ * initdb in this process instead, as it always could: the same database, more memory kept.
+ */
+async function initdbInChildProcess(dataDir: string, sharedBuffers: string): Promise<void> {
+  const script = path.join(process.cwd(), "lib", "db", "pglite-initdb.mjs");
+  if (!fs.existsSync(script)) return;
+  try {
+    await promisify(execFile)(process.execPath, [script, dataDir, sharedBuffers], { timeout: 300_000 });
+  } catch (e) {
+    console.warn(`[memscope] initdb in a child process failed, running it in this one: ${(e as Error).message.split("\n")[0]}`);
   }
 }
 

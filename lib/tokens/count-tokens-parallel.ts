@@ -35,6 +35,11 @@ const COUNT_BOUND_MS_PER_MB = 10_000;
  * worker's start (loading tiktoken), which on a loaded machine took over 10 s.
  */
 const STALL_BOUND_MS = 120_000;
+/**
+ * A worker holds both tiktoken encoders (~50 MB each thread). It ends after this long without
+ * work, so a server at rest gives that memory back; a steady stream of large batches keeps it.
+ */
+const POOL_IDLE_MS = 10_000;
 
 let pool: Piscina | null = null;
 let poolBroken = false;
@@ -53,7 +58,7 @@ function getPool(): Piscina | null {
         filename: workerFile(),
         minThreads: 0,
         maxThreads: Math.max(1, Math.min(2, os.availableParallelism())),
-        idleTimeout: 60_000,
+        idleTimeout: POOL_IDLE_MS,
       });
     } catch {
       poolBroken = true;
@@ -123,11 +128,12 @@ async function runSlice(p: Piscina, slice: Slice, encoding: EncodingName) {
  * Token counts of every text in both encodings. Batches of INLINE_BELOW_CHARS or more are
  * counted in the worker pool (both encodings and both halves of the batch in parallel); a
  * slice's texts past its counting bound (or a stalled slice) are estimated and flagged
- * approximate. `path` says which ran.
+ * approximate. `path` says which ran. `offThread`: the pool whatever the size (start-up work,
+ * so that the request thread loads no encoder until a request needs one).
  */
-export async function countTextsAllEncodings(texts: string[]): Promise<TokenCounts> {
+export async function countTextsAllEncodings(texts: string[], opts: { offThread?: boolean } = {}): Promise<TokenCounts> {
   const totalChars = texts.reduce((n, t) => n + t.length, 0);
-  const p = totalChars >= INLINE_BELOW_CHARS ? getPool() : null;
+  const p = opts.offThread || totalChars >= INLINE_BELOW_CHARS ? getPool() : null;
   if (!p) return countInline(texts);
   const parts = slices(texts, p.options.maxThreads, totalChars);
   const out: TokenCounts = {

@@ -2,6 +2,7 @@ import { createConversation } from "../../conversations/conversation-store";
 import { ZConversationCreate } from "../../conversations/schemas";
 import { insertTurns } from "../../messages/insert-turns";
 import { ZTurnInput } from "../../messages/schemas";
+import { countTextsAllEncodings } from "../../tokens/count-tokens-parallel";
 import type { Database } from "../open-database";
 import { DEFAULT_PROJECT_ID, projectSql } from "../project-sql";
 import { demoConversations } from "./demo-data";
@@ -20,7 +21,11 @@ export async function seedDemo(db: Database): Promise<number> {
   for (const d of demos) {
     const conversation = ZConversationCreate.parse(d.conversation);
     await createConversation(db.prisma, DEFAULT_PROJECT_ID, conversation);
-    await insertTurns(projectSql(db.sql, DEFAULT_PROJECT_ID), conversation.id!, d.turns.map((t) => ZTurnInput.parse(t)), { fieldPrefix: "messages" });
+    const turns = d.turns.map((t) => ZTurnInput.parse(t));
+    // Counted in the worker pool, which ends 10 s after its last batch: a freshly seeded server
+    // at rest holds no tokenizer (~80 MB) on its request thread.
+    const counts = await countTextsAllEncodings(turns.flatMap((t) => [t.query, t.answer]), { offThread: true });
+    await insertTurns(projectSql(db.sql, DEFAULT_PROJECT_ID), conversation.id!, turns, { fieldPrefix: "messages", counts });
   }
   await seedDemoMemories(db);
   return demos.length;

@@ -1,0 +1,74 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import pg from "pg";
+import { freePort, now, ROOT } from "./common";
+import { assertBuilt } from "./start-server-dist";
+
+// The production server as `npm start` runs it (scripts/serve.mjs, one process whose RSS is
+// the server's), and a fresh PostgreSQL database to point it at: for benchmarks that measure
+// the server process itself (bench/load.ts, bench/memory-at-rest.ts).
+
+export type Server = { base: string; pid: number; stop(): Promise<void>; log(): string };
+
+export async function startServer(env: Record<string, string>): Promise<Server> {
+  assertBuilt();
+  const port = await freePort();
+  const child: ChildProcess = spawn(process.execPath, [path.join(ROOT, "scripts", "serve.mjs")], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: "", MEMSCOPE_SEED: "0", PORT: String(port), NODE_ENV: "production", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  const keep = (b: Buffer) => (out = (out + b.toString()).slice(-20_000));
+  child.stdout!.on("data", keep);
+  child.stderr!.on("data", keep);
+  const exited = new Promise<void>((r) => child.once("exit", () => r()));
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = now() + 120_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited ${child.exitCode}:\n${out}`);
+    const ok = await fetch(`${base}/api/v1/ready`).then((r) => r.ok, () => false);
+    if (ok) break;
+    if (now() > deadline) throw new Error(`server not ready:\n${out}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return {
+    base,
+    pid: child.pid!,
+    log: () => out,
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.kill("SIGTERM");
+      const t = setTimeout(() => child.kill("SIGKILL"), 5000);
+      await exited;
+      clearTimeout(t);
+    },
+  };
+}
+
+export function rssMiB(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+
+/** A new database with pgvector on the PostgreSQL server `serverUrl` names; `drop` removes it. */
+export async function freshPostgres(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `memscope_bench_${Date.now()}`;
+  const admin = async (url: string, sql: string) => {
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    try {
+      await c.query(sql);
+    } finally {
+      await c.end();
+    }
+  };
+  await admin(serverUrl, `CREATE DATABASE ${name}`);
+  const u = new URL(serverUrl);
+  u.pathname = `/${name}`;
+  await admin(u.toString(), "CREATE EXTENSION IF NOT EXISTS vector");
+  return { url: u.toString(), drop: () => admin(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
+

@@ -1,0 +1,59 @@
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { DEFAULT_PGLITE_SHARED_BUFFERS, readDbConfig } from "@/lib/db/db-config";
+import { openDatabase } from "@/lib/db/open-database";
+import { removeDir, tempDir } from "../helpers/temp-dir";
+
+// The embedded database's memory settings (issue 21, part 8; figures in docs/benchmarks.md):
+// a smaller buffer pool, and a new folder's initdb in a child process.
+
+const dirs: string[] = [];
+const fresh = (p: string) => {
+  const d = tempDir(p);
+  dirs.push(d);
+  return d;
+};
+afterAll(() => dirs.forEach(removeDir));
+
+describe("MEMSCOPE_PGLITE_SHARED_BUFFERS", () => {
+  it("defaults to 64MB and takes a size in kB, MB or GB", () => {
+    expect(DEFAULT_PGLITE_SHARED_BUFFERS).toBe("64MB");
+    expect(readDbConfig({ MEMSCOPE_DATA_DIR: "/x" } as NodeJS.ProcessEnv)).toMatchObject({ kind: "pglite", sharedBuffers: "64MB" });
+    expect(readDbConfig({ MEMSCOPE_DATA_DIR: "/x", MEMSCOPE_PGLITE_SHARED_BUFFERS: " 256MB " } as NodeJS.ProcessEnv)).toMatchObject({ sharedBuffers: "256MB" });
+    expect(readDbConfig({ MEMSCOPE_DATA_DIR: "/x", MEMSCOPE_PGLITE_SHARED_BUFFERS: "1GB" } as NodeJS.ProcessEnv)).toMatchObject({ sharedBuffers: "1GB" });
+    expect(readDbConfig({ MEMSCOPE_DATA_DIR: "/x", MEMSCOPE_PGLITE_SHARED_BUFFERS: "2048kB" } as NodeJS.ProcessEnv)).toMatchObject({ sharedBuffers: "2048kB" });
+  });
+
+  it("refuses a value that is not a size from 1MB to 1GB, naming the variable", () => {
+    for (const bad of ["lots", "64", "0MB", "512kB", "2GB", "64 mb"]) {
+      expect(() => readDbConfig({ MEMSCOPE_PGLITE_SHARED_BUFFERS: bad } as NodeJS.ProcessEnv), bad).toThrow(/MEMSCOPE_PGLITE_SHARED_BUFFERS/);
+    }
+  });
+
+  it("is the buffer pool the embedded database runs with", async () => {
+    const db = await openDatabase({ kind: "pglite", dataDir: fresh("sb"), sharedBuffers: "32MB" });
+    try {
+      const [{ shared_buffers }] = await db.sql.query<{ shared_buffers: string }>(`SHOW shared_buffers`);
+      expect(shared_buffers).toBe("32MB");
+    } finally {
+      await db.close();
+    }
+  });
+});
+
+describe("initdb in a child process", () => {
+  it("lib/db/pglite-initdb.mjs creates a database folder that opens and migrates", async () => {
+    const dataDir = fresh("initdb");
+    execFileSync(process.execPath, [path.resolve("lib/db/pglite-initdb.mjs"), dataDir, "64MB"], { timeout: 300_000 });
+    expect(fs.existsSync(path.join(dataDir, "PG_VERSION"))).toBe(true);
+    const db = await openDatabase({ kind: "pglite", dataDir });
+    try {
+      const [{ n }] = await db.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM _prisma_migrations`);
+      expect(n).toBeGreaterThan(0);
+    } finally {
+      await db.close();
+    }
+  });
+});
