@@ -9,6 +9,9 @@ import { removeDir, tempDir } from "../helpers/temp-dir";
 // The embedded database's memory settings (issue 21, part 8; figures in docs/benchmarks.md):
 // a smaller buffer pool, and a new folder's initdb in a child process.
 
+/** An environment of only these variables (ProcessEnv's NODE_ENV is not one a config reads). */
+const env = (vars: Record<string, string>) => vars as unknown as NodeJS.ProcessEnv;
+
 const dirs: string[] = [];
 const fresh = (p: string) => {
   const d = tempDir(p);
@@ -20,15 +23,15 @@ afterAll(() => dirs.forEach(removeDir));
 describe("MEMSCOPE_PGLITE_SHARED_BUFFERS", () => {
   it("defaults to 64MB and takes a size in kB, MB or GB", () => {
     expect(DEFAULT_PGLITE_SHARED_BUFFERS).toBe("64MB");
-    expect(readDbConfig({ MEMSCOPE_DATA_DIR: "/x" } as NodeJS.ProcessEnv)).toMatchObject({ kind: "pglite", sharedBuffers: "64MB" });
-    expect(readDbConfig({ MEMSCOPE_DATA_DIR: "/x", MEMSCOPE_PGLITE_SHARED_BUFFERS: " 256MB " } as NodeJS.ProcessEnv)).toMatchObject({ sharedBuffers: "256MB" });
-    expect(readDbConfig({ MEMSCOPE_DATA_DIR: "/x", MEMSCOPE_PGLITE_SHARED_BUFFERS: "1GB" } as NodeJS.ProcessEnv)).toMatchObject({ sharedBuffers: "1GB" });
-    expect(readDbConfig({ MEMSCOPE_DATA_DIR: "/x", MEMSCOPE_PGLITE_SHARED_BUFFERS: "2048kB" } as NodeJS.ProcessEnv)).toMatchObject({ sharedBuffers: "2048kB" });
+    expect(readDbConfig(env({ MEMSCOPE_DATA_DIR: "/x" }))).toMatchObject({ kind: "pglite", sharedBuffers: "64MB" });
+    expect(readDbConfig(env({ MEMSCOPE_DATA_DIR: "/x", MEMSCOPE_PGLITE_SHARED_BUFFERS: " 256MB " }))).toMatchObject({ sharedBuffers: "256MB" });
+    expect(readDbConfig(env({ MEMSCOPE_DATA_DIR: "/x", MEMSCOPE_PGLITE_SHARED_BUFFERS: "1GB" }))).toMatchObject({ sharedBuffers: "1GB" });
+    expect(readDbConfig(env({ MEMSCOPE_DATA_DIR: "/x", MEMSCOPE_PGLITE_SHARED_BUFFERS: "2048kB" }))).toMatchObject({ sharedBuffers: "2048kB" });
   });
 
   it("refuses a value that is not a size from 1MB to 1GB, naming the variable", () => {
     for (const bad of ["lots", "64", "0MB", "512kB", "2GB", "64 mb"]) {
-      expect(() => readDbConfig({ MEMSCOPE_PGLITE_SHARED_BUFFERS: bad } as NodeJS.ProcessEnv), bad).toThrow(/MEMSCOPE_PGLITE_SHARED_BUFFERS/);
+      expect(() => readDbConfig(env({ MEMSCOPE_PGLITE_SHARED_BUFFERS: bad })), bad).toThrow(/MEMSCOPE_PGLITE_SHARED_BUFFERS/);
     }
   });
 
