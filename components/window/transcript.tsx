@@ -72,7 +72,16 @@ export function Transcript({ turns, history, childrenOf, leafId, onSelectLeaf, l
   const nothingKept = history && info.firstKept < 0 && turns.length > 0;
 
   return (
-    <div ref={scrollRef} className="h-full overflow-y-auto overscroll-contain px-4 py-3" data-testid="transcript">
+    // A scroll box keyboard users must be able to reach: a thread without regenerated turns has no
+    // button inside it, so the box itself takes focus (the arrow keys and Page Up/Down scroll it).
+    <div
+      ref={scrollRef}
+      tabIndex={0}
+      role="region"
+      aria-label="Thread transcript"
+      className="h-full overflow-y-auto overscroll-contain px-4 py-3 outline-none focus-visible:ring-2 focus-visible:ring-indigo-500 focus-visible:ring-inset"
+      data-testid="transcript"
+    >
       {start > 0 && (
         <div className="mb-3 flex justify-center">
           <button
@@ -81,7 +90,7 @@ export function Transcript({ turns, history, childrenOf, leafId, onSelectLeaf, l
             className="rounded-full border border-zinc-300 bg-white px-3 py-1 text-xs text-zinc-600 hover:bg-zinc-50 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-300 dark:hover:bg-zinc-800"
             data-testid="show-older"
           >
-            Show {formatInt(Math.min(PAGE, start))} older turns ({formatInt(start)} hidden)
+            Show {plural(Math.min(PAGE, start), "older turn")} ({formatInt(start)} hidden)
           </button>
         </div>
       )}
@@ -237,12 +246,12 @@ const Turn = memo(function Turn({
       </header>
       <div className="flex flex-col gap-1.5">
         <div className="ml-8 self-end rounded-2xl rounded-br-sm bg-indigo-600 px-3 py-2 text-sm whitespace-pre-wrap text-white">
-          {m.query || <em className="opacity-70">(empty query)</em>}
+          {m.query || <em>(empty query)</em>}
           {userFiles.length > 0 && <FileChips files={userFiles} onAccent />}
         </div>
         <ToolCalls metadata={m.metadata} />
         <div className="mr-8 self-start rounded-2xl rounded-bl-sm bg-zinc-100 px-3 py-2 text-sm whitespace-pre-wrap text-zinc-900 dark:bg-zinc-800 dark:text-zinc-100">
-          {m.answer || <em className="text-zinc-500">(no answer yet)</em>}
+          {m.answer || <em className="text-zinc-600 dark:text-zinc-300">(no answer yet)</em>}
           {botFiles.length > 0 && <FileChips files={botFiles} />}
         </div>
       </div>
@@ -266,7 +275,7 @@ function ToolCalls({ metadata }: { metadata: Message["metadata"] }) {
             <span className="font-sans font-semibold">tool call</span> {show(c.name)}({show(c.arguments)})
           </div>
           {c.result !== undefined && (
-            <div className="mt-0.5 text-amber-800/80 dark:text-amber-300/80">
+            <div className="mt-0.5 text-amber-800 dark:text-amber-300">
               <span className="font-sans font-semibold">→ result</span> {show(c.result)}
             </div>
           )}
@@ -287,7 +296,7 @@ function FileChips({ files, onAccent }: { files: Message["files"]; onAccent?: bo
             data-testid="file-chip"
             title={where}
             className={`inline-flex max-w-full items-center gap-1 rounded px-1.5 py-0.5 font-mono text-[11px] ${
-              onAccent ? "bg-white/15 text-indigo-50" : "bg-white text-zinc-600 ring-1 ring-zinc-200 dark:bg-zinc-900 dark:text-zinc-300 dark:ring-zinc-700"
+              onAccent ? "bg-indigo-800 text-white" : "bg-white text-zinc-600 ring-1 ring-zinc-200 dark:bg-zinc-900 dark:text-zinc-300 dark:ring-zinc-700"
             }`}
           >
             <span className="font-sans font-semibold">[{f.type}]</span>

@@ -1,0 +1,67 @@
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEMO_IDS } from "@/lib/db/seed/demo-data";
+import { TOOL_AGENT_DEMO_ID } from "@/lib/db/seed/demo-tool-agent";
+import { startAppServer, type AppServer } from "../helpers/app-server";
+import { axeSeriousViolations, launchBrowser, newPage, screenshotPath } from "../helpers/browser";
+
+// Every seeded conversation's page, light and dark, at 1440 px: each kind of turn renders
+// differently (regenerated siblings, a 640-turn window with dropped turns, legacy parents and an
+// in-flight placeholder, image chips, tool calls and results, an archived thread, a tool-using
+// agent with 88 results), so each one is checked, not one stand-in. One load per conversation:
+// the colour scheme is CSS alone (prefers-color-scheme; React Flow's colorMode="system" follows
+// it live), so the same tab is switched to dark and checked again. Both tabs of the right column
+// (window preview, memories) are checked in each scheme.
+
+const CONVERSATIONS: { name: string; id: string }[] = [
+  { name: "branching", id: DEMO_IDS.branching },
+  { name: "long", id: DEMO_IDS.long },
+  { name: "legacy", id: DEMO_IDS.legacy },
+  { name: "images", id: DEMO_IDS.images },
+  { name: "support", id: DEMO_IDS.support },
+  { name: "archived", id: DEMO_IDS.archived },
+  { name: "tool-agent", id: TOOL_AGENT_DEMO_ID },
+];
+
+describe("axe on every seeded conversation, light and dark", () => {
+  let server: AppServer;
+  let browser: Browser;
+  let page: Page;
+
+  beforeAll(async () => {
+    [server, browser] = await Promise.all([startAppServer({ seed: true }), launchBrowser()]);
+    page = await newPage(browser, 1440, 900);
+  });
+  afterAll(async () => {
+    await page?.close().catch(() => {});
+    await browser?.close();
+    await server?.stop();
+  });
+
+  const describeViolations = (vs: Awaited<ReturnType<typeof axeSeriousViolations>>) => vs.map((v) => `${v.impact} ${v.id} at ${v.targets.join(" | ")}`);
+
+  it.each(CONVERSATIONS)("$name: no serious or critical violation, window and memories tabs, light and dark", async ({ name, id }) => {
+    await page.emulateMedia({ colorScheme: "light" });
+    await page.goto(`${server.url}/conversations/${id}`);
+    // Everything the page draws for this conversation: the transcript with the window's verdict
+    // per turn (data-state is "unknown" until the window arrives), and the tree's first view.
+    await page.locator('[data-testid="transcript-turn"]').first().waitFor();
+    await page.waitForFunction(() => {
+      const turns = document.querySelectorAll('[data-testid="transcript-turn"]');
+      return turns.length > 0 && ![...turns].some((t) => t.getAttribute("data-state") === "unknown");
+    });
+    await page.locator('[data-testid="tree-root"][data-fitted="true"]').waitFor();
+    const found: Record<string, string[]> = {};
+    for (const scheme of ["light", "dark"] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.getByTestId("tab-window").click();
+      await page.locator('[data-testid="transcript-turn"]').first().waitFor();
+      await page.screenshot({ path: screenshotPath(`axe-conversation-${name}-${scheme}`) });
+      found[`${scheme} window`] = describeViolations(await axeSeriousViolations(page));
+      await page.getByTestId("tab-memories").click();
+      await page.getByTestId("conversation-memories").waitFor();
+      found[`${scheme} memories`] = describeViolations(await axeSeriousViolations(page));
+    }
+    expect(found).toEqual({ "light window": [], "light memories": [], "dark window": [], "dark memories": [] });
+  });
+});
