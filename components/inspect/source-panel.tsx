@@ -3,7 +3,7 @@ import { useId, useMemo, useRef } from "react";
 import { useThreadTurns, useUserConversations } from "@/lib/ui/queries";
 import { useMemoryUsers } from "@/lib/ui/memory-queries";
 import { parseMessages, SAMPLE_TEMPORARY, sampleMessages, type InspectSource, type MemoryFormat, type SourceTab } from "@/lib/ui/inspect-model";
-import { formatInt, oneLine } from "@/lib/ui/format";
+import { formatInt, oneLine, plural } from "@/lib/ui/format";
 import { Button } from "@/components/ui/button";
 import { Spinner } from "@/components/ui/states";
 import { FieldError, inputCls, labelCls } from "./strategy-form";
@@ -124,7 +124,7 @@ function StoredSource({ src, onChange, errors }: { src: InspectSource; onChange:
           <option value="">{!src.user.trim() ? "Choose a user above to list their conversations" : convs.data?.length === 0 ? "No conversations — query only" : "None — query and memories only"}</option>
           {convs.data?.map((c) => (
             <option key={c.id} value={c.id}>
-              {oneLine(c.name || c.id, 48)} · {formatInt(c.turn_count)} turns
+              {oneLine(c.name || c.id, 48)} · {plural(c.turn_count, "turn")}
             </option>
           ))}
           {src.conversation && !current && !convs.isPending && <option value={src.conversation}>{src.conversation}</option>}
@@ -138,7 +138,7 @@ function StoredSource({ src, onChange, errors }: { src: InspectSource; onChange:
             {turns.isFetching && <Spinner className="size-3 text-zinc-400" />}
           </span>
           <select value={src.leaf} onChange={(e) => onChange({ leaf: e.target.value })} data-testid="inspect-leaf" aria-invalid={leafErr ? true : undefined} className={inputCls}>
-            <option value="">Newest turn (current thread{turns.data ? `, ${formatInt(turns.data.length)} turns` : ""})</option>
+            <option value="">Newest turn (current thread{turns.data ? `, ${plural(turns.data.length, "turn")}` : ""})</option>
             {turns.data?.map((t) => (
               <option key={t.id} value={t.id}>
                 #{t.n} · {oneLine(t.query, 60)}

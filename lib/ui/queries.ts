@@ -146,19 +146,32 @@ export function useUserConversations(user: string) {
   });
 }
 
-/** The turns of the conversation's current thread, newest first, for a leaf picker. */
+/**
+ * The turns of the conversation's current thread, newest first, for a leaf picker: `n` is the
+ * turn's place in the thread counted from its first turn (the newest of 640 is #640).
+ * /thread answers newest first already.
+ */
 export function useThreadTurns(conversation: string) {
   return useQuery({
     queryKey: qk.threadTurns(conversation),
     enabled: !!conversation,
     queryFn: async ({ signal }) => {
-      const [thread, page] = await Promise.all([
-        api.get<ThreadResponse>(`/conversations/${conversation}/thread`, undefined, signal),
-        api.get<Page<Message>>(`/conversations/${conversation}/messages`, { limit: 1000 }, signal),
-      ]);
-      const byId = new Map(page.data.map((m) => [m.id, m] as const));
-      return thread.message_ids.map((id, i) => ({ id, n: i + 1, query: byId.get(id)?.query ?? "" })).reverse();
+      const thread = await api.get<ThreadResponse>(`/conversations/${conversation}/thread`, undefined, signal);
+      // Every page of messages: a thread can be longer than one page (5 000-turn conversations exist).
+      const byId = new Map<string, Message>();
+      let cursor: string | undefined;
+      do {
+        const page = await api.get<Page<Message>>(`/conversations/${conversation}/messages`, { cursor, limit: 1000 }, signal);
+        for (const m of page.data) byId.set(m.id, m);
+        cursor = page.next_cursor ?? undefined;
+      } while (cursor);
+      return threadPickerTurns(thread.message_ids, byId);
     },
     staleTime: 30_000,
   });
+}
+
+/** `ids` newest first (as /thread answers): the picker's rows in that order, numbered from the oldest turn (#1). */
+export function threadPickerTurns(ids: readonly string[], byId: ReadonlyMap<string, Pick<Message, "query">>) {
+  return ids.map((id, i) => ({ id, n: ids.length - i, query: byId.get(id)?.query ?? "" }));
 }
