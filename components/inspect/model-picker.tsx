@@ -3,6 +3,7 @@ import { useEffect, useId, useState } from "react";
 import { fieldErrors, useModelRows, usePresets, useSavePresets, type Preset } from "@/lib/ui/inspect-api";
 import { formatInt } from "@/lib/ui/format";
 import { Badge } from "@/components/ui/badge";
+import { WriteButton } from "@/components/ui/write-button";
 import { Button } from "@/components/ui/button";
 import { ErrorBox, Spinner } from "@/components/ui/states";
 import { Dialog } from "@/components/memories/dialog";
@@ -111,10 +112,10 @@ function PresetsDialog({ onClose }: { onClose: () => void }) {
           <Button size="sm" variant="ghost" onClick={onClose}>
             Cancel
           </Button>
-          <Button size="sm" variant="primary" onClick={submit} disabled={!rows || save.isPending} data-testid="presets-save">
+          <WriteButton size="sm" variant="primary" onClick={submit} disabled={!rows || save.isPending} data-testid="presets-save">
             {save.isPending && <Spinner />}
             Save presets
-          </Button>
+          </WriteButton>
         </>
       }
     >

@@ -47,7 +47,12 @@ export function MemoryTable({ rows, user, loading, hasNextPage, fetchingNext, on
   const router = useRouter();
   const scrollRef = useRef<HTMLDivElement>(null);
   const [focus, setFocus] = useState(0);
-  const [editing, setEditing] = useState<string | null>(null);
+  const [editing, setEditingState] = useState<string | null>(null);
+  // A viewer may not change data: no path opens the editor (Edit button, double-click, Enter),
+  // not just a disabled button beside an editor the keyboard still reaches.
+  // As every write control: open while the auth state loads (the API refuses a viewer's PATCH either way).
+  const canWrite = useCanWrite();
+  const setEditing = useCallback((id: string | null) => setEditingState(id !== null && !canWrite ? null : id), [canWrite]);
   const anchor = useRef<number | null>(null);
 
   const v = useVirtualizer({
@@ -106,7 +111,11 @@ export function MemoryTable({ rows, user, loading, hasNextPage, fetchingNext, on
   const onEditDone = useCallback(() => {
     setEditing(null);
     scrollRef.current?.focus({ preventScroll: true });
-  }, []);
+  }, [setEditing]);
+  // Signed out or demoted while an editor was open: close it.
+  useEffect(() => {
+    if (!canWrite) setEditingState(null);
+  }, [canWrite]);
 
   const open = (m: Memory) => router.push(`/memories/${m.id}?user=${encodeURIComponent(user)}`);
 
@@ -256,7 +265,7 @@ export function MemoryTable({ rows, user, loading, hasNextPage, fetchingNext, on
           <Hint k="j k">move</Hint>
           <Hint k="x">select</Hint>
           <Hint k="⇧ click">range</Hint>
-          <Hint k="Enter">edit</Hint>
+          {canWrite && <Hint k="Enter">edit</Hint>}
           <Hint k="o">open</Hint>
         </span>
       </div>
