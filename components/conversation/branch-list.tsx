@@ -1,15 +1,17 @@
 "use client";
-import { useState } from "react";
+import { useRef, useState } from "react";
 import type { BranchLeaf } from "@/lib/ui/tree-collapse";
 import { absoluteTime, formatInt, oneLine, relativeTime } from "@/lib/ui/format";
 
 /** Every leaf of the tree (its last query, depth and time), newest first: a click jumps to it. */
 export function BranchList({ leaves, selected, onJump }: { leaves: BranchLeaf[]; selected: string | null; onJump: (id: string) => void }) {
   const [open, setOpen] = useState(false);
+  const toggle = useRef<HTMLButtonElement>(null);
   if (leaves.length < 2) return null;
   return (
     <div className="pointer-events-auto flex max-h-full min-h-0 flex-col self-start">
       <button
+        ref={toggle}
         type="button"
         aria-expanded={open}
         aria-controls="branch-list"
@@ -35,7 +37,12 @@ export function BranchList({ leaves, selected, onJump }: { leaves: BranchLeaf[];
                   data-testid="branch-item"
                   data-id={l.id}
                   aria-current={current ? "true" : undefined}
-                  onClick={() => onJump(l.id)}
+                  onClick={() => {
+                    // The list covers the tree's upper left: once a branch is picked, get out of its way.
+                    setOpen(false);
+                    toggle.current?.focus();
+                    onJump(l.id);
+                  }}
                   className={`block w-full px-3 py-2 text-left hover:bg-indigo-50 dark:hover:bg-indigo-950/50 ${current ? "bg-indigo-50 dark:bg-indigo-950/60" : ""}`}
                 >
                   <span className="line-clamp-2 text-zinc-900 dark:text-zinc-100">{oneLine(l.query, 140) || <em>(empty query)</em>}</span>

@@ -130,7 +130,10 @@ function TreeCanvas({ conversationId, messages, threadIds, leafId, onSelect, his
   }, [expanded, threadIds, selectedLeaf, windowInfo.start, focusId, history]);
   const layout = useMemo(() => {
     const folded = collapseRuns(messages, full.layout.children, pinned);
-    const reduced = layoutTree(folded.items, COL, ROW);
+    // The selected thread (its runs included) is the layout's spine: one straight column.
+    const spine = new Set(threadIds);
+    for (const item of folded.items) if (item.run && spine.has(item.run.members[item.run.members.length - 1])) spine.add(item.id);
+    const reduced = layoutTree(folded.items, COL, ROW, spine);
     const nodes = folded.items.map<Base>((item, index) => {
       const p = reduced.positions.get(item.id)!;
       const m = full.byId.get(item.id);
@@ -146,7 +149,7 @@ function TreeCanvas({ conversationId, messages, threadIds, leafId, onSelect, his
       };
     });
     return { nodes, children: reduced.children, hiddenIn: folded.hiddenIn };
-  }, [messages, full, pinned]);
+  }, [messages, full, pinned, threadIds]);
   const base = layout.nodes;
 
   const positions = useMemo(() => new Map(base.map((b) => [b.id, b] as const)), [base]);
@@ -255,6 +258,8 @@ function TreeCanvas({ conversationId, messages, threadIds, leafId, onSelect, his
 
   // Fit once per conversation, when both the tree and its thread are known; later clicks keep the user's viewport.
   const fittedFor = useRef<string | null>(null);
+  /** True while the view is the automatic one (the first view, or "go to the end"); a pan, zoom, click or jump ends it. */
+  const viewIsAuto = useRef(true);
   // The same, as state: the root says `data-fitted` once its first view is set, and from then on
   // only the user moves the viewport (tests wait on it before they read or drag the view).
   const [fittedId, setFittedId] = useState<string | null>(null);
@@ -264,11 +269,43 @@ function TreeCanvas({ conversationId, messages, threadIds, leafId, onSelect, his
     // pinned), which cancels a pending frame; the next run of this effect must then still fit.
     const raf = requestAnimationFrame(() => {
       fittedFor.current = conversationId;
+      viewIsAuto.current = true;
       focusThreadEnd(0);
       setFittedId(conversationId);
     });
     return () => cancelAnimationFrame(raf);
   }, [ready, threadIds, base, conversationId, focusThreadEnd]);
+
+  // The layout moves under the view whenever the folding changes: the window arrives or a knob
+  // moves (its kept turns are pinned, the rest fold into runs), a run is expanded. Left alone, the
+  // viewport keeps pointing where the nodes were, often at empty canvas (max_token_limit 500 on
+  // 640 turns folded 614 of them away from it). While the view is still the automatic one, it is
+  // set again for the new layout; once the user moved it (or a jump did), the selected leaf keeps
+  // its place on screen instead.
+  const tailKey = useMemo(() => {
+    const parts: string[] = [];
+    for (const id of threadIds.slice(0, FIT_TAIL)) {
+      const p = positions.get(id);
+      if (p) parts.push(`${p.x},${p.y}`);
+    }
+    return `${base.length}|${parts.join(";")}`;
+  }, [threadIds, positions, base.length]);
+  const lastLayout = useRef<{ key: string; positions: ReadonlyMap<string, Base> } | null>(null);
+  useEffect(() => {
+    const before = lastLayout.current;
+    lastLayout.current = { key: tailKey, positions };
+    if (fittedFor.current !== conversationId || !before || before.key === tailKey) return;
+    if (viewIsAuto.current) {
+      focusThreadEnd(0);
+      return;
+    }
+    const now = selectedLeaf ? positions.get(selectedLeaf) : undefined;
+    const then = selectedLeaf ? before.positions.get(selectedLeaf) : undefined;
+    if (now && then && (now.x !== then.x || now.y !== then.y)) {
+      const vp = flow.getViewport();
+      void flow.setViewport({ x: vp.x - (now.x - then.x) * vp.zoom, y: vp.y - (now.y - then.y) * vp.zoom, zoom: vp.zoom });
+    }
+  }, [tailKey, positions, selectedLeaf, conversationId, flow, focusThreadEnd]);
 
   /** Draws a folded run's turns again; `then` is the node to centre (and focus, from the keyboard) once laid out. */
   const [pending, setPending] = useState<{ id: string; focus: boolean; leaf?: boolean } | null>(null);
@@ -282,8 +319,17 @@ function TreeCanvas({ conversationId, messages, threadIds, leafId, onSelect, his
     [positions],
   );
 
+  const endAutoView = useCallback(() => {
+    viewIsAuto.current = false;
+  }, []);
+
   const onNodeClick: NodeMouseHandler<TreeNode> = useCallback(
-    (_, node) => (node.type === "run" ? expandRun(node.id, false) : onSelect(node.id)),
+    (_, node) => {
+      // The clicked node stays under the pointer as the tree re-folds around the new thread.
+      viewIsAuto.current = false;
+      if (node.type === "run") expandRun(node.id, false);
+      else onSelect(node.id);
+    },
     [onSelect, expandRun],
   );
 
@@ -292,6 +338,7 @@ function TreeCanvas({ conversationId, messages, threadIds, leafId, onSelect, his
     (id: string) => {
       const p = positions.get(id);
       if (!p) return;
+      viewIsAuto.current = false;
       setFocusId(id);
       void flow.setCenter(p.x + TURN_NODE_WIDTH / 2, p.y + TURN_NODE_HEIGHT / 2, { zoom: Math.max(flow.getZoom(), READABLE_ZOOM), duration: 0 });
       const tryFocus = (n: number) =>
@@ -315,6 +362,7 @@ function TreeCanvas({ conversationId, messages, threadIds, leafId, onSelect, his
     const p = positions.get(pending.id);
     if (!p) return;
     setPending(null);
+    viewIsAuto.current = false;
     if (pending.focus) focusNode(pending.id);
     else void flow.setCenter(p.x + TURN_NODE_WIDTH / 2, p.y + TURN_NODE_HEIGHT / 2, { zoom: Math.max(flow.getZoom(), READABLE_ZOOM), duration: 200 });
   }, [pending, positions, flow, focusNode, selectedLeaf, history]);
@@ -367,6 +415,10 @@ function TreeCanvas({ conversationId, messages, threadIds, leafId, onSelect, his
         nodeTypes={NODE_TYPES}
         onNodeClick={onNodeClick}
         onInit={() => setReady(true)}
+        // A pan or zoom by the user (an event; programmatic moves have none) ends the automatic view.
+        onMoveStart={(event) => {
+          if (event) viewIsAuto.current = false;
+        }}
         onlyRenderVisibleElements
         nodesDraggable={false}
         nodesConnectable={false}
@@ -389,8 +441,18 @@ function TreeCanvas({ conversationId, messages, threadIds, leafId, onSelect, his
           data-testid="tree-minimap"
         />
         <Background variant={BackgroundVariant.Dots} gap={20} size={1} className="!text-zinc-300 dark:!text-zinc-800" />
-        <Controls showInteractive={false} position="bottom-left">
-          <ControlButton onClick={() => focusThreadEnd(300)} title="Go to the end of the selected thread" aria-label="Go to the end of the selected thread">
+        <Controls
+          showInteractive={false}
+          position="bottom-left"
+          onZoomIn={endAutoView}
+          onZoomOut={endAutoView}
+          onFitView={endAutoView}
+        >
+          <ControlButton
+            onClick={() => {
+              viewIsAuto.current = true;
+              focusThreadEnd(300);
+            }} title="Go to the end of the selected thread" aria-label="Go to the end of the selected thread">
             <svg viewBox="0 0 16 16" aria-hidden>
               <circle cx="8" cy="8" r="3" fill="currentColor" />
               <circle cx="8" cy="8" r="6.25" fill="none" stroke="currentColor" strokeWidth="1.5" />

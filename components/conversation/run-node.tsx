@@ -1,7 +1,7 @@
 "use client";
 import { Handle, Position, type Node, type NodeProps } from "@xyflow/react";
 import { memo } from "react";
-import { formatCompact, formatInt } from "@/lib/ui/format";
+import { formatCompact, formatInt, plural } from "@/lib/ui/format";
 import { TURN_NODE_HEIGHT, TURN_NODE_WIDTH } from "./turn-node";
 
 export type RunNodeData = {
@@ -27,12 +27,12 @@ function RunNodeView({ id, data }: NodeProps<RunNode>) {
       data-id={id}
       data-count={data.count}
       data-in-thread={data.inThread ? "true" : "false"}
-      title={`${formatInt(data.count)} turns in a row without branches: click to show them`}
+      title={`${plural(data.count, "turn")} in a row without branches: click to show them`}
       className={`relative flex cursor-pointer flex-col items-center justify-center rounded-lg border-2 border-dotted px-2.5 text-center hover:border-indigo-500 ${tone}`}
       style={{ width: TURN_NODE_WIDTH, height: TURN_NODE_HEIGHT }}
     >
       <Handle type="target" position={Position.Top} isConnectable={false} className={hiddenHandle} />
-      <span className="text-[15px] font-semibold tabular-nums">… {formatInt(data.count)} turns</span>
+      <span className="text-[15px] font-semibold tabular-nums">… {plural(data.count, "turn")}</span>
       <span className="text-xs tabular-nums opacity-90">
         {formatCompact(data.tokens)} tok
         {data.dropped > 0 && ` · ${formatInt(data.dropped)} dropped`}

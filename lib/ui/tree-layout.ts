@@ -1,6 +1,10 @@
 // Tidy-ish tree layout in O(n): a node's column span is the number of leaves under it,
 // so regenerated siblings sit side by side and a linear thread is one straight column.
 // Iterative on purpose: a 5 000-turn thread is 5 000 levels deep, too deep for recursion.
+// With a `spine` (the selected thread), each spine node sits straight above its spine child
+// instead of centred over all its children: the thread is one column however wide the
+// branches beside it are, so its newest turns fit one view (the turn-97 branch of a 640-turn
+// conversation sat three columns right of its parent, out of sight of the thread above it).
 
 export type LayoutInput = { id: string; tree_parent_id: string | null };
 export type LayoutPoint = { x: number; y: number; depth: number };
@@ -11,7 +15,7 @@ export type TreeLayout = {
   depth: number;
 };
 
-export function layoutTree(items: readonly LayoutInput[], colWidth: number, rowHeight: number): TreeLayout {
+export function layoutTree(items: readonly LayoutInput[], colWidth: number, rowHeight: number, spine?: ReadonlySet<string>): TreeLayout {
   const n = items.length;
   const index = new Map<string, number>();
   for (let i = 0; i < n; i++) index.set(items[i].id, i);
@@ -54,16 +58,23 @@ export function layoutTree(items: readonly LayoutInput[], colWidth: number, rowH
     }
   }
 
-  // Leaf counts bottom-up (reverse pre-order visits children before parents).
+  // Leaf counts bottom-up (reverse pre-order visits children before parents), and where in its
+  // span each node sits (columns from its left edge): centred, or above its spine child.
   const span = new Float64Array(n);
+  const anchor = new Float64Array(n);
   for (let k = order.length - 1; k >= 0; k--) {
     const v = order[k];
     let s = 0;
-    for (const c of kids[v]) s += span[c];
+    let at = -1;
+    for (const c of kids[v]) {
+      if (at < 0 && spine?.has(items[c].id)) at = s + anchor[c];
+      s += span[c];
+    }
     span[v] = Math.max(1, s);
+    anchor[v] = at >= 0 ? at : span[v] / 2 - 0.5;
   }
 
-  // Left edges top-down; a node is centred over its span.
+  // Left edges top-down.
   const left = new Float64Array(n);
   let cursor = 0;
   for (const r of roots) {
@@ -79,8 +90,7 @@ export function layoutTree(items: readonly LayoutInput[], colWidth: number, rowH
       left[c] = l;
       l += span[c];
     }
-    const centre = left[v] + span[v] / 2 - 0.5;
-    positions.set(items[v].id, { x: centre * colWidth, y: depth[v] * rowHeight, depth: depth[v] });
+    positions.set(items[v].id, { x: (left[v] + anchor[v]) * colWidth, y: depth[v] * rowHeight, depth: depth[v] });
     if (kids[v].length) children.set(items[v].id, kids[v].map((c) => items[c].id));
     if (depth[v] > maxDepth) maxDepth = depth[v];
   }
