@@ -41,7 +41,8 @@ export function TopBar({ right }: { right?: ReactNode }) {
       <div className="flex h-12 min-w-0 items-center gap-3 px-4 sm:gap-6 sm:px-6">
         <Link href="/conversations" className="flex shrink-0 items-center gap-2 rounded-md text-[15px] font-semibold tracking-tight">
           <span aria-hidden className="grid size-6 place-items-center rounded-md bg-indigo-600 text-[11px] font-bold text-white">M</span>
-          Memscope
+          {/* Below 640 px the project picker, Sign out and Menu need the room: the logo stands alone. */}
+          <span className="sr-only sm:not-sr-only">Memscope</span>
         </Link>
         <nav aria-label="Main" className="hidden items-center gap-1 text-sm md:flex" data-testid="main-nav">
           {NAV.map((item) => (
