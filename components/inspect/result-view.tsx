@@ -44,8 +44,16 @@ export function ExportButtons({ result, name }: { result: InspectResult; name: s
 function Summary({ result, ms, pending }: { result: InspectResult; ms?: number; pending: boolean }) {
   return (
     <div className="flex flex-wrap items-center gap-x-3 gap-y-1.5 text-xs text-zinc-600 dark:text-zinc-400">
-      <span className="text-sm font-semibold text-zinc-900 dark:text-zinc-100" data-testid="result-total">
+      <span
+        className="text-sm font-semibold text-zinc-900 dark:text-zinc-100"
+        data-testid="result-total"
+        title={`The final prompt counted with tiktoken, ${result.encoding} encoding (the one ${result.model} uses, or its stand-in)`}
+      >
         {formatInt(result.budget.total)} tokens
+      </span>
+      {/* Which counter: AgentScope's step timeline uses its own estimate (characters ÷ 2.5), a different number for the same messages. */}
+      <span data-testid="result-counter">
+        tiktoken <span className="font-mono">{result.encoding}</span>
       </span>
       <span>{plural(result.messages.length, "message")}</span>
       <span className="font-mono">{result.model}</span>

@@ -42,9 +42,11 @@ function StepRow({ step, maxTokens }: { step: Step; maxTokens: number }) {
       </div>
       <div className="mt-1.5 grid grid-cols-[auto_minmax(0,1fr)] items-center gap-x-3 gap-y-1 text-[11px] text-zinc-600 tabular-nums dark:text-zinc-400">
         <span>
-          {formatInt(step.messages_before)} → {formatInt(step.messages_after)} msgs · {formatInt(step.tokens_before)} → {formatInt(step.tokens_after)} est. tok
+          {formatInt(step.messages_before)} → {formatInt(step.messages_after)} msgs · <abbr title={AS_ESTIMATE} className="no-underline">
+            {formatInt(step.tokens_before)} → {formatInt(step.tokens_after)} AgentScope est. tok
+          </abbr>
         </span>
-        <SizeBars before={step.tokens_before} after={step.tokens_after} max={maxTokens} label="estimated tokens" />
+        <SizeBars before={step.tokens_before} after={step.tokens_after} max={maxTokens} label="AgentScope-estimated tokens" />
       </div>
       {step.events.length > 0 && (
         <ul className="mt-2 flex flex-col gap-1.5">
@@ -68,6 +70,9 @@ function StepRow({ step, maxTokens }: { step: Step; maxTokens: number }) {
   );
 }
 
+/** The counter behind every token figure in this timeline; the result's header counts with tiktoken instead. */
+const AS_ESTIMATE = "characters ÷ 2.5 plus fixed overheads per message and tool block, as AutoContextMemory compares with its thresholds; not tiktoken";
+
 /** AgentScope's AutoContextMemory at work: which strategy fired at which model call, and the size before and after. */
 export function StepTimeline({ report, replay }: { report: AutoContextReport; replay: boolean }) {
   const maxTokens = Math.max(1, ...report.steps.map((s) => s.tokens_before));
@@ -79,7 +84,7 @@ export function StepTimeline({ report, replay }: { report: AutoContextReport; re
       </h2>
       <p className="text-[11px] leading-snug text-zinc-600 dark:text-zinc-400" data-testid="as-summary">
         {report.follows}. {replay ? `Replayed ${plural(report.calls, "model call")}` : `${plural(report.calls, "model call")} simulated`}: compression triggered on{" "}
-        {formatInt(report.triggered_calls)}, a strategy applied on {formatInt(applied)}. Memory now {plural(report.memory.messages, "message")}, {formatInt(report.memory.tokens)} est. tokens. Hook
+        {formatInt(report.triggered_calls)}, a strategy applied on {formatInt(applied)}. Memory now {plural(report.memory.messages, "message")}, {formatInt(report.memory.tokens)} tokens by AgentScope&apos;s estimate ({AS_ESTIMATE}). Hook
         wiring {report.hook_wiring}; the {report.tools.map((t) => t.name).join(", ")} tool is registered.
       </p>
       <p className="text-[11px] text-zinc-600 dark:text-zinc-400" data-testid="as-summaries">

@@ -28,9 +28,9 @@ function Bars({ rows, testId }: { rows: { label: React.ReactNode; value: number;
   );
 }
 
-function Stat({ label, value, hint, testId }: { label: string; value: React.ReactNode; hint?: React.ReactNode; testId?: string }) {
+function Stat({ label, value, hint, testId, dataValue }: { label: string; value: React.ReactNode; hint?: React.ReactNode; testId?: string; dataValue?: number }) {
   return (
-    <div className="rounded-lg border border-zinc-200 bg-white p-4 shadow-xs dark:border-zinc-800 dark:bg-zinc-900" data-testid={testId}>
+    <div className="rounded-lg border border-zinc-200 bg-white p-4 shadow-xs dark:border-zinc-800 dark:bg-zinc-900" data-testid={testId} data-value={dataValue}>
       <p className="text-xs text-zinc-500 dark:text-zinc-400">{label}</p>
       <p className="mt-1 text-2xl font-semibold tracking-tight tabular-nums">{value}</p>
       {hint && <div className="mt-1.5 text-xs text-zinc-500 dark:text-zinc-400">{hint}</div>}
@@ -68,7 +68,7 @@ export function DashboardView() {
                   </span>
                 }
               />
-              <Stat label="Retrievals" value={formatInt(m.retrieval.count)} hint="searches logged (incl. playground)" />
+              <Stat label="Retrievals" value={formatInt(m.retrieval.count)} hint="searches logged (incl. playground)" testId="stat-retrievals" dataValue={m.retrieval.count} />
               <Stat label="Retrieval latency" value={<LatencyValue p50={m.retrieval.p50_ms} p99={m.retrieval.p99_ms} />} hint={<LatencyBars p50={m.retrieval.p50_ms} p99={m.retrieval.p99_ms} />} testId="stat-latency" />
             </div>
             <div className="grid gap-5 lg:grid-cols-2">
@@ -97,17 +97,25 @@ export function DashboardView() {
                     {m.most_accessed.map((x, i) => {
                       const max = m.most_accessed[0]?.access_count || 1;
                       return (
-                        <li key={x.memory.id} className="grid grid-cols-[20px_1fr_120px] items-center gap-3 text-sm">
+                        <li
+                          key={x.memory.id}
+                          className="grid grid-cols-[20px_1fr_120px] items-center gap-3 text-sm"
+                          data-testid="most-accessed-item"
+                          data-id={x.memory.id}
+                          data-status={x.memory.status}
+                        >
                           <span className="text-right font-mono text-xs text-zinc-500">{i + 1}</span>
                           <Link href={`/memories/${x.memory.id}?user=${encodeURIComponent(user)}`} className="flex min-w-0 items-center gap-2 hover:text-indigo-700 dark:hover:text-indigo-300">
                             <TypeBadge type={x.memory.memory_type} />
-                            <span className="truncate">{x.memory.content}</span>
+                            {/* Its retrievals still count, but an archived (or merged-away) memory is no longer retrieved: say so. */}
+                            {x.memory.status !== "active" && <Badge tone="neutral">{x.memory.status}</Badge>}
+                            <span className={`truncate ${x.memory.status !== "active" ? "text-zinc-500 dark:text-zinc-400" : ""}`}>{x.memory.content}</span>
                           </Link>
                           <span className="flex items-center gap-2">
                             <span aria-hidden className="h-2 flex-1 overflow-hidden rounded-full bg-zinc-100 dark:bg-zinc-800">
                               <span className="block h-full rounded-full bg-indigo-500" style={{ width: `${(x.access_count / max) * 100}%` }} />
                             </span>
-                            <span className="w-8 text-right text-xs tabular-nums">{formatInt(x.access_count)}</span>
+                            <span className="w-8 text-right text-xs tabular-nums" data-testid="most-accessed-count">{formatInt(x.access_count)}</span>
                           </span>
                         </li>
                       );

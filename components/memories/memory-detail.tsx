@@ -162,9 +162,13 @@ function Header({ m, relations }: { m: Memory; relations: Relation[] }) {
           <dl className="mt-2 flex flex-wrap gap-x-5 gap-y-1 text-xs text-zinc-500 dark:text-zinc-400">
             <Meta label="Importance">{m.importance_score.toFixed(2)}</Meta>
             <Meta label="Confidence">{m.confidence.toFixed(2)}</Meta>
-            <Meta label="Retrieved">{plural(m.access_count, "time")}</Meta>
-            <Meta label="Last used">{m.last_accessed_at ? <span title={absoluteTime(m.last_accessed_at)}>{relativeTime(m.last_accessed_at)}</span> : "never"}</Meta>
-            <Meta label="Created">{absoluteTime(m.created_at)}</Meta>
+            <Meta label="Retrieved" testId="meta-retrieved">{plural(m.access_count, "time")}</Meta>
+            <Meta label="Last used" testId="meta-last-used">
+              {m.last_accessed_at ? <time dateTime={m.last_accessed_at} title={absoluteTime(m.last_accessed_at)}>{relativeTime(m.last_accessed_at)}</time> : "never"}
+            </Meta>
+            <Meta label="Created" testId="meta-created">
+              <time dateTime={m.created_at}>{absoluteTime(m.created_at)}</time>
+            </Meta>
             <Meta label="Updated">{relativeTime(m.updated_at)}</Meta>
             {m.app_id && <Meta label="App"><span className="font-mono">{m.app_id}</span></Meta>}
             {m.source_session_id && (
@@ -199,11 +203,11 @@ function Header({ m, relations }: { m: Memory; relations: Relation[] }) {
   );
 }
 
-function Meta({ label, children }: { label: string; children: ReactNode }) {
+function Meta({ label, children, testId }: { label: string; children: ReactNode; testId?: string }) {
   return (
     <div className="flex items-center gap-1">
       <dt>{label}</dt>
-      <dd className="text-zinc-700 tabular-nums dark:text-zinc-300">{children}</dd>
+      <dd className="text-zinc-700 tabular-nums dark:text-zinc-300" data-testid={testId}>{children}</dd>
     </div>
   );
 }

@@ -3,6 +3,8 @@ import type { UseQueryResult } from "@tanstack/react-query";
 import type { HistoryResponse, Message } from "@/lib/messages/schemas";
 import { useHistory, type HistoryParams } from "@/lib/ui/queries";
 import { formatInt, plural } from "@/lib/ui/format";
+import { windowCounts } from "@/lib/ui/window-counts";
+import { useMemo } from "react";
 import { Badge } from "@/components/ui/badge";
 import { ErrorBox, Spinner } from "@/components/ui/states";
 import { BudgetBar } from "./budget-bar";
@@ -38,8 +40,9 @@ export function WindowPanel({ conversationId, thread, resolvedLeaf, childrenOf, 
   const h = threadError ? undefined : history.data;
   const stale = history.isPlaceholderData || settling;
 
-  // thread_message_ids already leaves the placeholder out.
-  const kept = h ? h.thread_message_ids.length - h.dropped_message_ids.length : 0;
+  const threadIds = useMemo(() => thread.map((m) => m.id), [thread]);
+  // Counted against the thread's turns: not before they are known (the window can arrive first).
+  const counts = useMemo(() => (h && !threadLoading ? windowCounts(threadIds, h) : null), [threadIds, h, threadLoading]);
 
   return (
     <section id="window-preview" tabIndex={-1} aria-label="Window preview" className="flex min-h-0 flex-1 flex-col bg-white outline-none dark:bg-zinc-900/40">
@@ -64,16 +67,17 @@ export function WindowPanel({ conversationId, thread, resolvedLeaf, childrenOf, 
         {!threadError && history.isError && (
           <ErrorBox title="Could not compute the window" error={history.error} onRetry={() => history.refetch()} />
         )}
-        {h ? (
+        {h && counts ? (
           <>
             <BudgetBar used={h.total_tokens} limit={h.max_token_limit} stale={stale} />
-            <dl className="grid grid-cols-2 gap-x-4 gap-y-1 text-xs sm:grid-cols-4" data-testid="window-stats">
-              <Stat label="Kept turns" value={formatInt(kept)} testId="stat-kept" />
-              <Stat label="Dropped turns" value={formatInt(h.dropped_message_ids.length)} testId="stat-dropped" warn={h.dropped_message_ids.length > 0} />
-              <Stat label="Placeholder" value={h.placeholder_message_id ? "1 excluded" : "none"} testId="stat-placeholder" />
+            <dl className="grid grid-cols-2 gap-x-4 gap-y-1 text-xs sm:grid-cols-3 xl:grid-cols-5" data-testid="window-stats">
+              <Stat label="Kept turns" value={formatInt(counts.kept)} testId="stat-kept" />
+              <Stat label="Dropped turns" value={formatInt(counts.dropped)} testId="stat-dropped" warn={counts.dropped > 0} />
+              <Stat label="Beyond message_limit" value={formatInt(counts.beyond)} testId="stat-beyond-limit" warn={counts.beyond > 0} />
+              <Stat label="Placeholder" value={counts.placeholder ? "1 excluded" : "none"} testId="stat-placeholder" />
               <Stat label="message_limit" value={formatInt(h.message_limit)} testId="stat-message-limit" />
             </dl>
-            <WindowExplanation history={h} kept={kept} />
+            <WindowExplanation history={h} counts={counts} />
           </>
         ) : (
           !history.isError && !threadError && <div className="h-[58px] animate-pulse rounded bg-zinc-100 dark:bg-zinc-800" />
@@ -83,7 +87,7 @@ export function WindowPanel({ conversationId, thread, resolvedLeaf, childrenOf, 
       <div className="flex min-h-0 flex-1 flex-col">
         <div className="flex items-center justify-between border-b border-zinc-200 px-4 py-2 dark:border-zinc-800">
           <h3 className="text-[11px] font-semibold tracking-wide text-zinc-500 uppercase dark:text-zinc-400">
-            Thread transcript <span className="font-normal normal-case tabular-nums">· {formatInt(thread.length)} turns</span>
+            Thread transcript <span className="font-normal normal-case tabular-nums">· {plural(thread.length, "turn")}</span>
           </h3>
           <span className="text-[11px] text-zinc-500 dark:text-zinc-400">greyed turns are outside the window</span>
         </div>
@@ -108,13 +112,16 @@ export function WindowPanel({ conversationId, thread, resolvedLeaf, childrenOf, 
  * Why the window is empty or shorter than the thread. Memscope drops whole turns (query and answer
  * together), where Dify's TokenBufferMemory would still keep at least one message of the newest turn.
  */
-function WindowExplanation({ history: h, kept }: { history: HistoryResponse; kept: number }) {
-  const inWindow = h.thread_message_ids.length;
-  const dropped = h.dropped_message_ids.length;
-  if (!inWindow || (!dropped && kept > 0)) return null;
+function WindowExplanation({ history: h, counts }: { history: HistoryResponse; counts: ReturnType<typeof windowCounts> }) {
+  const { kept, dropped, beyond } = counts;
+  if (!h.thread_message_ids.length || (!dropped && !beyond && kept > 0)) return null;
   const tokens = new Map((h.turn_tokens ?? []).map((t) => [t.id, t.tokens] as const));
   const newest = h.thread_message_ids[0]; // newest first
   const newestTokens = newest ? tokens.get(newest) : undefined;
+  // Both limits can cut: message_limit decides which turns are read at all, max_token_limit which of those fit.
+  const why: string[] = [];
+  if (beyond > 0) why.push(`message_limit ${formatInt(h.message_limit)} reads only the newest ${plural(h.thread_message_ids.length, "turn")}: ${plural(beyond, "older turn")} never read`);
+  if (dropped > 0) why.push(`${plural(dropped, kept === 0 ? "turn" : "older turn")} did not fit in ${formatInt(h.max_token_limit)} tokens`);
   return (
     <p className="rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-xs text-amber-900 dark:border-amber-900/60 dark:bg-amber-950/40 dark:text-amber-200" data-testid="window-explanation">
       {kept === 0 ? (
@@ -129,7 +136,7 @@ function WindowExplanation({ history: h, kept }: { history: HistoryResponse; kep
         </>
       ) : (
         <>
-          <strong>Cut short:</strong> {plural(dropped, "older turn")} did not fit in {formatInt(h.max_token_limit)} tokens, so the window starts {plural(kept, "turn")} back.
+          <strong>Cut short:</strong> {why.join("; ")}, so the window starts {plural(kept, "turn")} back.
         </>
       )}
     </p>
