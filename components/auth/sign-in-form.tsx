@@ -45,7 +45,11 @@ export function SignInForm() {
   }
 
   return (
-    <AuthCard title="Sign in to Memscope" subtitle="Use the account an admin invited you with.">
+    <AuthCard
+      title="Sign in to Memscope"
+      // The first admin was never invited: only members who joined later came by a link.
+      subtitle={data?.mode === "open" ? "No account exists yet: create the admin account first." : "Your email and password. No account yet? An admin's invitation link creates one."}
+    >
       <form onSubmit={submit} className="flex flex-col gap-4" noValidate>
         <Field id="email" name="email" type="email" label="Email" autoComplete="email" required autoFocus />
         <Field id="password" name="password" type="password" label="Password" autoComplete="current-password" required />

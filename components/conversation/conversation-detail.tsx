@@ -7,7 +7,7 @@ import { useAllMessages, useConversation, useHistory, useThread, type HistoryPar
 import { readWindowSettings, writeWindowSettings, type WindowSettings } from "@/lib/ui/window-url";
 import { useDebouncedValue } from "@/lib/ui/use-debounced-value";
 import { ApiError } from "@/lib/ui/api-client";
-import { formatInt } from "@/lib/ui/format";
+import { formatInt, plural } from "@/lib/ui/format";
 import { ErrorBox, Spinner } from "@/components/ui/states";
 import { WindowPanel } from "@/components/window/window-panel";
 import { NodeMemorySection } from "@/components/node-memory/node-memory-panel";
@@ -134,7 +134,7 @@ export function ConversationDetail({ id }: { id: string }) {
             )
           ) : (
             <div className="flex h-full items-center justify-center gap-2 text-sm text-zinc-500">
-              <Spinner /> Loading {conversation.data ? `${formatInt(conversation.data.turn_count)} turns` : "turns"}…
+              <Spinner /> Loading {conversation.data ? plural(conversation.data.turn_count, "turn") : "turns"}…
             </div>
           )}
         </section>

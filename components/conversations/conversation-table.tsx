@@ -18,15 +18,17 @@ export function ConversationTable({ rows, loading }: { rows: Conversation[]; loa
     // `relative` keeps the sr-only header inside this scroller; below 960 px the table scrolls here, not the page.
     <div className="relative max-w-full overflow-x-auto rounded-lg border border-zinc-200 bg-white shadow-xs dark:border-zinc-800 dark:bg-zinc-900" data-testid="conversation-table-scroller">
       {/* Fixed columns: widths never shift as relative times or counts change. */}
-      <table className="w-full min-w-[960px] table-fixed border-collapse text-sm">
+      {/* Sized for what they hold ("analytics-copilot", "li.wei@example.com", "11 minutes ago"): Name, the one
+          column of free text, takes what is left and is the only one cut short. */}
+      <table className="w-full min-w-[1000px] table-fixed border-collapse text-sm">
         <colgroup>
           <col />
-          <col className="w-28" />
-          <col className="w-32" />
-          <col className="w-14" />
+          <col className="w-40" />
+          <col className="w-44" />
+          <col className="w-16" />
           <col className="w-20" />
-          <col className="w-28" />
           <col className="w-24" />
+          <col className="w-32" />
           <col className="w-20" />
           <col className="w-24" />
         </colgroup>

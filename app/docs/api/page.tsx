@@ -1,5 +1,6 @@
 import { API_OPERATIONS, buildOpenApi } from "@/lib/api/openapi";
 import { ApiReference, type OpenApiDoc } from "@/components/docs/api-reference";
+import { InlineCode } from "@/components/docs/inline-code";
 
 export const metadata = { title: "API docs" };
 
@@ -12,8 +13,7 @@ export default function ApiDocsPage() {
         <div>
           <h1 className="text-xl font-semibold tracking-tight">API reference</h1>
           <p className="mt-0.5 max-w-2xl text-sm text-zinc-500 dark:text-zinc-400">
-            {doc.info.description} JSON in snake_case under <code className="font-mono">/api/v1</code>. When{" "}
-            <code className="font-mono">MEMSCOPE_API_KEY</code> is set, send <code className="font-mono">Authorization: Bearer …</code>.
+            <InlineCode text={doc.info.description ?? ""} /> JSON in snake_case under <code className="font-mono">/api/v1</code>.
           </p>
         </div>
         <a
