@@ -226,7 +226,13 @@ function TreeCanvas({ conversationId, messages, threadIds, leafId, onSelect, his
       const box = boxRef.current;
       if (!box) return;
       const w = box.clientWidth;
-      const h = box.clientHeight;
+      // In a narrow pane (1024 px screens) a node centred at the bottom lands under the minimap
+      // (bottom right): the view then ends above it. Hidden below 640 px, it takes no room there.
+      const mm = box.querySelector<HTMLElement>(".react-flow__minimap");
+      const boxRect = box.getBoundingClientRect();
+      const mmRect = mm && mm.offsetWidth > 0 ? mm.getBoundingClientRect() : null;
+      const underMinimap = !!mmRect && w / 2 + (TURN_NODE_WIDTH * READABLE_ZOOM) / 2 > mmRect.left - boxRect.left;
+      const h = underMinimap ? Math.max(TURN_NODE_HEIGHT * 2, mmRect!.top - boxRect.top - 8) : box.clientHeight;
       const boundsOf = (ps: Base[], top = 0) => {
         const xs = ps.map((p) => p.x);
         const ys = ps.map((p) => p.y);
@@ -250,7 +256,7 @@ function TreeCanvas({ conversationId, messages, threadIds, leafId, onSelect, his
       const zoom = READABLE_ZOOM;
       const leaf = tail[0];
       const x = w / 2 - (leaf.x + TURN_NODE_WIDTH / 2) * zoom;
-      const y = h - 56 - (leaf.y + TURN_NODE_HEIGHT) * zoom;
+      const y = h - (underMinimap ? 8 : 56) - (leaf.y + TURN_NODE_HEIGHT) * zoom;
       void flow.setViewport({ x, y, zoom }, { duration });
     },
     [flow, threadIds, positions, base],

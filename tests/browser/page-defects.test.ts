@@ -160,6 +160,33 @@ describe("page defects a new user hit", () => {
       await page.screenshot({ path: screenshotPath("defect-tree-leaf-97") });
     });
 
+    it("at 1024 px the first view's leaf is clear of the minimap", async () => {
+      const tab = await ownerCtx.newPage();
+      tab.setDefaultTimeout(20_000);
+      try {
+        await tab.setViewportSize({ width: 1024, height: 900 });
+        await tab.goto(`${server.url}/conversations/${TOOL_AGENT_DEMO_ID}`);
+        await tab.locator('[data-testid="tree-root"][data-fitted="true"]').waitFor();
+        const leaf = (await tab.locator('[data-testid="tree-node"][data-leaf="true"]').getAttribute("data-id"))!;
+        // The whole box, not just its centre: no part of it under the minimap or the zoom controls.
+        const covered = () =>
+          tab.evaluate((id) => {
+            const el = document.querySelector(`[data-testid="tree-node"][data-id="${id}"]`);
+            if (!el) return "not drawn";
+            const r = el.getBoundingClientRect();
+            for (const sel of [".react-flow__minimap", ".react-flow__controls"]) {
+              const o = document.querySelector(sel)?.getBoundingClientRect();
+              if (o && o.width > 0 && r.left < o.right && o.left < r.right && r.top < o.bottom && o.top < r.bottom) return `under ${sel}`;
+            }
+            return "in sight";
+          }, leaf);
+        await expect.poll(covered).toBe("in sight");
+        await tab.screenshot({ path: screenshotPath("defect-tree-1024") });
+      } finally {
+        await tab.close();
+      }
+    });
+
     it("the branch list closes after a pick", async () => {
       await page.goto(`${server.url}/conversations/${DEMO_IDS.long}`);
       await page.locator('[data-testid="tree-root"][data-fitted="true"]').waitFor();
