@@ -120,7 +120,11 @@ function WindowExplanation({ history: h, counts }: { history: HistoryResponse; c
   const newestTokens = newest ? tokens.get(newest) : undefined;
   // Both limits can cut: message_limit decides which turns are read at all, max_token_limit which of those fit.
   const why: string[] = [];
-  if (beyond > 0) why.push(`message_limit ${formatInt(h.message_limit)} reads only the newest ${plural(h.thread_message_ids.length, "turn")}: ${plural(beyond, "older turn")} never read`);
+  // As Dify does: the newest message_limit rows of the conversation (every branch), then the thread among them.
+  if (beyond > 0)
+    why.push(
+      `message_limit ${formatInt(h.message_limit)} reads the conversation's newest ${plural(h.message_limit, "message")}, ${formatInt(h.thread_message_ids.length + counts.placeholder)} of them on this thread: ${plural(beyond, "older turn")} never read`,
+    );
   if (dropped > 0) why.push(`${plural(dropped, kept === 0 ? "turn" : "older turn")} did not fit in ${formatInt(h.max_token_limit)} tokens`);
   return (
     <p className="rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-xs text-amber-900 dark:border-amber-900/60 dark:bg-amber-950/40 dark:text-amber-200" data-testid="window-explanation">
