@@ -18,17 +18,17 @@ export function ConversationTable({ rows, loading }: { rows: Conversation[]; loa
     // `relative` keeps the sr-only header inside this scroller; below 960 px the table scrolls here, not the page.
     <div className="relative max-w-full overflow-x-auto rounded-lg border border-zinc-200 bg-white shadow-xs dark:border-zinc-800 dark:bg-zinc-900" data-testid="conversation-table-scroller">
       {/* Fixed columns: widths never shift as relative times or counts change. */}
-      {/* Sized for what they hold ("analytics-copilot", "li.wei@example.com", "11 minutes ago"): Name, the one
-          column of free text, takes what is left and is the only one cut short. */}
-      <table className="w-full min-w-[1000px] table-fixed border-collapse text-sm">
+      {/* Sized for what they hold ("analytics-copilot", "li.wei@example.com", "11 minutes ago") from 1280 px on;
+          below that Name, the column people scan, keeps 160 px or more and the others give way first. */}
+      <table className="w-full min-w-[960px] table-fixed border-collapse text-sm">
         <colgroup>
           <col />
-          <col className="w-40" />
-          <col className="w-44" />
+          <col className="w-32 xl:w-40" />
+          <col className="w-36 xl:w-44" />
           <col className="w-16" />
           <col className="w-20" />
-          <col className="w-24" />
-          <col className="w-32" />
+          <col className="w-24 xl:w-28" />
+          <col className="w-28 xl:w-32" />
           <col className="w-20" />
           <col className="w-24" />
         </colgroup>
@@ -75,7 +75,7 @@ function ConversationRow({ c, maxTokens }: { c: Conversation; maxTokens: number 
           {c.name || <span className="text-zinc-500 italic">Untitled</span>}
         </Link>
       </td>
-      <td className={`${cell} truncate`}>
+      <td className={`${cell} truncate`} title={c.app_id}>
         <span className="rounded bg-zinc-100 px-1.5 py-0.5 font-mono text-xs whitespace-nowrap text-zinc-700 dark:bg-zinc-800 dark:text-zinc-300">{c.app_id}</span>
       </td>
       <td className="truncate px-3 py-1.5 text-zinc-600 dark:text-zinc-400" title={c.end_user_id ?? undefined}>

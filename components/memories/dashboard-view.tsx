@@ -3,7 +3,7 @@ import Link from "next/link";
 import type { MemoryType } from "@/lib/ui/memory-api";
 import { useEmbeddingStatus, useMetrics } from "@/lib/ui/memory-queries";
 import { MEMORY_TYPE_LIST, TYPE_STYLE } from "@/lib/ui/memory-format";
-import { absoluteTime, formatInt, relativeTime } from "@/lib/ui/format";
+import { absoluteTime, formatInt, plural, relativeTime } from "@/lib/ui/format";
 import { Badge } from "@/components/ui/badge";
 import { Skeleton } from "@/components/ui/skeleton";
 import { ErrorBox } from "@/components/ui/states";
@@ -131,7 +131,7 @@ export function DashboardView() {
                     {m.recent_retrievals.map((r) => (
                       <li key={r.id} className="grid grid-cols-[1fr_auto_auto] items-center gap-3 py-1.5 text-sm">
                         <span className="truncate" title={r.query}>“{r.query}”</span>
-                        <span className="text-xs text-zinc-500 tabular-nums">{r.result_count} hits · {r.latency_ms.toFixed(0)} ms</span>
+                        <span className="text-xs text-zinc-500 tabular-nums">{plural(r.result_count, "hit")} · {r.latency_ms.toFixed(0)} ms</span>
                         <time className="w-24 text-right text-xs text-zinc-500" dateTime={r.created_at} title={absoluteTime(r.created_at)}>
                           {relativeTime(r.created_at)}
                         </time>

@@ -7,6 +7,7 @@ import { useEffect, useState } from "react";
 import { type Memory, type MemoryType } from "@/lib/ui/memory-api";
 import { useMerge } from "@/lib/ui/memory-queries";
 import { MEMORY_TYPE_LIST } from "@/lib/ui/memory-format";
+import { plural } from "@/lib/ui/format";
 import { Button } from "@/components/ui/button";
 import { ErrorBox, Spinner } from "@/components/ui/states";
 import { Skeleton } from "@/components/ui/skeleton";
@@ -86,7 +87,7 @@ export function MergeDialog({ user, sources: initialSources, onClose, onMerged }
             <div className="mb-1.5 flex items-center gap-2 text-[11px] text-zinc-500">
               <TypeBadge type={s.memory_type} />
               <span className="tabular-nums">importance {s.importance_score.toFixed(2)}</span>
-              <span className="tabular-nums">· {s.access_count} hits</span>
+              <span className="tabular-nums">· {plural(s.access_count, "retrieval")}</span>
             </div>
             <p className="max-h-40 overflow-auto leading-5 whitespace-pre-wrap">{s.content}</p>
           </div>
