@@ -48,7 +48,7 @@ export function SignInForm() {
     <AuthCard
       title="Sign in to Memscope"
       // The first admin was never invited: only members who joined later came by a link.
-      subtitle={data?.mode === "open" ? "No account exists yet: create the admin account first." : "Your email and password. No account yet? An admin's invitation link creates one."}
+      subtitle={data?.mode === "open" ? "This machine is open to everyone on it until an admin account exists." : "Your email and password. No account yet? An admin's invitation link creates one."}
     >
       <form onSubmit={submit} className="flex flex-col gap-4" noValidate>
         <Field id="email" name="email" type="email" label="Email" autoComplete="email" required autoFocus />
