@@ -1,11 +1,12 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { allowedMethods } from "./lib/api/route-table";
+import type { ErrorCode } from "./lib/errors/error-codes";
 
 // Runs before Next.js routes /api/v1 requests, so that input Next.js itself would fail on
 // gets a JSON 4xx instead of a plain-text 500: malformed percent-encoding in the path,
 // methods no route answers (405 with Allow), and paths no route has (404).
 
-const error = (status: number, code: string, message: string, field: string, headers: Record<string, string> = {}) =>
+const error = (status: number, code: ErrorCode, message: string, field: string, headers: Record<string, string> = {}) =>
   NextResponse.json({ error: { code, message, details: [{ field, message }] } }, { status, headers });
 
 export function proxy(req: NextRequest) {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { DomainError, RateLimitedError, type ErrorDetail, type ErrorKind } from "../errors/domain-errors";
+import { ERROR_CODE_LIST, ERROR_CODES, type ErrorCode } from "../errors/error-codes";
 
 // The one table from a typed error to an HTTP status. Anything else is a fault of ours: 500.
 
@@ -17,17 +18,22 @@ export const STATUS_OF: Record<ErrorKind, number> = {
   unavailable: 503,
   // The server is set up so that it cannot do this; the request was fine: a state conflict.
   configuration: 409,
+  method_not_allowed: 405,
+  internal: 500,
 };
+
+/** The status an error code is always answered with (its kind's). */
+export const statusOfCode = (code: ErrorCode): number => STATUS_OF[ERROR_CODES[code].kind];
 
 export const ZErrorBody = z.object({
   error: z.object({
-    code: z.string(),
+    code: z.enum(ERROR_CODE_LIST).describe("One of the API's error codes: the table on /docs/api lists each with its status and meaning."),
     message: z.string(),
     details: z.array(z.object({ field: z.string().optional(), message: z.string() }).loose()),
   }),
 });
 
-export function errorBody(code: string, message: string, details: ErrorDetail[] = []) {
+export function errorBody(code: ErrorCode, message: string, details: ErrorDetail[] = []) {
   return { error: { code, message, details } };
 }
 

@@ -1,6 +1,8 @@
 // Typed errors that domain code throws. They know nothing of HTTP: lib/api/error-table.ts
 // maps each kind to a status, in one place.
 
+import type { CodeOf, ErrorCode } from "./error-codes";
+
 export type ErrorDetail = { field?: string; message: string; [k: string]: unknown };
 
 export type ErrorKind =
@@ -15,17 +17,25 @@ export type ErrorKind =
   | "unauthorized"
   | "forbidden"
   | "rate_limited"
-  | "unsupported_media_type";
+  | "unsupported_media_type"
+  | "method_not_allowed"
+  | "internal";
+
+export type { ErrorCode };
+
+/** (kind, code, message, details?) where the code is one of that kind's (error-codes.ts). */
+type DomainErrorArgs = { [K in ErrorKind]: [kind: K, code: CodeOf<K>, message: string, details?: ErrorDetail[]] }[ErrorKind];
 
 export class DomainError extends Error {
-  constructor(
-    readonly kind: ErrorKind,
-    readonly code: string,
-    message: string,
-    readonly details: ErrorDetail[] = [],
-  ) {
+  readonly kind: ErrorKind;
+  readonly code: ErrorCode;
+  readonly details: ErrorDetail[];
+  constructor(...[kind, code, message, details = []]: DomainErrorArgs) {
     super(message);
     this.name = "DomainError";
+    this.kind = kind;
+    this.code = code;
+    this.details = details;
   }
 }
 
@@ -38,21 +48,21 @@ export class NotFoundError extends DomainError {
 
 /** The request is well-formed but clashes with the current state (versions, duplicates, limits). */
 export class ConflictError extends DomainError {
-  constructor(message: string, details: ErrorDetail[] = [], code = "conflict") {
+  constructor(message: string, details: ErrorDetail[] = [], code: CodeOf<"conflict"> = "conflict") {
     super("conflict", code, message, details);
   }
 }
 
 /** The request is well-formed JSON but its meaning is wrong (a field refers to nothing, a rule is broken). */
 export class ValidationError extends DomainError {
-  constructor(message: string, details: ErrorDetail[] = [], code = "validation_error") {
+  constructor(message: string, details: ErrorDetail[] = [], code: CodeOf<"validation"> = "validation_error") {
     super("validation", code, message, details);
   }
 }
 
 /** Input the server cannot hold or read at all (bad JSON, NUL bytes, forged cursors). */
 export class BadRequestError extends DomainError {
-  constructor(code: string, message: string, details: ErrorDetail[] = []) {
+  constructor(code: CodeOf<"bad_request">, message: string, details: ErrorDetail[] = []) {
     super("bad_request", code, message, details);
   }
 }
@@ -67,7 +77,7 @@ export class TooLargeError extends DomainError {
 
 /** The server is set up in a way that cannot do what was asked (missing or wrong env). */
 export class ConfigurationError extends DomainError {
-  constructor(code: string, message: string, details: ErrorDetail[] = []) {
+  constructor(code: CodeOf<"configuration">, message: string, details: ErrorDetail[] = []) {
     super("configuration", code, message, details);
   }
 }
@@ -94,7 +104,7 @@ export class UnauthorizedError extends DomainError {
 
 /** Known caller, not allowed: a missing scope, a viewer writing, a cross-site cookie request. */
 export class ForbiddenError extends DomainError {
-  constructor(message: string, details: ErrorDetail[] = [], code = "forbidden") {
+  constructor(message: string, details: ErrorDetail[] = [], code: CodeOf<"forbidden"> = "forbidden") {
     super("forbidden", code, message, details);
   }
 }
@@ -109,7 +119,7 @@ export class RateLimitedError extends DomainError {
 }
 
 export class UnavailableError extends DomainError {
-  constructor(code: string, message: string) {
+  constructor(code: CodeOf<"unavailable">, message: string) {
     super("unavailable", code, message);
   }
 }

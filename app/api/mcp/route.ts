@@ -1,6 +1,6 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { resolveAccess } from "@/lib/api/access";
-import { domainErrorResponse } from "@/lib/api/error-table";
+import { domainErrorResponse, errorBody } from "@/lib/api/error-table";
 import { DomainError } from "@/lib/errors/domain-errors";
 import { createMemscopeMcpServer } from "@/lib/mcp/create-mcp-server";
 import { createMemscope } from "@/sdk/typescript/src/index";
@@ -44,7 +44,7 @@ export async function POST(req: Request): Promise<Response> {
 
 const notAllowed = () =>
   Response.json(
-    { error: { code: "method_not_allowed", message: "This MCP endpoint is stateless: POST JSON-RPC messages", details: [{ field: "method", message: "use POST" }] } },
+    errorBody("method_not_allowed", "This MCP endpoint is stateless: POST JSON-RPC messages", [{ field: "method", message: "use POST" }]),
     { status: 405, headers: { allow: "POST" } },
   );
 

@@ -1,6 +1,9 @@
 import { API_OPERATIONS, buildOpenApi } from "@/lib/api/openapi";
 import { ApiReference, type OpenApiDoc } from "@/components/docs/api-reference";
 import { InlineCode } from "@/components/docs/inline-code";
+import { ErrorCodesTable } from "@/components/docs/error-codes-table";
+import { statusOfCode } from "@/lib/api/error-table";
+import { ERROR_CODE_LIST, ERROR_CODES } from "@/lib/errors/error-codes";
 
 export const metadata = { title: "API docs" };
 
@@ -25,6 +28,7 @@ export default function ApiDocsPage() {
         </a>
       </div>
       <ApiReference doc={doc} operations={API_OPERATIONS} />
+      <ErrorCodesTable rows={ERROR_CODE_LIST.map((code) => ({ code, status: statusOfCode(code), meaning: ERROR_CODES[code].meaning }))} />
     </main>
   );
 }

@@ -1,0 +1,48 @@
+import type { ErrorKind } from "./domain-errors";
+
+// Every error code the API answers with: one closed set. Each code belongs to one kind, and the
+// kind decides the HTTP status (lib/api/error-table.ts), so a code always comes with the same
+// status. The contracts' error body is an enum of these codes, so the OpenAPI document and the
+// SDK list them, and the API page shows this table. A new code is added here first; the
+// compiler refuses any other string.
+
+export const ERROR_CODES = {
+  invalid_json: { kind: "bad_request", meaning: "The body is not JSON, or not UTF-8." },
+  nesting_too_deep: { kind: "bad_request", meaning: "The JSON body is nested deeper than the input limit." },
+  too_many_keys: { kind: "bad_request", meaning: "A JSON object of the body holds more keys than the input limit." },
+  unsupported_text: { kind: "bad_request", meaning: "Text the database cannot store (a NUL character, a lone surrogate); details name the field." },
+  invalid_cursor: { kind: "bad_request", meaning: "The pagination cursor is not one this API issued for this list." },
+  invalid_path: { kind: "bad_request", meaning: "The path has malformed percent-encoding." },
+  unauthorized: { kind: "unauthorized", meaning: "No key or session, or a wrong, revoked or expired one." },
+  forbidden: { kind: "forbidden", meaning: "The caller is known but not allowed: a viewer writing, a cross-site request with a session cookie." },
+  missing_scope: { kind: "forbidden", meaning: "The API key lacks the scope (read, write, admin) the route needs." },
+  not_found: { kind: "not_found", meaning: "No such thing in the caller's project, or no such route; the same answer whether it exists in another project or nowhere." },
+  method_not_allowed: { kind: "method_not_allowed", meaning: "The route does not take this method; the Allow header lists those it does." },
+  conflict: { kind: "conflict", meaning: "The request clashes with the current state (an id already taken in this project, a concurrent change)." },
+  version_conflict: { kind: "conflict", meaning: "The memory changed since the version the edit was based on: read it again and retry." },
+  not_archived: { kind: "conflict", meaning: "Only an archived memory can be deleted permanently: archive it first." },
+  node_memory_full: { kind: "conflict", meaning: "The node memory holds its maximum of messages: clear it first." },
+  write_conflict: { kind: "conflict", meaning: "Concurrent writes kept changing the same record: retry the request." },
+  embeddings_misconfigured: { kind: "configuration", meaning: "The embeddings settings cannot work (endpoint, model or dimensions): fix the server's configuration." },
+  dify_database_not_configured: { kind: "configuration", meaning: "Importing from Dify's database needs MEMSCOPE_DIFY_DATABASE_URL on the server." },
+  dify_database_unreachable: { kind: "configuration", meaning: "The Dify database named by MEMSCOPE_DIFY_DATABASE_URL does not answer or refuses the login." },
+  payload_too_large: { kind: "too_large", meaning: "The body is over the route's size limit (named in details)." },
+  unsupported_media_type: { kind: "unsupported_media_type", meaning: "The body's Content-Type is not the one the route takes (JSON)." },
+  validation_error: { kind: "validation", meaning: "A field of the body, query or path is invalid; details name each field and what is wrong." },
+  unprocessable: { kind: "validation", meaning: "The request is well-formed but asks for what the rules forbid; details say which rule." },
+  confirmation_required: { kind: "validation", meaning: "A destructive action needs its explicit confirmation (confirm=true)." },
+  parent_not_found: { kind: "validation", meaning: "A turn's parent_message_id is neither stored in this conversation nor in the same batch." },
+  invalid_import_file: { kind: "validation", meaning: "The import file cannot be read as its format; details name the record and field." },
+  unknown_import_format: { kind: "validation", meaning: "The import file's format was not recognized: give format." },
+  rate_limited: { kind: "rate_limited", meaning: "Too many requests from this key or address; the Retry-After header says when to try again." },
+  internal: { kind: "internal", meaning: "A fault of the server, not of the request; its log has the details." },
+  provider_error: { kind: "provider", meaning: "The configured embeddings or chat endpoint failed or answered something unusable." },
+  database_unavailable: { kind: "unavailable", meaning: "The database is not reachable; /api/v1/ready says why." },
+} as const satisfies Record<string, { kind: ErrorKind; meaning: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** The codes of one kind: what a typed error of that kind may carry. */
+export type CodeOf<K extends ErrorKind> = { [C in ErrorCode]: (typeof ERROR_CODES)[C]["kind"] extends K ? C : never }[ErrorCode];
+
+export const ERROR_CODE_LIST = Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]];
