@@ -41,9 +41,9 @@ describe.each(DATABASE_KINDS)("read-only retrieval on %s", (kind) => {
     const r = await reader.post(`/users/${user}/memories/search`, { query: "who keeps bees?" });
     expect(r.status).toBe(200);
     expect(r.body.data.map((h: { memory: { id: string } }) => h.memory.id)).toEqual([id]);
-    expect(r.body.access_recorded).toBe(false);
     expect(await accessOf(id)).toEqual({ access_count: 0, last_accessed_at: null });
     expect(await loggedRetrievals(id)).toEqual([r.body.retrieval_id]);
+    expect(r.body.access_recorded).toBe(false);
   });
 
   it("the same search with a key holding write marks the result accessed", async () => {
@@ -65,9 +65,9 @@ describe.each(DATABASE_KINDS)("read-only retrieval on %s", (kind) => {
     const read = await reader.post("/context", body);
     expect(read.status).toBe(200);
     expect(read.body.memories.map((m: { id: string }) => m.id)).toEqual([id]);
-    expect(read.body.memory_access_recorded).toBe(false);
     expect(await accessOf(id)).toEqual({ access_count: 0, last_accessed_at: null });
     expect(await loggedRetrievals(id)).toEqual([read.body.retrieval_id]);
+    expect(read.body.memory_access_recorded).toBe(false);
 
     const write = await writer.post("/context", body);
     expect(write.body.memory_access_recorded).toBe(true);
