@@ -101,7 +101,7 @@ runMain("bench:agentscope", async (cleanup) => {
     let last: Awaited<ReturnType<typeof assembleContext>> | null = null;
     for (let i = 0; i < 3 + 20; i++) {
       const t = now();
-      last = await assembleContext(sql, input);
+      last = await assembleContext(sql, input, { recordAccess: true });
       if (i >= 3) times.push(now() - t);
     }
     const s = stats(times);

@@ -3,7 +3,8 @@
 //
 // A small HTTP server in front of Next.js answers what Next.js itself fails on with a
 // plain-text 500: methods it cannot turn into a web Request (TRACE, TRACK, CONNECT) get a
-// JSON 405, and a path with malformed percent-encoding (on any page, not only the API) a 400.
+// JSON 405, a path with malformed percent-encoding (on any page, not only the API) a 400, and
+// what Node's own parser refuses (headers over 16 KiB: 431) the same JSON error shape.
 // It also tells the app who the client is (x-memscope-client-address: the socket's peer, or
 // what a proxy listed in MEMSCOPE_TRUSTED_PROXIES forwards), which the rate limits key on.
 import { existsSync } from "node:fs";
@@ -76,6 +77,20 @@ const server = http.createServer((req, res) => {
   // there, then name the socket's peer (or the client a trusted proxy names, client-address.mjs).
   req.headers[CLIENT_ADDRESS_HEADER] = clientAddress(req.socket.remoteAddress, req.headers["x-forwarded-for"], trustedProxies);
   handle(req, res);
+});
+// Node's parser refuses some requests before any handler runs (a request line and headers
+// over its 16 KiB limit, a request it cannot parse) and answers them with an empty body; they
+// get the API's error shape too. The socket is closed after: the request was never read whole.
+server.on("clientError", (err, socket) => {
+  if (err.code === "ECONNRESET" || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = err.code === "HPE_HEADER_OVERFLOW";
+  const status = tooLarge ? 431 : 400;
+  const message = tooLarge ? "The request line and headers are over 16 KiB" : "The request could not be parsed as HTTP";
+  const body = JSON.stringify({ error: { code: tooLarge ? "headers_too_large" : "bad_request", message, details: [{ field: tooLarge ? "headers" : "request", message }] } });
+  socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
 });
 server.listen(port, hostname, () => {
   console.log(`[memscope] listening on http://${hostname ?? "localhost"}:${port}`);

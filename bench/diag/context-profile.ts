@@ -60,7 +60,7 @@ runMain("diag:context-profile", async (cleanup) => {
 
   await time("savedPresets", () => savedPresets(projectSql(db.sql, DEFAULT_PROJECT_ID)));
   await time("loadThreadMessages (500 turns)", () => loadThreadMessages(projectSql(db.sql, DEFAULT_PROJECT_ID), conversationId, undefined, "o200k_base"));
-  await time("searchMemories k=10 dry run", () => searchMemories(projectSql(db.sql, DEFAULT_PROJECT_ID), USER, ZSearchInput.parse({ query: queries(), k: 10, dry_run: true })));
+  await time("searchMemories k=10 dry run", () => searchMemories(projectSql(db.sql, DEFAULT_PROJECT_ID), USER, ZSearchInput.parse({ query: queries(), k: 10, dry_run: true }), { recordAccess: true }));
   for (const [name, strategy] of Object.entries(strategies)) {
     await time(`applyStrategy ${name}`, () => applyStrategy(history, ZStrategy.parse(strategy), { model: "gpt-4o", presets }));
   }
@@ -69,6 +69,7 @@ runMain("diag:context-profile", async (cleanup) => {
       assembleContext(
         projectSql(db.sql, DEFAULT_PROJECT_ID),
         ZContextInput.parse(contextRequest(USER, conversationId, queries(), strategy)),
+        { recordAccess: true },
       ),
     );
   }

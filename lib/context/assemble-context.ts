@@ -1,7 +1,7 @@
 import "server-only";
 import { requireConversationOfUser } from "../conversations/require-conversation-of-user";
 import type { ProjectSql } from "../db/project-sql";
-import { searchMemories } from "../memories/search-memories";
+import { searchMemories, type SearchOptions } from "../memories/search-memories";
 import { presetFor } from "../models/model-presets";
 import { savedPresets } from "../models/model-settings";
 import { hookSystemMessages } from "../strategies/agentscope/hook";
@@ -32,7 +32,7 @@ type Retrieved = { id: string; memory_type: ContextResult["memories"][number]["m
  * model's context window minus the reserved output: oldest history turns go first,
  * then the lowest-scoring memories. Every cut is reported with its reason.
  */
-export async function assembleContext(sql: ProjectSql, input: ContextInput): Promise<ContextResult> {
+export async function assembleContext(sql: ProjectSql, input: ContextInput, retrieval: SearchOptions): Promise<ContextResult> {
   const presets = await savedPresets(sql);
   const preset = presetFor(input.model, presets);
   const enc = preset.encoding;
@@ -50,6 +50,7 @@ export async function assembleContext(sql: ProjectSql, input: ContextInput): Pro
 
   let retrieved: Retrieved[] = [];
   let retrievalId: string | null = null;
+  let accessRecorded = false;
   if (input.memory.enabled) {
     const r = await searchMemories(sql, input.user_id, {
       query: input.query,
@@ -60,8 +61,9 @@ export async function assembleContext(sql: ProjectSql, input: ContextInput): Pro
       status: "active",
       dry_run: input.memory.dry_run,
       conversation_id: input.conversation_id,
-    });
+    }, retrieval);
     retrievalId = r.retrieval_id;
+    accessRecorded = r.access_recorded;
     retrieved = r.data.map((h) => ({ id: h.memory.id, memory_type: h.memory.memory_type, content: h.memory.content, score: h.score }));
   }
 
@@ -162,6 +164,7 @@ export async function assembleContext(sql: ProjectSql, input: ContextInput): Pro
     message_sections: built.sections,
     memories: retrieved.map((m) => ({ ...m, included: included.includes(m) })),
     retrieval_id: retrievalId,
+    memory_access_recorded: accessRecorded,
     history_source: source,
     strategy: { type: input.strategy.type, ...(applied.triggered !== undefined ? { triggered: applied.triggered } : {}) },
     dropped,

@@ -53,6 +53,9 @@ export const ZContextResult = z.object({
   message_sections: z.array(z.enum(SECTION_NAMES)).describe("The section of each final message, for colouring."),
   memories: z.array(z.object({ id: z.string(), memory_type: ZMemoryType, content: z.string(), score: z.number(), included: z.boolean() })),
   retrieval_id: z.string().nullable(),
+  memory_access_recorded: z
+    .boolean()
+    .describe("True when the retrieved memories were marked accessed: the caller holds write and memory.dry_run was false. A read-only caller's retrieval is logged but changes no ranking."),
   history_source: z.enum(["conversation", "inline", "none"]),
   strategy: z.object({ type: z.string(), triggered: z.boolean().optional() }),
   dropped: z.array(ZDropped.extend({ section: z.enum(["history", "memories"]) })),

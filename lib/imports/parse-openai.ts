@@ -67,6 +67,12 @@ function conversationOf(v: unknown, record: string, raw: string, opts: OpenAiOpt
       case "assistant": {
         const t = ensureOpen(i);
         const calls = toolCallsOf(m, path);
+        // OpenAI's format: an assistant message's content is "required unless tool_calls or
+        // function_call is specified" (ChatCompletionAssistantMessageParam). One with neither
+        // is a defect of the file, not an empty answer.
+        if ((m.content === undefined || m.content === null) && !calls.length) {
+          throw new RecordProblem(`${path}.content`, "missing (an assistant message without tool_calls needs content)");
+        }
         t.calls.push(...calls);
         if (text) t.answer.push(text);
         t.files.push(...files);
@@ -149,12 +155,7 @@ function toolCallsOf(m: Obj, path: string): ToolCall[] {
       if (!isObj(c) || !isObj(c.function)) throw new RecordProblem(`${cp}.function`, "missing (tool calls carry function.name and function.arguments)");
       const name = optString(c.function, "name", `${cp}.function.name`);
       if (!name) throw new RecordProblem(`${cp}.function.name`, "missing");
-      const args = c.function.arguments;
-      calls.push({
-        id: optString(c, "id", `${cp}.id`) ?? `call-${k}`,
-        name,
-        arguments: typeof args === "string" ? args : JSON.stringify(args ?? {}),
-      });
+      calls.push({ id: optString(c, "id", `${cp}.id`) ?? `call-${k}`, name, arguments: argumentsOf(c.function, `${cp}.function.arguments`) });
     });
   } else if (m.tool_calls !== undefined && m.tool_calls !== null) {
     throw new RecordProblem(`${path}.tool_calls`, "must be an array");
@@ -163,8 +164,15 @@ function toolCallsOf(m: Obj, path: string): ToolCall[] {
   if (isObj(m.function_call)) {
     const name = optString(m.function_call, "name", `${path}.function_call.name`);
     if (!name) throw new RecordProblem(`${path}.function_call.name`, "missing");
-    const args = m.function_call.arguments;
-    calls.push({ id: `function-${name}`, name, arguments: typeof args === "string" ? args : JSON.stringify(args ?? {}) });
+    calls.push({ id: `function-${name}`, name, arguments: argumentsOf(m.function_call, `${path}.function_call.arguments`) });
   }
   return calls;
+}
+
+/** OpenAI's format: function.arguments is required, a string (JSON text the model wrote, kept as written). */
+function argumentsOf(fn: Obj, path: string): string {
+  const args = fn.arguments;
+  if (args === undefined || args === null) throw new RecordProblem(path, "missing (a string of JSON text is required)");
+  if (typeof args !== "string") throw new RecordProblem(path, `must be a string of JSON text, got ${typeName(args)}`);
+  return args;
 }

@@ -39,7 +39,7 @@ export function createMemscopeMcpServer(api: MemscopeClient, version = "1"): Mcp
     {
       title: "Search memories",
       description:
-        "Finds a user's memories most relevant to a query. Each result has its score and breakdown: score = 0.6*cosine + 0.2*time_decay + 0.2*importance. Marks returned memories as accessed (unless dry_run) and is logged. Changes nothing else.",
+        "Finds a user's memories most relevant to a query. Each result has its score and breakdown: score = 0.6*cosine + 0.2*time_decay + 0.2*importance. Marks returned memories as accessed (with a key holding write, unless dry_run) and is logged. Changes nothing else.",
       inputSchema: {
         user_id: ZUserId,
         query: z.string().min(1).max(5000).describe("What to look for, in plain words."),

@@ -138,6 +138,9 @@ export const ZSearchResult = z.object({
   weights: ZWeights,
   retrieval_id: z.string().nullable(),
   latency_ms: z.number(),
+  access_recorded: z
+    .boolean()
+    .describe("True when the returned memories were marked accessed (access_count, last_accessed_at): the caller holds write and dry_run was false. A read-only caller's search is logged but changes no ranking."),
   // Which way the vector candidates were found: "exact" (a scan of the user's own rows,
   // for a user with few memories), "hnsw" (the approximate index), "hnsw_wide" (its
   // answer looked thin; a wider walk of the index replaced it), "hnsw_then_exact" (that

@@ -30,6 +30,11 @@ const STOP_WORDS = new Set(
   "a an and are as at be but by did do does for from had has have he her his how i if in is it its me my no not of on or our she so that the their them they this to was we were what when where which who why will with you your".split(" "),
 );
 
+export type SearchOptions = {
+  /** The caller holds `write` (lib/api/access-rule.ts): its retrieval may mark memories accessed. */
+  recordAccess: boolean;
+};
+
 type Candidate = { id: string; cosine?: number; importance_score: number; last_accessed_at: Date | string | null };
 type VectorHit = Candidate & { cosine: number };
 type TextHit = Omit<Candidate, "cosine"> & { cosine: number | null };
@@ -254,9 +259,12 @@ export async function vectorCandidates(
  * model's HNSW index) and full-text candidates, exact cosine for each, then
  * score = w_s * cosine + w_r * time_decay + w_i * importance.
  * Candidates carry only what scoring needs; full rows are read for the top k only.
- * Returned memories are marked accessed (unless dry_run); every retrieval is logged.
+ * Every retrieval is logged. Returned memories are marked accessed (access_count,
+ * last_accessed_at) only when the caller may write (recordAccess) and did not ask for a
+ * dry run: last_accessed_at feeds every later search's recency term, so a read-only caller
+ * must not change what others retrieve.
  */
-export async function searchMemories(sql: ProjectSql, userId: string, input: SearchInput): Promise<SearchResult> {
+export async function searchMemories(sql: ProjectSql, userId: string, input: SearchInput, opts: SearchOptions): Promise<SearchResult> {
   const started = performance.now();
   const provider = await activeProvider(sql);
   // The retrieval is logged against this conversation: it must be this user's.
@@ -310,7 +318,7 @@ export async function searchMemories(sql: ProjectSql, userId: string, input: Sea
   // The access bump, the retrieval and its hits: one statement, so one round trip and
   // all or nothing without an explicit transaction.
   const retrievalId = randomUUID();
-  const bump = !input.dry_run && ranked.length;
+  const bump = opts.recordAccess && !input.dry_run && ranked.length > 0;
   await sql.query(
     `WITH ${bump ? `bumped AS (UPDATE memories SET access_count = access_count + 1, last_accessed_at = now() WHERE id = ANY($11::uuid[]) AND project_id = $17),` : ""}
           retrieval AS (
@@ -341,5 +349,5 @@ export async function searchMemories(sql: ProjectSql, userId: string, input: Sea
     ],
   );
 
-  return { data: ranked, embedding_model: provider.model, embedding_kind: provider.kind, weights, retrieval_id: retrievalId, latency_ms: latency, vector_path: vectorPath };
+  return { data: ranked, embedding_model: provider.model, embedding_kind: provider.kind, weights, retrieval_id: retrievalId, latency_ms: latency, vector_path: vectorPath, access_recorded: bump };
 }

@@ -14,47 +14,69 @@ import { getHistory, historyTokenizer } from "./get-history";
 // every instance sharing the database: a new turn changes the key, no invalidation needed.
 // The state is read on each request (one row, with the saved presets), so a deleted
 // conversation still answers 404 and a changed preset still changes the encoding.
-// Bounded by the answers' size: one 500-turn history is ~280 KiB.
-const MAX_BYTES = 32 * 1024 * 1024;
+// Bounded by the answers' estimated size: one 500-turn history is ~280 KiB.
+export const HISTORY_CACHE_MAX_BYTES = 32 * 1024 * 1024;
 
-const cache = new LRUCache<string, { answer: HistoryResponse; bytes: number }>({
-  maxSize: MAX_BYTES,
-  sizeCalculation: (v) => v.bytes,
-});
+export type HistoryCache = {
+  /** The history of a live conversation (404 otherwise), from the cache when its turns have not changed. */
+  get(sql: ProjectSql, conversationId: string, q: HistoryQuery): Promise<HistoryResponse>;
+  /** What the cache holds now (answers kept, their estimated bytes, computations under way). */
+  stats(): { entries: number; bytes: number; max_bytes: number; in_flight: number };
+};
 
-const inFlight = new Map<string, Promise<HistoryResponse>>();
+/** A cache of its own; the route uses the process's one (cachedHistory). Tests give a smaller bound. */
+export function createHistoryCache(maxBytes = HISTORY_CACHE_MAX_BYTES): HistoryCache {
+  const cache = new LRUCache<string, { answer: HistoryResponse; bytes: number }>({
+    maxSize: maxBytes,
+    sizeCalculation: (v) => v.bytes,
+  });
+  const inFlight = new Map<string, Promise<HistoryResponse>>();
 
-/** The history of a live conversation (404 otherwise), from the cache when its turns have not changed. */
-export async function cachedHistory(sql: ProjectSql, conversationId: string, q: HistoryQuery): Promise<HistoryResponse> {
-  const [state] = await sql.query<{ turn_count: number; presets: ModelPreset[] | null }>(
-    `SELECT c.turn_count, (SELECT value FROM app_settings WHERE key = $3 AND project_id = $2) AS presets
-       FROM conversations c WHERE c.id = $1 AND c.project_id = $2 AND c.deleted_at IS NULL`,
-    [conversationId, sql.projectId, PRESETS_KEY],
-  );
-  if (!state) throw notFound("Conversation", conversationId);
-  const presets = state.presets ?? [];
-  const tok = historyTokenizer(presets, q.model);
-  const key = JSON.stringify([sql.projectId, conversationId, state.turn_count, tok.encoding, tok.approximate, q]);
-  const hit = cache.get(key);
-  if (hit) return hit.answer;
-  // Requests arriving together after a new turn share one computation.
-  let computing = inFlight.get(key);
-  if (!computing) {
-    computing = getHistory(sql, conversationId, q, presets)
-      .then((answer) => {
-        cache.set(key, { answer, bytes: historyBytes(answer) + key.length });
-        return answer;
-      })
-      .finally(() => inFlight.delete(key));
-    inFlight.set(key, computing);
+  async function get(sql: ProjectSql, conversationId: string, q: HistoryQuery): Promise<HistoryResponse> {
+    const [state] = await sql.query<{ turn_count: number; presets: ModelPreset[] | null }>(
+      `SELECT c.turn_count, (SELECT value FROM app_settings WHERE key = $3 AND project_id = $2) AS presets
+         FROM conversations c WHERE c.id = $1 AND c.project_id = $2 AND c.deleted_at IS NULL`,
+      [conversationId, sql.projectId, PRESETS_KEY],
+    );
+    if (!state) throw notFound("Conversation", conversationId);
+    const presets = state.presets ?? [];
+    const tok = historyTokenizer(presets, q.model);
+    const key = JSON.stringify([sql.projectId, conversationId, state.turn_count, tok.encoding, tok.approximate, q]);
+    const hit = cache.get(key);
+    if (hit) return hit.answer;
+    // Requests arriving together after a new turn share one computation. It leaves the map
+    // when it settles, so a failed one is retried by the next request rather than replayed,
+    // and an answer too big to keep does not stay in memory through the map.
+    let computing = inFlight.get(key);
+    if (!computing) {
+      computing = getHistory(sql, conversationId, q, presets)
+        .then((answer) => {
+          cache.set(key, { answer, bytes: historyBytes(answer) + key.length });
+          return answer;
+        })
+        .finally(() => inFlight.delete(key));
+      inFlight.set(key, computing);
+    }
+    return computing;
   }
-  return computing;
+
+  return {
+    get,
+    stats: () => ({ entries: cache.size, bytes: cache.calculatedSize, max_bytes: maxBytes, in_flight: inFlight.size }),
+  };
 }
 
-/** About the answer's size in memory: its texts dominate. */
-function historyBytes(a: HistoryResponse): number {
+const shared = createHistoryCache();
+
+/** The history of a live conversation (404 otherwise), from the process's cache when its turns have not changed. */
+export function cachedHistory(sql: ProjectSql, conversationId: string, q: HistoryQuery): Promise<HistoryResponse> {
+  return shared.get(sql, conversationId, q);
+}
+
+/** About the answer's size in memory: its texts dominate (two bytes a UTF-16 unit). */
+export function historyBytes(a: HistoryResponse): number {
   let n = 1024 + 64 * (a.thread_message_ids.length + a.dropped_message_ids.length);
-  if ("text" in a && typeof a.text === "string") n += 2 * a.text.length;
-  if ("messages" in a && a.messages) for (const m of a.messages) n += 256 + 2 * JSON.stringify(m.content).length;
+  n += 2 * (a.text?.length ?? 0);
+  for (const m of a.messages ?? []) n += 256 + 2 * JSON.stringify(m.content).length;
   return n;
 }

@@ -51,9 +51,18 @@ describe("import page in a browser", () => {
       return !!el && !el.textContent!.includes("running") && el.querySelector('[role="progressbar"]')?.getAttribute("aria-valuenow") === "100";
     }, panel);
 
-  it("previews a Dify file with a dry run: counts, first problems, nothing written", async () => {
+  /** The import page as first opened, at a width. */
+  const openImport = async (width = 1440) => {
+    await page.setViewportSize({ width, height: 1000 });
     await page.goto(`${server.url}/import`);
     await page.getByRole("heading", { name: "Import", level: 1 }).waitFor();
+  };
+
+  // One ordered scenario, written as one test: its steps need the import before them (a run
+  // of what was previewed, then the same file again).
+  it("a Dify file: dry-run preview (nothing written), the run with its summary, the same file again (nothing duplicated)", async () => {
+    // Step 1: the dry run: counts, first problems, nothing written.
+    await openImport();
     expect(await page.getByTestId("run-button").isDisabled()).toBe(true);
     await page.getByLabel("Import file").setInputFiles(path.join(FIXTURES, "dify-api.json"));
     await page.getByText("dify-api.json").first().waitFor();
@@ -70,9 +79,8 @@ describe("import page in a browser", () => {
     expect(await text("summary-line")).toBe("would import: 2 conversations, 7 turns, 0 memories; skipped 0; failed 1");
     expect((await api.get(`/conversations/${C1}`)).status).toBe(404);
     await page.screenshot({ path: screenshotPath("import-preview-1440"), fullPage: true });
-  });
 
-  it("runs the import with a progress bar and a summary; the conversations exist", async () => {
+    // Step 2: the run, with a progress bar and a summary; the conversations exist.
     await page.getByTestId("run-button").click();
     await waitDone("run-panel");
     const panel = page.locator('[data-testid="run-panel"]');
@@ -82,9 +90,13 @@ describe("import page in a browser", () => {
     expect((await api.get(`/conversations/${C1}`)).body).toMatchObject({ turn_count: 5, branch_count: 2 });
     await page.getByRole("link", { name: "Open conversations" }).waitFor();
     await page.screenshot({ path: screenshotPath("import-done-1440"), fullPage: true });
-  });
+    for (const width of [1024, 390]) {
+      await page.setViewportSize({ width, height: 1000 });
+      await page.screenshot({ path: screenshotPath(`import-done-${width}`), fullPage: true });
+    }
+    await page.setViewportSize({ width: 1440, height: 1000 });
 
-  it("shows that running it again duplicates nothing", async () => {
+    // Step 3: the same file again: the preview and the run skip both conversations.
     await page.getByTestId("preview-button").click();
     await page.waitForFunction(() => document.querySelector('[data-testid="preview-panel"] [data-testid="summary-line"]')?.textContent?.includes("skipped 2"));
     await waitDone("preview-panel");
@@ -100,6 +112,7 @@ describe("import page in a browser", () => {
   });
 
   it("moves the progress bar through a larger import", async () => {
+    await openImport();
     await page.getByLabel("Import file").setInputFiles(bigFile);
     await page.getByText("support-logs.jsonl").first().waitFor();
     await page.getByTestId("preview-button").click();
@@ -140,11 +153,8 @@ describe("import page in a browser", () => {
     });
   }, 180_000);
 
-  it("reads well at 1024 and 390 px, and says when no Dify database is configured", async () => {
-    for (const width of [1024, 390]) {
-      await page.setViewportSize({ width, height: 1000 });
-      await page.screenshot({ path: screenshotPath(`import-done-${width}`), fullPage: true });
-    }
+  it("says at 390 px when no Dify database is configured", async () => {
+    await openImport(390);
     await page.getByTestId("source-dify database").click();
     await page.getByTestId("dify-not-configured").waitFor();
     expect(await text("dify-not-configured")).toContain("MEMSCOPE_DIFY_DATABASE_URL");

@@ -157,11 +157,14 @@ describe("prompt inspector in a browser", () => {
   });
 
   it("pasted messages: count 0 gives a 422 shown next to the field; then a tool call renders", async () => {
+    // The inspector as first opened, not as the previous test left it.
+    await page.goto(`${server.url}/inspect`);
+    await page.locator('[data-testid="inspect-empty"]').waitFor();
     await page.locator('[data-testid="inspect-source-tab-paste"]').click();
     await page.locator('[data-testid="inspect-sample"]').click();
     await page.locator('[data-testid="messages-valid"]').waitFor();
-    // No user: this goes through /window.
-    await page.locator('[data-testid="inspect-user"]').fill("");
+    // No user (the optional picker stays folded): this goes through /window.
+    expect(await page.locator('[data-testid="inspect-user"]').inputValue()).toBe("");
     await page.locator('[data-testid="strategy-select"]').selectOption("message_window");
     const count = page.locator('[data-testid="strategy-field-max_attached_message_count"]');
     await count.fill("0");

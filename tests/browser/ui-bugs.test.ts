@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Browser, Page } from "playwright-core";
+import type { Browser, Page, Request } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_IDS, demoId } from "@/lib/db/seed/demo-data";
 import { apiClient } from "../helpers/api-client";
@@ -75,9 +75,15 @@ describe("issue 11's ten bugs stay fixed", () => {
     const bodies: unknown[] = [];
     const consoleErrors: string[] = [];
     page.on("console", (m) => m.type() === "error" && consoleErrors.push(m.text()));
+    // Suggestion requests sent and not yet ended (finished or failed).
+    const pending = new Set<Request>();
     page.on("request", (r) => {
-      if (r.url().includes("/memories/merge/suggest")) bodies.push(r.postDataJSON());
+      if (!r.url().includes("/memories/merge/suggest")) return;
+      bodies.push(r.postDataJSON());
+      pending.add(r);
     });
+    page.on("requestfinished", (r) => pending.delete(r));
+    page.on("requestfailed", (r) => pending.delete(r));
     await page.goto(`${server.url}/memories?user=${enc(MAX)}`);
     await page.locator('[data-testid="memory-row"]').first().waitFor();
     const ids = await page.locator('[data-testid="memory-row"]').evaluateAll((els) => els.map((e) => e.getAttribute("data-id")!));
@@ -87,7 +93,11 @@ describe("issue 11's ten bugs stay fixed", () => {
     await page.locator('[data-testid="merge-submit"]').click();
     await page.waitForURL(/merged=2/);
     await page.locator('[data-testid="merge-banner"]').waitFor();
-    await page.waitForTimeout(500);
+    // The dialog is gone, so nothing can ask for a suggestion any more, and every request it
+    // sent has ended (so its console error, if any, has been logged): only then is "no request
+    // for fewer than two ids" a fact rather than "none yet".
+    await page.locator('[data-testid="merge-content"]').waitFor({ state: "detached" });
+    await expect.poll(() => pending.size).toBe(0);
     expect(bodies.length).toBeGreaterThan(0);
     for (const b of bodies) expect((b as { ids: string[] }).ids).toHaveLength(2);
     expect(consoleErrors.filter((e) => /422|merge/i.test(e))).toEqual([]);

@@ -43,7 +43,9 @@ export async function startOpenAiStub(opts: { chat?: ChatHandler; embed?: EmbedH
 
   const server = http.createServer(async (req, res) => {
     const send = (status: number, body: unknown) => {
-      res.writeHead(status, { "content-type": "application/json" });
+      // No keep-alive: a caller's next request after an idle gap could go out on a socket the
+      // stub is closing for idleness ("fetch failed"), which a loaded machine's slow tests hit.
+      res.writeHead(status, { "content-type": "application/json", connection: "close" });
       res.end(JSON.stringify(body));
     };
     try {

@@ -56,4 +56,54 @@ describe("OpenAI chat format parser", () => {
     expect(p.conversations).toHaveLength(1);
     expect(p.problems).toEqual([{ record: "[1]", field: "messages[1].tool_call_id", message: "answers no earlier assistant tool call of this turn" }]);
   });
+
+  // What OpenAI's own format refuses (openai-python, ChatCompletionAssistantMessageParam and
+  // ChatCompletionMessageFunctionToolCallParam): content is required unless tool_calls or
+  // function_call is given; function.arguments is a required string.
+  const lines = (...convs: unknown[]) => convs.map((c) => JSON.stringify(c)).join("\n");
+  const user = { role: "user", content: "weather?" };
+  const call = (args: unknown) => ({ id: "c1", type: "function", function: { name: "get_weather", ...(args === undefined ? {} : { arguments: args }) } });
+
+  it("refuses an assistant message with no content and no tool calls, naming line and field", () => {
+    const p = parseImportText(
+      lines(
+        { messages: [user, { role: "assistant", content: null }] },
+        { messages: [user, { role: "assistant" }] },
+        { messages: [user, { role: "assistant", content: null, tool_calls: [] }] },
+        { messages: [user, { role: "assistant", content: null, tool_calls: [call('{"city":"Porto"}')] }] },
+        { messages: [user, { role: "assistant", content: null, function_call: { name: "get_weather", arguments: "{}" } }] },
+        { messages: [user, { role: "assistant", content: "" }] },
+      ),
+      "openai",
+    );
+    const missing = { field: "messages[1].content", message: "missing (an assistant message without tool_calls needs content)" };
+    expect(p.problems).toEqual([
+      { record: "line 1", ...missing },
+      { record: "line 2", ...missing },
+      { record: "line 3", ...missing },
+    ]);
+    // A tool call, a legacy function_call or an empty string is an answer the format allows.
+    expect(p.conversations.map((c) => c.record)).toEqual(["line 4", "line 5", "line 6"]);
+  });
+
+  it("refuses a tool call whose function.arguments is not a string, naming line and field", () => {
+    const p = parseImportText(
+      lines(
+        { messages: [user, { role: "assistant", content: null, tool_calls: [call({ city: "Porto" })] }] },
+        { messages: [user, { role: "assistant", content: null, tool_calls: [call('{"city":"Porto"}'), call(42)] }] },
+        { messages: [user, { role: "assistant", content: null, tool_calls: [call(undefined)] }] },
+        { messages: [user, { role: "assistant", content: null, function_call: { name: "f", arguments: { a: 1 } } }] },
+        { messages: [user, { role: "assistant", content: null, tool_calls: [call("not json, kept as the model wrote it")] }] },
+      ),
+      "openai",
+    );
+    expect(p.problems).toEqual([
+      { record: "line 1", field: "messages[1].tool_calls[0].function.arguments", message: "must be a string of JSON text, got object" },
+      { record: "line 2", field: "messages[1].tool_calls[1].function.arguments", message: "must be a string of JSON text, got number" },
+      { record: "line 3", field: "messages[1].tool_calls[0].function.arguments", message: "missing (a string of JSON text is required)" },
+      { record: "line 4", field: "messages[1].function_call.arguments", message: "must be a string of JSON text, got object" },
+    ]);
+    expect(p.conversations).toHaveLength(1);
+    expect(p.conversations[0].turns[0].metadata?.tool_calls).toEqual([{ id: "c1", name: "get_weather", arguments: "not json, kept as the model wrote it", result: null }]);
+  });
 });

@@ -8,12 +8,16 @@ import { contract, pathId } from "../contract";
 export const previewWindow = contract({
   tag: "context", method: "POST", path: "/window", scope: "context:read",
   summary: "Preview a window strategy on an inline messages array (nothing is stored but offloads)",
+  description:
+    "A read: the `read` grant may call it. It stores only the contents summary_buffer offloads (readable by their ref, GET /offloaded/{ref}), which change no other answer.",
   body: ZWindowInput, response: ZWindowResult, errors: [422, 502],
 });
 
 export const assembleContext = contract({
   tag: "context", method: "POST", path: "/context", scope: "context:read",
   summary: "Assemble system + long-term memories + history + query against the context window (the retrieval is logged)",
+  description:
+    "A read: the `read` grant may call it. The memory retrieval is logged; only a caller that also holds `write` marks the retrieved memories accessed (access_count, last_accessed_at, the recency term of later searches), and not with memory.dry_run: a read-only key or viewer changes no ranking (`memory_access_recorded`). Offloaded contents and auto_context's summary cache are stored; neither changes another answer.",
   body: ZContextInput, response: ZContextResult, errors: [404, 409, 422, 502],
 });
 

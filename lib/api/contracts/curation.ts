@@ -112,6 +112,7 @@ export const exportMemoryMd = contract({
 export const previewMemoryMd = contract({
   tag, method: "POST", path: "/users/{user_id}/memory-md/preview", scope: "memories:read",
   summary: "What applying an edited memory.md / learnings.md would change",
+  description: "A read: the `read` grant may call it (a POST only to carry the document). Nothing is written; POST .../memory-md/apply, which needs `write`, applies it.",
   params: ZUserParams, body: ZMemoryMdInput, bodyLimit: MD_LIMIT, response: ZMemoryMdDiff, errors: [422],
 });
 

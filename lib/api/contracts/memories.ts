@@ -38,7 +38,9 @@ export const listMemories = contract({
 
 export const searchMemories = contract({
   tag, method: "POST", path: "/users/{user_id}/memories/search", scope: "memories:read",
-  summary: "Scored retrieval with a breakdown per result (logged; bumps access unless dry_run)",
+  summary: "Scored retrieval with a breakdown per result (logged; a caller with write marks the results accessed unless dry_run)",
+  description:
+    "A read: the `read` grant may call it. Every retrieval is logged (GET /memories/{id}/accesses). Only a caller that also holds `write` marks the returned memories accessed (access_count, last_accessed_at, the recency term of later searches), and not on a dry run: a read-only key or viewer changes no ranking. `access_recorded` says which happened.",
   params: ZUserParams, body: ZSearchInput, bodyLimit: 64 * 1024, response: ZSearchResult, errors: [409, 422, 502],
 });
 
