@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { DEFAULT_PGLITE_SHARED_BUFFERS, readDbConfig } from "@/lib/db/db-config";
 import { openDatabase } from "@/lib/db/open-database";
-import { removeDir, tempDir } from "../helpers/temp-dir";
+import { suiteTempDirs } from "../helpers/temp-dir";
 
 // The embedded database's memory settings (issue 21, part 8; figures in docs/benchmarks.md):
 // a smaller buffer pool, and a new folder's initdb in a child process.
@@ -12,13 +12,7 @@ import { removeDir, tempDir } from "../helpers/temp-dir";
 /** An environment of only these variables (ProcessEnv's NODE_ENV is not one a config reads). */
 const env = (vars: Record<string, string>) => vars as unknown as NodeJS.ProcessEnv;
 
-const dirs: string[] = [];
-const fresh = (p: string) => {
-  const d = tempDir(p);
-  dirs.push(d);
-  return d;
-};
-afterAll(() => dirs.forEach(removeDir));
+const fresh = suiteTempDirs(afterAll);
 
 describe("MEMSCOPE_PGLITE_SHARED_BUFFERS", () => {
   it("defaults to 64MB and takes a size in kB, MB or GB", () => {

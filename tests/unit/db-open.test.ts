@@ -5,15 +5,9 @@ import { afterAll, describe, expect, it } from "vitest";
 import { openDatabase } from "@/lib/db/open-database";
 import { applyMigrations, readMigrations } from "@/lib/db/migrations";
 import { acquireFolderLock, DataFolderLockedError } from "@/lib/db/folder-lock";
-import { removeDir, tempDir } from "../helpers/temp-dir";
+import { suiteTempDirs } from "../helpers/temp-dir";
 
-const dirs: string[] = [];
-const fresh = (p: string) => {
-  const d = tempDir(p);
-  dirs.push(d);
-  return d;
-};
-afterAll(() => dirs.forEach(removeDir));
+const fresh = suiteTempDirs(afterAll);
 
 describe("embedded database (PGlite) open and migrate", () => {
   it("applies every migration once, recorded with Prisma's sha256 checksum, idempotently", async () => {

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { openDatabase } from "@/lib/db/open-database";
 import { applyMigrations, readMigrations } from "@/lib/db/migrations";
-import { removeDir, tempDir } from "../helpers/temp-dir";
+import { suiteTempDirs } from "../helpers/temp-dir";
 
 // Migration 20261125000000_project_scoped_ids on a database with data in two projects, as the
 // code before it wrote them: rows keep their ids and projects (a message whose project_id
@@ -10,13 +10,11 @@ import { removeDir, tempDir } from "../helpers/temp-dir";
 // and a row can then only point at a row of its own project.
 
 const MIGRATION = "20261125000000_project_scoped_ids";
-const dirs: string[] = [];
-afterAll(() => dirs.forEach(removeDir));
+const fresh = suiteTempDirs(afterAll);
 
 describe(`migration ${MIGRATION}`, () => {
   it("keeps existing rows valid, makes ids unique per project and references stay within a project", async () => {
-    const dataDir = tempDir("scoped-ids");
-    dirs.push(dataDir);
+    const dataDir = fresh("scoped-ids");
     const all = readMigrations();
     expect(all.map((m) => m.name)).toContain(MIGRATION);
     const db = await openDatabase({ kind: "pglite", dataDir }, { migrate: false });
