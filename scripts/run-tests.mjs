@@ -4,7 +4,7 @@
 // A full run has two Vitest phases. The unit suites need no build, and `next build` leaves
 // about 40 % of a 2-core machine idle (47 CPU-seconds in 42 s, docs/benchmarks.md): so they run
 // while it builds, at a lower priority (nice 10: the build is what the rest waits for), and the
-// type check with them. The API and browser suites follow once the build is done. With
+// type check with them. The API and browser suites follow once the build and the unit suites are done. With
 // arguments (`npm test -- tests/api/x.test.ts`) there is one phase, after the build, with those.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
@@ -95,6 +95,13 @@ if (building) {
     console.log("0 passed, 1 failed");
     process.exit(1);
   }
+}
+// The server phase waits for the unit phase: niced beside three server workers the unit suites
+// got a tenth of the CPU, and those that create a PGlite database from nothing (initdb) ran
+// past their 120 s timeout (seen on a loaded machine; the build alone leaves room for them).
+if (fullRun && building) {
+  await phases[0];
+  console.log(`> unit suites done at ${seconds()} s`);
 }
 serversStarted = true;
 // Both phases run file after file in one process per worker (--no-isolate): a new process

@@ -92,7 +92,9 @@ async function initdbInChildProcess(dataDir: string, sharedBuffers: string): Pro
   const script = path.join(process.cwd(), "lib", "db", "pglite-initdb.mjs");
   if (!fs.existsSync(script)) return;
   try {
-    await promisify(execFile)(process.execPath, [script, dataDir, sharedBuffers], { timeout: 300_000 });
+    // This process's WebAssembly compiler flags too (test servers run the baseline compiler only).
+    const wasmFlags = process.execArgv.filter((a) => /^--(liftoff|no-liftoff|wasm)/.test(a));
+    await promisify(execFile)(process.execPath, [...wasmFlags, script, dataDir, sharedBuffers], { timeout: 300_000 });
   } catch (e) {
     console.warn(`[memscope] initdb in a child process failed, running it in this one: ${(e as Error).message.split("\n")[0]}`);
   }
