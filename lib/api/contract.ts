@@ -13,8 +13,14 @@ export type Scope = "public" | `${Resource}:${Grant}`;
 
 export type ApiContract = {
   method: Method;
-  /** OpenAPI path under /api/v1, with {params}. */
+  /** OpenAPI path under its server (`server`, else /api/v1), with {params}. */
   path: string;
+  /**
+   * The prefix the path sits under when it is not /api/v1: "/api" for the browser's session
+   * routes (/api/auth/*), which better-auth's handler shares and the API keys' clients never call.
+   * The OpenAPI document gives such a path its own `servers`.
+   */
+  server?: "/api";
   summary: string;
   description?: string;
   tag: string;
@@ -41,6 +47,9 @@ export type ApiContract = {
 export function contract<const C extends ApiContract>(c: C): C {
   return c;
 }
+
+/** The URL path a contract answers at, with {params}: /api/v1/conversations/{id}, /api/auth/state. */
+export const urlPathOf = (c: Pick<ApiContract, "path" | "server">) => `${c.server ?? "/api/v1"}${c.path}`;
 
 export function grantOf(scope: Scope): Grant | null {
   return scope === "public" ? null : (scope.split(":")[1] as Grant);

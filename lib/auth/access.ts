@@ -62,7 +62,8 @@ export async function resolveAccessWith(deps: AccessDeps, req: Request): Promise
   return null;
 }
 
-function readBearer(req: Request): string | null {
+/** The bearer token, "" for an Authorization header of another kind, null without one. */
+export function readBearer(req: Request): string | null {
   // One documented way in: Authorization: Bearer (x-api-key is not read).
   const header = req.headers.get("authorization");
   if (!header) return null;
@@ -76,10 +77,15 @@ function sameSecret(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
+/** Whether `key` is MEMSCOPE_API_KEY (compared in constant time). */
+export function isBootstrapKey(key: string, env: Env = process.env): boolean {
+  const bootstrap = env.MEMSCOPE_API_KEY?.trim();
+  return !!key && !!bootstrap && sameSecret(key, bootstrap);
+}
+
 async function keyAccess(deps: AccessDeps, env: Env, key: string): Promise<Access | null> {
   if (!key) return null;
-  const bootstrap = env.MEMSCOPE_API_KEY?.trim();
-  if (bootstrap && sameSecret(key, bootstrap)) {
+  if (isBootstrapKey(key, env)) {
     return { projectId: DEFAULT_PROJECT_ID, scopes: [...SCOPES], actor: { kind: "bootstrap", label: "MEMSCOPE_API_KEY" } };
   }
   const verdict = await deps.auth.api.verifyApiKey({ body: { key } });

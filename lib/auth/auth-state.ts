@@ -15,7 +15,7 @@ export type AuthState = {
   project: ProjectSummary | null;
   projects: ProjectSummary[];
   scopes: Scope[];
-  needsBootstrapKey: boolean;
+  needs_bootstrap_key: boolean;
   sso: { name: string } | null;
 };
 
@@ -26,7 +26,7 @@ function chosenProject(req: Request): string | null {
 
 export async function readAuthState(deps: { auth: Auth; prisma: PrismaClient }, req: Request, env: Env = process.env): Promise<AuthState> {
   const oidc = readOidcConfig(env);
-  const base = { needsBootstrapKey: !!env.MEMSCOPE_API_KEY?.trim(), sso: oidc ? { name: oidc.name } : null };
+  const base = { needs_bootstrap_key: !!env.MEMSCOPE_API_KEY?.trim(), sso: oidc ? { name: oidc.name } : null };
   const session = await deps.auth.api.getSession({ headers: req.headers }).catch(() => null);
   if (session) {
     const projects = await listMyProjects(deps.prisma, session.user.id);
@@ -41,7 +41,7 @@ export async function readAuthState(deps: { auth: Auth; prisma: PrismaClient }, 
       scopes: project?.role ? scopesForRole(project.role) : [],
     };
   }
-  const open = authDisabled(env) || (!base.needsBootstrapKey && !(await anyAccountExists(deps.prisma)));
+  const open = authDisabled(env) || (!base.needs_bootstrap_key && !(await anyAccountExists(deps.prisma)));
   if (open) {
     const projects = await listAllProjects(deps.prisma);
     const want = chosenProject(req) ?? DEFAULT_PROJECT_ID;
