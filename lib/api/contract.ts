@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { Grant } from "../auth/roles";
 
 // A route's contract: what it takes, what it gives, who may call it. Route handlers pass
 // their contract to `withApi`, which parses and checks with exactly these schemas, and the
@@ -6,9 +7,9 @@ import { z } from "zod";
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
-/** What a key or member must hold: `read` < `write` < `admin`. */
-export type Grant = "read" | "write" | "admin";
 export type Resource = "conversations" | "memories" | "context" | "settings" | "embeddings" | "imports" | "project";
+export type { Grant };
+/** A route's need: public, or a grant (the resource names the tag; the grant alone is checked). */
 export type Scope = "public" | `${Resource}:${Grant}`;
 
 export type ApiContract = {

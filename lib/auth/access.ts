@@ -5,7 +5,7 @@ import { ForbiddenError, NotFoundError, RateLimitedError } from "../errors/domai
 import type { Auth } from "./create-auth";
 import { authDisabled, isLocalHostHeader } from "./open-mode";
 import { KeyRateLimiter, readRateLimit } from "./rate-limit";
-import { isScope, scopesForRole, SCOPES, strongestRole, type Scope } from "./roles";
+import { isGrant, grantsForRole, SCOPES, strongestRole, type Grant } from "./roles";
 import { isUnsafeMethod, requestOrigin } from "./same-origin";
 
 // Who is asking, for which project, allowed to do what. One function the API wrapper
@@ -14,7 +14,7 @@ import { isUnsafeMethod, requestOrigin } from "./same-origin";
 
 export type Access = {
   projectId: string;
-  scopes: Scope[];
+  scopes: Grant[];
   actor: { kind: "key" | "account" | "bootstrap" | "open"; label: string; id?: string };
 };
 
@@ -98,10 +98,10 @@ async function keyAccess(deps: AccessDeps, env: Env, key: string): Promise<Acces
   return { projectId: k.referenceId, scopes: keyScopes(k.permissions), actor: { kind: "key", label: k.name ?? k.start ?? "API key", id: k.id } };
 }
 
-export function keyScopes(permissions: unknown): Scope[] {
+export function keyScopes(permissions: unknown): Grant[] {
   const parsed = typeof permissions === "string" ? safeJson(permissions) : permissions;
   const list = (parsed as Record<string, unknown> | null)?.[KEY_PERMISSION];
-  return Array.isArray(list) ? SCOPES.filter((s) => list.includes(s) && isScope(s)) : [];
+  return Array.isArray(list) ? SCOPES.filter((s) => list.includes(s) && isGrant(s)) : [];
 }
 
 function safeJson(s: string): unknown {
@@ -142,7 +142,7 @@ async function accountAccess(deps: AccessDeps, req: Request, userId: string, ema
   const role = strongestRole(membership.role);
   return {
     projectId: membership.organizationId,
-    scopes: role ? scopesForRole(role) : [],
+    scopes: role ? grantsForRole(role) : [],
     actor: { kind: "account", label: email, id: userId },
   };
 }

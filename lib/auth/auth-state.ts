@@ -4,7 +4,7 @@ import type { Auth } from "./create-auth";
 import { readOidcConfig } from "./oidc-config";
 import { authDisabled } from "./open-mode";
 import { listAllProjects, listMyProjects, type ProjectSummary } from "./projects";
-import { scopesForRole, SCOPES, type Env, type Scope } from "./roles";
+import { grantsForRole, SCOPES, type Env, type Grant } from "./roles";
 
 // The browser's view of access: which mode the server is in, who is signed in, which
 // project is chosen and what they may do there (to disable controls they cannot use).
@@ -14,7 +14,7 @@ export type AuthState = {
   user: { email: string; name: string } | null;
   project: ProjectSummary | null;
   projects: ProjectSummary[];
-  scopes: Scope[];
+  scopes: Grant[];
   needs_bootstrap_key: boolean;
   sso: { name: string } | null;
 };
@@ -38,7 +38,7 @@ export async function readAuthState(deps: { auth: Auth; prisma: PrismaClient }, 
       user: { email: session.user.email, name: session.user.name },
       project,
       projects,
-      scopes: project?.role ? scopesForRole(project.role) : [],
+      scopes: project?.role ? grantsForRole(project.role) : [],
     };
   }
   const open = authDisabled(env) || (!base.needs_bootstrap_key && !(await anyAccountExists(deps.prisma)));
