@@ -43,8 +43,8 @@ export function AcceptInvitation({ id }: { id: string }) {
 
   const d = inv.data;
   return (
-    <AuthCard title={`Join ${d.projectName}`} subtitle={`As ${d.role ?? "viewer"}, for ${d.email}.`}>
-      {d.hasAccount && !signedIn ? (
+    <AuthCard title={`Join ${d.project_name}`} subtitle={`As ${d.role ?? "viewer"}, for ${d.email}.`}>
+      {d.has_account && !signedIn ? (
         <p className="text-sm text-zinc-600 dark:text-zinc-400">
           {d.email} has an account. <Link href={`/sign-in?next=/invite/${encodeURIComponent(id)}`} className="font-medium text-indigo-700 underline dark:text-indigo-300">Sign in</Link> and open this link again.
         </p>

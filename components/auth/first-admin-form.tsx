@@ -14,7 +14,7 @@ export function FirstAdminForm() {
   const [error, setError] = useState<AuthCallError | null>(null);
   const [busy, setBusy] = useState(false);
 
-  if (data && (data.mode === "signed-in" || data.mode === "signed-out") && !data.needsBootstrapKey) {
+  if (data && (data.mode === "signed-in" || data.mode === "signed-out") && !data.needs_bootstrap_key) {
     return (
       <AuthCard title="An admin account exists">
         <p className="text-sm text-zinc-600 dark:text-zinc-400">
@@ -54,7 +54,7 @@ export function FirstAdminForm() {
         <Field id="name" name="name" label="Name" autoComplete="name" />
         <Field id="email" name="email" type="email" label="Email" autoComplete="email" required error={fieldError("email")} />
         <Field id="password" name="password" type="password" label="Password (10 characters or more)" autoComplete="new-password" required minLength={10} error={fieldError("password")} />
-        {data?.needsBootstrapKey && <Field id="bootstrap" name="bootstrap" type="password" label="MEMSCOPE_API_KEY" autoComplete="off" required error={fieldError("authorization")} />}
+        {data?.needs_bootstrap_key && <Field id="bootstrap" name="bootstrap" type="password" label="MEMSCOPE_API_KEY" autoComplete="off" required error={fieldError("authorization")} />}
         <FormError message={error && !error.field ? error.message : null} />
         <Button type="submit" variant="primary" disabled={busy}>
           {busy ? "Creating…" : "Create admin account"}

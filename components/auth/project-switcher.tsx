@@ -15,7 +15,7 @@ export function ProjectSwitcher() {
   async function switchTo(projectId: string) {
     setError(null);
     try {
-      await authCall("POST", "/project", { projectId });
+      await authCall("POST", "/project", { project_id: projectId });
       reset();
       router.refresh();
     } catch (e) {

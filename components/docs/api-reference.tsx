@@ -11,7 +11,7 @@ type Operation = {
   "x-scope"?: string;
 };
 export type OpenApiDoc = { info: { title: string; description?: string }; servers: { url: string }[]; paths: Record<string, Record<string, Operation>> };
-export type OperationRef = { method: string; path: string; summary: string };
+export type OperationRef = { method: string; path: string; summary: string; server?: string };
 
 const METHOD_TONE: Record<string, string> = {
   GET: "bg-sky-50 text-sky-700 ring-sky-200 dark:bg-sky-950 dark:text-sky-300 dark:ring-sky-900",
@@ -49,7 +49,7 @@ export function ApiReference({ doc, operations }: { doc: OpenApiDoc; operations:
       </nav>
       {operations.map((op) => {
         const spec = doc.paths[op.path]?.[op.method.toLowerCase()];
-        return spec ? <OperationCard key={anchorFor(op)} op={op} spec={spec} base={base} /> : null;
+        return spec ? <OperationCard key={anchorFor(op)} op={op} spec={spec} base={op.server ?? base} /> : null;
       })}
     </div>
   );

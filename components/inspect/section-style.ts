@@ -1,4 +1,4 @@
-import type { BudgetKey, SectionName } from "@/lib/ui/inspect-model";
+import type { BudgetKey } from "@/lib/ui/inspect-model";
 
 /** One colour per prompt section: bubble borders, bar segments and legend swatches agree. */
 export const SECTION_STYLE: Record<BudgetKey, { label: string; bar: string; border: string; text: string; hint: string }> = {
@@ -16,5 +16,3 @@ export const SECTION_STYLE: Record<BudgetKey, { label: string; bar: string; bord
   },
   free: { label: "Free", bar: "bg-transparent", border: "border-l-zinc-200", text: "text-zinc-500 dark:text-zinc-400", hint: "Unused context window" },
 };
-
-export const sectionStyle = (s: SectionName) => SECTION_STYLE[s];

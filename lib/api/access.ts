@@ -1,14 +1,15 @@
 import "server-only";
 import { UnauthorizedError } from "../errors/domain-errors";
 import { resolveAccess as resolveCaller } from "../auth/resolve-access";
-import { anyAccountExists } from "../auth/access";
+import { anyAccountExists, type Access as CallerAccess } from "../auth/access";
 import { getDb } from "../db/get-db";
 import type { Grant } from "./contract";
 
 // Who is calling, for which project, and what they may do (lib/auth/access.ts decides:
 // project API key, signed-in member, MEMSCOPE_API_KEY, or open on this machine before any account).
 
-export type Actor = { kind: "key" | "account" | "bootstrap" | "open"; label: string; id?: string };
+export type Actor = CallerAccess["actor"];
+/** lib/auth's answer with its grants as a set, for withApi's check. */
 export type Access = { projectId: string; grants: ReadonlySet<Grant>; actor: Actor };
 
 export async function resolveAccess(req: Request): Promise<Access> {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { Grant } from "../auth/roles";
 
 // A route's contract: what it takes, what it gives, who may call it. Route handlers pass
 // their contract to `withApi`, which parses and checks with exactly these schemas, and the
@@ -6,15 +7,21 @@ import { z } from "zod";
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
-/** What a key or member must hold: `read` < `write` < `admin`. */
-export type Grant = "read" | "write" | "admin";
 export type Resource = "conversations" | "memories" | "context" | "settings" | "embeddings" | "imports" | "project";
+export type { Grant };
+/** A route's need: public, or a grant (the resource names the tag; the grant alone is checked). */
 export type Scope = "public" | `${Resource}:${Grant}`;
 
 export type ApiContract = {
   method: Method;
-  /** OpenAPI path under /api/v1, with {params}. */
+  /** OpenAPI path under its server (`server`, else /api/v1), with {params}. */
   path: string;
+  /**
+   * The prefix the path sits under when it is not /api/v1: "/api" for the browser's session
+   * routes (/api/auth/*), which better-auth's handler shares and the API keys' clients never call.
+   * The OpenAPI document gives such a path its own `servers`.
+   */
+  server?: "/api";
   summary: string;
   description?: string;
   tag: string;
@@ -41,6 +48,9 @@ export type ApiContract = {
 export function contract<const C extends ApiContract>(c: C): C {
   return c;
 }
+
+/** The URL path a contract answers at, with {params}: /api/v1/conversations/{id}, /api/auth/state. */
+export const urlPathOf = (c: Pick<ApiContract, "path" | "server">) => `${c.server ?? "/api/v1"}${c.path}`;
 
 export function grantOf(scope: Scope): Grant | null {
   return scope === "public" ? null : (scope.split(":")[1] as Grant);

@@ -70,7 +70,8 @@ function operationId(c: ApiContract): string {
 export function buildOpenApi() {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const c of ALL_CONTRACTS) {
-    paths[c.path] ??= {};
+    // A path outside /api/v1 (the session routes under /api/auth) names its own server.
+    paths[c.path] ??= c.server ? { servers: [{ url: c.server }] } : {};
     paths[c.path][c.method.toLowerCase()] = operation(c);
   }
   return {
@@ -79,7 +80,7 @@ export function buildOpenApi() {
       title: "Memscope API",
       version: "1",
       description:
-        "Inspect and curate the memory of LLM agents. Authenticate with `Authorization: Bearer <key>`; each operation's `x-scope` names what the key must hold (read < write < admin). Errors are `{error: {code, message, details}}`.",
+        "Inspect and curate the memory of LLM agents. Authenticate with `Authorization: Bearer <key>`; each operation's `x-scope` names what the key must hold (read < write < admin). Errors are `{error: {code, message, details}}`. The `auth` operations are the browser's session routes, served under /api (their own `servers`), not /api/v1.",
     },
     servers: [{ url: "/api/v1" }],
     components: {
@@ -93,4 +94,4 @@ export function buildOpenApi() {
   };
 }
 
-export const API_OPERATIONS = ALL_CONTRACTS.map((c) => ({ method: c.method, path: c.path, summary: c.summary, tag: c.tag, scope: c.scope }));
+export const API_OPERATIONS = ALL_CONTRACTS.map((c) => ({ method: c.method, path: c.path, server: c.server, summary: c.summary, tag: c.tag, scope: c.scope }));

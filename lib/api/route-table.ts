@@ -18,7 +18,8 @@ function compile(path: string): RegExp {
 
 const TABLE: Entry[] = (() => {
   const byPath = new Map<string, Set<string>>();
-  for (const c of ALL_CONTRACTS) byPath.set(c.path, (byPath.get(c.path) ?? new Set()).add(c.method));
+  // The proxy runs for /api/v1 only; /api/auth shares its prefix with better-auth's handler.
+  for (const c of ALL_CONTRACTS.filter((c) => !c.server)) byPath.set(c.path, (byPath.get(c.path) ?? new Set()).add(c.method));
   for (const e of EXTRA) byPath.set(e.path, new Set(e.methods));
   // Literal segments win over {params}: /conversations/facets before /conversations/{id}.
   return [...byPath.entries()]

@@ -7,7 +7,9 @@ import { domainErrorResponse, errorBody, zodFailure } from "./error-table";
 import { checkJsonValue, checkText } from "./input-guard";
 import { logStatus, type Phase } from "./status-log";
 
-// The one wrapper every /api/v1 route goes through. It takes the route's contract and does,
+// The one wrapper every route of Memscope's own goes through (/api/v1, and the browser's
+// session routes under /api/auth, whose contracts are public: their handlers decide from the
+// session, the Origin and the bootstrap key). It takes the route's contract and does,
 // in order: access (scope), path params, query, body (JSON only, size limit, input guard,
 // schema), the handler, then the response (checked against its schema in tests and dev).
 
@@ -24,14 +26,15 @@ export type HandlerInput<C extends ApiContract> = {
   body: C["body"] extends z.ZodType ? z.output<C["body"]> : undefined;
 };
 
-/** A success with a status other than the contract's default (one of `alsoStatus`). */
+/** A success with a status other than the contract's default (one of `alsoStatus`), or with headers (a session's Set-Cookie). */
 export class Reply {
   constructor(
     readonly data: unknown,
     readonly status: number,
+    readonly headers?: Headers,
   ) {}
 }
-export const reply = (data: unknown, status: number) => new Reply(data, status);
+export const reply = (data: unknown, status: number, headers?: Headers) => new Reply(data, status, headers);
 
 type NextCtx = { params?: Promise<Record<string, string>> };
 export type RouteHandler = ((req: Request, ctx: NextCtx) => Promise<Response>) & { contract: ApiContract };
@@ -166,8 +169,9 @@ function respond(contract: ApiContract, req: Request, out: unknown): Response {
       }
     }
   }
-  if (status === 204) return new Response(null, { status });
-  return Response.json(data, { status });
+  const headers = out instanceof Reply ? out.headers : undefined;
+  if (status === 204) return new Response(null, { status, headers });
+  return Response.json(data, { status, headers });
 }
 
 function checkStatus(contract: ApiContract, req: Request, status: number) {

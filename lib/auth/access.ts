@@ -5,7 +5,7 @@ import { ForbiddenError, NotFoundError, RateLimitedError } from "../errors/domai
 import type { Auth } from "./create-auth";
 import { authDisabled, isLocalHostHeader } from "./open-mode";
 import { KeyRateLimiter, readRateLimit } from "./rate-limit";
-import { isScope, scopesForRole, SCOPES, strongestRole, type Scope } from "./roles";
+import { isGrant, grantsForRole, SCOPES, strongestRole, type Grant } from "./roles";
 import { isUnsafeMethod, requestOrigin } from "./same-origin";
 
 // Who is asking, for which project, allowed to do what. One function the API wrapper
@@ -14,7 +14,7 @@ import { isUnsafeMethod, requestOrigin } from "./same-origin";
 
 export type Access = {
   projectId: string;
-  scopes: Scope[];
+  scopes: Grant[];
   actor: { kind: "key" | "account" | "bootstrap" | "open"; label: string; id?: string };
 };
 
@@ -62,7 +62,8 @@ export async function resolveAccessWith(deps: AccessDeps, req: Request): Promise
   return null;
 }
 
-function readBearer(req: Request): string | null {
+/** The bearer token, "" for an Authorization header of another kind, null without one. */
+export function readBearer(req: Request): string | null {
   // One documented way in: Authorization: Bearer (x-api-key is not read).
   const header = req.headers.get("authorization");
   if (!header) return null;
@@ -76,10 +77,15 @@ function sameSecret(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
+/** Whether `key` is MEMSCOPE_API_KEY (compared in constant time). */
+export function isBootstrapKey(key: string, env: Env = process.env): boolean {
+  const bootstrap = env.MEMSCOPE_API_KEY?.trim();
+  return !!key && !!bootstrap && sameSecret(key, bootstrap);
+}
+
 async function keyAccess(deps: AccessDeps, env: Env, key: string): Promise<Access | null> {
   if (!key) return null;
-  const bootstrap = env.MEMSCOPE_API_KEY?.trim();
-  if (bootstrap && sameSecret(key, bootstrap)) {
+  if (isBootstrapKey(key, env)) {
     return { projectId: DEFAULT_PROJECT_ID, scopes: [...SCOPES], actor: { kind: "bootstrap", label: "MEMSCOPE_API_KEY" } };
   }
   const verdict = await deps.auth.api.verifyApiKey({ body: { key } });
@@ -92,10 +98,10 @@ async function keyAccess(deps: AccessDeps, env: Env, key: string): Promise<Acces
   return { projectId: k.referenceId, scopes: keyScopes(k.permissions), actor: { kind: "key", label: k.name ?? k.start ?? "API key", id: k.id } };
 }
 
-export function keyScopes(permissions: unknown): Scope[] {
+export function keyScopes(permissions: unknown): Grant[] {
   const parsed = typeof permissions === "string" ? safeJson(permissions) : permissions;
   const list = (parsed as Record<string, unknown> | null)?.[KEY_PERMISSION];
-  return Array.isArray(list) ? SCOPES.filter((s) => list.includes(s) && isScope(s)) : [];
+  return Array.isArray(list) ? SCOPES.filter((s) => list.includes(s) && isGrant(s)) : [];
 }
 
 function safeJson(s: string): unknown {
@@ -136,7 +142,7 @@ async function accountAccess(deps: AccessDeps, req: Request, userId: string, ema
   const role = strongestRole(membership.role);
   return {
     projectId: membership.organizationId,
-    scopes: role ? scopesForRole(role) : [],
+    scopes: role ? grantsForRole(role) : [],
     actor: { kind: "account", label: email, id: userId },
   };
 }

@@ -4,7 +4,7 @@ import type { Auth } from "./create-auth";
 import { readOidcConfig } from "./oidc-config";
 import { authDisabled } from "./open-mode";
 import { listAllProjects, listMyProjects, type ProjectSummary } from "./projects";
-import { scopesForRole, SCOPES, type Env, type Scope } from "./roles";
+import { grantsForRole, SCOPES, type Env, type Grant } from "./roles";
 
 // The browser's view of access: which mode the server is in, who is signed in, which
 // project is chosen and what they may do there (to disable controls they cannot use).
@@ -14,8 +14,8 @@ export type AuthState = {
   user: { email: string; name: string } | null;
   project: ProjectSummary | null;
   projects: ProjectSummary[];
-  scopes: Scope[];
-  needsBootstrapKey: boolean;
+  scopes: Grant[];
+  needs_bootstrap_key: boolean;
   sso: { name: string } | null;
 };
 
@@ -26,7 +26,7 @@ function chosenProject(req: Request): string | null {
 
 export async function readAuthState(deps: { auth: Auth; prisma: PrismaClient }, req: Request, env: Env = process.env): Promise<AuthState> {
   const oidc = readOidcConfig(env);
-  const base = { needsBootstrapKey: !!env.MEMSCOPE_API_KEY?.trim(), sso: oidc ? { name: oidc.name } : null };
+  const base = { needs_bootstrap_key: !!env.MEMSCOPE_API_KEY?.trim(), sso: oidc ? { name: oidc.name } : null };
   const session = await deps.auth.api.getSession({ headers: req.headers }).catch(() => null);
   if (session) {
     const projects = await listMyProjects(deps.prisma, session.user.id);
@@ -38,10 +38,10 @@ export async function readAuthState(deps: { auth: Auth; prisma: PrismaClient }, 
       user: { email: session.user.email, name: session.user.name },
       project,
       projects,
-      scopes: project?.role ? scopesForRole(project.role) : [],
+      scopes: project?.role ? grantsForRole(project.role) : [],
     };
   }
-  const open = authDisabled(env) || (!base.needsBootstrapKey && !(await anyAccountExists(deps.prisma)));
+  const open = authDisabled(env) || (!base.needs_bootstrap_key && !(await anyAccountExists(deps.prisma)));
   if (open) {
     const projects = await listAllProjects(deps.prisma);
     const want = chosenProject(req) ?? DEFAULT_PROJECT_ID;

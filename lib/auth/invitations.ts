@@ -19,7 +19,7 @@ export type InvitationSummary = { id: string; email: string; role: Role | null; 
  * or needs), the project's name and role, and whether that address has an account (sign in, or
  * choose a password). Nothing else: no project id, inviter or dates, since links travel by chat and mail.
  */
-export type InvitationLinkView = { email: string; role: Role | null; projectName: string; hasAccount: boolean };
+export type InvitationLinkView = { email: string; role: Role | null; project_name: string; has_account: boolean };
 
 export function parseEmail(value: unknown): string {
   const email = typeof value === "string" ? value.trim().toLowerCase() : "";
@@ -74,11 +74,7 @@ export async function viewInvitationLink(prisma: PrismaClient, id: string): Prom
   const row = await prisma.invitation.findFirst({ where: { id, status: "pending", expiresAt: { gt: new Date() } }, include: { organization: { select: { name: true } } } });
   if (!row) throw notFound("Invitation", id);
   const account = await prisma.user.findUnique({ where: { email: row.email }, select: { id: true } });
-  return { email: row.email, role: row.role ? strongestRole(row.role) : null, projectName: row.organization.name, hasAccount: !!account };
-}
-
-export async function hasOpenInvitation(prisma: PrismaClient, email: string): Promise<boolean> {
-  return !!(await prisma.invitation.findFirst({ where: { email: email.toLowerCase(), status: "pending", expiresAt: { gt: new Date() } }, select: { id: true } }));
+  return { email: row.email, role: row.role ? strongestRole(row.role) : null, project_name: row.organization.name, has_account: !!account };
 }
 
 /** Makes the signed-in account a member with the invited role; the email must match. */

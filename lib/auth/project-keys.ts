@@ -3,7 +3,7 @@ import { ValidationError, notFound } from "../errors/domain-errors";
 import { KEY_PERMISSION, keyScopes } from "./access";
 import { recordAudit } from "./audit";
 import type { Auth } from "./create-auth";
-import { isScope, SCOPES, type Scope } from "./roles";
+import { isGrant, SCOPES, type Grant } from "./roles";
 
 // Project API keys: made by an admin, shown once, stored hashed by better-auth's
 // API-key plugin, revoked by deleting the row (verification reads the row every time).
@@ -15,20 +15,20 @@ export type KeySummary = {
   id: string;
   name: string;
   start: string | null;
-  scopes: Scope[];
+  scopes: Grant[];
   createdBy: string | null;
   createdAt: string;
   lastUsedAt: string | null;
   expiresAt: string | null;
 };
 
-export function validateKeyInput(input: KeyInput): { name: string; scopes: Scope[]; expiresInDays: number | null } {
+export function validateKeyInput(input: KeyInput): { name: string; scopes: Grant[]; expiresInDays: number | null } {
   const name = typeof input.name === "string" ? input.name.trim() : "";
   if (!name || name.length > 80) {
     throw new ValidationError("A key needs a name of 1 to 80 characters", [{ field: "name", message: "1 to 80 characters" }]);
   }
   const scopes = Array.isArray(input.scopes) ? input.scopes : [];
-  const bad = scopes.filter((s) => !isScope(s));
+  const bad = scopes.filter((s) => !isGrant(s));
   if (!scopes.length || bad.length) {
     throw new ValidationError(`Scopes must be some of ${SCOPES.join(", ")}`, [
       { field: "scopes", message: bad.length ? `unknown scope ${bad.map(String).join(", ")}` : "at least one scope" },

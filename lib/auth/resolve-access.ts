@@ -1,7 +1,7 @@
 import "server-only";
 import { getDb } from "../db/get-db";
 import { RateLimitedError } from "../errors/domain-errors";
-import { resolveAccessWith, type Access } from "./access";
+import { isBootstrapKey, readBearer, resolveAccessWith, type Access } from "./access";
 import { getAuth } from "./auth";
 import { clientAddressOf } from "./client-address";
 import { FailureLimiter, KeyRateLimiter } from "./rate-limit";
@@ -23,10 +23,30 @@ const bearerFailures = new FailureLimiter(BEARER_FAILURES, 60_000);
 export async function resolveAccess(req: Request): Promise<Access | null> {
   const [auth, db] = await Promise.all([getAuth(), getDb()]);
   if (!req.headers.has("authorization")) return resolveAccessWith({ auth, prisma: db.prisma, limiter }, req);
-  const address = clientAddressOf(req.headers);
-  const wait = bearerFailures.retryAfter(address);
-  if (wait) throw new RateLimitedError(`Too many wrong API keys from this address; retry in ${wait} s`, wait);
+  const address = refuseAddressOverBearerLimit(req);
   const access = await resolveAccessWith({ auth, prisma: db.prisma, limiter }, req);
   if (!access) bearerFailures.fail(address);
   return access;
+}
+
+/**
+ * For POST /api/auth/first-admin: whether the request holds MEMSCOPE_API_KEY as its bearer
+ * token. A wrong token counts against the same per-address limit as a wrong key on any other
+ * route, and an address over it gets 429 here too, so this route is no side door for guessing
+ * the key. False without an Authorization header (nothing to count).
+ */
+export function holdsBootstrapKey(req: Request): boolean {
+  if (!req.headers.has("authorization")) return false;
+  const address = refuseAddressOverBearerLimit(req);
+  if (isBootstrapKey(readBearer(req) ?? "")) return true;
+  bearerFailures.fail(address);
+  return false;
+}
+
+/** The caller's address; throws 429 while it waits out its wrong tokens. */
+function refuseAddressOverBearerLimit(req: Request): string {
+  const address = clientAddressOf(req.headers);
+  const wait = bearerFailures.retryAfter(address);
+  if (wait) throw new RateLimitedError(`Too many wrong API keys from this address; retry in ${wait} s`, wait);
+  return address;
 }

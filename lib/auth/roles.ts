@@ -6,19 +6,20 @@ import { createAccessControl } from "better-auth/plugins/access";
 export const ROLES = ["owner", "admin", "member", "viewer"] as const;
 export type Role = (typeof ROLES)[number];
 
+/** What a key or member may do: `read` < `write` < `admin` (a key lists its grants as its `scopes`). */
 export const SCOPES = ["read", "write", "admin"] as const;
-export type Scope = (typeof SCOPES)[number];
+export type Grant = (typeof SCOPES)[number];
 
 export function isRole(value: unknown): value is Role {
   return typeof value === "string" && (ROLES as readonly string[]).includes(value);
 }
 
-export function isScope(value: unknown): value is Scope {
+export function isGrant(value: unknown): value is Grant {
   return typeof value === "string" && (SCOPES as readonly string[]).includes(value);
 }
 
 /** What a member of a role may do through the API. */
-export function scopesForRole(role: Role): Scope[] {
+export function grantsForRole(role: Role): Grant[] {
   switch (role) {
     case "owner":
     case "admin":

@@ -43,15 +43,6 @@ function readHolder(file: string): Holder | null {
   }
 }
 
-/**
- * Throws DataFolderLockedError when another live process holds the folder, without taking
- * the lock: the server checks this before it listens, so a second one exits at start.
- */
-export function assertFolderFree(dataDir: string): void {
-  const holder = readHolder(path.join(dataDir, LOCK_FILE));
-  if (holder && holder.pid !== process.pid && isAlive(holder.pid)) throw new DataFolderLockedError(dataDir, holder);
-}
-
 export function acquireFolderLock(dataDir: string): FolderLock {
   fs.mkdirSync(dataDir, { recursive: true });
   const file = path.join(dataDir, LOCK_FILE);

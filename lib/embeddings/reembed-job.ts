@@ -113,11 +113,6 @@ export function reembedRunning(jobId?: string): boolean {
   return !!r && (jobId === undefined || r.jobId === jobId);
 }
 
-/** Resolves when this process's runner (if any) has stopped. For tests and scripts. */
-export async function waitForReembed(): Promise<void> {
-  await holder[RUNNER]?.promise;
-}
-
 export type EnsureResult =
   | { state: "up_to_date"; active: ActiveModel }
   | { state: "switched"; active: ActiveModel }

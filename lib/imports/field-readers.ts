@@ -36,12 +36,6 @@ export function optString(o: Obj, key: string, path = key): string | undefined {
   return v;
 }
 
-export function reqString(o: Obj, key: string, path = key): string {
-  const v = optString(o, key, path);
-  if (v === undefined) throw new RecordProblem(path, "missing (a string is required)");
-  return v;
-}
-
 export function optObj(o: Obj, key: string, path = key): Obj | undefined {
   const v = o[key];
   if (v === undefined || v === null) return undefined;

@@ -57,7 +57,6 @@ export const ZBatchInput = z
       .describe("full: every stored turn as a message; minimal: only {id, created_at} per turn (faster for bulk imports)."),
   })
   .strict();
-export type BatchInput = z.infer<typeof ZBatchInput>;
 
 export const ZMessageListQuery = z
   .object({

@@ -32,17 +32,3 @@ export function resolveTokenizer(model: string | undefined | null): ModelTokeniz
   if (family) return { model: name, encoding: family.encoding, approximate: false };
   return { model: name, encoding: "o200k_base", approximate: true };
 }
-
-/** Models offered in the UI; any other name is accepted too. */
-export const KNOWN_MODELS = [
-  "gpt-4o",
-  "gpt-4o-mini",
-  "gpt-4.1",
-  "gpt-4.1-mini",
-  "gpt-5",
-  "o3",
-  "o4-mini",
-  "gpt-4",
-  "gpt-4-turbo",
-  "gpt-3.5-turbo",
-] as const;

@@ -149,7 +149,7 @@ for (const kind of DATABASE_KINDS) {
       expect(inv.status).toBe(201);
       const { id } = await inv.json();
       const info = await (await call(`/api/auth/invitation/${id}`)).json();
-      expect(info).toMatchObject({ email: "viewer@example.com", role: "viewer", hasAccount: false });
+      expect(info).toMatchObject({ email: "viewer@example.com", role: "viewer", has_account: false });
       const join = await call(`/api/auth/invitation/${id}`, { method: "POST", headers: { "content-type": "application/json", origin: app.url }, body: JSON.stringify({ name: "Vi", password: PASSWORD }) });
       expect(join.status).toBe(201);
       const vCookie = join.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");

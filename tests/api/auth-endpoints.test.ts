@@ -143,7 +143,7 @@ for (const kind of DATABASE_KINDS) {
         ["remove member", b.memberId, (id) => as(alice, `/api/v1/project/members/${encodeURIComponent(id)}`, { method: "DELETE" })],
         ["cancel invitation", b.invitationId, (id) => as(alice, `/api/v1/project/invitations/${encodeURIComponent(id)}`, { method: "DELETE" })],
         ["project header", b.project, (id) => as(alice, "/api/v1/project/keys", { headers: { "x-memscope-project": id } })],
-        ["project switch", b.project, (id) => as(alice, "/api/auth/project", { method: "POST", body: json({ projectId: id }) })],
+        ["project switch", b.project, (id) => as(alice, "/api/auth/project", { method: "POST", body: json({ project_id: id }) })],
       ];
       for (const [what, theirs, send] of pairs) {
         const foreign = await answer(await send(theirs), theirs);
@@ -186,7 +186,7 @@ for (const kind of DATABASE_KINDS) {
       const inv = await owner.post("/project/invitations", { email: "fay@example.com", role: "member" });
       const res = await call(`/api/auth/invitation/${inv.id}`);
       expect(res.status).toBe(200);
-      expect(await res.json()).toEqual({ email: "fay@example.com", role: "member", projectName: "Default", hasAccount: false });
+      expect(await res.json()).toEqual({ email: "fay@example.com", role: "member", project_name: "Default", has_account: false });
       const fresh = await answer(await call(`/api/auth/invitation/${FRESH}`), FRESH);
       expect((await as(owner.cookie, `/api/v1/project/invitations/${inv.id}`, { method: "DELETE" })).status).toBe(204);
       expect(await answer(await call(`/api/auth/invitation/${inv.id}`), inv.id)).toEqual(fresh);

@@ -188,6 +188,44 @@ describe("what /api/auth trusts", () => {
     expect((await signIn("target@example.com", OWNER_PASSWORD, { forwardedFor: "192.0.2.10" })).status).toBe(200);
   });
 
+  it("the session routes answer through their contracts: statuses, snake_case fields, a body limit in bytes", async () => {
+    const same = { origin: server.url };
+    const switchTo = (body: unknown, headers: Record<string, string> = same) => send(`${server.url}/api/auth/project`, { body, headers: { cookie: owner.cookie, ...headers } });
+    const switched = await switchTo({ project_id: "default" });
+    expect([switched.status, switched.json]).toEqual([200, { project_id: "default" }]);
+    expect(switched.headers["set-cookie"]?.join("\n")).toMatch(/memscope_project=default;.*HttpOnly/);
+    expect((await switchTo({ project_id: "default" }, { origin: "http://evil.example" })).status).toBe(403);
+    const unnamed = await switchTo({});
+    expect([unnamed.status, unnamed.json.error.details[0].field]).toEqual([422, "project_id"]);
+    expect((await switchTo({ project_id: "no-such-project" })).status).toBe(404);
+    // 64 KiB of body, counted in bytes: 40 000 "é" are 80 000 bytes (and fewer than 65 536 characters).
+    const big = await switchTo({ project_id: "é".repeat(40_000) });
+    expect([big.status, big.json.error.code]).toEqual([413, "payload_too_large"]);
+
+    const email = "joiner@example.com";
+    const link = (id: string) => `${server.url}/api/auth/invitation/${id}`;
+    const inv = await owner.post("/project/invitations", { email, role: "viewer" });
+    expect((await send(link("no-such-link"))).status).toBe(404);
+    expect((await send(link(inv.id))).json).toEqual({ email, role: "viewer", project_name: "Default", has_account: false });
+    expect((await send(link(inv.id), { body: { password: OWNER_PASSWORD }, headers: { origin: "http://evil.example" } })).status).toBe(403);
+    const short = await send(link(inv.id), { body: { password: "short" }, headers: same });
+    expect([short.status, short.json.error.details[0].field]).toEqual([422, "password"]);
+    const joined = await send(link(inv.id), { body: { name: "Jo", password: OWNER_PASSWORD }, headers: same });
+    expect([joined.status, joined.json]).toEqual([201, { project_id: "default", role: "viewer" }]);
+    const jo = cookieOf(joined);
+    expect((await send(link(inv.id), { body: {}, headers: same })).status).toBe(404); // used
+
+    // A second project invites the same address: without a session, sign in first (409); with it, joined (200).
+    const second = await owner.post("/projects", { name: "Second" });
+    const inv2 = await owner.post("/project/invitations", { email, role: "member" }, second.id);
+    expect((await send(link(inv2.id), { body: { password: OWNER_PASSWORD }, headers: same })).status).toBe(409);
+    const notTheirs = await owner.post("/project/invitations", { email: "someone-else@example.com", role: "member" }, second.id);
+    expect((await send(link(notTheirs.id), { body: {}, headers: { ...same, cookie: jo } })).status).toBe(403);
+    const accepted = await send(link(inv2.id), { body: {}, headers: { ...same, cookie: jo } });
+    expect([accepted.status, accepted.json]).toEqual([200, { project_id: second.id, role: "member" }]);
+    expect(accepted.headers["set-cookie"]?.join("\n")).toContain(`memscope_project=${second.id}`);
+  });
+
   it("limits wrong bearer tokens per address: 429 with Retry-After, other addresses unaffected", async () => {
     const key = await owner.key("trust-reader", ["read"]);
     const statuses: number[] = [];
@@ -207,6 +245,40 @@ describe("what /api/auth trusts", () => {
 });
 
 describe("the bootstrap key", () => {
+  const BOOTSTRAP = "bootstrap-key-for-the-first-admin-0123456789";
+
+  it("first admin: wrong keys count against the address's wrong-key limit, shared with /api/v1; the right key makes the admin once", async () => {
+    const server = await startAppServer({ env: { MEMSCOPE_API_KEY: BOOTSTRAP } });
+    try {
+      const firstAdmin = (key: string | null, from: string) =>
+        send(`${server.url}/api/auth/first-admin`, { body: { email: "root@example.com", password: OWNER_PASSWORD }, from, headers: key ? { authorization: `Bearer ${key}` } : {} });
+      const conversations = (key: string, from: string) => send(`${server.url}/api/v1/conversations`, { from, headers: { authorization: `Bearer ${key}` } });
+      expect((await send(`${server.url}/api/auth/first-admin`)).json).toEqual({ account_exists: false, needs_bootstrap_key: true });
+      const keyless = await firstAdmin(null, "127.0.0.20");
+      expect(keyless.status).toBe(403);
+      expect(keyless.json.error.details[0]).toMatchObject({ field: "authorization" });
+
+      // Six wrong keys at /api/v1 and four at first-admin: the address has spent its ten (BEARER_FAILURES).
+      for (let i = 0; i < 6; i++) expect((await conversations(`wrong-${i}`, "127.0.0.21")).status).toBe(401);
+      for (let i = 0; i < 4; i++) expect((await firstAdmin(`wrong-${i}`, "127.0.0.21")).status).toBe(403);
+      const held = await firstAdmin(BOOTSTRAP, "127.0.0.21");
+      expect(held.status).toBe(429);
+      expect(Number(held.headers["retry-after"])).toBeGreaterThan(0);
+      expect(held.json.error).toMatchObject({ code: "rate_limited" });
+      // And the other way round: ten wrong keys at first-admin hold the address at /api/v1.
+      for (let i = 0; i < 10; i++) expect((await firstAdmin(`wrong-${i}`, "127.0.0.22")).status).toBe(403);
+      expect((await conversations(BOOTSTRAP, "127.0.0.22")).status).toBe(429);
+
+      const made = await firstAdmin(BOOTSTRAP, "127.0.0.23");
+      expect(made.status).toBe(201);
+      expect(made.json).toMatchObject({ email: "root@example.com", project: "default", role: "owner" });
+      expect(cookieOf(made)).toMatch(/session_token=/);
+      expect((await firstAdmin(BOOTSTRAP, "127.0.0.23")).status).toBe(409);
+    } finally {
+      await server.stop();
+    }
+  });
+
   it("is refused at start when shorter than 32 characters, with a message that says so", async () => {
     const err = await startAppServer({ env: { MEMSCOPE_API_KEY: "short-key-1234567890" } }).then(
       (s) => s.stop().then(() => null),

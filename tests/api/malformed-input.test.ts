@@ -57,6 +57,10 @@ const queryValue = fc.oneof(nastyText, forgedCursor, hugeNumber.map(String), fc.
 function operationsOf(doc: { paths: Record<string, Record<string, any>> }): Operation[] {
   const ops: Operation[] = [];
   for (const [path, byMethod] of Object.entries(doc.paths)) {
+    // Not the session routes (served under their own `servers`, /api/auth): a random valid
+    // body to POST /auth/first-admin would end the open mode the rest of this run relies on.
+    // They share withApi's input guard, fuzzed here through every /api/v1 route.
+    if (byMethod.servers) continue;
     for (const [method, op] of Object.entries(byMethod)) {
       const body = op.requestBody?.content?.["application/json"]?.schema;
       ops.push({

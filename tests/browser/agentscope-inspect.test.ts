@@ -1,8 +1,7 @@
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TOOL_AGENT_DEMO_ID } from "@/lib/db/seed/demo-tool-agent";
-import { startAppServer, type AppServer } from "../helpers/app-server";
-import { launchBrowser, screenshotPath } from "../helpers/browser";
+import { browserSuite, newPage, screenshotPath } from "../helpers/browser";
 
 // auto_context in the inspector: the replay of the seeded tool-agent conversation at
 // AgentScope's defaults (no chat model: placeholders), its step timeline, an offloaded
@@ -11,25 +10,18 @@ import { launchBrowser, screenshotPath } from "../helpers/browser";
 const QUERY = "Is the rollout safe now?";
 
 describe("AgentScope auto_context in the inspector", () => {
-  let server: AppServer;
-  let browser: Browser;
+  const suite = browserSuite({ seed: true });
   let page: Page;
 
   beforeAll(async () => {
-    [server, browser] = await Promise.all([startAppServer({ seed: true }), launchBrowser()]);
-    page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
-    page.setDefaultTimeout(30_000);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
+    page = await newPage(suite.browser, 1440, 1000, "light", 30_000);
   });
 
   const link = (extra: Record<string, string>) =>
-    `${server.url}/inspect?${new URLSearchParams({ user: "sam@example.com", conversation: TOOL_AGENT_DEMO_ID, q: QUERY, ...extra })}`;
+    `${suite.url}/inspect?${new URLSearchParams({ user: "sam@example.com", conversation: TOOL_AGENT_DEMO_ID, q: QUERY, ...extra })}`;
   const settled = () => page.waitForFunction(() => document.querySelector('section[aria-label="Result"]')?.getAttribute("aria-busy") === "false");
   const context = async (strategy: object) => {
-    const res = await fetch(`${server.url}/api/v1/context`, {
+    const res = await fetch(`${suite.url}/api/v1/context`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ user_id: "sam@example.com", conversation_id: TOOL_AGENT_DEMO_ID, query: QUERY, strategy, memory: { dry_run: true } }),
@@ -81,7 +73,7 @@ describe("AgentScope auto_context in the inspector", () => {
     await settled();
     const api = await context({ type: "auto_context" });
     const ref = api.auto_context.steps[0].events[0].offload_ref!;
-    const stored = (await (await fetch(`${server.url}/api/v1/offloaded/${ref}`)).json()) as { content: string };
+    const stored = (await (await fetch(`${suite.url}/api/v1/offloaded/${ref}`)).json()) as { content: string };
     await event.locator('[data-testid="show-offloaded"]').click();
     const shown = event.locator('[data-testid="offloaded-content"]');
     await shown.waitFor();

@@ -1,8 +1,8 @@
 import http from "node:http";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startAppServer, type AppServer } from "../helpers/app-server";
-import { axeSeriousViolations, launchBrowser, screenshotPath } from "../helpers/browser";
+import { startAppServer } from "../helpers/app-server";
+import { axeSeriousViolations, browserSuite, screenshotPath } from "../helpers/browser";
 import { freePort } from "../helpers/free-port";
 
 // The account flow in real Chromium against the production server: first run -> create the
@@ -19,23 +19,18 @@ const WIDTHS = [1440, 1024, 390];
 const ADMIN = "admin@example.com";
 
 describe("accounts in a browser", () => {
-  let server: AppServer;
-  let browser: Browser;
+  const suite = browserSuite({ seed: true, env: { MEMSCOPE_ADMIN_EMAIL: ADMIN, MEMSCOPE_ADMIN_PASSWORD: PASSWORD } });
   let evil: http.Server;
   let evilUrl = "";
 
   beforeAll(async () => {
-    [server, browser] = await Promise.all([
-      startAppServer({ seed: true, env: { MEMSCOPE_ADMIN_EMAIL: ADMIN, MEMSCOPE_ADMIN_PASSWORD: PASSWORD } }),
-      launchBrowser(),
-    ]);
     // Same site (127.0.0.1), another origin (port): the session cookie goes along, so only the Origin check stops it.
     const port = await freePort();
     evilUrl = `http://127.0.0.1:${port}`;
     evil = http.createServer((_req, res) => {
       res.writeHead(200, { "content-type": "text/html" });
       res.end(`<!doctype html><title>evil</title><script>
-        const target = ${JSON.stringify(server.url)};
+        const target = ${JSON.stringify(suite.url)};
         Promise.allSettled([
           fetch(target + "/api/v1/users/victim/memories", { method: "POST", mode: "no-cors", credentials: "include", headers: { "content-type": "text/plain" }, body: JSON.stringify({ memory_type: "fact", content: "planted by evil" }) }),
           fetch(target + "/api/v1/project/keys", { method: "POST", mode: "no-cors", credentials: "include", body: JSON.stringify({ name: "stolen", scopes: ["admin"] }) }),
@@ -46,13 +41,11 @@ describe("accounts in a browser", () => {
     await new Promise<void>((r) => evil.listen(port, "127.0.0.1", r));
   });
   afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
     evil?.close();
   });
 
   async function newTab(): Promise<Page> {
-    const p = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
+    const p = await (await suite.browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
     p.setDefaultTimeout(20_000);
     return p;
   }
@@ -60,9 +53,9 @@ describe("accounts in a browser", () => {
   /** A browser context of its own, signed in as the admin (through the API, as the form would). */
   async function adminTab(): Promise<Page> {
     const p = await newTab();
-    const r = await p.context().request.post(`${server.url}/api/auth/sign-in/email`, {
+    const r = await p.context().request.post(`${suite.url}/api/auth/sign-in/email`, {
       data: { email: ADMIN, password: PASSWORD },
-      headers: { origin: server.url },
+      headers: { origin: suite.url },
     });
     expect(r.status()).toBe(200);
     return p;
@@ -125,7 +118,7 @@ describe("accounts in a browser", () => {
   });
 
   it("signs in and out at http://localhost as well", async () => {
-    const origin = server.url.replace("127.0.0.1", "localhost");
+    const origin = suite.url.replace("127.0.0.1", "localhost");
     const page = await newTab();
     await page.goto(`${origin}/sign-in?next=%2Fsettings`);
     await page.getByLabel("Email").fill(ADMIN);
@@ -142,7 +135,7 @@ describe("accounts in a browser", () => {
 
   it("creates a key shown once and uses it from outside the browser", async () => {
     const page = await adminTab();
-    await page.goto(`${server.url}/settings/keys`);
+    await page.goto(`${suite.url}/settings/keys`);
     await page.getByLabel("Name").fill("ci-reader");
     await page.getByLabel(/^write/).uncheck();
     await page.getByRole("button", { name: "Create key" }).click();
@@ -150,9 +143,9 @@ describe("accounts in a browser", () => {
     expect(key).toMatch(/^msk_/);
     await page.getByTestId("key-row").filter({ hasText: "ci-reader" }).waitFor();
     await shots("keys", page);
-    const ok = await fetch(`${server.url}/api/v1/conversations`, { headers: { authorization: `Bearer ${key}` } });
+    const ok = await fetch(`${suite.url}/api/v1/conversations`, { headers: { authorization: `Bearer ${key}` } });
     expect(ok.status).toBe(200);
-    const no = await fetch(`${server.url}/api/v1/users/u/memories`, {
+    const no = await fetch(`${suite.url}/api/v1/users/u/memories`, {
       method: "POST",
       headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
       body: JSON.stringify({ memory_type: "fact", content: "x" }),
@@ -165,18 +158,18 @@ describe("accounts in a browser", () => {
 
   it("a memory saved with a key names the key in its history and Origin", async () => {
     const page = await adminTab();
-    await page.goto(`${server.url}/settings/keys`);
+    await page.goto(`${suite.url}/settings/keys`);
     await page.getByLabel("Name").fill("travel-agent");
     await page.getByRole("button", { name: "Create key" }).click();
     const key = (await page.getByTestId("new-key").textContent())!.trim();
-    const r = await fetch(`${server.url}/api/v1/users/ana%40example.com/memories`, {
+    const r = await fetch(`${suite.url}/api/v1/users/ana%40example.com/memories`, {
       method: "POST",
       headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
       body: JSON.stringify({ memory_type: "fact", content: "Keeps a paper notebook for every trip" }),
     });
     expect(r.status).toBe(201);
     const id = (await r.json()).id;
-    await page.goto(`${server.url}/memories/${id}?user=ana%40example.com`);
+    await page.goto(`${suite.url}/memories/${id}?user=ana%40example.com`);
     await page.waitForFunction(() => document.querySelector('[data-testid="origin-actor"]')?.textContent?.includes("API key travel-agent"));
     expect(await page.getByTestId("history-actor").first().textContent()).toBe("API key travel-agent");
     await shots("memory-by-key", page);
@@ -185,7 +178,7 @@ describe("accounts in a browser", () => {
 
   it("a page on another origin cannot write with the admin's cookie, nor sign the admin out", async () => {
     const page = await adminTab();
-    await page.goto(`${server.url}/settings`);
+    await page.goto(`${suite.url}/settings`);
     const before = await page.evaluate(async () => (await fetch("/api/v1/project/keys")).json());
     const p2 = await page.context().newPage();
     await p2.goto(evilUrl);
@@ -202,14 +195,14 @@ describe("accounts in a browser", () => {
 
   it("invites a viewer by link: the viewer sees data, controls are disabled, the API answers 403", async () => {
     const page = await adminTab();
-    await page.goto(`${server.url}/settings/members`);
+    await page.goto(`${suite.url}/settings/members`);
     await page.getByLabel("Email").fill("viewer@example.com");
     await page.getByLabel("Role", { exact: true }).selectOption("viewer");
     await page.getByRole("button", { name: "Create link" }).click();
     const link = (await page.getByTestId("invite-link").textContent())!.trim();
     await shots("members", page);
 
-    const viewer = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
+    const viewer = await (await suite.browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
     viewer.setDefaultTimeout(20_000);
     await viewer.goto(link);
     await viewer.getByText("As viewer, for viewer@example.com.").waitFor();
@@ -227,7 +220,7 @@ describe("accounts in a browser", () => {
       return { all, enabled, title: await controls.first().getAttribute("title") };
     };
     expect(await writeControls()).toMatchObject({ enabled: 0, title: expect.stringContaining("Read only") });
-    await viewer.goto(`${server.url}/memories`);
+    await viewer.goto(`${suite.url}/memories`);
     await viewer.getByTestId("memory-open").first().waitFor();
     const table = await writeControls();
     expect(table.all).toBeGreaterThan(1);
@@ -236,7 +229,7 @@ describe("accounts in a browser", () => {
     await viewer.getByTestId("detail-save").waitFor();
     expect(await writeControls()).toMatchObject({ enabled: 0 });
     await shots("viewer-memory", viewer);
-    await viewer.goto(`${server.url}/settings/members`);
+    await viewer.goto(`${suite.url}/settings/members`);
     const roleSelect = viewer.getByLabel("Role of admin@example.com");
     await roleSelect.waitFor();
     expect(await roleSelect.isDisabled()).toBe(true);
@@ -249,7 +242,7 @@ describe("accounts in a browser", () => {
     expect(status).toBe(403);
     await viewer.context().close();
 
-    await page.goto(`${server.url}/settings/audit`);
+    await page.goto(`${suite.url}/settings/audit`);
     await page.getByTestId("audit-row").filter({ hasText: "viewer@example.com" }).first().waitFor();
     await shots("audit", page);
     await page.context().close();

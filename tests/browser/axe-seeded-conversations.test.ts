@@ -1,9 +1,8 @@
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_IDS } from "@/lib/db/seed/demo-data";
 import { TOOL_AGENT_DEMO_ID } from "@/lib/db/seed/demo-tool-agent";
-import { startAppServer, type AppServer } from "../helpers/app-server";
-import { axeSeriousViolations, launchBrowser, newPage, screenshotPath } from "../helpers/browser";
+import { axeSeriousViolations, browserSuite, newPage, screenshotPath } from "../helpers/browser";
 
 // Every seeded conversation's page, light and dark, at 1440 px: each kind of turn renders
 // differently (regenerated siblings, a 640-turn window with dropped turns, legacy parents and an
@@ -24,25 +23,21 @@ const CONVERSATIONS: { name: string; id: string }[] = [
 ];
 
 describe("axe on every seeded conversation, light and dark", () => {
-  let server: AppServer;
-  let browser: Browser;
+  const suite = browserSuite({ seed: true });
   let page: Page;
 
   beforeAll(async () => {
-    [server, browser] = await Promise.all([startAppServer({ seed: true }), launchBrowser()]);
-    page = await newPage(browser, 1440, 900);
+    page = await newPage(suite.browser, 1440, 900);
   });
   afterAll(async () => {
     await page?.close().catch(() => {});
-    await browser?.close();
-    await server?.stop();
   });
 
   const describeViolations = (vs: Awaited<ReturnType<typeof axeSeriousViolations>>) => vs.map((v) => `${v.impact} ${v.id} at ${v.targets.join(" | ")}`);
 
   it.each(CONVERSATIONS)("$name: no serious or critical violation, window and memories tabs, light and dark", async ({ name, id }) => {
     await page.emulateMedia({ colorScheme: "light" });
-    await page.goto(`${server.url}/conversations/${id}`);
+    await page.goto(`${suite.url}/conversations/${id}`);
     // Everything the page draws for this conversation: the transcript with the window's verdict
     // per turn (data-state is "unknown" until the window arrives), and the tree's first view.
     await page.locator('[data-testid="transcript-turn"]').first().waitFor();

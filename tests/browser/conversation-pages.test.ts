@@ -1,34 +1,26 @@
 import { randomUUID } from "node:crypto";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_IDS, demoId } from "@/lib/db/seed/demo-data";
 import { apiClient } from "../helpers/api-client";
-import { startAppServer, type AppServer } from "../helpers/app-server";
-import { axeSeriousViolations, launchBrowser, pageOverflow, screenshotPath } from "../helpers/browser";
+import { axeSeriousViolations, browserSuite, newPage, pageOverflow, screenshotPath } from "../helpers/browser";
 
 // Real Chromium against the production server with the demo seed. Screenshots land in
 // test-results/screenshots for a person to look at.
 
 describe("conversation pages in a browser", () => {
-  let server: AppServer;
-  let browser: Browser;
+  const suite = browserSuite({ seed: true });
   let page: Page;
 
   beforeAll(async () => {
-    [server, browser] = await Promise.all([startAppServer({ seed: true }), launchBrowser()]);
-    page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-    page.setDefaultTimeout(20_000);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
+    page = await newPage(suite.browser, 1440, 900);
   });
 
   const inThread = (id: string) => page.locator(`[data-testid="tree-node"][data-id="${id}"]`).getAttribute("data-in-thread");
   const droppedTurns = () => page.locator('[data-testid="transcript-turn"][data-dropped="true"]').count();
 
   it("lists the seeded conversations with counts, and searches", async () => {
-    await page.goto(`${server.url}/conversations`);
+    await page.goto(`${suite.url}/conversations`);
     await page.locator('[data-testid="conversation-row"]').first().waitFor();
     expect(await page.locator('[data-testid="conversation-row"]').count()).toBeGreaterThanOrEqual(6);
     await page.getByText("Trip companion: 640 turns").waitFor();
@@ -61,7 +53,7 @@ describe("conversation pages in a browser", () => {
   });
 
   it("opens a conversation, switches branch by clicking a node, and the thread follows", async () => {
-    await page.goto(`${server.url}/conversations/${DEMO_IDS.branching}`);
+    await page.goto(`${suite.url}/conversations/${DEMO_IDS.branching}`);
     await page.locator('[data-testid="tree-node"]').first().waitFor();
     await page.locator('[data-testid="transcript-turn"]').first().waitFor();
     const newest = demoId(1, 9);
@@ -89,7 +81,7 @@ describe("conversation pages in a browser", () => {
   });
 
   it("changing the token budget changes which turns are dropped", async () => {
-    await page.goto(`${server.url}/conversations/${DEMO_IDS.long}`);
+    await page.goto(`${suite.url}/conversations/${DEMO_IDS.long}`);
     await page.locator('[data-testid="transcript-turn"]').first().waitFor();
     const limit = page.locator('[data-testid="max-token-limit-input"]');
     await limit.fill("600");
@@ -108,7 +100,7 @@ describe("conversation pages in a browser", () => {
     expect(Number(await page.locator('[data-testid="budget-bar"]').getAttribute("data-used"))).toBeGreaterThan(used);
 
     // The payload shown is the API's, as messages JSON and as text: the same request gives the same payload.
-    const api = apiClient(server.url);
+    const api = apiClient(suite.url);
     const fromApi = (await api.get(`/conversations/${DEMO_IDS.long}/history?max_token_limit=6000&model=gpt-4o`)).body;
     const fromApiText = (await api.get(`/conversations/${DEMO_IDS.long}/history?max_token_limit=6000&model=gpt-4o&format=text`)).body;
     await expect.poll(async () => JSON.parse((await page.locator('[data-testid="payload-json"]').textContent()) ?? "[]")).toEqual(fromApi.messages);
@@ -119,7 +111,7 @@ describe("conversation pages in a browser", () => {
   });
 
   it("marks the in-flight placeholder and legacy UUID_NIL parents", async () => {
-    await page.goto(`${server.url}/conversations/${DEMO_IDS.legacy}`);
+    await page.goto(`${suite.url}/conversations/${DEMO_IDS.legacy}`);
     await page.locator('[data-testid="transcript-turn"]').first().waitFor();
     await page.locator('[data-testid="transcript-turn"][data-state="placeholder"]').waitFor();
     expect(await page.locator('[data-testid="tree-node"][data-marker="nil"]').count()).toBeGreaterThan(0);
@@ -127,18 +119,18 @@ describe("conversation pages in a browser", () => {
   });
 
   it("shows a turn's tool calls and results in the transcript", async () => {
-    await page.goto(`${server.url}/conversations/${DEMO_IDS.support}`);
+    await page.goto(`${suite.url}/conversations/${DEMO_IDS.support}`);
     await page.locator('[data-testid="tool-calls"]').first().waitFor();
     expect(await page.locator('[data-testid="tool-calls"]').textContent()).toContain("queue_export");
   });
 
   it("a 5 000-turn conversation opens and pans without freezing", async () => {
-    const api = apiClient(server.url);
+    const api = apiClient(suite.url);
     const c = await api.post("/conversations", { app_id: "load-test", end_user_id: "bench", name: "5 000 turns" });
     const turns = Array.from({ length: 5000 }, (_, i) => ({ id: randomUUID(), query: `Question ${i}: what did we decide about step ${i}?`, answer: `Step ${i} is done; next is step ${i + 1}.` }));
     expect((await api.post(`/conversations/${c.body.id}/messages/batch`, { messages: turns })).status).toBe(201);
 
-    await page.goto(`${server.url}/conversations/${c.body.id}`);
+    await page.goto(`${suite.url}/conversations/${c.body.id}`);
     await page.locator('[data-testid="tree-node"]').first().waitFor({ timeout: 60_000 });
     await page.locator('[data-testid="transcript-turn"]').first().waitFor();
     // Only the visible part of the tree is in the DOM.
@@ -167,11 +159,11 @@ describe("conversation pages in a browser", () => {
   });
 
   it("a 5 000-turn conversation: the linear run is one '… N turns' node, text is readable at the first zoom, and the run expands", async () => {
-    const api = apiClient(server.url);
+    const api = apiClient(suite.url);
     const c = await api.post("/conversations", { app_id: "load-test", end_user_id: "bench", name: "5 000 turns, folded" });
     const turns = Array.from({ length: 5000 }, (_, i) => ({ id: randomUUID(), query: `Question ${i}: what did we decide about step ${i}?`, answer: `Step ${i} is done.` }));
     expect((await api.post(`/conversations/${c.body.id}/messages/batch`, { messages: turns })).status).toBe(201);
-    await page.goto(`${server.url}/conversations/${c.body.id}?max=300`);
+    await page.goto(`${suite.url}/conversations/${c.body.id}?max=300`);
     await page.locator('[data-testid="tree-node"]').first().waitFor({ timeout: 60_000 });
     await page.locator('[data-testid="transcript-turn"]').first().waitFor();
     await page.waitForFunction(() => document.querySelector('[data-testid="budget-bar"]')?.getAttribute("data-limit") === "300");
@@ -223,9 +215,9 @@ describe("conversation pages in a browser", () => {
   });
 
   it("the branch list jumps to any leaf of the 640-turn demo, at 1440, 1024 and 390 px", async () => {
-    const api = apiClient(server.url);
+    const api = apiClient(suite.url);
     const conv = (await api.get(`/conversations/${DEMO_IDS.long}`)).body;
-    await page.goto(`${server.url}/conversations/${DEMO_IDS.long}`);
+    await page.goto(`${suite.url}/conversations/${DEMO_IDS.long}`);
     await page.locator('[data-testid="tree-node"]').first().waitFor();
     await page.waitForFunction(() => Number(document.querySelector('[data-testid="tree-legend"]')?.getAttribute("data-folded")) > 0);
     // The jump centres its leaf; a first view set after it would move it away again.
@@ -265,7 +257,7 @@ describe("conversation pages in a browser", () => {
   });
 
   it("renders the API reference", async () => {
-    await page.goto(`${server.url}/docs/api`);
+    await page.goto(`${suite.url}/docs/api`);
     await page.locator('[data-testid="openapi-link"]').waitFor();
     await page.getByText("/conversations/{id}/history").first().waitFor();
     // Response fields are folded, and not even in the document until opened (a CSS locator:

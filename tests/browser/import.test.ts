@@ -1,10 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apiClient } from "../helpers/api-client";
-import { startAppServer, type AppServer } from "../helpers/app-server";
-import { launchBrowser, screenshotPath } from "../helpers/browser";
+import { browserSuite, newPage, screenshotPath } from "../helpers/browser";
 import { tempDir } from "../helpers/temp-dir";
 
 // The /import page in real Chromium against the production server: choose a file, read
@@ -16,17 +14,12 @@ const FIXTURES = path.join(__dirname, "../fixtures/imports");
 const C1 = "3f1c2a90-5b7e-4d21-9c3a-0a1b2c3d4e01";
 
 describe("import page in a browser", () => {
-  let server: AppServer;
-  let browser: Browser;
+  const suite = browserSuite();
   let page: Page;
-  let api: ReturnType<typeof apiClient>;
   let bigFile: string;
 
   beforeAll(async () => {
-    [server, browser] = await Promise.all([startAppServer(), launchBrowser()]);
-    api = apiClient(server.url);
-    page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
-    page.setDefaultTimeout(30_000);
+    page = await newPage(suite.browser, 1440, 1000, "light", 30_000);
     // Enough conversations for the progress bar to be seen between 0 and 100 % (new
     // conversations are written 250 at a time, so progress moves chunk by chunk).
     const dir = tempDir("import-browser");
@@ -37,10 +30,6 @@ describe("import page in a browser", () => {
     ];
     const lines = Array.from({ length: 3000 }, (_, i) => JSON.stringify({ messages: [{ role: "system", content: "You are support." }, ...turn(i, 1), ...turn(i, 2), ...turn(i, 3)] }));
     fs.writeFileSync(bigFile, lines.join("\n"));
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
   });
 
   const text = (testId: string, p: Page = page) => p.locator(`[data-testid="${testId}"]`).innerText();
@@ -54,7 +43,7 @@ describe("import page in a browser", () => {
   /** The import page as first opened, at a width. */
   const openImport = async (width = 1440) => {
     await page.setViewportSize({ width, height: 1000 });
-    await page.goto(`${server.url}/import`);
+    await page.goto(`${suite.url}/import`);
     await page.getByRole("heading", { name: "Import", level: 1 }).waitFor();
   };
 
@@ -77,7 +66,7 @@ describe("import page in a browser", () => {
     expect(problems).toContain("conversations[2]");
     expect(problems).toContain("messages[0].created_at");
     expect(await text("summary-line")).toBe("would import: 2 conversations, 7 turns, 0 memories; skipped 0; failed 1");
-    expect((await api.get(`/conversations/${C1}`)).status).toBe(404);
+    expect((await suite.api.get(`/conversations/${C1}`)).status).toBe(404);
     await page.screenshot({ path: screenshotPath("import-preview-1440"), fullPage: true });
 
     // Step 2: the run, with a progress bar and a summary; the conversations exist.
@@ -87,7 +76,7 @@ describe("import page in a browser", () => {
     expect(await panel.innerText()).toContain("written");
     expect(await panel.locator('[data-testid="summary-line"]').innerText()).toBe("imported: 2 conversations, 7 turns, 0 memories; skipped 0; failed 1");
     expect(await panel.getByRole("progressbar").getAttribute("aria-valuenow")).toBe("100");
-    expect((await api.get(`/conversations/${C1}`)).body).toMatchObject({ turn_count: 5, branch_count: 2 });
+    expect((await suite.api.get(`/conversations/${C1}`)).body).toMatchObject({ turn_count: 5, branch_count: 2 });
     await page.getByRole("link", { name: "Open conversations" }).waitFor();
     await page.screenshot({ path: screenshotPath("import-done-1440"), fullPage: true });
     for (const width of [1024, 390]) {
@@ -107,7 +96,7 @@ describe("import page in a browser", () => {
     await page.waitForFunction(() => document.querySelector('[data-testid="run-panel"] [data-testid="summary-line"]')?.textContent?.includes("skipped 2"));
     await waitDone("run-panel");
     expect(await page.locator('[data-testid="run-panel"] [data-testid="summary-line"]').innerText()).toBe("imported: 0 conversations, 0 turns, 0 memories; skipped 2; failed 1");
-    expect((await api.get(`/conversations/${C1}`)).body.turn_count).toBe(5);
+    expect((await suite.api.get(`/conversations/${C1}`)).body.turn_count).toBe(5);
     expect(await text("recent-imports")).toContain("dify-api.json");
   });
 

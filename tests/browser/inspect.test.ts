@@ -1,29 +1,16 @@
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_IDS } from "@/lib/db/seed/demo-data";
-import { startAppServer, type AppServer } from "../helpers/app-server";
-import { launchBrowser, screenshotPath } from "../helpers/browser";
+import { browserSuite, newPage, screenshotPath } from "../helpers/browser";
 
 // The prompt inspector in real Chromium against the production server with the demo seed.
 // Screenshots (light and dark) land in test-results/screenshots for a person to look at.
 
 describe("prompt inspector in a browser", () => {
-  let server: AppServer;
-  let browser: Browser;
-  let page: Page;
-  let dark: Page;
+  const suite = browserSuite({ seed: true });
+  let page: Page, dark: Page;
 
-  beforeAll(async () => {
-    [server, browser] = await Promise.all([startAppServer({ seed: true }), launchBrowser()]);
-    page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
-    page.setDefaultTimeout(20_000);
-    dark = await browser.newPage({ viewport: { width: 1440, height: 1000 }, colorScheme: "dark" });
-    dark.setDefaultTimeout(20_000);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
+  beforeAll(async () => void ([page, dark] = await Promise.all([newPage(suite.browser, 1440, 1000), newPage(suite.browser, 1440, 1000, "dark")])));
 
   const bubbles = (p: Page = page) => p.locator('[data-testid="prompt-bubble"]');
   const run = () => page.locator('[data-testid="inspect-run"]').click();
@@ -32,7 +19,7 @@ describe("prompt inspector in a browser", () => {
   const settled = (p: Page = page) => p.waitForFunction(() => document.querySelector('section[aria-label="Result"]')?.getAttribute("aria-busy") === "false");
 
   it("stored conversation + query with message_window: bubbles, memories, stacked bar, dropped items", async () => {
-    await page.goto(`${server.url}/inspect`);
+    await page.goto(`${suite.url}/inspect`);
     await page.locator('[data-testid="inspect-empty"]').waitFor();
     await page.screenshot({ path: screenshotPath("inspect-empty") });
 
@@ -91,7 +78,7 @@ describe("prompt inspector in a browser", () => {
 
   /** A shared link of the stored 646-turn conversation: it runs itself, whatever the page showed before. */
   const storedLink = (extra: Record<string, string>) =>
-    `${server.url}/inspect?${new URLSearchParams({ user: "ana@example.com", conversation: DEMO_IDS.long, q: "what's my budget?", ...extra })}`;
+    `${suite.url}/inspect?${new URLSearchParams({ user: "ana@example.com", conversation: DEMO_IDS.long, q: "what's my budget?", ...extra })}`;
 
   it("summary_buffer over msg_threshold 30 summarizes the older history", async () => {
     await page.goto(storedLink({ strategy: "summary_buffer", "a.msg_threshold": "30" }));
@@ -126,7 +113,7 @@ describe("prompt inspector in a browser", () => {
     // The delta is B's total minus A's, as the API counts them for the same request.
     const delta = Number(await page.locator('[data-testid="token-delta"]').getAttribute("data-delta"));
     const total = async (strategy: object) => {
-      const res = await fetch(`${server.url}/api/v1/context`, {
+      const res = await fetch(`${suite.url}/api/v1/context`, {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ user_id: "ana@example.com", conversation_id: DEMO_IDS.long, query: "what's my budget?", strategy, memory: { dry_run: true } }),
@@ -158,7 +145,7 @@ describe("prompt inspector in a browser", () => {
 
   it("pasted messages: count 0 gives a 422 shown next to the field; then a tool call renders", async () => {
     // The inspector as first opened, not as the previous test left it.
-    await page.goto(`${server.url}/inspect`);
+    await page.goto(`${suite.url}/inspect`);
     await page.locator('[data-testid="inspect-empty"]').waitFor();
     await page.locator('[data-testid="inspect-source-tab-paste"]').click();
     await page.locator('[data-testid="inspect-sample"]').click();
@@ -212,7 +199,7 @@ describe("prompt inspector in a browser", () => {
     await page.screenshot({ path: screenshotPath("inspect-overflow") });
 
     // The same view in dark mode: paste the sample there and run the offloading strategy.
-    await dark.goto(`${server.url}/inspect?source=paste&strategy=summary_buffer`);
+    await dark.goto(`${suite.url}/inspect?source=paste&strategy=summary_buffer`);
     await dark.locator('[data-testid="inspect-sample"]').click();
     await dark.locator('[data-testid="strategy-field-msg_threshold"]').fill("5");
     await dark.locator('[data-testid="strategy-field-last_keep"]').fill("4");
@@ -241,7 +228,7 @@ describe("prompt inspector in a browser", () => {
       "m.k": "3",
       "m.format": "xml_block",
     });
-    await page.goto(`${server.url}/inspect?${link}`);
+    await page.goto(`${suite.url}/inspect?${link}`);
     const field = (id: string) => page.locator(`[data-testid="${id}"]`);
     expect(await field("strategy-select").inputValue()).toBe("message_window");
     expect(await field("strategy-field-max_attached_message_count").inputValue()).toBe("4");

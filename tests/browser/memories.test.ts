@@ -1,8 +1,6 @@
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apiClient } from "../helpers/api-client";
-import { startAppServer, type AppServer } from "../helpers/app-server";
-import { launchBrowser, screenshotPath } from "../helpers/browser";
+import { browserSuite, newPage, screenshotPath } from "../helpers/browser";
 
 // The memories area in real Chromium against the production server with the demo seed
 // (ana@example.com and max.k@example.com have memories). Screenshots land in
@@ -13,29 +11,15 @@ const MAX = "max.k@example.com";
 const enc = encodeURIComponent;
 
 describe("memories pages in a browser", () => {
-  let server: AppServer;
-  let browser: Browser;
-  let page: Page;
-  let dark: Page;
-  let api: ReturnType<typeof apiClient>;
+  const suite = browserSuite({ seed: true });
+  let page: Page, dark: Page;
 
-  beforeAll(async () => {
-    [server, browser] = await Promise.all([startAppServer({ seed: true }), launchBrowser()]);
-    api = apiClient(server.url);
-    page = await browser.newPage({ viewport: { width: 1440, height: 900 }, colorScheme: "light" });
-    dark = await browser.newPage({ viewport: { width: 1440, height: 900 }, colorScheme: "dark" });
-    page.setDefaultTimeout(20_000);
-    dark.setDefaultTimeout(20_000);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
+  beforeAll(async () => void ([page, dark] = await Promise.all([newPage(suite.browser, 1440, 900), newPage(suite.browser, 1440, 900, "dark")])));
 
   const rowIds = (p: Page = page) => p.locator('[data-testid="memory-row"]').evaluateAll((els) => els.map((e) => e.getAttribute("data-id")!));
   const row = (id: string) => page.locator(`[data-testid="memory-row"][data-id="${id}"]`);
   const openTable = async (user: string, p: Page = page) => {
-    await p.goto(`${server.url}/memories?user=${enc(user)}`);
+    await p.goto(`${suite.url}/memories?user=${enc(user)}`);
     await p.locator('[data-testid="memory-row"]').first().waitFor();
   };
 
@@ -69,7 +53,7 @@ describe("memories pages in a browser", () => {
     await page.locator('[data-testid="sort-importance_score"]').click();
     await page.waitForFunction(() => location.search.includes("sort=importance_score"));
     // The rows come in the API's importance order (most important first), not just any order.
-    const sorted = (await api.get(`/users/${enc(ANA)}/memories?sort=importance_score&order=desc&limit=200`)).body.data as { id: string; importance_score: number }[];
+    const sorted = (await suite.api.get(`/users/${enc(ANA)}/memories?sort=importance_score&order=desc&limit=200`)).body.data as { id: string; importance_score: number }[];
     for (let i = 1; i < sorted.length; i++) expect(sorted[i].importance_score).toBeLessThanOrEqual(sorted[i - 1].importance_score);
     expect(new Set(sorted.map((m) => m.importance_score)).size).toBeGreaterThan(2);
     await expect.poll(() => rowIds()).toEqual(sorted.map((m) => m.id));
@@ -107,7 +91,7 @@ describe("memories pages in a browser", () => {
 
     await page.locator('[data-testid="bulk-undo"]').click();
     await page.waitForFunction((ids) => ids.every((id) => !!document.querySelector(`[data-testid="memory-row"][data-id="${id}"]`)), picked);
-    for (const id of picked) expect((await api.get(`/memories/${id}`)).body.status).toBe("active");
+    for (const id of picked) expect((await suite.api.get(`/memories/${id}`)).body.status).toBe("active");
   });
 
   it("(a) edits inline with a version, then a stale edit shows the conflict", async () => {
@@ -125,7 +109,7 @@ describe("memories pages in a browser", () => {
     expect(await row(id).locator('[data-testid="memory-version"]').textContent()).toBe(`v${v0 + 1}`);
 
     // Someone else saves meanwhile; this page still holds v0+1.
-    const other = await api.patch(`/memories/${id}`, { version: v0 + 1, content: "Changed by another curator", actor: "api" });
+    const other = await suite.api.patch(`/memories/${id}`, { version: v0 + 1, content: "Changed by another curator", actor: "api" });
     expect(other.status).toBe(200);
 
     // Keyboard this time: focus the row, Enter edits.
@@ -140,12 +124,12 @@ describe("memories pages in a browser", () => {
 
     await page.locator('[data-testid="conflict-overwrite"]').click();
     await page.waitForFunction(([i, v]) => document.querySelector(`[data-testid="memory-row"][data-id="${i}"]`)?.getAttribute("data-version") === String(v), [id, v0 + 3] as const);
-    const now = (await api.get(`/memories/${id}`)).body;
+    const now = (await suite.api.get(`/memories/${id}`)).body;
     expect(now.content).toBe("My stale edit");
     expect(now.version).toBe(v0 + 3);
 
     // The detail page: history with word diffs, JSON validation.
-    await page.goto(`${server.url}/memories/${id}?user=${enc(ANA)}`);
+    await page.goto(`${suite.url}/memories/${id}?user=${enc(ANA)}`);
     await page.locator('[data-testid="history-event"]').first().waitFor();
     expect(await page.locator('[data-testid="history-event"]').count()).toBeGreaterThanOrEqual(4);
     expect(await page.locator('[data-testid="diff-added"]').count()).toBeGreaterThan(0);
@@ -178,15 +162,15 @@ describe("memories pages in a browser", () => {
     await page.waitForURL(/\/memories\/[0-9a-f-]{36}\?.*merged=2/);
     const mergedId = new URL(page.url()).pathname.split("/").pop()!;
     await page.locator('[data-testid="merge-banner"]').waitFor();
-    for (const id of [a, b]) expect((await api.get(`/memories/${id}`)).body.status).toBe("archived");
+    for (const id of [a, b]) expect((await suite.api.get(`/memories/${id}`)).body.status).toBe("archived");
     await page.locator('[data-testid="relation-node"]').first().waitFor();
     await page.waitForTimeout(300);
     await page.screenshot({ path: screenshotPath("memories-merged") });
 
     await page.locator('[data-testid="unmerge"]').click();
     await page.waitForURL((u) => u.pathname === "/memories");
-    for (const id of [a, b]) expect((await api.get(`/memories/${id}`)).body.status).toBe("active");
-    expect((await api.get(`/memories/${mergedId}`)).body.status).toBe("archived");
+    for (const id of [a, b]) expect((await suite.api.get(`/memories/${id}`)).body.status).toBe("active");
+    expect((await suite.api.get(`/memories/${mergedId}`)).body.status).toBe("archived");
     await page.locator(`[data-testid="memory-row"][data-id="${a}"]`).waitFor();
 
     // The status filter: the merged memory is archived now; "all" (reached with the arrow keys) lists both.
@@ -206,7 +190,7 @@ describe("memories pages in a browser", () => {
   });
 
   it("(c) playground: ranked results with stacked bars; a weight change re-ranks", async () => {
-    await page.goto(`${server.url}/memories/playground?user=${enc(ANA)}`);
+    await page.goto(`${suite.url}/memories/playground?user=${enc(ANA)}`);
     expect(await page.locator('[data-testid="playground-dry-run"]').isChecked()).toBe(true);
     await page.locator('[data-testid="playground-query"]').fill("Lisbon flight shellfish budget");
     await page.keyboard.press("Enter");
@@ -243,7 +227,7 @@ describe("memories pages in a browser", () => {
   });
 
   it("renders review, memory.md and the dashboard", async () => {
-    await page.goto(`${server.url}/memories/dashboard?user=${enc(ANA)}`);
+    await page.goto(`${suite.url}/memories/dashboard?user=${enc(ANA)}`);
     await page.locator('[data-testid="chart-by-type"]').waitFor();
     await page.locator('[data-testid="embedding-status"]').getByText("lexical", { exact: false }).first().waitFor();
     await page.screenshot({ path: screenshotPath("memories-dashboard") });
@@ -252,9 +236,9 @@ describe("memories pages in a browser", () => {
     await dark.screenshot({ path: screenshotPath("memories-dashboard-dark") });
 
     // The seeded near duplicate belongs to max.k: the page shows it for that user, and "Keep both" resolves it.
-    const open = (await api.get(`/users/${enc(MAX)}/review`)).body.data as { id: string; kind: string }[];
+    const open = (await suite.api.get(`/users/${enc(MAX)}/review`)).body.data as { id: string; kind: string }[];
     expect(open.length).toBeGreaterThan(0);
-    await page.goto(`${server.url}/memories/review?user=${enc(MAX)}`);
+    await page.goto(`${suite.url}/memories/review?user=${enc(MAX)}`);
     await page.locator('[data-testid="extract-panel"]').waitFor();
     const item = page.locator(`[data-testid="review-item"][data-id="${open[0].id}"]`);
     await item.waitFor();
@@ -262,9 +246,9 @@ describe("memories pages in a browser", () => {
     await page.screenshot({ path: screenshotPath("memories-review") });
     await item.locator('[data-testid="review-keep"]').click();
     await item.waitFor({ state: "detached" });
-    expect(((await api.get(`/users/${enc(MAX)}/review?status=resolved`)).body.data as { id: string; resolution: string }[]).find((r) => r.id === open[0].id)?.resolution).toBe("keep");
+    expect(((await suite.api.get(`/users/${enc(MAX)}/review?status=resolved`)).body.data as { id: string; resolution: string }[]).find((r) => r.id === open[0].id)?.resolution).toBe("keep");
 
-    await page.goto(`${server.url}/memories/markdown?user=${enc(ANA)}`);
+    await page.goto(`${suite.url}/memories/markdown?user=${enc(ANA)}`);
     await page.locator('[data-testid="md-editor"]').waitFor();
     expect(await page.locator('[data-testid="md-editor"]').inputValue()).toContain("shellfish");
     await page.locator('[data-testid="md-preview"]').click();

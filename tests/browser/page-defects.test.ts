@@ -1,9 +1,8 @@
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_IDS, demoId } from "@/lib/db/seed/demo-data";
 import { TOOL_AGENT_DEMO_ID } from "@/lib/db/seed/demo-tool-agent";
-import { startAppServer, type AppServer } from "../helpers/app-server";
-import { launchBrowser, pageOverflow, screenshotPath } from "../helpers/browser";
+import { browserSuite, pageOverflow, screenshotPath } from "../helpers/browser";
 import { OWNER_ENV, OWNER_PASSWORD, signInOwner, type Owner } from "../helpers/owner";
 
 // What a new user hit in Chromium (review item 8): the inspector's leaf picker upside down, a
@@ -15,8 +14,7 @@ import { OWNER_ENV, OWNER_PASSWORD, signInOwner, type Owner } from "../helpers/o
 const ANA = "ana@example.com";
 
 describe("page defects a new user hit", () => {
-  let server: AppServer;
-  let browser: Browser;
+  const suite = browserSuite({ seed: true, env: OWNER_ENV });
   let owner: Owner;
   let ownerCtx: BrowserContext;
   let page: Page;
@@ -27,25 +25,22 @@ describe("page defects a new user hit", () => {
       .filter(Boolean)
       .map((kv) => {
         const i = kv.indexOf("=");
-        return { name: kv.slice(0, i), value: kv.slice(i + 1), url: server.url };
+        return { name: kv.slice(0, i), value: kv.slice(i + 1), url: suite.url };
       });
 
   beforeAll(async () => {
-    [server, browser] = await Promise.all([startAppServer({ seed: true, env: OWNER_ENV }), launchBrowser()]);
-    owner = await signInOwner(server.url);
-    ownerCtx = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    owner = await signInOwner(suite.url);
+    ownerCtx = await suite.browser.newContext({ viewport: { width: 1440, height: 900 } });
     await ownerCtx.addCookies(cookiesOf(owner.cookie));
     page = await ownerCtx.newPage();
     page.setDefaultTimeout(20_000);
   });
   afterAll(async () => {
     await ownerCtx?.close().catch(() => {});
-    await browser?.close();
-    await server?.stop();
   });
 
   const api = async (path: string) => {
-    const r = await fetch(`${server.url}/api/v1${path}`, { headers: { cookie: owner.cookie } });
+    const r = await fetch(`${suite.url}/api/v1${path}`, { headers: { cookie: owner.cookie } });
     expect(r.status, path).toBe(200);
     return r.json();
   };
@@ -54,7 +49,7 @@ describe("page defects a new user hit", () => {
     const thread = await api(`/conversations/${DEMO_IDS.long}/thread`);
     const ids: string[] = thread.message_ids; // newest first
     expect(ids.length).toBe(640);
-    await page.goto(`${server.url}/inspect?${new URLSearchParams({ user: ANA, conversation: DEMO_IDS.long, q: "What about food?" })}`);
+    await page.goto(`${suite.url}/inspect?${new URLSearchParams({ user: ANA, conversation: DEMO_IDS.long, q: "What about food?" })}`);
     const picker = page.getByTestId("inspect-leaf");
     await page.waitForFunction(() => (document.querySelector('[data-testid="inspect-leaf"]') as HTMLSelectElement | null)?.options.length === 641);
     const options = await picker.locator("option").evaluateAll((os) => os.map((o) => ({ value: (o as HTMLOptionElement).value, text: o.textContent ?? "" })));
@@ -69,14 +64,14 @@ describe("page defects a new user hit", () => {
   it("a viewer cannot open the inline memory editor: not by double-click, not by Enter", async () => {
     const inv = await owner.post("/project/invitations", { email: "viewer@example.com", role: "viewer" });
     expect(inv.id).toBeTruthy();
-    const accept = await fetch(`${server.url}/api/auth/invitation/${inv.id}`, {
+    const accept = await fetch(`${suite.url}/api/auth/invitation/${inv.id}`, {
       method: "POST",
-      headers: { "content-type": "application/json", origin: server.url },
+      headers: { "content-type": "application/json", origin: suite.url },
       body: JSON.stringify({ password: OWNER_PASSWORD }),
     });
     expect(accept.status).toBe(201);
     const cookie = accept.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
-    const ctx = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    const ctx = await suite.browser.newContext({ viewport: { width: 1440, height: 900 } });
     await ctx.addCookies(cookiesOf(cookie));
     const viewer = await ctx.newPage();
     viewer.setDefaultTimeout(20_000);
@@ -85,7 +80,7 @@ describe("page defects a new user hit", () => {
       if (r.method() !== "GET" && r.url().includes("/api/v1/")) writes.push(`${r.method()} ${r.url()}`);
     });
     try {
-      await viewer.goto(`${server.url}/memories?user=${encodeURIComponent(ANA)}`);
+      await viewer.goto(`${suite.url}/memories?user=${encodeURIComponent(ANA)}`);
       // The auth state is known once Edit is disabled for this member.
       await viewer.locator('[data-testid="row-edit"][disabled]').first().waitFor();
       const rows = viewer.getByTestId("memory-row");
@@ -136,7 +131,7 @@ describe("page defects a new user hit", () => {
 
     it("max_token_limit 500 folds most of 640 turns: the view follows the leaf", async () => {
       const leaf = demoId(2, 640);
-      await page.goto(`${server.url}/conversations/${DEMO_IDS.long}`);
+      await page.goto(`${suite.url}/conversations/${DEMO_IDS.long}`);
       await page.locator('[data-testid="tree-root"][data-fitted="true"]').waitFor();
       await expect.poll(() => inSight(leaf)).toBe(true);
       await page.getByTestId("max-token-limit-input").fill("500");
@@ -149,7 +144,7 @@ describe("page defects a new user hit", () => {
 
     it("?leaf= on the turn-97 branch: the leaf and its thread are in sight, clear of the controls", async () => {
       const leaf = demoId(2, 10_097);
-      await page.goto(`${server.url}/conversations/${DEMO_IDS.long}?leaf=${leaf}`);
+      await page.goto(`${suite.url}/conversations/${DEMO_IDS.long}?leaf=${leaf}`);
       await page.locator('[data-testid="tree-root"][data-fitted="true"]').waitFor();
       await page.waitForFunction(() => {
         const turns = document.querySelectorAll('[data-testid="transcript-turn"]');
@@ -165,7 +160,7 @@ describe("page defects a new user hit", () => {
       tab.setDefaultTimeout(20_000);
       try {
         await tab.setViewportSize({ width: 1024, height: 900 });
-        await tab.goto(`${server.url}/conversations/${TOOL_AGENT_DEMO_ID}`);
+        await tab.goto(`${suite.url}/conversations/${TOOL_AGENT_DEMO_ID}`);
         await tab.locator('[data-testid="tree-root"][data-fitted="true"]').waitFor();
         const leaf = (await tab.locator('[data-testid="tree-node"][data-leaf="true"]').getAttribute("data-id"))!;
         // The whole box, not just its centre: no part of it under the minimap or the zoom controls.
@@ -188,7 +183,7 @@ describe("page defects a new user hit", () => {
     });
 
     it("the branch list closes after a pick", async () => {
-      await page.goto(`${server.url}/conversations/${DEMO_IDS.long}`);
+      await page.goto(`${suite.url}/conversations/${DEMO_IDS.long}`);
       await page.locator('[data-testid="tree-root"][data-fitted="true"]').waitFor();
       await page.getByTestId("branch-list-toggle").click();
       const item = page.locator(`[data-testid="branch-item"][data-id="${demoId(2, 10_097)}"]`);
@@ -214,7 +209,7 @@ describe("page defects a new user hit", () => {
       ];
       const widths: Record<string, number> = {};
       for (const [name, path] of pages) {
-        await tab.goto(`${server.url}${path}`);
+        await tab.goto(`${suite.url}${path}`);
         await tab.getByTestId("project-switcher").waitFor();
         await tab.locator("main").first().waitFor();
         widths[name] = await pageOverflow(tab);
@@ -233,13 +228,13 @@ describe("page defects a new user hit", () => {
   });
 
   it("the conversation page's <title> names the conversation in the server's HTML", async () => {
-    const html = async (id: string) => (await fetch(`${server.url}/conversations/${id}`, { headers: { cookie: owner.cookie } })).text();
+    const html = async (id: string) => (await fetch(`${suite.url}/conversations/${id}`, { headers: { cookie: owner.cookie } })).text();
     expect(await html(DEMO_IDS.branching)).toContain("<title>Lisbon in October (regenerated answers) · Memscope</title>");
     // An id this project does not hold gets the generic title, as a malformed one does.
     expect(await html("0f5a7c1e-1d2b-4c3d-8e9f-0000000000ff")).toContain("<title>Conversation · Memscope</title>");
     expect(await html("not-a-uuid")).toContain("<title>Conversation · Memscope</title>");
     // Without a session the name is not given away.
-    expect(await (await fetch(`${server.url}/conversations/${DEMO_IDS.branching}`)).text()).not.toContain("Lisbon in October");
+    expect(await (await fetch(`${suite.url}/conversations/${DEMO_IDS.branching}`)).text()).not.toContain("Lisbon in October");
   });
 
   describe("numbers agree with their source", () => {
@@ -260,7 +255,7 @@ describe("page defects a new user hit", () => {
       const history = (await api(`/memories/${m.id}/history`)).data as { event_type: string; created_at: string }[];
       expect(history.at(-1)!.created_at).toBe(m.created_at);
 
-      await page.goto(`${server.url}/memories/${m.id}?user=${encodeURIComponent(ANA)}`);
+      await page.goto(`${suite.url}/memories/${m.id}?user=${encodeURIComponent(ANA)}`);
       await page.getByTestId("access-item").first().waitFor();
       expect(await page.getByTestId("meta-retrieved").textContent()).toBe(`${m.access_count} times`);
       expect(await page.getByTestId("access-item").count()).toBe(m.access_count);
@@ -272,10 +267,10 @@ describe("page defects a new user hit", () => {
 
     it("the dashboard's retrievals count every logged search, and an archived memory is marked in Most retrieved", async () => {
       const m = await memoryByContent(ANA, "Lives in Berlin and travels mostly in Europe");
-      const archive = await fetch(`${server.url}/api/v1/memories/${m.id}/archive`, { method: "POST", headers: { cookie: owner.cookie, origin: server.url } });
+      const archive = await fetch(`${suite.url}/api/v1/memories/${m.id}/archive`, { method: "POST", headers: { cookie: owner.cookie, origin: suite.url } });
       expect(archive.status).toBe(200);
       try {
-        await page.goto(`${server.url}/memories/dashboard?user=${encodeURIComponent(ANA)}`);
+        await page.goto(`${suite.url}/memories/dashboard?user=${encodeURIComponent(ANA)}`);
         await page.getByTestId("most-accessed").waitFor();
         const retrievals = Number((await page.getByTestId("stat-retrievals").getAttribute("data-value")) ?? "NaN");
         const counts = await page.locator('[data-testid="most-accessed"] [data-testid="most-accessed-count"]').evaluateAll((els) => els.map((e) => Number(e.textContent)));
@@ -287,12 +282,12 @@ describe("page defects a new user hit", () => {
         expect(await row.textContent()).toContain("archived");
         await page.screenshot({ path: screenshotPath("defect-dashboard-numbers"), fullPage: true });
       } finally {
-        await fetch(`${server.url}/api/v1/memories/${m.id}/restore`, { method: "POST", headers: { cookie: owner.cookie, origin: server.url } });
+        await fetch(`${suite.url}/api/v1/memories/${m.id}/restore`, { method: "POST", headers: { cookie: owner.cookie, origin: suite.url } });
       }
     });
 
     it("message_limit 10 on a 640-turn thread: the window says how many turns it never read, and why", async () => {
-      await page.goto(`${server.url}/conversations/${DEMO_IDS.long}?limit=10`);
+      await page.goto(`${suite.url}/conversations/${DEMO_IDS.long}?limit=10`);
       await page.waitForFunction(() => document.querySelector('[data-testid="stat-message-limit"]')?.textContent?.includes("10"));
       await expect.poll(() => page.getByTestId("stat-kept").textContent()).toContain("10");
       await expect.poll(() => page.getByTestId("stat-beyond-limit").textContent()).toContain("630");
@@ -302,7 +297,7 @@ describe("page defects a new user hit", () => {
     });
 
     it("the inspector says which counter each token figure uses", async () => {
-      await page.goto(`${server.url}/inspect?${new URLSearchParams({ user: "sam@example.com", conversation: TOOL_AGENT_DEMO_ID, q: "Is the rollout safe now?", strategy: "auto_context" })}`);
+      await page.goto(`${suite.url}/inspect?${new URLSearchParams({ user: "sam@example.com", conversation: TOOL_AGENT_DEMO_ID, q: "Is the rollout safe now?", strategy: "auto_context" })}`);
       await page.getByTestId("as-timeline").waitFor();
       await page.waitForFunction(() => document.querySelector('section[aria-label="Result"]')?.getAttribute("aria-busy") === "false");
       const total = await page.getByTestId("result-total").textContent();

@@ -1,9 +1,8 @@
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_IDS } from "@/lib/db/seed/demo-data";
 import { apiClient } from "../helpers/api-client";
-import { startAppServer, type AppServer } from "../helpers/app-server";
-import { axeSeriousViolations, launchBrowser, newPage, pageOverflow, screenshotPath } from "../helpers/browser";
+import { axeSeriousViolations, browserSuite, newPage, pageOverflow, screenshotPath } from "../helpers/browser";
 
 // Every page at 1440, 1024 and 390 px, and at 1440 px in dark mode: no horizontal page scroll, no
 // serious or critical axe-core violation (in dark mode, of the colour rules), and a screenshot
@@ -14,8 +13,7 @@ const ANA = encodeURIComponent("ana@example.com");
 const DEMO_MEMORY_ID = "demo-memory";
 
 describe("every page, every width", () => {
-  let server: AppServer;
-  let browser: Browser;
+  const suite = browserSuite({ seed: true });
   let memoryId = "";
   // One tab per size, navigated from page to page: every check is a full document load, and the
   // app keeps nothing in storage or cookies on localhost, so a reused tab starts each page as a
@@ -24,13 +22,10 @@ describe("every page, every width", () => {
   const tabs = new Map<string, Page>();
 
   beforeAll(async () => {
-    [server, browser] = await Promise.all([startAppServer({ seed: true }), launchBrowser()]);
-    memoryId = (await apiClient(server.url).get(`/users/${ANA}/memories?limit=1`)).body.data[0].id;
+    memoryId = (await apiClient(suite.url).get(`/users/${ANA}/memories?limit=1`)).body.data[0].id;
   });
   afterAll(async () => {
     for (const tab of tabs.values()) await tab.close().catch(() => {});
-    await browser?.close();
-    await server?.stop();
   });
 
   const PAGES: { name: string; path: string; ready: string }[] = [
@@ -61,7 +56,7 @@ describe("every page, every width", () => {
   const DARK_RULES = ["color-contrast", "link-in-text-block"];
   const tab = async (width: number) => {
     const key = String(width);
-    if (!tabs.has(key)) tabs.set(key, await newPage(browser, width, width === 390 ? 844 : 900, "light"));
+    if (!tabs.has(key)) tabs.set(key, await newPage(suite.browser, width, width === 390 ? 844 : 900, "light"));
     return tabs.get(key)!;
   };
   const describeViolations = (vs: Awaited<ReturnType<typeof axeSeriousViolations>>) =>
@@ -72,7 +67,7 @@ describe("every page, every width", () => {
       it(`${p.name} at ${width} px${dark ? ", light and dark" : ""}: no sideways scroll, no serious axe violation`, async () => {
         const page = await tab(width);
         await page.emulateMedia({ colorScheme: "light" });
-        await page.goto(`${server.url}${p.path.replace(DEMO_MEMORY_ID, memoryId)}`);
+        await page.goto(`${suite.url}${p.path.replace(DEMO_MEMORY_ID, memoryId)}`);
         await page.locator(p.ready).first().waitFor();
         await page.waitForTimeout(300);
         await page.screenshot({ path: screenshotPath(`page-${p.name}-${width}`) });
@@ -97,7 +92,7 @@ describe("every page, every width", () => {
   }
 
   it("long unbroken words wrap: a 20,000-character memory and a 60,000-character turn", async () => {
-    const api = apiClient(server.url);
+    const api = apiClient(suite.url);
     const long = "x".repeat(20_000);
     const m = await api.post(`/users/${ANA}/memories`, { content: long, memory_type: "fact", actor: "api" });
     expect(m.status).toBe(201);
@@ -109,13 +104,13 @@ describe("every page, every width", () => {
     for (const width of [1440, 390]) {
       const page = await tab(width);
       await page.emulateMedia({ colorScheme: "light" });
-      await page.goto(`${server.url}/memories/${m.body.id}?user=${ANA}`);
+      await page.goto(`${suite.url}/memories/${m.body.id}?user=${ANA}`);
       await page.locator('[data-testid="history-event"]').first().waitFor();
       expect(await pageOverflow(page), `memory at ${width}`).toBe(0);
-      await page.goto(`${server.url}/memories?user=${ANA}`);
+      await page.goto(`${suite.url}/memories?user=${ANA}`);
       await page.locator('[data-testid="memory-row"]').first().waitFor();
       expect(await pageOverflow(page), `memory table at ${width}`).toBe(0);
-      await page.goto(`${server.url}/conversations/${c.body.id}`);
+      await page.goto(`${suite.url}/conversations/${c.body.id}`);
       await page.locator('[data-testid="transcript-turn"]').first().waitFor();
       expect(await pageOverflow(page), `turn at ${width}`).toBe(0);
       const bubble = (await page.locator('[data-testid="transcript-turn"]').first().boundingBox())!;

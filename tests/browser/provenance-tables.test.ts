@@ -1,10 +1,8 @@
 
 import { randomUUID } from "node:crypto";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apiClient } from "../helpers/api-client";
-import { startAppServer, type AppServer } from "../helpers/app-server";
-import { axeSeriousViolations, launchBrowser, pageOverflow, reusedTab, screenshotPath } from "../helpers/browser";
+import { axeSeriousViolations, browserSuite, pageOverflow, screenshotPath } from "../helpers/browser";
 
 // Issue 11: provenance (a memory's origin, a conversation's Memories tab), the playground's
 // minimum score and low-similarity warning, and the memory table's row actions and 40 px rows.
@@ -16,21 +14,7 @@ const enc = encodeURIComponent;
 const WIDTHS = [1440, 1024, 390] as const;
 
 describe("provenance, playground and tables in a browser", () => {
-  let server: AppServer;
-  let browser: Browser;
-  let api: ReturnType<typeof apiClient>;
-  let tab: ReturnType<typeof reusedTab>;
-
-  beforeAll(async () => {
-    [server, browser] = await Promise.all([startAppServer({ seed: true }), launchBrowser()]);
-    api = apiClient(server.url);
-    tab = reusedTab(browser);
-  });
-  afterAll(async () => {
-    await tab?.close();
-    await browser?.close();
-    await server?.stop();
-  });
+  const suite = browserSuite({ seed: true });
 
   /** Screenshots at the three widths, no sideways scroll, no serious axe violation. */
   async function lookAt(page: Page, name: string, ready: () => Promise<unknown>) {
@@ -46,23 +30,23 @@ describe("provenance, playground and tables in a browser", () => {
 
   it("a memory's Origin links its conversation and turn; the conversation's Memories tab lists it and the retrievals with scores", async () => {
     const u = `prov-${randomUUID().slice(0, 6)}@example.com`;
-    const c = await api.post("/conversations", { app_id: "provenance", end_user_id: u, name: "Trip planning with provenance" });
-    const t1 = await api.post(`/conversations/${c.body.id}/messages`, { query: "Can you plan a weekend in Porto?", answer: "Sure." });
-    const t2 = await api.post(`/conversations/${c.body.id}/messages`, { query: "By the way, I prefer window seats on trains.", answer: "Noted." });
-    await api.post(`/conversations/${c.body.id}/messages`, { query: "And what about food?", answer: "Try francesinha." });
+    const c = await suite.api.post("/conversations", { app_id: "provenance", end_user_id: u, name: "Trip planning with provenance" });
+    const t1 = await suite.api.post(`/conversations/${c.body.id}/messages`, { query: "Can you plan a weekend in Porto?", answer: "Sure." });
+    const t2 = await suite.api.post(`/conversations/${c.body.id}/messages`, { query: "By the way, I prefer window seats on trains.", answer: "Noted." });
+    await suite.api.post(`/conversations/${c.body.id}/messages`, { query: "And what about food?", answer: "Try francesinha." });
     expect(t1.status).toBe(201);
-    const ex = await api.post(`/users/${enc(u)}/memories/extract`, { conversation_id: c.body.id });
+    const ex = await suite.api.post(`/users/${enc(u)}/memories/extract`, { conversation_id: c.body.id });
     expect(ex.status, JSON.stringify(ex.body)).toBe(201);
     const item = ex.body.data[0];
-    const ok = await api.post(`/users/${enc(u)}/review/${item.id}/resolve`, { action: "approve" });
+    const ok = await suite.api.post(`/users/${enc(u)}/review/${item.id}/resolve`, { action: "approve" });
     expect(ok.status, JSON.stringify(ok.body)).toBe(200);
     const memoryId = ok.body.memory.id as string;
-    await api.post(`/users/${enc(u)}/memories`, { memory_type: "fact", content: "Lives in Lisbon near the river" });
-    const s = await api.post(`/users/${enc(u)}/memories/search`, { query: "window seats trains", k: 5, conversation_id: c.body.id });
+    await suite.api.post(`/users/${enc(u)}/memories`, { memory_type: "fact", content: "Lives in Lisbon near the river" });
+    const s = await suite.api.post(`/users/${enc(u)}/memories/search`, { query: "window seats trains", k: 5, conversation_id: c.body.id });
     expect(s.status).toBe(200);
 
-    const page = await tab.take();
-    await page.goto(`${server.url}/memories/${memoryId}?user=${enc(u)}`);
+    const page = await suite.tab.take();
+    await page.goto(`${suite.url}/memories/${memoryId}?user=${enc(u)}`);
     const origin = page.locator('[data-testid="origin-card"]');
     await origin.locator('[data-testid="origin-conversation"]').waitFor();
     expect(await origin.locator('[data-testid="origin-turn"]').textContent()).toContain("I prefer window seats on trains");
@@ -87,14 +71,14 @@ describe("provenance, playground and tables in a browser", () => {
     await lookAt(page, "conversation-memories-tab", () => retrieval.waitFor());
 
     // "show its turn" selects the turn the memory came from as the leaf.
-    await page.goto(`${server.url}/conversations/${c.body.id}?tab=memories`);
+    await page.goto(`${suite.url}/conversations/${c.body.id}?tab=memories`);
     await panel.locator('[data-testid="extracted-turn"]').click();
     await page.waitForFunction((id) => new URLSearchParams(location.search).get("leaf") === id, t2.body.id);
   });
 
   it("playground: 'zzzz qqqq' warns of low similarity; the minimum score is in sight and leaves weak results out", async () => {
-    const page = await tab.take();
-    await page.goto(`${server.url}/memories/playground?user=${enc(ANA)}`);
+    const page = await suite.tab.take();
+    await page.goto(`${suite.url}/memories/playground?user=${enc(ANA)}`);
     expect(await page.locator('[data-testid="min-score-value"]').textContent()).toBe("off");
     await page.locator('[data-testid="playground-query"]').fill("zzzz qqqq");
     await page.keyboard.press("Enter");
@@ -124,8 +108,8 @@ describe("provenance, playground and tables in a browser", () => {
   });
 
   it("memory table: 40 px rows with stable column widths, and per-row Edit / Archive (with undo) / Open", async () => {
-    const page = await tab.take();
-    await page.goto(`${server.url}/memories?user=${enc(ANA)}`);
+    const page = await suite.tab.take();
+    await page.goto(`${suite.url}/memories?user=${enc(ANA)}`);
     const rows = page.locator('[data-testid="memory-row"]');
     await rows.first().waitFor();
     const heights = await rows.evaluateAll((els) => els.slice(0, 5).map((e) => e.getBoundingClientRect().height));
@@ -138,11 +122,11 @@ describe("provenance, playground and tables in a browser", () => {
     const row = page.locator(`[data-testid="memory-row"][data-id="${id}"]`);
     await row.locator('[data-testid="row-archive"]').click();
     await page.waitForFunction((i) => !document.querySelector(`[data-testid="memory-row"][data-id="${i}"]`), id);
-    expect((await api.get(`/memories/${id}`)).body.status).toBe("archived");
+    expect((await suite.api.get(`/memories/${id}`)).body.status).toBe("archived");
     expect(await widths()).toEqual(w0);
     await page.locator('[data-testid="row-undo"]').click();
     await row.waitFor();
-    expect((await api.get(`/memories/${id}`)).body.status).toBe("active");
+    expect((await suite.api.get(`/memories/${id}`)).body.status).toBe("active");
 
     // Edit opens the inline editor in that row; Open goes to the detail page.
     await row.locator('[data-testid="row-edit"]').click();
@@ -153,7 +137,7 @@ describe("provenance, playground and tables in a browser", () => {
     await page.waitForURL(new RegExp(`/memories/${id}`));
 
     // Conversation rows are links as a whole: a click on the Turns cell opens the conversation.
-    await page.goto(`${server.url}/conversations`);
+    await page.goto(`${suite.url}/conversations`);
     const first = page.locator('[data-testid="conversation-row"]').first();
     await first.waitFor();
     const cid = await first.getAttribute("data-id");
@@ -162,8 +146,8 @@ describe("provenance, playground and tables in a browser", () => {
   });
 
   it("inspector: the Ctrl ↵ hints meet contrast (axe)", async () => {
-    const page = await tab.take(1440, 900);
-    await page.goto(`${server.url}/inspect`);
+    const page = await suite.tab.take(1440, 900);
+    await page.goto(`${suite.url}/inspect`);
     await page.locator('[data-testid="inspect-run"] kbd').waitFor();
     expect(await page.locator("kbd").count()).toBeGreaterThanOrEqual(2);
     expect(await axeSeriousViolations(page)).toEqual([]);

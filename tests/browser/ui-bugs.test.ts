@@ -1,10 +1,8 @@
 import { randomUUID } from "node:crypto";
-import type { Browser, Page, Request } from "playwright-core";
+import type { Page, Request } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_IDS, demoId } from "@/lib/db/seed/demo-data";
-import { apiClient } from "../helpers/api-client";
-import { startAppServer, type AppServer } from "../helpers/app-server";
-import { launchBrowser, newPage, pageOverflow, reusedTab } from "../helpers/browser";
+import { browserSuite, newPage, pageOverflow } from "../helpers/browser";
 
 // The ten bugs of issue 11, each reproduced the way it was found, in real Chromium
 // against the production server with the demo seed.
@@ -14,37 +12,25 @@ const MAX = "max.k@example.com";
 const enc = encodeURIComponent;
 
 describe("issue 11's ten bugs stay fixed", () => {
-  let server: AppServer;
-  let browser: Browser;
-  let api: ReturnType<typeof apiClient>;
-  let tab: ReturnType<typeof reusedTab>;
-
-  beforeAll(async () => {
-    [server, browser] = await Promise.all([startAppServer({ seed: true }), launchBrowser()]);
-    api = apiClient(server.url);
-    tab = reusedTab(browser);
-  });
+  const suite = browserSuite({ seed: true });
   afterAll(async () => {
-    if (process.env.DEBUG_SERVER_LOGS) console.log(server?.logs());
-    await tab?.close();
-    await browser?.close();
-    await server?.stop();
+    if (process.env.DEBUG_SERVER_LOGS) console.log(suite.server.logs());
   });
 
   it("1: a failing API shows an error, not 'No memories yet' or endless placeholders", async () => {
-    const page = await tab.take();
+    const page = await suite.tab.take();
     await page.route("**/api/v1/**", (r) => r.fulfill({ status: 503, contentType: "application/json", body: JSON.stringify({ error: { code: "unavailable", message: "The database is not reachable", details: [] } }) }));
-    await page.goto(`${server.url}/memories`);
+    await page.goto(`${suite.url}/memories`);
     await page.getByRole("alert").filter({ hasText: "The database is not reachable" }).first().waitFor();
     expect(await page.getByText("No memories yet").count()).toBe(0);
 
-    await page.goto(`${server.url}/memories/dashboard?user=${enc(ANA)}`);
+    await page.goto(`${suite.url}/memories/dashboard?user=${enc(ANA)}`);
     await page.getByRole("alert").filter({ hasText: "The database is not reachable" }).first().waitFor();
   });
 
   it("2: /conversations at 1024 px does not scroll sideways and shows every column", async () => {
-    const page = await tab.take(1024, 768);
-    await page.goto(`${server.url}/conversations`);
+    const page = await suite.tab.take(1024, 768);
+    await page.goto(`${suite.url}/conversations`);
     await page.locator('[data-testid="conversation-row"]').first().waitFor();
     expect(await pageOverflow(page)).toBe(0);
     // The last column (archive) is on screen, not behind the table's own scroller.
@@ -53,15 +39,15 @@ describe("issue 11's ten bugs stay fixed", () => {
   });
 
   it("3: at 390 px the nav folds into a menu and no page scrolls sideways", async () => {
-    const page = await tab.take(390, 844);
+    const page = await suite.tab.take(390, 844);
     for (const path of ["/conversations", `/conversations/${DEMO_IDS.branching}`, `/memories?user=${enc(ANA)}`, `/memories/dashboard?user=${enc(ANA)}`, "/docs/api"]) {
-      await page.goto(`${server.url}${path}`);
+      await page.goto(`${suite.url}${path}`);
       await page.locator("h1, h2").first().waitFor();
       await page.waitForTimeout(400);
       expect(await pageOverflow(page), path).toBe(0);
     }
     // The Memories sub-tabs are all reachable: Dashboard sits inside the viewport.
-    await page.goto(`${server.url}/memories?user=${enc(ANA)}`);
+    await page.goto(`${suite.url}/memories?user=${enc(ANA)}`);
     const dash = (await page.getByRole("navigation", { name: "Memories" }).getByRole("link", { name: "Dashboard" }).boundingBox())!;
     expect(dash.x + dash.width).toBeLessThanOrEqual(390);
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "API docs" }).waitFor({ state: "hidden" });
@@ -71,7 +57,7 @@ describe("issue 11's ten bugs stay fixed", () => {
   });
 
   it("4: Merge never asks for a suggestion with an empty id list", async () => {
-    const page = await newPage(browser);
+    const page = await newPage(suite.browser);
     const bodies: unknown[] = [];
     const consoleErrors: string[] = [];
     page.on("console", (m) => m.type() === "error" && consoleErrors.push(m.text()));
@@ -84,7 +70,7 @@ describe("issue 11's ten bugs stay fixed", () => {
     });
     page.on("requestfinished", (r) => pending.delete(r));
     page.on("requestfailed", (r) => pending.delete(r));
-    await page.goto(`${server.url}/memories?user=${enc(MAX)}`);
+    await page.goto(`${suite.url}/memories?user=${enc(MAX)}`);
     await page.locator('[data-testid="memory-row"]').first().waitFor();
     const ids = await page.locator('[data-testid="memory-row"]').evaluateAll((els) => els.map((e) => e.getAttribute("data-id")!));
     for (const id of ids.slice(0, 2)) await page.locator(`[data-testid="memory-row"][data-id="${id}"] [data-testid="row-select"]`).click();
@@ -105,20 +91,20 @@ describe("issue 11's ten bugs stay fixed", () => {
   });
 
   it("5: a bad ?leaf= says so (once), and a 404 offers no useless retry", async () => {
-    const page = await tab.take();
-    await page.goto(`${server.url}/conversations/${DEMO_IDS.branching}?leaf=not-a-uuid`);
+    const page = await suite.tab.take();
+    await page.goto(`${suite.url}/conversations/${DEMO_IDS.branching}?leaf=not-a-uuid`);
     const alert = page.getByRole("alert").filter({ hasText: "leaf" }).first();
     await alert.waitFor();
     const text = (await alert.textContent()) ?? "";
     expect(text.match(/Invalid UUID/g)?.length).toBe(1);
     expect(await page.getByText("This conversation has no turns yet.").count()).toBe(0);
 
-    await page.goto(`${server.url}/conversations/${DEMO_IDS.branching}?leaf=${randomUUID()}`);
+    await page.goto(`${suite.url}/conversations/${DEMO_IDS.branching}?leaf=${randomUUID()}`);
     await page.getByRole("alert").filter({ hasText: /not found|not in this conversation/i }).first().waitFor();
     expect(await page.getByText("This conversation has no turns yet.").count()).toBe(0);
     expect(await page.getByText("(id: unknown id)").count()).toBe(0);
 
-    await page.goto(`${server.url}/conversations/${randomUUID()}`);
+    await page.goto(`${suite.url}/conversations/${randomUUID()}`);
     const gone = page.getByRole("alert").first();
     await gone.waitFor();
     expect(await gone.textContent()).not.toContain("unknown id)");
@@ -126,10 +112,10 @@ describe("issue 11's ten bugs stay fixed", () => {
   });
 
   it("6: switching to learnings.md drops memory.md's preview error", async () => {
-    const page = await tab.take();
+    const page = await suite.tab.take();
     // Only this page's preview fails: a chat-less server cannot fail a preview on demand.
     await page.route("**/memory-md/preview", (r) => r.fulfill({ status: 422, contentType: "application/json", body: JSON.stringify({ error: { code: "validation_error", message: "memory.md has no '## Facts' section", details: [] } }) }));
-    await page.goto(`${server.url}/memories/markdown?user=${enc(ANA)}`);
+    await page.goto(`${suite.url}/memories/markdown?user=${enc(ANA)}`);
     await page.locator('[data-testid="md-editor"]').waitFor();
     await page.locator('[data-testid="md-preview"]').click();
     await page.getByText("Preview failed").waitFor();
@@ -140,8 +126,8 @@ describe("issue 11's ten bugs stay fixed", () => {
   });
 
   it("7: a failed undo is shown as a failure", async () => {
-    const page = await tab.take();
-    await page.goto(`${server.url}/memories?user=${enc(MAX)}`);
+    const page = await suite.tab.take();
+    await page.goto(`${suite.url}/memories?user=${enc(MAX)}`);
     await page.locator('[data-testid="memory-row"]').first().waitFor();
     const [a, b] = await page.locator('[data-testid="memory-row"]').evaluateAll((els) => els.slice(0, 2).map((e) => e.getAttribute("data-id")!));
     await page.locator(`[data-testid="memory-row"][data-id="${a}"] [data-testid="row-select"]`).click();
@@ -149,7 +135,7 @@ describe("issue 11's ten bugs stay fixed", () => {
     await page.locator('[data-testid="bulk-archive"]').click();
     await page.locator('[data-testid="bulk-toast-message"]').filter({ hasText: "Archived 2" }).waitFor();
     // Someone restores one of them meanwhile: the batch can no longer be undone as a whole.
-    expect((await api.post(`/memories/${a}/restore`, { actor: "api" })).status).toBe(200);
+    expect((await suite.api.post(`/memories/${a}/restore`, { actor: "api" })).status).toBe(200);
     await page.locator('[data-testid="bulk-undo"]').click();
     const failed = page.locator('[data-testid="toast"][data-tone="error"]');
     await failed.waitFor();
@@ -161,7 +147,7 @@ describe("issue 11's ten bugs stay fixed", () => {
   });
 
   it("8: tree and transcript count a turn the same way, in the chosen model's encoding", async () => {
-    const page = await tab.take();
+    const page = await suite.tab.take();
     const compare = async () => {
       await page.waitForFunction(() => {
         const turns = [...document.querySelectorAll('[data-testid="transcript-turn"][data-tokens]')];
@@ -171,13 +157,13 @@ describe("issue 11's ten bugs stay fixed", () => {
     };
     // An off-thread turn (an older regeneration) shows its raw text in the chosen model's encoding.
     const off = demoId(1, 3);
-    const msgs = (await api.get(`/conversations/${DEMO_IDS.branching}/messages?limit=100`)).body.data as { id: string; tokens: Record<string, { query: number; answer: number }> }[];
+    const msgs = (await suite.api.get(`/conversations/${DEMO_IDS.branching}/messages?limit=100`)).body.data as { id: string; tokens: Record<string, { query: number; answer: number }> }[];
     const raw = (enc: string) => {
       const t = msgs.find((m) => m.id === off)!.tokens[enc];
       return String(t.query + t.answer);
     };
     expect(raw("o200k_base")).not.toBe(raw("cl100k_base"));
-    await page.goto(`${server.url}/conversations/${DEMO_IDS.branching}`);
+    await page.goto(`${suite.url}/conversations/${DEMO_IDS.branching}`);
     await page.locator('[data-testid="transcript-turn"][data-tokens]').first().waitFor();
     await compare();
     // The first view frames the thread's end at a readable zoom; "fit view" brings the older regeneration in.
@@ -192,16 +178,16 @@ describe("issue 11's ten bugs stay fixed", () => {
   });
 
   it("9: the conversation page's title names the conversation", async () => {
-    const page = await tab.take();
-    const name = (await api.get(`/conversations/${DEMO_IDS.branching}`)).body.name as string;
-    await page.goto(`${server.url}/conversations/${DEMO_IDS.branching}`);
+    const page = await suite.tab.take();
+    const name = (await suite.api.get(`/conversations/${DEMO_IDS.branching}`)).body.name as string;
+    await page.goto(`${suite.url}/conversations/${DEMO_IDS.branching}`);
     await page.waitForFunction((n) => document.title.startsWith(n), name);
     expect(await page.title()).toBe(`${name} · Memscope`);
   });
 
   it("10: invalid window inputs are flagged, never silently ignored", async () => {
-    const page = await tab.take();
-    await page.goto(`${server.url}/conversations/${DEMO_IDS.long}`);
+    const page = await suite.tab.take();
+    await page.goto(`${suite.url}/conversations/${DEMO_IDS.long}`);
     await page.locator('[data-testid="transcript-turn"]').first().waitFor();
     const max = page.locator('[data-testid="max-token-limit-input"]');
     await max.fill("-5");

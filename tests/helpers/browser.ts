@@ -1,6 +1,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll } from "vitest";
+import { apiClient } from "./api-client";
+import { startAppServer, type AppServer } from "./app-server";
 
 // Debian's Chromium driven by playwright-core (no browser downloads here). The flags
 // keep Chromium off the network it would otherwise try to reach at start.
@@ -28,6 +31,63 @@ export function launchBrowser(): Promise<Browser> {
   });
 }
 
+export type BrowserSuite = {
+  readonly server: AppServer;
+  readonly url: string;
+  readonly browser: Browser;
+  /** The API of the suite's server (tests/helpers/api-client.ts). */
+  readonly api: ReturnType<typeof apiClient>;
+  /** One tab the suite's tests take in turn (reusedTab), closed with the browser. */
+  readonly tab: ReturnType<typeof reusedTab>;
+};
+
+/**
+ * The production server and the Chromium that a browser suite's tests share: started together
+ * before its first test and stopped after its last, by hooks this registers in the calling
+ * describe. Read them inside hooks and tests. Vitest runs after-hooks last-registered first, so
+ * a suite's own afterAll still finds its tabs and contexts open.
+ */
+export function browserSuite(opts: Parameters<typeof startAppServer>[0] = {}): BrowserSuite {
+  let server: AppServer | undefined;
+  let browser: Browser | undefined;
+  let api: ReturnType<typeof apiClient> | undefined;
+  let tab: ReturnType<typeof reusedTab> | undefined;
+  beforeAll(async () => {
+    const [s, b] = await Promise.allSettled([startAppServer(opts), launchBrowser()]);
+    if (s.status === "fulfilled") server = s.value;
+    if (b.status === "fulfilled") browser = b.value;
+    // One failed: the other is stopped by afterAll, which runs all the same.
+    if (s.status === "rejected") throw s.reason;
+    if (b.status === "rejected") throw b.reason;
+  });
+  afterAll(async () => {
+    await tab?.close();
+    await browser?.close();
+    await server?.stop();
+  });
+  const started = <T>(v: T | undefined): T => {
+    if (!v) throw new Error("browserSuite: the server and browser start in beforeAll; read them in hooks and tests");
+    return v;
+  };
+  return {
+    get server() {
+      return started(server);
+    },
+    get url() {
+      return started(server).url;
+    },
+    get browser() {
+      return started(browser);
+    },
+    get api() {
+      return (api ??= apiClient(started(server).url));
+    },
+    get tab() {
+      return (tab ??= reusedTab(started(browser)));
+    },
+  };
+}
+
 export const SCREENSHOT_DIR = path.resolve(__dirname, "../../test-results/screenshots");
 
 export function screenshotPath(name: string): string {
@@ -35,10 +95,10 @@ export function screenshotPath(name: string): string {
   return path.join(SCREENSHOT_DIR, `${name}.png`);
 }
 
-/** A fresh page at the given size with a 20 s default timeout. */
-export async function newPage(browser: Browser, width = 1440, height = 900, colorScheme: "light" | "dark" = "light") {
+/** A fresh page at the given size with a 20 s default timeout (or `timeoutMs`). */
+export async function newPage(browser: Browser, width = 1440, height = 900, colorScheme: "light" | "dark" = "light", timeoutMs = 20_000) {
   const page = await browser.newPage({ viewport: { width, height }, colorScheme });
-  page.setDefaultTimeout(20_000);
+  page.setDefaultTimeout(timeoutMs);
   return page;
 }
 

@@ -1,20 +1,25 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import type { ApiContract } from "@/lib/api/contract";
+import { urlPathOf, type ApiContract } from "@/lib/api/contract";
 import { ALL_CONTRACTS } from "@/lib/api/contracts";
 import { buildOpenApi } from "@/lib/api/openapi";
 import { allowedMethods } from "@/lib/api/route-table";
 
-// Every route file under app/api/v1 answers through a contract whose method and path match
-// the file, and every contract has its route: the OpenAPI document (made from the
-// contracts) therefore lists exactly what the server answers.
+// Every route file under app/api answers through a contract whose method and path match the
+// file, and every contract has its route: the OpenAPI document (made from the contracts)
+// therefore lists exactly what the server answers, and withApi gives every route the same
+// input guard, limits, error shape and status log.
 
 const ROOT = path.resolve(__dirname, "../..");
-const API_DIR = path.join(ROOT, "app/api/v1");
+const API_DIR = path.join(ROOT, "app/api");
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
-// Served without a contract on purpose: the document itself.
-const UNCONTRACTED = new Set(["/openapi.json"]);
+// Served without a contract on purpose, each for its reason.
+const UNCONTRACTED: Record<string, string> = {
+  "/api/v1/openapi.json": "the document itself",
+  "/api/auth/{...all}": "better-auth's own endpoints (an allow-list: lib/auth/auth-endpoint-policy.ts); their bodies are better-auth's",
+  "/api/mcp": "JSON-RPC over Streamable HTTP: the MCP transport reads the body; each tool call goes through the contracted routes with the caller's key",
+};
 
 function routeFiles(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -24,26 +29,28 @@ function routeFiles(dir: string): string[] {
   });
 }
 
-const apiPathOf = (file: string) =>
-  "/" + path.relative(API_DIR, path.dirname(file)).split(path.sep).map((s) => s.replace(/^\[(\w+)\]$/, "{$1}")).join("/");
+const urlPathOfFile = (file: string) =>
+  "/api/" + path.relative(API_DIR, path.dirname(file)).split(path.sep).map((s) => s.replace(/^\[(\.{3}\w+|\w+)\]$/, "{$1}")).join("/");
 
 describe("route contracts", () => {
-  it("every exported handler carries the contract of its own method and path, and every contract is served", async () => {
+  it("every exported handler under app/api carries the contract of its own method and path, and every contract is served", async () => {
     const served: ApiContract[] = [];
-    for (const file of routeFiles(API_DIR)) {
-      const apiPath = apiPathOf(file);
+    const files = routeFiles(API_DIR);
+    expect(files.map(urlPathOfFile)).toEqual(expect.arrayContaining(["/api/auth/first-admin", "/api/auth/state", "/api/v1/ready"]));
+    for (const file of files) {
+      const urlPath = urlPathOfFile(file);
+      if (UNCONTRACTED[urlPath]) continue;
       const mod = (await import(file)) as Record<string, unknown>;
       for (const m of METHODS) {
         const h = mod[m] as { contract?: ApiContract } | undefined;
         if (!h) continue;
-        if (UNCONTRACTED.has(apiPath)) continue;
-        expect(h.contract, `${m} ${apiPath} is not wrapped by withApi(contract, …)`).toBeDefined();
-        expect({ method: h.contract!.method, path: h.contract!.path }).toEqual({ method: m, path: apiPath });
+        expect(h.contract, `${m} ${urlPath} is not wrapped by withApi(contract, …)`).toBeDefined();
+        expect({ method: h.contract!.method, path: urlPathOf(h.contract!) }).toEqual({ method: m, path: urlPath });
         served.push(h.contract!);
       }
     }
     expect(new Set(served).size).toBe(served.length);
-    const missing = ALL_CONTRACTS.filter((c) => !served.includes(c)).map((c) => `${c.method} ${c.path}`);
+    const missing = ALL_CONTRACTS.filter((c) => !served.includes(c)).map((c) => `${c.method} ${urlPathOf(c)}`);
     expect(missing).toEqual([]);
   });
 
@@ -59,7 +66,7 @@ describe("route contracts", () => {
 
   it("the OpenAPI document lists each operation with its scope, body and statuses", () => {
     const doc = buildOpenApi();
-    const ops = Object.entries(doc.paths).flatMap(([p, byMethod]) => Object.keys(byMethod).map((m) => `${m.toUpperCase()} ${p}`));
+    const ops = Object.entries(doc.paths).flatMap(([p, byMethod]) => Object.keys(byMethod).filter((m) => m !== "servers").map((m) => `${m.toUpperCase()} ${p}`));
     expect(ops.sort()).toEqual(ALL_CONTRACTS.map((c) => `${c.method} ${c.path}`).sort());
     const create = doc.paths["/users/{user_id}/memories"].post as Record<string, any>;
     expect(create["x-scope"]).toBe("memories:write");
@@ -69,6 +76,12 @@ describe("route contracts", () => {
     expect(ready.security).toEqual([]);
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: "http", scheme: "bearer" });
     expect(JSON.stringify(doc)).not.toContain("x-api-key");
+    // The session routes: under /api (their own server), public, with their error statuses.
+    const firstAdmin = doc.paths["/auth/first-admin"] as Record<string, any>;
+    expect(firstAdmin.servers).toEqual([{ url: "/api" }]);
+    expect(firstAdmin.post["x-scope"]).toBe("public");
+    expect(Object.keys(firstAdmin.post.responses)).toEqual(expect.arrayContaining(["201", "403", "409", "422", "429"]));
+    expect(Object.keys(firstAdmin.post.requestBody.content["application/json"].schema.properties)).toEqual(["email", "password", "name"]);
   });
 
   it("the proxy's method table answers 405 for what no route declares", () => {

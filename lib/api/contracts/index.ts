@@ -1,4 +1,5 @@
 import type { ApiContract } from "../contract";
+import { AUTH_CONTRACTS } from "./auth";
 import { CONTEXT_CONTRACTS, SETTINGS_CONTRACTS } from "./context";
 import { CONVERSATION_CONTRACTS } from "./conversations";
 import { CURATION_CONTRACTS } from "./curation";
@@ -8,7 +9,7 @@ import { NODE_MEMORY_CONTRACTS } from "./node-memory";
 import { PROJECT_CONTRACTS } from "./project";
 import { PROVENANCE_CONTRACTS } from "./provenance";
 
-/** Every /api/v1 operation. tests/api/route-contracts.test.ts checks each has a route file and vice versa. */
+/** Every operation of Memscope's own: /api/v1, and the session routes under /api/auth. tests/unit/route-contracts.test.ts checks each has a route file and vice versa. */
 export const ALL_CONTRACTS: readonly ApiContract[] = [
   ...CONVERSATION_CONTRACTS,
   ...NODE_MEMORY_CONTRACTS,
@@ -19,4 +20,5 @@ export const ALL_CONTRACTS: readonly ApiContract[] = [
   ...IMPORT_CONTRACTS,
   ...PROJECT_CONTRACTS,
   ...PROVENANCE_CONTRACTS,
+  ...AUTH_CONTRACTS,
 ];

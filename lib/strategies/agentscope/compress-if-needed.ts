@@ -1,3 +1,4 @@
+// Follows AgentScope AutoContextMemory's compression pass (in getMessages): the trigger, then strategies 1 to 6 in order.
 import type { CompressionEvent, MemoryState, StrategyPass } from "./state";
 import { summarizeCurrentRound } from "./strategy-current-round";
 import { summarizeCurrentRoundLarge } from "./strategy-current-round-large";

@@ -1,3 +1,4 @@
+// Follows AgentScope AutoContextMemory.summaryCurrentRoundLargeMessages (strategy 5).
 import type { RoleMessage } from "../schemas";
 import { charCount, hasToolResult, hasToolUse, isCompressedMessage, textContent, type AsBlock, type AsMsg } from "./msg";
 import { CURRENT_ROUND_LARGE_PROMPT, offloadTag } from "./prompts";

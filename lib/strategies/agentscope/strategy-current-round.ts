@@ -1,3 +1,4 @@
+// Follows AgentScope AutoContextMemory.summaryCurrentRoundMessages (strategy 6).
 import { charCountOf, isToolUseMessage, withoutPlanToolCalls, type AsMsg } from "./msg";
 import { CURRENT_ROUND_PROMPT, currentRoundBudget, offloadTag } from "./prompts";
 import type { CompressionEvent, MemoryState } from "./state";

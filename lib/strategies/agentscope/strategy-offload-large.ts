@@ -1,3 +1,4 @@
+// Follows AgentScope AutoContextMemory.offloadingLargePayload (strategies 2 and 3).
 import { firstResultText, isFinalAssistantResponse, isToolResultMessage, isToolUseMessage, textContent, type AsMsg } from "./msg";
 import { offloadTag } from "./prompts";
 import type { CompressionEvent, MemoryState } from "./state";

@@ -1,3 +1,4 @@
+// Follows AgentScope AutoContextMemory.summaryPreviousRoundMessages (strategy 4).
 import { isFinalAssistantResponse, withoutPlanToolCalls, type AsMsg } from "./msg";
 import { offloadTag, PREVIOUS_ROUND_PROMPT } from "./prompts";
 import type { CompressionEvent, MemoryState } from "./state";

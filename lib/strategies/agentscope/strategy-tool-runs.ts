@@ -1,3 +1,4 @@
+// Follows AgentScope AutoContextMemory.summaryToolsMessages (strategy 1, with extractPrevToolMsgsForCompress).
 import { isFinalAssistantResponse, isToolMessage, isToolResultMessage, isToolUseMessage, withoutPlanToolCalls, type AsMsg } from "./msg";
 import { offloadTag, TOOL_RUN_PROMPT } from "./prompts";
 import type { CompressionEvent, MemoryState } from "./state";
