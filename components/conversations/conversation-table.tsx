@@ -2,7 +2,7 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import type { Conversation } from "@/lib/conversations/schemas";
-import { absoluteTime, formatCompact, formatInt, relativeTime } from "@/lib/ui/format";
+import { absoluteTime, formatCompact, formatInt, relativeTime } from "@/client/ui/format";
 import { StatusBadge } from "@/components/ui/badge";
 import { Skeleton } from "@/components/ui/skeleton";
 import { ArchiveButton } from "./archive-button";
