@@ -2,7 +2,7 @@
 import Link from "next/link";
 import { useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useMemo, useState } from "react";
-import type { Message } from "@/lib/messages/schemas";
+import type { Message } from "@/client/api-types";
 import { useConversation } from "@/client/hooks/conversations";
 import { useAllMessages, useHistory, useThread, type HistoryParams } from "@/client/hooks/turns";
 import { readWindowSettings, writeWindowSettings, type WindowSettings } from "@/client/ui/window-url";

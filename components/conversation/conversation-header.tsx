@@ -1,6 +1,6 @@
 "use client";
 import Link from "next/link";
-import type { Conversation } from "@/lib/conversations/schemas";
+import type { Conversation } from "@/client/api-types";
 import { absoluteTime, formatInt } from "@/client/ui/format";
 import { StatusBadge } from "@/components/ui/badge";
 import { Skeleton } from "@/components/ui/skeleton";

@@ -1,6 +1,6 @@
 "use client";
 import Link from "next/link";
-import type { ConversationMemories } from "@/lib/memories/provenance-schemas";
+import type { ConversationMemories } from "@/client/api-types";
 import { useConversationMemories } from "@/client/hooks/memories";
 import { absoluteTime, formatInt, oneLine, plural, relativeTime } from "@/client/ui/format";
 import { ErrorBox, Spinner } from "@/components/ui/states";

@@ -15,7 +15,7 @@ import {
   type NodeMouseHandler,
 } from "@xyflow/react";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import type { HistoryResponse, Message } from "@/lib/messages/schemas";
+import type { HistoryResponse, Message } from "@/client/api-types";
 import { UUID_NIL } from "@/lib/threads/uuid-nil";
 import { layoutTree } from "@/client/ui/tree-layout";
 import { branchLeaves, collapseRuns } from "@/client/ui/tree-collapse";

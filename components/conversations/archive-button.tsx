@@ -1,6 +1,6 @@
 "use client";
 import { WriteButton } from "@/components/ui/write-button";
-import type { Conversation } from "@/lib/conversations/schemas";
+import type { Conversation } from "@/client/api-types";
 import { useSetStatus } from "@/client/hooks/conversations";
 import { Spinner } from "@/components/ui/states";
 

@@ -1,7 +1,7 @@
 "use client";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import type { Conversation } from "@/lib/conversations/schemas";
+import type { Conversation } from "@/client/api-types";
 import { absoluteTime, formatCompact, formatInt, relativeTime } from "@/client/ui/format";
 import { StatusBadge } from "@/components/ui/badge";
 import { Skeleton } from "@/components/ui/skeleton";

@@ -2,7 +2,7 @@
 import { WriteButton } from "@/components/ui/write-button";
 import Link from "next/link";
 import { useEffect, useRef, useState, type DragEvent } from "react";
-import type { ImportCreate, ImportJob } from "@/lib/imports/schemas";
+import type { ImportCreate, ImportJob } from "@/client/api-types";
 import { isRunning, useDifyApps, useImportJob, useStartImport } from "@/client/hooks/imports";
 import { Badge } from "@/components/ui/badge";
 import { SegmentedControl } from "@/components/ui/segmented-control";

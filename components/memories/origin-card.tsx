@@ -1,7 +1,7 @@
 "use client";
 import Link from "next/link";
 import type { ReactNode } from "react";
-import type { MemoryOrigin } from "@/lib/memories/provenance-schemas";
+import type { MemoryOrigin } from "@/client/api-types";
 import type { MemoryEvent } from "@/client/api-types";
 import { absoluteTime, oneLine, relativeTime } from "@/client/ui/format";
 import { useMemoryOrigin } from "@/client/hooks/memories";

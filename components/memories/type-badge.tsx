@@ -1,4 +1,4 @@
-import type { MemoryType } from "@/lib/memories/schemas";
+import type { MemoryType } from "@/client/api-types";
 import { TYPE_STYLE } from "@/client/ui/memory-format";
 
 export function TypeBadge({ type, className = "" }: { type: MemoryType; className?: string }) {

@@ -1,6 +1,6 @@
 "use client";
 import type { UseQueryResult } from "@tanstack/react-query";
-import type { HistoryResponse, Message } from "@/lib/messages/schemas";
+import type { HistoryResponse, Message } from "@/client/api-types";
 import { useHistory, type HistoryParams } from "@/client/hooks/turns";
 import { formatInt, plural } from "@/client/ui/format";
 import { windowCounts } from "@/client/ui/window-counts";
