@@ -113,7 +113,7 @@ serversStarted = true;
 // a test that fails twice fails the run; one that passes on its retry is listed at the end
 // ("passed on retry", with its first error), so a flaky test stays in sight, not hidden.
 phases.push(
-  fullRun ? vitest("servers", ["--no-isolate", "--retry=1", "tests/api/", "tests/browser/"]) : vitest("selected", process.argv.slice(2)),
+  fullRun ? vitest("servers", ["--no-isolate", "--retry=1", "tests/api/", "tests/client/", "tests/browser/"]) : vitest("selected", process.argv.slice(2)),
 );
 const results = await Promise.all(phases);
 for (const out of held) process.stdout.write(out);

@@ -106,7 +106,7 @@ export type TableUiResult = {
 
 type Expect = { ids: string[]; count: number; more: boolean; query: string };
 
-const PAGE_SIZE = 200; // lib/ui/memory-queries.ts PAGE_SIZE
+const PAGE_SIZE = 200; // client/hooks/memories.ts PAGE_SIZE
 const ROW = '[data-testid="memory-row"]';
 
 // Installed in every page before its scripts run: long tasks, and the first moment a

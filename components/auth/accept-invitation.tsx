@@ -1,19 +1,18 @@
 "use client";
-import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { Button } from "@/components/ui/button";
-import type { InvitationLinkView } from "@/lib/auth/invitations";
-import { authCall, AuthCallError, useAuthState, useResetAfterAuthChange } from "./auth-client";
+import { ApiError } from "@/client/api-error";
+import { authActions, useAuthState, useInvitationLink, useResetAfterAuthChange } from "@/client/hooks/auth";
 import { AuthCard, Field, FormError } from "./field";
 
 export function AcceptInvitation({ id }: { id: string }) {
   const router = useRouter();
   const reset = useResetAfterAuthChange();
   const state = useAuthState();
-  const inv = useQuery({ queryKey: ["invitation", id], queryFn: () => authCall<InvitationLinkView>("GET", `/invitation/${encodeURIComponent(id)}`) });
-  const [error, setError] = useState<AuthCallError | null>(null);
+  const inv = useInvitationLink(id);
+  const [error, setError] = useState<ApiError | null>(null);
   const [busy, setBusy] = useState(false);
 
   if (inv.isPending) return <AuthCard title="Invitation">Loading…</AuthCard>;
@@ -31,11 +30,11 @@ export function AcceptInvitation({ id }: { id: string }) {
     setBusy(true);
     setError(null);
     try {
-      await authCall("POST", `/invitation/${encodeURIComponent(id)}`, signedIn ? {} : { name: form.get("name"), password: form.get("password") });
+      await authActions.acceptInvitation(id, signedIn ? null : { name: String(form.get("name") ?? ""), password: String(form.get("password") ?? "") });
       reset();
       router.replace("/conversations");
     } catch (err) {
-      setError(err as AuthCallError);
+      setError(err as ApiError);
     } finally {
       setBusy(false);
     }

@@ -3,7 +3,8 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { Button } from "@/components/ui/button";
-import { AuthCallError, useAuthState, useResetAfterAuthChange } from "./auth-client";
+import { ApiError } from "@/client/api-error";
+import { authActions, useAuthState, useResetAfterAuthChange } from "@/client/hooks/auth";
 import { AuthCard, Field, FormError } from "./field";
 
 /** The first admin: owner of project `default`, where the existing data is. */
@@ -11,7 +12,7 @@ export function FirstAdminForm() {
   const router = useRouter();
   const reset = useResetAfterAuthChange();
   const { data } = useAuthState();
-  const [error, setError] = useState<AuthCallError | null>(null);
+  const [error, setError] = useState<ApiError | null>(null);
   const [busy, setBusy] = useState(false);
 
   if (data && (data.mode === "signed-in" || data.mode === "signed-out") && !data.needs_bootstrap_key) {
@@ -31,17 +32,11 @@ export function FirstAdminForm() {
     setError(null);
     const key = String(form.get("bootstrap") ?? "").trim();
     try {
-      const res = await fetch("/api/auth/first-admin", {
-        method: "POST",
-        headers: { "content-type": "application/json", ...(key ? { authorization: `Bearer ${key}` } : {}) },
-        body: JSON.stringify({ name: form.get("name"), email: form.get("email"), password: form.get("password") }),
-      });
-      const body = await res.json().catch(() => ({}));
-      if (!res.ok) throw new AuthCallError(body?.error?.message ?? body?.message ?? `${res.status}`, res.status, body?.error?.details?.[0]?.field);
+      await authActions.createFirstAdmin({ name: String(form.get("name") ?? ""), email: String(form.get("email") ?? ""), password: String(form.get("password") ?? "") }, key || undefined);
       reset();
       router.replace("/settings");
     } catch (err) {
-      setError(err as AuthCallError);
+      setError(err as ApiError);
     } finally {
       setBusy(false);
     }

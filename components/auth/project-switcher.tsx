@@ -2,7 +2,7 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { authCall, useAuthState, useResetAfterAuthChange } from "./auth-client";
+import { authActions, useAuthState, useResetAfterAuthChange } from "@/client/hooks/auth";
 
 /** Top-bar: the current project (switchable), the signed-in account, settings and sign-out. */
 export function ProjectSwitcher() {
@@ -15,7 +15,7 @@ export function ProjectSwitcher() {
   async function switchTo(projectId: string) {
     setError(null);
     try {
-      await authCall("POST", "/project", { project_id: projectId });
+      await authActions.switchProject(projectId);
       reset();
       router.refresh();
     } catch (e) {
@@ -24,7 +24,7 @@ export function ProjectSwitcher() {
   }
 
   async function signOut() {
-    await authCall("POST", "/sign-out", {});
+    await authActions.signOut();
     reset();
     router.replace("/sign-in");
   }

@@ -2,7 +2,7 @@
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
 import { useEffect, type ReactNode } from "react";
-import { isPublicPath, useAuthState } from "./auth-client";
+import { isPublicPath, useAuthState } from "@/client/hooks/auth";
 
 /**
  * Once an account exists every page needs a signed-in member: send the others to sign in.

@@ -3,7 +3,7 @@ import Link from "next/link";
 import { useRouter, useSearchParams } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { Button } from "@/components/ui/button";
-import { authCall, useAuthState, useResetAfterAuthChange } from "./auth-client";
+import { authActions, useAuthState, useResetAfterAuthChange } from "@/client/hooks/auth";
 import { AuthCard, Field, FormError } from "./field";
 
 function safeNext(next: string | null): string {
@@ -24,7 +24,7 @@ export function SignInForm() {
     setBusy(true);
     setError(null);
     try {
-      await authCall("POST", "/sign-in/email", { email: String(form.get("email")).trim(), password: String(form.get("password")) });
+      await authActions.signInWithEmail(String(form.get("email")).trim(), String(form.get("password")));
       reset();
       router.replace(safeNext(params.get("next")));
     } catch (err) {
@@ -37,7 +37,7 @@ export function SignInForm() {
   async function sso() {
     setError(null);
     try {
-      const r = await authCall<{ url: string }>("POST", "/sign-in/social", { provider: "oidc", callbackURL: safeNext(params.get("next")) });
+      const r = await authActions.signInWithOidc(safeNext(params.get("next")));
       window.location.href = r.url;
     } catch (err) {
       setError((err as Error).message);

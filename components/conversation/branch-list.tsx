@@ -1,7 +1,7 @@
 "use client";
 import { useRef, useState } from "react";
-import type { BranchLeaf } from "@/lib/ui/tree-collapse";
-import { absoluteTime, formatInt, oneLine, relativeTime } from "@/lib/ui/format";
+import type { BranchLeaf } from "@/client/ui/tree-collapse";
+import { absoluteTime, formatInt, oneLine, relativeTime } from "@/client/ui/format";
 
 /** Every leaf of the tree (its last query, depth and time), newest first: a click jumps to it. */
 export function BranchList({ leaves, selected, onJump }: { leaves: BranchLeaf[]; selected: string | null; onJump: (id: string) => void }) {

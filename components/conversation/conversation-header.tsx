@@ -1,7 +1,7 @@
 "use client";
 import Link from "next/link";
-import type { Conversation } from "@/lib/conversations/schemas";
-import { absoluteTime, formatInt } from "@/lib/ui/format";
+import type { Conversation } from "@/client/api-types";
+import { absoluteTime, formatInt } from "@/client/ui/format";
 import { StatusBadge } from "@/components/ui/badge";
 import { Skeleton } from "@/components/ui/skeleton";
 import { ArchiveButton } from "@/components/conversations/archive-button";

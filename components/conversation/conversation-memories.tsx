@@ -1,8 +1,8 @@
 "use client";
 import Link from "next/link";
-import type { ConversationMemories } from "@/lib/memories/provenance-schemas";
-import { useConversationMemories } from "@/lib/ui/memory-queries";
-import { absoluteTime, formatInt, oneLine, plural, relativeTime } from "@/lib/ui/format";
+import type { ConversationMemories } from "@/client/api-types";
+import { useConversationMemories } from "@/client/hooks/memories";
+import { absoluteTime, formatInt, oneLine, plural, relativeTime } from "@/client/ui/format";
 import { ErrorBox, Spinner } from "@/components/ui/states";
 import { TypeBadge } from "@/components/memories/type-badge";
 

@@ -15,11 +15,11 @@ import {
   type NodeMouseHandler,
 } from "@xyflow/react";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import type { HistoryResponse, Message } from "@/lib/messages/schemas";
+import type { HistoryResponse, Message } from "@/client/api-types";
 import { UUID_NIL } from "@/lib/threads/uuid-nil";
-import { layoutTree } from "@/lib/ui/tree-layout";
-import { branchLeaves, collapseRuns } from "@/lib/ui/tree-collapse";
-import { oneLine } from "@/lib/ui/format";
+import { layoutTree } from "@/client/ui/tree-layout";
+import { branchLeaves, collapseRuns } from "@/client/ui/tree-collapse";
+import { oneLine } from "@/client/ui/format";
 import { TURN_NODE_HEIGHT, TURN_NODE_WIDTH, TurnNodeComponent, type TurnNode, type TurnNodeData } from "./turn-node";
 import { RunNodeComponent, type RunNode, type RunNodeData } from "./run-node";
 import { BranchList } from "./branch-list";

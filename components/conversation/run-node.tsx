@@ -1,7 +1,7 @@
 "use client";
 import { Handle, Position, type Node, type NodeProps } from "@xyflow/react";
 import { memo } from "react";
-import { formatCompact, formatInt, plural } from "@/lib/ui/format";
+import { formatCompact, formatInt, plural } from "@/client/ui/format";
 import { TURN_NODE_HEIGHT, TURN_NODE_WIDTH } from "./turn-node";
 
 export type RunNodeData = {

@@ -1,4 +1,4 @@
-import { formatInt } from "@/lib/ui/format";
+import { formatInt } from "@/client/ui/format";
 
 /** A quiet one-line key above the canvas: what the colours and badges on the tree mean. */
 export function TreeLegend({ turns, threadLength, folded = 0 }: { turns: number; threadLength: number; folded?: number }) {

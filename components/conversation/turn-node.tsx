@@ -1,7 +1,7 @@
 "use client";
 import { Handle, Position, type Node, type NodeProps } from "@xyflow/react";
 import { memo } from "react";
-import { formatCompact } from "@/lib/ui/format";
+import { formatCompact } from "@/client/ui/format";
 
 export type TurnNodeData = {
   label: string;

@@ -1,7 +1,7 @@
 "use client";
 import { WriteButton } from "@/components/ui/write-button";
-import type { Conversation } from "@/lib/conversations/schemas";
-import { useSetStatus } from "@/lib/ui/queries";
+import type { Conversation } from "@/client/api-types";
+import { useSetStatus } from "@/client/hooks/conversations";
 import { Spinner } from "@/components/ui/states";
 
 /** Archive or restore one conversation (PATCH status), then the lists refetch. */

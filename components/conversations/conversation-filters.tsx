@@ -1,5 +1,5 @@
 "use client";
-import { STATUS_FILTERS, useFacets, type ListFilters } from "@/lib/ui/queries";
+import { STATUS_FILTERS, useFacets, type ListFilters } from "@/client/hooks/conversations";
 import { SearchBox } from "@/components/ui/search-box";
 import { SegmentedControl } from "@/components/ui/segmented-control";
 

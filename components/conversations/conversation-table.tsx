@@ -1,8 +1,8 @@
 "use client";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import type { Conversation } from "@/lib/conversations/schemas";
-import { absoluteTime, formatCompact, formatInt, relativeTime } from "@/lib/ui/format";
+import type { Conversation } from "@/client/api-types";
+import { absoluteTime, formatCompact, formatInt, relativeTime } from "@/client/ui/format";
 import { StatusBadge } from "@/components/ui/badge";
 import { Skeleton } from "@/components/ui/skeleton";
 import { ArchiveButton } from "./archive-button";

@@ -1,9 +1,9 @@
 "use client";
 import { useSearchParams } from "next/navigation";
 import { useEffect, useMemo, useState } from "react";
-import { STATUS_FILTERS, useConversationList, type ListFilters, type StatusFilter } from "@/lib/ui/queries";
-import { useDebouncedValue } from "@/lib/ui/use-debounced-value";
-import { formatInt } from "@/lib/ui/format";
+import { STATUS_FILTERS, useConversationList, type ListFilters, type StatusFilter } from "@/client/hooks/conversations";
+import { useDebouncedValue } from "@/client/ui/use-debounced-value";
+import { formatInt } from "@/client/ui/format";
 import { Button } from "@/components/ui/button";
 import { EmptyState, ErrorBox, Spinner } from "@/components/ui/states";
 import { ConversationFilters } from "./conversation-filters";

@@ -1,4 +1,4 @@
-import { fieldRows, paramNotes, typeLabel, type JsonSchema } from "@/lib/ui/json-schema-summary";
+import { fieldRows, paramNotes, typeLabel, type JsonSchema } from "@/client/ui/json-schema-summary";
 import { FieldTable } from "./field-table";
 import { ResponseFields } from "./response-fields";
 

@@ -1,4 +1,4 @@
-import type { FieldRow } from "@/lib/ui/json-schema-summary";
+import type { FieldRow } from "@/client/ui/json-schema-summary";
 
 /** A table of fields (name, type, notes) in the API reference. */
 export function FieldTable({ title, rows }: { title?: string; rows: FieldRow[] }) {

@@ -1,7 +1,7 @@
 "use client";
 
 import { useState } from "react";
-import type { FieldRow } from "@/lib/ui/json-schema-summary";
+import type { FieldRow } from "@/client/ui/json-schema-summary";
 import { FieldTable } from "./field-table";
 
 /**

@@ -2,9 +2,8 @@
 import { WriteButton } from "@/components/ui/write-button";
 import Link from "next/link";
 import { useEffect, useRef, useState, type DragEvent } from "react";
-import { useQueryClient } from "@tanstack/react-query";
-import type { ImportCreate, ImportJob } from "@/lib/imports/schemas";
-import { ik, isRunning, useDifyApps, useImportJob, useStartImport } from "@/lib/ui/import-queries";
+import type { ImportCreate, ImportJob } from "@/client/api-types";
+import { isRunning, useDifyApps, useImportJob, useStartImport } from "@/client/hooks/imports";
 import { Badge } from "@/components/ui/badge";
 import { SegmentedControl } from "@/components/ui/segmented-control";
 import { ErrorBox, Spinner } from "@/components/ui/states";
@@ -34,7 +33,6 @@ export function ImportView() {
   const start = useStartImport();
   const preview = useImportJob(previewId);
   const run = useImportJob(runId);
-  const qc = useQueryClient();
 
   const request = (dryRun: boolean): Partial<ImportCreate> | null => {
     const common = { dry_run: dryRun, ...(appId.trim() ? { app_id: appId.trim() } : {}) };
@@ -62,21 +60,6 @@ export function ImportView() {
     const job = await start.mutateAsync(body).catch(() => null);
     if (job) setRunId(job.id);
   };
-
-  // When a run ends, lists elsewhere (conversations, memories, Dify cursors, recent jobs) are stale;
-  // when a preview ends, the recent jobs are.
-  const runStatus = run.data?.status;
-  const previewStatus = preview.data?.status;
-  useEffect(() => {
-    if (runStatus === "done" || runStatus === "failed") {
-      void qc.invalidateQueries({ queryKey: ik.all });
-      void qc.invalidateQueries({ queryKey: ["conversations"] });
-      void qc.invalidateQueries({ queryKey: ["memories"] });
-    }
-  }, [runStatus, qc]);
-  useEffect(() => {
-    if (previewStatus === "done" || previewStatus === "failed") void qc.invalidateQueries({ queryKey: ik.jobs });
-  }, [previewStatus, qc]);
 
   const busy = start.isPending || isRunning(preview.data) || isRunning(run.data);
 

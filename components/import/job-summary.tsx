@@ -1,5 +1,5 @@
 "use client";
-import type { ImportJob } from "@/lib/imports/schemas";
+import type { ImportJob } from "@/client/api-types";
 import { summaryLine } from "@/lib/imports/schemas";
 import { Stat } from "@/components/ui/stat";
 

@@ -1,7 +1,7 @@
 "use client";
 import { summaryLine } from "@/lib/imports/schemas";
-import { useImportJobs } from "@/lib/ui/import-queries";
-import { relativeTime } from "@/lib/ui/format";
+import { useImportJobs } from "@/client/hooks/imports";
+import { relativeTime } from "@/client/ui/format";
 import { Badge } from "@/components/ui/badge";
 import { ErrorBox } from "@/components/ui/states";
 

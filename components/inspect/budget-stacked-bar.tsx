@@ -1,6 +1,6 @@
 "use client";
-import { BUDGET_KEYS, type Budget, type BudgetKey } from "@/lib/ui/inspect-model";
-import { formatCompact, formatInt } from "@/lib/ui/format";
+import { BUDGET_KEYS, type Budget, type BudgetKey } from "@/client/ui/inspect-model";
+import { formatCompact, formatInt } from "@/client/ui/format";
 import { SECTION_STYLE } from "./section-style";
 
 const USED: BudgetKey[] = ["system", "memories", "history", "query", "temporary"];

@@ -1,9 +1,9 @@
 "use client";
 import { useId, useState } from "react";
-import type { InspectResult, TransformAction } from "@/lib/ui/inspect-model";
-import { formatInt, plural } from "@/lib/ui/format";
-import { useOffloaded } from "@/lib/ui/inspect-api";
-import { TYPE_STYLE } from "@/lib/ui/memory-format";
+import type { InspectResult, TransformAction } from "@/client/ui/inspect-model";
+import { formatInt, plural } from "@/client/ui/format";
+import { useOffloaded } from "@/client/hooks/inspect";
+import { TYPE_STYLE } from "@/client/ui/memory-format";
 import { Badge } from "@/components/ui/badge";
 
 const ACTION_TONE: Record<TransformAction, string> = {

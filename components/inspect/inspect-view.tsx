@@ -1,9 +1,11 @@
 "use client";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
-import { fieldErrors, useModelRows, useRunSlot } from "@/lib/ui/inspect-api";
-import { buildRequest, sampleMessages, strategySummary, type FieldIssue, type InspectSource, type StrategyDraft } from "@/lib/ui/inspect-model";
-import { encodeInspectQuery, parseInspectQuery } from "@/lib/ui/inspect-url";
+import { fieldErrors } from "@/client/api-error";
+import { useModels } from "@/client/hooks/models";
+import { useRunSlot } from "@/client/hooks/inspect";
+import { buildRequest, sampleMessages, strategySummary, type FieldIssue, type InspectSource, type StrategyDraft } from "@/client/ui/inspect-model";
+import { encodeInspectQuery, parseInspectQuery } from "@/client/ui/inspect-url";
 import { Button } from "@/components/ui/button";
 import { EmptyState, ErrorBox, Spinner } from "@/components/ui/states";
 import { ModelPicker } from "./model-picker";
@@ -29,7 +31,7 @@ export function InspectView() {
   const [reserved, setReserved] = useState(link.reserved);
   const [issues, setIssues] = useState<{ a: FieldIssue[]; b: FieldIssue[] }>({ a: [], b: [] });
 
-  const models = useModelRows();
+  const models = useModels();
   const exactFor = useCallback((m: string) => models.data?.find((x) => x.model === m)?.exact ?? false, [models.data]);
   const runA = useRunSlot(exactFor);
   const runB = useRunSlot(exactFor);

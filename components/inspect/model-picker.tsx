@@ -1,7 +1,8 @@
 "use client";
 import { useEffect, useId, useState } from "react";
-import { fieldErrors, useModelRows, usePresets, useSavePresets, type Preset } from "@/lib/ui/inspect-api";
-import { formatInt } from "@/lib/ui/format";
+import { fieldErrors } from "@/client/api-error";
+import { useModels, usePresets, useSavePresets, type Preset } from "@/client/hooks/models";
+import { formatInt } from "@/client/ui/format";
 import { Badge } from "@/components/ui/badge";
 import { WriteButton } from "@/components/ui/write-button";
 import { Button } from "@/components/ui/button";
@@ -24,7 +25,7 @@ export function ModelPicker({
   errors: Record<string, string>;
 }) {
   const id = useId();
-  const models = useModelRows();
+  const models = useModels();
   const [settings, setSettings] = useState(false);
   const row = models.data?.find((m) => m.model === model);
   return (
@@ -85,7 +86,7 @@ export function ModelPicker({
   );
 }
 
-type Row = Preset & { source: "builtin" | "settings"; key: number };
+type Row = Preset & { source: string; key: number };
 
 function PresetsDialog({ onClose }: { onClose: () => void }) {
   const q = usePresets(true);

@@ -1,8 +1,8 @@
 "use client";
 import { memo, useState } from "react";
-import { useOffloaded } from "@/lib/ui/inspect-api";
-import { isSummary, offloadedRef, textOf, type DiffMark, type RoleMessage, type SectionName } from "@/lib/ui/inspect-model";
-import { formatInt } from "@/lib/ui/format";
+import { useOffloaded } from "@/client/hooks/inspect";
+import { isSummary, offloadedRef, textOf, type DiffMark, type RoleMessage, type SectionName } from "@/client/ui/inspect-model";
+import { formatInt } from "@/client/ui/format";
 import { Spinner } from "@/components/ui/states";
 import { SECTION_STYLE } from "./section-style";
 

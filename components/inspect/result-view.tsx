@@ -1,9 +1,9 @@
 "use client";
 import { useMemo, useState } from "react";
-import { diffMessages, toOpenAI, type InspectResult } from "@/lib/ui/inspect-model";
-import type { RunState } from "@/lib/ui/inspect-api";
-import { ApiError } from "@/lib/ui/api-client";
-import { formatInt, plural } from "@/lib/ui/format";
+import { diffMessages, toOpenAI, type InspectResult } from "@/client/ui/inspect-model";
+import type { RunState } from "@/client/hooks/inspect";
+import { ApiError } from "@/client/api-error";
+import { formatInt, plural } from "@/client/ui/format";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { CopyButton } from "@/components/ui/copy-button";

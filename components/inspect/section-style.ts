@@ -1,4 +1,4 @@
-import type { BudgetKey } from "@/lib/ui/inspect-model";
+import type { BudgetKey } from "@/client/ui/inspect-model";
 
 /** One colour per prompt section: bubble borders, bar segments and legend swatches agree. */
 export const SECTION_STYLE: Record<BudgetKey, { label: string; bar: string; border: string; text: string; hint: string }> = {

@@ -1,9 +1,10 @@
 "use client";
 import { useId, useMemo, useRef } from "react";
-import { useThreadTurns, useUserConversations } from "@/lib/ui/queries";
-import { useMemoryUsers } from "@/lib/ui/memory-queries";
-import { parseMessages, SAMPLE_TEMPORARY, sampleMessages, type InspectSource, type MemoryFormat, type SourceTab } from "@/lib/ui/inspect-model";
-import { formatInt, oneLine, plural } from "@/lib/ui/format";
+import { useUserConversations } from "@/client/hooks/conversations";
+import { useThreadTurns } from "@/client/hooks/turns";
+import { useMemoryUsers } from "@/client/hooks/memories";
+import { parseMessages, SAMPLE_TEMPORARY, sampleMessages, type InspectSource, type MemoryFormat, type SourceTab } from "@/client/ui/inspect-model";
+import { formatInt, oneLine, plural } from "@/client/ui/format";
 import { Button } from "@/components/ui/button";
 import { Spinner } from "@/components/ui/states";
 import { FieldError, inputCls, labelCls } from "./strategy-form";

@@ -1,6 +1,6 @@
 "use client";
-import type { AutoContextReport } from "@/lib/ui/inspect-model";
-import { formatInt, plural } from "@/lib/ui/format";
+import type { AutoContextReport } from "@/client/ui/inspect-model";
+import { formatInt, plural } from "@/client/ui/format";
 import { Badge } from "@/components/ui/badge";
 import { OffloadedContent } from "./prompt-bubbles";
 

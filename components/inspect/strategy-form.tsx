@@ -1,6 +1,6 @@
 "use client";
 import { useId } from "react";
-import { STRATEGY_HINT, STRATEGY_LABEL, STRATEGY_TYPES, type StrategyDraft, type StrategyType } from "@/lib/ui/inspect-model";
+import { STRATEGY_HINT, STRATEGY_LABEL, STRATEGY_TYPES, type StrategyDraft, type StrategyType } from "@/client/ui/inspect-model";
 
 export const inputCls =
   "h-8 w-full rounded-md border border-zinc-300 bg-white px-2 text-sm tabular-nums shadow-xs aria-[invalid=true]:border-red-500 aria-[invalid=true]:ring-1 aria-[invalid=true]:ring-red-500 dark:border-zinc-700 dark:bg-zinc-950";

@@ -1,6 +1,6 @@
 "use client";
-import type { Access } from "@/lib/ui/memory-api";
-import { absoluteTime, relativeTime } from "@/lib/ui/format";
+import type { MemoryAccess as Access } from "@/client/api-types";
+import { absoluteTime, relativeTime } from "@/client/ui/format";
 import { EmptyState } from "@/components/ui/states";
 
 /** "Retrieved by these queries": each retrieval with the rank and a score bar. */

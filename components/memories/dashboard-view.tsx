@@ -1,9 +1,9 @@
 "use client";
 import Link from "next/link";
-import type { MemoryType } from "@/lib/ui/memory-api";
-import { useEmbeddingStatus, useMetrics } from "@/lib/ui/memory-queries";
-import { MEMORY_TYPE_LIST, TYPE_STYLE } from "@/lib/ui/memory-format";
-import { absoluteTime, formatInt, plural, relativeTime } from "@/lib/ui/format";
+import type { MemoryType } from "@/client/api-types";
+import { useEmbeddingStatus, useMetrics } from "@/client/hooks/memory-dashboard";
+import { MEMORY_TYPE_LIST, TYPE_STYLE } from "@/client/ui/memory-format";
+import { absoluteTime, formatInt, plural, relativeTime } from "@/client/ui/format";
 import { Badge } from "@/components/ui/badge";
 import { Skeleton } from "@/components/ui/skeleton";
 import { ErrorBox } from "@/components/ui/states";

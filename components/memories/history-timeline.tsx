@@ -1,9 +1,9 @@
 "use client";
 import { WriteButton } from "@/components/ui/write-button";
-import type { Memory, MemoryEvent, MemoryType } from "@/lib/ui/memory-api";
-import { usePatchMemory } from "@/lib/ui/memory-queries";
-import { stringifyField, wordDiff } from "@/lib/ui/memory-format";
-import { absoluteTime, relativeTime } from "@/lib/ui/format";
+import type { Memory, MemoryEvent, MemoryType } from "@/client/api-types";
+import { usePatchMemory } from "@/client/hooks/memories";
+import { stringifyField, wordDiff } from "@/client/ui/memory-format";
+import { absoluteTime, relativeTime } from "@/client/ui/format";
 import { Badge } from "@/components/ui/badge";
 import { EmptyState, Spinner } from "@/components/ui/states";
 

@@ -1,10 +1,9 @@
 "use client";
 import { WriteButton } from "@/components/ui/write-button";
 import { useEffect, useRef, useState } from "react";
-import type { Memory } from "@/lib/ui/memory-api";
-import { conflictCurrent } from "@/lib/ui/memory-api";
-import { usePatchMemory } from "@/lib/ui/memory-queries";
-import { errorMessage } from "@/lib/ui/api-client";
+import type { Memory } from "@/client/api-types";
+import { usePatchMemory } from "@/client/hooks/memories";
+import { conflictCurrent, errorMessage } from "@/client/api-error";
 import { Button } from "@/components/ui/button";
 import { Spinner } from "@/components/ui/states";
 

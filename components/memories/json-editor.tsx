@@ -1,8 +1,8 @@
 "use client";
 import { WriteButton } from "@/components/ui/write-button";
 import { useMemo, useState } from "react";
-import type { Memory } from "@/lib/ui/memory-api";
-import { usePatchMemory } from "@/lib/ui/memory-queries";
+import type { Memory } from "@/client/api-types";
+import { usePatchMemory } from "@/client/hooks/memories";
 import { Button } from "@/components/ui/button";
 import { Spinner } from "@/components/ui/states";
 

@@ -1,11 +1,9 @@
 "use client";
 import { WriteButton } from "@/components/ui/write-button";
-import { api } from "@/lib/ui/api-client";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
-import { userPath, type MemoryMdDiff } from "@/lib/ui/memory-api";
-import { mk } from "@/lib/ui/memory-queries";
-import { plural } from "@/lib/ui/format";
+import type { MemoryMdDiff } from "@/client/api-types";
+import { useApplyMemoryMd, useMemoryMd, usePreviewMemoryMd } from "@/client/hooks/memory-md";
+import { plural } from "@/client/ui/format";
 import { Button } from "@/components/ui/button";
 import { TabList } from "@/components/ui/tabs";
 import { CopyButton } from "@/components/ui/copy-button";
@@ -21,14 +19,8 @@ type File = "memory" | "learnings";
 export function MarkdownView() {
   const { user, setUser } = useSelectedUser();
   const [file, setFile] = useState<File>("memory");
-  const qc = useQueryClient();
   const toast = useToast();
-  const exported = useQuery({
-    queryKey: mk.md(user, file),
-    enabled: !!user,
-    queryFn: ({ signal }) => api.text(`${userPath(user)}/memory-md`, { file }, signal),
-    staleTime: Infinity,
-  });
+  const exported = useMemoryMd(user, file);
   const [text, setText] = useState<string | null>(null);
   const [diff, setDiff] = useState<MemoryMdDiff | null>(null);
   useEffect(() => {
@@ -36,18 +28,8 @@ export function MarkdownView() {
     setDiff(null);
   }, [exported.data]);
 
-  const preview = useMutation({
-    mutationFn: () => api.post<MemoryMdDiff>(`${userPath(user)}/memory-md/preview`, { file, text }),
-    onSuccess: setDiff,
-  });
-  const apply = useMutation({
-    mutationFn: () => api.post<MemoryMdDiff & { batch_id: string }>(`${userPath(user)}/memory-md/apply`, { file, text, actor: "ui" }),
-    onSuccess: async (r) => {
-      toast.show({ message: `Applied: ${r.added.length} added, ${r.changed.length} changed, ${r.archived.length} archived` });
-      setDiff(null);
-      await qc.invalidateQueries({ queryKey: mk.all });
-    },
-  });
+  const preview = usePreviewMemoryMd(user);
+  const apply = useApplyMemoryMd(user);
   // A preview or apply error belongs to the file it was made for.
   const { reset: resetPreview } = preview;
   const { reset: resetApply } = apply;
@@ -105,7 +87,7 @@ export function MarkdownView() {
                 Revert
               </Button>
             )}
-            <Button size="sm" variant="primary" data-testid="md-preview" disabled={text === null || preview.isPending} onClick={() => preview.mutate()}>
+            <Button size="sm" variant="primary" data-testid="md-preview" disabled={text === null || preview.isPending} onClick={() => text !== null && preview.mutate({ file, text }, { onSuccess: setDiff })}>
               {preview.isPending && <Spinner />}Preview changes
             </Button>
           </div>
@@ -124,7 +106,18 @@ export function MarkdownView() {
                 <span className="text-indigo-700 dark:text-indigo-400">~{diff.changed.length} changed</span>
                 <span className="text-red-700 dark:text-red-400">−{diff.archived.length} archived</span>
                 <span className="text-zinc-500">{plural(diff.unchanged, "unchanged", "unchanged")}</span>
-                <WriteButton className="ml-auto" variant="primary" size="sm" data-testid="md-apply" disabled={!hasChanges || apply.isPending} onClick={() => apply.mutate()}>
+                <WriteButton className="ml-auto" variant="primary" size="sm" data-testid="md-apply" disabled={!hasChanges || apply.isPending} onClick={() =>
+                    text !== null &&
+                    apply.mutate(
+                      { file, text },
+                      {
+                        onSuccess: (r) => {
+                          toast.show({ message: `Applied: ${r.added.length} added, ${r.changed.length} changed, ${r.archived.length} archived` });
+                          setDiff(null);
+                        },
+                      },
+                    )
+                  }>
                   {apply.isPending && <Spinner />}Apply
                 </WriteButton>
               </div>

@@ -2,8 +2,8 @@
 import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useEffect, type ReactNode } from "react";
-import { useMemoryUsers } from "@/lib/ui/memory-queries";
-import { formatInt } from "@/lib/ui/format";
+import { useMemoryUsers } from "@/client/hooks/memories";
+import { formatInt } from "@/client/ui/format";
 import { Skeleton } from "@/components/ui/skeleton";
 import { ErrorBox } from "@/components/ui/states";
 

@@ -1,12 +1,11 @@
 "use client";
 import { WriteButton } from "@/components/ui/write-button";
-import { useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter, useSearchParams } from "next/navigation";
 import { useState, type ReactNode } from "react";
-import { conflictCurrent, type Memory, type MemoryType, type Relation } from "@/lib/ui/memory-api";
+import { conflictCurrent } from "@/client/api-error";
+import type { Memory, MemoryType, Relation } from "@/client/api-types";
 import {
-  mk,
   useArchiveRestore,
   useDeleteMemory,
   useMemory,
@@ -14,10 +13,11 @@ import {
   useMemoryHistory,
   useMemoryRelations,
   usePatchMemory,
-  useUnmerge,
-} from "@/lib/ui/memory-queries";
-import { MEMORY_TYPE_LIST } from "@/lib/ui/memory-format";
-import { absoluteTime, formatInt, plural, relativeTime } from "@/lib/ui/format";
+  useTakeTheirs,
+} from "@/client/hooks/memories";
+import { useUnmerge } from "@/client/hooks/memory-curation";
+import { MEMORY_TYPE_LIST } from "@/client/ui/memory-format";
+import { absoluteTime, formatInt, plural, relativeTime } from "@/client/ui/format";
 import { StatusBadge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { CopyButton } from "@/components/ui/copy-button";
@@ -274,7 +274,7 @@ function FieldsEditor({ m }: { m: Memory }) {
   const [reason, setReason] = useState("");
   const [conflict, setConflict] = useState<Memory | null>(null);
   const patch = usePatchMemory();
-  const qc = useQueryClient();
+  const takeTheirs = useTakeTheirs();
   const dirty = content !== m.content || type !== m.memory_type || importance !== m.importance_score || confidence !== m.confidence;
 
   const save = (version: number) =>
@@ -332,8 +332,7 @@ function FieldsEditor({ m }: { m: Memory }) {
             </WriteButton>
             <Button size="sm" data-testid="conflict-discard" onClick={() => {
                 // Take theirs: the editor is keyed by version, so it remounts with the current memory.
-                qc.setQueryData(mk.one(m.id), conflict);
-                void qc.invalidateQueries({ queryKey: ["memories", "list"] });
+                void takeTheirs(conflict);
                 setConflict(null);
               }}>
               Discard mine

@@ -1,7 +1,7 @@
 "use client";
-import type { MemoryType } from "@/lib/ui/memory-api";
-import { MEMORY_STATUS_FILTERS, type MemoryFilters } from "@/lib/ui/memory-queries";
-import { MEMORY_TYPE_LIST, TYPE_STYLE } from "@/lib/ui/memory-format";
+import type { MemoryType } from "@/client/api-types";
+import { MEMORY_STATUS_FILTERS, type MemoryFilters } from "@/client/hooks/memories";
+import { MEMORY_TYPE_LIST, TYPE_STYLE } from "@/client/ui/memory-format";
 import { SearchBox } from "@/components/ui/search-box";
 import { SegmentedControl } from "@/components/ui/segmented-control";
 

@@ -1,18 +1,17 @@
 "use client";
-import { useCanWrite } from "@/components/auth/auth-client";
+import { useCanWrite } from "@/client/hooks/auth";
 import { READ_ONLY_HINT } from "@/components/ui/write-button";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { memo, useCallback, useEffect, useRef, useState } from "react";
-import type { Memory } from "@/lib/ui/memory-api";
-import type { MemorySort } from "@/lib/ui/memory-queries";
-import { absoluteTime, formatInt, relativeTime } from "@/lib/ui/format";
+import type { Memory } from "@/client/api-types";
+import { absoluteTime, formatInt, relativeTime } from "@/client/ui/format";
 import { Skeleton } from "@/components/ui/skeleton";
 import { Spinner } from "@/components/ui/states";
 import { InlineEditor } from "./inline-editor";
 import { TypeBadge, UnitBar } from "./type-badge";
-import { useArchiveRestore } from "@/lib/ui/memory-queries";
+import { useArchiveRestore, type MemorySort } from "@/client/hooks/memories";
 import { useToast } from "./toast";
 
 /** One line of content per row: about 40 px, so a screen shows twice the rows it did at 60. */

@@ -1,13 +1,11 @@
 "use client";
 import { WriteButton } from "@/components/ui/write-button";
-import { api } from "@/lib/ui/api-client";
-import { useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
-import { type Memory, type MemoryType } from "@/lib/ui/memory-api";
-import { useMerge } from "@/lib/ui/memory-queries";
-import { MEMORY_TYPE_LIST } from "@/lib/ui/memory-format";
-import { plural } from "@/lib/ui/format";
+import type { Memory, MemoryType } from "@/client/api-types";
+import { useMerge, useMergeSuggestion } from "@/client/hooks/memory-curation";
+import { MEMORY_TYPE_LIST } from "@/client/ui/memory-format";
+import { plural } from "@/client/ui/format";
 import { Button } from "@/components/ui/button";
 import { ErrorBox, Spinner } from "@/components/ui/states";
 import { Skeleton } from "@/components/ui/skeleton";
@@ -27,13 +25,7 @@ export function MergeDialog({ user, sources: initialSources, onClose, onMerged }
   // which must not turn into a second suggestion request for no ids.
   const [sources] = useState(initialSources);
   const ids = sources.map((s) => s.id);
-  const suggest = useQuery({
-    queryKey: ["memories", "merge-suggest", ids],
-    enabled: ids.length >= 2,
-    queryFn: () => api.post<{ content: string; source?: string }>("/memories/merge/suggest", { ids }),
-    staleTime: Infinity,
-    retry: false,
-  });
+  const suggest = useMergeSuggestion(ids);
   const [content, setContent] = useState<string | null>(null);
   const [type, setType] = useState<MemoryType>(() => commonType(sources));
   const merge = useMerge();

@@ -1,10 +1,10 @@
 "use client";
 import Link from "next/link";
 import type { ReactNode } from "react";
-import type { MemoryOrigin } from "@/lib/memories/provenance-schemas";
-import type { MemoryEvent } from "@/lib/ui/memory-api";
-import { absoluteTime, oneLine, relativeTime } from "@/lib/ui/format";
-import { useMemoryOrigin } from "@/lib/ui/memory-queries";
+import type { MemoryOrigin } from "@/client/api-types";
+import type { MemoryEvent } from "@/client/api-types";
+import { absoluteTime, oneLine, relativeTime } from "@/client/ui/format";
+import { useMemoryOrigin } from "@/client/hooks/memories";
 import { Skeleton } from "@/components/ui/skeleton";
 import { ErrorBox } from "@/components/ui/states";
 import { Card } from "./card";

@@ -1,10 +1,9 @@
 "use client";
-import { api } from "@/lib/ui/api-client";
-import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useMemo, useState } from "react";
-import { userPath, type MemoryType, type SearchHit, type SearchResponse, type Weights } from "@/lib/ui/memory-api";
-import { useDebouncedValue } from "@/lib/ui/use-debounced-value";
+import type { MemoryType, SearchHit, SearchResponse, Weights } from "@/client/api-types";
+import { useMemorySearch } from "@/client/hooks/memory-search";
+import { useDebouncedValue } from "@/client/ui/use-debounced-value";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Skeleton } from "@/components/ui/skeleton";
@@ -41,21 +40,13 @@ export function PlaygroundView() {
 
   // Sliders re-rank live; debounced so dragging does not flood the server.
   const params = useDebouncedValue({ query, k, weights, types, minScore, dryRun }, 200);
-  const search = useQuery({
-    queryKey: ["memories", "playground", user, params],
-    enabled: !!user && !!params.query.trim(),
-    queryFn: () =>
-      api.post<SearchResponse>(`${userPath(user)}/memories/search`, {
-        query: params.query.trim(),
-        k: params.k,
-        weights: params.weights,
-        ...(params.types.length ? { memory_types: params.types } : {}),
-        ...(params.minScore > 0 ? { min_score: params.minScore } : {}),
-        dry_run: params.dryRun,
-      }),
-    placeholderData: keepPreviousData,
-    staleTime: params.dryRun ? 30_000 : 0,
-    retry: false,
+  const search = useMemorySearch(user, {
+    query: params.query.trim(),
+    k: params.k,
+    weights: params.weights,
+    ...(params.types.length ? { memory_types: params.types } : {}),
+    ...(params.minScore > 0 ? { min_score: params.minScore } : {}),
+    dry_run: params.dryRun,
   });
   const sum = weights.similarity + weights.recency + weights.importance;
   const data = search.data;

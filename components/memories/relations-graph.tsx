@@ -1,16 +1,14 @@
 "use client";
 import { WriteButton } from "@/components/ui/write-button";
-import { api } from "@/lib/ui/api-client";
 import "@xyflow/react/dist/style.css";
 import { Background, BackgroundVariant, Controls, Handle, MarkerType, Position, ReactFlow, type Edge, type Node, type NodeProps } from "@xyflow/react";
-import { useQueries } from "@tanstack/react-query";
 import Link from "next/link";
 import { memo, useMemo, useState } from "react";
-import { type Memory, type Relation } from "@/lib/ui/memory-api";
-import { mk, useAddRelation, useMemoryList, useRemoveRelation } from "@/lib/ui/memory-queries";
-import { RELATION_STYLE } from "@/lib/ui/memory-format";
-import { oneLine } from "@/lib/ui/format";
-import { useDebouncedValue } from "@/lib/ui/use-debounced-value";
+import type { Memory, Relation } from "@/client/api-types";
+import { useAddRelation, useMemories, useMemoryList, useRemoveRelation } from "@/client/hooks/memories";
+import { RELATION_STYLE } from "@/client/ui/memory-format";
+import { oneLine } from "@/client/ui/format";
+import { useDebouncedValue } from "@/client/ui/use-debounced-value";
 import { EmptyState, Spinner } from "@/components/ui/states";
 import { TypeBadge } from "./type-badge";
 
@@ -51,9 +49,7 @@ const NODE_TYPES = { mem: MemNodeView };
 function useRelated(memory: Memory, relations: Relation[]) {
   const live = relations.filter((r) => !r.removed_at);
   const otherIds = [...new Set(live.map((r) => (r.source_id === memory.id ? r.target_id : r.source_id)))];
-  const others = useQueries({
-    queries: otherIds.map((id) => ({ queryKey: mk.one(id), queryFn: ({ signal }: { signal: AbortSignal }) => api.get<Memory>(`/memories/${id}`, undefined, signal), staleTime: 30_000 })),
-  });
+  const others = useMemories(otherIds);
   const byId = new Map(otherIds.map((id, i) => [id, others[i]?.data ?? null] as const));
   const key = others.map((o) => o.dataUpdatedAt).join(",");
   return { live, otherIds, byId, key };

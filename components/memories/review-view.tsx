@@ -1,13 +1,11 @@
 "use client";
 import { WriteButton } from "@/components/ui/write-button";
-import { api } from "@/lib/ui/api-client";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useMemo, useState } from "react";
-import type { Conversation } from "@/lib/conversations/schemas";
-import { userPath, type CompressPreview, type ExtractResult, type Memory, type MemoryType, type ReviewItem } from "@/lib/ui/memory-api";
-import { mk, useResolveReview, useReview } from "@/lib/ui/memory-queries";
-import { plural, relativeTime } from "@/lib/ui/format";
+import type { CompressPreview, Memory, MemoryType, ReviewItem } from "@/client/api-types";
+import { useUserConversations } from "@/client/hooks/conversations";
+import { useCompressApply, useCompressPreview, useExtractMemories, useResolveReview, useReview, type ReviewKind } from "@/client/hooks/memory-curation";
+import { plural, relativeTime } from "@/client/ui/format";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { TabList } from "@/components/ui/tabs";
@@ -27,7 +25,7 @@ const KINDS = [
 
 export function ReviewView() {
   const { user, setUser } = useSelectedUser();
-  const [kind, setKind] = useState<string>("");
+  const [kind, setKind] = useState<ReviewKind | "">("");
   const [status, setStatus] = useState<"open" | "resolved">("open");
   const review = useReview(user, kind, status);
   const items = useMemo(() => review.data?.pages.flatMap((p) => p.data) ?? [], [review.data]);
@@ -42,7 +40,7 @@ export function ReviewView() {
               panelId="review-panel"
               value={kind}
               onChange={setKind}
-              tabs={KINDS.map((k) => ({ key: k.key as string, label: k.label, testId: `review-kind-${k.key || "all"}` }))}
+              tabs={KINDS.map((k) => ({ key: k.key as ReviewKind | "", label: k.label, testId: `review-kind-${k.key || "all"}` }))}
             />
             {review.isFetching && !review.isLoading && <Spinner className="self-center text-indigo-500" />}
             <div role="group" aria-label="Status" className="ml-auto flex gap-1 pb-1 text-xs">
@@ -211,17 +209,9 @@ function ReviewCard({ item, user }: { item: ReviewItem; user: string }) {
 }
 
 function ExtractPanel({ user }: { user: string }) {
-  const qc = useQueryClient();
   const [conversation, setConversation] = useState("");
-  const convs = useQuery({
-    queryKey: ["conversations", "for-user", user],
-    enabled: !!user,
-    queryFn: ({ signal }) => api.get<{ data: Conversation[] }>("/conversations", { user_id: user, limit: 100 }, signal).then((r) => r.data),
-  });
-  const extract = useMutation({
-    mutationFn: (id: string) => api.post<ExtractResult>(`${userPath(user)}/memories/extract`, { conversation_id: id }),
-    onSuccess: () => qc.invalidateQueries({ queryKey: mk.all }),
-  });
+  const convs = useUserConversations(user);
+  const extract = useExtractMemories(user);
   return (
     <Card title="Extract from a conversation" testId="extract-panel">
       <p className="mb-2 text-xs text-zinc-500 dark:text-zinc-400">Reads the conversation&apos;s current thread and queues candidate memories for review.</p>
@@ -261,7 +251,6 @@ function ExtractPanel({ user }: { user: string }) {
 type Group = CompressPreview["proposals"][number] & { include: boolean };
 
 function CompressPanel({ user }: { user: string }) {
-  const qc = useQueryClient();
   const toast = useToast();
   const [days, setDays] = useState(90);
   const [maxAccess, setMaxAccess] = useState(5);
@@ -271,18 +260,18 @@ function CompressPanel({ user }: { user: string }) {
   const [progress, setProgress] = useState<{ done: number; total: number } | null>(null);
   const [applyError, setApplyError] = useState<string | null>(null);
 
-  const preview = useMutation({
-    mutationFn: () =>
-      api.post<CompressPreview>(`${userPath(user)}/memories/compress/preview`, {
-        older_than_days: days,
-        max_access_count: maxAccess,
-        ...(types.length ? { memory_types: types } : {}),
-      }),
-    onSuccess: (r) => {
-      setGroups(r.proposals.map((p) => ({ ...p, include: true })));
-      setMeta({ eligible: r.eligible, truncated: r.truncated });
-    },
-  });
+  const preview = useCompressPreview(user);
+  const runPreview = () =>
+    preview.mutate(
+        { older_than_days: days, max_access_count: maxAccess, ...(types.length ? { memory_types: types } : {}) },
+        {
+          onSuccess: (r) => {
+            setGroups(r.proposals.map((p) => ({ ...p, include: true })));
+            setMeta({ eligible: r.eligible, truncated: r.truncated });
+          },
+        },
+    );
+  const applyGroups = useCompressApply(user);
 
   // One request per group, so the progress bar is real.
   const apply = async () => {
@@ -290,24 +279,17 @@ function CompressPanel({ user }: { user: string }) {
     const chosen = groups.filter((g) => g.include);
     setApplyError(null);
     setProgress({ done: 0, total: chosen.length });
-    let archived = 0;
     try {
-      for (let i = 0; i < chosen.length; i++) {
-        const g = chosen[i];
-        const r = await api.post<{ counts: { archived: number } }>(`${userPath(user)}/memories/compress/apply`, {
-          proposals: [{ memory_type: g.memory_type, source_ids: g.source_ids, compressed: g.compressed.map((c) => ({ content: c.content, importance_score: c.importance_score, source_ids: c.source_ids })), method: g.method }],
-          actor: "ui",
-        });
-        archived += r.counts?.archived ?? g.source_ids.length;
-        setProgress({ done: i + 1, total: chosen.length });
-      }
+      const archived = await applyGroups(
+        chosen.map((g) => ({ memory_type: g.memory_type, source_ids: g.source_ids, compressed: g.compressed.map((c) => ({ content: c.content, importance_score: c.importance_score, source_ids: c.source_ids })), method: g.method })),
+        (done) => setProgress({ done, total: chosen.length }),
+      );
       toast.show({ message: `Compressed ${plural(archived, "memory", "memories")} into ${plural(chosen.reduce((n, g) => n + g.compressed.length, 0), "summary", "summaries")}` });
       setGroups(null);
     } catch (e) {
       setApplyError(e instanceof Error ? e.message : String(e));
     } finally {
       setProgress(null);
-      void qc.invalidateQueries({ queryKey: mk.all });
     }
   };
 
@@ -328,7 +310,7 @@ function CompressPanel({ user }: { user: string }) {
       <div className="mt-2 flex flex-wrap gap-1.5">
         <MemoryTypeToggles value={types} onChange={setTypes} />
       </div>
-      <WriteButton className="mt-3 w-full" data-testid="compress-preview" disabled={!user || preview.isPending || !!progress} onClick={() => preview.mutate()}>
+      <WriteButton className="mt-3 w-full" data-testid="compress-preview" disabled={!user || preview.isPending || !!progress} onClick={runPreview}>
         {preview.isPending && <Spinner />}
         Preview
       </WriteButton>

@@ -1,5 +1,5 @@
-import type { MemoryType } from "@/lib/memories/schemas";
-import { TYPE_STYLE } from "@/lib/ui/memory-format";
+import type { MemoryType } from "@/client/api-types";
+import { TYPE_STYLE } from "@/client/ui/memory-format";
 
 export function TypeBadge({ type, className = "" }: { type: MemoryType; className?: string }) {
   const s = TYPE_STYLE[type] ?? TYPE_STYLE.fact;

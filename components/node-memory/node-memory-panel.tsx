@@ -1,17 +1,17 @@
 "use client";
 import { WriteButton } from "@/components/ui/write-button";
-import { DEFAULT_MODEL } from "@/lib/ui/window-url";
+import { DEFAULT_MODEL } from "@/client/ui/window-url";
 import { useEffect, useId, useMemo, useState } from "react";
 import type { NodeHistoryResponse, NodeMemoryMessage, NodeSummary } from "@/lib/node-memory/schemas";
 import { documentTurns, type NodeTurn } from "@/lib/node-memory/turns";
-import { useModels } from "@/lib/ui/queries";
-import { useDebouncedValue } from "@/lib/ui/use-debounced-value";
-import { absoluteTime, formatInt, plural, relativeTime } from "@/lib/ui/format";
+import { useModels } from "@/client/hooks/models";
+import { useDebouncedValue } from "@/client/ui/use-debounced-value";
+import { absoluteTime, formatInt, plural, relativeTime } from "@/client/ui/format";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { ErrorBox, Spinner } from "@/components/ui/states";
 import { BudgetBar } from "@/components/window/budget-bar";
-import { useClearNode, useNodeDocument, useNodeHistory, useNodeList, type NodeWindowParams } from "./queries";
+import { useClearNode, useNodeDocument, useNodeHistory, useNodeList, type NodeWindowParams } from "@/client/hooks/node-memory";
 import { Stat } from "@/components/ui/stat";
 
 const field = "h-8 rounded-md border border-zinc-300 bg-white px-2 text-sm tabular-nums shadow-xs dark:border-zinc-700 dark:bg-zinc-900";

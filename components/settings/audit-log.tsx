@@ -1,8 +1,8 @@
 "use client";
-import { useAuthState } from "@/components/auth/auth-client";
+import { useAuthState } from "@/client/hooks/auth";
 import { ErrorBox } from "@/components/ui/states";
 import { fmtTime, Section } from "./settings-nav";
-import { useAudit } from "./settings-queries";
+import { useAudit } from "@/client/hooks/project";
 
 const WHAT: Record<string, string> = {
   "key.created": "created key",
@@ -35,8 +35,8 @@ export function AuditLog() {
         <ol className="divide-y divide-zinc-100 text-sm dark:divide-zinc-800">
           {audit.data.data.map((e) => (
             <li key={e.id} className="flex flex-wrap gap-x-3 py-2" data-testid="audit-row">
-              <time dateTime={e.createdAt} className="w-44 shrink-0 text-xs text-zinc-500 tabular-nums">
-                {fmtTime(e.createdAt)}
+              <time dateTime={e.created_at} className="w-44 shrink-0 text-xs text-zinc-500 tabular-nums">
+                {fmtTime(e.created_at)}
               </time>
               <span>
                 <span className="font-medium">{e.actor}</span> {WHAT[e.action] ?? e.action} <span className="font-medium">{e.target}</span>{" "}

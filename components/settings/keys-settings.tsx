@@ -1,13 +1,14 @@
 "use client";
 import { useState, type FormEvent } from "react";
-import { useAuthState } from "@/components/auth/auth-client";
+import { useAuthState } from "@/client/hooks/auth";
 import { Field, FormError } from "@/components/auth/field";
 import { Button } from "@/components/ui/button";
 import { CopyButton } from "@/components/ui/copy-button";
 import { ErrorBox } from "@/components/ui/states";
-import { errorMessage } from "@/lib/ui/api-client";
+import { errorMessage } from "@/client/api-error";
 import { fmtTime, Section } from "./settings-nav";
-import { useCreateKey, useKeys, useRevokeKey, type KeyCreated } from "./settings-queries";
+import type { KeyCreated, NewKey } from "@/client/api-types";
+import { useCreateKey, useKeys, useRevokeKey } from "@/client/hooks/project";
 
 const SCOPE_HELP = { read: "read data", write: "create and change data", admin: "keys, members, audit" } as const;
 
@@ -25,7 +26,7 @@ export function KeysSettings() {
     const f = new FormData(e.currentTarget);
     const days = String(f.get("expires") ?? "").trim();
     const out = await create
-      .mutateAsync({ name: String(f.get("name")).trim(), scopes: f.getAll("scopes").map(String), expiresInDays: days ? Number(days) : null })
+      .mutateAsync({ name: String(f.get("name")).trim(), scopes: f.getAll("scopes").map(String) as NewKey["scopes"], expires_in_days: days ? Number(days) : null })
       .catch(() => null);
     if (out) {
       setCreated(out);
@@ -95,9 +96,9 @@ export function KeysSettings() {
                     <td className="py-2 pr-4 font-medium">{k.name}</td>
                     <td className="py-2 pr-4 font-mono text-xs">{k.start}…</td>
                     <td className="py-2 pr-4">{k.scopes.join(", ")}</td>
-                    <td className="py-2 pr-4">{k.createdBy ?? "—"}</td>
-                    <td className="py-2 pr-4">{fmtTime(k.lastUsedAt)}</td>
-                    <td className="py-2 pr-4">{k.expiresAt ? fmtTime(k.expiresAt) : "never"}</td>
+                    <td className="py-2 pr-4">{k.created_by ?? "—"}</td>
+                    <td className="py-2 pr-4">{fmtTime(k.last_used_at)}</td>
+                    <td className="py-2 pr-4">{k.expires_at ? fmtTime(k.expires_at) : "never"}</td>
                     <td className="py-2 text-right">
                       {confirm === k.id ? (
                         <span className="inline-flex gap-1">

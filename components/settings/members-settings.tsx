@@ -1,13 +1,17 @@
 "use client";
 import { useState, type FormEvent } from "react";
-import { useAuthState } from "@/components/auth/auth-client";
+import { useAuthState } from "@/client/hooks/auth";
 import { Field, FormError } from "@/components/auth/field";
 import { Button } from "@/components/ui/button";
 import { CopyButton } from "@/components/ui/copy-button";
 import { ErrorBox } from "@/components/ui/states";
-import { errorMessage } from "@/lib/ui/api-client";
+import { errorMessage } from "@/client/api-error";
 import { fmtTime, Section } from "./settings-nav";
-import { inviteLink, useCancelInvitation, useChangeRole, useInvitations, useInvite, useMembers, useRemoveMember } from "./settings-queries";
+import type { Body } from "@/client/api-types";
+import { inviteLink, useCancelInvitation, useChangeRole, useInvitations, useInvite, useMembers, useRemoveMember } from "@/client/hooks/project";
+
+/** A role an admin can give (the owner is not given). */
+type Role = Body<"/project/members/{member_id}", "patch">["role"];
 
 const ROLES = ["owner", "admin", "member", "viewer"] as const;
 const ROLE_HELP = "Owner and admin: members and keys. Member: reads and writes data. Viewer: reads only.";
@@ -26,7 +30,7 @@ export function MembersSettings() {
   async function submit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
     const f = new FormData(e.currentTarget);
-    const out = await invite.mutateAsync({ email: String(f.get("email")).trim(), role: String(f.get("role")) }).catch(() => null);
+    const out = await invite.mutateAsync({ email: String(f.get("email")).trim(), role: String(f.get("role")) as Role }).catch(() => null);
     if (out) {
       setLastLink(inviteLink(out.id));
       (e.target as HTMLFormElement).reset();
@@ -45,14 +49,14 @@ export function MembersSettings() {
                 <div className="min-w-0 flex-1">
                   <p className="truncate text-sm font-medium">{m.name || m.email}</p>
                   <p className="truncate text-xs text-zinc-500">
-                    {m.email} · since {fmtTime(m.createdAt)}
+                    {m.email} · since {fmtTime(m.created_at)}
                   </p>
                 </div>
                 <select
                   aria-label={`Role of ${m.email}`}
                   value={m.role ?? "viewer"}
                   disabled={!admin || changeRole.isPending}
-                  onChange={(e) => changeRole.mutate({ id: m.id, role: e.target.value })}
+                  onChange={(e) => changeRole.mutate({ id: m.id, role: e.target.value as Role })}
                   className="h-8 rounded-md border border-zinc-300 bg-white px-2 text-sm disabled:opacity-60 dark:border-zinc-700 dark:bg-zinc-900"
                 >
                   {ROLES.map((r) => (
@@ -105,7 +109,7 @@ export function MembersSettings() {
               {invitations.data.data.map((i) => (
                 <li key={i.id} className="flex flex-wrap items-center gap-2 py-2">
                   <span className="flex-1">
-                    {i.email} <span className="text-zinc-500">as {i.role} · expires {fmtTime(i.expiresAt)}</span>
+                    {i.email} <span className="text-zinc-500">as {i.role} · expires {fmtTime(i.expires_at)}</span>
                   </span>
                   <CopyButton text={inviteLink(i.id)} label="Copy link" />
                   <Button size="sm" variant="ghost" onClick={() => cancel.mutate(i.id)} aria-label={`Cancel invitation for ${i.email}`}>

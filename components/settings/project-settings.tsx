@@ -1,28 +1,29 @@
 "use client";
 import { useState, type FormEvent } from "react";
-import { authCall, AuthCallError, useAuthState } from "@/components/auth/auth-client";
+import { ApiError } from "@/client/api-error";
+import { authActions, useAuthState } from "@/client/hooks/auth";
 import { Field, FormError } from "@/components/auth/field";
 import { Button } from "@/components/ui/button";
-import { errorMessage } from "@/lib/ui/api-client";
+import { errorMessage } from "@/client/api-error";
 import { Section } from "./settings-nav";
-import { useRenameProject } from "./settings-queries";
+import { useRenameProject } from "@/client/hooks/project";
 
 export function ProjectSettings() {
   const { data: state } = useAuthState();
   const admin = !!state?.scopes.includes("admin");
   const rename = useRenameProject();
-  const [pw, setPw] = useState<{ error: AuthCallError | null; done: boolean; busy: boolean }>({ error: null, done: false, busy: false });
+  const [pw, setPw] = useState<{ error: ApiError | null; done: boolean; busy: boolean }>({ error: null, done: false, busy: false });
 
   async function changePassword(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
     const f = new FormData(e.currentTarget);
     setPw({ error: null, done: false, busy: true });
     try {
-      await authCall("POST", "/change-password", { currentPassword: f.get("current"), newPassword: f.get("next"), revokeOtherSessions: true });
+      await authActions.changePassword(String(f.get("current") ?? ""), String(f.get("next") ?? ""));
       setPw({ error: null, done: true, busy: false });
       (e.target as HTMLFormElement).reset();
     } catch (err) {
-      setPw({ error: err as AuthCallError, done: false, busy: false });
+      setPw({ error: err as ApiError, done: false, busy: false });
     }
   }
 

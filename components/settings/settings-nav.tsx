@@ -1,7 +1,7 @@
 "use client";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
-import { useAuthState } from "@/components/auth/auth-client";
+import { useAuthState } from "@/client/hooks/auth";
 
 const TABS = [
   { href: "/settings", label: "Project & account" },

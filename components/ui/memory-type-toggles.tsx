@@ -1,6 +1,6 @@
 "use client";
-import type { MemoryType } from "@/lib/ui/memory-api";
-import { MEMORY_TYPE_LIST, TYPE_STYLE } from "@/lib/ui/memory-format";
+import type { MemoryType } from "@/client/api-types";
+import { MEMORY_TYPE_LIST, TYPE_STYLE } from "@/client/ui/memory-format";
 
 /** One toggle chip per memory type (several may be on; none means all types). The caller lays them out. */
 export function MemoryTypeToggles({ value, onChange }: { value: MemoryType[]; onChange: (next: MemoryType[]) => void }) {

@@ -1,5 +1,5 @@
 import type { ReactNode } from "react";
-import { isClientError } from "@/lib/ui/api-client";
+import { isClientError } from "@/client/api-error";
 
 /** Shows the API's own error message, with a retry unless the request itself was wrong (4xx). */
 export function ErrorBox({ title = "Something went wrong", error, onRetry }: { title?: string; error: unknown; onRetry?: () => void }) {

@@ -1,6 +1,6 @@
 "use client";
 import type { ComponentProps } from "react";
-import { useCanWrite } from "@/components/auth/auth-client";
+import { useCanWrite } from "@/client/hooks/auth";
 import { Button } from "./button";
 
 export const READ_ONLY_HINT = "Read only: your role in this project is viewer";

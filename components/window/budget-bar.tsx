@@ -1,4 +1,4 @@
-import { formatInt } from "@/lib/ui/format";
+import { formatInt } from "@/client/ui/format";
 
 /**
  * Used tokens against max_token_limit. When the window overflows (Dify keeps at least one

@@ -1,6 +1,6 @@
 "use client";
 import { useMemo, useState } from "react";
-import type { HistoryResponse } from "@/lib/messages/schemas";
+import type { HistoryResponse } from "@/client/api-types";
 import { CopyButton } from "@/components/ui/copy-button";
 import { Tabs } from "@/components/ui/tabs";
 import { ErrorBox, Spinner } from "@/components/ui/states";

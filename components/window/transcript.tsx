@@ -1,7 +1,7 @@
 "use client";
 import { memo, useLayoutEffect, useMemo, useRef, useState } from "react";
-import type { HistoryResponse, Message } from "@/lib/messages/schemas";
-import { absoluteTime, formatInt, plural } from "@/lib/ui/format";
+import type { HistoryResponse, Message } from "@/client/api-types";
+import { absoluteTime, formatInt, plural } from "@/client/ui/format";
 
 /** Turns rendered at first; older ones come in pages so a 5 000-turn thread never freezes the tab. */
 const PAGE = 200;

@@ -1,10 +1,10 @@
 "use client";
 import { useId, useState } from "react";
-import { useModels } from "@/lib/ui/queries";
-import { maxTokenLimitError, messageLimitError, type WindowSettings } from "@/lib/ui/window-url";
+import { useModels } from "@/client/hooks/models";
+import { maxTokenLimitError, messageLimitError, type WindowSettings } from "@/client/ui/window-url";
 import { InlineError } from "@/components/ui/states";
 
-export { DEFAULT_SETTINGS, type WindowSettings } from "@/lib/ui/window-url";
+export { DEFAULT_SETTINGS, type WindowSettings } from "@/client/ui/window-url";
 const SLIDER_MAX = 32_000;
 const CUSTOM = "__custom__";
 

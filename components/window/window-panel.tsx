@@ -1,9 +1,9 @@
 "use client";
 import type { UseQueryResult } from "@tanstack/react-query";
-import type { HistoryResponse, Message } from "@/lib/messages/schemas";
-import { useHistory, type HistoryParams } from "@/lib/ui/queries";
-import { formatInt, plural } from "@/lib/ui/format";
-import { windowCounts } from "@/lib/ui/window-counts";
+import type { HistoryResponse, Message } from "@/client/api-types";
+import { useHistory, type HistoryParams } from "@/client/hooks/turns";
+import { formatInt, plural } from "@/client/ui/format";
+import { windowCounts } from "@/client/ui/window-counts";
 import { useMemo } from "react";
 import { Badge } from "@/components/ui/badge";
 import { ErrorBox, Spinner } from "@/components/ui/states";

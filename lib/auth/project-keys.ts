@@ -36,7 +36,7 @@ export function validateKeyInput(input: KeyInput): { name: string; scopes: Grant
   }
   const days = input.expiresInDays ?? null;
   if (days !== null && (!Number.isInteger(days) || days < 1 || days > 3650)) {
-    throw new ValidationError("Expiry is a whole number of days from 1 to 3650", [{ field: "expiresInDays", message: "1 to 3650" }]);
+    throw new ValidationError("Expiry is a whole number of days from 1 to 3650", [{ field: "expires_in_days", message: "1 to 3650" }]);
   }
   return { name, scopes: SCOPES.filter((s) => scopes.includes(s)), expiresInDays: days };
 }

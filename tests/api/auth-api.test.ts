@@ -91,7 +91,7 @@ for (const kind of DATABASE_KINDS) {
       const r1 = await asCookie("/api/v1/project/keys", { method: "POST", body: JSON.stringify({ name: "reader", scopes: ["read"] }) });
       expect(r1.status).toBe(201);
       readKey = (await r1.json()).key;
-      const r2 = await asCookie("/api/v1/project/keys", { method: "POST", body: JSON.stringify({ name: "agent", scopes: ["read", "write"], expiresInDays: 30 }) });
+      const r2 = await asCookie("/api/v1/project/keys", { method: "POST", body: JSON.stringify({ name: "agent", scopes: ["read", "write"], expires_in_days: 30 }) });
       const k2 = await r2.json();
       rwKey = k2.key;
       rwKeyId = k2.id;
@@ -111,8 +111,8 @@ for (const kind of DATABASE_KINDS) {
       // A key sends no cookie, so no Origin is needed.
       const list = await (await asCookie("/api/v1/project/keys")).json();
       const agent = list.data.find((k: { name: string }) => k.name === "agent");
-      expect(agent).toMatchObject({ scopes: ["read", "write"], createdBy: "admin@example.com", start: rwKey.slice(0, 10) });
-      expect(agent.lastUsedAt).not.toBeNull();
+      expect(agent).toMatchObject({ scopes: ["read", "write"], created_by: "admin@example.com", start: rwKey.slice(0, 10) });
+      expect(agent.last_used_at).not.toBeNull();
       expect(JSON.stringify(list)).not.toContain(rwKey);
 
       expect((await asCookie(`/api/v1/project/keys/${rwKeyId}`, { method: "DELETE" })).status).toBe(204);

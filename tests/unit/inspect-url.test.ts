@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_MEMORY, defaultDraft, type StrategyDraft } from "@/lib/ui/inspect-model";
-import { encodeInspectQuery, parseInspectQuery, type InspectLinkState } from "@/lib/ui/inspect-url";
+import { DEFAULT_MEMORY, defaultDraft, type StrategyDraft } from "@/client/ui/inspect-model";
+import { encodeInspectQuery, parseInspectQuery, type InspectLinkState } from "@/client/ui/inspect-url";
 
 const base = (): InspectLinkState => ({
   src: { tab: "stored", user: "", conversation: "", leaf: "", query: "", memory: { ...DEFAULT_MEMORY } },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { branchLeaves, collapseRuns } from "@/lib/ui/tree-collapse";
-import { layoutTree } from "@/lib/ui/tree-layout";
+import { branchLeaves, collapseRuns } from "@/client/ui/tree-collapse";
+import { layoutTree } from "@/client/ui/tree-layout";
 
 // A chain 0-1-...-n-1, with a regenerated sibling of turn `fork` when given.
 function chain(n: number, fork?: number) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { layoutTree } from "@/lib/ui/tree-layout";
+import { layoutTree } from "@/client/ui/tree-layout";
 
 // Turn 0-1-2-3, turn 3 regenerated as "alt" (a sibling under 2), and turn 3's branch going on
 // with two further regenerations below it: 2's main child spans three columns, "alt" one.
