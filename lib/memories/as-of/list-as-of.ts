@@ -4,8 +4,8 @@ import type { ProjectSql } from "../../db/project-sql";
 import { decodeCursor, encodeCursor, ZCursorNumber, ZCursorTime, ZCursorUuid } from "../../pagination/cursor";
 import { prefixTsQuery, type MemoryFilter } from "../list-memories";
 import type { MemoryAsOf, MemoryListQuery } from "../schemas";
-import { probeMemories } from "./history-probe";
-import { rebuildAt, type RebuiltMemory } from "./rebuild-state";
+import { probeMemories, probeUserFast } from "./history-probe";
+import { fastStateAt, rebuildAt, type RebuiltMemory } from "./rebuild-state";
 import { relationsAsOf } from "./relations-as-of";
 
 /**
@@ -16,12 +16,28 @@ export function asOfInstant(asOf: string | Date, now = Date.now()): string {
   return new Date(Math.min(new Date(asOf).getTime(), now)).toISOString();
 }
 
-/** Every memory of a user alive at `asOf`, rebuilt (no relations): what list and search work from. */
-export async function memoriesAsOf(sql: ProjectSql, opts: { userId: string; asOf: string | Date }): Promise<RebuiltMemory[]> {
+/**
+ * Every memory of a user alive at `asOf`, in its state of then (no relations): what list
+ * and search sort, filter and score. reconstructed / reason are provisional here: settle
+ * them for the rows you answer with exactAsOf (a few index probes each). `withoutText`:
+ * content and structured_data are left empty (cheaper, for sorting and filtering).
+ */
+export async function memoriesAsOf(sql: ProjectSql, opts: { userId: string; asOf: string | Date; withoutText?: boolean }): Promise<RebuiltMemory[]> {
   const at = asOfInstant(opts.asOf);
   const t = new Date(at).getTime();
-  const probes = await probeMemories(sql, at, { userId: opts.userId });
-  return probes.map((p) => rebuildAt(p, t)).filter((m): m is RebuiltMemory => m !== null);
+  const probes = await probeUserFast(sql, at, opts.userId, { light: opts.withoutText });
+  return probes.map((p) => fastStateAt(p, t)).filter((m): m is RebuiltMemory => m !== null);
+}
+
+/**
+ * The rows an answer holds, rebuilt with every check (history complete around T, accesses
+ * matching the log), in the order given; a row the full rebuild finds absent is dropped.
+ */
+export async function exactAsOf(sql: ProjectSql, ids: string[], asOf: string | Date): Promise<RebuiltMemory[]> {
+  const at = asOfInstant(asOf);
+  const t = new Date(at).getTime();
+  const probes = new Map((await probeMemories(sql, at, { ids })).map((p) => [p.id, p]));
+  return ids.map((id) => (probes.has(id) ? rebuildAt(probes.get(id)!, t) : null)).filter((m): m is RebuiltMemory => m !== null);
 }
 
 /** Adds each memory's relations alive at `asOf`. */
@@ -79,11 +95,11 @@ function sortKey(m: RebuiltMemory, sort: MemoryListQuery["sort"]): SortKey {
   }
 }
 
+/** Times compare as ms since the epoch: sorting 10 000 rows parses each once. */
+const numericKey = (k: SortKey): number => (typeof k === "number" ? k : new Date(k).getTime());
+
 function cmp(a: SortKey, b: SortKey): number {
-  if (typeof a === "number" && typeof b === "number") return a - b;
-  const x = new Date(a).getTime();
-  const y = new Date(b).getTime();
-  return x - y;
+  return numericKey(a) - numericKey(b);
 }
 
 const idCmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -111,7 +127,7 @@ export async function listMemoriesAsOf(sql: ProjectSql, o: AsOfListOptions): Pro
   const sort = o.sort ?? "updated_at";
   const order = o.order ?? "desc";
   const limit = o.limit ?? 50;
-  let rows = await memoriesAsOf(sql, { userId: o.userId, asOf: at });
+  let rows = await memoriesAsOf(sql, { userId: o.userId, asOf: at, withoutText: !f.q });
   const status = f.status ?? "active";
   rows = rows.filter(
     (m) =>
@@ -125,7 +141,8 @@ export async function listMemoriesAsOf(sql: ProjectSql, o: AsOfListOptions): Pro
     rows = rows.filter((m) => hit.has(m.id));
   }
   const dir = order === "asc" ? 1 : -1;
-  rows.sort((a, b) => dir * (cmp(sortKey(a, sort), sortKey(b, sort)) || idCmp(a.id, b.id)));
+  const keys = new Map(rows.map((m) => [m.id, numericKey(sortKey(m, sort))]));
+  rows.sort((a, b) => dir * (keys.get(a.id)! - keys.get(b.id)! || idCmp(a.id, b.id)));
   const numeric = sort === "importance_score" || sort === "access_count";
   const list = `memories-as-of:${at}:${sort}:${order}`;
   const after = decodeCursor(o.cursor, list, [numeric ? ZCursorNumber : ZCursorTime, ZCursorUuid]);
@@ -136,7 +153,7 @@ export async function listMemoriesAsOf(sql: ProjectSql, o: AsOfListOptions): Pro
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return {
-    data: await withRelationsAsOf(sql, page, at),
+    data: await withRelationsAsOf(sql, await exactAsOf(sql, page.map((m) => m.id), at), at),
     next_cursor: rows.length > limit && last ? encodeCursor(list, [sortKey(last, sort), last.id]) : null,
     as_of: at,
   };

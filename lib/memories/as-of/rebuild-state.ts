@@ -71,8 +71,12 @@ export function stateDiff(a: StateFields, b: StateFields): string[] {
   return SNAPSHOT_FIELDS.filter((f) => canonical(a[f]) !== canonical(b[f]));
 }
 
-/** The memory at `asOf` (ms), or null when it did not exist then (not yet made, or deleted). */
-export function rebuildAt(p: MemoryProbe, asOf: number): RebuiltMemory | null {
+/**
+ * The memory at `asOf` (ms), or null when it did not exist then (not yet made, or deleted).
+ * `checkChain: false` (a probe without `next`) skips the check that the history is complete
+ * after T; the state itself is the same.
+ */
+export function rebuildAt(p: MemoryProbe, asOf: number, opts: { checkChain?: boolean } = {}): RebuiltMemory | null {
   if (p.prev?.event_type === "delete") return null;
   const reasons: string[] = [];
   const identity = {
@@ -111,7 +115,7 @@ export function rebuildAt(p: MemoryProbe, asOf: number): RebuiltMemory | null {
       // The next recorded change must start from this state; otherwise it changed in between
       // without Memscope (or the row was edited since its last event).
       const expected = p.next ? p.next.before : p.live;
-      if (expected && !missingFields(expected as Snapshot).length) {
+      if (opts.checkChain !== false && expected && !missingFields(expected as Snapshot).length) {
         const diff = stateDiff(state, stateOf(expected));
         if (diff.length) {
           reasons.push(
@@ -159,5 +163,21 @@ export function rebuildAt(p: MemoryProbe, asOf: number): RebuiltMemory | null {
     updated_at: new Date(updatedAt).toISOString(),
     reconstructed: reasons.length === 0,
     reason: reasons.length ? reasons.join("; ") : null,
+  };
+}
+
+/**
+ * The state at `asOf` from a fast probe (probeUserFast): a row unchanged since T is its own
+ * state, with the accesses of then. reconstructed and reason are settled by rebuildAt on a
+ * full probe (the rows a page or a search answers).
+ */
+export function fastStateAt(p: MemoryProbe & { fast: boolean }, asOf: number): RebuiltMemory | null {
+  if (!p.fast || !p.live) return rebuildAt(p, asOf, { checkChain: false });
+  return {
+    ...p.live,
+    access_count: p.access.count,
+    last_accessed_at: p.access.last ? new Date(p.access.last).toISOString() : null,
+    reconstructed: true,
+    reason: null,
   };
 }

@@ -5,7 +5,7 @@ import { activeModelAt, providerOfModel } from "../../embeddings/model-at";
 import { lexicalTokens } from "../../embeddings/lexical-embedder";
 import { scoreMemory } from "../score-memory";
 import { DEFAULT_WEIGHTS, type Breakdown, type MemoryAsOf, type SearchInput, type SearchResult, type Weights } from "../schemas";
-import { asOfInstant, memoriesAsOf, withRelationsAsOf } from "./list-as-of";
+import { asOfInstant, exactAsOf, memoriesAsOf, withRelationsAsOf } from "./list-as-of";
 import type { RebuiltMemory } from "./rebuild-state";
 
 // Memory search as it would have run at T: the memories of then (content, status, type,
@@ -54,13 +54,12 @@ async function cosinesAt(
   provider: ReturnType<typeof providerOfModel>,
 ): Promise<Map<string, number>> {
   const d = model.dimensions;
+  if (!memories.length) return new Map();
   // The query and every content that is no memory's current stored text: through the cache.
-  const current = memories.length
-    ? await sql.query<{ id: string; content: string }>(`SELECT id, content FROM memories WHERE project_id = $1 AND id = ANY($2::uuid[])`, [
-        sql.projectId,
-        memories.map((m) => m.id),
-      ])
-    : [];
+  const current = await sql.query<{ id: string; content: string }>(`SELECT id, content FROM memories WHERE project_id = $1 AND id = ANY($2::uuid[])`, [
+    sql.projectId,
+    memories.map((m) => m.id),
+  ]);
   const now = new Map(current.map((r) => [r.id, r.content]));
   const same = memories.filter((m) => now.get(m.id) === m.content);
   const qv = (await cachedVectors(sql, provider, [query])).get(query)!;
@@ -151,7 +150,8 @@ export async function searchMemoriesAsOf(sql: ProjectSql, o: { userId: string; a
   const started = performance.now();
   const ranked = await rankMemoriesAsOf(sql, o);
   const top = ranked.candidates.filter((c) => o.input.min_score === undefined || c.score >= o.input.min_score).slice(0, o.input.k);
-  const memories = await withRelationsAsOf(sql, top.map((c) => c.memory), ranked.as_of);
+  const exact = new Map((await exactAsOf(sql, top.map((c) => c.memory.id), ranked.as_of)).map((m) => [m.id, m]));
+  const memories = await withRelationsAsOf(sql, top.map((c) => exact.get(c.memory.id) ?? c.memory), ranked.as_of);
   return {
     data: top.map((c, i) => ({ memory: memories[i], score: c.score, breakdown: c.breakdown, rank: i + 1 })),
     embedding_model: ranked.embedding_model,

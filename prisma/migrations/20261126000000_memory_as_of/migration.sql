@@ -31,6 +31,9 @@ CREATE TRIGGER "memory_events_user_id" BEFORE INSERT ON "memory_events"
   FOR EACH ROW EXECUTE FUNCTION "memory_events_user_id"();
 
 CREATE INDEX "memory_events_project_id_user_id_created_at_idx" ON "memory_events" ("project_id", "user_id", "created_at");
+-- The memories of a user deleted after T (alive at T, gone from memories): a few rows,
+-- not every event after T.
+CREATE INDEX "memory_events_deletes_idx" ON "memory_events" ("project_id", "user_id", "created_at") WHERE "event_type" = 'delete';
 
 -- Whether a retrieval marked its hits accessed (the caller held write and it was no dry
 -- run). NULL for retrievals logged before this column: then "not a dry run" is all that
