@@ -16,6 +16,15 @@ export async function readActiveModel(sql: ProjectSql): Promise<ActiveModel | nu
 }
 
 export async function writeActiveModel(sql: ProjectSql, m: ActiveModel): Promise<void> {
+  // Since when each model served retrieval: an as-of search scores with the model of then.
+  // The first model of a project serves from the start (it is set on an empty store).
+  await sql.query(
+    `INSERT INTO embedding_model_changes (project_id, active_from, model, dimensions, kind)
+     SELECT $1, CASE WHEN EXISTS (SELECT 1 FROM embedding_model_changes WHERE project_id = $1) THEN now() ELSE 'epoch'::timestamptz END, $2, $3, $4
+      WHERE (SELECT model FROM embedding_model_changes WHERE project_id = $1 ORDER BY active_from DESC LIMIT 1) IS DISTINCT FROM $2
+     ON CONFLICT (project_id, active_from) DO UPDATE SET model = EXCLUDED.model, dimensions = EXCLUDED.dimensions, kind = EXCLUDED.kind`,
+    [sql.projectId, m.model, m.dimensions, m.kind],
+  );
   await sql.query(
     `INSERT INTO app_settings (project_id, key, value, updated_at) VALUES ($3, $1, $2::jsonb, now())
      ON CONFLICT (project_id, key) DO UPDATE SET value = EXCLUDED.value, updated_at = now()`,

@@ -12,6 +12,7 @@ export const ERROR_CODES = {
   too_many_keys: { kind: "bad_request", meaning: "A JSON object of the body holds more keys than the input limit." },
   unsupported_text: { kind: "bad_request", meaning: "Text the database cannot store (a NUL character, a lone surrogate); details name the field." },
   invalid_cursor: { kind: "bad_request", meaning: "The pagination cursor is not one this API issued for this list." },
+  invalid_as_of: { kind: "bad_request", meaning: "as_of is not an ISO 8601 instant with its offset; details name the field." },
   invalid_path: { kind: "bad_request", meaning: "The path has malformed percent-encoding." },
   unauthorized: { kind: "unauthorized", meaning: "No key or session, or a wrong, revoked or expired one." },
   forbidden: { kind: "forbidden", meaning: "The caller is known but not allowed: a viewer writing, a cross-site request with a session cookie." },

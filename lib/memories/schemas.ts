@@ -191,3 +191,21 @@ export const ZMemoryEvent = z.object({
 export type MemoryEvent = z.infer<typeof ZMemoryEvent>;
 
 export const ZActorOnly = z.object({ actor: ZActor.optional(), reason: z.string().max(2000).optional() }).strict();
+
+// ---- As of an instant (issue 22): a memory's state at T, rebuilt from its history ----
+
+export const ZAsOf = z.iso
+  .datetime({ offset: true })
+  .describe("An instant (ISO 8601). The answer is the state at that instant, rebuilt from the history; a future instant reads as now.");
+
+export const ZMemoryAsOfExtra = {
+  relations: z.array(ZRelation).describe("With as_of: the relations alive at that instant, from and to this memory."),
+  reconstructed: z
+    .boolean()
+    .describe("With as_of: false when the history cannot say what this memory was then (written before history was kept, changed outside Memscope): `reason` says why."),
+  reason: z.string().nullable().describe("With as_of: why the state could not be rebuilt exactly (null when it was)."),
+};
+
+export const ZMemoryAsOf = ZMemory.extend(ZMemoryAsOfExtra);
+export type MemoryAsOf = z.infer<typeof ZMemoryAsOf>;
+export type Relation = z.infer<typeof ZRelation>;

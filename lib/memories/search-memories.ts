@@ -322,8 +322,8 @@ export async function searchMemories(sql: ProjectSql, userId: string, input: Sea
   await sql.query(
     `WITH ${bump ? `bumped AS (UPDATE memories SET access_count = access_count + 1, last_accessed_at = now() WHERE id = ANY($11::uuid[]) AND project_id = $17),` : ""}
           retrieval AS (
-            INSERT INTO memory_retrievals (id, user_id, query, conversation_id, embedding_model, k, weights, dry_run, latency_ms, result_count, project_id)
-            VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $17))
+            INSERT INTO memory_retrievals (id, user_id, query, conversation_id, embedding_model, k, weights, dry_run, latency_ms, result_count, project_id, access_recorded)
+            VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $17, $18))
      INSERT INTO memory_retrieval_hits (retrieval_id, rank, memory_id, score, cosine, time_decay, importance, project_id)
      SELECT $1, u.rank, u.memory_id, u.score, u.cosine, u.time_decay, u.importance, $17
        FROM unnest($12::int[], $11::uuid[], $13::float8[], $14::float8[], $15::float8[], $16::float8[])
@@ -346,6 +346,8 @@ export async function searchMemories(sql: ProjectSql, userId: string, input: Sea
       ranked.map((r) => r.breakdown.time_decay),
       ranked.map((r) => r.breakdown.importance),
       sql.projectId,
+      // Whether the hits were counted: an as-of read rebuilds access_count from this log.
+      bump,
     ],
   );
 

@@ -6,6 +6,7 @@ import {
   ZMemoryCreate,
   ZMemoryCreated,
   ZMemoryEvent,
+  ZMemoryAsOfExtra,
   ZMemoryListQuery,
   ZMemoryPatch,
   ZRelation,
@@ -18,6 +19,24 @@ import { contract, page, pathId, ZPathUserId } from "../contract";
 const tag = "memories";
 const ZUserParams = z.object({ user_id: ZPathUserId });
 const ZMemoryParams = z.object({ id: pathId("Memory") });
+
+// as_of (issue 22): the state at an instant, rebuilt from the history. Checked by the
+// handler (parseAsOf), so a bad instant is a 400 naming the field.
+const ZAsOfParam = z
+  .string()
+  .max(64)
+  .optional()
+  .describe("An ISO 8601 instant with offset: answer with the state of then, rebuilt from the history (reads only; a future instant reads as now). 400 when malformed.");
+// As-of answers add relations alive then and whether the state could be rebuilt exactly.
+const ZMemoryMaybeAsOf = ZMemory.extend({
+  relations: ZMemoryAsOfExtra.relations.optional(),
+  reconstructed: ZMemoryAsOfExtra.reconstructed.optional(),
+  reason: ZMemoryAsOfExtra.reason.optional(),
+});
+const ZSearchMaybeAsOf = ZSearchResult.extend({
+  data: z.array(z.object({ memory: ZMemoryMaybeAsOf, score: z.number(), breakdown: ZSearchResult.shape.data.element.shape.breakdown, rank: z.number().int().optional() })),
+  as_of: z.string().optional().describe("With as_of: the instant answered for (a future one reads as now)."),
+});
 
 export const ZMemoryCreateBody = ZMemoryCreate.extend({
   dedupe_threshold: z.number().min(0).max(1).optional().describe("Cosine at or above which a save counts as a near duplicate (default 0.95)."),
@@ -32,16 +51,17 @@ export const createMemory = contract({
 
 export const listMemories = contract({
   tag, method: "GET", path: "/users/{user_id}/memories", scope: "memories:read",
-  summary: "List a user's memories (filters, sort, cursor pagination)",
-  params: ZUserParams, query: ZMemoryListQuery, response: page(ZMemory), errors: [422],
+  summary: "List a user's memories (filters, sort, cursor pagination; as_of: as they were at an instant)",
+  params: ZUserParams, query: ZMemoryListQuery.extend({ as_of: ZAsOfParam }), response: page(ZMemoryMaybeAsOf), errors: [422],
 });
 
 export const searchMemories = contract({
   tag, method: "POST", path: "/users/{user_id}/memories/search", scope: "memories:read",
   summary: "Scored retrieval with a breakdown per result (logged; a caller with write marks the results accessed unless dry_run)",
   description:
-    "A read: the `read` grant may call it. Every retrieval is logged (GET /memories/{id}/accesses). Only a caller that also holds `write` marks the returned memories accessed (access_count, last_accessed_at, the recency term of later searches), and not on a dry run: a read-only key or viewer changes no ranking. `access_recorded` says which happened.",
-  params: ZUserParams, body: ZSearchInput, bodyLimit: 64 * 1024, response: ZSearchResult, errors: [409, 422, 502],
+    "A read: the `read` grant may call it. Every retrieval is logged (GET /memories/{id}/accesses). Only a caller that also holds `write` marks the returned memories accessed (access_count, last_accessed_at, the recency term of later searches), and not on a dry run: a read-only key or viewer changes no ranking. `access_recorded` says which happened. With `?as_of=<instant>` the search runs as it would have then (the memories of then, the embedding model active then, decay measured from then), logs nothing and marks nothing accessed.",
+  params: ZUserParams, query: z.object({ as_of: ZAsOfParam }), body: ZSearchInput, bodyLimit: 64 * 1024, response: ZSearchMaybeAsOf,
+  errors: [409, 422, 502],
 });
 
 export const memoryUsers = contract({
@@ -52,8 +72,8 @@ export const memoryUsers = contract({
 
 export const getMemory = contract({
   tag, method: "GET", path: "/memories/{id}", scope: "memories:read",
-  summary: "Get a memory",
-  params: ZMemoryParams, response: ZMemory, errors: [404],
+  summary: "Get a memory (as_of: as it was at an instant)",
+  params: ZMemoryParams, query: z.object({ as_of: ZAsOfParam }), response: ZMemoryMaybeAsOf, errors: [404],
 });
 
 export const updateMemory = contract({

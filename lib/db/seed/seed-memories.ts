@@ -71,8 +71,8 @@ async function seedRetrievals(db: Database, memoryId: string, m: DemoMemory, cre
     const retrievalId = randomUUID();
     const iso = new Date(at).toISOString();
     await db.sql.query(
-      `INSERT INTO memory_retrievals (id, user_id, query, conversation_id, embedding_model, k, weights, dry_run, latency_ms, result_count, project_id, created_at)
-       VALUES ($1, $2, $3, $4, $5, 5, $6::jsonb, false, $7, 1, $8, $9)`,
+      `INSERT INTO memory_retrievals (id, user_id, query, conversation_id, embedding_model, k, weights, dry_run, latency_ms, result_count, project_id, created_at, access_recorded)
+       VALUES ($1, $2, $3, $4, $5, 5, $6::jsonb, false, $7, 1, $8, $9, true)`,
       [retrievalId, m.user, m.query ?? m.content, m.session ?? null, LEXICAL_MODEL, JSON.stringify(DEFAULT_WEIGHTS), 2 + ((k * 5 + m.content.length) % 11), DEFAULT_PROJECT_ID, iso],
     );
     await db.sql.query(

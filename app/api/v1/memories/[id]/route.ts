@@ -4,10 +4,15 @@ import { dataSql } from "@/lib/api/data-sql";
 import { deleteMemory } from "@/lib/memories/delete-memory";
 import { requireMemory } from "@/lib/memories/load-memory";
 import { updateMemory } from "@/lib/memories/update-memory";
+import { requireMemoryAsOf } from "@/lib/memories/as-of";
+import { parseAsOf } from "@/lib/memories/as-of/parse-as-of";
 
 export const dynamic = "force-dynamic";
 
-export const GET = withApi(api.getMemory, async ({ access, params }) => requireMemory(await dataSql(access), params.id));
+export const GET = withApi(api.getMemory, async ({ access, params, query }) => {
+  const asOf = parseAsOf(query.as_of);
+  return asOf === undefined ? requireMemory(await dataSql(access), params.id) : requireMemoryAsOf(await dataSql(access), params.id, asOf);
+});
 
 export const PATCH = withApi(api.updateMemory, async ({ access, params, body }) => updateMemory(await dataSql(access), params.id, body));
 
