@@ -74,6 +74,12 @@ export async function userVectorIndexReady(sql: Pick<SqlRunner, "query">, model:
   return !!row?.ok;
 }
 
+/** An index dropped (an erased user's, lib/privacy): a later build for that name starts afresh. */
+export function forgetUserVectorIndex(name: string): void {
+  ready.delete(name);
+  queued.delete(name);
+}
+
 type Db = Pick<Database, "sql" | "withLock"> & { config: { kind: "pglite" | "postgres" } };
 export type BuiltIndex = { userId: string; rows: number; index: string; ms: number };
 
