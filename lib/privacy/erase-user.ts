@@ -79,9 +79,11 @@ export async function eraseUser(
       for (const part of u.parts) {
         for (;;) {
           const n = await sql.transaction(async (tx) => {
+            // Rows come back only where the probes need their ids or texts.
+            const returned = COLLECTED.has(u.table) ? `to_jsonb(${u.table}.*)` : "NULL::jsonb";
             const rows = await tx.query<{ row: Record<string, unknown> }>(
               `DELETE FROM ${u.table} WHERE ctid IN (SELECT t.ctid FROM ${u.table} t WHERE ${part} LIMIT ${batch})
-               RETURNING to_jsonb(${u.table}.*) AS row`,
+               RETURNING ${returned} AS row`,
               [tx.projectId, userId],
             );
             if (!rows.length) return 0;
@@ -127,6 +129,8 @@ export async function eraseUser(
     erased,
   };
 }
+
+const COLLECTED = new Set(["memories", "conversations", "messages"]);
 
 /** Keeps what the probes need: ids (all) and some texts (the longest, most telling ones). */
 function collect(into: EraseOutcome["erased"], table: string, rows: Record<string, unknown>[], textLimit: number) {

@@ -30,14 +30,17 @@ export async function runUserErasure(sql: ProjectSql, userId: string, opts: { dr
   const probeStrings = await pickProbeStrings(sql, userId);
   const out = await eraseUser(sql, userId, { kind });
   purgeProcessCaches();
-  const touched = Object.entries(out.counts).filter(([, n]) => n > 0).map(([t]) => t);
-  const physical = opts.physical ? await rewriteTables(sql, touched, kind) : null;
 
   const ids = await probeIds(sql, { memories: out.erased.memoryIds, conversations: out.erased.conversationIds, messages: out.erased.messageIds });
-  const search = await probeSearch(sql, userId, probeTexts(out.erased, 100), out.erased.memoryIds);
+  const search = await probeSearch(sql, userId, probeTexts(out.erased, 50), out.erased.memoryIds);
   const scan = await probeScan(sql, probeStrings);
   const probes = { ids, search, scan, passed: false };
   probes.passed = passed(probes);
+
+  // After the probes: the search probe's retrieval rows, rolled back, still left the texts
+  // in dead tuples and the write-ahead log, which the rewrite removes with the rest.
+  const touched = Object.entries(out.counts).filter(([, n]) => n > 0).map(([t]) => t);
+  const physical = opts.physical ? await rewriteTables(sql, [...touched, "memory_retrievals", "memory_retrieval_hits"], kind) : null;
 
   const receipt: Receipt = {
     receipt_id: out.erasureId,

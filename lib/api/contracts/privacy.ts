@@ -30,7 +30,7 @@ export const eraseText = contract({
 export const importUser = contract({
   tag, method: "POST", path: "/user-imports", scope: "project:admin",
   summary: "Import a user export (GET /users/{user_id}/export) into this project: the same ids, times and history",
-  body: ZUserExport, bodyLimit: 512 * 1024 * 1024, response: ZUserImported, status: 201, errors: [409, 422],
+  body: ZUserExport, bodyLimit: 200 * 1024 * 1024, response: ZUserImported, status: 201, errors: [409, 422],
 });
 
 export const PRIVACY_CONTRACTS = [exportUser, eraseUser, eraseText, importUser];
