@@ -38,9 +38,10 @@ export async function runUserErasure(sql: ProjectSql, userId: string, opts: { dr
   probes.passed = passed(probes);
 
   // After the probes: the search probe's retrieval rows, rolled back, still left the texts
-  // in dead tuples and the write-ahead log, which the rewrite removes with the rest.
+  // in dead tuples and the write-ahead log, which the rewrite removes with the rest; the
+  // erasure's own mark named the user.
   const touched = Object.entries(out.counts).filter(([, n]) => n > 0).map(([t]) => t);
-  const physical = opts.physical ? await rewriteTables(sql, [...touched, "memory_retrievals", "memory_retrieval_hits"], kind) : null;
+  const physical = opts.physical ? await rewriteTables(sql, [...touched, "memory_retrievals", "memory_retrieval_hits", "privacy_erasures"], kind) : null;
 
   const receipt: Receipt = {
     receipt_id: out.erasureId,

@@ -25,6 +25,23 @@ function filesWith(dir: string, needle: string): string[] {
   return hits.sort();
 }
 
+/** Which relations files of base/ are (a failure says which table or index kept the text). */
+async function relationsOf(dir: string, files: string[]): Promise<string[]> {
+  const [{ PGlite }, { vector }] = await Promise.all([import("@electric-sql/pglite"), import("@electric-sql/pglite-pgvector")]);
+  const p = await PGlite.create({ dataDir: dir, extensions: { vector } });
+  try {
+    const out: string[] = [];
+    for (const f of files) {
+      const node = Number(path.basename(f).split(/[._]/)[0]);
+      const r = await p.query<{ relname: string }>(`SELECT relname FROM pg_class WHERE pg_relation_filenode(oid) = $1`, [node]);
+      out.push(`${f}: ${r.rows.map((x) => x.relname).join(",") || "?"}`);
+    }
+    return out;
+  } finally {
+    await p.close();
+  }
+}
+
 describe("physical erasure on the embedded database", () => {
   let db: TestDatabase;
   let server: AppServer | null = null;
@@ -50,7 +67,9 @@ describe("physical erasure on the embedded database", () => {
     expect(r.body.receipt.physical.outside_reach.length).toBeGreaterThan(0);
     await server.stop();
     server = null;
-    expect(filesWith(db.dataDir!, marker)).toEqual([]);
-    expect(filesWith(db.dataDir!, person.userId)).toEqual([]);
+    const left = filesWith(db.dataDir!, marker);
+    expect(left.length ? await relationsOf(db.dataDir!, left) : left).toEqual([]);
+    const id = filesWith(db.dataDir!, person.userId);
+    expect(id.length ? await relationsOf(db.dataDir!, id) : id).toEqual([]);
   });
 });
