@@ -53,7 +53,7 @@ describe.each(DATABASE_KINDS)("text erasure of a phone number across three users
     // The same text as the erased memories', saved afresh: its vector is what re-embedding must give.
     twinId = (await api.post(`/users/${users[3]}/memories`, { memory_type: "fact", content: "Phone number is [erased] (mobile)" })).body.id;
     after = await snap();
-  }, 300_000);
+  }, 600_000);
   afterAll(async () => {
     await server?.stop();
     await db?.stop();

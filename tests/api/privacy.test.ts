@@ -45,7 +45,7 @@ describe.each(DATABASE_KINDS)("export, erase and import one person, on %s", (kin
     before = await snap();
     erased = await api.post(`/users/${alice.userId}/erase`, { confirm: true });
     after = await snap();
-  }, 300_000);
+  }, 600_000);
   afterAll(async () => {
     await server?.stop();
     await db?.stop();
