@@ -55,7 +55,7 @@ async function fill(url: string) {
     await c.query(
       `INSERT INTO memory_embeddings (project_id, memory_id, model, user_id, dimensions, embedding)
        SELECT 'default', m.id, 'lexical-hash-v1', m.user_id, 256,
-              (SELECT array_agg(random() - 0.5 + 0 * length(m.id::text)) FROM generate_series(1, 256))::vector
+              (SELECT array_agg(random() - 0.5) FROM generate_series(1, 256) WHERE m.id IS NOT NULL)::vector
          FROM memories m`,
     );
     await c.query("ANALYZE");
