@@ -1,6 +1,6 @@
 import "server-only";
 import { z } from "zod";
-import { BadRequestError, DomainError, ForbiddenError, NotFoundError, TooLargeError } from "../errors/domain-errors";
+import { BadRequestError, ConflictError, DomainError, ForbiddenError, NotFoundError, TooLargeError } from "../errors/domain-errors";
 import { resolveAccess, type Access } from "./access";
 import { grantOf, idParamLabel, type ApiContract } from "./contract";
 import { domainErrorResponse, errorBody, zodFailure } from "./error-table";
@@ -61,12 +61,24 @@ export function withApi<const C extends ApiContract>(
       return answer(respond(contract, req, out));
     } catch (e) {
       if (e instanceof DomainError) return answer(domainErrorResponse(e));
+      if (isErasureGuard(e)) return answer(domainErrorResponse(erasureInProgress()));
       console.error(`[api] ${req.method} ${contract.path}`, e);
       return answer(Response.json(errorBody("internal", "Internal error"), { status: 500 }));
     }
   };
   return Object.assign(run, { contract });
 }
+
+/** The database refused a write for a user being erased (migration 20261126010000_privacy). */
+function isErasureGuard(e: unknown, depth = 0): boolean {
+  if (!e || typeof e !== "object" || depth > 4) return false;
+  const x = e as { code?: unknown; message?: unknown; cause?: unknown };
+  if (x.code === "MSE01" || (typeof x.message === "string" && x.message.includes("memscope: this user is being erased"))) return true;
+  return isErasureGuard(x.cause, depth + 1);
+}
+
+const erasureInProgress = () =>
+  new ConflictError("This end user's data is being erased; writes for the user are refused until the erasure ends", [{ field: "user_id", message: "being erased" }], "erasure_in_progress");
 
 async function authorize(req: Request, contract: ApiContract): Promise<Access> {
   const need = grantOf(contract.scope);

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Prisma, PrismaClient } from "../generated/prisma/client";
 
-// Changes to who may reach a project, for its admins to read back.
+// Changes to who may reach a project, and erasures of personal data, for its admins to read back.
 
 export type AuditAction =
   | "key.created"
@@ -10,7 +10,10 @@ export type AuditAction =
   | "member.removed"
   | "member.role_changed"
   | "invitation.created"
-  | "invitation.cancelled";
+  | "invitation.cancelled"
+  // A person's data erased (lib/privacy): details hold the receipt, without personal data.
+  | "user.erased"
+  | "text.erased";
 
 type Tx = Pick<PrismaClient, "auditEvent">;
 

@@ -76,7 +76,7 @@ export async function assembleContext(sql: ProjectSql, input: ContextInput, retr
     presets,
     ...(auto ? { autoContext: { replay: { next: queryMessage, conversationId: input.conversation_id ?? null }, summaryCache: storedSummaryCache(sql) } } : {}),
   });
-  await storeOffloads(sql, applied.offloads);
+  await storeOffloads(sql, applied.offloads, { userId: input.user_id, conversationId: input.conversation_id ?? null });
   const dropped: ContextResult["dropped"] = applied.dropped.map((d) => ({ ...d, section: "history" as const }));
 
   // History after the strategy, with where each message came from.

@@ -22,8 +22,9 @@ import { exactScanMaxMemories } from "../memories/exact-scan-max";
 // first search of each large user (until then, that user's search walks the shared graph).
 // One build at a time per database (an advisory lock on PostgreSQL; the embedded database
 // has one process). Search uses an index only once pg_index says it is valid.
-// Not yet done: dropping the index of a user who shrinks below the threshold or is deleted
-// (it is only dead weight on writes; it never returns another user's rows).
+// An erased user's index is dropped by the erasure (lib/privacy/drop-user-indexes.ts: its
+// definition names the user). Not yet done: dropping the index of a user who shrinks below
+// the threshold (it is only dead weight on writes; it never returns another user's rows).
 
 /** Memories (all statuses) from which a user gets an HNSW index of their own; 0 turns it off. */
 export function userVectorIndexMin(env: NodeJS.ProcessEnv = process.env): number {
@@ -72,6 +73,12 @@ export async function userVectorIndexReady(sql: Pick<SqlRunner, "query">, model:
   );
   if (row?.ok) ready.add(name);
   return !!row?.ok;
+}
+
+/** An index dropped (an erased user's, lib/privacy): a later build for that name starts afresh. */
+export function forgetUserVectorIndex(name: string): void {
+  ready.delete(name);
+  queued.delete(name);
 }
 
 type Db = Pick<Database, "sql" | "withLock"> & { config: { kind: "pglite" | "postgres" } };

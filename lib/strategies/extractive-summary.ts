@@ -35,6 +35,11 @@ type Analysed = { sentences: string[]; keys: string[]; words: string[][] };
 const MAX_ANALYSED = 20_000;
 const analysed = new Map<string, Analysed>();
 
+/** Forgets every analysed text (lib/privacy: after an erasure, no erased text stays in memory). */
+export function forgetAnalysedTexts(): void {
+  analysed.clear();
+}
+
 function analyse(text: string): Analysed {
   let a = analysed.get(text);
   if (!a) {

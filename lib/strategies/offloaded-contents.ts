@@ -2,12 +2,15 @@ import "server-only";
 import { notFound } from "../errors/domain-errors";
 import type { ProjectSql } from "../db/project-sql";
 
-export async function storeOffloads(sql: ProjectSql, offloads: { ref: string; content: string; tokens: number }[]): Promise<void> {
+/** Whose text was offloaded: an erasure of that user removes it (lib/privacy). Absent for a pasted history. */
+export type OffloadOwner = { userId: string; conversationId: string | null };
+
+export async function storeOffloads(sql: ProjectSql, offloads: { ref: string; content: string; tokens: number }[], owner?: OffloadOwner): Promise<void> {
   if (!offloads.length) return;
   await sql.query(
-    `INSERT INTO offloaded_contents (ref, content, tokens, project_id)
-     SELECT *, $4 FROM unnest($1::uuid[], $2::text[], $3::int[])`,
-    [offloads.map((o) => o.ref), offloads.map((o) => o.content), offloads.map((o) => o.tokens), sql.projectId],
+    `INSERT INTO offloaded_contents (ref, content, tokens, project_id, user_id, conversation_id)
+     SELECT *, $4, $5, $6::uuid FROM unnest($1::uuid[], $2::text[], $3::int[])`,
+    [offloads.map((o) => o.ref), offloads.map((o) => o.content), offloads.map((o) => o.tokens), sql.projectId, owner?.userId ?? null, owner?.conversationId ?? null],
   );
 }
 

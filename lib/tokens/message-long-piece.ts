@@ -9,6 +9,11 @@ import type { EncodingName } from "./registry";
 const MAX_ENTRIES = 200_000;
 const known = new Map<string, boolean>();
 
+/** Forgets every answer (lib/privacy: text erasure edits stored turns in place). */
+export function forgetLongPieces(): void {
+  known.clear();
+}
+
 export function messageHasLongPiece(messageId: string, query: string, answer: string, encoding: EncodingName): boolean {
   const key = `${encoding}:${messageId}`;
   let long = known.get(key);

@@ -12,6 +12,8 @@ import { getHistory, historyTokenizer } from "./get-history";
 // transaction (lib/messages/insert-turns.ts; a bulk import creates the conversation with
 // its count). So (conversation, turn_count, tokenizer, query) names exactly one answer, on
 // every instance sharing the database: a new turn changes the key, no invalidation needed.
+// Text erasure (lib/privacy/erase-text.ts) is the one edit of stored turns: it also sets the
+// conversation's updated_at, which is part of the key too, so no instance serves the old text.
 // The state is read on each request (one row, with the saved presets), so a deleted
 // conversation still answers 404 and a changed preset still changes the encoding.
 // Bounded by the answers' estimated size: one 500-turn history is ~280 KiB.
@@ -20,6 +22,8 @@ export const HISTORY_CACHE_MAX_BYTES = 32 * 1024 * 1024;
 export type HistoryCache = {
   /** The history of a live conversation (404 otherwise), from the cache when its turns have not changed. */
   get(sql: ProjectSql, conversationId: string, q: HistoryQuery): Promise<HistoryResponse>;
+  /** Forgets every answer (an erasure: none may be served from memory again). */
+  clear(): void;
   /** What the cache holds now (answers kept, their estimated bytes, computations under way). */
   stats(): { entries: number; bytes: number; max_bytes: number; in_flight: number };
 };
@@ -33,15 +37,15 @@ export function createHistoryCache(maxBytes = HISTORY_CACHE_MAX_BYTES): HistoryC
   const inFlight = new Map<string, Promise<HistoryResponse>>();
 
   async function get(sql: ProjectSql, conversationId: string, q: HistoryQuery): Promise<HistoryResponse> {
-    const [state] = await sql.query<{ turn_count: number; presets: ModelPreset[] | null }>(
-      `SELECT c.turn_count, (SELECT value FROM app_settings WHERE key = $3 AND project_id = $2) AS presets
+    const [state] = await sql.query<{ turn_count: number; updated_at: Date | string; presets: ModelPreset[] | null }>(
+      `SELECT c.turn_count, c.updated_at, (SELECT value FROM app_settings WHERE key = $3 AND project_id = $2) AS presets
          FROM conversations c WHERE c.id = $1 AND c.project_id = $2 AND c.deleted_at IS NULL`,
       [conversationId, sql.projectId, PRESETS_KEY],
     );
     if (!state) throw notFound("Conversation", conversationId);
     const presets = state.presets ?? [];
     const tok = historyTokenizer(presets, q.model);
-    const key = JSON.stringify([sql.projectId, conversationId, state.turn_count, tok.encoding, tok.approximate, q]);
+    const key = JSON.stringify([sql.projectId, conversationId, state.turn_count, new Date(state.updated_at).toISOString(), tok.encoding, tok.approximate, q]);
     const hit = cache.get(key);
     if (hit) return hit.answer;
     // Requests arriving together after a new turn share one computation. It leaves the map
@@ -62,6 +66,10 @@ export function createHistoryCache(maxBytes = HISTORY_CACHE_MAX_BYTES): HistoryC
 
   return {
     get,
+    clear: () => {
+      cache.clear();
+      inFlight.clear();
+    },
     stats: () => ({ entries: cache.size, bytes: cache.calculatedSize, max_bytes: maxBytes, in_flight: inFlight.size }),
   };
 }
@@ -71,6 +79,11 @@ const shared = createHistoryCache();
 /** The history of a live conversation (404 otherwise), from the process's cache when its turns have not changed. */
 export function cachedHistory(sql: ProjectSql, conversationId: string, q: HistoryQuery): Promise<HistoryResponse> {
   return shared.get(sql, conversationId, q);
+}
+
+/** Empties the process's cache (lib/privacy: after an erasure). */
+export function purgeHistoryCache(): void {
+  shared.clear();
 }
 
 /** About the answer's size in memory: its texts dominate (two bytes a UTF-16 unit). */

@@ -9,7 +9,14 @@ import { removeDir } from "./temp-dir";
 // fresh data folder (removed on stop), a folder the caller owns (kept, so a second
 // server can open it: restarts, model changes) or a DATABASE_URL.
 
-export type AppServer = { url: string; dataDir: string | null; logs(): string; stop(): Promise<void> };
+export type AppServer = {
+  url: string;
+  dataDir: string | null;
+  /** The server's process (a test may kill -9 it; stop() then only cleans up). */
+  pid?: number;
+  logs(): string;
+  stop(): Promise<void>;
+};
 
 const ROOT = path.resolve(__dirname, "../..");
 
@@ -90,6 +97,7 @@ export async function startAppServer(
   return {
     url,
     dataDir,
+    pid: child.pid,
     logs: () => log,
     async stop() {
       if (child.exitCode === null) {

@@ -47,6 +47,18 @@ describe("cachedHistory", () => {
     expect("messages" in after && after.messages!.at(-1)!.content).toBe("CA3X");
   });
 
+  it("a text erasure (turns edited in place, updated_at set) is not served from the cache", async () => {
+    const c = await conversation(2);
+    const before = await cachedHistory(sql, c, q());
+    expect("messages" in before && before.messages!.at(-1)!.content).toBe("CA1X");
+    // What lib/privacy/erase-text.ts does to a turn and its conversation (another instance's
+    // cache sees only the database).
+    await rec.db.sql.query(`UPDATE messages SET answer = '[erased]' WHERE conversation_id = $1 AND answer = 'CA1X'`, [c]);
+    await rec.db.sql.query(`UPDATE conversations SET updated_at = now() + interval '1 second' WHERE id = $1`, [c]);
+    const after = await cachedHistory(sql, c, q());
+    expect("messages" in after && after.messages!.at(-1)!.content).toBe("[erased]");
+  });
+
   it("different queries of one conversation get their own answers", async () => {
     const c = await conversation(4);
     const all = await cachedHistory(sql, c, q());

@@ -7,6 +7,7 @@ import { IMPORT_CONTRACTS } from "./imports";
 import { MEMORY_CONTRACTS } from "./memories";
 import { NODE_MEMORY_CONTRACTS } from "./node-memory";
 import { PROJECT_CONTRACTS } from "./project";
+import { PRIVACY_CONTRACTS } from "./privacy";
 import { PROVENANCE_CONTRACTS } from "./provenance";
 
 /** Every operation of Memscope's own: /api/v1, and the session routes under /api/auth. tests/unit/route-contracts.test.ts checks each has a route file and vice versa. */
@@ -20,5 +21,6 @@ export const ALL_CONTRACTS: readonly ApiContract[] = [
   ...IMPORT_CONTRACTS,
   ...PROJECT_CONTRACTS,
   ...PROVENANCE_CONTRACTS,
+  ...PRIVACY_CONTRACTS,
   ...AUTH_CONTRACTS,
 ];

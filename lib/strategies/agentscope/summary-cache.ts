@@ -38,6 +38,11 @@ export function storedSummaryCache(sql: ProjectSql): SummaryCache {
 const MEMORY_LIMIT = 5000;
 const memory = new Map<string, string>();
 
+/** Empties this process's cache (lib/privacy: after an erasure). */
+export function clearProcessSummaries(): void {
+  memory.clear();
+}
+
 /** This process's cache (oldest entries go past MEMORY_LIMIT). */
 export const processSummaryCache: SummaryCache = {
   async get(k) {

@@ -1,0 +1,103 @@
+import "server-only";
+import type { ProjectSql } from "../db/project-sql";
+
+// Every row that holds one end user's data, table by table: the one definition export,
+// the erasure's dry run, its batches and its final check all read. In each predicate the
+// table is `t`, $1 is the project and $2 the end user (conversations.end_user_id,
+// memories.user_id: the same person in the two halves of the store).
+//
+// `where` selects all of the user's rows of a table (counts, export, the final check).
+// `parts` split it for deletion so each batch can use an index (an OR of two keys reads the
+// whole table once per batch): each part is deleted in batches in order, so a row matching
+// two parts goes with the first.
+
+const CONV = `SELECT c.id FROM conversations c WHERE c.project_id = $1 AND c.end_user_id = $2`;
+const MSG = `SELECT m.id FROM messages m JOIN conversations c ON c.project_id = m.project_id AND c.id = m.conversation_id
+              WHERE c.project_id = $1 AND c.end_user_id = $2`;
+const MEM = `SELECT x.id FROM memories x WHERE x.project_id = $1 AND x.user_id = $2`;
+const RET = `SELECT r.id FROM memory_retrievals r WHERE r.project_id = $1 AND (r.user_id = $2 OR r.conversation_id IN (${CONV}))`;
+// A turn's text, which an offload made before offloads named their user may hold verbatim.
+const TEXTS = `SELECT m.query FROM messages m JOIN conversations c ON c.project_id = m.project_id AND c.id = m.conversation_id
+                WHERE c.project_id = $1 AND c.end_user_id = $2
+               UNION ALL
+               SELECT m.answer FROM messages m JOIN conversations c ON c.project_id = m.project_id AND c.id = m.conversation_id
+                WHERE c.project_id = $1 AND c.end_user_id = $2`;
+
+export type UserTable = {
+  table: string;
+  where: string;
+  parts: string[];
+  /** Part of the export document (derived counters are not: triggers rebuild them). */
+  exported: boolean;
+};
+
+const t = (table: string, parts: string[], exported = true): UserTable => ({
+  table,
+  where: parts.length === 1 ? parts[0] : parts.map((p) => `(${p})`).join(" OR "),
+  parts,
+  exported,
+});
+
+/**
+ * In deletion order: rows that point at others go before them (foreign keys, and predicates
+ * that find a row through its conversation or memory need that row still there).
+ */
+export const USER_TABLES: readonly UserTable[] = [
+  t("memory_retrieval_hits", [`t.project_id = $1 AND t.retrieval_id IN (${RET})`, `t.project_id = $1 AND t.memory_id IN (${MEM})`]),
+  t("memory_retrievals", [`t.project_id = $1 AND t.user_id = $2`, `t.project_id = $1 AND t.conversation_id IN (${CONV})`]),
+  t("memory_review_items", [
+    `t.project_id = $1 AND t.user_id = $2`,
+    `t.project_id = $1 AND t.memory_id IN (${MEM})`,
+    `t.project_id = $1 AND t.other_memory_id IN (${MEM})`,
+    `t.project_id = $1 AND t.source_session_id IN (${CONV})`,
+  ]),
+  t("memory_events", [`t.project_id = $1 AND t.user_id = $2`, `t.project_id = $1 AND t.memory_id IN (${MEM})`]),
+  t("memory_relations", [`t.project_id = $1 AND t.source_id IN (${MEM})`, `t.project_id = $1 AND t.target_id IN (${MEM})`]),
+  t("memory_embeddings", [`t.project_id = $1 AND t.memory_id IN (${MEM})`, `t.project_id = $1 AND t.user_id = $2`]),
+  t("import_external_ids", [
+    `t.project_id = $1 AND t.local_id IN (${MEM})`,
+    `t.project_id = $1 AND t.local_id IN (${MSG})`,
+    `t.project_id = $1 AND t.local_id IN (${CONV})`,
+  ]),
+  t("memories", [`t.project_id = $1 AND t.user_id = $2`]),
+  t("offloaded_contents", [
+    `t.project_id = $1 AND t.user_id = $2`,
+    `t.project_id = $1 AND t.conversation_id IN (${CONV})`,
+    `t.project_id = $1 AND t.user_id IS NULL AND t.conversation_id IS NULL AND t.content IN (${TEXTS})`,
+  ]),
+  t("agentscope_summaries", [`t.project_id = $1 AND t.conversation_id IN (SELECT c.id::text FROM conversations c WHERE c.project_id = $1 AND c.end_user_id = $2)`]),
+  t("node_memories", [`t.project_id = $1 AND t.conversation_id IN (${CONV})`]),
+  t("message_files", [`t.project_id = $1 AND t.message_id IN (${MSG})`]),
+  t("messages", [`t.project_id = $1 AND t.conversation_id IN (${CONV})`]),
+  t("conversations", [`t.project_id = $1 AND t.end_user_id = $2`]),
+  t("memory_user_counts", [`t.project_id = $1 AND t.user_id = $2`], false),
+];
+
+/** Where rows go back on import: parents before the rows that point at them. */
+export const IMPORT_ORDER = [
+  "conversations",
+  "messages",
+  "message_files",
+  "node_memories",
+  "agentscope_summaries",
+  "memories",
+  "memory_embeddings",
+  "memory_relations",
+  "memory_events",
+  "memory_retrievals",
+  "memory_retrieval_hits",
+  "memory_review_items",
+  "offloaded_contents",
+  "import_external_ids",
+] as const;
+
+export type TableCounts = Record<string, number>;
+
+/** The user's rows per table, right now (the dry run; zero everywhere once erased). */
+export async function countUserRows(sql: Pick<ProjectSql, "query" | "projectId">, userId: string): Promise<TableCounts> {
+  const cols = USER_TABLES.map((u) => `(SELECT count(*) FROM ${u.table} t WHERE ${u.where})::int AS ${u.table}`).join(",\n");
+  const [row] = await sql.query<Record<string, number>>(`SELECT ${cols}`, [sql.projectId, userId]);
+  return Object.fromEntries(USER_TABLES.map((u) => [u.table, Number(row[u.table])]));
+}
+
+export const totalOf = (c: TableCounts) => Object.values(c).reduce((a, b) => a + b, 0);

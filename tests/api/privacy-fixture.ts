@@ -1,0 +1,152 @@
+import pg from "pg";
+import { expect } from "vitest";
+import { apiClient } from "../helpers/api-client";
+import type { TestDatabase } from "../helpers/test-database";
+
+// Shared by the privacy suites: people with a marker string in every kind of field, and a
+// snapshot of every row of every table of the database (information_schema, so tables other
+// work adds later are covered without a change here).
+
+export type Person = { userId: string; marker: string; conversationId: string; memoryIds: string[] };
+
+/** Writes, through the API, a marker in every kind of field of one user's data. */
+export async function makePerson(base: string, userId: string, marker: string): Promise<Person> {
+  const api = apiClient(base);
+  const ok = (r: { status: number; body: unknown }, what: string) => {
+    if (r.status >= 300) throw new Error(`${what}: ${r.status} ${JSON.stringify(r.body)}`);
+    return r.body as any;
+  };
+  const conv = ok(await api.post("/conversations", { app_id: "app-1", end_user_id: userId, name: `Chat about ${marker}` }), "conversation");
+  const long = `${marker} `.repeat(5) + "words ".repeat(120);
+  ok(
+    await api.post(`/conversations/${conv.id}/messages/batch`, {
+      messages: [
+        {
+          query: `My phone is in ${marker} notes`,
+          answer: `Noted ${marker}.`,
+          metadata: { note: `meta ${marker}` },
+          files: [{ type: "document", transfer_method: "remote_url", url: `https://files.example/${marker}.pdf` }],
+        },
+        { query: "Tell me more", answer: long },
+        { query: "And then?", answer: "Fine." },
+      ],
+    }),
+    "turns",
+  );
+  ok(
+    await api.post(`/conversations/${conv.id}/nodes/llm-1/turns`, {
+      message_id: crypto.randomUUID(),
+      user_content: `node says ${marker}`,
+      assistant_content: `node answer ${marker}`,
+      app_id: "app-1",
+    }),
+    "node memory",
+  );
+  const m1 = ok(
+    await api.post(`/users/${encodeURIComponent(userId)}/memories`, {
+      memory_type: "fact",
+      content: `Lives near ${marker} park`,
+      structured_data: { place: `${marker} park` },
+      source_session_id: conv.id,
+    }),
+    "memory 1",
+  );
+  const m2 = ok(
+    await api.post(`/users/${encodeURIComponent(userId)}/memories`, { memory_type: "preference", content: `Prefers ${marker} tea over coffee` }),
+    "memory 2",
+  );
+  // A near duplicate kept with a review item (no chat model configured).
+  const m3 = ok(
+    await api.post(`/users/${encodeURIComponent(userId)}/memories`, {
+      memory_type: "preference",
+      content: `Prefers ${marker} tea over coffee in the morning`,
+      dedupe_threshold: 0.3,
+    }),
+    "memory 3",
+  );
+  // History with snapshots of the marker.
+  ok(await api.patch(`/memories/${m1.id}`, { content: `Lives next to ${marker} park`, version: m1.version }), "edit");
+  ok(await api.post(`/memories/${m1.id}/relations`, { target_id: m2.id, relation_type: "supports", note: `because ${marker}` }), "relation");
+  // A retrieval whose query holds the marker.
+  ok(await api.post(`/users/${encodeURIComponent(userId)}/memories/search`, { query: `where does ${marker} live`, conversation_id: conv.id }), "search");
+  // An offloaded content (the long answer) through /context.
+  ok(
+    await api.post("/context", {
+      user_id: userId,
+      conversation_id: conv.id,
+      query: `context for ${marker}`,
+      strategy: { type: "summary_buffer", msg_threshold: 1, last_keep: 10, offload_tokens: 50 },
+    }),
+    "context",
+  );
+  return { userId, marker, conversationId: conv.id, memoryIds: [m1.id, m2.id, m3.id] };
+}
+
+export type Snapshot = Map<string, string[]>;
+
+const SNAPSHOT_SQL = `SELECT table_name FROM information_schema.tables
+  WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name`;
+
+async function snapshotWith(query: (sql: string) => Promise<Record<string, unknown>[]>): Promise<Snapshot> {
+  const out: Snapshot = new Map();
+  for (const t of await query(SNAPSHOT_SQL)) {
+    const name = String(t.table_name);
+    const rows = await query(`SELECT to_jsonb(t.*)::text AS r FROM "${name}" t`);
+    out.set(name, rows.map((r) => String(r.r)).sort());
+  }
+  return out;
+}
+
+/** Every row of every table as JSON text (PostgreSQL: while the server runs; embedded: stopped). */
+export async function snapshot(db: TestDatabase): Promise<Snapshot> {
+  if (db.kind === "postgres") {
+    const c = new pg.Client({ connectionString: db.url });
+    await c.connect();
+    try {
+      return await snapshotWith(async (sql) => (await c.query(sql)).rows);
+    } finally {
+      await c.end();
+    }
+  }
+  const [{ PGlite }, { vector }] = await Promise.all([import("@electric-sql/pglite"), import("@electric-sql/pglite-pgvector")]);
+  const p = await PGlite.create({ dataDir: db.dataDir!, extensions: { vector } });
+  try {
+    return await snapshotWith(async (sql) => (await p.query<Record<string, unknown>>(sql)).rows);
+  } finally {
+    await p.close();
+  }
+}
+
+/** Rows (table -> count) whose text holds the string, case-insensitively (full-text vectors are lowercase). */
+export function rowsWith(s: Snapshot, needle: string): Record<string, number> {
+  const n = needle.toLowerCase();
+  const out: Record<string, number> = {};
+  for (const [t, rows] of s) {
+    const c = rows.filter((r) => r.toLowerCase().includes(n)).length;
+    if (c) out[t] = c;
+  }
+  return out;
+}
+
+/** Tables an erasure may add rows to (its receipt, the project's salt). */
+export const ERASURE_WRITES = new Set(["audit_events", "app_settings"]);
+
+/**
+ * After an erasure: every row is one that was there before, byte for byte (but the receipt
+ * and salt), and every row of the other people is still there.
+ */
+export function expectOthersUntouched(before: Snapshot, after: Snapshot, others: Person[]) {
+  for (const [t, rows] of after) {
+    if (ERASURE_WRITES.has(t)) continue;
+    const had = new Set(before.get(t) ?? []);
+    const changed = rows.filter((r) => !had.has(r));
+    expect(changed, `rows of ${t} that were not there before`).toEqual([]);
+  }
+  for (const o of others) {
+    for (const [t, rows] of before) {
+      const now = new Set(after.get(t) ?? []);
+      const lost = rows.filter((r) => r.toLowerCase().includes(o.marker.toLowerCase()) && !now.has(r));
+      expect(lost, `rows of ${o.userId} in ${t} changed or gone`).toEqual([]);
+    }
+  }
+}

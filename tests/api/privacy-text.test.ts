@@ -1,0 +1,131 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apiClient } from "../helpers/api-client";
+import type { AppServer } from "../helpers/app-server";
+import { DATABASE_KINDS, openTestDatabase, type TestDatabase } from "../helpers/test-database";
+import { ERASURE_WRITES, rowsWith, snapshot, type Snapshot } from "./privacy-fixture";
+
+// Issue 24, text erasure: a phone number in three users' turns and memories is replaced by
+// [erased] everywhere, the changed memories are embedded again, and nothing else changes.
+
+describe.each(DATABASE_KINDS)("text erasure of a phone number across three users, on %s", (kind) => {
+  const phone = `+1 555 ${Math.floor(1000 + Math.random() * 8999)} 77`;
+  let db: TestDatabase;
+  let server: AppServer;
+  let api: ReturnType<typeof apiClient>;
+  let before: Snapshot;
+  let after: Snapshot;
+  let dry: any;
+  let run: any;
+  const users = [1, 2, 3, 4].map((i) => `u${i}-${randomUUID().slice(0, 6)}`);
+  const memories: Record<string, string> = {};
+  let twinId = "";
+
+  async function snap(): Promise<Snapshot> {
+    if (kind === "postgres") return snapshot(db);
+    await server.stop();
+    const s = await snapshot(db);
+    server = await db.startApp();
+    api = apiClient(server.url);
+    return s;
+  }
+
+  beforeAll(async () => {
+    db = await openTestDatabase(kind);
+    server = await db.startApp();
+    api = apiClient(server.url);
+    for (const [i, u] of users.entries()) {
+      const withPhone = i < 3;
+      const c = (await api.post("/conversations", { app_id: "a", end_user_id: u, name: "support" })).body;
+      await api.post(`/conversations/${c.id}/messages/batch`, {
+        messages: [{ query: withPhone ? `call me at ${phone} please` : "no number here", answer: withPhone ? `I will call ${phone}.` : "ok" }],
+      });
+      const m = await api.post(`/users/${u}/memories`, {
+        memory_type: "fact",
+        content: withPhone ? `Phone number is ${phone} (mobile)` : "Has no phone",
+        structured_data: withPhone ? { phone } : null,
+      });
+      memories[u] = m.body.id;
+    }
+    dry = (await api.post("/erase/text", { strings: [phone], dry_run: true })).body;
+    before = await snap();
+    run = await api.post("/erase/text", { strings: [phone], confirm: true });
+    // The same text as the erased memories', saved afresh: its vector is what re-embedding must give.
+    twinId = (await api.post(`/users/${users[3]}/memories`, { memory_type: "fact", content: "Phone number is [erased] (mobile)" })).body.id;
+    after = await snap();
+  }, 600_000);
+  afterAll(async () => {
+    await server?.stop();
+    await db?.stop();
+  });
+
+  it("the dry run lists the matches and changes nothing", () => {
+    const byColumn = Object.fromEntries(dry.matches.map((m: any) => [`${m.table}.${m.column}`, m.rows]));
+    expect(byColumn["messages.query"]).toBe(3);
+    expect(byColumn["messages.answer"]).toBe(3);
+    expect(byColumn["memories.content"]).toBe(3);
+    expect(byColumn["memories.structured_data"]).toBe(3);
+    expect(byColumn["memory_events.after"]).toBe(3);
+    expect(dry.receipt).toBeNull();
+  });
+
+  it("every occurrence is gone, replaced by [erased]; the receipt's probe is empty", async () => {
+    expect(run.status).toBe(200);
+    expect(run.body.receipt.probes.passed).toBe(true);
+    expect(run.body.memories_reembedded).toBe(3);
+    expect(rowsWith(after, phone)).toEqual({});
+    const m = await api.get(`/memories/${memories[users[0]]}`);
+    expect(m.body.content).toBe("Phone number is [erased] (mobile)");
+    expect(m.body.structured_data).toEqual({ phone: "[erased]" });
+  });
+
+  it("the changed memories are embedded again (the vector of the new text)", () => {
+    const vec = (s: Snapshot, id: string) => s.get("memory_embeddings")!.map((r) => JSON.parse(r)).find((r) => r.memory_id === id)?.embedding;
+    const twin = vec(after, twinId);
+    expect(twin).toBeTruthy();
+    for (const u of users.slice(0, 3)) {
+      expect(vec(after, memories[u])).toEqual(twin);
+      expect(vec(before, memories[u])).not.toEqual(twin);
+    }
+  });
+
+  it("nothing else changed", () => {
+    const hadPhone = new Set<string>();
+    const conversations = new Set<string>();
+    for (const [, rows] of before) {
+      for (const r of rows.filter((x) => x.includes(phone)).map((x) => JSON.parse(x))) {
+        hadPhone.add(r.id);
+        if (r.conversation_id) conversations.add(r.conversation_id);
+      }
+    }
+    for (const [t, rows] of after) {
+      if (ERASURE_WRITES.has(t)) continue;
+      const had = new Set(before.get(t) ?? []);
+      for (const r of rows.filter((x) => !had.has(x)).map((x) => JSON.parse(x))) {
+        const allowed =
+          hadPhone.has(r.id) ||
+          (t === "conversations" && conversations.has(r.id)) ||
+          (t === "memory_embeddings" && (hadPhone.has(r.memory_id) || r.memory_id === twinId)) ||
+          r.id === twinId ||
+          r.memory_id === twinId ||
+          (t === "memory_user_counts" && r.user_id === users[3]);
+        expect(allowed, `${t} row changed: ${JSON.stringify(r).slice(0, 200)}`).toBe(true);
+      }
+      // Nothing went either.
+      expect(rows.length, t).toBeGreaterThanOrEqual(before.get(t)?.length ?? 0);
+    }
+  });
+
+  it("a scope of one user erases only that user's rows", async () => {
+    const other = `+44 20 ${Math.floor(1000 + Math.random() * 8999)} 0000`;
+    for (const u of users.slice(0, 2)) await api.post(`/users/${u}/memories`, { memory_type: "fact", content: `Office line ${other}` });
+    const r = await api.post("/erase/text", { strings: [other], user_id: users[0], confirm: true });
+    expect(r.status).toBe(200);
+    expect(r.body.rows["memories.content"]).toBe(1);
+    const list = await api.get(`/users/${users[1]}/memories`);
+    expect(list.body.data.some((m: any) => m.content.includes(other))).toBe(true);
+    expect((await api.post("/erase/text", { strings: [other], user_id: `nobody-${randomUUID()}`, dry_run: true })).status).toBe(404);
+    const bad = await api.post("/erase/text", { strings: ["ab"], dry_run: true });
+    expect(bad.status).toBe(422);
+  });
+});
