@@ -101,6 +101,9 @@ export async function eraseText(sql: ProjectSql, strings: string[], scope: TextS
 
   const rows: Record<string, number> = {};
   await sql.transaction(async (tx) => {
+    // The as-of embedding cache is keyed by a hash of the text, so which vectors came from an
+    // erased string cannot be told: the project's cache goes (a replay embeds again).
+    await tx.query(`DELETE FROM embedding_cache WHERE project_id = $1`, [tx.projectId]);
     const params = scope ? [tx.projectId, scope.userId] : [tx.projectId, null];
     for (const c of targets) {
       const where = userWhere(c.table)!;

@@ -23,6 +23,15 @@ const TEXTS = `SELECT m.query FROM messages m JOIN conversations c ON c.project_
                SELECT m.answer FROM messages m JOIN conversations c ON c.project_id = m.project_id AND c.id = m.conversation_id
                 WHERE c.project_id = $1 AND c.end_user_id = $2`;
 
+// Hashes of every text of the user the as-of embedding cache may hold a vector of (past
+// memory contents, search and replay queries): the cache is keyed by sha256 of the text.
+const USER_TEXT_HASHES = `SELECT encode(sha256(convert_to(x.txt, 'UTF8')), 'hex') FROM (
+    SELECT e.before->>'content' AS txt FROM memory_events e WHERE e.project_id = $1 AND (e.user_id = $2 OR e.memory_id IN (${MEM}))
+    UNION SELECT e.after->>'content' FROM memory_events e WHERE e.project_id = $1 AND (e.user_id = $2 OR e.memory_id IN (${MEM}))
+    UNION SELECT x.content FROM memories x WHERE x.project_id = $1 AND x.user_id = $2
+    UNION SELECT r.query FROM memory_retrievals r WHERE r.project_id = $1 AND r.user_id = $2
+    UNION ${TEXTS}) x WHERE x.txt IS NOT NULL`;
+
 export type UserTable = {
   table: string;
   where: string;
@@ -43,6 +52,8 @@ const t = (table: string, parts: string[], exported = true): UserTable => ({
  * that find a row through its conversation or memory need that row still there).
  */
 export const USER_TABLES: readonly UserTable[] = [
+  // First: its predicate reads the texts of the rows below.
+  t("embedding_cache", [`t.project_id = $1 AND t.content_hash IN (${USER_TEXT_HASHES})`], false),
   t("memory_retrieval_hits", [`t.project_id = $1 AND t.retrieval_id IN (${RET})`, `t.project_id = $1 AND t.memory_id IN (${MEM})`]),
   t("memory_retrievals", [`t.project_id = $1 AND t.user_id = $2`, `t.project_id = $1 AND t.conversation_id IN (${CONV})`]),
   t("memory_review_items", [
