@@ -6,6 +6,7 @@ import { CURATION_CONTRACTS } from "./curation";
 import { IMPORT_CONTRACTS } from "./imports";
 import { MEMORY_CONTRACTS } from "./memories";
 import { NODE_MEMORY_CONTRACTS } from "./node-memory";
+import { PROFILE_CONTRACTS } from "./profiles";
 import { PROJECT_CONTRACTS } from "./project";
 import { PROVENANCE_CONTRACTS } from "./provenance";
 
@@ -21,4 +22,5 @@ export const ALL_CONTRACTS: readonly ApiContract[] = [
   ...PROJECT_CONTRACTS,
   ...PROVENANCE_CONTRACTS,
   ...AUTH_CONTRACTS,
+  ...PROFILE_CONTRACTS,
 ];
