@@ -109,6 +109,9 @@ describe.each(DATABASE_KINDS)("agent profiles on %s", (kind) => {
     const v9 = await api.get("/profiles/bot/versions/9");
     expect(v9.status).toBe(404);
     expect(v9.body.error.details[0].field).toBe("version");
+    // A version that is no number names nothing: 404 like an unknown one.
+    expect((await api.get("/profiles/bot/versions/abc")).status).toBe(404);
+    expect((await api.get("/profiles/bot/in-force")).body.version).toBe(1);
   });
 
   it("read keys read, write keys change", async () => {

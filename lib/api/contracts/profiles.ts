@@ -30,15 +30,16 @@ export const createProfileVersion = contract({
 export const getProfileVersion = contract({
   tag, method: "GET", path: "/profiles/{app_id}/versions/{version}", scope: "settings:read",
   summary: "One version of an app's profile",
-  params: ZAppParams.extend({ version: z.coerce.number().int().min(1).describe("Version number (1, 2, ...)") }),
+  // Text, not a number: a version that is no number names nothing, so it is a 404 like an unknown one.
+  params: ZAppParams.extend({ version: z.string().max(20).describe("Version number (1, 2, ...)") }),
   response: ZProfileVersion, errors: [404],
 });
 
 export const getProfileInForce = contract({
   tag, method: "GET", path: "/profiles/{app_id}/in-force", scope: "settings:read",
-  summary: "The version of an app's profile in force at an instant (404 when none was yet)",
+  summary: "The version of an app's profile in force at an instant, default now (404 when none was yet)",
   params: ZAppParams,
-  query: z.object({ at: z.iso.datetime({ offset: true }).describe("The instant (ISO 8601)") }).strict(),
+  query: z.object({ at: z.iso.datetime({ offset: true }).optional().describe("The instant (ISO 8601); default now") }).strict(),
   response: ZProfileVersion, errors: [404, 422],
 });
 

@@ -7,8 +7,9 @@ import { profileInForce } from "@/lib/profiles/profile-versions";
 export const dynamic = "force-dynamic";
 
 export const GET = withApi(api.getProfileInForce, async ({ access, params, query }) => {
-  const found = await profileInForce(await dataSql(access), params.app_id, new Date(query.at));
+  const at = query.at ? new Date(query.at) : new Date();
+  const found = await profileInForce(await dataSql(access), params.app_id, at);
   // No profile, and a profile whose first version came later, answer alike: nothing was in force.
-  if (!found) throw new NotFoundError("Profile in force", `${params.app_id} at ${query.at}`, "at");
+  if (!found) throw new NotFoundError("Profile in force", `${params.app_id} at ${at.toISOString()}`, "at");
   return found;
 });
