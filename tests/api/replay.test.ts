@@ -250,9 +250,9 @@ describe.each(DATABASE_KINDS)("replay on %s", (kind) => {
     expect(own.status).toBe(404);
     expect(own.body.error.details[0].field).toBe("message_id");
     // A's memory explained in B's replay is unknown, as any fresh id.
-    await b.post(`/conversations/${c.body.id}/messages/batch`, { messages: [{ query: "hi", answer: "hello" }] });
-    const msgs = await b.get(`/conversations/${c.body.id}/messages`);
-    const why = await b.post("/replay", { conversation_id: c.body.id, message_id: msgs.body.data[0].id, explain: [s.ids[0]] });
+    const turn = randomUUID();
+    await b.post(`/conversations/${c.body.id}/messages/batch`, { messages: [{ id: turn, query: "hi", answer: "hello" }] });
+    const why = await b.post("/replay", { conversation_id: c.body.id, message_id: turn, explain: [s.ids[0]] });
     expect(why.status).toBe(200);
     expect(why.body.why.find((w: { memory_id: string }) => w.memory_id === s.ids[0])).toMatchObject({ rule: "unknown_memory", state: null });
   });
