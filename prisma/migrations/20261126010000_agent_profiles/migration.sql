@@ -21,3 +21,7 @@ CREATE TABLE "agent_profile_versions" (
 -- The version in force at an instant: the newest effective_from at or before it.
 CREATE INDEX "agent_profile_versions_project_id_app_id_effective_from_idx"
     ON "agent_profile_versions" ("project_id", "app_id", "effective_from" DESC, "version" DESC);
+
+-- A replay looks for the retrieval logged for its conversation around the turn.
+CREATE INDEX "memory_retrievals_project_id_conversation_id_created_at_idx"
+    ON "memory_retrievals" ("project_id", "conversation_id", "created_at");
