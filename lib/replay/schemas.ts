@@ -6,6 +6,8 @@ import { ZRoleMessage, ZStrategy } from "../strategies/schemas";
 
 // POST /api/v1/replay (issue 22, part 3): one past turn replayed as it ran then. Client-safe.
 
+const ZWeight = z.number().min(0).max(10);
+
 /** Changes to a profile's settings: each field given replaces it (memory and its weights field by field). */
 export const ZSettingsOverrides = z
   .object({
@@ -20,7 +22,9 @@ export const ZSettingsOverrides = z
         k: z.number().int().min(1).max(100).optional(),
         memory_types: z.array(ZMemoryType).min(1).optional(),
         min_score: z.number().min(-10).max(10).optional(),
-        weights: z.object({ similarity: ZWeights.shape.similarity.optional(), recency: ZWeights.shape.recency.optional(), importance: ZWeights.shape.importance.optional() }).strict().optional(),
+        // Not ZWeights.partial(): zod fills a missing weight with its default there, and an
+        // override of one weight would reset the other two.
+        weights: z.object({ similarity: ZWeight.optional(), recency: ZWeight.optional(), importance: ZWeight.optional() }).strict().optional(),
         format: z.enum(MEMORY_FORMATS).optional(),
       })
       .strict()

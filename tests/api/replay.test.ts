@@ -195,6 +195,9 @@ describe.each(DATABASE_KINDS)("replay on %s", (kind) => {
     const importanceRank = (id: string) => s.ids.indexOf(id) + 1;
     const top = byId.slice(0, 2);
     const orig = s.ids.slice(0, 2);
+    // One weight overridden changes that weight only (the others stay the profile's).
+    expect(recency.settings.memory.weights).toEqual({ similarity: 0, recency: 1, importance: 0 });
+    expect(recency.profile.overridden).toEqual(["memory.k", "memory.weights.recency", "memory.weights.importance"]);
     expect(recency.context.memories.map((m: { id: string }) => m.id)).toEqual(top);
     expect(recency.diff.memories).toEqual({
       in: top.filter((id) => !orig.includes(id)).map((id) => ({ memory_id: id, rank: byId.indexOf(id) + 1, original_rank: importanceRank(id), original_rule: "k" })),
