@@ -31,7 +31,7 @@ export const getProfileVersion = contract({
   tag, method: "GET", path: "/profiles/{app_id}/versions/{version}", scope: "settings:read",
   summary: "One version of an app's profile",
   // Text, not a number: a version that is no number names nothing, so it is a 404 like an unknown one.
-  params: ZAppParams.extend({ version: z.string().max(20).describe("Version number (1, 2, ...)") }),
+  params: ZAppParams.extend({ version: z.string().describe("Version number (1, 2, ...)") }),
   response: ZProfileVersion, errors: [404],
 });
 
