@@ -6,6 +6,7 @@ import { useAuthState } from "@/client/hooks/auth";
 const TABS = [
   { href: "/settings", label: "Project & account" },
   { href: "/settings/members", label: "Members" },
+  { href: "/settings/profiles", label: "Agent profiles" },
   { href: "/settings/keys", label: "API keys", admin: true },
   { href: "/settings/audit", label: "Audit log", admin: true },
 ];

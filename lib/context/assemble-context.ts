@@ -1,6 +1,7 @@
 import "server-only";
 import { requireConversationOfUser } from "../conversations/require-conversation-of-user";
 import type { ProjectSql } from "../db/project-sql";
+import type { SearchInput } from "../memories/schemas";
 import { searchMemories, type SearchOptions } from "../memories/search-memories";
 import { presetFor } from "../models/model-presets";
 import { savedPresets } from "../models/model-settings";
@@ -25,6 +26,31 @@ function textScopeFor(strategy: ContextInput["strategy"]): TextScope {
 }
 type Retrieved = { id: string; memory_type: ContextResult["memories"][number]["memory_type"]; content: string; score: number };
 
+/** The memories a prompt gets, best first: k and min_score already applied. */
+export type RetrievedMemories = { memories: Retrieved[]; retrieval_id: string | null; access_recorded: boolean };
+
+/**
+ * What assembleContext reads from outside the request, so a replay can run the very same
+ * assembly at another instant: the memory retrieval (and with it the clock its scores are
+ * measured at) and the thread's history. Defaults: today's logged search, the stored thread.
+ */
+export type ContextDeps = {
+  retrieve?: (sql: ProjectSql, userId: string, search: SearchInput) => Promise<RetrievedMemories>;
+  /** The history instead of the stored thread (a replay of a conversation's first turn: none). */
+  history?: () => Promise<RoleMessage[]>;
+};
+
+function liveRetrieval(opts: SearchOptions): NonNullable<ContextDeps["retrieve"]> {
+  return async (sql, userId, search) => {
+    const r = await searchMemories(sql, userId, search, opts);
+    return {
+      memories: r.data.map((h) => ({ id: h.memory.id, memory_type: h.memory.memory_type, content: h.memory.content, score: h.score })),
+      retrieval_id: r.retrieval_id,
+      access_recorded: r.access_recorded,
+    };
+  };
+}
+
 /**
  * AgentScope's STATIC_CONTROL assembly with the design doc's memory injection:
  * system prompt + retrieved long-term memories, then the history after the chosen
@@ -32,7 +58,7 @@ type Retrieved = { id: string; memory_type: ContextResult["memories"][number]["m
  * model's context window minus the reserved output: oldest history turns go first,
  * then the lowest-scoring memories. Every cut is reported with its reason.
  */
-export async function assembleContext(sql: ProjectSql, input: ContextInput, retrieval: SearchOptions): Promise<ContextResult> {
+export async function assembleContext(sql: ProjectSql, input: ContextInput, retrieval: SearchOptions, deps: ContextDeps = {}): Promise<ContextResult> {
   const presets = await savedPresets(sql);
   const preset = presetFor(input.model, presets);
   const enc = preset.encoding;
@@ -41,7 +67,7 @@ export async function assembleContext(sql: ProjectSql, input: ContextInput, retr
   let source: ContextResult["history_source"] = "none";
   if (input.conversation_id) {
     await requireConversationOfUser(sql, input.conversation_id, input.user_id, { field: "conversation_id", missing: "not_found" });
-    history = await loadThreadMessages(sql, input.conversation_id, input.leaf_message_id, enc, textScopeFor(input.strategy));
+    history = deps.history ? await deps.history() : await loadThreadMessages(sql, input.conversation_id, input.leaf_message_id, enc, textScopeFor(input.strategy));
     source = "conversation";
   } else if (input.messages) {
     history = input.messages;
@@ -52,7 +78,7 @@ export async function assembleContext(sql: ProjectSql, input: ContextInput, retr
   let retrievalId: string | null = null;
   let accessRecorded = false;
   if (input.memory.enabled) {
-    const r = await searchMemories(sql, input.user_id, {
+    const r = await (deps.retrieve ?? liveRetrieval(retrieval))(sql, input.user_id, {
       query: input.query,
       k: input.memory.k,
       memory_types: input.memory.memory_types,
@@ -61,10 +87,10 @@ export async function assembleContext(sql: ProjectSql, input: ContextInput, retr
       status: "active",
       dry_run: input.memory.dry_run,
       conversation_id: input.conversation_id,
-    }, retrieval);
+    });
     retrievalId = r.retrieval_id;
     accessRecorded = r.access_recorded;
-    retrieved = r.data.map((h) => ({ id: h.memory.id, memory_type: h.memory.memory_type, content: h.memory.content, score: h.score }));
+    retrieved = r.memories;
   }
 
   const queryMessage: RoleMessage = { role: "user", content: input.query };

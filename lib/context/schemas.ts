@@ -4,6 +4,18 @@ import { ZAutoContextReport, ZDropped, ZRoleMessage, ZStrategy, ZTransformed } f
 
 export const MEMORY_FORMATS = ["user_memory", "xml_block"] as const;
 
+/** How memories are retrieved and formatted into a prompt (also an agent profile's memory options). */
+export const ZContextMemory = z
+  .object({
+    enabled: z.boolean().default(true),
+    k: z.number().int().min(1).max(100).default(5),
+    memory_types: z.array(ZMemoryType).min(1).optional(),
+    min_score: z.number().min(-10).max(10).optional(),
+    weights: ZWeights.partial().optional(),
+    format: z.enum(MEMORY_FORMATS).default("user_memory").describe("user_memory: the design doc's '# USER MEMORY' sections; xml_block: a <long_term_memory> block"),
+  })
+  .strict();
+
 export const ZContextInput = z
   .object({
     user_id: z.string().trim().min(1).max(200),
@@ -16,16 +28,7 @@ export const ZContextInput = z
     reserved_output_tokens: z.number().int().min(0).max(10_000_000).default(1024),
     strategy: ZStrategy,
     temporary_messages: z.array(ZRoleMessage).max(1000).optional(),
-    memory: z
-      .object({
-        enabled: z.boolean().default(true),
-        k: z.number().int().min(1).max(100).default(5),
-        memory_types: z.array(ZMemoryType).min(1).optional(),
-        min_score: z.number().min(-10).max(10).optional(),
-        weights: ZWeights.partial().optional(),
-        format: z.enum(MEMORY_FORMATS).default("user_memory").describe("user_memory: the design doc's '# USER MEMORY' sections; xml_block: a <long_term_memory> block"),
-        dry_run: z.boolean().default(false),
-      })
+    memory: ZContextMemory.extend({ dry_run: z.boolean().default(false) })
       .strict()
       .default({ enabled: true, k: 5, format: "user_memory", dry_run: false }),
   })

@@ -22,7 +22,7 @@ describe.each(DATABASE_KINDS)("project isolation, on %s", (kind) => {
   let owner: Awaited<ReturnType<typeof signInOwner>>;
   let ops: Op[] = [];
   // A's real ids and texts: none may reach B.
-  const a = { user: "", conversation: "", message: "", memory: "", other: "", relation: "", item: "", batch: "", node: "isolation-node", contents: [] as string[] };
+  const a = { user: "", conversation: "", message: "", memory: "", other: "", relation: "", item: "", batch: "", node: "isolation-node", app: "isolation-app", contents: [] as string[] };
 
   const call = async (key: string, method: string, path: string, body?: unknown) => {
     const r = await fetch(`${app.url}/api/v1${path}`, {
@@ -55,6 +55,7 @@ describe.each(DATABASE_KINDS)("project isolation, on %s", (kind) => {
         `/users/${encodeURIComponent(a.user)}/review?status=open`,
         "/memory-users",
         "/settings/models",
+        `/profiles/${a.app}`,
       ].map(async (p) => JSON.stringify(await asA("GET", p))),
     );
 
@@ -76,6 +77,7 @@ describe.each(DATABASE_KINDS)("project isolation, on %s", (kind) => {
     a.relation = (await asA("POST", `/memories/${a.memory}/relations`, { target_id: a.other, relation_type: "supports", strength: 0.5 })).id;
     await asA("POST", `/conversations/${a.conversation}/nodes/${a.node}/turns`, { message_id: randomUUID(), user_content: "node question", assistant_content: "node answer" });
     a.batch = (await asA("POST", `/users/${encodeURIComponent(a.user)}/memories/bulk`, { action: "set_importance", ids: [a.other], importance_score: 0.41 })).batch_id;
+    await asA("POST", `/profiles/${a.app}/versions`, { settings: { strategy: { type: "message_window" }, system_prompt: "A's agent" } });
     // A near duplicate saved without a chat model is kept and queued for review.
     const near = await asA("POST", `/users/${encodeURIComponent(a.user)}/memories`, { memory_type: "fact", content: `${a.contents[0]} (said again)`, dedupe_threshold: 0.3 });
     a.contents.push(near.content);
@@ -100,9 +102,10 @@ describe.each(DATABASE_KINDS)("project isolation, on %s", (kind) => {
     return owner.key("b-all", ["read", "write", "admin"], b.id);
   };
 
-  /** A's id for a path parameter (user_id is a name, not an id: B has its own namespace of users). */
+  /** A's id for a path parameter (user_id and app_id are names, not ids: B has its own namespace of users and apps). */
   const pathValue = (path: string, name: string): string => {
     if (name === "user_id") return encodeURIComponent(a.user);
+    if (name === "app_id") return a.app;
     if (name === "node_id") return a.node;
     if (name === "relation_id") return a.relation;
     if (name === "item_id") return a.item || a.memory;
@@ -190,7 +193,7 @@ describe.each(DATABASE_KINDS)("project isolation, on %s", (kind) => {
     const wrong: string[] = [];
     let notFound = 0;
     for (const { method, path, op } of ops) {
-      const ids = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).filter((p) => p !== "user_id");
+      const ids = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).filter((p) => p !== "user_id" && p !== "app_id");
       const url = path.replace(/\{(\w+)\}/g, (_, name) => pathValue(path, name));
       const bodySchema = op.requestBody?.content?.["application/json"]?.schema;
       const body = method === "GET" || method === "DELETE" ? undefined : bodySchema ? example(bodySchema) : undefined;
@@ -209,7 +212,7 @@ describe.each(DATABASE_KINDS)("project isolation, on %s", (kind) => {
     }
     expect(wrong).toEqual([]);
     // Most operations on ids really reached their lookup (not refused on the body first).
-    expect(notFound).toBeGreaterThanOrEqual(ops.filter((o) => /\{(?!user_id)\w+\}/.test(o.path)).length - 6);
+    expect(notFound).toBeGreaterThanOrEqual(ops.filter((o) => /\{(?!user_id|app_id)\w+\}/.test(o.path)).length - 6);
     // Nothing of A changed, and A still reads all of it.
     expect(await snapshotA()).toEqual(before);
   });

@@ -59,7 +59,7 @@ describe("route contracts", () => {
       expect(c.scope, `${c.method} ${c.path}`).toMatch(/^(public|[a-z]+:(read|write|admin))$/);
       if (c.method !== "GET" && c.scope.endsWith(":read")) {
         // Reads by POST (search, context, previews) are listed here so a new write cannot slip in as read.
-        expect(["/users/{user_id}/memories/search", "/context", "/window", "/users/{user_id}/memory-md/preview"]).toContain(c.path);
+        expect(["/users/{user_id}/memories/search", "/context", "/window", "/users/{user_id}/memory-md/preview", "/replay"]).toContain(c.path);
       }
     }
   });

@@ -6,9 +6,11 @@ import { CURATION_CONTRACTS } from "./curation";
 import { IMPORT_CONTRACTS } from "./imports";
 import { MEMORY_CONTRACTS } from "./memories";
 import { NODE_MEMORY_CONTRACTS } from "./node-memory";
+import { PROFILE_CONTRACTS } from "./profiles";
 import { PROJECT_CONTRACTS } from "./project";
 import { PRIVACY_CONTRACTS } from "./privacy";
 import { PROVENANCE_CONTRACTS } from "./provenance";
+import { REPLAY_CONTRACTS } from "./replay";
 
 /** Every operation of Memscope's own: /api/v1, and the session routes under /api/auth. tests/unit/route-contracts.test.ts checks each has a route file and vice versa. */
 export const ALL_CONTRACTS: readonly ApiContract[] = [
@@ -23,4 +25,6 @@ export const ALL_CONTRACTS: readonly ApiContract[] = [
   ...PROVENANCE_CONTRACTS,
   ...PRIVACY_CONTRACTS,
   ...AUTH_CONTRACTS,
+  ...PROFILE_CONTRACTS,
+  ...REPLAY_CONTRACTS,
 ];
