@@ -94,6 +94,11 @@ export const keys = {
     invitations: ["project", "invitations"] as const,
     audit: ["project", "audit"] as const,
   },
+  profiles: {
+    all: ["profiles"] as const,
+    list: ["profiles", "list"] as const,
+    one: (appId: string) => ["profiles", "one", appId] as const,
+  },
   inspect: {
     offloaded: (ref: string) => ["inspect", "offloaded", ref] as const,
   },

@@ -1,12 +1,12 @@
 "use client";
 import { useState, type FormEvent } from "react";
-import { useAuthState } from "@/components/auth/auth-client";
+import { useAuthState } from "@/client/hooks/auth";
 import { Field, FormError } from "@/components/auth/field";
 import { Button } from "@/components/ui/button";
 import { ErrorBox } from "@/components/ui/states";
-import { errorMessage } from "@/lib/ui/api-client";
+import { errorMessage } from "@/client/api-error";
 import { fmtTime, Section } from "./settings-nav";
-import { useCreateProfileVersion, useProfileHistory, useProfiles, type ProfileVersion } from "./profile-queries";
+import { useCreateProfileVersion, useProfileHistory, useProfiles, type ProfileVersion } from "@/client/hooks/profiles";
 
 const EXAMPLE = {
   model: "gpt-4o",
