@@ -22,7 +22,16 @@ describe("every page, every width", () => {
   const tabs = new Map<string, Page>();
 
   beforeAll(async () => {
-    memoryId = (await apiClient(suite.url).get(`/users/${ANA}/memories?limit=1`)).body.data[0].id;
+    const api = apiClient(suite.url);
+    memoryId = (await api.get(`/users/${ANA}/memories?limit=1`)).body.data[0].id;
+    // An agent profile with two versions: the profiles page shows its row and history.
+    for (const k of [3, 8]) {
+      const v = await api.post("/profiles/support-bot/versions", {
+        settings: { model: "gpt-4o-mini", strategy: { type: "message_window", max_attached_message_count: 6 }, memory: { enabled: true, k } },
+        note: `k = ${k}`,
+      });
+      expect(v.status, JSON.stringify(v.body)).toBe(201);
+    }
   });
   afterAll(async () => {
     for (const tab of tabs.values()) await tab.close().catch(() => {});
@@ -41,6 +50,7 @@ describe("every page, every width", () => {
     { name: "inspect", path: "/inspect", ready: "h1" },
     { name: "import", path: "/import", ready: '[data-testid="drop-zone"]' },
     { name: "settings", path: "/settings", ready: "h1" },
+    { name: "settings-profiles", path: "/settings/profiles", ready: '[data-testid="profile-row"]' },
     { name: "api-docs", path: "/docs/api", ready: '[data-testid="openapi-link"]' },
   ];
 
