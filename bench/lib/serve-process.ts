@@ -14,7 +14,8 @@ export type Server = { base: string; pid: number; stop(): Promise<void>; log(): 
 export async function startServer(env: Record<string, string>): Promise<Server> {
   assertBuilt();
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, [path.join(ROOT, "scripts", "serve.mjs")], {
+  // The flag `npm start` gives: WebAssembly on V8's baseline compiler only (docs/benchmarks.md, section 9).
+  const child: ChildProcess = spawn(process.execPath, ["--liftoff-only", path.join(ROOT, "scripts", "serve.mjs")], {
     cwd: ROOT,
     env: { ...process.env, DATABASE_URL: "", MEMSCOPE_SEED: "0", PORT: String(port), NODE_ENV: "production", ...env },
     stdio: ["ignore", "pipe", "pipe"],
