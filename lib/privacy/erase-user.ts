@@ -79,10 +79,13 @@ export async function eraseUser(
       for (const part of u.parts) {
         for (;;) {
           const n = await sql.transaction(async (tx) => {
-            // Rows come back only where the probes need their ids or texts.
-            const returned = COLLECTED.has(u.table) ? `to_jsonb(${u.table}.*)` : "NULL::jsonb";
+            // Rows come back only where the probes need them, and only the columns they read
+            // (the whole row of a memory carries its full-text vector).
+            // `ctid = ANY(ARRAY(...))` is a TID scan of the batch's rows; `ctid IN (...)` joined
+            // the whole table (a sequential scan of every user's rows) once per batch.
+            const returned = COLLECTED[u.table] ?? "NULL::jsonb";
             const rows = await tx.query<{ row: Record<string, unknown> }>(
-              `DELETE FROM ${u.table} WHERE ctid IN (SELECT t.ctid FROM ${u.table} t WHERE ${part} LIMIT ${batch})
+              `DELETE FROM ${u.table} WHERE ctid = ANY(ARRAY(SELECT t.ctid FROM ${u.table} t WHERE ${part} LIMIT ${batch}))
                RETURNING ${returned} AS row`,
               [tx.projectId, userId],
             );
@@ -130,7 +133,12 @@ export async function eraseUser(
   };
 }
 
-const COLLECTED = new Set(["memories", "conversations", "messages"]);
+/** What a batch returns per table for the probes (collect below): ids, and texts to search with. */
+const COLLECTED: Record<string, string> = {
+  memories: "jsonb_build_object('id', id, 'content', content)",
+  conversations: "jsonb_build_object('id', id)",
+  messages: "jsonb_build_object('id', id, 'query', query, 'answer', answer)",
+};
 
 /** Keeps what the probes need: ids (all) and some texts (the longest, most telling ones). */
 function collect(into: EraseOutcome["erased"], table: string, rows: Record<string, unknown>[], textLimit: number) {
