@@ -11,8 +11,12 @@ export function contentHash(text: string): string {
   return createHash("sha256").update(text, "utf8").digest("hex");
 }
 
-/** Each text's vector as pgvector text, by text; one provider call for all texts not cached yet. */
-export async function cachedVectors(sql: ProjectSql, provider: EmbeddingProvider, texts: string[]): Promise<Map<string, string>> {
+/**
+ * Each text's vector as pgvector text, by text; one provider call for all texts not cached yet.
+ * `userId`: whose search it is; each text is noted as theirs (embedding_cache_users), so that
+ * their erasure drops its vector even when the text is in no row of theirs (a query).
+ */
+export async function cachedVectors(sql: ProjectSql, provider: EmbeddingProvider, texts: string[], userId?: string): Promise<Map<string, string>> {
   const unique = [...new Set(texts)];
   const out = new Map<string, string>();
   if (!unique.length) return out;
@@ -22,6 +26,12 @@ export async function cachedVectors(sql: ProjectSql, provider: EmbeddingProvider
     return out;
   }
   const hashes = unique.map(contentHash);
+  if (userId !== undefined) {
+    await sql.query(
+      `INSERT INTO embedding_cache_users (project_id, user_id, content_hash) SELECT $1, $2, h FROM unnest($3::text[]) AS h ON CONFLICT DO NOTHING`,
+      [sql.projectId, userId, hashes],
+    );
+  }
   const rows = await sql.query<{ content_hash: string; v: string }>(
     `SELECT content_hash, embedding::text AS v FROM embedding_cache WHERE project_id = $1 AND model = $2 AND content_hash = ANY($3::text[])`,
     [sql.projectId, provider.model, hashes],

@@ -52,8 +52,17 @@ const t = (table: string, parts: string[], exported = true): UserTable => ({
  * that find a row through its conversation or memory need that row still there).
  */
 export const USER_TABLES: readonly UserTable[] = [
-  // First: its predicate reads the texts of the rows below.
-  t("embedding_cache", [`t.project_id = $1 AND t.content_hash IN (${USER_TEXT_HASHES})`], false),
+  // First: its predicate reads the texts of the rows below, and the user's notes of texts their
+  // as-of searches looked up (a query is in no other row of theirs).
+  t(
+    "embedding_cache",
+    [
+      `t.project_id = $1 AND t.content_hash IN (${USER_TEXT_HASHES})`,
+      `t.project_id = $1 AND t.content_hash IN (SELECT u.content_hash FROM embedding_cache_users u WHERE u.project_id = $1 AND u.user_id = $2)`,
+    ],
+    false,
+  ),
+  t("embedding_cache_users", [`t.project_id = $1 AND t.user_id = $2`], false),
   t("memory_retrieval_hits", [`t.project_id = $1 AND t.retrieval_id IN (${RET})`, `t.project_id = $1 AND t.memory_id IN (${MEM})`]),
   t("memory_retrievals", [`t.project_id = $1 AND t.user_id = $2`, `t.project_id = $1 AND t.conversation_id IN (${CONV})`]),
   t("memory_review_items", [

@@ -52,6 +52,7 @@ async function cosinesAt(
   query: string,
   model: { model: string; dimensions: number },
   provider: ReturnType<typeof providerOfModel>,
+  userId: string,
 ): Promise<Map<string, number>> {
   const d = model.dimensions;
   if (!memories.length) return new Map();
@@ -62,7 +63,7 @@ async function cosinesAt(
   ]);
   const now = new Map(current.map((r) => [r.id, r.content]));
   const same = memories.filter((m) => now.get(m.id) === m.content);
-  const qv = (await cachedVectors(sql, provider, [query])).get(query)!;
+  const qv = (await cachedVectors(sql, provider, [query], userId)).get(query)!;
   const out = new Map<string, number>();
   if (same.length) {
     const rows = await sql.query<{ id: string; cosine: number }>(
@@ -75,7 +76,7 @@ async function cosinesAt(
   // Content changed since, memory deleted since, or no stored vector of that model any more.
   const rest = memories.filter((m) => !out.has(m.id));
   if (rest.length) {
-    const vectors = await cachedVectors(sql, provider, rest.map((m) => m.content));
+    const vectors = await cachedVectors(sql, provider, rest.map((m) => m.content), userId);
     const rows = await sql.query<{ id: string; cosine: number }>(
       `SELECT x.id, 1 - (x.v::vector(${d}) <=> $1::vector(${d})) AS cosine FROM unnest($2::uuid[], $3::text[]) AS x(id, v)`,
       [qv, rest.map((m) => m.id), rest.map((m) => vectors.get(m.content)!)],
@@ -113,7 +114,7 @@ export async function rankMemoriesAsOf(sql: ProjectSql, o: { userId: string; asO
   const status = o.input.status ?? "active";
   const types = o.input.memory_types ?? null;
   const pool = (await memoriesAsOf(sql, { userId: o.userId, asOf: at })).filter((m) => m.status === status && (!types || types.includes(m.memory_type)));
-  const cosines = await cosinesAt(sql, pool, o.input.query, model, provider);
+  const cosines = await cosinesAt(sql, pool, o.input.query, model, provider, o.userId);
   const vectorN = Math.max(50, o.input.k * 5);
   const byId = new Map(pool.map((m) => [m.id, m]));
   const vector = [...cosines.entries()]
