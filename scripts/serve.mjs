@@ -95,9 +95,18 @@ server.on("clientError", (err, socket) => {
 server.listen(port, hostname, () => {
   console.log(`[memscope] listening on http://${hostname ?? "localhost"}:${port}`);
 });
+// Background work (a retention run, lib/retention/scheduler.ts) stops at its next batch
+// boundary: the hooks lib/server/shutdown.ts collects, awaited for at most 10 s.
+const SHUTDOWN_HOOKS = Symbol.for("memscope.shutdown");
+let stopping = false;
 for (const sig of ["SIGINT", "SIGTERM"]) {
-  process.on(sig, () => {
+  process.on(sig, async () => {
+    if (stopping) return;
+    stopping = true;
     server.close();
+    const hooks = globalThis[SHUTDOWN_HOOKS] ?? [];
+    const timeout = new Promise((r) => setTimeout(r, 10_000).unref());
+    await Promise.race([Promise.allSettled(hooks.map((h) => h())), timeout]);
     process.exit(0);
   });
 }

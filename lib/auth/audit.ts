@@ -13,7 +13,12 @@ export type AuditAction =
   | "invitation.cancelled"
   // A person's data erased (lib/privacy): details hold the receipt, without personal data.
   | "user.erased"
-  | "text.erased";
+  | "text.erased"
+  // Retention (lib/retention): a rule's changes, and each run with its counts (target: the rule id).
+  | "retention.rule_created"
+  | "retention.rule_changed"
+  | "retention.rule_deleted"
+  | "retention.run";
 
 type Tx = Pick<PrismaClient, "auditEvent">;
 

@@ -19,6 +19,9 @@ export function dbSingleton(): Promise<Database> {
       // and the log names the variable, instead of each search failing later.
       exactScanMaxMemories();
       userVectorIndexMin();
+      // Imported here: the scheduler reaches the erasure, which reaches this module.
+      const retention = await import("../retention/scheduler");
+      const retentionEvery = retention.retentionCheckMs();
       const db = await openDatabase();
       if (process.env.MEMSCOPE_SEED !== "0") {
         // Several instances starting on one empty database: the first seeds, the others
@@ -40,6 +43,8 @@ export function dbSingleton(): Promise<Database> {
       resumeReembedInBackground(db); // not awaited: a model change re-embeds in the background
       // Another instance on this database may die mid-job: this one then takes it over.
       if (db.config.kind === "postgres") watchReembedJobs(db);
+      // Retention rules, daily, one instance at a time (lib/retention/scheduler.ts).
+      retention.startRetentionScheduler(db, retentionEvery);
       return db;
     })();
     g[KEY] = opening;

@@ -21,11 +21,33 @@ export type Database = {
    * it one at a time. On the embedded database one process owns the folder: fn just runs.
    */
   withLock<T>(key: number, fn: () => Promise<T>): Promise<T>;
+  /**
+   * `fn` under the advisory lock (key, hashtext(name)) if no one holds it, else nothing: a
+   * session lock on a connection of its own, held for as long as fn runs (several
+   * transactions). On the embedded database, one process: a lock in memory.
+   */
+  tryLock<T>(key: number, name: string, fn: () => Promise<T>): Promise<{ locked: true; value: T } | { locked: false }>;
   close(): Promise<void>;
 };
 
 /** Advisory lock keys (one namespace per database). 727274 is the migrator's (migrations.ts). */
-export const LOCK_KEYS = { seed: 727275, plannerStats: 727276, reembedJob: 727277, userVectorIndex: 727278 } as const;
+export const LOCK_KEYS = { seed: 727275, plannerStats: 727276, reembedJob: 727277, userVectorIndex: 727278, retention: 727280 } as const;
+// 727279 is the privacy write guard's (migration 20261126010000_privacy).
+
+/** The embedded database's tryLock: names held in this process. */
+function memoryTryLock() {
+  const held = new Set<string>();
+  return async <T>(key: number, name: string, fn: () => Promise<T>): Promise<{ locked: true; value: T } | { locked: false }> => {
+    const k = `${key}:${name}`;
+    if (held.has(k)) return { locked: false };
+    held.add(k);
+    try {
+      return { locked: true, value: await fn() };
+    } finally {
+      held.delete(k);
+    }
+  };
+}
 
 export async function openDatabase(config: DbConfig = readDbConfig(), opts: { migrate?: boolean } = {}): Promise<Database> {
   const migrate = opts.migrate !== false;
@@ -71,6 +93,7 @@ async function openPglite(dataDir: string, migrate: boolean, sharedBuffers = DEF
       prisma,
       sql,
       withLock: (_key, fn) => fn(),
+      tryLock: memoryTryLock(),
       async close() {
         await prisma.$disconnect().catch(() => {});
         await pg.close().catch(() => {});
@@ -144,6 +167,20 @@ async function openPostgres(url: string, migrate: boolean): Promise<Database> {
           return await fn();
         } finally {
           await client.query("SELECT pg_advisory_unlock($1)", [key]);
+        }
+      } finally {
+        client.release();
+      }
+    },
+    async tryLock(key, name, fn) {
+      const client = await pool.connect();
+      try {
+        const [{ ok }] = (await client.query("SELECT pg_try_advisory_lock($1, hashtext($2)) AS ok", [key, name])).rows;
+        if (!ok) return { locked: false };
+        try {
+          return { locked: true, value: await fn() };
+        } finally {
+          await client.query("SELECT pg_advisory_unlock($1, hashtext($2))", [key, name]);
         }
       } finally {
         client.release();

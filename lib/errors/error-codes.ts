@@ -23,6 +23,7 @@ export const ERROR_CODES = {
   version_conflict: { kind: "conflict", meaning: "The memory changed since the version the edit was based on: read it again and retry." },
   not_archived: { kind: "conflict", meaning: "Only an archived memory can be deleted permanently: archive it first." },
   node_memory_full: { kind: "conflict", meaning: "The node memory holds its maximum of messages: clear it first." },
+  retention_run_in_progress: { kind: "conflict", meaning: "This retention rule is running right now (on this instance or another one); its run will be in the audit log." },
   erasure_in_progress: { kind: "conflict", meaning: "This end user's data is being erased (or an erasure was interrupted: run it again); writes for the user are refused until it ends." },
   write_conflict: { kind: "conflict", meaning: "Concurrent writes kept changing the same record: retry the request." },
   embeddings_misconfigured: { kind: "configuration", meaning: "The embeddings settings cannot work (endpoint, model or dimensions): fix the server's configuration." },

@@ -11,6 +11,7 @@ import { PROJECT_CONTRACTS } from "./project";
 import { PRIVACY_CONTRACTS } from "./privacy";
 import { PROVENANCE_CONTRACTS } from "./provenance";
 import { REPLAY_CONTRACTS } from "./replay";
+import { RETENTION_CONTRACTS } from "./retention";
 
 /** Every operation of Memscope's own: /api/v1, and the session routes under /api/auth. tests/unit/route-contracts.test.ts checks each has a route file and vice versa. */
 export const ALL_CONTRACTS: readonly ApiContract[] = [
@@ -27,4 +28,5 @@ export const ALL_CONTRACTS: readonly ApiContract[] = [
   ...AUTH_CONTRACTS,
   ...PROFILE_CONTRACTS,
   ...REPLAY_CONTRACTS,
+  ...RETENTION_CONTRACTS,
 ];

@@ -1,0 +1,69 @@
+import "server-only";
+import type { ProjectSql } from "../db/project-sql";
+import type { KindRun, KindPreview, RunContext } from "./kind";
+
+// "Delete conversations older than N days": a conversation whose last turn (updated_at) is
+// before the cutoff goes with everything hanging off it: turns and their files, node memory,
+// AgentScope summaries, offloaded contents cut from it, retrievals made in it (and their hits),
+// import external ids naming it or its turns. Soft-deleted conversations count too.
+// Memories extracted from it stay (they are the user's, governed by archive_memories); their
+// source ids then name a conversation that no longer exists, as after any deletion.
+// Batches of BATCH conversations, each one transaction: interrupted, whole conversations are
+// gone or kept, and the next run goes on.
+
+const BATCH = 200;
+
+/** Deletes the rows of the conversations $2 (uuid[]), dependents first; returns turns deleted. */
+const DEPENDENTS = [
+  `DELETE FROM memory_retrieval_hits h USING memory_retrievals r
+    WHERE h.project_id = $1 AND r.project_id = $1 AND h.retrieval_id = r.id AND r.conversation_id = ANY($2::uuid[])`,
+  `DELETE FROM memory_retrievals WHERE project_id = $1 AND conversation_id = ANY($2::uuid[])`,
+  `DELETE FROM import_external_ids x USING messages m
+    WHERE x.project_id = $1 AND m.project_id = $1 AND x.local_id = m.id AND m.conversation_id = ANY($2::uuid[])`,
+  `DELETE FROM import_external_ids WHERE project_id = $1 AND local_id = ANY($2::uuid[])`,
+  `DELETE FROM offloaded_contents WHERE project_id = $1 AND conversation_id = ANY($2::uuid[])`,
+  `DELETE FROM agentscope_summaries WHERE project_id = $1 AND conversation_id = ANY($2::uuid[]::text[])`,
+  `DELETE FROM node_memories WHERE project_id = $1 AND conversation_id = ANY($2::uuid[])`,
+  `DELETE FROM message_files f USING messages m
+    WHERE f.project_id = $1 AND m.project_id = $1 AND f.message_id = m.id AND m.conversation_id = ANY($2::uuid[])`,
+];
+
+export async function previewConversations(sql: ProjectSql, cutoff: string): Promise<KindPreview> {
+  const [c] = await sql.query<{ conversations: number; turns: number }>(
+    `SELECT count(*)::int AS conversations, coalesce(sum((SELECT count(*) FROM messages m WHERE m.project_id = c.project_id AND m.conversation_id = c.id)), 0)::int AS turns
+       FROM conversations c WHERE c.project_id = $1 AND c.updated_at < $2::timestamptz`,
+    [sql.projectId, cutoff],
+  );
+  const samples = await sql.query<Record<string, string | number | null>>(
+    `SELECT c.id::text AS id, c.name, c.end_user_id AS user_id, c.turn_count AS turns, to_char(c.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS last_active_at
+       FROM conversations c WHERE c.project_id = $1 AND c.updated_at < $2::timestamptz ORDER BY c.updated_at, c.id LIMIT 5`,
+    [sql.projectId, cutoff],
+  );
+  return { counts: { conversations: c.conversations, turns: c.turns }, samples };
+}
+
+export async function runConversations(sql: ProjectSql, cutoff: string, ctx: RunContext): Promise<KindRun> {
+  const counts = { conversations: 0, turns: 0 };
+  for (;;) {
+    if (ctx.shouldStop()) return { counts, receipts: [], complete: false };
+    const batch = await sql.transaction(async (tx) => {
+      // Locked, and checked against the cutoff again under the lock: a turn added meanwhile
+      // makes the conversation recent, and it stays.
+      const ids = (
+        await tx.query<{ id: string }>(
+          `SELECT id FROM conversations WHERE project_id = $1 AND updated_at < $2::timestamptz ORDER BY updated_at, id LIMIT ${BATCH} FOR UPDATE`,
+          [tx.projectId, cutoff],
+        )
+      ).map((r) => r.id);
+      if (!ids.length) return { n: 0, turns: 0, conversations: 0 };
+      for (const stmt of DEPENDENTS) await tx.query(stmt, [tx.projectId, ids]);
+      const turns = await tx.query(`DELETE FROM messages WHERE project_id = $1 AND conversation_id = ANY($2::uuid[]) RETURNING 1`, [tx.projectId, ids]);
+      const convs = await tx.query(`DELETE FROM conversations WHERE project_id = $1 AND id = ANY($2::uuid[]) RETURNING 1`, [tx.projectId, ids]);
+      return { n: ids.length, turns: turns.length, conversations: convs.length };
+    });
+    // Counted once committed.
+    counts.turns += batch.turns;
+    counts.conversations += batch.conversations;
+    if (batch.n < BATCH) return { counts, receipts: [], complete: true };
+  }
+}
