@@ -14,6 +14,7 @@
 //   node-memory    Dify's per-node documents of a conversation
 //   project        keys, members, invitations, audit
 //   inspect        offloaded contents of a window run (immutable)
+//   retention      a project's retention rules (with their last runs) and each rule's preview
 
 export type ConversationFilters = { q: string; app_id: string; user_id: string; status: "active" | "archived" | "all" };
 export type HistoryParams = { leaf: string | null; model: string; max_token_limit: number; message_limit: number | null };
@@ -98,6 +99,11 @@ export const keys = {
     all: ["profiles"] as const,
     list: ["profiles", "list"] as const,
     one: (appId: string) => ["profiles", "one", appId] as const,
+  },
+  retention: {
+    all: ["retention"] as const,
+    rules: ["retention", "rules"] as const,
+    preview: (id: string) => ["retention", "preview", id] as const,
   },
   inspect: {
     offloaded: (ref: string) => ["inspect", "offloaded", ref] as const,

@@ -11,6 +11,7 @@ import { formatInt, plural } from "@/client/ui/format";
 import { ApiError, errorMessage } from "@/client/api-error";
 import { Button } from "@/components/ui/button";
 import { EmptyState, ErrorBox, Spinner } from "@/components/ui/states";
+import { UserPrivacyActions } from "@/components/privacy/user-privacy-actions";
 import { MemoriesShell, useSelectedUser } from "./memories-shell";
 import { MemoryFiltersBar } from "./memory-filters";
 import { MemoryTable } from "./memory-table";
@@ -110,9 +111,13 @@ export function MemoryTableView() {
         )
       }
       actions={
-        <p className="flex items-center gap-2 text-xs text-zinc-500 tabular-nums dark:text-zinc-400" aria-live="polite">
-          {refreshing && <Spinner className="text-indigo-500" />}
-        </p>
+        <>
+          <p className="flex items-center gap-2 text-xs text-zinc-500 tabular-nums dark:text-zinc-400" aria-live="polite">
+            {refreshing && <Spinner className="text-indigo-500" />}
+          </p>
+          {/* Not only while the user has memories: the erase dialog stays open on its receipt. */}
+          {user && <UserPrivacyActions user={user} />}
+        </>
       }
     >
       <main className="mx-auto flex min-h-0 w-full max-w-7xl flex-1 flex-col px-4 pt-4 pb-4 sm:px-6">

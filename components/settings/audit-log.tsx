@@ -1,6 +1,8 @@
 "use client";
 import { useAuthState } from "@/client/hooks/auth";
 import { ErrorBox } from "@/components/ui/states";
+import { downloadJson } from "@/client/ui/download";
+import { Button } from "@/components/ui/button";
 import { fmtTime, Section } from "./settings-nav";
 import { useAudit } from "@/client/hooks/project";
 
@@ -12,13 +14,25 @@ const WHAT: Record<string, string> = {
   "member.role_changed": "changed the role of",
   "invitation.created": "invited",
   "invitation.cancelled": "cancelled the invitation of",
+  "user.erased": "erased the end user",
+  "text.erased": "erased strings in",
+  "retention.rule_created": "added retention rule",
+  "retention.rule_changed": "changed retention rule",
+  "retention.rule_deleted": "removed retention rule",
+  "retention.run": "ran retention rule",
 };
+
+/** Erasure receipts and retention runs: their details are the document to keep. */
+const DOWNLOADABLE: Record<string, string> = { "user.erased": "receipt", "text.erased": "receipt", "retention.run": "run" };
 
 function detail(action: string, d: unknown): string {
   const x = (d ?? {}) as Record<string, unknown>;
   if (action === "member.role_changed") return `${x.from} → ${x.to}`;
   if (action.startsWith("key.") && Array.isArray(x.scopes)) return `scopes ${x.scopes.join(", ")}`;
   if (x.role) return `as ${x.role}`;
+  if (action.endsWith(".erased") && typeof x.total === "number") return `${x.total} rows${(x.probes as { passed?: boolean } | undefined)?.passed ? ", probes passed" : ""}`;
+  if (action === "retention.run" && x.counts) return Object.entries(x.counts as Record<string, number>).map(([k, n]) => `${n} ${k}`).join(", ");
+  if (action.startsWith("retention.rule") && x.kind) return `${String(x.kind).replace(/_/g, " ")} after ${x.days} days`;
   return "";
 }
 
@@ -28,7 +42,7 @@ export function AuditLog() {
   const audit = useAudit(admin);
   if (state && !admin) return <p className="text-sm text-zinc-600">Only project admins read the audit log.</p>;
   return (
-    <Section title="Audit log" description="Who changed access to this project: keys, members, roles, invitations. Newest first.">
+    <Section title="Audit log" description="Who changed access to this project (keys, members, roles, invitations), erasures of personal data with their receipts, retention rules and their runs. Newest first.">
       {audit.isError && <ErrorBox error={audit.error} onRetry={() => audit.refetch()} />}
       {audit.data && audit.data.data.length === 0 && <p className="text-sm text-zinc-500">Nothing yet.</p>}
       {audit.data && audit.data.data.length > 0 && (
@@ -42,6 +56,17 @@ export function AuditLog() {
                 <span className="font-medium">{e.actor}</span> {WHAT[e.action] ?? e.action} <span className="font-medium">{e.target}</span>{" "}
                 <span className="text-zinc-500">{detail(e.action, e.details)}</span>
               </span>
+              {DOWNLOADABLE[e.action] && (
+                <Button
+                  size="sm"
+                  className="ml-auto"
+                  data-testid="audit-download"
+                  onClick={() => downloadJson(`memscope-${e.action.replace(".", "-")}-${e.id}.json`, e.details)}
+                  aria-label={`Download the ${DOWNLOADABLE[e.action]} of ${fmtTime(e.created_at)}`}
+                >
+                  Download {DOWNLOADABLE[e.action]}
+                </Button>
+              )}
             </li>
           ))}
         </ol>

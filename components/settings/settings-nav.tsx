@@ -8,6 +8,7 @@ const TABS = [
   { href: "/settings/members", label: "Members" },
   { href: "/settings/profiles", label: "Agent profiles" },
   { href: "/settings/keys", label: "API keys", admin: true },
+  { href: "/settings/retention", label: "Retention", admin: true },
   { href: "/settings/audit", label: "Audit log", admin: true },
 ];
 
