@@ -54,17 +54,19 @@ function EraseDialog({ user, onClose }: { user: string; onClose: () => void }) {
       footer={
         receipt ? (
           <>
-            <Button onClick={() => downloadJson(`memscope-erasure-receipt-${receipt.receipt_id}.json`, receipt)} data-testid="receipt-download">
+            <Button key="download" onClick={() => downloadJson(`memscope-erasure-receipt-${receipt.receipt_id}.json`, receipt)} data-testid="receipt-download">
               Download receipt
             </Button>
-            <Button variant="primary" onClick={onClose}>
+            <Button key="done" variant="primary" onClick={onClose}>
               Done
             </Button>
           </>
         ) : (
           <>
-            <Button onClick={onClose}>Cancel</Button>
-            <Button variant="danger" disabled={!matches || !preview.data || erase.isPending} onClick={() => erase.mutate(user)} data-testid="erase-confirm">
+            <Button key="cancel" onClick={onClose}>
+              Cancel
+            </Button>
+            <Button key="erase" variant="danger" disabled={!matches || !preview.data || erase.isPending} onClick={() => erase.mutate(user)} data-testid="erase-confirm">
               {erase.isPending && <Spinner />}
               Erase permanently
             </Button>

@@ -48,21 +48,20 @@ export function AuditLog() {
       {audit.data && audit.data.data.length > 0 && (
         <ol className="divide-y divide-zinc-100 text-sm dark:divide-zinc-800">
           {audit.data.data.map((e) => (
-            <li key={e.id} className="flex flex-wrap gap-x-3 py-2" data-testid="audit-row">
+            <li key={e.id} className="flex flex-wrap items-start gap-x-3 gap-y-1 py-2" data-testid="audit-row">
               <time dateTime={e.created_at} className="w-44 shrink-0 text-xs text-zinc-500 tabular-nums">
                 {fmtTime(e.created_at)}
               </time>
-              <span>
-                <span className="font-medium">{e.actor}</span> {WHAT[e.action] ?? e.action} <span className="font-medium">{e.target}</span>{" "}
+              <span className="min-w-0 flex-1 basis-64">
+                <span className="font-medium">{e.actor}</span> {WHAT[e.action] ?? e.action} <span className="font-medium break-all">{e.target}</span>{" "}
                 <span className="text-zinc-500">{detail(e.action, e.details)}</span>
               </span>
               {DOWNLOADABLE[e.action] && (
                 <Button
                   size="sm"
-                  className="ml-auto"
                   data-testid="audit-download"
                   onClick={() => downloadJson(`memscope-${e.action.replace(".", "-")}-${e.id}.json`, e.details)}
-                  aria-label={`Download the ${DOWNLOADABLE[e.action]} of ${fmtTime(e.created_at)}`}
+                  aria-label={`Download ${DOWNLOADABLE[e.action]} of ${fmtTime(e.created_at)}`}
                 >
                   Download {DOWNLOADABLE[e.action]}
                 </Button>

@@ -32,10 +32,21 @@ const KIND_HELP: Record<Kind, string> = {
   archive_memories: "Memories are archived, never destroyed: they can be restored.",
 };
 
+// Counts read back from the audit log come in the database's JSON key order: shown in this one.
+const COUNT_ORDER = ["conversations", "turns", "users", "rows", "memories"];
 const countsText = (c: Record<string, number>) =>
   Object.entries(c)
+    .sort(([a], [b]) => (COUNT_ORDER.indexOf(a) + 1 || 99) - (COUNT_ORDER.indexOf(b) + 1 || 99))
     .map(([k, n]) => `${formatInt(n)} ${k}`)
     .join(", ");
+
+/** A sample's fields as "label value", times as local times. */
+function sampleText(s: Record<string, string | number | null>): string {
+  return Object.entries(s)
+    .filter(([k, v]) => v !== null && k !== "id")
+    .map(([k, v]) => `${k.replace(/_at$/, "").replace(/_/g, " ")} ${k.endsWith("_at") ? fmtTime(String(v)) : v}`)
+    .join(" · ");
+}
 
 function Preview({ rule }: { rule: RetentionRule }) {
   const p = useRetentionPreview(rule.id, true);
@@ -48,12 +59,11 @@ function Preview({ rule }: { rule: RetentionRule }) {
         <span className="text-zinc-500">(last active before {fmtTime(p.data.cutoff)})</span>
       </p>
       {p.data.samples.length > 0 && (
-        <ul className="mt-2 space-y-0.5 font-mono text-xs text-zinc-600 dark:text-zinc-400">
+        <ul className="mt-2 space-y-1 text-xs text-zinc-600 dark:text-zinc-400" aria-label="Samples, oldest first">
           {p.data.samples.map((s, i) => (
-            <li key={i} className="truncate">
-              {Object.values(s)
-                .filter((v) => v !== null)
-                .join(" · ")}
+            <li key={i} className="break-words">
+              {s.id !== undefined && <span className="mr-2 font-mono break-all">{s.id}</span>}
+              {sampleText(s)}
             </li>
           ))}
         </ul>
@@ -69,7 +79,7 @@ function RuleCard({ rule }: { rule: RetentionRule }) {
   const [previewing, setPreviewing] = useState(false);
   const label = KIND_LABEL[rule.kind](rule.days);
   return (
-    <li className="space-y-3 py-4" data-testid="retention-rule">
+    <li className="space-y-3 py-4 first:pt-0 last:pb-0" data-testid="retention-rule">
       <div className="flex flex-wrap items-center gap-x-3 gap-y-2">
         <span className="font-medium">{label}</span>
         <Badge tone={rule.enabled ? "green" : "neutral"}>{rule.enabled ? `daily · next ${fmtTime(rule.next_run_at)}` : "off"}</Badge>
@@ -125,9 +135,9 @@ function AddRule() {
   };
   return (
     <form onSubmit={submit} className="flex flex-wrap items-end gap-3 text-sm" aria-label="Add a retention rule">
-      <label className="flex flex-col gap-1">
+      <label className="flex max-w-full min-w-0 flex-col gap-1">
         <span className="text-xs text-zinc-600 dark:text-zinc-400">Rule</span>
-        <select value={kind} onChange={(e) => setKind(e.target.value as Kind)} className="h-9 rounded-md border border-zinc-300 bg-white px-2 dark:border-zinc-700 dark:bg-zinc-900" data-testid="retention-kind">
+        <select value={kind} onChange={(e) => setKind(e.target.value as Kind)} className="h-9 max-w-full min-w-0 rounded-md border border-zinc-300 bg-white px-2 dark:border-zinc-700 dark:bg-zinc-900" data-testid="retention-kind">
           {(Object.keys(KIND_LABEL) as Kind[]).map((k) => (
             <option key={k} value={k}>
               {KIND_LABEL[k](0).replace("0", "N")}
