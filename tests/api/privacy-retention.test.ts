@@ -208,9 +208,9 @@ describe.each(DATABASE_KINDS)("retention rules and the erased user's embedding c
       expect(r.status).toBe(404);
       expect(r.body.error.code).toBe("not_found");
     }
-    // Several "run now" at once: one runs (3 000 old memories to archive, 6 batches), the
+    // Several "run now" at once: one runs (1 500 old memories to archive, 3 batches), the
     // others are told it is running.
-    const busy = oldUser(`busy-${tag()}`, { memories: Array.from({ length: 3000 }, () => ({ daysAgo: 100 })) });
+    const busy = oldUser(`busy-${tag()}`, { memories: Array.from({ length: 1500 }, () => ({ daysAgo: 100 })) });
     expect((await api.post("/user-imports", busy)).status).toBe(201);
     const statuses = (await Promise.all(Array.from({ length: 4 }, () => api.post(`/retention/rules/${rule.id}/run`, {})))).map((r) => r.status);
     expect(statuses).toContain(200);
