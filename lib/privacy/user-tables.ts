@@ -54,9 +54,10 @@ const t = (table: string, parts: string[], exported = true): UserTable => ({
 export const USER_TABLES: readonly UserTable[] = [
   // First: its predicate reads the texts of the rows below, and the user's notes of texts their
   // as-of searches looked up (a query is in no other row of theirs).
-  // The hashes are of every text of the user (500 000 at bench:erase's size, 8 s each count):
-  // the uncorrelated EXISTS is a one-time filter, so a project with an empty cache (the local
-  // lexical embedder caches nothing) skips them.
+  // The hashes are of every text of the user (500 000 at bench:erase's size): the uncorrelated
+  // EXISTS is a one-time filter, so the erasure's batches skip them when the project's cache is
+  // empty (the local lexical embedder caches nothing). countUserRows' OR of the two parts still
+  // hashes them (about 7 s a count at that size, three counts an erasure).
   t(
     "embedding_cache",
     [
