@@ -1,5 +1,6 @@
 import type { ApiContract } from "../contract";
 import { AUTH_CONTRACTS } from "./auth";
+import { CAPTURE_CONTRACTS } from "./capture";
 import { CONTEXT_CONTRACTS, SETTINGS_CONTRACTS } from "./context";
 import { CONVERSATION_CONTRACTS } from "./conversations";
 import { CURATION_CONTRACTS } from "./curation";
@@ -27,4 +28,5 @@ export const ALL_CONTRACTS: readonly ApiContract[] = [
   ...AUTH_CONTRACTS,
   ...PROFILE_CONTRACTS,
   ...REPLAY_CONTRACTS,
+  ...CAPTURE_CONTRACTS,
 ];
