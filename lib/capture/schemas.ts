@@ -3,22 +3,29 @@ import { z } from "zod";
 // Live capture over OTLP (issue 25, part 2): what POST /traces answers, the captured turns
 // of a conversation, and "sent vs modelled" for one of them. Client-safe.
 
-export const ZTraceExportResult = z.object({
-  partialSuccess: z
-    .object({ rejectedSpans: z.string().describe("int64 as a decimal string (proto3 JSON)"), errorMessage: z.string() })
-    .optional()
-    .describe("OTLP's ExportTracePartialSuccess: set when spans were ignored or rejected (rejectedSpans counts them), absent when every span became a turn."),
-  memscope: z.object({
-    spans: z.number().int(),
-    turns_created: z.number().int(),
-    duplicates: z.number().int().describe("Spans already stored (a retried export): the same span twice is one turn."),
-    ignored: z.number().int().describe("Spans that are not GenAI chat spans (HTTP, embeddings, tool executions, agent spans...)."),
-    ignored_by_kind: z.record(z.string(), z.number().int()).describe("Ignored spans by gen_ai.operation.name (or 'not a GenAI span')."),
-    rejected: z.array(z.object({ field: z.string(), message: z.string() })).describe("Chat spans whose content could not be read, each with the field that is wrong."),
-    conversation_ids: z.array(z.string()),
-  }),
+const ZIngestCounts = z.object({
+  spans: z.number().int(),
+  turns_created: z.number().int(),
+  duplicates: z.number().int().describe("Spans already stored (a retried export): the same span twice is one turn."),
+  ignored: z.number().int().describe("Spans that are not GenAI chat spans (HTTP, embeddings, tool executions, agent spans...)."),
+  ignored_by_kind: z.record(z.string(), z.number().int()).describe("Ignored spans by gen_ai.operation.name (or 'not a GenAI span')."),
+  rejected: z.array(z.object({ field: z.string(), message: z.string() })).describe("Chat spans whose content could not be read, each with the field that is wrong."),
+  conversation_ids: z.array(z.string()),
 });
-export type TraceExportResult = z.infer<typeof ZTraceExportResult>;
+
+/**
+ * The JSON answer as the contract documents it. OTLP's own field, `partialSuccess`
+ * ({rejectedSpans: int64 as a decimal string, errorMessage}), is spelled as OTLP/JSON
+ * requires (lowerCamelCase, which the rest of the API never uses), so the schema leaves it
+ * to the description and lets it through.
+ */
+export const ZTraceExportResult = z
+  .object({ memscope: ZIngestCounts })
+  .loose()
+  .describe(
+    "OTLP's ExportTraceServiceResponse. `partialSuccess` ({rejectedSpans, errorMessage}, OTLP/JSON spelling) is present when spans were ignored or rejected (rejectedSpans counts them), absent when every span became a turn; `memscope` holds the counts.",
+  );
+export type TraceExportResult = z.infer<typeof ZTraceExportResult> & { partialSuccess?: { rejectedSpans: string; errorMessage: string } };
 
 export const ZCapturedTurn = z.object({
   message_id: z.string(),

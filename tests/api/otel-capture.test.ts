@@ -110,7 +110,7 @@ describe.each(DATABASE_KINDS)("OTLP capture on %s", (kind) => {
       ["conv-proto", b, ["Bonjour", "Weather?"]],
     ] as const) {
       const conv = await conversationNamed(api, name);
-      expect(conv).toMatchObject({ app_id: "support-bot", turn_count: questions.length, leaf_count: 1 });
+      expect(conv).toMatchObject({ app_id: "support-bot", turn_count: questions.length, branch_count: 1 });
       const msgs = (await api.get(`/conversations/${conv.id}/messages`)).body.data as { id: string; query: string; answer: string; created_at: string; parent_message_id: string | null }[];
       const oldestFirst = [...msgs].sort((x, y) => x.created_at.localeCompare(y.created_at));
       expect(oldestFirst.map((m) => [m.query, m.answer])).toEqual(questions.map((q, i) => [q, `answer ${i + 1} to ${q}`]));
