@@ -79,7 +79,9 @@ export async function ingestTraces(sql: ProjectSql, traces: OtlpTraces, received
   const byConversation = new Map<string, CapturedChat[]>();
   for (const c of chats) {
     const id = conversationIdOf(c);
-    byConversation.set(id, [...(byConversation.get(id) ?? []), c]);
+    const list = byConversation.get(id);
+    if (list) list.push(c);
+    else byConversation.set(id, [c]);
   }
   // Oldest first within a conversation: each turn follows the one sent before it.
   for (const list of byConversation.values()) list.sort((x, y) => x.startedAt.getTime() - y.startedAt.getTime() || x.spanId.localeCompare(y.spanId));
@@ -92,20 +94,12 @@ export async function ingestTraces(sql: ProjectSql, traces: OtlpTraces, received
   let created = 0;
   let duplicates = repeated;
   if (ordered.length) {
-    await sql.transaction(async (tx) => {
-      let offset = 0;
-      for (const [conversationId, list] of groups) {
-        const slice = pickCounts(counts, list.flatMap((_, k) => [2 * (offset + k), 2 * (offset + k) + 1]));
-        offset += list.length;
-        const stored = await storeConversationTurns(tx, conversationId, list, slice);
-        if (stored === "deleted") {
-          for (const c of list) rejected.push({ field: `${c.path}.attributes[gen_ai.conversation.id]`, message: "the conversation was deleted in Memscope" });
-        } else {
-          created += stored.created;
-          duplicates += stored.duplicates;
-        }
-      }
-    });
+    const stored = await sql.transaction((tx) => storeTurns(tx, groups, counts));
+    created = stored.created;
+    duplicates += stored.duplicates;
+    for (const id of stored.deleted) {
+      for (const c of byConversation.get(id)!) rejected.push({ field: `${c.path}.attributes[gen_ai.conversation.id]`, message: "the conversation was deleted in Memscope" });
+    }
   }
   const ignoredCount = Object.values(ignored).reduce((a, b) => a + b, 0);
   return {
@@ -119,107 +113,140 @@ export async function ingestTraces(sql: ProjectSql, traces: OtlpTraces, received
   };
 }
 
-async function storeConversationTurns(
-  tx: ProjectSql,
-  conversationId: string,
-  chats: CapturedChat[],
-  counts: TokenCounts,
-): Promise<{ created: number; duplicates: number } | "deleted"> {
-  const first = chats[0];
+/**
+ * Writes the turns of every conversation of a request with one statement per step, whatever
+ * the number of conversations (a batch exporter mixes many): create the conversations,
+ * lock them (in id order), skip spans already stored, find where each conversation's new
+ * turns attach, write turns, counters and captured prompts.
+ */
+async function storeTurns(tx: ProjectSql, groups: [string, CapturedChat[]][], counts: TokenCounts) {
+  const convIds = groups.map(([id]) => id);
+  const firstOf = groups.map(([, list]) => list[0]);
   await tx.query(
     `INSERT INTO conversations (id, project_id, app_id, end_user_id, name, mode, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, 'chat', $6, $6) ON CONFLICT (project_id, id) DO NOTHING`,
-    [conversationId, tx.projectId, first.appId, first.endUserId, first.conversationKey ?? `trace ${first.traceId}`, first.startedAt.toISOString()],
+     SELECT u.id, $1, u.app_id, u.end_user_id, u.name, 'chat', u.at, u.at
+       FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::timestamptz[]) AS u(id, app_id, end_user_id, name, at)
+     ON CONFLICT (project_id, id) DO NOTHING`,
+    [
+      tx.projectId,
+      convIds,
+      firstOf.map((c) => c.appId),
+      firstOf.map((c) => c.endUserId),
+      firstOf.map((c) => c.conversationKey ?? `trace ${c.traceId}`),
+      firstOf.map((c) => c.startedAt.toISOString()),
+    ],
   );
-  // Locks the conversation: a span retried while its first copy is being written waits here, then finds it.
-  const [conv] = await tx.query<{ deleted: boolean }>(`SELECT deleted_at IS NOT NULL AS deleted FROM conversations WHERE id = $1 AND project_id = $2 FOR UPDATE`, [
-    conversationId,
-    tx.projectId,
-  ]);
-  if (conv.deleted) return "deleted";
+  // Locks the conversations, in id order: a span retried while its first copy is being written waits here, then finds it.
+  const locked = await tx.query<{ id: string; deleted: boolean }>(
+    `SELECT id, deleted_at IS NOT NULL AS deleted FROM conversations WHERE project_id = $1 AND id = ANY($2::uuid[]) ORDER BY id FOR UPDATE`,
+    [tx.projectId, convIds],
+  );
+  const deleted = new Set(locked.filter((c) => c.deleted).map((c) => c.id));
 
-  const ids = chats.map(messageIdOf);
+  // Every chat with its place among the counted texts; spans stored before are skipped.
+  let offset = 0;
+  const all = groups.flatMap(([conversationId, list]) => list.map((c) => ({ c, conversationId, i: offset++, id: messageIdOf(c) })));
+  const live = all.filter((x) => !deleted.has(x.conversationId));
   const existing = new Set(
-    (await tx.query<{ id: string }>(`SELECT id FROM messages WHERE id = ANY($1::uuid[]) AND project_id = $2`, [ids, tx.projectId])).map((r) => r.id),
+    (await tx.query<{ id: string }>(`SELECT id FROM messages WHERE project_id = $1 AND id = ANY($2::uuid[])`, [tx.projectId, live.map((x) => x.id)])).map((r) => r.id),
   );
-  const keep = chats.map((c, i) => ({ c, i, id: ids[i] })).filter((x) => !existing.has(x.id));
-  if (!keep.length) return { created: 0, duplicates: chats.length };
+  const fresh = live.filter((x) => !existing.has(x.id));
+  const duplicates = live.length - fresh.length;
+  if (!fresh.length) return { created: 0, duplicates, deleted };
 
-  // The first new turn follows the newest turn stored before it; the rest follow each other.
-  const [before] = await tx.query<{ id: string }>(
-    `SELECT id FROM messages WHERE conversation_id = $1 AND project_id = $2 AND created_at <= $3 ORDER BY created_at DESC, seq DESC LIMIT 1`,
-    [conversationId, tx.projectId, keep[0].c.startedAt.toISOString()],
+  const byConversation = new Map<string, typeof fresh>();
+  for (const x of fresh) {
+    const list = byConversation.get(x.conversationId);
+    if (list) list.push(x);
+    else byConversation.set(x.conversationId, [x]);
+  }
+  const heads = [...byConversation.entries()];
+  // The first new turn of a conversation follows its newest turn stored before it; the rest follow each other.
+  const before = new Map(
+    (
+      await tx.query<{ cid: string; id: string }>(
+        `SELECT u.cid, b.id FROM unnest($2::uuid[], $3::timestamptz[]) AS u(cid, at)
+           CROSS JOIN LATERAL (SELECT m.id FROM messages m WHERE m.project_id = $1 AND m.conversation_id = u.cid AND m.created_at <= u.at
+                                ORDER BY m.created_at DESC, m.seq DESC LIMIT 1) b`,
+        [tx.projectId, heads.map(([cid]) => cid), heads.map(([, list]) => list[0].c.startedAt.toISOString())],
+      )
+    ).map((r) => [r.cid, r.id]),
   );
-  const turns: TurnInput[] = keep.map(({ c }, k) => ({
-    id: ids[chats.indexOf(c)],
-    parent_message_id: k === 0 ? (before?.id ?? null) : keep[k - 1].id,
-    query: c.query,
-    answer: c.answer,
-    ...(c.outputTokens !== null ? { answer_tokens: c.outputTokens } : {}),
-    created_at: c.startedAt.toISOString(),
-    files: [],
-    metadata: turnMetadata(c),
-  }));
-  const keptCounts = pickCounts(counts, keep.flatMap((x) => [2 * x.i, 2 * x.i + 1]));
-  const prepared = planTurns(
-    conversationId,
-    turns,
-    turns.map((t) => t.id!),
-    keptCounts,
-    { newest: null, stored: new Set(before ? [before.id] : []) },
-    { fieldPrefix: "spans" },
-  );
+  const prepared = heads.flatMap(([cid, list]) => {
+    const parent = before.get(cid) ?? null;
+    const turns: TurnInput[] = list.map((x, k) => ({
+      id: x.id,
+      parent_message_id: k === 0 ? parent : list[k - 1].id,
+      query: x.c.query,
+      answer: x.c.answer,
+      ...(x.c.outputTokens !== null ? { answer_tokens: x.c.outputTokens } : {}),
+      created_at: x.c.startedAt.toISOString(),
+      files: [],
+      metadata: turnMetadata(x.c),
+    }));
+    const kept = pickCounts(counts, list.flatMap((x) => [2 * x.i, 2 * x.i + 1]));
+    return planTurns(cid, turns, turns.map((t) => t.id!), kept, { newest: null, stored: new Set(parent ? [parent] : []) }, { fieldPrefix: "spans" });
+  });
   const parents = [...new Set(prepared.map((p) => p.treeParent).filter((p): p is string => !!p))];
   const hasChildren = new Set(
     (
       await tx.query<{ tree_parent_id: string }>(
-        `SELECT DISTINCT tree_parent_id FROM messages WHERE conversation_id = $1 AND project_id = $3 AND tree_parent_id = ANY($2::uuid[])`,
-        [conversationId, parents, tx.projectId],
+        `SELECT DISTINCT tree_parent_id FROM messages WHERE project_id = $1 AND conversation_id = ANY($2::uuid[]) AND tree_parent_id = ANY($3::uuid[])`,
+        [tx.projectId, heads.map(([cid]) => cid), parents],
       )
     ).map((r) => r.tree_parent_id),
   );
-  const { leafDelta, tokenDelta } = turnTotals(prepared, hasChildren);
+  const totals = heads.map(([cid, list]) => ({
+    cid,
+    turns: list.length,
+    ...turnTotals(
+      prepared.filter((p) => p.conversationId === cid),
+      hasChildren,
+    ),
+    at: list[list.length - 1].c.startedAt.toISOString(),
+  }));
   await writeTurnRows(tx, prepared, false);
   await tx.query(
-    `UPDATE conversations SET turn_count = turn_count + $2, leaf_count = leaf_count + $3, token_count = token_count + $4,
-            updated_at = GREATEST(updated_at, $5::timestamptz)
-      WHERE id = $1 AND project_id = $6`,
-    [conversationId, prepared.length, leafDelta, tokenDelta, keep[keep.length - 1].c.startedAt.toISOString(), tx.projectId],
+    `UPDATE conversations c SET turn_count = c.turn_count + u.turns, leaf_count = c.leaf_count + u.leaves, token_count = c.token_count + u.tokens,
+            updated_at = GREATEST(c.updated_at, u.at)
+       FROM unnest($2::uuid[], $3::int[], $4::int[], $5::int[], $6::timestamptz[]) AS u(id, turns, leaves, tokens, at)
+      WHERE c.project_id = $1 AND c.id = u.id`,
+    [tx.projectId, totals.map((t) => t.cid), totals.map((t) => t.turns), totals.map((t) => t.leafDelta), totals.map((t) => t.tokenDelta), totals.map((t) => t.at)],
   );
-  const col = <T>(f: (c: CapturedChat) => T) => keep.map((x) => f(x.c));
+  const col = <T>(f: (x: (typeof fresh)[number]) => T) => fresh.map(f);
   await tx.query(
     `INSERT INTO captured_spans (project_id, trace_id, span_id, conversation_id, message_id, conversation_key, operation, provider,
        request_model, response_model, message_form, system_instructions, input_messages, output_messages, input_tokens, output_tokens,
        started_at, ended_at)
-     SELECT $1, u.trace_id, u.span_id, $2, u.message_id, u.conversation_key, u.operation, u.provider, u.request_model, u.response_model,
-            u.message_form, u.system_instructions::jsonb, u.input_messages::jsonb, u.output_messages::jsonb, u.input_tokens, u.output_tokens,
-            u.started_at, u.ended_at
-       FROM unnest($3::text[], $4::text[], $5::uuid[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[],
-                   $12::text[], $13::text[], $14::text[], $15::int[], $16::int[], $17::timestamptz[], $18::timestamptz[])
-         AS u(trace_id, span_id, message_id, conversation_key, operation, provider, request_model, response_model, message_form,
-              system_instructions, input_messages, output_messages, input_tokens, output_tokens, started_at, ended_at)`,
+     SELECT $1, u.trace_id, u.span_id, u.conversation_id, u.message_id, u.conversation_key, u.operation, u.provider, u.request_model,
+            u.response_model, u.message_form, u.system_instructions::jsonb, u.input_messages::jsonb, u.output_messages::jsonb,
+            u.input_tokens, u.output_tokens, u.started_at, u.ended_at
+       FROM unnest($2::text[], $3::text[], $4::uuid[], $5::uuid[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[],
+                   $11::text[], $12::text[], $13::text[], $14::text[], $15::int[], $16::int[], $17::timestamptz[], $18::timestamptz[])
+         AS u(trace_id, span_id, conversation_id, message_id, conversation_key, operation, provider, request_model, response_model,
+              message_form, system_instructions, input_messages, output_messages, input_tokens, output_tokens, started_at, ended_at)`,
     [
       tx.projectId,
-      conversationId,
-      col((c) => c.traceId),
-      col((c) => c.spanId),
-      keep.map((x) => x.id),
-      col((c) => c.conversationKey),
-      col((c) => c.operation),
-      col((c) => c.provider),
-      col((c) => c.requestModel),
-      col((c) => c.responseModel),
-      col((c) => c.messageForm),
-      col((c) => (c.systemInstructions ? JSON.stringify(c.systemInstructions) : null)),
-      col((c) => JSON.stringify(c.inputMessages)),
-      col((c) => JSON.stringify(c.outputMessages)),
-      col((c) => c.inputTokens),
-      col((c) => c.outputTokens),
-      col((c) => c.startedAt.toISOString()),
-      col((c) => c.endedAt.toISOString()),
+      col((x) => x.c.traceId),
+      col((x) => x.c.spanId),
+      col((x) => x.conversationId),
+      col((x) => x.id),
+      col((x) => x.c.conversationKey),
+      col((x) => x.c.operation),
+      col((x) => x.c.provider),
+      col((x) => x.c.requestModel),
+      col((x) => x.c.responseModel),
+      col((x) => x.c.messageForm),
+      col((x) => (x.c.systemInstructions ? JSON.stringify(x.c.systemInstructions) : null)),
+      col((x) => JSON.stringify(x.c.inputMessages)),
+      col((x) => JSON.stringify(x.c.outputMessages)),
+      col((x) => x.c.inputTokens),
+      col((x) => x.c.outputTokens),
+      col((x) => x.c.startedAt.toISOString()),
+      col((x) => x.c.endedAt.toISOString()),
     ],
   );
-  return { created: keep.length, duplicates: chats.length - keep.length };
+  return { created: fresh.length, duplicates, deleted };
 }
 
 /** The counts of some of the texts, in the order given. */
