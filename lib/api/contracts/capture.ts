@@ -18,7 +18,8 @@ export const exportTraces = contract({
     "Input messages are read from gen_ai.input.messages / gen_ai.output.messages / gen_ai.system_instructions (structured or JSON text), or from the older gen_ai.*.message and gen_ai.choice span events. " +
     "The same span sent twice is one turn. Other spans are ignored and, with chat spans whose content cannot be read, counted in partialSuccess.rejectedSpans. " +
     "The answer is an ExportTraceServiceResponse in the request's encoding (JSON answers add `memscope`, the counts). A body that is not OTLP is a 400 naming the field.",
-  response: ZTraceExportResult,
+  // The handler reads the body itself, so its size (413) and media type (415) answers are its own, not withApi's.
+  response: ZTraceExportResult, errors: [413, 415],
 });
 
 const ZConversationParams = z.object({ id: pathId("Conversation") });
