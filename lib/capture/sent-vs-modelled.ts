@@ -38,7 +38,7 @@ export async function listCapturedTurns(sql: ProjectSql, conversationId: string)
   if (!conv) throw new NotFoundError("Conversation", conversationId);
   const rows = await sql.query<Omit<CapturedTurn, "started_at"> & { started_at: Date | string }>(
     `SELECT message_id, trace_id, span_id, operation, provider, request_model, message_form,
-            jsonb_array_length(input_messages)::int AS input_message_count, started_at
+            json_array_length(input_messages)::int AS input_message_count, started_at
        FROM captured_spans WHERE project_id = $1 AND conversation_id = $2 ORDER BY started_at, span_id LIMIT 1000`,
     [sql.projectId, conversationId],
   );

@@ -213,38 +213,38 @@ async function storeTurns(tx: ProjectSql, groups: [string, CapturedChat[]][], co
       WHERE c.project_id = $1 AND c.id = u.id`,
     [tx.projectId, totals.map((t) => t.cid), totals.map((t) => t.turns), totals.map((t) => t.leafDelta), totals.map((t) => t.tokenDelta), totals.map((t) => t.at)],
   );
-  const col = <T>(f: (x: (typeof fresh)[number]) => T) => fresh.map(f);
+  // The rows as one JSON document rather than a text[] per column: the messages are JSON
+  // themselves, and an array literal of them (every quote escaped) cost more than the rest.
+  const rows = fresh.map((x) => ({
+    trace_id: x.c.traceId,
+    span_id: x.c.spanId,
+    conversation_id: x.conversationId,
+    message_id: x.id,
+    conversation_key: x.c.conversationKey,
+    operation: x.c.operation,
+    provider: x.c.provider,
+    request_model: x.c.requestModel,
+    response_model: x.c.responseModel,
+    message_form: x.c.messageForm,
+    system_instructions: x.c.systemInstructions,
+    input_messages: x.c.inputMessages,
+    output_messages: x.c.outputMessages,
+    input_tokens: x.c.inputTokens,
+    output_tokens: x.c.outputTokens,
+    started_at: x.c.startedAt.toISOString(),
+    ended_at: x.c.endedAt.toISOString(),
+  }));
   await tx.query(
     `INSERT INTO captured_spans (project_id, trace_id, span_id, conversation_id, message_id, conversation_key, operation, provider,
        request_model, response_model, message_form, system_instructions, input_messages, output_messages, input_tokens, output_tokens,
        started_at, ended_at)
      SELECT $1, u.trace_id, u.span_id, u.conversation_id, u.message_id, u.conversation_key, u.operation, u.provider, u.request_model,
-            u.response_model, u.message_form, u.system_instructions::jsonb, u.input_messages::jsonb, u.output_messages::jsonb,
+            u.response_model, u.message_form, NULLIF(u.system_instructions::text, 'null')::json, u.input_messages, u.output_messages,
             u.input_tokens, u.output_tokens, u.started_at, u.ended_at
-       FROM unnest($2::text[], $3::text[], $4::uuid[], $5::uuid[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[],
-                   $11::text[], $12::text[], $13::text[], $14::text[], $15::int[], $16::int[], $17::timestamptz[], $18::timestamptz[])
-         AS u(trace_id, span_id, conversation_id, message_id, conversation_key, operation, provider, request_model, response_model,
-              message_form, system_instructions, input_messages, output_messages, input_tokens, output_tokens, started_at, ended_at)`,
-    [
-      tx.projectId,
-      col((x) => x.c.traceId),
-      col((x) => x.c.spanId),
-      col((x) => x.conversationId),
-      col((x) => x.id),
-      col((x) => x.c.conversationKey),
-      col((x) => x.c.operation),
-      col((x) => x.c.provider),
-      col((x) => x.c.requestModel),
-      col((x) => x.c.responseModel),
-      col((x) => x.c.messageForm),
-      col((x) => (x.c.systemInstructions ? JSON.stringify(x.c.systemInstructions) : null)),
-      col((x) => JSON.stringify(x.c.inputMessages)),
-      col((x) => JSON.stringify(x.c.outputMessages)),
-      col((x) => x.c.inputTokens),
-      col((x) => x.c.outputTokens),
-      col((x) => x.c.startedAt.toISOString()),
-      col((x) => x.c.endedAt.toISOString()),
-    ],
+       FROM json_to_recordset($2::json) AS u(trace_id text, span_id text, conversation_id uuid, message_id uuid, conversation_key text,
+              operation text, provider text, request_model text, response_model text, message_form text, system_instructions json,
+              input_messages json, output_messages json, input_tokens int, output_tokens int, started_at timestamptz, ended_at timestamptz)`,
+    [tx.projectId, JSON.stringify(rows)],
   );
   return { created: fresh.length, duplicates, deleted };
 }

@@ -3,6 +3,9 @@
 -- what the turn's two texts cannot: the exact input messages the agent sent to the model
 -- (and its separate system instructions), the output messages, and where they came from.
 -- (project_id, trace_id, span_id) makes a span sent twice one turn. Rows go with their turn.
+-- The messages are JSON, not JSONB: kept as the text they were sent (an agent resends its
+-- whole history with every call, so these are the largest writes of an ingest; JSON only
+-- validates where JSONB would rebuild every value), stored uncompressed for the same reason.
 CREATE TABLE "captured_spans" (
     "project_id" TEXT NOT NULL,
     "trace_id" TEXT NOT NULL,
@@ -15,9 +18,9 @@ CREATE TABLE "captured_spans" (
     "request_model" TEXT,
     "response_model" TEXT,
     "message_form" TEXT NOT NULL,
-    "system_instructions" JSONB,
-    "input_messages" JSONB NOT NULL,
-    "output_messages" JSONB NOT NULL,
+    "system_instructions" JSON,
+    "input_messages" JSON NOT NULL,
+    "output_messages" JSON NOT NULL,
     "input_tokens" INTEGER,
     "output_tokens" INTEGER,
     "started_at" TIMESTAMPTZ(3) NOT NULL,
@@ -29,6 +32,9 @@ CREATE TABLE "captured_spans" (
         REFERENCES "messages" ("project_id", "id") ON DELETE CASCADE,
     CONSTRAINT "captured_spans_message_form_check" CHECK ("message_form" IN ('attributes', 'events'))
 );
+
+ALTER TABLE "captured_spans" ALTER COLUMN "input_messages" SET STORAGE EXTERNAL,
+                             ALTER COLUMN "output_messages" SET STORAGE EXTERNAL;
 
 CREATE UNIQUE INDEX "captured_spans_project_id_message_id_key" ON "captured_spans" ("project_id", "message_id");
 -- The captured turns of a conversation, in the order they were sent.
