@@ -13,6 +13,8 @@ import { ErrorBox, Spinner } from "@/components/ui/states";
 import { WindowPanel } from "@/components/window/window-panel";
 import { NodeMemorySection } from "@/components/node-memory/node-memory-panel";
 import { TabList } from "@/components/ui/tabs";
+import { SentVsModelledPanel } from "@/components/capture/sent-vs-modelled-panel";
+import { useCapturedTurns } from "@/components/capture/use-captures";
 import { ConversationHeader } from "./conversation-header";
 import { ConversationMemoriesPanel } from "./conversation-memories";
 import { MessageTree } from "./message-tree";
@@ -42,8 +44,12 @@ export function ConversationDetail({ id }: { id: string }) {
 
   // The leaf lives in the URL (?leaf=) so a view can be shared; replaceState avoids a server round trip.
   // The right column's tab (?tab=memories), in the URL like the rest of the view.
-  const [tab, setTab] = useState<"window" | "memories">(() => (params.get("tab") === "memories" ? "memories" : "window"));
-  const selectTab = useCallback((t: "window" | "memories") => {
+  type Tab = "window" | "memories" | "captured";
+  const [tab, setTab] = useState<Tab>(() => (params.get("tab") === "memories" ? "memories" : params.get("tab") === "captured" ? "captured" : "window"));
+  // Turns captured over OTLP get a third tab, "Sent vs modelled" (components/capture).
+  const captures = useCapturedTurns(id);
+  const hasCaptures = !!captures.data?.data.length;
+  const selectTab = useCallback((t: Tab) => {
     setTab(t);
     const sp = new URLSearchParams(window.location.search);
     if (t === "window") sp.delete("tab");
@@ -144,6 +150,7 @@ export function ConversationDetail({ id }: { id: string }) {
             tabs={[
               { key: "window", label: "Window preview", testId: "tab-window" },
               { key: "memories", label: "Memories", testId: "tab-memories" },
+              ...(hasCaptures || tab === "captured" ? [{ key: "captured" as const, label: "Sent vs modelled", testId: "tab-captured" }] : []),
             ]}
             value={tab}
             onChange={selectTab}
@@ -155,6 +162,8 @@ export function ConversationDetail({ id }: { id: string }) {
           <div role="tabpanel" id="conversation-panel" aria-labelledby={`conversation-panel-tab-${tab}`} className="flex min-h-0 flex-1 flex-col">
             {tab === "memories" ? (
               <ConversationMemoriesPanel conversationId={id} onSelectLeaf={selectLeaf} />
+            ) : tab === "captured" ? (
+              <SentVsModelledPanel conversationId={id} leafId={resolvedLeaf} />
             ) : (
         <WindowPanel
           conversationId={id}

@@ -14,6 +14,7 @@ export const ERROR_CODES = {
   invalid_cursor: { kind: "bad_request", meaning: "The pagination cursor is not one this API issued for this list." },
   invalid_as_of: { kind: "bad_request", meaning: "as_of is not an ISO 8601 instant with its offset; details name the field." },
   invalid_path: { kind: "bad_request", meaning: "The path has malformed percent-encoding." },
+  invalid_otlp: { kind: "bad_request", meaning: "The OTLP body (POST /traces) cannot be read as an ExportTraceServiceRequest; details name the field." },
   unauthorized: { kind: "unauthorized", meaning: "No key or session, or a wrong, revoked or expired one." },
   forbidden: { kind: "forbidden", meaning: "The caller is known but not allowed: a viewer writing, a cross-site request with a session cookie." },
   missing_scope: { kind: "forbidden", meaning: "The API key lacks the scope (read, write, admin) the route needs." },

@@ -92,6 +92,8 @@ export const USER_TABLES: readonly UserTable[] = [
   t("agentscope_summaries", [`t.project_id = $1 AND t.conversation_id IN (SELECT c.id::text FROM conversations c WHERE c.project_id = $1 AND c.end_user_id = $2)`]),
   t("node_memories", [`t.project_id = $1 AND t.conversation_id IN (${CONV})`]),
   t("message_files", [`t.project_id = $1 AND t.message_id IN (${MSG})`]),
+  // The prompts captured over OTLP (lib/capture): the messages' own texts and more.
+  t("captured_spans", [`t.project_id = $1 AND t.conversation_id IN (${CONV})`], false),
   t("messages", [`t.project_id = $1 AND t.conversation_id IN (${CONV})`]),
   t("conversations", [`t.project_id = $1 AND t.end_user_id = $2`]),
   t("memory_user_counts", [`t.project_id = $1 AND t.user_id = $2`], false),

@@ -256,6 +256,83 @@ describe("conversation pages in a browser", () => {
     await page.setViewportSize({ width: 1440, height: 900 });
   });
 
+  it("Sent vs modelled: a turn captured over OTLP beside its profile's prompt, at 1440, 1024 and 390 px", async () => {
+    const api = apiClient(suite.url);
+    const profile = await api.post("/profiles/panel-bot/versions", {
+      settings: { model: "gpt-4o-mini", system_prompt: "You are terse.", strategy: { type: "message_window", max_attached_message_count: 2 } },
+      effective_from: "2020-01-01T00:00:00Z",
+    });
+    expect(profile.status).toBe(201);
+    // Three chat spans of one conversation, each sending the whole history so far (OTLP/JSON).
+    const msg = (role: string, content: string) => ({ role, parts: [{ type: "text", content }] });
+    const conversationKey = `panel-${randomUUID()}`;
+    const history: ReturnType<typeof msg>[] = [];
+    const spans = ["Plan a trip to Lisbon", "Which neighbourhood?", "And for food?"].map((q, i) => {
+      history.push(msg("user", q));
+      const input = [...history];
+      history.push(msg("assistant", `Answer ${i + 1}: ${q.toLowerCase()} — here is a longer reply that wraps on narrow screens.`));
+      const attrs = {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.request.model": "gpt-4o-mini",
+        "gen_ai.conversation.id": conversationKey,
+        "gen_ai.system_instructions": JSON.stringify([{ type: "text", content: "You are terse." }]),
+        "gen_ai.input.messages": JSON.stringify(input),
+        "gen_ai.output.messages": JSON.stringify([history.at(-1)]),
+      };
+      return { attrs, i };
+    });
+    const body = {
+      resourceSpans: [
+        {
+          resource: { attributes: [{ key: "service.name", value: { stringValue: "panel-bot" } }] },
+          scopeSpans: [
+            {
+              spans: spans.map(({ attrs, i }) => ({
+                traceId: "0af7651916cd43dd8448eb211c80319c",
+                spanId: `b7ad6b71692033${String(i).padStart(2, "0")}`,
+                name: "chat gpt-4o-mini",
+                startTimeUnixNano: String(BigInt(Date.parse("2026-03-01T10:00:00Z") + i * 1000) * 1_000_000n),
+                endTimeUnixNano: String(BigInt(Date.parse("2026-03-01T10:00:00Z") + i * 1000 + 500) * 1_000_000n),
+                attributes: Object.entries(attrs).map(([key, v]) => ({ key, value: { stringValue: v } })),
+              })),
+            },
+          ],
+        },
+      ],
+    };
+    const sent = await api.post("/traces", body);
+    expect(sent.status).toBe(200);
+    expect(sent.body.memscope.turns_created).toBe(3);
+    const conversationId = sent.body.memscope.conversation_ids[0];
+
+    await page.goto(`${suite.url}/conversations/${conversationId}?tab=captured`);
+    const summary = page.locator('[data-testid="capture-summary"]');
+    await summary.waitFor();
+    expect(await summary.textContent()).toBe("Your agent keeps 4 messages, your profile says 2.");
+    expect(await page.locator('[data-testid="capture-row"]').evaluateAll((els) => els.map((e) => e.getAttribute("data-status")))).toEqual([
+      "sent_only",
+      "sent_only",
+      "both",
+      "both",
+    ]);
+    expect(await page.locator('[data-testid="capture-system"]').getAttribute("data-same")).toBe("true");
+    expect(await page.locator('[data-testid="tab-captured"]').getAttribute("aria-selected")).toBe("true");
+    // Another captured turn from the picker: the first one had no history to differ on.
+    const first = (await api.get(`/conversations/${conversationId}/captures`)).body.data[0].message_id;
+    await page.locator('[data-testid="captured-turn"]').selectOption(first);
+    await page.waitForFunction(() => document.querySelector('[data-testid="capture-summary"]')?.textContent === "Your agent keeps the same 0 messages your profile says.");
+    await page.locator('[data-testid="captured-turn"]').selectOption({ index: 2 });
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="capture-row"]').length === 4);
+    for (const width of [1440, 1024, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.waitForTimeout(300);
+      await page.screenshot({ path: screenshotPath(`conversation-sent-vs-modelled-${width}`), fullPage: true });
+      expect(await pageOverflow(page), `sent vs modelled at ${width}`).toBe(0);
+      expect(await axeSeriousViolations(page), `sent vs modelled at ${width}`).toEqual([]);
+    }
+    await page.setViewportSize({ width: 1440, height: 900 });
+  });
+
   it("renders the API reference", async () => {
     await page.goto(`${suite.url}/docs/api`);
     await page.locator('[data-testid="openapi-link"]').waitFor();

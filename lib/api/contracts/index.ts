@@ -1,5 +1,6 @@
 import type { ApiContract } from "../contract";
 import { AUTH_CONTRACTS } from "./auth";
+import { CAPTURE_CONTRACTS } from "./capture";
 import { CONTEXT_CONTRACTS, SETTINGS_CONTRACTS } from "./context";
 import { CONVERSATION_CONTRACTS } from "./conversations";
 import { CURATION_CONTRACTS } from "./curation";
@@ -29,4 +30,5 @@ export const ALL_CONTRACTS: readonly ApiContract[] = [
   ...PROFILE_CONTRACTS,
   ...REPLAY_CONTRACTS,
   ...RETENTION_CONTRACTS,
+  ...CAPTURE_CONTRACTS,
 ];

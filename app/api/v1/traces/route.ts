@@ -1,0 +1,16 @@
+import * as api from "@/lib/api/contracts/capture";
+import { withApi } from "@/lib/api/with-api";
+import { dataSql } from "@/lib/api/data-sql";
+import { exportAnswer } from "@/lib/capture/export-answer";
+import { encodingOf, readOtlpBody } from "@/lib/capture/read-otlp-body";
+import { ingestTraces } from "@/lib/capture/store-captures";
+
+export const dynamic = "force-dynamic";
+
+/** OTLP/HTTP: exporters configured with OTEL_EXPORTER_OTLP_ENDPOINT=<memscope>/api post to <endpoint>/v1/traces. */
+export const POST = withApi(api.exportTraces, async ({ req, access }) => {
+  const encoding = encodingOf(req);
+  const traces = await readOtlpBody(req, encoding);
+  const result = await ingestTraces(await dataSql(access), traces);
+  return exportAnswer(result, encoding);
+});

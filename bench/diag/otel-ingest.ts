@@ -1,0 +1,80 @@
+// Where POST /traces spends its time, in-process (no HTTP): decode, classify, token counts and
+// each SQL statement of ingestTraces, on PGlite (or BENCH_DATABASE_URL). Diagnostic for bench:otel.
+//   tsx --conditions=react-server bench/diag/otel-ingest.ts
+import { randomBytes } from "node:crypto";
+import { ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { decodeTracesProto } from "../../lib/capture/otlp-proto";
+import { classifySpans, ingestTraces } from "../../lib/capture/store-captures";
+import { openDatabase } from "../../lib/db/open-database";
+import { DEFAULT_PROJECT_ID, projectSql, type ProjectSql } from "../../lib/db/project-sql";
+import { countTextsAllEncodings } from "../../lib/tokens/count-tokens-parallel";
+import { makeTempDir, removeDir } from "../lib/common";
+import { makeTurnGenerator } from "../lib/text";
+
+const REQUESTS = Number(process.env.BENCH_REQUESTS || 20);
+const memory = new InMemorySpanExporter();
+const tracer = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(memory)] }).getTracer("diag");
+const gen = makeTurnGenerator(25);
+function body() {
+  memory.reset();
+  for (let c = 0; c < 10; c++) {
+    const conversation = randomBytes(8).toString("hex");
+    const h: unknown[] = [];
+    for (let i = 0; i < 10; i++) {
+      const t = gen();
+      h.push({ role: "user", parts: [{ type: "text", content: t.query }] });
+      const out = [{ role: "assistant", parts: [{ type: "text", content: t.answer }] }];
+      tracer
+        .startSpan("chat", { attributes: { "gen_ai.operation.name": "chat", "gen_ai.conversation.id": conversation, "gen_ai.input.messages": JSON.stringify(h), "gen_ai.output.messages": JSON.stringify(out) } })
+        .end();
+      h.push(out[0]);
+    }
+  }
+  return ProtobufTraceSerializer.serializeRequest(memory.getFinishedSpans())!;
+}
+
+const dir = makeTempDir("memscope-diag-otel-");
+const url = process.env.BENCH_DATABASE_URL;
+const db = await openDatabase(url ? { kind: "postgres", url } : { kind: "pglite", dataDir: dir });
+const base = projectSql(db.sql, DEFAULT_PROJECT_ID);
+const bySql = new Map<string, number>();
+const timed = (s: ProjectSql): ProjectSql => ({
+  ...s,
+  query: async (text, params) => {
+    const t = performance.now();
+    try {
+      return await s.query(text, params);
+    } finally {
+      const k = text.trim().split("\n")[0].slice(0, 60);
+      bySql.set(k, (bySql.get(k) ?? 0) + performance.now() - t);
+    }
+  },
+  transaction: (fn) => s.transaction((tx) => fn(timed(tx))),
+});
+const sql = timed(base);
+const bodies = Array.from({ length: REQUESTS + 2 }, body);
+const phase = { decode: 0, classify: 0, tokens: 0, ingest: 0 };
+for (const [i, b] of bodies.entries()) {
+  if (i === 2) bySql.clear();
+  let t = performance.now();
+  const traces = decodeTracesProto(b);
+  const d = performance.now() - t;
+  t = performance.now();
+  const c = classifySpans(traces, new Date());
+  const cl = performance.now() - t;
+  t = performance.now();
+  await countTextsAllEncodings(c.chats.flatMap((x) => [x.query, x.answer]));
+  const tk = performance.now() - t;
+  t = performance.now();
+  await ingestTraces(sql, traces);
+  const ing = performance.now() - t;
+  if (i >= 2) Object.assign(phase, { decode: phase.decode + d, classify: phase.classify + cl, tokens: phase.tokens + tk, ingest: phase.ingest + ing });
+}
+const per = (x: number) => (x / REQUESTS).toFixed(1);
+console.log(`per request of 100 spans (${REQUESTS} requests after 2 warm-ups, ${url ? "PostgreSQL" : "PGlite"}):`);
+console.log(`  decode ${per(phase.decode)} ms, classify ${per(phase.classify)} ms, token counts alone ${per(phase.tokens)} ms, ingestTraces in all ${per(phase.ingest)} ms`);
+for (const [k, v] of [...bySql.entries()].sort((a, b) => b[1] - a[1])) console.log(`  ${per(v).padStart(8)} ms  ${k}`);
+await db.close?.();
+removeDir(dir);
+process.exit(0);

@@ -1,0 +1,147 @@
+// npm run bench:otel
+//
+// OTLP ingest (issue 25, part 2): the production server (scripts/serve.mjs) receives GenAI
+// chat spans on POST /api/v1/traces as the OpenTelemetry JS SDK's protobuf exporter sends
+// them (the SDK's own ProtobufTraceSerializer, BATCH spans per request, every span new, so
+// every span becomes a turn), from BENCH_CONNECTIONS clients for BENCH_DURATION seconds,
+// while a probe reads GET /ready at BENCH_READY_RATE requests/s.
+// Targets: >= 1 000 spans/s sustained, 0 errors (connection errors, timeouts, non-2xx, and
+// spans the answers report rejected), GET /ready p99 < 100 ms meanwhile.
+// The server runs in open mode (no accounts): the key check is one indexed lookup and not
+// what is measured. PostgreSQL: BENCH_DATABASE_URL, else MEMSCOPE_TEST_POSTGRES_URL (a fresh
+// database on that server); neither: embedded only.
+// Knobs (env): BENCH_DURATION (60 s), BENCH_CONNECTIONS (4), BENCH_BATCH (100 spans a request),
+// BENCH_TURNS (10: turns per conversation in a request, so 10 conversations a request),
+// BENCH_READY_RATE (20), BENCH_DATABASES ("embedded,postgres").
+
+import { randomBytes } from "node:crypto";
+import { ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
+import { resourceFromAttributes } from "@opentelemetry/resources";
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import autocannon from "autocannon";
+import { makeTempDir, printMachine, removeDir, runMain } from "./lib/common";
+import { makeTurnGenerator } from "./lib/text";
+import { freshPostgres, rssMiB, startServer, type Server } from "./lib/serve-process";
+
+const DURATION = Number(process.env.BENCH_DURATION || 60);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 4);
+const BATCH = Number(process.env.BENCH_BATCH || 100);
+const TURNS = Number(process.env.BENCH_TURNS || 10);
+const READY_RATE = Number(process.env.BENCH_READY_RATE || 20);
+const TARGET_SPANS = 1000;
+const TARGET_READY_P99 = 100;
+
+const memory = new InMemorySpanExporter();
+const provider = new BasicTracerProvider({ resource: resourceFromAttributes({ "service.name": "bench-otel" }), spanProcessors: [new SimpleSpanProcessor(memory)] });
+const tracer = provider.getTracer("bench-otel");
+const turnText = makeTurnGenerator(25);
+
+/** One export request: BATCH chat spans, TURNS per conversation, each sending the conversation so far. */
+function exportBody(): Buffer {
+  memory.reset();
+  const t0 = Date.now();
+  for (let c = 0; c < BATCH / TURNS; c++) {
+    const conversation = randomBytes(8).toString("hex");
+    const history: { role: string; parts: { type: string; content: string }[] }[] = [];
+    for (let i = 0; i < TURNS; i++) {
+      const t = turnText();
+      history.push({ role: "user", parts: [{ type: "text", content: t.query }] });
+      tracer
+        .startSpan("chat gpt-4o-mini", {
+          startTime: new Date(t0 + i),
+          attributes: {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.request.model": "gpt-4o-mini",
+            "gen_ai.conversation.id": conversation,
+            "gen_ai.input.messages": JSON.stringify(history),
+            "gen_ai.output.messages": JSON.stringify([{ role: "assistant", parts: [{ type: "text", content: t.answer }], finish_reason: "stop" }]),
+            "gen_ai.usage.input_tokens": 100,
+            "gen_ai.usage.output_tokens": 20,
+          },
+        })
+        .end(new Date(t0 + i + 1));
+      history.push({ role: "assistant", parts: [{ type: "text", content: t.answer }] });
+    }
+  }
+  return Buffer.from(ProtobufTraceSerializer.serializeRequest(memory.getFinishedSpans() as ReadableSpan[])!);
+}
+
+async function runOn(label: string, env: Record<string, string>) {
+  console.log(`\n## ${label}`);
+  const server: Server = await startServer(env);
+  try {
+    const url = `${server.base}/api/v1/traces`;
+    const headers = { "content-type": "application/x-protobuf" };
+    // A first export (warms the route, the token workers and the planner), checked in full.
+    const first = await fetch(url, { method: "POST", headers, body: new Uint8Array(exportBody()) });
+    const firstBody = new Uint8Array(await first.arrayBuffer());
+    if (first.status !== 200 || firstBody.length) throw new Error(`warm-up export answered ${first.status} with ${firstBody.length} bytes (a partial success): ${server.log().slice(-2000)}`);
+    const sample = exportBody();
+    console.log(`  ${BATCH} spans a request (${TURNS} turns x ${BATCH / TURNS} conversations), ~${(sample.length / 1024).toFixed(0)} KiB protobuf`);
+
+    // Bodies made ahead (every span new), so the client's own work stays out of the measured minute.
+    const ahead = Array.from({ length: Math.ceil((DURATION * TARGET_SPANS * 1.5) / BATCH) }, exportBody);
+    console.log(`  ${ahead.length} export bodies made ahead`);
+    const nextBody = () => ahead.pop() ?? exportBody();
+    let partial = 0;
+    const rssBefore = rssMiB(server.pid);
+    const ingest = autocannon({
+      url: server.base,
+      connections: CONNECTIONS,
+      duration: DURATION,
+      timeout: 60,
+      requests: [
+        {
+          method: "POST",
+          path: "/api/v1/traces",
+          headers,
+          setupRequest: (req) => ({ ...req, body: nextBody() }),
+          // A protobuf answer with a body carries partial_success: spans that did not become turns.
+          onResponse: (status, body) => {
+            if (status === 200 && body.length) partial++;
+          },
+        },
+      ],
+    } as autocannon.Options);
+    const ready = autocannon({
+      url: `${server.base}/api/v1/ready`,
+      connections: 1,
+      overallRate: READY_RATE,
+      duration: DURATION,
+      timeout: 30,
+    });
+    const [r, q] = await Promise.all([ingest, ready]);
+    const spansPerS = (r["2xx"] * BATCH) / DURATION;
+    const errors = r.errors + r.timeouts + r.non2xx + partial;
+    console.log(
+      `  POST /traces: ${r.requests.average.toFixed(1)} req/s = ${spansPerS.toFixed(0)} spans/s sustained (target >= ${TARGET_SPANS}); p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms; ` +
+        `errors ${r.errors}, timeouts ${r.timeouts}, non-2xx ${r.non2xx}, partial successes ${partial}`,
+    );
+    console.log(`  GET /ready meanwhile: ${q.requests.total} requests, p50 ${q.latency.p50} ms, p99 ${q.latency.p99} ms (target < ${TARGET_READY_P99}), errors ${q.errors + q.timeouts + q.non2xx}`);
+    console.log(`  RSS ${rssBefore.toFixed(0)} -> ${rssMiB(server.pid).toFixed(0)} MiB`);
+    const pass = spansPerS >= TARGET_SPANS && errors === 0 && q.errors + q.timeouts + q.non2xx === 0 && q.latency.p99 < TARGET_READY_P99;
+    console.log(`  ${pass ? "PASS" : "FAIL"}`);
+    if (errors) console.log(server.log().split("\n").filter((l) => /error|fail/i.test(l)).slice(-10).join("\n"));
+    return pass;
+  } finally {
+    await server.stop();
+  }
+}
+
+runMain("bench:otel", async (cleanup) => {
+  printMachine();
+  const kinds = (process.env.BENCH_DATABASES || "embedded,postgres").split(",");
+  const results: boolean[] = [];
+  if (kinds.includes("embedded")) {
+    const dir = makeTempDir("memscope-bench-otel-");
+    cleanup(() => removeDir(dir));
+    results.push(await runOn("embedded database (PGlite)", { MEMSCOPE_DATA_DIR: dir }));
+  }
+  const pgUrl = process.env.BENCH_DATABASE_URL || process.env.MEMSCOPE_TEST_POSTGRES_URL;
+  if (kinds.includes("postgres") && pgUrl) {
+    const db = await freshPostgres(pgUrl);
+    cleanup(() => db.drop());
+    results.push(await runOn("PostgreSQL", { DATABASE_URL: db.url }));
+  }
+  if (results.some((ok) => !ok)) process.exitCode = 1;
+});

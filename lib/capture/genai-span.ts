@@ -1,0 +1,239 @@
+import type { OtlpAttributes, OtlpEvent, OtlpSpan, OtlpValue } from "./otlp-types";
+
+// A span read as an OpenTelemetry GenAI inference span (semantic conventions, docs/gen-ai/
+// gen-ai-spans.md and the JSON schemas gen-ai-input-messages.json / gen-ai-output-messages.json
+// / gen-ai-system-instructions.json of open-telemetry/semantic-conventions; the older span
+// events from model/gen-ai/deprecated/events-deprecated.yaml). Named in docs/architecture.md.
+//
+// Three outcomes: a chat to store as a turn; a span capture ignores (anything but a chat:
+// HTTP spans, embeddings, tool executions, agent spans), counted by what it was; a chat span
+// whose content cannot be read, rejected with the field that is wrong. Pure: no I/O.
+
+/** The operations that send a prompt and get an answer (gen_ai.operation.name). */
+export const CHAT_OPERATIONS = ["chat", "generate_content", "text_completion"] as const;
+
+/** A message in the conventions' form: a role and its parts ({type: "text", content}, {type: "tool_call", ...}, ...). */
+export type ChatPart = { type: string; [key: string]: unknown };
+export type ChatMessage = { role: string; parts: ChatPart[]; [key: string]: unknown };
+
+export type CapturedChat = {
+  traceId: string;
+  spanId: string;
+  path: string;
+  operation: string;
+  provider: string | null;
+  requestModel: string | null;
+  responseModel: string | null;
+  /** gen_ai.conversation.id as sent; null: the span's trace is its conversation. */
+  conversationKey: string | null;
+  appId: string;
+  endUserId: string | null;
+  /** attributes: gen_ai.input.messages / gen_ai.output.messages; events: the older span events. */
+  messageForm: "attributes" | "events";
+  systemInstructions: ChatPart[] | null;
+  /** Exactly as sent, in order (the events form turned into the same shape). */
+  inputMessages: ChatMessage[];
+  outputMessages: ChatMessage[];
+  inputTokens: number | null;
+  outputTokens: number | null;
+  startedAt: Date;
+  endedAt: Date;
+  /** The turn's texts: what the agent added since the model last answered, and the answer. */
+  query: string;
+  answer: string;
+  toolCalls: { id: string | null; name: string; arguments: string }[];
+};
+
+export type SpanReading = { kind: "chat"; chat: CapturedChat } | { kind: "ignored"; what: string } | { kind: "rejected"; field: string; problem: string };
+
+class SpanProblem extends Error {
+  constructor(
+    readonly field: string,
+    readonly problem: string,
+  ) {
+    super(problem);
+  }
+}
+
+const text = (v: OtlpValue | undefined): string | null => (typeof v === "string" && v.trim() ? v : null);
+const int = (v: OtlpValue | undefined): number | null => (typeof v === "number" && Number.isInteger(v) && v >= 0 ? v : null);
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+const nsToDate = (ns: bigint, fallback: Date) => (ns > 0n ? new Date(Number(ns / 1_000_000n)) : fallback);
+
+export function readGenAiSpan(span: OtlpSpan, resource: OtlpAttributes, receivedAt: Date): SpanReading {
+  const a = span.attributes;
+  const op = text(a["gen_ai.operation.name"]);
+  if (!op) return { kind: "ignored", what: Object.keys(a).some((k) => k.startsWith("gen_ai.")) ? "gen_ai span without gen_ai.operation.name" : "not a GenAI span" };
+  if (!(CHAT_OPERATIONS as readonly string[]).includes(op)) return { kind: "ignored", what: `gen_ai.operation.name=${op}` };
+  try {
+    return { kind: "chat", chat: readChat(span, resource, op, receivedAt) };
+  } catch (e) {
+    if (e instanceof SpanProblem) return { kind: "rejected", field: e.field, problem: e.problem };
+    throw e;
+  }
+}
+
+function readChat(span: OtlpSpan, resource: OtlpAttributes, operation: string, receivedAt: Date): CapturedChat {
+  const a = span.attributes;
+  const attr = (key: string) => `${span.path}.attributes[${key}]`;
+  let form: CapturedChat["messageForm"] = "attributes";
+  let input: ChatMessage[];
+  let output: ChatMessage[];
+  let system: ChatPart[] | null = null;
+  if (a["gen_ai.input.messages"] !== undefined) {
+    input = messages(a["gen_ai.input.messages"], attr("gen_ai.input.messages"));
+    output = a["gen_ai.output.messages"] === undefined ? [] : messages(a["gen_ai.output.messages"], attr("gen_ai.output.messages"));
+    if (a["gen_ai.system_instructions"] !== undefined) system = parts(jsonValue(a["gen_ai.system_instructions"], attr("gen_ai.system_instructions")), attr("gen_ai.system_instructions"));
+  } else {
+    const fromEvents = eventMessages(span.events, span.path);
+    if (!fromEvents.input.length) {
+      throw new SpanProblem(
+        attr("gen_ai.input.messages"),
+        "a chat span without its input messages (neither gen_ai.input.messages nor gen_ai.*.message events): turn on the instrumentation's content capture",
+      );
+    }
+    form = "events";
+    input = fromEvents.input;
+    output = fromEvents.output;
+  }
+  const answerMessage = output[0];
+  const startedAt = nsToDate(span.startTimeUnixNano, receivedAt);
+  return {
+    traceId: span.traceId,
+    spanId: span.spanId,
+    path: span.path,
+    operation,
+    provider: text(a["gen_ai.provider.name"]) ?? text(a["gen_ai.system"]),
+    requestModel: text(a["gen_ai.request.model"]),
+    responseModel: text(a["gen_ai.response.model"]),
+    conversationKey: text(a["gen_ai.conversation.id"]),
+    appId: (text(a["memscope.app_id"]) ?? text(resource["memscope.app_id"]) ?? text(resource["service.name"]) ?? "otel").slice(0, 200),
+    endUserId: (text(a["user.id"]) ?? text(resource["user.id"]) ?? text(a["enduser.id"]))?.slice(0, 200) ?? null,
+    messageForm: form,
+    systemInstructions: system,
+    inputMessages: input,
+    outputMessages: output,
+    inputTokens: int(a["gen_ai.usage.input_tokens"]),
+    outputTokens: int(a["gen_ai.usage.output_tokens"]),
+    startedAt,
+    endedAt: nsToDate(span.endTimeUnixNano, startedAt),
+    query: newInput(input),
+    answer: answerMessage ? messageText(answerMessage) : "",
+    toolCalls: answerMessage ? toolCalls(answerMessage) : [],
+  };
+}
+
+/** An attribute that holds structured data: as a structured value, or a JSON string (what SDKs without maps, such as JS, send). */
+function jsonValue(v: OtlpValue, field: string): unknown {
+  if (typeof v !== "string") return v;
+  try {
+    return JSON.parse(v);
+  } catch {
+    throw new SpanProblem(field, "not valid JSON");
+  }
+}
+
+function messages(v: OtlpValue, field: string): ChatMessage[] {
+  const value = jsonValue(v, field);
+  if (!Array.isArray(value)) throw new SpanProblem(field, "must be an array of messages");
+  return value.map((m, i) => {
+    if (!isObj(m)) throw new SpanProblem(`${field}[${i}]`, "must be an object");
+    if (typeof m.role !== "string" || !m.role) throw new SpanProblem(`${field}[${i}].role`, "must be a non-empty string");
+    return { ...m, role: m.role, parts: parts(m.parts, `${field}[${i}].parts`) };
+  });
+}
+
+function parts(v: unknown, field: string): ChatPart[] {
+  if (!Array.isArray(v)) throw new SpanProblem(field, "must be an array of parts");
+  return v.map((p, i) => {
+    if (!isObj(p) || typeof p.type !== "string") throw new SpanProblem(`${field}[${i}].type`, "every part needs a type");
+    return p as ChatPart;
+  });
+}
+
+/** The text of a message: its text parts, and what a tool answered, one after another. */
+export function messageText(m: ChatMessage): string {
+  return m.parts
+    .map((p) => {
+      if (p.type === "text" && typeof p.content === "string") return p.content;
+      if (p.type === "tool_call_response") return typeof p.response === "string" ? p.response : JSON.stringify(p.response ?? null);
+      return null;
+    })
+    .filter((s): s is string => s !== null)
+    .join("\n");
+}
+
+function toolCalls(m: ChatMessage): CapturedChat["toolCalls"] {
+  return m.parts
+    .filter((p) => p.type === "tool_call" && typeof p.name === "string")
+    .map((p) => ({
+      id: typeof p.id === "string" ? p.id : null,
+      name: p.name as string,
+      arguments: typeof p.arguments === "string" ? p.arguments : JSON.stringify(p.arguments ?? null),
+    }));
+}
+
+/** What the agent added after the model's last answer (the user's message, or tool results): the turn's query. */
+function newInput(input: ChatMessage[]): string {
+  let start = input.length;
+  while (start > 0 && input[start - 1].role !== "assistant" && input[start - 1].role !== "system") start--;
+  return input
+    .slice(start)
+    .map(messageText)
+    .filter((t) => t !== "")
+    .join("\n\n");
+}
+
+// --- the older form: one span event per message (gen_ai.user.message, ...) and per choice (gen_ai.choice) ---
+
+const EVENT_ROLES: Record<string, string> = {
+  "gen_ai.system.message": "system",
+  "gen_ai.user.message": "user",
+  "gen_ai.assistant.message": "assistant",
+  "gen_ai.tool.message": "tool",
+};
+
+function eventMessages(events: OtlpEvent[], spanPath: string): { input: ChatMessage[]; output: ChatMessage[] } {
+  const input: ChatMessage[] = [];
+  const choices: { index: number; message: ChatMessage }[] = [];
+  events.forEach((e, i) => {
+    const path = `${spanPath}.events[${i}]`;
+    if (EVENT_ROLES[e.name]) {
+      input.push(eventMessage(e.attributes, EVENT_ROLES[e.name], path));
+    } else if (e.name === "gen_ai.choice") {
+      const a = e.attributes;
+      const message = a.message === undefined ? {} : jsonValue(a.message, `${path}.attributes[message]`);
+      if (!isObj(message)) throw new SpanProblem(`${path}.attributes[message]`, "must be an object");
+      // tool_calls sit in the message (conventions) or beside it (some instrumentations).
+      const merged = { ...message, ...(message.tool_calls === undefined && a.tool_calls !== undefined ? { tool_calls: a.tool_calls } : {}) };
+      const m = eventMessage(merged as OtlpAttributes, "assistant", `${path}.attributes[message]`);
+      if (typeof a.finish_reason === "string") m.finish_reason = a.finish_reason;
+      choices.push({ index: int(a.index) ?? choices.length, message: m });
+    }
+  });
+  return { input, output: choices.sort((x, y) => x.index - y.index).map((c) => c.message) };
+}
+
+function eventMessage(a: OtlpAttributes, defaultRole: string, path: string): ChatMessage {
+  const role = text(a.role) ?? defaultRole;
+  const out: ChatPart[] = [];
+  const content = a.content;
+  if (role === "tool") {
+    out.push({ type: "tool_call_response", id: text(a.id), response: content ?? null });
+  } else if (typeof content === "string") {
+    out.push({ type: "text", content });
+  } else if (content !== undefined && content !== null) {
+    out.push({ type: "text", content: JSON.stringify(content) });
+  }
+  if (a.tool_calls !== undefined && a.tool_calls !== null) {
+    const calls = jsonValue(a.tool_calls, `${path}.tool_calls`);
+    if (!Array.isArray(calls)) throw new SpanProblem(`${path}.tool_calls`, "must be an array");
+    calls.forEach((c, i) => {
+      const fn = isObj(c) && isObj(c.function) ? c.function : null;
+      if (!fn || typeof fn.name !== "string") throw new SpanProblem(`${path}.tool_calls[${i}].function.name`, "must be a string");
+      out.push({ type: "tool_call", id: isObj(c) && typeof c.id === "string" ? c.id : null, name: fn.name, arguments: fn.arguments ?? null });
+    });
+  }
+  return { role, parts: out };
+}

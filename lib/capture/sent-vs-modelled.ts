@@ -1,0 +1,141 @@
+import "server-only";
+import { assembleContext } from "../context/assemble-context";
+import { loadThreadMessages } from "../context/load-thread-messages";
+import type { ContextResult } from "../context/schemas";
+import type { ProjectSql } from "../db/project-sql";
+import { NotFoundError } from "../errors/domain-errors";
+import { presetFor } from "../models/model-presets";
+import { savedPresets } from "../models/model-settings";
+import { loadReplayTurn } from "../replay/load-turn";
+import { baseSettings } from "../replay/replay-settings";
+import { replayTurn } from "../replay/replay-turn";
+import { listTokens, textOf } from "../strategies/message-tokens";
+import type { RoleMessage } from "../strategies/schemas";
+import { messageText, type ChatMessage, type ChatPart } from "./genai-span";
+import { promptDiff } from "./prompt-diff";
+import type { CapturedTurn, PromptLine, SentVsModelled } from "./schemas";
+
+// For a captured turn: the prompt the agent sent (its span's input messages) beside the
+// one Memscope computes for the agent's profile at that turn (the app's profile version
+// in force then, assembled by the same code as POST /context: with the conversation's end
+// user, exactly POST /replay's prompt; without one, the same assembly without memories).
+
+type CaptureRow = {
+  trace_id: string;
+  span_id: string;
+  operation: string;
+  provider: string | null;
+  request_model: string | null;
+  message_form: "attributes" | "events";
+  system_instructions: ChatPart[] | null;
+  input_messages: ChatMessage[];
+  output_messages: ChatMessage[];
+  started_at: Date | string;
+};
+
+export async function listCapturedTurns(sql: ProjectSql, conversationId: string): Promise<CapturedTurn[]> {
+  const [conv] = await sql.query(`SELECT 1 FROM conversations WHERE id = $1 AND project_id = $2 AND deleted_at IS NULL`, [conversationId, sql.projectId]);
+  if (!conv) throw new NotFoundError("Conversation", conversationId);
+  const rows = await sql.query<Omit<CapturedTurn, "started_at"> & { started_at: Date | string }>(
+    `SELECT message_id, trace_id, span_id, operation, provider, request_model, message_form,
+            json_array_length(input_messages)::int AS input_message_count, started_at
+       FROM captured_spans WHERE project_id = $1 AND conversation_id = $2 ORDER BY started_at, span_id LIMIT 1000`,
+    [sql.projectId, conversationId],
+  );
+  return rows.map((r) => ({ ...r, started_at: new Date(r.started_at).toISOString() }));
+}
+
+/** The agent's prompt as lines: leading system text, the history, and what it added since the model last answered. */
+export function sentLines(system: ChatPart[] | null, input: ChatMessage[]): PromptLine[] {
+  const lines: PromptLine[] = [];
+  const systemText = (system ?? [])
+    .map((p) => (p.type === "text" && typeof p.content === "string" ? p.content : ""))
+    .filter(Boolean)
+    .join("\n");
+  if (systemText) lines.push({ role: "system", content: systemText, section: "system" });
+  let lead = 0;
+  while (lead < input.length && input[lead].role === "system") lead++;
+  let queryStart = input.length;
+  while (queryStart > lead && input[queryStart - 1].role !== "assistant") queryStart--;
+  input.forEach((m, i) => {
+    lines.push({ role: m.role, content: messageText(m), section: i < lead ? "system" : i >= queryStart ? "query" : "history" });
+  });
+  return lines;
+}
+
+export function modelledLines(context: ContextResult): PromptLine[] {
+  return context.messages.map((m, i) => ({ role: m.role, content: textOf(m), section: context.message_sections[i] }));
+}
+
+export async function sentVsModelled(sql: ProjectSql, conversationId: string, messageId: string): Promise<SentVsModelled> {
+  const turn = await loadReplayTurn(sql, conversationId, messageId);
+  const [row] = await sql.query<CaptureRow>(
+    `SELECT trace_id, span_id, operation, provider, request_model, message_form, system_instructions, input_messages, output_messages, started_at
+       FROM captured_spans WHERE project_id = $1 AND conversation_id = $2 AND message_id = $3`,
+    [sql.projectId, conversationId, messageId],
+  );
+  if (!row) throw new NotFoundError("Captured turn", messageId, "message_id");
+
+  let context: ContextResult;
+  let profile: SentVsModelled["modelled"]["profile"];
+  let strategy: Record<string, unknown>;
+  let memories: SentVsModelled["modelled"]["memories"];
+  let model: string;
+  if (turn.endUserId) {
+    const r = await replayTurn(sql, { conversation_id: conversationId, message_id: messageId });
+    context = r.context;
+    profile = { source: r.profile.source, app_id: r.profile.app_id, version: r.profile.version, effective_from: r.profile.effective_from };
+    strategy = r.settings.strategy;
+    model = r.settings.model;
+    memories = r.settings.memory.enabled ? "retrieved" : "off";
+  } else {
+    const base = await baseSettings(sql, turn.appId, new Date(turn.createdAt));
+    const s = base.settings;
+    const enc = presetFor(s.model, await savedPresets(sql)).encoding;
+    const history = turn.leafId ? await loadThreadMessages(sql, conversationId, turn.leafId, enc) : [];
+    context = await assembleContext(
+      sql,
+      {
+        user_id: "(no end user)",
+        messages: history,
+        query: turn.query,
+        system_prompt: s.system_prompt,
+        model: s.model,
+        reserved_output_tokens: s.reserved_output_tokens,
+        strategy: s.strategy,
+        memory: { ...s.memory, enabled: false, dry_run: true },
+      },
+      { recordAccess: false },
+    );
+    profile = { source: base.profile.source, app_id: base.profile.app_id, version: base.profile.version, effective_from: base.profile.effective_from };
+    strategy = s.strategy;
+    model = s.model;
+    memories = "no_end_user";
+  }
+
+  const sent = sentLines(row.system_instructions, row.input_messages);
+  const modelled = modelledLines(context);
+  const asRole = (l: PromptLine): RoleMessage => ({ role: l.role === "tool" ? "user" : (l.role as RoleMessage["role"]), content: l.content });
+  return {
+    conversation_id: conversationId,
+    message_id: messageId,
+    app_id: turn.appId,
+    captured: {
+      trace_id: row.trace_id,
+      span_id: row.span_id,
+      operation: row.operation,
+      provider: row.provider,
+      request_model: row.request_model,
+      message_form: row.message_form,
+      started_at: new Date(row.started_at).toISOString(),
+      system_instructions: row.system_instructions,
+      input_messages: row.input_messages,
+      output_messages: row.output_messages,
+    },
+    // Counted with the modelled prompt's tokenizer, so the two totals compare.
+    sent: { messages: sent, tokens: listTokens(sent.map(asRole), context.encoding as Parameters<typeof listTokens>[1]) },
+    modelled: { profile, strategy, model, messages: modelled, tokens: context.sections.total, memories },
+    encoding: context.encoding,
+    diff: promptDiff(sent, modelled),
+  };
+}
