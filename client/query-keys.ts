@@ -14,6 +14,8 @@
 //   node-memory    Dify's per-node documents of a conversation
 //   project        keys, members, invitations, audit
 //   inspect        offloaded contents of a window run (immutable)
+//   replay         replayed turns (a replay reads the past: memories and turns written later
+//                  change only its "changed since" marks, refetched with memories' writes)
 
 export type ConversationFilters = { q: string; app_id: string; user_id: string; status: "active" | "archived" | "all" };
 export type HistoryParams = { leaf: string | null; model: string; max_token_limit: number; message_limit: number | null };
@@ -98,6 +100,10 @@ export const keys = {
     all: ["profiles"] as const,
     list: ["profiles", "list"] as const,
     one: (appId: string) => ["profiles", "one", appId] as const,
+  },
+  replay: {
+    all: ["replay"] as const,
+    turn: (body: unknown) => ["replay", "turn", body] as const,
   },
   inspect: {
     offloaded: (ref: string) => ["inspect", "offloaded", ref] as const,

@@ -23,6 +23,7 @@ export function PromptBubbles({
   side,
   onlyDiff,
   memories,
+  onlyLabel,
 }: {
   messages: RoleMessage[];
   sections: SectionName[];
@@ -31,6 +32,8 @@ export function PromptBubbles({
   onlyDiff?: boolean;
   /** The system message carries injected memories: mark where they start. */
   memories?: boolean;
+  /** The tag of an "only" message (default "only in A/B"): the replay's "new since turn 11". */
+  onlyLabel?: string;
 }) {
   if (!messages.length) return <p className="px-1 py-6 text-center text-sm text-zinc-500">The final prompt is empty.</p>;
   return (
@@ -40,7 +43,7 @@ export function PromptBubbles({
         if (onlyDiff && mark === "both") return null;
         return (
           <li key={i}>
-            <Bubble message={m} index={i} section={sections[i] ?? "history"} mark={mark} side={side} memories={!!memories && i === 0 && m.role === "system"} />
+            <Bubble message={m} index={i} section={sections[i] ?? "history"} mark={mark} side={side} memories={!!memories && i === 0 && m.role === "system"} onlyLabel={onlyLabel} />
           </li>
         );
       })}
@@ -50,7 +53,23 @@ export function PromptBubbles({
 
 const MEMORY_START = /(^|\n)(# USER MEMORY\n|<long_term_memory>\n)/;
 
-const Bubble = memo(function Bubble({ message: m, index, section, mark, side, memories }: { message: RoleMessage; index: number; section: SectionName; mark?: DiffMark; side?: "A" | "B"; memories?: boolean }) {
+const Bubble = memo(function Bubble({
+  message: m,
+  index,
+  section,
+  mark,
+  side,
+  memories,
+  onlyLabel,
+}: {
+  message: RoleMessage;
+  index: number;
+  section: SectionName;
+  mark?: DiffMark;
+  side?: "A" | "B";
+  memories?: boolean;
+  onlyLabel?: string;
+}) {
   const style = SECTION_STYLE[section];
   const off = offloadedRef(m);
   const summary = isSummary(m);
@@ -77,7 +96,7 @@ const Bubble = memo(function Bubble({ message: m, index, section, mark, side, me
         {off && <Chip tone="amber">{off.tokens ? `offloaded · ${formatInt(off.tokens)} tok` : "offloaded original"}</Chip>}
         {only && (
           <span data-testid="diff-only" className={`ml-auto rounded px-1.5 py-px text-[10px] font-bold tracking-wide text-white uppercase ${side === "A" ? "bg-orange-500" : "bg-teal-600"}`}>
-            only in {side}
+            {onlyLabel ?? `only in ${side}`}
           </span>
         )}
         {!only && <span className="ml-auto tabular-nums">{formatInt(text.length)} chars</span>}
