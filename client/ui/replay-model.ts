@@ -84,5 +84,8 @@ export function stepDiff(prev: Pick<ReplayResult, "context">, cur: Pick<ReplayRe
   };
 }
 
-/** Sections in the order the budget bar draws them. */
-export const SECTION_ORDER = ["system", "memories", "history", "query", "temporary"] as const;
+/**
+ * Marks for the messages one side sends and the other does not, and none for the shared ones:
+ * a shared message drawn faded (the inspector's compare) would lose its text's contrast.
+ */
+export const onlyMarks = (marks: readonly DiffMark[] | undefined) => marks?.map((m) => (m === "only" ? m : undefined));

@@ -27,7 +27,8 @@ export function PromptBubbles({
 }: {
   messages: RoleMessage[];
   sections: SectionName[];
-  marks?: DiffMark[];
+  /** Per message; undefined: no mark (the replay marks only what is new, and fades nothing). */
+  marks?: (DiffMark | undefined)[];
   side?: "A" | "B";
   onlyDiff?: boolean;
   /** The system message carries injected memories: mark where they start. */

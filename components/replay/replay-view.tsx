@@ -7,7 +7,7 @@ import { useConversation } from "@/client/hooks/conversations";
 import { useReplay } from "@/client/hooks/replay";
 import { useAllMessages, useThread } from "@/client/hooks/turns";
 import { absoluteTime, formatInt, plural } from "@/client/ui/format";
-import { replayBody, stepDiff } from "@/client/ui/replay-model";
+import { onlyMarks, replayBody, stepDiff } from "@/client/ui/replay-model";
 import { encodeReplayQuery, parseReplayQuery, type ReplayState, type ReplayTab, type VariantSpec } from "@/client/ui/replay-url";
 import { Badge } from "@/components/ui/badge";
 import { Skeleton } from "@/components/ui/skeleton";
@@ -182,7 +182,7 @@ function Replay({ state, setState }: { state: ReplayState; setState: React.Dispa
             {state.tab === "whatif" ? (
               <WhatIf result={r} variant={state.variant} onVariant={(variant: VariantSpec | null) => patch({ variant })} pending={replay.isFetching} />
             ) : (
-              <div className="grid gap-5 xl:grid-cols-[minmax(0,1fr)_460px]">
+              <div className="grid gap-5 lg:grid-cols-[minmax(0,1fr)_360px] xl:grid-cols-[minmax(0,1fr)_460px]">
                 <section aria-labelledby="prompt-then-h" className="flex min-w-0 flex-col gap-3" data-testid="prompt-then">
                   <div className="rounded-xl border border-zinc-200 bg-white p-4 shadow-xs dark:border-zinc-800 dark:bg-zinc-900">
                     <div className="mb-2 flex flex-wrap items-baseline gap-x-3 gap-y-1">
@@ -198,7 +198,7 @@ function Replay({ state, setState }: { state: ReplayState; setState: React.Dispa
                   <PromptBubbles
                     messages={r.context.messages}
                     sections={r.context.message_sections}
-                    marks={step?.marks}
+                    marks={onlyMarks(step?.marks)}
                     side="B"
                     memories={r.context.sections.memories > 0}
                     onlyLabel={index > 0 ? `new since turn ${index}` : undefined}
@@ -246,7 +246,7 @@ function StepSummary({ step, index, first, loading }: { step: ReturnType<typeof 
 
 function ReplaySkeleton() {
   return (
-    <div className="grid gap-5 xl:grid-cols-[minmax(0,1fr)_460px]" aria-label="Replaying the turn" aria-busy="true">
+    <div className="grid gap-5 lg:grid-cols-[minmax(0,1fr)_360px] xl:grid-cols-[minmax(0,1fr)_460px]" aria-label="Replaying the turn" aria-busy="true">
       <div className="space-y-2">
         <Skeleton className="h-20" />
         {[0, 1, 2].map((i) => (

@@ -3,7 +3,7 @@ import Link from "next/link";
 import type { ChangeSince, ReplayResult, Why } from "@/client/api-types";
 import { CHANGE_LABEL, RULE_LABEL } from "@/client/ui/replay-model";
 import { Badge } from "@/components/ui/badge";
-import { ScoreBar } from "@/components/ui/score-bar";
+import { SCORE_TERMS, ScoreBar } from "@/components/ui/score-bar";
 import { TypeBadge } from "@/components/memories/type-badge";
 
 /** Marks of what happened to a memory after the replayed turn. */
@@ -64,6 +64,16 @@ export function RetrievalList({
             : "no retrieval (memory is off in the profile of then)"}
         </span>
       </header>
+      {ranked.length > 0 && (
+        <p className="mb-2 flex flex-wrap gap-x-3 text-[11px] text-zinc-600 dark:text-zinc-400" aria-label="Score bar colours">
+          {SCORE_TERMS.map((t) => (
+            <span key={t.key} className="inline-flex items-center gap-1">
+              <span aria-hidden className={`size-2 rounded-sm ${t.color}`} />
+              {t.label} × {(result.retrieval?.weights[t.weight] ?? 0).toFixed(2)}
+            </span>
+          ))}
+        </p>
+      )}
       {result.retrieval && !result.retrieval.reconstructed && (
         <p className="mb-2 rounded-md border border-amber-300 bg-amber-50 px-3 py-1.5 text-xs text-amber-900 dark:border-amber-800 dark:bg-amber-950/40 dark:text-amber-200" data-testid="not-reconstructed">
           The history cannot rebuild every memory of then exactly: the affected ones say why below.

