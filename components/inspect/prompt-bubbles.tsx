@@ -88,7 +88,7 @@ const Bubble = memo(function Bubble({
         only ? (side === "A" ? "ring-2 ring-orange-400/80 dark:ring-orange-500/70" : "ring-2 ring-teal-400/80 dark:ring-teal-500/70") : mark === "both" ? "opacity-80" : ""
       }`}
     >
-      <header className="mb-1 flex flex-wrap items-center gap-1.5 text-[11px] text-zinc-500 dark:text-zinc-400">
+      <header className="mb-1 flex flex-wrap items-center gap-1.5 text-[11px] text-zinc-600 dark:text-zinc-400">
         <span className="font-mono tabular-nums">#{index + 1}</span>
         <span className="font-semibold text-zinc-800 dark:text-zinc-200">{m.role}</span>
         <span className={`font-medium ${style.text}`}>· {style.label.toLowerCase()}</span>

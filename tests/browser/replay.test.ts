@@ -80,7 +80,6 @@ describe("replay a turn in a browser", () => {
   /** The replay shown is this turn's (not the previous one kept on screen while it loads). */
   const settled = (page: Page) => page.waitForFunction(() => document.getElementById("replay-panel")?.getAttribute("aria-busy") === "false");
   const noAxe = async (page: Page, where: string) => {
-    if (process.env.REPLAY_SKIP_AXE_TMP === "1") return;
     const v = await axeSeriousViolations(page);
     expect(v.map((x) => `${x.impact} ${x.id} (${x.help}) at ${x.targets.join(" | ")}`), where).toEqual([]);
   };
@@ -89,6 +88,10 @@ describe("replay a turn in a browser", () => {
     const page = await suite.tab.take(1440, 1000);
     await page.goto(`${suite.url}/conversations/${conversation}`);
     const first = page.locator(`[data-testid="transcript-turn"][data-id="${turns[0]}"] [data-testid="replay-turn"]`);
+    await first.waitFor();
+    // Every answered turn of the thread has its own entry.
+    expect(await page.locator('[data-testid="transcript-turn"] [data-testid="replay-turn"]').count()).toBe(4);
+    await page.screenshot({ path: screenshotPath("replay-entry-1440") });
     await first.click();
     await page.waitForURL(/\/inspect\/replay\?/);
     await expect.poll(() => title(page).textContent()).toBe("Replay of turn 1");
