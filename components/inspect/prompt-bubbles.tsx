@@ -96,7 +96,7 @@ const Bubble = memo(function Bubble({
         {summary && <Chip tone="violet">summary</Chip>}
         {off && <Chip tone="amber">{off.tokens ? `offloaded · ${formatInt(off.tokens)} tok` : "offloaded original"}</Chip>}
         {only && (
-          <span data-testid="diff-only" className={`ml-auto rounded px-1.5 py-px text-[10px] font-bold tracking-wide text-white uppercase ${side === "A" ? "bg-orange-500" : "bg-teal-600"}`}>
+          <span data-testid="diff-only" className={`ml-auto rounded px-1.5 py-px text-[10px] font-bold tracking-wide text-white uppercase ${side === "A" ? "bg-orange-700" : "bg-teal-700"}`}>
             {onlyLabel ?? `only in ${side}`}
           </span>
         )}

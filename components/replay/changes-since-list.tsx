@@ -42,12 +42,12 @@ export function ChangesSinceList({ result, selected, onWhy }: { result: ReplayRe
               <div className="flex flex-wrap items-center gap-1.5">
                 <TypeBadge type={c.memory_type} />
                 <SinceBadges change={c} />
-                <time dateTime={c.changed_at} className="ml-auto text-[11px] text-zinc-500 tabular-nums">
+                <time dateTime={c.changed_at} className="ml-auto text-[11px] text-zinc-600 tabular-nums">
                   {absoluteTime(c.changed_at)}
                 </time>
               </div>
               {c.content_then !== null && (
-                <p className="mt-1 text-zinc-500 line-through decoration-zinc-400" data-testid="content-then">
+                <p className="mt-1 text-zinc-600 line-through decoration-zinc-400" data-testid="content-then">
                   {c.content_then}
                 </p>
               )}

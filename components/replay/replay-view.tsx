@@ -226,7 +226,7 @@ function Replay({ state, setState }: { state: ReplayState; setState: React.Dispa
 /** What this turn's prompt changed from the previous turn's: the scrubber's highlight, in words. */
 function StepSummary({ step, index, first, loading }: { step: ReturnType<typeof stepDiff> | null; index: number; first: boolean; loading: boolean }) {
   if (first) return <p className="text-xs text-zinc-600 dark:text-zinc-400" data-testid="step-diff">The thread’s first turn: no history before it.</p>;
-  if (!step) return <p className="text-xs text-zinc-500" data-testid="step-diff">{loading ? "Comparing with the previous turn…" : "\u00a0"}</p>;
+  if (!step) return <p className="text-xs text-zinc-600" data-testid="step-diff">{loading ? "Comparing with the previous turn…" : "\u00a0"}</p>;
   const parts = [
     `${step.newMessages} new message${step.newMessages === 1 ? "" : "s"}`,
     ...(step.goneMessages ? [`${step.goneMessages} gone`] : []),

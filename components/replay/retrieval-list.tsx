@@ -102,7 +102,7 @@ export function RetrievalList({
                 }`}
               >
                 <div className="flex flex-wrap items-center gap-1.5">
-                  <span className="w-7 font-mono text-zinc-500 tabular-nums">#{w.rank}</span>
+                  <span className="w-7 font-mono text-zinc-600 tabular-nums">#{w.rank}</span>
                   {w.state && <TypeBadge type={w.state.memory_type} />}
                   <RuleBadge why={w} />
                   {newInPrompt.has(w.memory_id) && (
@@ -111,7 +111,7 @@ export function RetrievalList({
                     </Badge>
                   )}
                   <SinceBadges change={since.get(w.memory_id)} />
-                  {loggedRank.has(w.memory_id) && <span className="text-[11px] text-zinc-500">logged #{loggedRank.get(w.memory_id)}</span>}
+                  {loggedRank.has(w.memory_id) && <span className="text-[11px] text-zinc-600">logged #{loggedRank.get(w.memory_id)}</span>}
                   <span className="ml-auto font-mono font-semibold tabular-nums">{w.score?.toFixed(3)}</span>
                 </div>
                 <p className="mt-1 line-clamp-2 text-zinc-800 dark:text-zinc-200">{w.state?.content}</p>

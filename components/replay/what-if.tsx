@@ -175,14 +175,14 @@ function DiffSummary({ result, variant: v }: { result: ReplayResult; variant: Re
       ) : (
         <div className="mt-3 grid gap-4 md:grid-cols-3">
           <div>
-            <h3 className="text-xs font-semibold tracking-wide text-zinc-500 uppercase">Memories</h3>
+            <h3 className="text-xs font-semibold tracking-wide text-zinc-600 uppercase">Memories</h3>
             <ul className="mt-1.5 flex flex-col gap-1 text-xs">
               {d.memories.in.map((m) => (
                 <li key={m.memory_id} data-testid="diff-memory-in" data-id={m.memory_id} className="flex gap-1.5">
                   <span className="shrink-0 font-bold text-emerald-700 dark:text-emerald-400">+ in</span>
                   <span className="min-w-0">
                     {contentOf(m.memory_id, v.why, result.why)}{" "}
-                    <span className="text-zinc-500">
+                    <span className="text-zinc-600">
                       (rank {m.rank ?? "—"}; was {RULE_LABEL[m.original_rule]}
                       {m.original_rank ? `, #${m.original_rank}` : ""})
                     </span>
@@ -193,15 +193,15 @@ function DiffSummary({ result, variant: v }: { result: ReplayResult; variant: Re
                 <li key={m.memory_id} data-testid="diff-memory-out" data-id={m.memory_id} className="flex gap-1.5">
                   <span className="shrink-0 font-bold text-red-700 dark:text-red-400">− out</span>
                   <span className="min-w-0">
-                    {contentOf(m.memory_id, result.why, v.why)} <span className="text-zinc-500">({RULE_LABEL[m.rule]}; was #{m.original_rank ?? "—"})</span>
+                    {contentOf(m.memory_id, result.why, v.why)} <span className="text-zinc-600">({RULE_LABEL[m.rule]}; was #{m.original_rank ?? "—"})</span>
                   </span>
                 </li>
               ))}
-              {!d.memories.in.length && !d.memories.out.length && <li className="text-zinc-500">the same memories</li>}
+              {!d.memories.in.length && !d.memories.out.length && <li className="text-zinc-600">the same memories</li>}
             </ul>
           </div>
           <div>
-            <h3 className="text-xs font-semibold tracking-wide text-zinc-500 uppercase">Tokens per section</h3>
+            <h3 className="text-xs font-semibold tracking-wide text-zinc-600 uppercase">Tokens per section</h3>
             <table className="mt-1.5 w-full text-xs tabular-nums">
               <tbody>
                 {sections.length ? (
@@ -211,7 +211,7 @@ function DiffSummary({ result, variant: v }: { result: ReplayResult; variant: Re
                         {s}
                       </th>
                       <td className="text-right">{formatInt(t.original)}</td>
-                      <td className="px-1 text-center text-zinc-400">→</td>
+                      <td className="px-1 text-center text-zinc-600">→</td>
                       <td className="text-right">{formatInt(t.variant)}</td>
                       <td className={`pl-2 text-right font-semibold ${s === "free" ? "" : t.delta > 0 ? "text-red-700 dark:text-red-400" : "text-emerald-700 dark:text-emerald-400"}`}>
                         {t.delta > 0 ? "+" : ""}
@@ -221,14 +221,14 @@ function DiffSummary({ result, variant: v }: { result: ReplayResult; variant: Re
                   ))
                 ) : (
                   <tr>
-                    <td className="text-zinc-500">the same</td>
+                    <td className="text-zinc-600">the same</td>
                   </tr>
                 )}
               </tbody>
             </table>
           </div>
           <div>
-            <h3 className="text-xs font-semibold tracking-wide text-zinc-500 uppercase">Messages</h3>
+            <h3 className="text-xs font-semibold tracking-wide text-zinc-600 uppercase">Messages</h3>
             <p className="mt-1.5 text-xs" data-testid="diff-messages">
               <strong className="text-emerald-700 dark:text-emerald-400">{d.messages.added.length}</strong> added ·{" "}
               <strong className="text-red-700 dark:text-red-400">{d.messages.dropped.length}</strong> dropped ·{" "}
@@ -253,7 +253,7 @@ function SideBySide({ result, variant: v }: { result: ReplayResult; variant: Rep
         <section key={c.side} aria-label={c.title} data-testid={`variant-column-${c.side.toLowerCase()}`} className="flex min-w-0 flex-col gap-3">
           <div className={`rounded-xl border bg-white p-3 shadow-xs dark:bg-zinc-900 ${c.side === "A" ? "border-orange-300 dark:border-orange-900" : "border-teal-300 dark:border-teal-900"}`}>
             <div className="mb-2 flex min-w-0 items-center gap-2">
-              <span className={`grid size-5 shrink-0 place-items-center rounded text-[11px] font-bold text-white ${c.side === "A" ? "bg-orange-500" : "bg-teal-600"}`}>{c.side}</span>
+              <span className={`grid size-5 shrink-0 place-items-center rounded text-[11px] font-bold text-white ${c.side === "A" ? "bg-orange-700" : "bg-teal-700"}`}>{c.side}</span>
               <span className="text-sm font-semibold">{c.title}</span>
               <span className="min-w-0 truncate text-xs text-zinc-600 dark:text-zinc-400">{c.sub}</span>
             </div>

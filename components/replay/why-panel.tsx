@@ -27,9 +27,9 @@ export function WhyPanel({ memoryId, result, pending, since, onClose }: { memory
           <h2 id="why-h" className="text-sm font-semibold">
             {why?.in_prompt ? "Why this memory?" : "Why not this memory?"}
           </h2>
-          <p className="font-mono text-[11px] break-all text-zinc-500">{memoryId}</p>
+          <p className="font-mono text-[11px] break-all text-zinc-600">{memoryId}</p>
         </div>
-        <button type="button" onClick={onClose} className="ml-auto rounded px-1.5 text-zinc-500 hover:bg-zinc-100 hover:text-zinc-900 dark:hover:bg-zinc-800" aria-label="Close the explanation" data-testid="why-close">
+        <button type="button" onClick={onClose} className="ml-auto rounded px-1.5 text-zinc-600 hover:bg-zinc-100 hover:text-zinc-900 dark:hover:bg-zinc-800" aria-label="Close the explanation" data-testid="why-close">
           ✕
         </button>
       </header>
@@ -50,23 +50,23 @@ export function WhyPanel({ memoryId, result, pending, since, onClose }: { memory
             <strong>{why.in_prompt ? "In the prompt" : `Left out: ${RULE_LABEL[why.rule]}`}.</strong> <span data-testid="why-reason">{why.reason}</span>
           </p>
           <dl className="mt-3 grid grid-cols-[auto_minmax(0,1fr)] gap-x-3 gap-y-1 text-xs">
-            <dt className="text-zinc-500">Turn</dt>
+            <dt className="text-zinc-600">Turn</dt>
             <dd>
               #{result.turn.index + 1} · {absoluteTime(result.turn.created_at)}
             </dd>
-            <dt className="text-zinc-500">Rank then</dt>
+            <dt className="text-zinc-600">Rank then</dt>
             <dd className="tabular-nums" data-testid="why-rank">
               {why.rank === null ? "not ranked" : `#${why.rank} (k = ${result.settings.memory.k})`}
             </dd>
-            <dt className="text-zinc-500">Score then</dt>
+            <dt className="text-zinc-600">Score then</dt>
             <dd className="tabular-nums">{why.score === null ? "—" : why.score.toFixed(4)}</dd>
             {s && (
               <>
-                <dt className="text-zinc-500">State then</dt>
+                <dt className="text-zinc-600">State then</dt>
                 <dd className="flex flex-wrap items-center gap-1.5">
                   <TypeBadge type={s.memory_type} />
                   <span>{s.status}</span>
-                  <span className="text-zinc-500">
+                  <span className="text-zinc-600">
                     v{s.version} · importance {s.importance_score.toFixed(2)} · {formatInt(s.access_count)} accesses
                   </span>
                 </dd>
@@ -74,7 +74,7 @@ export function WhyPanel({ memoryId, result, pending, since, onClose }: { memory
             )}
             {since && (
               <>
-                <dt className="text-zinc-500">Since</dt>
+                <dt className="text-zinc-600">Since</dt>
                 <dd className="flex flex-wrap items-center gap-1.5">
                   <SinceBadges change={since} />
                 </dd>
