@@ -80,3 +80,13 @@ export type AuditEvent = Row<Answer<"/project/audit", "get">>;
 
 // The inspector
 export type Offloaded = Answer<"/offloaded/{ref}", "get">;
+
+// Replay (a past turn)
+export type ReplayBody = Body<"/replay", "post">;
+export type ReplayResult = Answer<"/replay", "post">;
+export type ReplayVariant = NonNullable<ReplayBody["variants"]>[number];
+export type ReplayVariantResult = ReplayResult["variants"][number];
+export type Why = ReplayResult["why"][number];
+export type WhyRule = Why["rule"];
+export type ChangeSince = ReplayResult["changes_since"]["memories"][number];
+export type ChangeKind = ChangeSince["changes"][number];

@@ -15,6 +15,8 @@
 //   project        keys, members, invitations, audit
 //   inspect        offloaded contents of a window run (immutable)
 //   retention      a project's retention rules (with their last runs) and each rule's preview
+//   replay         replayed turns (a replay reads the past: memories and turns written later
+//                  change only its "changed since" marks, refetched with memories' writes)
 
 export type ConversationFilters = { q: string; app_id: string; user_id: string; status: "active" | "archived" | "all" };
 export type HistoryParams = { leaf: string | null; model: string; max_token_limit: number; message_limit: number | null };
@@ -104,6 +106,10 @@ export const keys = {
     all: ["retention"] as const,
     rules: ["retention", "rules"] as const,
     preview: (id: string) => ["retention", "preview", id] as const,
+  },
+  replay: {
+    all: ["replay"] as const,
+    turn: (body: unknown) => ["replay", "turn", body] as const,
   },
   inspect: {
     offloaded: (ref: string) => ["inspect", "offloaded", ref] as const,

@@ -25,9 +25,10 @@ export function useAllMessages(id: string) {
   return useQuery({ queryKey: keys.turns.messages(id), queryFn: ({ signal }) => allMessages(id, signal), staleTime: 30_000 });
 }
 
-export function useThread(id: string, leaf: string | null) {
+export function useThread(id: string, leaf: string | null, enabled = true) {
   return useQuery({
     queryKey: keys.turns.thread(id, leaf),
+    enabled,
     queryFn: ({ signal }) => ok(api.GET("/conversations/{id}/thread", { params: { path: { id }, query: { leaf_message_id: leaf ?? undefined } }, signal })),
     placeholderData: keepPreviousData,
   });

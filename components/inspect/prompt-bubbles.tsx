@@ -23,14 +23,18 @@ export function PromptBubbles({
   side,
   onlyDiff,
   memories,
+  onlyLabel,
 }: {
   messages: RoleMessage[];
   sections: SectionName[];
-  marks?: DiffMark[];
+  /** Per message; undefined: no mark (the replay marks only what is new, and fades nothing). */
+  marks?: (DiffMark | undefined)[];
   side?: "A" | "B";
   onlyDiff?: boolean;
   /** The system message carries injected memories: mark where they start. */
   memories?: boolean;
+  /** The tag of an "only" message (default "only in A/B"): the replay's "new since turn 11". */
+  onlyLabel?: string;
 }) {
   if (!messages.length) return <p className="px-1 py-6 text-center text-sm text-zinc-500">The final prompt is empty.</p>;
   return (
@@ -40,7 +44,7 @@ export function PromptBubbles({
         if (onlyDiff && mark === "both") return null;
         return (
           <li key={i}>
-            <Bubble message={m} index={i} section={sections[i] ?? "history"} mark={mark} side={side} memories={!!memories && i === 0 && m.role === "system"} />
+            <Bubble message={m} index={i} section={sections[i] ?? "history"} mark={mark} side={side} memories={!!memories && i === 0 && m.role === "system"} onlyLabel={onlyLabel} />
           </li>
         );
       })}
@@ -50,7 +54,23 @@ export function PromptBubbles({
 
 const MEMORY_START = /(^|\n)(# USER MEMORY\n|<long_term_memory>\n)/;
 
-const Bubble = memo(function Bubble({ message: m, index, section, mark, side, memories }: { message: RoleMessage; index: number; section: SectionName; mark?: DiffMark; side?: "A" | "B"; memories?: boolean }) {
+const Bubble = memo(function Bubble({
+  message: m,
+  index,
+  section,
+  mark,
+  side,
+  memories,
+  onlyLabel,
+}: {
+  message: RoleMessage;
+  index: number;
+  section: SectionName;
+  mark?: DiffMark;
+  side?: "A" | "B";
+  memories?: boolean;
+  onlyLabel?: string;
+}) {
   const style = SECTION_STYLE[section];
   const off = offloadedRef(m);
   const summary = isSummary(m);
@@ -68,7 +88,7 @@ const Bubble = memo(function Bubble({ message: m, index, section, mark, side, me
         only ? (side === "A" ? "ring-2 ring-orange-400/80 dark:ring-orange-500/70" : "ring-2 ring-teal-400/80 dark:ring-teal-500/70") : mark === "both" ? "opacity-80" : ""
       }`}
     >
-      <header className="mb-1 flex flex-wrap items-center gap-1.5 text-[11px] text-zinc-500 dark:text-zinc-400">
+      <header className="mb-1 flex flex-wrap items-center gap-1.5 text-[11px] text-zinc-600 dark:text-zinc-400">
         <span className="font-mono tabular-nums">#{index + 1}</span>
         <span className="font-semibold text-zinc-800 dark:text-zinc-200">{m.role}</span>
         <span className={`font-medium ${style.text}`}>· {style.label.toLowerCase()}</span>
@@ -76,8 +96,8 @@ const Bubble = memo(function Bubble({ message: m, index, section, mark, side, me
         {summary && <Chip tone="violet">summary</Chip>}
         {off && <Chip tone="amber">{off.tokens ? `offloaded · ${formatInt(off.tokens)} tok` : "offloaded original"}</Chip>}
         {only && (
-          <span data-testid="diff-only" className={`ml-auto rounded px-1.5 py-px text-[10px] font-bold tracking-wide text-white uppercase ${side === "A" ? "bg-orange-500" : "bg-teal-600"}`}>
-            only in {side}
+          <span data-testid="diff-only" className={`ml-auto rounded px-1.5 py-px text-[10px] font-bold tracking-wide text-white uppercase ${side === "A" ? "bg-orange-700" : "bg-teal-700"}`}>
+            {onlyLabel ?? `only in ${side}`}
           </span>
         )}
         {!only && <span className="ml-auto tabular-nums">{formatInt(text.length)} chars</span>}

@@ -33,6 +33,8 @@ import { AddRelation, RelationLegend, RelationList, RelationsGraph } from "./rel
 import { Card } from "./card";
 import { TypeBadge } from "./type-badge";
 import { useToast } from "./toast";
+import { parseReplayRef } from "@/client/ui/replay-url";
+import { ReplayWhyCard } from "@/components/replay/replay-why-card";
 
 export function MemoryDetail({ id }: { id: string }) {
   const params = useSearchParams();
@@ -43,6 +45,8 @@ export function MemoryDetail({ id }: { id: string }) {
   const accesses = useMemoryAccesses(id);
   const m = memory.data;
   const user = m?.user_id ?? params.get("user") ?? "";
+  // Opened from a replayed turn: "why not this memory?" answers for that turn.
+  const replayed = parseReplayRef(params.get("replay"));
 
   return (
     <MemoriesShell user={user} onUser={(u) => router.push(withUser("/memories", u))}>
@@ -62,6 +66,11 @@ export function MemoryDetail({ id }: { id: string }) {
         ) : (
           <>
             <Header m={m} relations={relations.data ?? []} />
+            {replayed && (
+              <div className="mt-4">
+                <ReplayWhyCard memoryId={m.id} at={replayed} />
+              </div>
+            )}
             <div className="mt-5 grid gap-5 lg:grid-cols-[minmax(0,7fr)_minmax(0,5fr)]">
               <div className="flex min-w-0 flex-col gap-5">
                 <FieldsEditor key={m.version} m={m} />

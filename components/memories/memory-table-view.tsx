@@ -17,6 +17,8 @@ import { MemoryFiltersBar } from "./memory-filters";
 import { MemoryTable } from "./memory-table";
 import { MergeDialog } from "./merge-dialog";
 import { useToast } from "./toast";
+import { parseReplayRef, replayHref, replayRef } from "@/client/ui/replay-url";
+import Link from "next/link";
 
 const SORTS: MemorySort[] = ["updated_at", "created_at", "importance_score", "access_count", "last_accessed_at"];
 
@@ -49,6 +51,9 @@ export function MemoryTableView() {
   const listFilters = useMemo<MemoryFilters>(() => ({ ...filters, q: q.trim() }), [filters, q]);
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [merging, setMerging] = useState(false);
+  // Opened from a replayed turn (?replay=): each row can ask "why not?" for that turn.
+  const [replayed] = useState(() => parseReplayRef(params.get("replay")));
+  const whyHref = useCallback((id: string) => replayHref({ ...replayed!, memory: id }), [replayed]);
 
   // Filters live in the URL so Back from a memory restores the same view.
   useEffect(() => {
@@ -62,9 +67,10 @@ export function MemoryTableView() {
     if (listFilters.max_importance !== null) sp.set("max", String(listFilters.max_importance));
     if (listFilters.sort !== "updated_at") sp.set("sort", listFilters.sort);
     if (listFilters.order !== "desc") sp.set("order", listFilters.order);
+    if (replayed) sp.set("replay", replayRef(replayed));
     const next = sp.toString();
     if (next !== window.location.search.replace(/^\?/, "")) window.history.replaceState(window.history.state, "", `?${next}`);
-  }, [user, listFilters]);
+  }, [user, listFilters, replayed]);
 
   // A different user or filter: the old selection no longer means anything.
   useEffect(() => setSelected(new Set()), [user, listFilters]);
@@ -121,6 +127,14 @@ export function MemoryTableView() {
       }
     >
       <main className="mx-auto flex min-h-0 w-full max-w-7xl flex-1 flex-col px-4 pt-4 pb-4 sm:px-6">
+        {replayed && (
+          <p className="mb-3 flex flex-wrap items-center gap-2 rounded-lg border border-indigo-200 bg-indigo-50/60 px-3 py-2 text-xs text-zinc-800 dark:border-indigo-900 dark:bg-indigo-950/30 dark:text-zinc-200" data-testid="replay-banner">
+            Opened from a replayed turn: <strong>Why not?</strong> on a row explains that memory for the turn.
+            <Link href={replayHref(replayed)} className="ml-auto font-medium text-indigo-700 hover:underline dark:text-indigo-300">
+              Back to the replay
+            </Link>
+          </p>
+        )}
         <MemoryFiltersBar filters={listFilters} search={search} onSearch={setSearch} onChange={(patch) => setFilters((f) => ({ ...f, ...patch }))} />
         <BulkBar user={user} selected={selected} byId={byId} onClear={clear} onMerge={() => setMerging(true)} />
         <div className="mt-3 flex min-h-0 flex-1 flex-col">
@@ -163,6 +177,8 @@ export function MemoryTableView() {
               selected={selected}
               onSelect={onSelect}
               onClearSelection={clear}
+              whyHref={replayed ? whyHref : undefined}
+              openSuffix={replayed ? `&replay=${replayRef(replayed)}` : ""}
             />
           )}
           {list.isFetchNextPageError && (

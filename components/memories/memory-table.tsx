@@ -19,6 +19,8 @@ const ROW_H = 40;
 const EDIT_H = 184;
 // Fixed widths everywhere but Content: relative times and counts never move a column.
 const COLS = "grid grid-cols-[40px_104px_minmax(280px,1fr)_112px_64px_64px_112px_104px_168px]";
+/** With a replayed turn: room for "Why not?" in the actions. */
+const COLS_REPLAY = "grid grid-cols-[40px_104px_minmax(280px,1fr)_112px_64px_64px_112px_104px_232px]";
 const th = "flex items-center px-2 text-[11px] font-semibold tracking-wide text-zinc-500 uppercase dark:text-zinc-400";
 
 type Props = {
@@ -34,6 +36,10 @@ type Props = {
   selected: Set<string>;
   onSelect: (ids: string[], on: boolean) => void;
   onClearSelection: () => void;
+  /** A replayed turn's "why not?" for each row (the table was opened from a replay). */
+  whyHref?: (id: string) => string;
+  /** Query added to each row's own page (the replayed turn it was opened from). */
+  openSuffix?: string;
 };
 
 function isTyping(t: EventTarget | null) {
@@ -42,7 +48,8 @@ function isTyping(t: EventTarget | null) {
 }
 
 /** Virtualized memory table: only the rows in view are in the DOM, so 100 000 rows scroll smoothly. */
-export function MemoryTable({ rows, user, loading, hasNextPage, fetchingNext, onLoadMore, sort, order, onSort, selected, onSelect, onClearSelection }: Props) {
+export function MemoryTable({ rows, user, loading, hasNextPage, fetchingNext, onLoadMore, sort, order, onSort, selected, onSelect, onClearSelection, whyHref, openSuffix = "" }: Props) {
+  const cols = whyHref ? COLS_REPLAY : COLS;
   const router = useRouter();
   const scrollRef = useRef<HTMLDivElement>(null);
   const [focus, setFocus] = useState(0);
@@ -198,7 +205,7 @@ export function MemoryTable({ rows, user, loading, hasNextPage, fetchingNext, on
         className="min-h-0 flex-1 overflow-auto outline-none focus-visible:ring-2 focus-visible:ring-indigo-500/40 focus-visible:ring-inset"
       >
         <div className="min-w-[1080px]">
-          <div role="row" className={`${COLS} sticky top-0 z-10 h-9 border-b border-zinc-200 bg-zinc-50/95 backdrop-blur dark:border-zinc-800 dark:bg-zinc-900/95`}>
+          <div role="row" className={`${cols} sticky top-0 z-10 h-9 border-b border-zinc-200 bg-zinc-50/95 backdrop-blur dark:border-zinc-800 dark:bg-zinc-900/95`}>
             <div role="columnheader" className="flex items-center justify-center">
               <input
                 type="checkbox"
@@ -243,7 +250,9 @@ export function MemoryTable({ rows, user, loading, hasNextPage, fetchingNext, on
                       onToggle={toggle}
                       onEdit={setEditing}
                       onEditDone={onEditDone}
-                      href={`/memories/${m.id}?user=${encodeURIComponent(user)}`}
+                      href={`/memories/${m.id}?user=${encodeURIComponent(user)}${openSuffix}`}
+                      cols={cols}
+                      whyHref={whyHref?.(m.id)}
                     />
                   </div>
                 );
@@ -287,13 +296,15 @@ type RowProps = {
   selected: boolean;
   editing: boolean;
   href: string;
+  cols: string;
+  whyHref?: string;
   onFocusRow: (i: number) => void;
   onToggle: (i: number, shift: boolean) => void;
   onEdit: (id: string) => void;
   onEditDone: () => void;
 };
 
-const Row = memo(function Row({ m, index, focused, selected, editing, href, onFocusRow, onToggle, onEdit, onEditDone }: RowProps) {
+const Row = memo(function Row({ m, index, focused, selected, editing, href, cols, whyHref, onFocusRow, onToggle, onEdit, onEditDone }: RowProps) {
   const archived = m.status === "archived";
   return (
     <div
@@ -306,7 +317,7 @@ const Row = memo(function Row({ m, index, focused, selected, editing, href, onFo
       data-focused={focused ? "true" : undefined}
       onClick={() => onFocusRow(index)}
       onDoubleClick={() => onEdit(m.id)}
-      className={`${COLS} group h-full min-h-[inherit] border-b border-zinc-100 text-sm transition-colors dark:border-zinc-800/80 ${
+      className={`${cols} group h-full min-h-[inherit] border-b border-zinc-100 text-sm transition-colors dark:border-zinc-800/80 ${
         selected ? "bg-indigo-50/80 dark:bg-indigo-950/40" : "hover:bg-zinc-50 dark:hover:bg-zinc-800/40"
       } ${focused ? "shadow-[inset_3px_0_0_var(--color-indigo-500)]" : ""} ${archived ? "text-zinc-500 dark:text-zinc-400" : ""}`}
     >
@@ -363,7 +374,7 @@ const Row = memo(function Row({ m, index, focused, selected, editing, href, onFo
         </time>
       </div>
       <div role="gridcell" className="flex items-start gap-1 px-2 pt-2" onClick={(e) => e.stopPropagation()}>
-        <RowActions m={m} href={href} editing={editing} onEdit={() => onEdit(m.id)} />
+        <RowActions m={m} href={href} whyHref={whyHref} editing={editing} onEdit={() => onEdit(m.id)} />
       </div>
     </div>
   );
@@ -373,7 +384,7 @@ const action =
   "h-6 rounded px-1.5 text-xs font-medium text-zinc-700 hover:bg-zinc-100 hover:text-zinc-900 disabled:opacity-50 dark:text-zinc-300 dark:hover:bg-zinc-800 dark:hover:text-zinc-100";
 
 /** Per-row actions: edit in place, archive or restore (with undo), open the detail page. */
-function RowActions({ m, href, editing, onEdit }: { m: Memory; href: string; editing: boolean; onEdit: () => void }) {
+function RowActions({ m, href, whyHref, editing, onEdit }: { m: Memory; href: string; whyHref?: string; editing: boolean; onEdit: () => void }) {
   const toggle = useArchiveRestore();
   const toast = useToast();
   const archived = m.status === "archived";
@@ -412,6 +423,11 @@ function RowActions({ m, href, editing, onEdit }: { m: Memory; href: string; edi
       <Link href={href} data-testid="memory-open" aria-label={`Open “${what}”`} title="Open (o)" className={`${action} inline-flex items-center text-indigo-700 dark:text-indigo-300`}>
         Open
       </Link>
+      {whyHref && (
+        <Link href={whyHref} data-testid="row-why-not" aria-label={`Why not “${what}” in the replayed turn?`} className={`${action} inline-flex items-center text-indigo-700 dark:text-indigo-300`}>
+          Why not?
+        </Link>
+      )}
     </>
   );
 }

@@ -11,12 +11,9 @@ import { EmptyState, ErrorBox, Spinner } from "@/components/ui/states";
 import { MemoriesShell, useSelectedUser } from "./memories-shell";
 import { TypeBadge } from "./type-badge";
 import { MemoryTypeToggles } from "@/components/ui/memory-type-toggles";
+import { SCORE_TERMS, ScoreBar } from "@/components/ui/score-bar";
 
-const TERMS = [
-  { key: "similarity_term", weight: "similarity", label: "Similarity", color: "bg-indigo-500", swatch: "bg-indigo-500" },
-  { key: "recency_term", weight: "recency", label: "Recency", color: "bg-teal-400", swatch: "bg-teal-400" },
-  { key: "importance_term", weight: "importance", label: "Importance", color: "bg-amber-400", swatch: "bg-amber-400" },
-] as const;
+const TERMS = SCORE_TERMS.map((t) => ({ ...t, swatch: t.color }));
 
 const DEFAULTS: Weights = { similarity: 0.6, recency: 0.2, importance: 0.2 };
 /**
@@ -266,7 +263,6 @@ function LowSimilarityWarning({ data }: { data: SearchResponse }) {
 
 function Result({ hit, rank, scale, user, minScore }: { hit: SearchHit; rank: number; scale: number; user: string; minScore: number }) {
   const b = hit.breakdown;
-  const pct = (v: number) => `${(Math.max(0, v) / scale) * 100}%`;
   return (
     <li
       data-testid="playground-result"
@@ -301,26 +297,8 @@ function Result({ hit, rank, scale, user, minScore }: { hit: SearchHit; rank: nu
           <div className="text-[10px] text-zinc-500 uppercase">final</div>
         </div>
       </div>
-      <div className="relative mt-2.5 ml-9">
-        {minScore > 0 && (
-          <span
-            aria-hidden
-            data-testid="min-score-line"
-            className="absolute -top-1 z-10 h-5 w-0.5 bg-red-600 dark:bg-red-400"
-            style={{ left: `${Math.min(100, (minScore / scale) * 100)}%` }}
-            title={`minimum score ${minScore.toFixed(2)}`}
-          />
-        )}
-        <div
-          role="img"
-          aria-label={`similarity ${b.similarity_term.toFixed(3)}, recency ${b.recency_term.toFixed(3)}, importance ${b.importance_term.toFixed(3)}`}
-          data-testid="stacked-bar"
-          className="flex h-3 overflow-hidden rounded-full bg-zinc-100 dark:bg-zinc-800"
-        >
-          {TERMS.map((t) => (
-            <span key={t.key} data-testid={`bar-${t.weight}`} className={`${t.color} h-full transition-[width] duration-300 first:rounded-l-full`} style={{ width: pct(b[t.key]) }} title={`${t.label}: ${b[t.key].toFixed(3)}`} />
-          ))}
-        </div>
+      <div className="mt-2.5 ml-9">
+        <ScoreBar parts={b} scale={scale} minScore={minScore} />
         <dl className="mt-1.5 flex flex-wrap gap-x-4 gap-y-0.5 text-[11px] text-zinc-500 tabular-nums dark:text-zinc-400">
           <Num label="cosine" v={b.cosine.toFixed(3)} />
           <Num label="decay" v={b.time_decay.toFixed(3)} />

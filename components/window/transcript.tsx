@@ -2,6 +2,8 @@
 import { memo, useLayoutEffect, useMemo, useRef, useState } from "react";
 import type { HistoryResponse, Message } from "@/client/api-types";
 import { absoluteTime, formatInt, plural } from "@/client/ui/format";
+import { replayHref } from "@/client/ui/replay-url";
+import Link from "next/link";
 
 /** Turns rendered at first; older ones come in pages so a 5 000-turn thread never freezes the tab. */
 const PAGE = 200;
@@ -9,6 +11,7 @@ const PAGE = 200;
 export type TurnState = "kept" | "dropped" | "placeholder" | "beyond-limit" | "unknown";
 
 type Props = {
+  conversationId: string;
   /** The selected thread, oldest first. */
   turns: Message[];
   history: HistoryResponse | undefined;
@@ -19,7 +22,7 @@ type Props = {
   loading: boolean;
 };
 
-export function Transcript({ turns, history, childrenOf, leafId, onSelectLeaf, loading }: Props) {
+export function Transcript({ conversationId, turns, history, childrenOf, leafId, onSelectLeaf, loading }: Props) {
   const scrollRef = useRef<HTMLDivElement>(null);
   const [extra, setExtra] = useState(0);
 
@@ -118,6 +121,7 @@ export function Transcript({ turns, history, childrenOf, leafId, onSelectLeaf, l
                 siblings={siblings}
                 childrenOf={childrenOf}
                 onSelectLeaf={onSelectLeaf}
+                replayHref={t.answer && t.query.trim() ? replayHref({ conversation: conversationId, turn: t.id, leaf: leafId }) : null}
               />
             </li>
           );
@@ -166,6 +170,7 @@ const Turn = memo(function Turn({
   siblings,
   childrenOf,
   onSelectLeaf,
+  replayHref,
 }: {
   message: Message;
   index: number;
@@ -175,6 +180,8 @@ const Turn = memo(function Turn({
   siblings: string[];
   childrenOf: Map<string | null, string[]>;
   onSelectLeaf: (id: string) => void;
+  /** The replay of this turn (an answered turn with a query). */
+  replayHref: string | null;
 }) {
   const out = state === "dropped" || state === "beyond-limit";
   const pos = siblings.indexOf(m.id);
@@ -218,8 +225,13 @@ const Turn = memo(function Turn({
             {STATE_LABEL[state]}
           </span>
         )}
+        {replayHref && (
+          <Link href={replayHref} data-testid="replay-turn" className={`ml-auto rounded px-1.5 py-px font-medium text-indigo-700 hover:bg-indigo-50 hover:underline dark:text-indigo-300 dark:hover:bg-indigo-950`}>
+            Replay this turn
+          </Link>
+        )}
         {siblings.length > 1 && (
-          <span className="ml-auto inline-flex items-center gap-0.5" aria-label="Regenerated versions">
+          <span className={`${replayHref ? "" : "ml-auto "}inline-flex items-center gap-0.5`} aria-label="Regenerated versions">
             <button
               type="button"
               disabled={pos <= 0}

@@ -97,7 +97,7 @@ export function WindowPanel({ conversationId, thread, resolvedLeaf, childrenOf, 
               No transcript: the selected turn could not be resolved (see the tree panel).
             </p>
           ) : (
-            <Transcript turns={thread} history={h} childrenOf={childrenOf} leafId={resolvedLeaf} onSelectLeaf={onSelectLeaf} loading={threadLoading} />
+            <Transcript conversationId={conversationId} turns={thread} history={h} childrenOf={childrenOf} leafId={resolvedLeaf} onSelectLeaf={onSelectLeaf} loading={threadLoading} />
           )}
         </div>
         <div className="flex h-80 min-h-0 flex-col border-t border-zinc-200 bg-zinc-50 lg:h-[34%] dark:border-zinc-800 dark:bg-zinc-950/60">

@@ -7,6 +7,7 @@ import { rankMemoriesAsOf, type RankedAsOf } from "../memories/as-of";
 import type { ProfileSettings } from "../profiles/schemas";
 import { loadReplayTurn, type ReplayTurn } from "./load-turn";
 import { explainDifferences, findLoggedRetrieval } from "./logged-retrieval";
+import { changesSince } from "./changes-since";
 import { replayDiff } from "./replay-diff";
 import { applyOverrides, baseSettings, type ProfileUsed } from "./replay-settings";
 import type { ReplayInput, ReplayResult, Why } from "./schemas";
@@ -128,5 +129,6 @@ export async function replayTurn(sql: ProjectSql, input: ReplayInput): Promise<R
       ? { ...logged, differences: explainDifferences(logged, { ranking, settings: original.settings, query: turn.query, top: original.context.memories.map((m) => m.id), why: whyById }) }
       : null,
     variants,
+    changes_since: await changesSince(sql, userId, at, original.why.map((w) => w.memory_id)),
   };
 }

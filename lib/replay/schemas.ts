@@ -165,6 +165,20 @@ const ZReplayed = z.object({
   why: z.array(ZWhy),
 });
 
+export const CHANGE_KINDS = ["created_later", "edited_since", "archived_since", "restored_since", "deleted_since"] as const;
+
+export const ZChangeSince = z.object({
+  memory_id: z.string(),
+  changes: z.array(z.enum(CHANGE_KINDS)).describe("edited_since: its content, type, importance, confidence or structured data differ from then (or it changed with no history to say how)."),
+  memory_type: ZMemoryType,
+  content: z.string().describe("Its content now (a deleted memory: when it was deleted)."),
+  content_then: z.string().nullable().describe("Its content at the replayed instant, when that differs from now."),
+  status: ZMemoryStatus.nullable().describe("Its status now (null: deleted)."),
+  created_at: z.string().nullable(),
+  changed_at: z.string().describe("Its last change (updated_at), or when it was deleted."),
+});
+export type ChangeSince = z.infer<typeof ZChangeSince>;
+
 export const ZReplayResult = ZReplayed.extend({
   conversation_id: z.string(),
   app_id: z.string(),
@@ -173,5 +187,8 @@ export const ZReplayResult = ZReplayed.extend({
   turn: ZTurn,
   logged: ZLogged.nullable().describe("The retrieval logged for this conversation around the turn, beside the replayed one, each difference explained."),
   variants: z.array(ZReplayed.extend({ label: z.string(), diff: ZReplayDiff })),
+  changes_since: z
+    .object({ memories: z.array(ZChangeSince), truncated: z.boolean().describe("More memories changed than listed (the newest are; the replay's own memories always are).") })
+    .describe("The user's memories created, edited, archived, restored or deleted after the replayed instant."),
 });
 export type ReplayResult = z.infer<typeof ZReplayResult>;

@@ -128,6 +128,16 @@ describe.each(DATABASE_KINDS)("replay on %s", (kind) => {
     expect(why[s.ids[3]].score).toBeCloseTo(0.6, 12);
     expect(why[later.body.id]).toMatchObject({ in_prompt: false, rule: "created_after_turn", rank: null, state: null });
     expect(why[merged.body.id].rule).toBe("created_after_turn");
+    // What changed since the turn, for the UI's marks: the edit, the merge (its sources archived), the archive, two new memories.
+    const since = Object.fromEntries(r.body.changes_since.memories.map((c: { memory_id: string; changes: string[] }) => [c.memory_id, c]));
+    expect(since[s.ids[0]]).toMatchObject({ changes: ["edited_since"], content: "Allergic to peanuts and tree nuts", content_then: "Allergic to peanuts", status: "active" });
+    expect(since[s.ids[1]].changes).toEqual(["archived_since"]);
+    expect(since[s.ids[2]].changes).toEqual(["archived_since"]);
+    expect(since[s.ids[3]]).toMatchObject({ changes: ["archived_since"], content_then: null, status: "archived" });
+    expect(since[later.body.id].changes).toEqual(["created_later"]);
+    expect(since[merged.body.id].changes).toEqual(["created_later"]);
+    expect(r.body.changes_since.memories).toHaveLength(6);
+    expect(r.body.changes_since.truncated).toBe(false);
 
     // The first turn: no history at all (not the newest thread's).
     const first = await api.post("/replay", { conversation_id: s.conversation, message_id: s.turns[0] });

@@ -1,0 +1,66 @@
+"use client";
+import Link from "next/link";
+import type { ChangeSince, ReplayResult } from "@/client/api-types";
+import { absoluteTime, plural } from "@/client/ui/format";
+import { TypeBadge } from "@/components/memories/type-badge";
+import { SinceBadges } from "./retrieval-list";
+
+/** The user's memories as they are now, marked by what happened to them after the replayed turn. */
+export function ChangesSinceList({ result, selected, onWhy }: { result: ReplayResult; selected: string | null; onWhy: (id: string) => void }) {
+  const list = result.changes_since.memories;
+  return (
+    <section aria-labelledby="since-h" data-testid="changes-since">
+      <header className="mb-2 flex flex-wrap items-baseline gap-x-2">
+        <h2 id="since-h" className="text-sm font-semibold">
+          Memories changed since this turn
+        </h2>
+        <span className="text-xs text-zinc-600 dark:text-zinc-400">
+          {list.length ? `${plural(list.length, "memory", "memories")}${result.changes_since.truncated ? " (the newest)" : ""}` : "none"}
+        </span>
+        <Link
+          href={`/memories?user=${encodeURIComponent(result.user_id)}&status=all&replay=${result.conversation_id}.${result.turn.message_id}`}
+          className="ml-auto text-xs text-indigo-700 hover:underline dark:text-indigo-300"
+          data-testid="all-memories-link"
+        >
+          All memories of {result.user_id}
+        </Link>
+      </header>
+      {list.length === 0 ? (
+        <p className="rounded-lg border border-dashed border-zinc-300 px-3 py-4 text-center text-xs text-zinc-600 dark:border-zinc-700 dark:text-zinc-400">
+          No memory of this user was created, edited, archived or deleted after this turn: today’s memories are the ones of then.
+        </p>
+      ) : (
+        <ul className="flex flex-col gap-1.5">
+          {list.map((c: ChangeSince) => (
+            <li
+              key={c.memory_id}
+              data-testid="since-row"
+              data-id={c.memory_id}
+              data-changes={c.changes.join(" ")}
+              className={`rounded-lg border px-3 py-2 text-xs ${selected === c.memory_id ? "border-indigo-400 ring-1 ring-indigo-400 dark:border-indigo-600" : "border-zinc-200 dark:border-zinc-800"} bg-white dark:bg-zinc-900`}
+            >
+              <div className="flex flex-wrap items-center gap-1.5">
+                <TypeBadge type={c.memory_type} />
+                <SinceBadges change={c} />
+                <time dateTime={c.changed_at} className="ml-auto text-[11px] text-zinc-600 tabular-nums">
+                  {absoluteTime(c.changed_at)}
+                </time>
+              </div>
+              {c.content_then !== null && (
+                <p className="mt-1 text-zinc-600 line-through decoration-zinc-400" data-testid="content-then">
+                  {c.content_then}
+                </p>
+              )}
+              <p className="mt-1 line-clamp-2 text-zinc-800 dark:text-zinc-200">{c.content}</p>
+              {!c.changes.includes("deleted_since") && (
+                <button type="button" onClick={() => onWhy(c.memory_id)} className="mt-1 text-[11px] font-medium text-indigo-700 hover:underline dark:text-indigo-300" data-testid="since-why">
+                  Why not this memory?
+                </button>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,262 @@
+"use client";
+import Link from "next/link";
+import { useSearchParams } from "next/navigation";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import type { ChangeSince, Message } from "@/client/api-types";
+import { useConversation } from "@/client/hooks/conversations";
+import { useReplay } from "@/client/hooks/replay";
+import { useAllMessages, useThread } from "@/client/hooks/turns";
+import { absoluteTime, formatInt, plural } from "@/client/ui/format";
+import { onlyMarks, replayBody, stepDiff } from "@/client/ui/replay-model";
+import { encodeReplayQuery, parseReplayQuery, type ReplayState, type ReplayTab, type VariantSpec } from "@/client/ui/replay-url";
+import { Badge } from "@/components/ui/badge";
+import { Skeleton } from "@/components/ui/skeleton";
+import { EmptyState, ErrorBox } from "@/components/ui/states";
+import { TabList } from "@/components/ui/tabs";
+import { BudgetStackedBar } from "@/components/inspect/budget-stacked-bar";
+import { PromptBubbles } from "@/components/inspect/prompt-bubbles";
+import { ChangesSinceList } from "./changes-since-list";
+import { RetrievalList } from "./retrieval-list";
+import { TurnScrubber } from "./turn-scrubber";
+import { WhatIf } from "./what-if";
+import { WhyPanel } from "./why-panel";
+
+/** The newest, deepest turn under `id`: the thread a turn continues into when no leaf is given. */
+function newestLeafUnder(id: string, messages: Message[]): string {
+  const kids = new Map<string, string[]>();
+  for (const m of messages) {
+    if (!m.tree_parent_id) continue;
+    const l = kids.get(m.tree_parent_id);
+    if (l) l.push(m.id);
+    else kids.set(m.tree_parent_id, [m.id]);
+  }
+  let at = id;
+  for (let guard = 0; guard < 100_000; guard++) {
+    const k = kids.get(at);
+    if (!k?.length) break;
+    at = k[k.length - 1];
+  }
+  return at;
+}
+
+/** /inspect/replay: one past turn as the agent saw it, the turns around it, why each memory was in or out, what another setting would have changed. */
+export function ReplayView() {
+  const sp = useSearchParams();
+  const [state, setState] = useState<ReplayState | null>(() => parseReplayQuery(new URLSearchParams(sp.toString())));
+  // The URL follows the view (replaceState: no server round trip), so a reload shows the same.
+  useEffect(() => {
+    if (!state) return;
+    const q = encodeReplayQuery(state);
+    if (q !== window.location.search.replace(/^\?/, "")) window.history.replaceState(null, "", `?${q}`);
+  }, [state]);
+  if (!state) {
+    return (
+      <Shell>
+        <div className="mx-auto mt-8 max-w-xl rounded-xl border border-dashed border-zinc-300 bg-white dark:border-zinc-700 dark:bg-zinc-900" data-testid="replay-empty">
+          <EmptyState title="Pick a turn to replay">
+            <p>
+              Open a conversation and press <strong>Replay this turn</strong> on an answer: this page shows the prompt the agent got then, why each memory was in or out, and what other settings would have changed.
+            </p>
+            <Link href="/conversations" className="mt-3 inline-block text-sm font-medium text-indigo-700 hover:underline dark:text-indigo-300">
+              Go to conversations
+            </Link>
+          </EmptyState>
+        </div>
+      </Shell>
+    );
+  }
+  return <Replay state={state} setState={setState} />;
+}
+
+function Shell({ children }: { children: React.ReactNode }) {
+  return <div className="flex min-h-0 flex-1 flex-col">{children}</div>;
+}
+
+function Replay({ state, setState }: { state: ReplayState; setState: React.Dispatch<React.SetStateAction<ReplayState | null>> }) {
+  const patch = useCallback((p: Partial<ReplayState>) => setState((s) => (s ? { ...s, ...p } : s)), [setState]);
+  const conversation = useConversation(state.conversation);
+  const messages = useAllMessages(state.conversation);
+  const leaf = useMemo(() => state.leaf ?? (messages.data ? newestLeafUnder(state.turn, messages.data) : null), [state.leaf, state.turn, messages.data]);
+  const thread = useThread(state.conversation, leaf, !!leaf);
+  const byId = useMemo(() => new Map((messages.data ?? []).map((m) => [m.id, m] as const)), [messages.data]);
+  // The thread's turns, oldest first (the API lists the leaf first).
+  const turns = useMemo(() => (thread.data ? [...thread.data.message_ids].reverse().map((id) => byId.get(id)).filter((m): m is Message => !!m) : []), [thread.data, byId]);
+  const index = turns.findIndex((t) => t.id === state.turn);
+  const prevTurn = index > 0 ? turns[index - 1] : null;
+
+  const body = useMemo(() => replayBody(state.conversation, state.turn, { memory: state.memory, variant: state.variant }), [state.conversation, state.turn, state.memory, state.variant]);
+  const replay = useReplay(body);
+  const prevBody = useMemo(() => (prevTurn?.query.trim() ? replayBody(state.conversation, prevTurn.id) : null), [state.conversation, prevTurn]);
+  const prev = useReplay(prevBody);
+  const r = replay.data;
+  const current = r && !replay.isPlaceholderData ? r : undefined;
+  const step = useMemo(
+    () => (current && prevBody && prev.data && !prev.isPlaceholderData && prev.data.turn.message_id === prevTurn?.id ? stepDiff(prev.data, current) : null),
+    [current, prev.data, prev.isPlaceholderData, prevBody, prevTurn],
+  );
+  const since = useMemo(() => new Map<string, ChangeSince>((r?.changes_since.memories ?? []).map((c) => [c.memory_id, c])), [r]);
+  const newInPrompt = useMemo(() => new Set(step?.memoriesIn ?? []), [step]);
+
+  const goTo = useCallback((i: number) => {
+    const t = turns[Math.max(0, Math.min(turns.length - 1, i))];
+    if (t && t.id !== state.turn) patch({ turn: t.id, leaf });
+  }, [turns, state.turn, patch, leaf]);
+
+  const whyRef = useRef<HTMLDivElement>(null);
+  const onWhy = useCallback(
+    (id: string) => {
+      patch({ memory: id, tab: "replay" });
+      requestAnimationFrame(() => whyRef.current?.scrollIntoView({ block: "nearest", behavior: "smooth" }));
+    },
+    [patch],
+  );
+
+  const name = conversation.data?.name || "Untitled conversation";
+  useEffect(() => {
+    document.title = `Replay · ${name} · Memscope`;
+  }, [name]);
+
+  return (
+    <Shell>
+      <div className="border-b border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-900/40">
+        <div className="flex flex-col gap-3 px-4 pt-3 sm:px-6">
+          <nav aria-label="Breadcrumb" className="text-xs">
+            <Link href={`/conversations/${state.conversation}${leaf ? `?leaf=${leaf}` : ""}`} className="text-zinc-600 hover:text-zinc-900 dark:text-zinc-400 dark:hover:text-zinc-100" data-testid="back-to-conversation">
+              ← {conversation.data ? name : "Conversation"}
+            </Link>
+          </nav>
+          <div className="flex flex-wrap items-end gap-x-4 gap-y-1">
+            <div className="min-w-0">
+              <h1 className="text-xl font-semibold tracking-tight" data-testid="replay-title">
+                Replay{index >= 0 ? ` of turn ${formatInt(index + 1)}` : ""}
+              </h1>
+              <p className="mt-0.5 text-sm text-zinc-600 dark:text-zinc-400">What the agent saw then, rebuilt from the memory history: the prompt, why each memory was in or out, what another setting would have changed.</p>
+            </div>
+            {r && (
+              <div className="flex flex-wrap items-center gap-1.5 text-xs" data-testid="replay-meta">
+                <Badge tone="accent" title={r.profile.effective_from ? `in force from ${absoluteTime(r.profile.effective_from)}` : "no profile version was in force: POST /context's defaults"}>
+                  {r.profile.source === "profile" ? `${r.app_id} profile v${r.profile.version}` : `${r.app_id}: default settings`}
+                </Badge>
+                <Badge title="Whose memories">{r.user_id}</Badge>
+                <Badge title="The instant replayed">as of {absoluteTime(r.as_of)}</Badge>
+              </div>
+            )}
+          </div>
+          {thread.isError ? (
+            <ErrorBox title="Could not load the thread" error={thread.error} onRetry={() => thread.refetch()} />
+          ) : turns.length && index < 0 ? (
+            <div role="alert" className="rounded-lg border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950/40 dark:text-amber-100">
+              This turn is not on the thread of <span className="font-mono">?leaf=</span>.{" "}
+              <button type="button" className="font-medium underline" onClick={() => patch({ leaf: null })}>
+                Follow the turn’s own thread
+              </button>
+            </div>
+          ) : turns.length ? (
+            <TurnScrubber turns={turns} index={index} onIndex={goTo} pending={replay.isFetching} />
+          ) : (
+            <Skeleton className="h-14 w-full" />
+          )}
+          <StepSummary step={step} index={index} first={index === 0} loading={!!prevBody && !step && !replay.isError} />
+          <TabList<ReplayTab>
+            tabs={[
+              { key: "replay", label: "Prompt and memories", testId: "tab-replay" },
+              { key: "whatif", label: state.variant ? "What if… (1 variant)" : "What if…", testId: "tab-whatif" },
+            ]}
+            value={state.tab}
+            onChange={(tab) => patch({ tab })}
+            label="Replay views"
+            panelId="replay-panel"
+            size="md"
+          />
+        </div>
+      </div>
+      <main className="w-full flex-1 px-4 py-4 sm:px-6">
+        <div role="tabpanel" id="replay-panel" aria-labelledby={`replay-panel-tab-${state.tab}`} aria-busy={replay.isFetching}>
+        {replay.isError && !r ? (
+          <ErrorBox title="Could not replay this turn" error={replay.error} onRetry={() => replay.refetch()} />
+        ) : !r ? (
+          <ReplaySkeleton />
+        ) : (
+          <div className={`transition-opacity ${replay.isPlaceholderData ? "opacity-60" : ""}`}>
+            {replay.isError && <div className="mb-3"><ErrorBox title="Could not replay this turn (showing the previous one)" error={replay.error} /></div>}
+            {state.tab === "whatif" ? (
+              <WhatIf result={r} variant={state.variant} onVariant={(variant: VariantSpec | null) => patch({ variant })} pending={replay.isFetching} />
+            ) : (
+              <div className="grid gap-5 lg:grid-cols-[minmax(0,1fr)_360px] xl:grid-cols-[minmax(0,1fr)_460px]">
+                <section aria-labelledby="prompt-then-h" className="flex min-w-0 flex-col gap-3" data-testid="prompt-then">
+                  <div className="rounded-xl border border-zinc-200 bg-white p-4 shadow-xs dark:border-zinc-800 dark:bg-zinc-900">
+                    <div className="mb-2 flex flex-wrap items-baseline gap-x-3 gap-y-1">
+                      <h2 id="prompt-then-h" className="text-sm font-semibold">
+                        The prompt of then
+                      </h2>
+                      <span className="text-xs text-zinc-600 dark:text-zinc-400" data-testid="prompt-then-summary">
+                        {formatInt(r.context.sections.total)} tokens · {plural(r.context.messages.length, "message")} · {r.context.model} · {r.settings.strategy.type}
+                      </span>
+                    </div>
+                    <BudgetStackedBar budget={r.context.sections} fits={r.context.fits} approximate={r.context.approximate} />
+                  </div>
+                  <PromptBubbles
+                    messages={r.context.messages}
+                    sections={r.context.message_sections}
+                    marks={onlyMarks(step?.marks)}
+                    side="B"
+                    memories={r.context.sections.memories > 0}
+                    onlyLabel={index > 0 ? `new since turn ${index}` : undefined}
+                  />
+                </section>
+                <aside className="flex min-w-0 flex-col gap-5" aria-label="Memories of then">
+                  {state.memory && (
+                    <div ref={whyRef}>
+                      <WhyPanel memoryId={state.memory} result={r} pending={replay.isFetching} since={since.get(state.memory)} onClose={() => patch({ memory: null })} />
+                    </div>
+                  )}
+                  <RetrievalList result={r} since={since} newInPrompt={newInPrompt} selected={state.memory} onWhy={onWhy} />
+                  <ChangesSinceList result={r} selected={state.memory} onWhy={onWhy} />
+                </aside>
+              </div>
+            )}
+          </div>
+        )}
+        </div>
+      </main>
+    </Shell>
+  );
+}
+
+/** What this turn's prompt changed from the previous turn's: the scrubber's highlight, in words. */
+function StepSummary({ step, index, first, loading }: { step: ReturnType<typeof stepDiff> | null; index: number; first: boolean; loading: boolean }) {
+  if (first) return <p className="text-xs text-zinc-600 dark:text-zinc-400" data-testid="step-diff">The thread’s first turn: no history before it.</p>;
+  if (!step) return <p className="text-xs text-zinc-600" data-testid="step-diff">{loading ? "Comparing with the previous turn…" : "\u00a0"}</p>;
+  const parts = [
+    `${step.newMessages} new message${step.newMessages === 1 ? "" : "s"}`,
+    ...(step.goneMessages ? [`${step.goneMessages} gone`] : []),
+    `${step.memoriesIn.length} memor${step.memoriesIn.length === 1 ? "y" : "ies"} in`,
+    `${step.memoriesOut.length} out`,
+    `tokens ${step.tokenDelta >= 0 ? "+" : ""}${formatInt(step.tokenDelta)}`,
+  ];
+  return (
+    <p className="flex flex-wrap items-center gap-x-2 text-xs text-zinc-700 dark:text-zinc-300" data-testid="step-diff" data-memories-in={step.memoriesIn.length} data-memories-out={step.memoriesOut.length}>
+      <span className="inline-flex items-center gap-1 font-medium">
+        <span aria-hidden className="size-2 rounded-sm bg-teal-500" /> Since turn {index}:
+      </span>
+      {parts.join(" · ")}
+    </p>
+  );
+}
+
+function ReplaySkeleton() {
+  return (
+    <div className="grid gap-5 lg:grid-cols-[minmax(0,1fr)_360px] xl:grid-cols-[minmax(0,1fr)_460px]" aria-label="Replaying the turn" aria-busy="true">
+      <div className="space-y-2">
+        <Skeleton className="h-20" />
+        {[0, 1, 2].map((i) => (
+          <Skeleton key={i} className={`h-16 ${i % 2 ? "mr-6" : "ml-6"}`} />
+        ))}
+      </div>
+      <div className="space-y-2">
+        <Skeleton className="h-24" />
+        <Skeleton className="h-24" />
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,97 @@
+import "server-only";
+import type { ProjectSql } from "../db/project-sql";
+import { canonical, type Snapshot } from "../memories/as-of/rebuild-state";
+import type { ChangeSince, ReplayResult } from "./schemas";
+
+// What happened to a user's memories after a replayed instant: the replay UI marks its
+// memory list "created later", "edited since", "archived since" with it. A row whose
+// updated_at is after T changed since (every writer that moves a version sets updated_at
+// to its event's time); its state at T is the before-state of its first event after T.
+
+/** Rows answered besides the replay's own memories: the newest changes first. */
+export const CHANGES_SINCE_LIMIT = 200;
+
+const EDIT_FIELDS = ["content", "memory_type", "importance_score", "confidence", "structured_data"] as const;
+
+type Row = {
+  id: string;
+  memory_type: ChangeSince["memory_type"];
+  content: string;
+  status: "active" | "archived";
+  structured_data: unknown;
+  importance_score: number;
+  confidence: number;
+  created_at: Date | string;
+  updated_at: Date | string;
+  then_state: Snapshot | null;
+};
+
+const iso = (d: Date | string) => new Date(d).toISOString();
+
+function kindsOf(r: Row, at: string): ChangeSince["changes"] {
+  if (iso(r.created_at) > at) return ["created_later"];
+  const then = r.then_state;
+  // Changed outside Memscope's writers (no event after T): it changed, the history cannot say how.
+  if (!then) return ["edited_since"];
+  const out: ChangeSince["changes"] = [];
+  const now: Record<string, unknown> = { ...r, importance_score: Number(r.importance_score), confidence: Number(r.confidence) };
+  if (EDIT_FIELDS.some((f) => canonical(then[f] ?? null) !== canonical(now[f] ?? null))) out.push("edited_since");
+  if (then.status === "active" && r.status === "archived") out.push("archived_since");
+  if (then.status === "archived" && r.status === "active") out.push("restored_since");
+  return out;
+}
+
+/**
+ * The user's memories changed after `at`: the newest CHANGES_SINCE_LIMIT, and always those
+ * of `ids` (the replay's ranked and explained memories), so each of them is marked.
+ */
+export async function changesSince(sql: ProjectSql, userId: string, at: string, ids: string[]): Promise<ReplayResult["changes_since"]> {
+  const cols = `m.id, m.memory_type, m.content, m.status, m.structured_data, m.importance_score, m.confidence, m.created_at, m.updated_at,
+    (SELECT e.before FROM memory_events e
+      WHERE e.memory_id = m.id AND e.project_id = m.project_id AND e.created_at > $3::timestamptz
+        AND e.event_type <> 'relate' AND e.before IS NOT NULL
+      ORDER BY e.created_at, (e.before->>'version')::int LIMIT 1) AS then_state`;
+  const where = `m.project_id = $1 AND m.user_id = $2 AND m.updated_at > $3::timestamptz`;
+  const newest = await sql.query<Row>(`SELECT ${cols} FROM memories m WHERE ${where} ORDER BY m.updated_at DESC, m.id LIMIT ${CHANGES_SINCE_LIMIT + 1}`, [sql.projectId, userId, at]);
+  const truncated = newest.length > CHANGES_SINCE_LIMIT;
+  const shown = newest.slice(0, CHANGES_SINCE_LIMIT);
+  const have = new Set(shown.map((r) => r.id));
+  const missing = ids.filter((id) => !have.has(id));
+  const rows = missing.length
+    ? [...shown, ...(await sql.query<Row>(`SELECT ${cols} FROM memories m WHERE ${where} AND m.id = ANY($4::uuid[])`, [sql.projectId, userId, at, missing]))]
+    : shown;
+  const deleted = await sql.query<{ memory_id: string; before: Snapshot | null; created_at: Date | string }>(
+    `SELECT memory_id, before, created_at FROM memory_events
+      WHERE project_id = $1 AND user_id = $2 AND event_type = 'delete' AND created_at > $3::timestamptz
+        AND (before->>'created_at' IS NULL OR (before->>'created_at')::timestamptz <= $3::timestamptz)
+      ORDER BY created_at DESC LIMIT ${CHANGES_SINCE_LIMIT}`,
+    [sql.projectId, userId, at],
+  );
+  const changed = rows
+    .map((r): ChangeSince => ({
+      memory_id: r.id,
+      changes: kindsOf(r, at),
+      memory_type: r.memory_type,
+      content: r.content,
+      content_then: r.then_state && typeof r.then_state.content === "string" && r.then_state.content !== r.content ? r.then_state.content : null,
+      status: r.status,
+      created_at: iso(r.created_at),
+      changed_at: iso(r.updated_at),
+    }))
+    // Archived and restored again, or a version moved with nothing visible: the same as then.
+    .filter((c) => c.changes.length > 0);
+  const gone = deleted.map((d): ChangeSince => {
+    const b = d.before ?? {};
+    return {
+      memory_id: d.memory_id,
+      changes: ["deleted_since"],
+      memory_type: (typeof b.memory_type === "string" ? b.memory_type : "fact") as ChangeSince["memory_type"],
+      content: typeof b.content === "string" ? b.content : "",
+      content_then: null,
+      status: null,
+      created_at: typeof b.created_at === "string" ? iso(b.created_at) : null,
+      changed_at: iso(d.created_at),
+    };
+  });
+  return { memories: [...changed, ...gone], truncated: truncated || deleted.length >= CHANGES_SINCE_LIMIT };
+}
