@@ -48,7 +48,6 @@ function passingRanks(r: ReplayedRetrieval): Map<string, number> {
 /** Why in / why out for each id (in the order given, without repeats). */
 export async function explainMemories(sql: ProjectSql, r: ReplayedRetrieval, ids: string[]): Promise<Why[]> {
   const candidates = new Map((r.ranking?.candidates ?? []).map((c) => [c.memory.id, c]));
-  const others = new Map((r.ranking?.not_candidates ?? []).map((m) => [m.id, m]));
   const passing = passingRanks(r);
   const inPrompt = new Map(r.context.memories.map((m) => [m.id, m.included]));
   const { k, min_score, memory_types } = r.settings.memory;
@@ -69,12 +68,12 @@ export async function explainMemories(sql: ProjectSql, r: ReplayedRetrieval, ids
       }
       continue;
     }
-    out.push(await explainUnranked(sql, r, id, others.has(id), memory_types));
+    out.push(await explainUnranked(sql, r, id, memory_types));
   }
   return out;
 }
 
-async function explainUnranked(sql: ProjectSql, r: ReplayedRetrieval, id: string, aliveCandidatePool: boolean, types: string[] | undefined): Promise<Why> {
+async function explainUnranked(sql: ProjectSql, r: ReplayedRetrieval, id: string, types: string[] | undefined): Promise<Why> {
   const none = { memory_id: id, in_prompt: false, rank: null, score: null, score_parts: null };
   const then = await loadMemoryAsOf(sql, id, r.at);
   if (then && then.user_id !== r.userId) return { ...none, state: null, rule: "other_user", reason: `a memory of another user (${then.user_id})` };
@@ -83,6 +82,9 @@ async function explainUnranked(sql: ProjectSql, r: ReplayedRetrieval, id: string
     if (!r.settings.memory.enabled) return { ...none, state, rule: "memory_disabled", reason: "the profile retrieves no memories (memory.enabled false)" };
     if (then.status !== "active") return { ...none, state, rule: "status", reason: `it was ${then.status} then; a prompt retrieves active memories only` };
     if (types && !types.includes(then.memory_type)) return { ...none, state, rule: "type_filter", reason: `a ${then.memory_type}; memory_types was ${types.join(", ")}` };
+    // In the pool the search ranked (alive then, of its status and types), yet no candidate.
+    const pool = r.ranking;
+    const aliveCandidatePool = !!pool && then.status === pool.status && (!pool.memory_types || pool.memory_types.includes(then.memory_type));
     return {
       ...none,
       state,

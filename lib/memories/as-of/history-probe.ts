@@ -2,6 +2,7 @@ import "server-only";
 import type { ProjectSql } from "../../db/project-sql";
 import { MEMORY_COLUMNS, serializeMemory, type MemoryRow } from "../memory-row";
 import type { MemoryProbe, ProbeEvent, Snapshot } from "./rebuild-state";
+import { COUNTED, PREV_SQL, VERSION_AFTER } from "./state-sql";
 
 // Reads, for each memory of a user (or for some ids), what rebuildAt needs about T: the row
 // now, its delete snapshot, the last change at or before T and the first event after it
@@ -28,13 +29,6 @@ const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOS
 const LIGHT_COLUMNS = `m.id, m.app_id, m.user_id, m.memory_type, '' AS content, NULL::jsonb AS structured_data, m.source_session_id,
   m.importance_score, m.access_count, m.last_accessed_at, m.status, m.confidence, m.version, m.created_at, m.updated_at`;
 
-// Which retrievals counted as accesses: those that say so, and (logged before the column
-// existed) those that were no dry run.
-const COUNTED = `COALESCE(r.access_recorded, NOT r.dry_run)`;
-
-/** The version ordering inside one transaction (same created_at): a delete comes after the last change. */
-const VERSION_AFTER = `COALESCE((e.after->>'version')::int, (e.before->>'version')::int + 1, 0)`;
-
 /**
  * The cheap probe of every memory of a user, for sorting and filtering a whole list: a row
  * not changed since T (updated_at <= T: every writer that moves a version sets updated_at
@@ -43,18 +37,28 @@ const VERSION_AFTER = `COALESCE((e.after->>'version')::int, (e.before->>'version
  * at or before T. `next` is left out: whether the history is complete (rebuildAt's checks)
  * is decided by probeMemories, for the rows a page or a search actually answers.
  */
-export async function probeUserFast(sql: ProjectSql, asOf: string, userId: string, opts: { light?: boolean } = {}): Promise<(MemoryProbe & { fast: boolean })[]> {
+export async function probeUserFast(
+  sql: ProjectSql,
+  asOf: string,
+  userId: string,
+  opts: { light?: boolean; ids?: string[] } = {},
+): Promise<(MemoryProbe & { fast: boolean })[]> {
   // Light: what sorting and filtering a list reads (no content, no structured data): 10 000
   // rows of text cost more to transfer than to rebuild. The rows answered are read in full.
   const columns = opts.light ? LIGHT_COLUMNS : MEMORY_COLUMNS;
+  // Some ids only (a search's candidates): the same probe, restricted to them.
+  const only = opts.ids ? ` AND m.id = ANY($4::uuid[])` : "";
+  const onlyEvents = opts.ids ? ` AND memory_id = ANY($4::uuid[])` : "";
+  const params = opts.ids ? [sql.projectId, userId, asOf, opts.ids] : [sql.projectId, userId, asOf];
   const rows = await sql.query<MemoryRow>(
-    `SELECT ${columns} FROM memories m WHERE m.project_id = $1 AND m.user_id = $2 AND m.created_at <= $3::timestamptz`,
-    [sql.projectId, userId, asOf],
+    `SELECT ${columns} FROM memories m WHERE m.project_id = $1 AND m.user_id = $2 AND m.created_at <= $3::timestamptz${only}`,
+    params,
   );
   const deleted = await sql.query<DeleteRow>(
     `SELECT memory_id, user_id, before FROM memory_events
-      WHERE project_id = $1 AND user_id = $2 AND event_type = 'delete' AND created_at > $3::timestamptz`,
-    [sql.projectId, userId, asOf],
+      WHERE project_id = $1 AND user_id = $2 AND event_type = 'delete' AND created_at > $3::timestamptz${onlyEvents}
+      ORDER BY created_at`,
+    params,
   );
   const t = new Date(asOf).getTime();
   const live = rows.map(serializeMemory);
@@ -62,14 +66,16 @@ export async function probeUserFast(sql: ProjectSql, asOf: string, userId: strin
   const liveIds = new Set(live.map((m) => m.id));
   const tombs = new Map(deleted.filter((d) => !liveIds.has(d.memory_id)).map((d) => [d.memory_id, d]));
   const probed = await lastChanges(sql, [...changed, ...tombs.keys()], asOf, opts.light ?? false);
-  const access = await userAccess(sql, userId, asOf);
+  const access = await userAccess(sql, userId, asOf, opts.ids);
   const out: (MemoryProbe & { fast: boolean })[] = [];
   const accessOf = (id: string) => {
     const a = access.get(id);
     return { count: Number(a?.n ?? 0), last: iso(a?.last ?? null), total: Number(a?.total ?? 0), totalLast: iso(a?.total_last ?? null) };
   };
   for (const m of live) {
-    const fast = !probed.has(m.id);
+    // A row changed since T with no change recorded up to T is no state of T either:
+    // rebuildAt decides (its creation, flagged), as for the rows answered.
+    const fast = new Date(m.updated_at).getTime() <= t;
     out.push({ id: m.id, user_id: m.user_id, live: m, tombstone: null, prev: probed.get(m.id) ?? null, next: null, access: accessOf(m.id), fast });
   }
   for (const [id, d] of tombs) {
@@ -92,25 +98,17 @@ async function lastChanges(sql: ProjectSql, ids: string[], asOf: string, light: 
   return new Map(rows.map((e) => [e.id, { event_type: e.p_type!, before: e.p_made ? null : {}, after: e.p_after, created_at: iso(e.p_at)! }]));
 }
 
-async function userAccess(sql: ProjectSql, userId: string, asOf: string): Promise<Map<string, AccessRow>> {
+async function userAccess(sql: ProjectSql, userId: string, asOf: string, ids?: string[]): Promise<Map<string, AccessRow>> {
   const rows = await sql.query<AccessRow>(
     `SELECT h.memory_id, count(*) FILTER (WHERE r.created_at <= $3::timestamptz) AS n, max(r.created_at) FILTER (WHERE r.created_at <= $3::timestamptz) AS last,
             count(*) AS total, max(r.created_at) AS total_last
        FROM memory_retrievals r JOIN memory_retrieval_hits h ON h.retrieval_id = r.id AND h.project_id = r.project_id
-      WHERE r.project_id = $1 AND r.user_id = $2 AND ${COUNTED}
+      WHERE r.project_id = $1 AND r.user_id = $2 AND ${COUNTED}${ids ? " AND h.memory_id = ANY($4::uuid[])" : ""}
       GROUP BY h.memory_id`,
-    [sql.projectId, userId, asOf],
+    ids ? [sql.projectId, userId, asOf, ids] : [sql.projectId, userId, asOf],
   );
   return new Map(rows.map((a) => [a.memory_id, a]));
 }
-
-// The last event at or before T that changed the memory, for memory x.id ($1 project, $3 T).
-const PREV_SQL = `
-  SELECT e.event_type, e.after, e.before, e.created_at FROM memory_events e
-   WHERE e.memory_id = x.id AND e.project_id = $1 AND e.created_at <= $3::timestamptz AND e.event_type <> 'relate'
-     AND (e.before IS NULL OR e.after IS NULL OR e.before->'version' IS DISTINCT FROM e.after->'version')
-   ORDER BY e.created_at DESC, ${"COALESCE((e.after->>'version')::int, (e.before->>'version')::int + 1, 0)"} DESC
-   LIMIT 1`;
 
 /** Everything rebuildAt needs, for a few memories (a page, a search's hits, one memory). */
 export async function probeMemories(sql: ProjectSql, asOf: string, scope: ProbeScope): Promise<MemoryProbe[]> {
@@ -122,12 +120,14 @@ export async function probeMemories(sql: ProjectSql, asOf: string, scope: ProbeS
   const deleted = byUser
     ? await sql.query<DeleteRow>(
         `SELECT memory_id, user_id, before FROM memory_events
-          WHERE project_id = $1 AND user_id = $2 AND event_type = 'delete' AND created_at > $3::timestamptz`,
+          WHERE project_id = $1 AND user_id = $2 AND event_type = 'delete' AND created_at > $3::timestamptz
+          ORDER BY created_at`,
         [sql.projectId, scope.userId, asOf],
       )
     : await sql.query<DeleteRow>(
         `SELECT memory_id, user_id, before FROM memory_events
-          WHERE project_id = $1 AND memory_id = ANY($2::uuid[]) AND event_type = 'delete' AND created_at > $3::timestamptz`,
+          WHERE project_id = $1 AND memory_id = ANY($2::uuid[]) AND event_type = 'delete' AND created_at > $3::timestamptz
+          ORDER BY created_at`,
         [sql.projectId, scope.ids, asOf],
       );
   const live = new Map(liveRows.map((r) => [r.id, serializeMemory(r)]));
@@ -142,7 +142,7 @@ export async function probeMemories(sql: ProjectSql, asOf: string, scope: ProbeS
        LEFT JOIN LATERAL (${PREV_SQL}) p ON true
        LEFT JOIN LATERAL (
          SELECT e.event_type, e.before, e.created_at FROM memory_events e
-          WHERE e.memory_id = x.id AND e.project_id = $1 AND e.created_at > $3::timestamptz AND e.event_type <> 'relate'
+          WHERE e.project_id = $1 AND e.memory_id = x.id AND e.created_at > $3::timestamptz AND e.event_type <> 'relate'
           ORDER BY e.created_at ASC, ${VERSION_AFTER} ASC
           LIMIT 1) n ON true`,
     [sql.projectId, ids, asOf],

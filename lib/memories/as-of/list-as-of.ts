@@ -5,6 +5,8 @@ import { decodeCursor, encodeCursor, ZCursorNumber, ZCursorTime, ZCursorUuid } f
 import { prefixTsQuery, type MemoryFilter } from "../list-memories";
 import type { MemoryAsOf, MemoryListQuery } from "../schemas";
 import { probeMemories, probeUserFast } from "./history-probe";
+import { newestFirstIds } from "./newest-first-sql";
+import { ACCESS_CTE, stateCtes } from "./state-sql";
 import { fastStateAt, rebuildAt, type RebuiltMemory } from "./rebuild-state";
 import { relationsAsOf } from "./relations-as-of";
 
@@ -77,48 +79,20 @@ export type AsOfListOptions = {
   limit?: number;
 };
 
-type SortKey = number | string;
-
-function sortKey(m: RebuiltMemory, sort: MemoryListQuery["sort"]): SortKey {
-  switch (sort) {
-    case "importance_score":
-      return m.importance_score;
-    case "access_count":
-      return m.access_count;
-    case "created_at":
-      return m.created_at;
-    case "updated_at":
-      return m.updated_at;
-    case "last_accessed_at":
-      // As the live list: never accessed sorts as the epoch.
-      return m.last_accessed_at ?? new Date(0).toISOString();
-  }
-}
-
-/** Times compare as ms since the epoch: sorting 10 000 rows parses each once. */
-const numericKey = (k: SortKey): number => (typeof k === "number" ? k : new Date(k).getTime());
-
-function cmp(a: SortKey, b: SortKey): number {
-  return numericKey(a) - numericKey(b);
-}
-
-const idCmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
-/** The memories whose content at T matches the list's text filter (the live list's rule, on the content of then). */
-async function textMatches(sql: ProjectSql, memories: RebuiltMemory[], q: string): Promise<Set<string>> {
-  const tsq = prefixTsQuery(q);
-  if (!tsq) return new Set(memories.filter((m) => m.content.includes(q)).map((m) => m.id));
-  if (!memories.length) return new Set();
-  const rows = await sql.query<{ id: string }>(
-    `SELECT x.id FROM unnest($1::uuid[], $2::text[]) AS x(id, c) WHERE to_tsvector('simple', x.c) @@ to_tsquery('simple', $3)`,
-    [memories.map((m) => m.id), memories.map((m) => m.content), tsq],
-  );
-  return new Set(rows.map((r) => r.id));
-}
+// Keyset order of the list as of T (the live list's: never accessed sorts as the epoch).
+const SORT_SQL: Record<MemoryListQuery["sort"], string> = {
+  updated_at: "s.updated_at",
+  created_at: "s.created_at",
+  importance_score: "s.importance_score",
+  access_count: "COALESCE(a.n, 0)",
+  last_accessed_at: "COALESCE(a.last, 'epoch'::timestamptz)",
+};
 
 /**
  * GET /users/{user_id}/memories?as_of=T: the live list's filters, sort and keyset cursor,
- * applied to every memory as it was at T. The cursor names the instant, so a page of one
+ * applied to every memory as it was at T. The state at T, the filters, the order and the
+ * page are computed in one statement (state-sql.ts); only the page's rows are rebuilt in
+ * JavaScript, with every check (exactAsOf). The cursor names the instant, so a page of one
  * instant cannot continue another.
  */
 export async function listMemoriesAsOf(sql: ProjectSql, o: AsOfListOptions): Promise<{ data: MemoryAsOf[]; next_cursor: string | null; as_of: string }> {
@@ -127,34 +101,68 @@ export async function listMemoriesAsOf(sql: ProjectSql, o: AsOfListOptions): Pro
   const sort = o.sort ?? "updated_at";
   const order = o.order ?? "desc";
   const limit = o.limit ?? 50;
-  let rows = await memoriesAsOf(sql, { userId: o.userId, asOf: at, withoutText: !f.q });
+  const params: unknown[] = [sql.projectId, o.userId, at];
+  const param = (value: unknown) => (params.push(value), `$${params.length}`);
+  // Tests on the state of then, given the expression of each field (a column or a snapshot's).
+  type Fields = { status: string; memory_type: string; importance_score: string };
+  const tests: ((x: Fields) => string)[] = [];
   const status = f.status ?? "active";
-  rows = rows.filter(
-    (m) =>
-      (status === "all" || m.status === status) &&
-      (!f.memory_type || m.memory_type === f.memory_type) &&
-      (f.min_importance === undefined || m.importance_score >= f.min_importance) &&
-      (f.max_importance === undefined || m.importance_score <= f.max_importance),
-  );
-  if (f.q) {
-    const hit = await textMatches(sql, rows, f.q);
-    rows = rows.filter((m) => hit.has(m.id));
+  if (status !== "all") {
+    const p = param(status);
+    tests.push((x) => `${x.status} = ${p}`);
   }
-  const dir = order === "asc" ? 1 : -1;
-  const keys = new Map(rows.map((m) => [m.id, numericKey(sortKey(m, sort))]));
-  rows.sort((a, b) => dir * (keys.get(a.id)! - keys.get(b.id)! || idCmp(a.id, b.id)));
+  if (f.memory_type) {
+    const p = param(f.memory_type);
+    tests.push((x) => `${x.memory_type} = ${p}`);
+  }
+  if (f.min_importance !== undefined) {
+    const p = param(f.min_importance);
+    tests.push((x) => `${x.importance_score} >= ${p}`);
+  }
+  if (f.max_importance !== undefined) {
+    const p = param(f.max_importance);
+    tests.push((x) => `${x.importance_score} <= ${p}`);
+  }
+  const key = SORT_SQL[sort];
   const numeric = sort === "importance_score" || sort === "access_count";
   const list = `memories-as-of:${at}:${sort}:${order}`;
   const after = decodeCursor(o.cursor, list, [numeric ? ZCursorNumber : ZCursorTime, ZCursorUuid]);
-  if (after) {
-    const [key, id] = after as [SortKey, string];
-    rows = rows.filter((m) => dir * (cmp(sortKey(m, sort), key) || idCmp(m.id, id)) > 0);
+  let rows: { id: string; k: number | string | Date }[];
+  if (sort === "updated_at" && order === "desc" && !f.q) {
+    // The default list: read off index scans that stop at the page (newest-first-sql.ts).
+    rows = await newestFirstIds(sql, {
+      userId: o.userId,
+      at,
+      filter: { status: status === "all" ? undefined : status, memory_type: f.memory_type, min_importance: f.min_importance, max_importance: f.max_importance },
+      cursor: after ? { key: String(after[0]), id: after[1] } : null,
+      n: limit + 1,
+    });
+  } else {
+    const where = tests.map((t) => t({ status: "s.status", memory_type: "s.memory_type", importance_score: "s.importance_score" }));
+    if (f.q) {
+      // The live list's rule, on the content of then.
+      const tsq = prefixTsQuery(f.q);
+      where.push(tsq ? `to_tsvector('simple', s.content) @@ to_tsquery('simple', ${param(tsq)})` : `strpos(s.content, ${param(f.q)}) > 0`);
+    }
+    if (after) where.push(`(${key}, s.id) ${order === "asc" ? ">" : "<"} (${param(after[0])}${numeric ? "::float8" : "::timestamptz"}, ${param(after[1])}::uuid)`);
+    const dir = order === "asc" ? "ASC" : "DESC";
+    const withAccess = sort === "access_count" || sort === "last_accessed_at";
+    const n = param(limit + 1);
+    rows = await sql.query(
+      `WITH ${stateCtes({ content: !!f.q })}${withAccess ? `, ${ACCESS_CTE}` : ""}
+       SELECT s.id, ${key} AS k FROM state s ${withAccess ? "LEFT JOIN acc a ON a.id = s.id" : ""}
+        ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
+        ORDER BY ${key} ${dir}, s.id ${dir}
+        LIMIT ${n}`,
+      params,
+    );
   }
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
+  const lastKey = last ? (numeric ? Number(last.k) : new Date(last.k).toISOString()) : null;
   return {
     data: await withRelationsAsOf(sql, await exactAsOf(sql, page.map((m) => m.id), at), at),
-    next_cursor: rows.length > limit && last ? encodeCursor(list, [sortKey(last, sort), last.id]) : null,
+    next_cursor: rows.length > limit && last ? encodeCursor(list, [lastKey!, last.id]) : null,
     as_of: at,
   };
 }

@@ -5,7 +5,10 @@ import { activeModelAt, providerOfModel } from "../../embeddings/model-at";
 import { lexicalTokens } from "../../embeddings/lexical-embedder";
 import { scoreMemory } from "../score-memory";
 import { DEFAULT_WEIGHTS, type Breakdown, type MemoryAsOf, type SearchInput, type SearchResult, type Weights } from "../schemas";
-import { asOfInstant, exactAsOf, memoriesAsOf, withRelationsAsOf } from "./list-as-of";
+import { probeUserFast } from "./history-probe";
+import { asOfInstant, exactAsOf, withRelationsAsOf } from "./list-as-of";
+import { fastStateAt } from "./rebuild-state";
+import { stateCtes } from "./state-sql";
 import type { RebuiltMemory } from "./rebuild-state";
 
 // Memory search as it would have run at T: the memories of then (content, status, type,
@@ -30,10 +33,11 @@ export type RankedAsOf = {
   embedding_model: string;
   embedding_kind: SearchResult["embedding_kind"];
   weights: Weights;
+  /** The pool searched: memories alive at T of this status and of these types (null: any). */
+  status: string;
+  memory_types: string[] | null;
   /** Every candidate in score order (k not applied; min_score not applied). */
   candidates: ScoredAsOf[];
-  /** Memories alive at T of the searched status and types that were no candidate (neither near enough nor a text match). */
-  not_candidates: RebuiltMemory[];
 };
 
 export type SearchAsOfResult = Omit<SearchResult, "data"> & {
@@ -45,86 +49,84 @@ function queryWords(query: string): string[] {
   return [...new Set(lexicalTokens(query))].filter((w) => w.length > 1 && !STOP_WORDS.has(w)).slice(0, 32);
 }
 
-/** Cosine of each memory's content at T with the query, under `model`. */
-async function cosinesAt(
-  sql: ProjectSql,
-  memories: RebuiltMemory[],
-  query: string,
-  model: { model: string; dimensions: number },
-  provider: ReturnType<typeof providerOfModel>,
-  userId: string,
-): Promise<Map<string, number>> {
-  const d = model.dimensions;
-  if (!memories.length) return new Map();
-  // The query and every content that is no memory's current stored text: through the cache.
-  const current = await sql.query<{ id: string; content: string }>(`SELECT id, content FROM memories WHERE project_id = $1 AND id = ANY($2::uuid[])`, [
-    sql.projectId,
-    memories.map((m) => m.id),
-  ]);
-  const now = new Map(current.map((r) => [r.id, r.content]));
-  const same = memories.filter((m) => now.get(m.id) === m.content);
-  const qv = (await cachedVectors(sql, provider, [query], userId)).get(query)!;
-  const out = new Map<string, number>();
-  if (same.length) {
-    const rows = await sql.query<{ id: string; cosine: number }>(
-      `SELECT e.memory_id AS id, 1 - (e.embedding::vector(${d}) <=> $3::vector(${d})) AS cosine
-         FROM memory_embeddings e WHERE e.project_id = $1 AND e.model = $2 AND e.memory_id = ANY($4::uuid[])`,
-      [sql.projectId, model.model, qv, same.map((m) => m.id)],
-    );
-    for (const r of rows) out.set(r.id, Number(r.cosine));
-  }
-  // Content changed since, memory deleted since, or no stored vector of that model any more.
-  const rest = memories.filter((m) => !out.has(m.id));
-  if (rest.length) {
-    const vectors = await cachedVectors(sql, provider, rest.map((m) => m.content), userId);
-    const rows = await sql.query<{ id: string; cosine: number }>(
-      `SELECT x.id, 1 - (x.v::vector(${d}) <=> $1::vector(${d})) AS cosine FROM unnest($2::uuid[], $3::text[]) AS x(id, v)`,
-      [qv, rest.map((m) => m.id), rest.map((m) => vectors.get(m.content)!)],
-    );
-    for (const r of rows) out.set(r.id, Number(r.cosine));
-  }
-  return out;
-}
-
-/** Full-text candidates on the content of then: the query's content words, any of them, best ts_rank first. */
-async function textCandidatesAt(sql: ProjectSql, memories: RebuiltMemory[], query: string): Promise<string[]> {
-  const words = queryWords(query);
-  if (!words.length || !memories.length) return [];
-  const rows = await sql.query<{ id: string }>(
-    `SELECT x.id FROM unnest($1::uuid[], $2::text[]) AS x(id, c)
-      WHERE to_tsvector('simple', x.c) @@ to_tsquery('simple', $3)
-      ORDER BY ts_rank(to_tsvector('simple', x.c), to_tsquery('simple', $3)) DESC, x.id
-      LIMIT ${TEXT_CANDIDATES}`,
-    [memories.map((m) => m.id), memories.map((m) => m.content), words.join(" | ")],
-  );
-  return rows.map((r) => r.id);
-}
+type PoolRow = { kind: "v" | "r" | "t"; id: string; content: string | null; cosine: number | string | null };
 
 /**
  * Every memory a search at T would have considered, scored and ranked as then. The replay
  * builds "why in / why out" on this: a memory's rank, its score parts, or that it was no
  * candidate, is not of the searched status or type, or did not exist yet.
+ *
+ * The pool (the user's memories alive at T of the searched status and types) stays in the
+ * database (state-sql.ts); one statement answers the nearest by stored vector among those
+ * whose content is still the same, those whose content of then has no stored vector (changed
+ * since, deleted since, or not embedded with that model), and the full-text matches. Only the
+ * candidates are rebuilt in JavaScript.
  */
 export async function rankMemoriesAsOf(sql: ProjectSql, o: { userId: string; asOf: string | Date; input: AsOfSearchInput }): Promise<RankedAsOf> {
   const at = asOfInstant(o.asOf);
   const t = new Date(at).getTime();
   const model = await activeModelAt(sql, at);
   const provider = providerOfModel(model);
+  const d = model.dimensions;
   const weights: Weights = { ...DEFAULT_WEIGHTS, ...o.input.weights };
   const status = o.input.status ?? "active";
   const types = o.input.memory_types ?? null;
-  const pool = (await memoriesAsOf(sql, { userId: o.userId, asOf: at })).filter((m) => m.status === status && (!types || types.includes(m.memory_type)));
-  const cosines = await cosinesAt(sql, pool, o.input.query, model, provider, o.userId);
   const vectorN = Math.max(50, o.input.k * 5);
-  const byId = new Map(pool.map((m) => [m.id, m]));
-  const vector = [...cosines.entries()]
-    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
-    .slice(0, vectorN)
-    .map(([id]) => id);
-  const text = await textCandidatesAt(sql, pool, o.input.query);
+  const query = o.input.query;
+  const words = queryWords(query);
+  const qv = (await cachedVectors(sql, provider, [query], o.userId)).get(query)!;
+  const emb = (id: string) => `memory_embeddings e WHERE e.project_id = $1 AND e.memory_id = ${id} AND e.model = $6`;
+  const cosine = `1 - (e.embedding::vector(${d}) <=> $7::vector(${d}))`;
+  const text = words.length
+    ? `UNION ALL
+       (SELECT 't', p.id, NULL, CASE WHEN p.same_content THEN (SELECT ${cosine} FROM ${emb("p.id")}) END
+          FROM pool p LEFT JOIN memories m ON m.project_id = $1 AND m.id = p.id AND p.same_content
+         WHERE COALESCE(m.search_tsv, to_tsvector('simple', p.content)) @@ to_tsquery('simple', $9)
+         ORDER BY ts_rank(COALESCE(m.search_tsv, to_tsvector('simple', p.content)), to_tsquery('simple', $9)) DESC, p.id
+         LIMIT ${TEXT_CANDIDATES})`
+    : "";
+  // v: the nearest by stored vector; r: to embed (content of then); t: full-text matches.
+  // search_tsv is to_tsvector('simple', content): the stored one serves an unchanged content.
+  const rows = await sql.query<PoolRow>(
+    `WITH ${stateCtes({ content: true })},
+     pool AS MATERIALIZED (
+       SELECT s.id, s.content, s.same_content FROM state s
+        WHERE s.status = $4 AND ($5::text[] IS NULL OR s.memory_type = ANY($5::text[]))
+     )
+     (SELECT 'v' AS kind, p.id, NULL AS content, ${cosine} AS cosine
+        FROM pool p JOIN memory_embeddings e ON e.project_id = $1 AND e.memory_id = p.id AND e.model = $6
+       WHERE p.same_content
+       ORDER BY 4 DESC, p.id LIMIT $8)
+     UNION ALL
+     (SELECT 'r', p.id, p.content, NULL FROM pool p WHERE NOT p.same_content OR NOT EXISTS (SELECT 1 FROM ${emb("p.id")}))
+     ${text}`,
+    [sql.projectId, o.userId, at, status, types, model.model, qv, vectorN, ...(words.length ? [words.join(" | ")] : [])],
+  );
+  const cosines = new Map<string, number>();
+  for (const r of rows) if (r.cosine !== null) cosines.set(r.id, Number(r.cosine));
+  // Contents of then without a stored vector: embedded through the cache, scored in SQL.
+  const rest = rows.filter((r) => r.kind === "r");
+  if (rest.length) {
+    const vectors = await cachedVectors(sql, provider, rest.map((r) => r.content!), o.userId);
+    const scored = await sql.query<{ id: string; cosine: number }>(
+      `SELECT x.id, 1 - (x.v::vector(${d}) <=> $1::vector(${d})) AS cosine FROM unnest($2::uuid[], $3::text[]) AS x(id, v)`,
+      [qv, rest.map((r) => r.id), rest.map((r) => vectors.get(r.content!)!)],
+    );
+    for (const r of scored) cosines.set(r.id, Number(r.cosine));
+  }
+  const vector = rows
+    .filter((r) => r.kind !== "t")
+    .map((r) => r.id)
+    .sort((a, b) => cosines.get(b)! - cosines.get(a)! || (a < b ? -1 : a > b ? 1 : 0))
+    .slice(0, vectorN);
+  const textIds = rows.filter((r) => r.kind === "t").map((r) => r.id);
   const matched = new Map<string, Breakdown["matched_by"]>(vector.map((id) => [id, ["vector"]]));
-  for (const id of text) matched.set(id, matched.has(id) ? ["vector", "text"] : ["text"]);
+  for (const id of textIds) matched.set(id, matched.has(id) ? ["vector", "text"] : ["text"]);
+  // The candidates in their state of then (accesses, importance), as a full list would read them.
+  const probes = await probeUserFast(sql, at, o.userId, { ids: [...matched.keys()] });
+  const byId = new Map(probes.map((p) => [p.id, fastStateAt(p, t)]));
   const candidates = [...matched.entries()]
+    .filter(([id]) => byId.get(id))
     .map(([id, matchedBy]) => {
       const m = byId.get(id)!;
       const breakdown = scoreMemory({ cosine: cosines.get(id) ?? 0, importance: m.importance_score, lastAccessedAt: m.last_accessed_at, matchedBy }, weights, t);
@@ -132,14 +134,7 @@ export async function rankMemoriesAsOf(sql: ProjectSql, o: { userId: string; asO
     })
     .sort((a, b) => b.score - a.score || (a.memory.id < b.memory.id ? -1 : a.memory.id > b.memory.id ? 1 : 0));
   candidates.forEach((c, i) => (c.rank = i + 1));
-  return {
-    as_of: at,
-    embedding_model: model.model,
-    embedding_kind: provider.kind,
-    weights,
-    candidates,
-    not_candidates: pool.filter((m) => !matched.has(m.id)),
-  };
+  return { as_of: at, embedding_model: model.model, embedding_kind: provider.kind, weights, status, memory_types: types, candidates };
 }
 
 /**
