@@ -96,7 +96,9 @@ async function writeLongMemEvalFile(file: string, mb: number): Promise<{ questio
       const turns: unknown[] = [];
       for (let t = 0; t < 5; t++) {
         const w = (k: number) => words[(q * 7 + s * 3 + t + k) % words.length];
-        turns.push({ role: "user", content: `I prefer ${w(1)} over ${w(2)} and my ${w(3)} plan is set. ${"Tell me more about the " + w(4) + " options near the " + w(5) + ". ".repeat(1)}`.repeat(3), ...(s === 7 && t === 2 ? { has_answer: true } : {}) });
+        // About one statement per session that the rule-based extractor turns into a memory.
+        const stated = t === 2 ? `I prefer ${w(1)} over ${w(2)}. ` : "";
+        turns.push({ role: "user", content: `${stated}${`Tell me more about the ${w(4)} options near the ${w(5)} for my ${w(3)} plan. `.repeat(4)}`, ...(s === 7 && t === 2 ? { has_answer: true } : {}) });
         turns.push({ role: "assistant", content: `Here are some ideas about ${w(1)}, ${w(2)} and ${w(6)}: `.repeat(12) });
       }
       sessions.push(turns);
@@ -134,7 +136,7 @@ async function importFigure(cleanup: (fn: () => unknown) => void) {
     chunks: fs.createReadStream(file, { encoding: "utf8", highWaterMark: 1 << 20 }),
     extraction: "rules",
     onRecord: (s) => {
-      if (s.cases - last >= 50) {
+      if (s.cases - last >= Number(process.env.BENCH_PROGRESS_EVERY || 50)) {
         last = s.cases;
         console.log(`  ${s.cases} questions, ${s.turns} turns, ${s.memories} memories, ${((now() - t1) / 1000).toFixed(0)} s, rss ${(process.memoryUsage().rss / 1048576).toFixed(0)} MB`);
       }

@@ -196,7 +196,7 @@ function RunsTable({ runs, runId, baseId }: { runs: EvalRun[]; runId: string | n
   const p = useParam();
   return (
     <div className="overflow-x-auto rounded-lg border border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-900">
-      <table className="w-full text-sm" data-testid="eval-runs">
+      <table className="w-full text-sm whitespace-nowrap" data-testid="eval-runs">
         <caption className="sr-only">Runs of this set, oldest first, with their metrics and 95% intervals</caption>
         <thead className="text-left text-xs text-zinc-600 dark:text-zinc-400">
           <tr>
@@ -258,7 +258,7 @@ function ComparisonPanel({ runId, baseId, onOpen }: { runId: string; baseId: str
       </h3>
       <p className="mb-2 text-xs text-zinc-600 dark:text-zinc-400">{d.paired_cases} paired cases · paired bootstrap, 10 000 resamples: a difference counts when its 95% interval excludes 0.</p>
       <div className="overflow-x-auto">
-        <table className="w-full text-sm">
+        <table className="w-full text-sm whitespace-nowrap">
           <thead className="text-left text-xs text-zinc-600 dark:text-zinc-400">
             <tr>
               <th scope="col" className="py-1 pr-3">Metric</th>

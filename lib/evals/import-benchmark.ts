@@ -4,8 +4,7 @@ import { writeProviders } from "../embeddings/active-model";
 import { ValidationError } from "../errors/domain-errors";
 import { stableUuid } from "../imports/stable-id";
 import { contentKey } from "../memories/normalize-content";
-import { recordEvent } from "../memories/record-event";
-import { writeEmbeddings } from "../memories/write-embeddings";
+import { toVectorLiteral } from "../embeddings/embedding-provider";
 import { insertTurns } from "../messages/insert-turns";
 import { badTextReason } from "../api/input-guard";
 import { parseLoCoMo, parseLongMemEval, RecordError, type BenchRecord, type Extraction } from "./benchmark-formats";
@@ -89,15 +88,42 @@ async function writeRecord(sql: ProjectSql, setId: string, rec: BenchRecord, pro
       summary.conversations++;
       summary.turns += c.turns.length;
     }
-    for (const [k, { m, id }] of fresh.entries()) {
+    if (fresh.length) {
+      // One statement per table for the record's memories (a LongMemEval question holds
+      // hundreds of turns: row-at-a-time writes made the import crawl).
       await tx.query(
         `INSERT INTO memories (id, project_id, app_id, user_id, memory_type, content, content_key, importance_score, source_session_id, source_message_id, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11)`,
-        [id, tx.projectId, APP_ID, rec.userId, m.memory_type, m.content, contentKey(m.content), m.importance, m.conversationId, m.messageId, m.created_at],
+         SELECT x.id, $1, $2, $3, x.memory_type::memory_type, x.content, x.content_key, x.importance, x.conversation_id, x.message_id, x.created_at, x.created_at
+           FROM unnest($4::uuid[], $5::text[], $6::text[], $7::text[], $8::float8[], $9::uuid[], $10::uuid[], $11::timestamptz[])
+             AS x(id, memory_type, content, content_key, importance, conversation_id, message_id, created_at)`,
+        [
+          tx.projectId,
+          APP_ID,
+          rec.userId,
+          fresh.map((x) => x.id),
+          fresh.map((x) => x.m.memory_type),
+          fresh.map((x) => x.m.content),
+          fresh.map((x) => contentKey(x.m.content)),
+          fresh.map((x) => x.m.importance),
+          fresh.map((x) => x.m.conversationId),
+          fresh.map((x) => x.m.messageId),
+          fresh.map((x) => x.m.created_at),
+        ],
       );
-      await writeEmbeddings(tx, id, rec.userId, providers.map((provider, p) => ({ provider, vector: vectors[p][k] })));
-      await recordEvent(tx, { memoryId: id, type: "import", actor: "api", after: { memory_type: m.memory_type, content: m.content, status: "active" }, reason: "imported from an eval benchmark file", createdAt: m.created_at });
-      summary.memories++;
+      for (const [p, provider] of providers.entries()) {
+        await tx.query(
+          `INSERT INTO memory_embeddings (memory_id, model, user_id, dimensions, embedding, project_id)
+           SELECT x.id, $1, $2, $3, x.v::vector, $4 FROM unnest($5::uuid[], $6::text[]) AS x(id, v)`,
+          [provider.model, rec.userId, provider.dimensions, tx.projectId, fresh.map((x) => x.id), vectors[p].map((v) => toVectorLiteral(v))],
+        );
+      }
+      await tx.query(
+        `INSERT INTO memory_events (id, memory_id, event_type, actor, before, after, reason, created_at, project_id, actor_label)
+         SELECT gen_random_uuid(), x.id, 'import', 'api', NULL, x.after, 'imported from an eval benchmark file', x.created_at, $1, $2
+           FROM unnest($3::uuid[], $4::jsonb[], $5::timestamptz[]) AS x(id, after, created_at)`,
+        [tx.projectId, tx.actorLabel, fresh.map((x) => x.id), fresh.map((x) => JSON.stringify({ memory_type: x.m.memory_type, content: x.m.content, status: "active" })), fresh.map((x) => x.m.created_at)],
+      );
+      summary.memories += fresh.length;
     }
   });
   if (rec.cases.length) {

@@ -53,6 +53,9 @@ describe("evals in a browser", () => {
     expect(await detail.textContent()).toMatch(/cosine \d\.\d{3}/);
 
     // Compare the second run against the first.
+    await page.screenshot({ path: screenshotPath("evals-before-compare"), fullPage: true });
+    // The newest run is the open one: the first run's row offers itself as the base.
+    await expect.poll(async () => (await page.locator('[data-testid="eval-run-row"]').nth(1).getAttribute("data-run")) === new URL(page.url()).searchParams.get("run")).toBe(true);
     await page.locator('[data-testid="eval-run-row"]').first().getByRole("button", { name: "Use as base" }).click();
     const cmp = page.locator('[data-testid="eval-comparison"]');
     await cmp.waitFor();
