@@ -48,7 +48,11 @@ describe.each(DATABASE_KINDS)("evals on %s", (kind) => {
     }
     const set = await api.post("/evals/sets", { name: "basics", description: "hand-made" });
     expect(set.status).toBe(201);
-    expect((await api.post("/evals/sets", { name: "basics" })).body.error.code).toBe("eval_set_name_taken");
+    const taken = await api.post("/evals/sets", { name: "basics" });
+    expect([taken.status, taken.body.error.code]).toEqual([409, "eval_set_name_taken"]);
+    expect((await api.post("/evals/sets", { name: "" })).status).toBe(422);
+    expect((await api.get("/evals/sets?name=")).status).toBe(422);
+    expect((await api.post(`/evals/sets/${randomUUID()}/cases`, { cases: [{ user_id: user, question: "q" }] })).status).toBe(404);
     const bad = await api.post(`/evals/sets/${set.body.id}/cases`, { cases: [{ user_id: user, question: "x", expected: { memory_ids: ["nope"] } }] });
     expect(bad.status).toBe(422);
     expect(bad.body.error.details[0].field).toBe("cases[0].expected.memory_ids[0]");
@@ -106,7 +110,7 @@ describe.each(DATABASE_KINDS)("evals on %s", (kind) => {
     // Another project: the same answer as for ids that never existed.
     const other = await project();
     const fresh = randomUUID();
-    for (const p of [`/evals/sets/${set.body.id}`, `/evals/sets/${set.body.id}/cases`, `/evals/sets/${set.body.id}/runs`, `/evals/runs/${run.body.id}`, `/evals/runs/${run.body.id}/cases/${live.case_id}`]) {
+    for (const p of [`/evals/sets/${set.body.id}`, `/evals/sets/${set.body.id}/cases`, `/evals/sets/${set.body.id}/runs`, `/evals/runs/${run.body.id}`, `/evals/runs/${run.body.id}/cases`, `/evals/runs/${run.body.id}/cases/${live.case_id}`]) {
       const theirs = await other.get(p);
       const none = await other.get(p.replace(set.body.id, fresh).replace(run.body.id, fresh));
       expect(theirs.status).toBe(404);
