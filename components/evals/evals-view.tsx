@@ -195,7 +195,8 @@ function SetPanel({ setId, name, cases }: { setId: string; name: string; cases: 
 function RunsTable({ runs, runId, baseId }: { runs: EvalRun[]; runId: string | null; baseId: string | null }) {
   const p = useParam();
   return (
-    <div className="overflow-x-auto rounded-lg border border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-900">
+    // Focusable: on a phone the table scrolls sideways, and a keyboard must reach that too.
+    <div tabIndex={0} role="region" aria-label="Runs" className="overflow-x-auto rounded-lg border border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-900">
       <table className="w-full text-sm whitespace-nowrap" data-testid="eval-runs">
         <caption className="sr-only">Runs of this set, oldest first, with their metrics and 95% intervals</caption>
         <thead className="text-left text-xs text-zinc-600 dark:text-zinc-400">
@@ -257,7 +258,7 @@ function ComparisonPanel({ runId, baseId, onOpen }: { runId: string; baseId: str
         Against the base run {d.regressed ? <Badge tone="red">regressed</Badge> : <Badge tone="green">no significant regression</Badge>}
       </h3>
       <p className="mb-2 text-xs text-zinc-600 dark:text-zinc-400">{d.paired_cases} paired cases · paired bootstrap, 10 000 resamples: a difference counts when its 95% interval excludes 0.</p>
-      <div className="overflow-x-auto">
+      <div tabIndex={0} role="region" aria-label="Metric deltas" className="overflow-x-auto">
         <table className="w-full text-sm whitespace-nowrap">
           <thead className="text-left text-xs text-zinc-600 dark:text-zinc-400">
             <tr>

@@ -42,6 +42,8 @@ describe("evals in a browser", () => {
     await page.getByLabel("Label").fill("no cosine");
     await page.getByRole("button", { name: "Run set" }).click();
     await expect.poll(() => page.locator('[data-testid="eval-run-row"]').count()).toBe(2);
+    // The new run opens (the URL names it) before its cases are read.
+    await expect.poll(async () => (await page.locator('[data-testid="eval-run-row"]').nth(1).getAttribute("data-run")) === new URL(page.url()).searchParams.get("run")).toBe(true);
     await page.locator('[data-testid="eval-chart"] svg[role="img"]').waitFor();
 
     // The failed case's drill-down: what was expected, what came back with its score parts.
@@ -55,7 +57,6 @@ describe("evals in a browser", () => {
     // Compare the second run against the first.
     await page.screenshot({ path: screenshotPath("evals-before-compare"), fullPage: true });
     // The newest run is the open one: the first run's row offers itself as the base.
-    await expect.poll(async () => (await page.locator('[data-testid="eval-run-row"]').nth(1).getAttribute("data-run")) === new URL(page.url()).searchParams.get("run")).toBe(true);
     await page.locator('[data-testid="eval-run-row"]').first().getByRole("button", { name: "Use as base" }).click();
     const cmp = page.locator('[data-testid="eval-comparison"]');
     await cmp.waitFor();
