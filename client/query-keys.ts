@@ -17,6 +17,7 @@
 //   retention      a project's retention rules (with their last runs) and each rule's preview
 //   replay         replayed turns (a replay reads the past: memories and turns written later
 //                  change only its "changed since" marks, refetched with memories' writes)
+//   evals          eval sets, their cases and runs, run cases, comparisons
 
 export type ConversationFilters = { q: string; app_id: string; user_id: string; status: "active" | "archived" | "all" };
 export type HistoryParams = { leaf: string | null; model: string; max_token_limit: number; message_limit: number | null };
@@ -110,6 +111,16 @@ export const keys = {
   replay: {
     all: ["replay"] as const,
     turn: (body: unknown) => ["replay", "turn", body] as const,
+  },
+  evals: {
+    all: ["evals"] as const,
+    sets: ["evals", "sets"] as const,
+    set: (id: string) => ["evals", "set", id] as const,
+    cases: (setId: string) => ["evals", "cases", setId] as const,
+    runs: (setId: string) => ["evals", "runs", setId] as const,
+    runCases: (runId: string) => ["evals", "run-cases", runId] as const,
+    runCase: (runId: string, caseId: string) => ["evals", "run-case", runId, caseId] as const,
+    compare: (runId: string, baseId: string) => ["evals", "compare", runId, baseId] as const,
   },
   inspect: {
     offloaded: (ref: string) => ["inspect", "offloaded", ref] as const,

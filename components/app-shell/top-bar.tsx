@@ -9,6 +9,7 @@ const NAV = [
   { href: "/memories", label: "Memories" },
   { href: "/inspect", label: "Inspector" },
   { href: "/import", label: "Import" },
+  { href: "/evals", label: "Evals" },
   { href: "/docs/api", label: "API docs" },
 ];
 

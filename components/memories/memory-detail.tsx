@@ -1,6 +1,7 @@
 "use client";
 import { WriteButton } from "@/components/ui/write-button";
 import Link from "next/link";
+import { SaveAsTest } from "@/components/evals/save-as-test";
 import { useRouter, useSearchParams } from "next/navigation";
 import { useState, type ReactNode } from "react";
 import { conflictCurrent } from "@/client/api-error";
@@ -80,6 +81,7 @@ export function MemoryDetail({ id }: { id: string }) {
               </div>
               <div className="flex min-w-0 flex-col gap-5">
                 <OriginCard memoryId={m.id} events={history.data} />
+                <SaveAsTest idPrefix="memory-test" userId={m.user_id} question="" memoryIds={[m.id]} hint="A question this memory must answer: the case expects it within k of a run." />
                 <Card title="History" actions={history.data && <span className="text-xs text-zinc-500">{plural(history.data.length, "event")}</span>} testId="history-card">
                   {history.isError ? <ErrorBox error={history.error} /> : history.isLoading ? <Skeleton className="h-40 w-full" /> : <HistoryTimeline memory={m} events={history.data ?? []} />}
                 </Card>

@@ -12,6 +12,7 @@ import { MemoriesShell, useSelectedUser } from "./memories-shell";
 import { TypeBadge } from "./type-badge";
 import { MemoryTypeToggles } from "@/components/ui/memory-type-toggles";
 import { SCORE_TERMS, ScoreBar } from "@/components/ui/score-bar";
+import { SaveAsTest } from "@/components/evals/save-as-test";
 
 const TERMS = SCORE_TERMS.map((t) => ({ ...t, swatch: t.color }));
 
@@ -34,6 +35,8 @@ export function PlaygroundView() {
   // 0 = no floor (the API's min_score left out).
   const [minScore, setMinScore] = useState(0);
   const [dryRun, setDryRun] = useState(true);
+  // The hits marked as right answers, for Save as test (an eval case).
+  const [marked, setMarked] = useState<string[]>([]);
 
   // Sliders re-rank live; debounced so dragging does not flood the server.
   const params = useDebouncedValue({ query, k, weights, types, minScore, dryRun }, 200);
@@ -212,9 +215,28 @@ export function PlaygroundView() {
               <LowSimilarityWarning data={data} />
               <ol className={`flex flex-col gap-2 transition-opacity ${stale ? "opacity-70" : ""}`} data-testid="playground-results">
                 {data.data.map((h, i) => (
-                  <Result key={h.memory.id} hit={h} rank={i + 1} scale={scale} user={user} minScore={params.minScore} />
+                  <Result
+                    key={h.memory.id}
+                    hit={h}
+                    rank={i + 1}
+                    scale={scale}
+                    user={user}
+                    minScore={params.minScore}
+                    marked={marked.includes(h.memory.id)}
+                    onMark={(on) => setMarked((m) => (on ? [...m, h.memory.id] : m.filter((x) => x !== h.memory.id)))}
+                  />
                 ))}
               </ol>
+              <div className="mt-3">
+                <SaveAsTest
+                  key={`${user}:${params.query}`}
+                  idPrefix="playground-test"
+                  userId={user}
+                  question={params.query.trim()}
+                  memoryIds={marked.filter((id) => data.data.some((h) => h.memory.id === id))}
+                  hint="Mark the right hits above; the case expects them within k of a run."
+                />
+              </div>
               </>
             )}
             {search.isError && data && <p role="alert" className="mt-2 text-xs text-red-600 dark:text-red-400">{search.error.message}</p>}
@@ -261,7 +283,7 @@ function LowSimilarityWarning({ data }: { data: SearchResponse }) {
   );
 }
 
-function Result({ hit, rank, scale, user, minScore }: { hit: SearchHit; rank: number; scale: number; user: string; minScore: number }) {
+function Result({ hit, rank, scale, user, minScore, marked, onMark }: { hit: SearchHit; rank: number; scale: number; user: string; minScore: number; marked: boolean; onMark: (on: boolean) => void }) {
   const b = hit.breakdown;
   return (
     <li
@@ -272,6 +294,14 @@ function Result({ hit, rank, scale, user, minScore }: { hit: SearchHit; rank: nu
     >
       <div className="flex items-start gap-3">
         <span className="mt-0.5 w-6 shrink-0 text-right font-mono text-xs text-zinc-500 tabular-nums">#{rank}</span>
+        <input
+          type="checkbox"
+          className="mt-1 size-4 shrink-0 accent-indigo-600"
+          checked={marked}
+          onChange={(e) => onMark(e.target.checked)}
+          aria-label={`Right answer: ${hit.memory.content}`}
+          data-testid="mark-right-hit"
+        />
         <div className="min-w-0 flex-1">
           <div className="flex flex-wrap items-center gap-1.5">
             <TypeBadge type={hit.memory.memory_type} />

@@ -198,6 +198,36 @@ export function createMemscopeMcpServer(api: MemscopeClient, version = "1"): Mcp
       ),
   );
 
+  server.registerTool(
+    "run_eval",
+    {
+      title: "Run a memory eval set",
+      description:
+        "Runs a named eval set (questions with known right answers) against the memories under a retrieval configuration and stores the run: answers recall@k, precision@k, MRR, nDCG@k and hit rate with 95% intervals, and the cases that missed. A read of the memories: nothing is logged or marked accessed. With compare_to, also the paired comparison against that run (what broke, whether it is more than noise).",
+      inputSchema: {
+        set: z.string().min(1).max(200).describe("The eval set's name."),
+        k: z.number().int().min(1).max(100).optional().describe("How many memories each question retrieves (default 10)."),
+        weights: z.object({ similarity: z.number().min(0).max(10).optional(), recency: z.number().min(0).max(10).optional(), importance: z.number().min(0).max(10).optional() }).optional(),
+        min_score: z.number().min(-10).max(10).optional(),
+        memory_types: ZTypes,
+        as_of: z.string().max(64).optional().describe("Evaluate the memory as it was at this ISO 8601 instant."),
+        compare_to: ZId.optional().describe("A run id to compare this run against."),
+      },
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    },
+    async ({ set, compare_to, ...config }) => {
+      const sets = await api.GET("/evals/sets", { params: { query: { name: set } } });
+      const found = sets.data?.data[0];
+      if (!sets.response.ok || !found) return sets.response.ok ? { isError: true, content: [{ type: "text", text: `404 not_found: no eval set named "${set}"` }] } : asResult(Promise.resolve(sets));
+      const run = await api.POST("/evals/sets/{id}/runs", { params: { path: { id: found.id } }, body: { config: { status: "active", ...config, k: config.k ?? 10 } } });
+      if (!run.response.ok || !run.data) return asResult(Promise.resolve(run));
+      const failed = await api.GET("/evals/runs/{id}/cases", { params: { path: { id: run.data.id }, query: { only: "failed" } } });
+      const comparison = compare_to ? await api.GET("/evals/runs/{id}/compare", { params: { path: { id: run.data.id }, query: { base: compare_to } } }) : null;
+      if (comparison && (!comparison.response.ok || !comparison.data)) return asResult(Promise.resolve(comparison));
+      return asResult(Promise.resolve({ data: { run: run.data, failed_cases: failed.data?.data ?? [], comparison: comparison?.data ?? null }, response: run.response }));
+    },
+  );
+
   server.registerResource(
     "memory-md",
     new ResourceTemplate("memscope://users/{user_id}/memory.md", { list: undefined }),

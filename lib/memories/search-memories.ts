@@ -33,6 +33,11 @@ const STOP_WORDS = new Set(
 export type SearchOptions = {
   /** The caller holds `write` (lib/api/access-rule.ts): its retrieval may mark memories accessed. */
   recordAccess: boolean;
+  /**
+   * Log the retrieval (default true). An eval run (lib/evals) passes false: its questions are
+   * measurements, not an agent's reads, so they must not fill a memory's access log.
+   */
+  log?: boolean;
 };
 
 type Candidate = { id: string; cosine?: number; importance_score: number; last_accessed_at: Date | string | null };
@@ -317,8 +322,11 @@ export async function searchMemories(sql: ProjectSql, userId: string, input: Sea
 
   // The access bump, the retrieval and its hits: one statement, so one round trip and
   // all or nothing without an explicit transaction.
-  const retrievalId = randomUUID();
   const bump = opts.recordAccess && !input.dry_run && ranked.length > 0;
+  if (opts.log === false) {
+    return { data: ranked, embedding_model: provider.model, embedding_kind: provider.kind, weights, retrieval_id: null, latency_ms: latency, vector_path: vectorPath, access_recorded: false };
+  }
+  const retrievalId = randomUUID();
   await sql.query(
     `WITH ${bump ? `bumped AS (UPDATE memories SET access_count = access_count + 1, last_accessed_at = now() WHERE id = ANY($11::uuid[]) AND project_id = $17),` : ""}
           retrieval AS (

@@ -12,7 +12,7 @@ import { startAppOn } from "../helpers/test-database";
 
 const ROOT = path.resolve(__dirname, "../..");
 const KEY = "mcp-test-bootstrap-key-0123456789abcdef";
-const TOOLS = ["add_turns", "archive_memory", "get_context", "get_history", "list_memories", "save_memory", "search_memories", "update_memory"];
+const TOOLS = ["add_turns", "archive_memory", "get_context", "get_history", "list_memories", "run_eval", "save_memory", "search_memories", "update_memory"];
 
 type ToolText = { isError?: boolean; content: { type: string; text: string }[] };
 const textOf = (r: unknown) => (r as ToolText).content.map((c) => c.text).join("");
@@ -86,6 +86,23 @@ describe.each(["http", "stdio"] as const)("MCP over %s", (kind) => {
     expect((thread.contents[0] as { text: string }).text).toBe("Human: I live in Lisbon\nAssistant: Noted.\nHuman: And I cycle to work\nAssistant: Nice.");
   });
 
+  it("run_eval runs a named set (nothing logged as an access) and names an unknown set", async () => {
+    const saved = jsonOf(await mcp.callTool({ name: "save_memory", arguments: { user_id: user, memory_type: "fact", content: "Keeps a sourdough starter named Bubbles" } }));
+    const name = `mcp-${kind}-${Date.now()}`;
+    const set = await must(api.POST("/evals/sets", { body: { name } }));
+    await must(api.POST("/evals/sets/{id}/cases", { params: { path: { id: set.id } }, body: { cases: [{ user_id: user, question: "What is my sourdough starter called?", expected: { memory_ids: [saved.id], turns: [], texts: [] }, tags: [] }] } }));
+    const out = jsonOf(await mcp.callTool({ name: "run_eval", arguments: { set: name, k: 5 } }));
+    expect(out.run.metrics.overall.recall.value).toBe(1);
+    expect(out.failed_cases).toEqual([]);
+    const again = jsonOf(await mcp.callTool({ name: "run_eval", arguments: { set: name, k: 5, weights: { similarity: 0 }, compare_to: out.run.id } }));
+    expect(again.comparison.base_run_id).toBe(out.run.id);
+    const accesses = await must(api.GET("/memories/{id}/accesses", { params: { path: { id: saved.id } } }));
+    expect(accesses.data).toEqual([]);
+    const missing = (await mcp.callTool({ name: "run_eval", arguments: { set: "no-such-set" } })) as ToolText;
+    expect(missing.isError).toBe(true);
+    expect(textOf(missing)).toContain('no eval set named "no-such-set"');
+  });
+
   it("saves (created, then duplicate), searches with a breakdown that lands in the access log, updates, archives and lists", async () => {
     const saved = jsonOf(await mcp.callTool({ name: "save_memory", arguments: { user_id: user, memory_type: "preference", content: "Prefers window seats on long flights" } }));
     expect(saved.dedupe.action).toBe("created");
@@ -137,7 +154,7 @@ describe.each(["http", "stdio"] as const)("MCP over %s", (kind) => {
     expect(badApi.isError).toBe(true);
     expect(textOf(badApi)).toContain("404");
     // The server is still there.
-    expect((await mcp.listTools()).tools).toHaveLength(8);
+    expect((await mcp.listTools()).tools).toHaveLength(9);
   });
 });
 

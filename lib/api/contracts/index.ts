@@ -13,6 +13,7 @@ import { PRIVACY_CONTRACTS } from "./privacy";
 import { PROVENANCE_CONTRACTS } from "./provenance";
 import { REPLAY_CONTRACTS } from "./replay";
 import { RETENTION_CONTRACTS } from "./retention";
+import { EVAL_CONTRACTS } from "./evals";
 
 /** Every operation of Memscope's own: /api/v1, and the session routes under /api/auth. tests/unit/route-contracts.test.ts checks each has a route file and vice versa. */
 export const ALL_CONTRACTS: readonly ApiContract[] = [
@@ -31,4 +32,5 @@ export const ALL_CONTRACTS: readonly ApiContract[] = [
   ...REPLAY_CONTRACTS,
   ...RETENTION_CONTRACTS,
   ...CAPTURE_CONTRACTS,
+  ...EVAL_CONTRACTS,
 ];

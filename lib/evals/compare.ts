@@ -1,0 +1,80 @@
+import { metricStat, percentile, seededRandom, seedOf, type CaseRow } from "./metrics";
+import { METRIC_NAMES, type Comparison, type MetricDelta, type MetricName } from "./schemas";
+
+// Run against run: which cases broke or were mended, and for each metric whether the
+// difference is more than noise.
+//
+// The test is a paired bootstrap over the cases both runs hold: resample case indices with
+// replacement, recompute the metric on both runs' values of those same cases, and take the
+// 2.5th/97.5th percentiles of head minus base. Paired, because both runs answered the very
+// same questions (the case-to-case spread, far larger than a change's effect, cancels out).
+// Bootstrap rather than Wilcoxon or a sign test: per-case recall is mostly exactly 0 or 1,
+// so most differences are zero ties (Wilcoxon drops them and its normal approximation is
+// poor), a sign test ignores how large a change is, and latency p95 is no mean of per-case
+// differences at all; the bootstrap tests the very statistic the report shows.
+
+export const COMPARE_RESAMPLES = 10_000;
+const QUALITY: readonly MetricName[] = ["recall", "precision", "mrr", "ndcg", "hit_rate"];
+/** For these, more is worse. */
+const COSTS: readonly MetricName[] = ["tokens", "latency_p50", "latency_p95"];
+
+export type CompareCase = CaseRow & { case_id: string; question: string };
+
+export function compareRuns(
+  base: { id: string; cases: readonly CompareCase[] },
+  head: { id: string; cases: readonly CompareCase[] },
+  resamples = COMPARE_RESAMPLES,
+): Comparison {
+  const byId = new Map(base.cases.map((c) => [c.case_id, c]));
+  const pairs = head.cases.filter((c) => byId.has(c.case_id)).map((h) => [byId.get(h.case_id)!, h] as const);
+  const line = (c: CompareCase) => ({ case_id: c.case_id, question: c.question, category: c.category });
+  const newly_failed = pairs.filter(([b, h]) => b.hit === true && h.hit === false).map(([, h]) => line(h));
+  const newly_passed = pairs.filter(([b, h]) => b.hit === false && h.hit === true).map(([, h]) => line(h));
+  const deltas = METRIC_NAMES.map((m) => metricDelta(m, pairs, resamples));
+  return {
+    base_run_id: base.id,
+    head_run_id: head.id,
+    paired_cases: pairs.length,
+    test: "paired_bootstrap",
+    newly_failed,
+    newly_passed,
+    deltas,
+    regressed: deltas.some((d) => d.worse && QUALITY.includes(d.metric)),
+  };
+}
+
+function metricDelta(metric: MetricName, pairs: readonly (readonly [CaseRow, CaseRow])[], resamples: number): MetricDelta {
+  const s = metricStat[metric];
+  // Only pairs where both runs have a value (a case scored in both).
+  const vals = pairs.map(([b, h]) => [s.pick(b), s.pick(h)] as const).filter((p): p is readonly [number, number] => p[0] !== null && p[1] !== null);
+  const base = s.stat(vals.map((p) => p[0]));
+  const head = s.stat(vals.map((p) => p[1]));
+  if (base === null || head === null) return { metric, base, head, delta: null, low: null, high: null, p_value: null, significant: false, worse: false };
+  const delta = head - base;
+  const rand = seededRandom(seedOf(`compare:${metric}`));
+  const n = vals.length;
+  const diffs: number[] = [];
+  const b = new Array<number>(n);
+  const h = new Array<number>(n);
+  let atOrBelow = 0;
+  let atOrAbove = 0;
+  for (let r = 0; r < resamples; r++) {
+    for (let i = 0; i < n; i++) {
+      const p = vals[Math.floor(rand() * n)];
+      b[i] = p[0];
+      h[i] = p[1];
+    }
+    const d = s.stat(h)! - s.stat(b)!;
+    diffs.push(d);
+    if (d <= 0) atOrBelow++;
+    if (d >= 0) atOrAbove++;
+  }
+  diffs.sort((x, y) => x - y);
+  const low = percentile(diffs, 0.025)!;
+  const high = percentile(diffs, 0.975)!;
+  // No variation at all (identical runs): nothing to test.
+  const significant = delta !== 0 && (low > 0 || high < 0);
+  const p_value = delta === 0 ? 1 : Math.min(1, (2 * Math.min(atOrBelow, atOrAbove)) / resamples);
+  const worse = significant && (COSTS.includes(metric) ? delta > 0 : delta < 0);
+  return { metric, base, head, delta, low, high, p_value, significant, worse };
+}

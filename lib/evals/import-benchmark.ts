@@ -1,0 +1,134 @@
+import "server-only";
+import type { ProjectSql } from "../db/project-sql";
+import { writeProviders } from "../embeddings/active-model";
+import { ValidationError } from "../errors/domain-errors";
+import { stableUuid } from "../imports/stable-id";
+import { contentKey } from "../memories/normalize-content";
+import { toVectorLiteral } from "../embeddings/embedding-provider";
+import { insertTurns } from "../messages/insert-turns";
+import { badTextReason } from "../api/input-guard";
+import { parseLoCoMo, parseLongMemEval, RecordError, type BenchRecord, type Extraction } from "./benchmark-formats";
+import { JsonArrayError, jsonArrayElements } from "./json-array-stream";
+import { addCases, requireSet } from "./sets-db";
+import type { ImportSummary } from "./import-cases";
+
+// Writes a LongMemEval or LoCoMo file record by record (json-array-stream.ts: one record in
+// memory at a time). Each record is one transaction: its conversations and turns, its
+// memories (with their source turn, embedded for every model retrieval writes) and its
+// cases. Ids are derived from the project and the file's own ids, so a re-import finds what
+// it wrote and skips it. A malformed record stops the import with a 422 naming it; the
+// records before it stay written (each was whole).
+
+export type BenchmarkImport = {
+  format: "longmemeval" | "locomo";
+  chunks: AsyncIterable<string> | Iterable<string>;
+  userPrefix?: string;
+  extraction: Extraction;
+  /** After each record (the CLI prints progress). */
+  onRecord?: (s: ImportSummary) => void;
+};
+
+const APP_ID = "memscope-evals";
+
+export async function importBenchmark(sql: ProjectSql, setId: string, o: BenchmarkImport): Promise<ImportSummary> {
+  await requireSet(sql, setId);
+  const summary: ImportSummary = { cases: 0, skipped: 0, conversations: 0, turns: 0, memories: 0 };
+  const prefix = o.userPrefix ?? o.format;
+  const providers = await writeProviders(sql);
+  try {
+    for await (const el of jsonArrayElements(o.chunks)) {
+      let raw: unknown;
+      try {
+        raw = JSON.parse(el.text);
+      } catch (e) {
+        throw new RecordError(`record ${el.index}`, "(record)", `not valid JSON (${(e as Error).message})`);
+      }
+      const parse = o.format === "longmemeval" ? parseLongMemEval : parseLoCoMo;
+      const rec = parse(raw, el.index, { projectId: sql.projectId, prefix, extraction: o.extraction });
+      await writeRecord(sql, setId, rec, providers, summary);
+      o.onRecord?.(summary);
+      // The embedded database answers on this thread: let other requests in between records.
+      await new Promise((r) => setImmediate(r));
+    }
+  } catch (e) {
+    if (e instanceof RecordError) {
+      throw new ValidationError(`${o.format} file: ${e.message}`, [{ field: `${e.record}: ${e.field}`, message: e.message, record: e.record }], "invalid_eval_file");
+    }
+    if (e instanceof JsonArrayError) throw new ValidationError(`${o.format} file: ${e.message}`, [{ field: "content", message: e.message }], "invalid_eval_file");
+    throw e;
+  }
+  return summary;
+}
+
+async function writeRecord(sql: ProjectSql, setId: string, rec: BenchRecord, providers: Awaited<ReturnType<typeof writeProviders>>, summary: ImportSummary) {
+  for (const c of rec.conversations) for (const t of [...c.turns]) {
+    const why = badTextReason(t.query) ?? badTextReason(t.answer);
+    if (why) throw new RecordError(`conversation ${c.externalId}`, `turn ${t.evidenceKey}`, why);
+  }
+  const memIds = rec.memories.map((m) => stableUuid(`memory:${sql.projectId}:${m.conversationId}:${m.externalId}`));
+  const [heldConv, heldMem] = await Promise.all([
+    sql.query<{ id: string }>(`SELECT id FROM conversations WHERE project_id = $1 AND id = ANY($2::uuid[])`, [sql.projectId, rec.conversations.map((c) => c.id)]),
+    sql.query<{ id: string }>(`SELECT id FROM memories WHERE project_id = $1 AND id = ANY($2::uuid[])`, [sql.projectId, memIds]),
+  ]);
+  const convDone = new Set(heldConv.map((r) => r.id));
+  const memDone = new Set(heldMem.map((r) => r.id));
+  const fresh = rec.memories.map((m, i) => ({ m, id: memIds[i] })).filter((x) => !memDone.has(x.id));
+  const vectors = fresh.length ? await Promise.all(providers.map((p) => p.embed(fresh.map((x) => x.m.content)))) : [];
+  await sql.transaction(async (tx) => {
+    for (const c of rec.conversations) {
+      if (convDone.has(c.id)) continue;
+      const last = c.turns.length ? c.turns[c.turns.length - 1].created_at : c.created_at;
+      await tx.query(
+        `INSERT INTO conversations (id, project_id, app_id, end_user_id, name, mode, model_config, status, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, 'chat', NULL, 'active', $6, $7)`,
+        [c.id, tx.projectId, APP_ID, rec.userId, c.name, c.created_at, last],
+      );
+      await insertTurns(tx, c.id, c.turns.map((t) => ({ id: t.id, query: t.query, answer: t.answer, created_at: t.created_at, files: [] })), { fieldPrefix: "turns", minimal: true });
+      await tx.query(`UPDATE conversations SET updated_at = $2 WHERE id = $1 AND project_id = $3`, [c.id, last, tx.projectId]);
+      summary.conversations++;
+      summary.turns += c.turns.length;
+    }
+    if (fresh.length) {
+      // One statement per table for the record's memories (a LongMemEval question holds
+      // hundreds of turns: row-at-a-time writes made the import crawl).
+      await tx.query(
+        `INSERT INTO memories (id, project_id, app_id, user_id, memory_type, content, content_key, importance_score, source_session_id, source_message_id, created_at, updated_at)
+         SELECT x.id, $1, $2, $3, x.memory_type::memory_type, x.content, x.content_key, x.importance, x.conversation_id, x.message_id, x.created_at, x.created_at
+           FROM unnest($4::uuid[], $5::text[], $6::text[], $7::text[], $8::float8[], $9::uuid[], $10::uuid[], $11::timestamptz[])
+             AS x(id, memory_type, content, content_key, importance, conversation_id, message_id, created_at)`,
+        [
+          tx.projectId,
+          APP_ID,
+          rec.userId,
+          fresh.map((x) => x.id),
+          fresh.map((x) => x.m.memory_type),
+          fresh.map((x) => x.m.content),
+          fresh.map((x) => contentKey(x.m.content)),
+          fresh.map((x) => x.m.importance),
+          fresh.map((x) => x.m.conversationId),
+          fresh.map((x) => x.m.messageId),
+          fresh.map((x) => x.m.created_at),
+        ],
+      );
+      for (const [p, provider] of providers.entries()) {
+        await tx.query(
+          `INSERT INTO memory_embeddings (memory_id, model, user_id, dimensions, embedding, project_id)
+           SELECT x.id, $1, $2, $3, x.v::vector, $4 FROM unnest($5::uuid[], $6::text[]) AS x(id, v)`,
+          [provider.model, rec.userId, provider.dimensions, tx.projectId, fresh.map((x) => x.id), vectors[p].map((v) => toVectorLiteral(v))],
+        );
+      }
+      await tx.query(
+        `INSERT INTO memory_events (id, memory_id, event_type, actor, before, after, reason, created_at, project_id, actor_label)
+         SELECT gen_random_uuid(), x.id, 'import', 'api', NULL, x.after, 'imported from an eval benchmark file', x.created_at, $1, $2
+           FROM unnest($3::uuid[], $4::jsonb[], $5::timestamptz[]) AS x(id, after, created_at)`,
+        [tx.projectId, tx.actorLabel, fresh.map((x) => x.id), fresh.map((x) => JSON.stringify({ memory_type: x.m.memory_type, content: x.m.content, status: "active" })), fresh.map((x) => x.m.created_at)],
+      );
+      summary.memories += fresh.length;
+    }
+  });
+  if (rec.cases.length) {
+    const r = await addCases(sql, setId, rec.cases);
+    summary.cases += r.data.length;
+    summary.skipped += r.skipped;
+  }
+}

@@ -1,0 +1,156 @@
+import type { CaseScores, Expected, ExpectedRank, Interval, MetricName, MetricSet, RunMetrics } from "./schemas";
+
+// The metrics of a run, computed from each case's ranked retrieval (pure functions, so the
+// unit tests check them against values worked out by hand).
+//
+// A case's targets are its expected items: each memory id, each evidence turn, each text.
+// A retrieved memory is relevant when it matches any target. Within the top k:
+// - recall@k    = targets matched / targets
+// - precision@k = relevant memories retrieved / k (k, not the number returned: a short
+//                 answer is not rewarded for returning less)
+// - RR          = 1 / rank of the first relevant memory (0 when none); MRR is its mean
+// - nDCG@k      = DCG / IDCG with binary gain; a memory gains only when it matches a target
+//                 no earlier memory matched (two memories of one evidence turn count once),
+//                 IDCG = the best order for min(targets, k) targets
+// - hit         = at least one target matched
+// The order is the retrieval's (score, then memory id on ties), so ties rank the same way
+// on every run. A case without targets is not scored (tokens and latency still count).
+
+export type MemoryFacts = { id: string; content: string; source_conversation_id: string | null; source_message_id: string | null };
+
+type Target = { kind: ExpectedRank["kind"]; target: string; matches: (m: MemoryFacts) => boolean };
+
+export function targetsOf(e: Expected): Target[] {
+  return [
+    ...e.memory_ids.map((id) => ({ kind: "memory" as const, target: id, matches: (m: MemoryFacts) => m.id === id })),
+    ...e.turns.map((t) => ({
+      kind: "turn" as const,
+      target: `${t.conversation_id}:${t.message_id}`,
+      matches: (m: MemoryFacts) => m.source_message_id === t.message_id && (m.source_conversation_id === null || m.source_conversation_id === t.conversation_id),
+    })),
+    ...e.texts.map((text) => {
+      const needle = text.toLowerCase();
+      return { kind: "text" as const, target: text, matches: (m: MemoryFacts) => m.content.toLowerCase().includes(needle) };
+    }),
+  ];
+}
+
+export type CaseOutcome = { scores: CaseScores | null; hit: boolean | null; expected_ranks: ExpectedRank[]; relevant: boolean[] };
+
+/** One case: `retrieved` in rank order (only the first k are read). */
+export function scoreCase(expected: Expected, retrieved: readonly MemoryFacts[], k: number): CaseOutcome {
+  const targets = targetsOf(expected);
+  const top = retrieved.slice(0, k);
+  const matchedBy = top.map((m) => targets.map((t, i) => (t.matches(m) ? i : -1)).filter((i) => i >= 0));
+  const relevant = matchedBy.map((ids) => ids.length > 0);
+  const firstRank = targets.map((_, i) => {
+    const r = matchedBy.findIndex((ids) => ids.includes(i));
+    return r < 0 ? null : r + 1;
+  });
+  const expected_ranks = targets.map((t, i) => ({ kind: t.kind, target: t.target, rank: firstRank[i] }));
+  if (!targets.length) return { scores: null, hit: null, expected_ranks, relevant };
+
+  const found = firstRank.filter((r) => r !== null).length;
+  const relevantCount = relevant.filter(Boolean).length;
+  const first = relevant.indexOf(true);
+  const seen = new Set<number>();
+  let dcg = 0;
+  matchedBy.forEach((ids, i) => {
+    const fresh = ids.filter((t) => !seen.has(t));
+    if (fresh.length) dcg += 1 / Math.log2(i + 2);
+    for (const t of ids) seen.add(t);
+  });
+  let idcg = 0;
+  for (let i = 0; i < Math.min(targets.length, k); i++) idcg += 1 / Math.log2(i + 2);
+  return {
+    scores: { recall: found / targets.length, precision: relevantCount / k, rr: first < 0 ? 0 : 1 / (first + 1), ndcg: idcg ? dcg / idcg : 0 },
+    hit: found > 0,
+    expected_ranks,
+    relevant,
+  };
+}
+
+/** What aggregation needs of a case. */
+export type CaseRow = { category: string | null; scores: CaseScores | null; hit: boolean | null; tokens: number; latency_ms: number };
+
+/** The q-quantile by nearest rank (q in (0, 1]): an observed value, no interpolation. */
+export function percentile(values: readonly number[], q: number): number | null {
+  if (!values.length) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length, Math.max(1, Math.ceil(q * sorted.length))) - 1];
+}
+
+const mean = (xs: readonly number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
+
+/** A small seeded PRNG (mulberry32): the same seed, the same resamples, the same intervals. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A stable seed per statistic name, so intervals do not depend on which metrics were asked before. */
+export function seedOf(name: string, base = 23): number {
+  let h = 2166136261 ^ base;
+  for (let i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 16777619);
+  return h >>> 0;
+}
+
+export const BOOTSTRAP_RESAMPLES = 2000;
+
+/**
+ * A statistic with its 95% percentile-bootstrap interval: the cases are resampled with
+ * replacement B times (seeded), the statistic recomputed on each resample, and the 2.5th
+ * and 97.5th percentiles of those values bound it.
+ */
+export function bootstrapInterval(values: readonly number[], stat: (xs: readonly number[]) => number | null, seed: number, resamples = BOOTSTRAP_RESAMPLES): Interval {
+  const value = stat(values);
+  if (value === null || values.length === 0) return { value: null, low: null, high: null };
+  const rand = seededRandom(seed);
+  const n = values.length;
+  const stats: number[] = [];
+  const sample = new Array<number>(n);
+  for (let b = 0; b < resamples; b++) {
+    for (let i = 0; i < n; i++) sample[i] = values[Math.floor(rand() * n)];
+    const s = stat(sample);
+    if (s !== null) stats.push(s);
+  }
+  stats.sort((a, b) => a - b);
+  return { value, low: percentile(stats, 0.025), high: percentile(stats, 0.975) };
+}
+
+const STAT: Record<MetricName, { pick: (c: CaseRow) => number | null; stat: (xs: readonly number[]) => number | null }> = {
+  recall: { pick: (c) => c.scores?.recall ?? null, stat: mean },
+  precision: { pick: (c) => c.scores?.precision ?? null, stat: mean },
+  mrr: { pick: (c) => c.scores?.rr ?? null, stat: mean },
+  ndcg: { pick: (c) => c.scores?.ndcg ?? null, stat: mean },
+  hit_rate: { pick: (c) => (c.hit === null ? null : c.hit ? 1 : 0), stat: mean },
+  tokens: { pick: (c) => c.tokens, stat: mean },
+  latency_p50: { pick: (c) => c.latency_ms, stat: (xs) => percentile(xs, 0.5) },
+  latency_p95: { pick: (c) => c.latency_ms, stat: (xs) => percentile(xs, 0.95) },
+};
+export const metricStat = STAT;
+
+/** The metrics of some cases, each with its interval (seeded by `scope` and the metric's name). */
+export function metricSet(cases: readonly CaseRow[], scope = "overall", resamples = BOOTSTRAP_RESAMPLES): MetricSet {
+  const out = { cases: cases.length, scored_cases: cases.filter((c) => c.scores !== null).length } as MetricSet;
+  for (const [name, s] of Object.entries(STAT) as [MetricName, (typeof STAT)[MetricName]][]) {
+    const values = cases.map(s.pick).filter((v): v is number => v !== null);
+    out[name] = bootstrapInterval(values, s.stat, seedOf(`${scope}:${name}`), resamples);
+  }
+  return out;
+}
+
+export function runMetrics(cases: readonly CaseRow[], resamples = BOOTSTRAP_RESAMPLES): RunMetrics {
+  const byCategory = new Map<string, CaseRow[]>();
+  for (const c of cases) if (c.category) byCategory.set(c.category, [...(byCategory.get(c.category) ?? []), c]);
+  return {
+    overall: metricSet(cases, "overall", resamples),
+    by_category: Object.fromEntries([...byCategory.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([cat, rows]) => [cat, metricSet(rows, `category:${cat}`, resamples)])),
+  };
+}

@@ -1,0 +1,202 @@
+import { spawnSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apiClient } from "../helpers/api-client";
+import type { AppServer } from "../helpers/app-server";
+import { OWNER_ENV, signInOwner, type Owner } from "../helpers/owner";
+import { DATABASE_KINDS, startAppOn } from "../helpers/test-database";
+
+// Memory evals (issue 23) through the real server: sets, cases, runs, drill-downs and
+// comparisons; imports of case files and of the LongMemEval / LoCoMo formats; project
+// isolation; and Memscope's own CI eval: the CLI against the demo data, passing today and
+// failing (exit 1, the broken cases named) under a worse configuration.
+
+const ROOT = path.resolve(__dirname, "../..");
+const FIX = path.join(ROOT, "tests/fixtures/evals");
+// What recall@3 of evals/demo.jsonl measures on the demo seed today (lexical embedder):
+// 12 of 17 cases (0.706; the five misses are real: "Which seat do I prefer on flights?"
+// shares too few words with "Prefers a window seat on flights" for a bag-of-words
+// embedder, and recency and importance outrank it). CI fails when it drops below.
+const DEMO_RECALL_AT_3 = 0.7;
+
+describe.each(DATABASE_KINDS)("evals on %s", (kind) => {
+  let server: AppServer;
+  let owner: Owner;
+  let n = 0;
+  const project = async () => {
+    const p = await owner.post("/projects", { name: `evals ${++n}` });
+    return apiClient(server.url, { authorization: `Bearer ${await owner.key(`k${n}`, ["read", "write"], p.id)}` });
+  };
+
+  beforeAll(async () => {
+    server = await startAppOn(kind, { seed: true, env: OWNER_ENV });
+    owner = await signInOwner(server.url);
+  }, 240_000);
+  afterAll(async () => server?.stop());
+
+  it("a set, its cases and a run: metrics, ranks, the retrieval's score parts; nothing logged or marked accessed; another project sees nothing", async () => {
+    const api = await project();
+    const user = `u-${randomUUID().slice(0, 8)}`;
+    const ids: string[] = [];
+    for (const content of ["Allergic to peanuts", "Lives in Lisbon near the river", "Works as a night nurse", "Drinks oat milk coffee"]) {
+      const r = await api.post(`/users/${user}/memories`, { memory_type: "fact", content });
+      expect(r.status).toBe(201);
+      ids.push(r.body.id);
+    }
+    const set = await api.post("/evals/sets", { name: "basics", description: "hand-made" });
+    expect(set.status).toBe(201);
+    const taken = await api.post("/evals/sets", { name: "basics" });
+    expect([taken.status, taken.body.error.code]).toEqual([409, "eval_set_name_taken"]);
+    expect((await api.post("/evals/sets", { name: "" })).status).toBe(422);
+    expect((await api.get("/evals/sets?name=")).status).toBe(422);
+    expect((await api.post(`/evals/sets/${randomUUID()}/cases`, { cases: [{ user_id: user, question: "q" }] })).status).toBe(404);
+    const bad = await api.post(`/evals/sets/${set.body.id}/cases`, { cases: [{ user_id: user, question: "x", expected: { memory_ids: ["nope"] } }] });
+    expect(bad.status).toBe(422);
+    expect(bad.body.error.details[0].field).toBe("cases[0].expected.memory_ids[0]");
+    const added = await api.post(`/evals/sets/${set.body.id}/cases`, {
+      cases: [
+        { user_id: user, question: "Where does the user live?", expected: { memory_ids: [ids[1]] }, category: "home" },
+        { user_id: user, question: "What is the user allergic to?", expected: { texts: ["peanuts"] }, category: "health" },
+        { user_id: user, question: "Which car does the user drive?", expected: { texts: ["Tesla"] }, category: "health" },
+        { user_id: user, question: "Say hello" },
+      ],
+    });
+    expect(added.status).toBe(201);
+    expect(added.body.data).toHaveLength(4);
+
+    const run = await api.post(`/evals/sets/${set.body.id}/runs`, { config: { k: 2 }, label: "first" });
+    expect(run.status).toBe(201);
+    const m = run.body.metrics.overall;
+    expect([m.cases, m.scored_cases, run.body.failed_cases]).toEqual([4, 3, 1]);
+    expect(m.recall.value).toBeCloseTo(2 / 3, 9);
+    expect(m.hit_rate.low).toBeLessThanOrEqual(m.hit_rate.value);
+    expect(Object.keys(run.body.metrics.by_category).sort()).toEqual(["health", "home"]);
+
+    const cases = await api.get(`/evals/runs/${run.body.id}/cases`);
+    expect(cases.status).toBe(200);
+    expect(cases.body.data[0].hit).toBe(false); // failed first
+    const live = cases.body.data.find((c: { question: string }) => c.question === "Where does the user live?");
+    expect(live.expected_ranks).toMatchObject([{ kind: "memory", target: ids[1] }]);
+    const rank = live.expected_ranks[0].rank;
+    expect(rank).toBeGreaterThanOrEqual(1);
+    const detail = await api.get(`/evals/runs/${run.body.id}/cases/${live.case_id}`);
+    expect(detail.status).toBe(200);
+    expect(detail.body.retrieved[rank - 1]).toMatchObject({ rank, memory_id: ids[1], relevant: true });
+    expect(detail.body.retrieved.filter((r: { relevant: boolean }) => r.relevant)).toHaveLength(1);
+    expect(detail.body.retrieved[rank - 1].breakdown.similarity_term).toBeGreaterThan(0);
+    expect((await api.get(`/evals/runs/${run.body.id}/cases?only=failed`)).body.data).toHaveLength(1);
+    expect((await api.get(`/evals/runs/${run.body.id}/cases?only=bogus`)).status).toBe(422);
+
+    // A run is a read: no retrieval logged, nothing marked accessed.
+    const accesses = await api.get(`/memories/${ids[1]}/accesses`);
+    expect(accesses.body.data).toEqual([]);
+    expect((await api.get(`/memories/${ids[1]}`)).body.access_count).toBe(0);
+
+    // as_of before any memory existed: nothing to find.
+    const past = await api.post(`/evals/sets/${set.body.id}/runs`, { config: { k: 2, as_of: "2020-01-01T00:00:00Z" } });
+    expect(past.status).toBe(201);
+    expect(past.body.metrics.overall.recall.value).toBe(0);
+    expect((await api.post(`/evals/sets/${set.body.id}/runs`, { config: { embedding_model: "text-embedding-3-small" } })).status).toBe(422);
+    const cmp = await api.get(`/evals/runs/${past.body.id}/compare?base=${run.body.id}`);
+    expect(cmp.status).toBe(200);
+    expect(cmp.body.newly_failed.map((c: { question: string }) => c.question).sort()).toEqual(["What is the user allergic to?", "Where does the user live?"]);
+    expect((await api.get(`/evals/runs/${past.body.id}/compare?base=nope`)).status).toBe(422);
+    expect((await api.get(`/evals/sets/${set.body.id}/runs`)).body.data.map((r: { id: string }) => r.id)).toEqual([run.body.id, past.body.id]);
+    expect((await api.get(`/evals/sets?name=basics`)).body.data[0]).toMatchObject({ case_count: 4, run_count: 2 });
+
+    // Another project: the same answer as for ids that never existed.
+    const other = await project();
+    const fresh = randomUUID();
+    for (const p of [`/evals/sets/${set.body.id}`, `/evals/sets/${set.body.id}/cases`, `/evals/sets/${set.body.id}/runs`, `/evals/runs/${run.body.id}`, `/evals/runs/${run.body.id}/cases`, `/evals/runs/${run.body.id}/cases/${live.case_id}`]) {
+      const theirs = await other.get(p);
+      const none = await other.get(p.replace(set.body.id, fresh).replace(run.body.id, fresh));
+      expect(theirs.status).toBe(404);
+      expect({ ...theirs.body.error, message: "", details: [] }).toEqual({ ...none.body.error, message: "", details: [] });
+    }
+    expect((await other.get("/evals/sets")).body.data).toEqual([]);
+    expect((await other.post(`/evals/sets/${set.body.id}/runs`, {})).status).toBe(404);
+    expect((await api.get(`/evals/runs/${run.body.id}/compare?base=${fresh}`)).status).toBe(404);
+    expect((await other.del(`/evals/sets/${set.body.id}/cases/${live.case_id}`)).status).toBe(404);
+
+    expect((await api.del(`/evals/sets/${set.body.id}/cases/${live.case_id}`)).status).toBe(204);
+    expect((await api.del(`/evals/sets/${set.body.id}/cases/${live.case_id}`)).status).toBe(404);
+    expect((await api.get(`/evals/sets/${set.body.id}`)).body.case_count).toBe(3);
+    expect((await api.del(`/evals/sets/${set.body.id}`)).status).toBe(204);
+    expect((await api.get(`/evals/sets/${set.body.id}`)).status).toBe(404);
+    expect((await api.del(`/evals/sets/${set.body.id}`)).status).toBe(404);
+    expect((await api.get(`/evals/runs/${run.body.id}`)).status).toBe(404);
+  });
+
+  it("imports: JSONL and CSV cases; LongMemEval and LoCoMo files with their sessions, turns, memories and evidence; malformed records named", async () => {
+    const api = await project();
+    const set = (await api.post("/evals/sets", { name: "bench" })).body;
+    const lme = await api.post(`/evals/sets/${set.id}/import`, { format: "longmemeval", content: fs.readFileSync(path.join(FIX, "longmemeval-sample.json"), "utf8") });
+    expect(lme.status).toBe(201);
+    expect(lme.body).toEqual({ cases: 2, skipped: 0, conversations: 3, turns: 4, memories: 8 });
+    const again = await api.post(`/evals/sets/${set.id}/import`, { format: "longmemeval", content: fs.readFileSync(path.join(FIX, "longmemeval-sample.json"), "utf8") });
+    expect(again.body).toEqual({ cases: 0, skipped: 2, conversations: 0, turns: 0, memories: 0 });
+    const loc = await api.post(`/evals/sets/${set.id}/import`, { format: "locomo", content: fs.readFileSync(path.join(FIX, "locomo-sample.json"), "utf8") });
+    expect(loc.body).toEqual({ cases: 3, skipped: 0, conversations: 2, turns: 5, memories: 5 });
+
+    // Sessions are conversations with their dates; the evidence is the marked turn.
+    const convs = await api.get(`/conversations?user_id=${encodeURIComponent("locomo:conv-26")}`);
+    expect(convs.body.data.map((c: { created_at: string }) => c.created_at).sort()).toEqual(["2023-05-08T13:56:00.000Z", "2023-05-25T19:55:00.000Z"]);
+    const cases = (await api.get(`/evals/sets/${set.id}/cases`)).body.data;
+    const degree = cases.find((c: { question: string }) => c.question === "What degree did I graduate with?");
+    const [turn] = degree.expected.turns;
+    const msgs = await api.get(`/conversations/${turn.conversation_id}/messages`);
+    expect(msgs.body.data.find((x: { id: string }) => x.id === turn.message_id).query).toMatch(/^I graduated with a degree in Business Administration/);
+
+    const run = await api.post(`/evals/sets/${set.id}/runs`, { config: { k: 3 } });
+    const rc = (await api.get(`/evals/runs/${run.body.id}/cases`)).body.data;
+    expect(rc.find((c: { question: string }) => c.question === "What degree did I graduate with?").hit).toBe(true);
+    expect(run.body.metrics.by_category["single-session-user"].recall.value).toBe(1);
+
+    const csv = await api.post(`/evals/sets/${set.id}/import`, { format: "csv", content: `user_id,question,expected_texts,category\nlocomo:conv-26,Who paints?,sunrise,art\n` });
+    expect(csv.body.cases).toBe(1);
+    const jsonl = await api.post(`/evals/sets/${set.id}/import`, { format: "jsonl", content: `{"user_id":"u","question":"ok"}\n{"user_id":"u","question":""}\n` });
+    expect(jsonl.status).toBe(422);
+    expect(jsonl.body.error.code).toBe("invalid_eval_file");
+    expect(jsonl.body.error.details[0].field).toBe("line 2: question");
+    const broken = JSON.parse(fs.readFileSync(path.join(FIX, "locomo-sample.json"), "utf8"));
+    broken[0].conversation.session_2[1].dia_id = 7;
+    broken[0].conversation.session_2[0].text = null;
+    const bad = await api.post(`/evals/sets/${set.id}/import`, { format: "locomo", content: JSON.stringify(broken) });
+    expect(bad.status).toBe(422);
+    expect(bad.body.error.details[0].field).toBe("record 0 (sample_id conv-26): conversation.session_2[0].text");
+    expect((await api.post(`/evals/sets/${randomUUID()}/import`, { format: "jsonl", content: "{}" })).status).toBe(404);
+  });
+
+  it("Memscope's own CI eval: the CLI passes on the demo data today, and a worse configuration (cosine weight 0) fails it, naming the cases it broke", async () => {
+    const key = await owner.key(`ci-${kind}`, ["read", "write"]);
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), "memscope-eval-"));
+    const cli = (...args: string[]) =>
+      spawnSync(process.execPath, [path.join(ROOT, "node_modules/tsx/dist/cli.mjs"), path.join(ROOT, "scripts/eval.ts"), ...args, "--out", out], {
+        cwd: ROOT,
+        env: { ...process.env, MEMSCOPE_URL: server.url, MEMSCOPE_API_KEY: key },
+        encoding: "utf8",
+        timeout: 60_000,
+      });
+    try {
+      const ok = cli("--set", "demo", "--cases", "evals/demo.jsonl", "--config", "evals/demo.config.json", "--fail-under", `recall@3=${DEMO_RECALL_AT_3}`);
+      expect(ok.stderr).toBe("");
+      expect(ok.status, ok.stdout).toBe(0);
+      expect(ok.stdout).toMatch(/recall@3\s+0\.706/);
+      expect(ok.stdout).toContain(`PASS  recall@3 >= ${DEMO_RECALL_AT_3}`);
+      const worse = cli("--set", "demo", "--config", "evals/no-cosine.config.json", "--compare", "previous", "--fail-under", `recall@3=${DEMO_RECALL_AT_3}`);
+      expect(worse.status, worse.stdout + worse.stderr).toBe(1);
+      expect(worse.stdout).toMatch(/recall@3 .*WORSE/);
+      expect(worse.stdout).toMatch(/newly failed \([1-9]\d*\):\n {4}- /);
+      expect(worse.stdout).toContain(`FAIL  recall@3 >= ${DEMO_RECALL_AT_3}`);
+      const junit = fs.readFileSync(path.join(out, "eval-demo.junit.xml"), "utf8");
+      expect(junit).toMatch(/<testsuite name="demo" tests="19" failures="[1-9]/);
+      const json = JSON.parse(fs.readFileSync(path.join(out, "eval-demo.json"), "utf8"));
+      expect(json.comparison.regressed).toBe(true);
+    } finally {
+      fs.rmSync(out, { recursive: true, force: true });
+    }
+  }, 120_000);
+});

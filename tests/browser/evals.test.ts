@@ -1,0 +1,79 @@
+import { describe, expect, it } from "vitest";
+import { axeSeriousViolations, browserSuite, pageOverflow, screenshotPath } from "../helpers/browser";
+
+// The evals area (issue 23) in Chromium against the production server with the demo seed:
+// a playground search saved as a test case (its right hit marked), a set run twice (the
+// second with the cosine weight at 0), a failed case opened to its retrieval, and the two
+// runs compared. Screenshots at 1440, 1024 and 390 px; axe at each.
+
+const ANA = "ana@example.com";
+
+describe("evals in a browser", () => {
+  const suite = browserSuite({ seed: true });
+
+  it("save a playground search as a case, run the set, open a failed case, compare two runs", async () => {
+    const page = await suite.tab.take(1440, 900);
+    await page.goto(`${suite.url}/memories/playground?user=${encodeURIComponent(ANA)}`);
+    await page.locator('[data-testid="playground-query"]').fill("Which seat do I prefer on flights?");
+    await page.keyboard.press("Enter");
+    await page.locator('[data-testid="playground-result"]').first().waitFor();
+    const right = page.locator('[data-testid="playground-result"]', { hasText: "window seat" }).first();
+    const rightId = await right.getAttribute("data-id");
+    await right.locator('[data-testid="mark-right-hit"]').check();
+    await page.locator("#playground-test-set").fill("browser-set");
+    await page.getByRole("button", { name: /Save as test \(1 expected\)/ }).click();
+    await page.getByRole("status").filter({ hasText: "Saved to" }).waitFor();
+
+    const [set] = (await suite.api.get("/evals/sets?name=browser-set")).body.data;
+    const cases = (await suite.api.get(`/evals/sets/${set.id}/cases`)).body.data;
+    expect(cases).toMatchObject([{ user_id: ANA, question: "Which seat do I prefer on flights?", expected: { memory_ids: [rightId] } }]);
+    // Two more: one the demo data answers, one it cannot.
+    await suite.api.post(`/evals/sets/${set.id}/cases`, {
+      cases: [
+        { user_id: ANA, question: "Do I eat shellfish?", expected: { texts: ["shellfish"] }, category: "diet" },
+        { user_id: ANA, question: "What is my cat called?", expected: { texts: ["cat named"] }, category: "pets" },
+      ],
+    });
+
+    await page.goto(`${suite.url}/evals?set=${set.id}`);
+    await page.getByRole("button", { name: "Run set" }).click();
+    await page.locator('[data-testid="eval-run-row"]').first().waitFor();
+    await page.getByLabel("Similarity weight").fill("0");
+    await page.getByLabel("Label").fill("no cosine");
+    await page.getByRole("button", { name: "Run set" }).click();
+    await expect.poll(() => page.locator('[data-testid="eval-run-row"]').count()).toBe(2);
+    // The new run opens (the URL names it) before its cases are read.
+    await expect.poll(async () => (await page.locator('[data-testid="eval-run-row"]').nth(1).getAttribute("data-run")) === new URL(page.url()).searchParams.get("run")).toBe(true);
+    await page.locator('[data-testid="eval-chart"] svg[role="img"]').waitFor();
+
+    // The failed case's drill-down: what was expected, what came back with its score parts.
+    await page.locator('[data-testid="eval-run-case"][data-hit="false"]').first().click();
+    const detail = page.locator('[data-testid="eval-case-detail"]');
+    await detail.waitFor();
+    expect(await detail.textContent()).toMatch(/miss: nothing expected within k=10/);
+    expect(await detail.locator('[data-testid="eval-retrieved"]').count()).toBeGreaterThan(0);
+    expect(await detail.textContent()).toMatch(/cosine \d\.\d{3}/);
+
+    // Compare the second run against the first.
+    await page.screenshot({ path: screenshotPath("evals-before-compare"), fullPage: true });
+    // The newest run is the open one: the first run's row offers itself as the base.
+    await page.locator('[data-testid="eval-run-row"]').first().getByRole("button", { name: "Use as base" }).click();
+    const cmp = page.locator('[data-testid="eval-comparison"]');
+    await cmp.waitFor();
+    expect(await cmp.textContent()).toMatch(/paired cases/);
+    expect(await cmp.locator("tbody tr").count()).toBe(8);
+
+    for (const [w, h] of [
+      [1440, 900],
+      [1024, 800],
+      [390, 844],
+    ] as const) {
+      await page.setViewportSize({ width: w, height: h });
+      await page.waitForTimeout(150);
+      await page.screenshot({ path: screenshotPath(`evals-${w}`), fullPage: true });
+      expect(await pageOverflow(page), `page scrolls sideways at ${w}px`).toBe(0);
+      const violations = (await axeSeriousViolations(page)).map((v) => `${v.impact} ${v.id} at ${v.targets.join(" | ")}`);
+      expect(violations, `axe at ${w}px`).toEqual([]);
+    }
+  }, 120_000);
+});

@@ -1,0 +1,83 @@
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { locomoDate, longMemEvalDate, parseLoCoMo, parseLongMemEval, RecordError } from "@/lib/evals/benchmark-formats";
+import { jsonArrayElements } from "@/lib/evals/json-array-stream";
+
+// The published formats (LongMemEval: xiaowu0162/LongMemEval README "Dataset Format";
+// LoCoMo: snap-research/locomo data/locomo10.json) read from samples in their exact shape.
+
+const FIX = path.resolve(__dirname, "../fixtures/evals");
+const o = { projectId: "p1", prefix: "lme", extraction: "turns" as const };
+
+async function records(file: string, chunkSize: number) {
+  const text = fs.readFileSync(path.join(FIX, file), "utf8");
+  const chunks: string[] = [];
+  for (let i = 0; i < text.length; i += chunkSize) chunks.push(text.slice(i, i + chunkSize));
+  const out: unknown[] = [];
+  for await (const el of jsonArrayElements(chunks)) out.push(JSON.parse(el.text));
+  return out;
+}
+
+describe("benchmark formats", () => {
+  it("the array is read element by element whatever the chunk boundaries", async () => {
+    const whole = await records("longmemeval-sample.json", 1 << 20);
+    expect(whole).toHaveLength(2);
+    expect(await records("longmemeval-sample.json", 7)).toEqual(whole);
+    expect(await records("locomo-sample.json", 3)).toEqual(await records("locomo-sample.json", 1 << 20));
+  });
+
+  it("LongMemEval: sessions, paired turns, memories per turn, evidence from has_answer (else none)", async () => {
+    const [a, b] = await records("longmemeval-sample.json", 64);
+    const r = parseLongMemEval(a, 0, o);
+    expect(r.userId).toBe("lme:e47becba");
+    expect(r.conversations.map((c) => [c.name, c.created_at, c.turns.length])).toEqual([
+      ["sharegpt_yywfCHi_0", "2023-05-20T02:21:00.000Z", 2],
+      ["answer_280352e9", "2023-05-22T18:05:00.000Z", 1],
+    ]);
+    expect(r.memories).toHaveLength(6);
+    const [c] = r.cases;
+    expect(c.category).toBe("single-session-user");
+    expect(c.expected.turns).toEqual([{ conversation_id: r.conversations[1].id, message_id: r.conversations[1].turns[0].id }]);
+    expect(r.conversations[1].turns[0].query).toMatch(/^I graduated with a degree in Business Administration/);
+    const abs = parseLongMemEval(b, 1, o);
+    expect(abs.cases[0].expected.turns).toEqual([]);
+    expect(abs.cases[0].tags).toContain("abstention");
+    expect([abs.conversations.length, abs.conversations[0].turns.length, abs.memories.length]).toEqual([1, 1, 2]);
+  });
+
+  it("LoCoMo: sessions with their dates, one turn per dia_id, evidence by dia_id, categories", async () => {
+    const [s] = await records("locomo-sample.json", 50);
+    const r = parseLoCoMo(s, 0, { ...o, prefix: "locomo" });
+    expect(r.userId).toBe("locomo:conv-26");
+    expect(r.conversations.map((c) => [c.created_at, c.turns.length])).toEqual([
+      ["2023-05-08T13:56:00.000Z", 3],
+      ["2023-05-25T19:55:00.000Z", 2],
+    ]);
+    expect(r.memories).toHaveLength(5);
+    expect(r.memories[2].content).toBe("Melanie: I painted a sunrise last year, it is my favourite. [shares a photo of a painting of a sunrise over a lake]");
+    const turn = (sess: number, i: number) => ({ conversation_id: r.conversations[sess].id, message_id: r.conversations[sess].turns[i].id });
+    expect(r.cases.map((c) => [c.category, c.expected.turns])).toEqual([
+      ["temporal", [turn(0, 2)]],
+      ["multi_hop", [turn(1, 1), turn(0, 0)]],
+      ["adversarial", []],
+    ]);
+  });
+
+  it("malformed records are named: the record, its id and the field", async () => {
+    const [a] = await records("longmemeval-sample.json", 1 << 20);
+    const bad = JSON.parse(JSON.stringify(a));
+    bad.haystack_dates[1] = "yesterday";
+    expect(() => parseLongMemEval(bad, 4, o)).toThrow(new RecordError("record 4 (question_id e47becba)", "haystack_dates[1]", 'not a date like "2023/05/20 (Sat) 02:21"'));
+    delete bad.question;
+    expect(() => parseLongMemEval(bad, 4, o)).toThrow(/record 4 \(question_id e47becba\): question: missing/);
+    expect(() => parseLoCoMo({ sample_id: "x", conversation: { session_1: [{ speaker: "A", text: "hi" }], session_1_date_time: "1:56 pm on 8 May, 2023" } }, 2, o)).toThrow(
+      /record 2 \(sample_id x\): conversation\.session_1\[0\]\.dia_id: missing/,
+    );
+    await expect(async () => {
+      for await (const _ of jsonArrayElements(['[{"a":1}, {"b":'])) void _;
+    }).rejects.toThrow(/not closed \(the file ends inside record 1\)/);
+    expect(longMemEvalDate("2023/05/20 (Sat) 02:21")).toBe("2023-05-20T02:21:00.000Z");
+    expect(locomoDate("10:37 am on 27 June, 2023")).toBe("2023-06-27T10:37:00.000Z");
+  });
+});

@@ -1,0 +1,142 @@
+import { describe, expect, it } from "vitest";
+import { compareRuns, type CompareCase } from "@/lib/evals/compare";
+import { bootstrapInterval, metricSet, percentile, runMetrics, scoreCase, type CaseRow, type MemoryFacts } from "@/lib/evals/metrics";
+import { parseCsvCases, parseJsonlCases } from "@/lib/evals/parse-cases";
+import { ZExpected } from "@/lib/evals/schemas";
+
+// Every metric of lib/evals/metrics.ts against values worked out by hand (k = 3).
+
+const C1 = "00000000-0000-4000-8000-0000000000c1";
+const T1 = "00000000-0000-4000-8000-0000000000a1";
+const T2 = "00000000-0000-4000-8000-0000000000a2";
+const mem = (id: string, content = id, turn: string | null = null): MemoryFacts => ({ id, content, source_conversation_id: turn ? C1 : null, source_message_id: turn });
+const ex = (e: Partial<{ memory_ids: string[]; texts: string[]; turns: { conversation_id: string; message_id: string }[] }>) => ZExpected.parse(e);
+const M = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`;
+const L3 = 1 / Math.log2(3); // the discount of rank 2: 0.6309
+const L4 = 1 / Math.log2(4); // rank 3: 0.5
+
+describe("scoreCase", () => {
+  it("several expected items, the first relevant at rank 2", () => {
+    const r = scoreCase(ex({ memory_ids: [M(1), M(2)] }), [mem(M(3)), mem(M(1)), mem(M(2))], 3);
+    expect(r.scores!.recall).toBe(1);
+    expect(r.scores!.precision).toBeCloseTo(2 / 3, 12);
+    expect(r.scores!.rr).toBe(0.5);
+    // DCG = 1/log2(3) + 1/log2(4); IDCG = 1 + 1/log2(3)
+    expect(r.scores!.ndcg).toBeCloseTo((L3 + L4) / (1 + L3), 12);
+    expect(r.scores!.ndcg).toBeCloseTo(0.693426, 5);
+    expect(r.hit).toBe(true);
+    expect(r.expected_ranks.map((x) => x.rank)).toEqual([2, 3]);
+  });
+
+  it("fewer than k memories retrieved: precision still divides by k", () => {
+    const r = scoreCase(ex({ texts: ["ESPRESSO"] }), [mem("a", "Likes espresso at noon")], 3);
+    expect(r.scores).toEqual({ recall: 1, precision: 1 / 3, rr: 1, ndcg: 1 });
+  });
+
+  it("no expected item: kept, not scored", () => {
+    const r = scoreCase(ex({}), [mem("a")], 3);
+    expect(r.scores).toBeNull();
+    expect(r.hit).toBeNull();
+  });
+
+  it("an evidence turn: only memories from that turn count, two of them count once in nDCG", () => {
+    const miss = scoreCase(ex({ turns: [{ conversation_id: C1, message_id: T1 }] }), [mem("x", "x", T2)], 3);
+    expect(miss.scores).toEqual({ recall: 0, precision: 0, rr: 0, ndcg: 0 });
+    expect(miss.hit).toBe(false);
+    const twice = scoreCase(ex({ turns: [{ conversation_id: C1, message_id: T1 }] }), [mem("a", "a", T1), mem("b", "b", T1), mem("c")], 3);
+    expect(twice.scores).toEqual({ recall: 1, precision: 2 / 3, rr: 1, ndcg: 1 });
+  });
+
+  it("only the first k count; tied scores keep the retrieval's order (score, then id)", () => {
+    const r = scoreCase(ex({ memory_ids: [M(9)] }), [mem(M(1)), mem(M(2)), mem(M(3)), mem(M(9))], 3);
+    expect(r.scores).toEqual({ recall: 0, precision: 0, rr: 0, ndcg: 0 });
+    expect(r.expected_ranks[0].rank).toBeNull();
+  });
+});
+
+describe("aggregates", () => {
+  const rows: CaseRow[] = [
+    { category: "x", scores: { recall: 1, precision: 2 / 3, rr: 0.5, ndcg: (L3 + L4) / (1 + L3) }, hit: true, tokens: 10, latency_ms: 10 },
+    { category: "x", scores: { recall: 1, precision: 1 / 3, rr: 1, ndcg: 1 }, hit: true, tokens: 20, latency_ms: 20 },
+    { category: "y", scores: null, hit: null, tokens: 0, latency_ms: 30 },
+    { category: "y", scores: { recall: 0, precision: 0, rr: 0, ndcg: 0 }, hit: false, tokens: 30, latency_ms: 40 },
+  ];
+  it("means over scored cases; tokens and latency over all", () => {
+    const m = metricSet(rows, "overall", 200);
+    expect(m.cases).toBe(4);
+    expect(m.scored_cases).toBe(3);
+    expect(m.recall.value).toBeCloseTo(2 / 3, 12);
+    expect(m.precision.value).toBeCloseTo(1 / 3, 12);
+    expect(m.mrr.value).toBeCloseTo(0.5, 12);
+    expect(m.ndcg.value).toBeCloseTo((1 + (L3 + L4) / (1 + L3)) / 3, 12);
+    expect(m.hit_rate.value).toBeCloseTo(2 / 3, 12);
+    expect(m.tokens.value).toBe(15);
+    expect(m.latency_p50.value).toBe(20);
+    expect(m.latency_p95.value).toBe(40);
+  });
+  it("per category", () => {
+    const m = runMetrics(rows, 200);
+    expect(Object.keys(m.by_category)).toEqual(["x", "y"]);
+    expect(m.by_category.x.recall.value).toBe(1);
+    expect(m.by_category.y.recall.value).toBe(0);
+    expect(m.by_category.y.scored_cases).toBe(1);
+  });
+  it("percentiles by nearest rank, ties included", () => {
+    expect(percentile([5, 9, 5, 5], 0.5)).toBe(5);
+    expect(percentile([5, 9, 5, 5], 0.95)).toBe(9);
+    expect(percentile([], 0.5)).toBeNull();
+  });
+  it("the bootstrap interval is seeded (same input, same interval), holds the value, and is a point for constant values", () => {
+    const xs = [0, 1, 1, 0, 1, 1, 1, 0, 1, 1];
+    const mean = (v: readonly number[]) => v.reduce((a, b) => a + b, 0) / v.length;
+    const a = bootstrapInterval(xs, mean, 7);
+    expect(bootstrapInterval(xs, mean, 7)).toEqual(a);
+    expect(a.value).toBe(0.7);
+    expect(a.low!).toBeLessThan(0.7);
+    expect(a.high!).toBeGreaterThan(0.7);
+    expect(a.low!).toBeGreaterThanOrEqual(0.3);
+    expect(bootstrapInterval([1, 1, 1], mean, 7)).toEqual({ value: 1, low: 1, high: 1 });
+  });
+});
+
+describe("compareRuns (paired bootstrap)", () => {
+  const runOf = (hits: boolean[]): CompareCase[] =>
+    hits.map((h, i) => ({ case_id: `c${i}`, question: `q${i}`, category: null, hit: h, scores: { recall: h ? 1 : 0, precision: h ? 0.1 : 0, rr: h ? 1 : 0, ndcg: h ? 1 : 0 }, tokens: 10, latency_ms: 5 }));
+  it("a change that breaks half the cases is more than noise and lists them", () => {
+    const base = runOf(Array(30).fill(true));
+    const head = runOf(Array.from({ length: 30 }, (_, i) => i % 2 === 0));
+    const c = compareRuns({ id: "a", cases: base }, { id: "b", cases: head }, 2000);
+    const recall = c.deltas.find((d) => d.metric === "recall")!;
+    expect(recall.delta).toBeCloseTo(-0.5, 12);
+    expect(recall.significant).toBe(true);
+    expect(recall.worse).toBe(true);
+    expect(recall.high!).toBeLessThan(0);
+    expect(c.regressed).toBe(true);
+    expect(c.newly_failed.map((x) => x.case_id)).toEqual(head.filter((h) => !h.hit).map((h) => h.case_id));
+    expect(c.newly_passed).toEqual([]);
+  });
+  it("one flipped case of 30 is noise; identical runs are no difference", () => {
+    const base = runOf(Array(30).fill(true));
+    const one = compareRuns({ id: "a", cases: base }, { id: "b", cases: runOf([false, ...Array(29).fill(true)]) }, 2000);
+    expect(one.deltas.find((d) => d.metric === "recall")!.significant).toBe(false);
+    expect(one.regressed).toBe(false);
+    expect(one.newly_failed).toHaveLength(1);
+    const same = compareRuns({ id: "a", cases: base }, { id: "b", cases: base }, 500);
+    expect(same.deltas.every((d) => !d.significant && (d.delta === 0 || d.delta === null))).toBe(true);
+  });
+});
+
+describe("case files", () => {
+  it("JSONL and CSV read the same case; bad records are named by line and field", () => {
+    const j = parseJsonlCases(`{"user_id":"u1","question":"Where do I live?","expected":{"texts":["Berlin"]},"category":"fact","tags":["home"]}\n\n`);
+    const c = parseCsvCases(`user_id,question,expected_texts,category,tags\nu1,"Where do I live?",Berlin,fact,home\n`);
+    expect(c).toEqual(j);
+    expect(() => parseJsonlCases(`{"user_id":"u1","question":"ok"}\n{"user_id":"u1"}\nnot json`)).toThrow(/line 2: question/);
+    try {
+      parseJsonlCases(`{"user_id":"u1","question":"ok"}\n{"user_id":"u1"}\nnot json`);
+    } catch (e) {
+      expect((e as { details: { field: string }[] }).details.map((d) => d.field)).toEqual(["line 2: question", "line 3"]);
+    }
+    expect(() => parseCsvCases(`user_id,question,expected_memory_ids\nu1,q,not-a-uuid\n`)).toThrow(/line 2: expected\.memory_ids\.0/);
+  });
+});
