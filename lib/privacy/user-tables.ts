@@ -67,6 +67,10 @@ export const USER_TABLES: readonly UserTable[] = [
     false,
   ),
   t("embedding_cache_users", [`t.project_id = $1 AND t.user_id = $2`], false),
+  // Eval cases asked for this user (lib/evals), and their results in runs (which keep the
+  // retrieved memories' texts); a run's aggregate metrics hold nothing of the person.
+  t("eval_run_cases", [`t.project_id = $1 AND t.case_id IN (SELECT ec.id FROM eval_cases ec WHERE ec.project_id = $1 AND ec.user_id = $2)`], false),
+  t("eval_cases", [`t.project_id = $1 AND t.user_id = $2`], false),
   t("memory_retrieval_hits", [`t.project_id = $1 AND t.retrieval_id IN (${RET})`, `t.project_id = $1 AND t.memory_id IN (${MEM})`]),
   t("memory_retrievals", [`t.project_id = $1 AND t.user_id = $2`, `t.project_id = $1 AND t.conversation_id IN (${CONV})`]),
   t("memory_review_items", [

@@ -79,6 +79,10 @@ export async function makePerson(base: string, userId: string, marker: string): 
     }),
     "context",
   );
+  // An eval case asked for this user, and a run of it (its result keeps the retrieved texts).
+  const set = ok(await api.post("/evals/sets", { name: `privacy ${Math.random().toString(36).slice(2)}` }), "eval set");
+  ok(await api.post(`/evals/sets/${set.id}/cases`, { cases: [{ user_id: userId, question: `Where is ${marker} park?`, expected: { texts: [marker] } }] }), "eval case");
+  ok(await api.post(`/evals/sets/${set.id}/runs`, { config: { k: 3 } }), "eval run");
   return { userId, marker, conversationId: conv.id, memoryIds: [m1.id, m2.id, m3.id] };
 }
 

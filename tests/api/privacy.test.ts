@@ -53,7 +53,7 @@ describe.each(DATABASE_KINDS)("export, erase and import one person, on %s", (kin
 
   it("the generated data holds the marker in every kind of field", () => {
     const where = rowsWith(before, alice.marker);
-    for (const t of ["conversations", "messages", "message_files", "node_memories", "memories", "memory_events", "memory_relations", "memory_retrievals", "offloaded_contents"]) {
+    for (const t of ["conversations", "messages", "message_files", "node_memories", "memories", "memory_events", "memory_relations", "memory_retrievals", "offloaded_contents", "eval_cases", "eval_run_cases"]) {
       expect(where[t], `marker in ${t}`).toBeGreaterThan(0);
     }
     expect(dry.counts.memory_review_items).toBeGreaterThan(0);
