@@ -1,3 +1,4 @@
+import { seededRandom } from "../../lib/evals/metrics";
 // Deterministic, varied English chat text for the benchmarks: no network, no data set.
 // Sentences are assembled from templates and word lists over many topics, so the token
 // mix (common words, names, numbers, code identifiers, punctuation) resembles real
@@ -5,17 +6,8 @@
 
 export type Rng = () => number;
 
-/** mulberry32: small, fast, seedable. */
-export function makeRng(seed: number): Rng {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** mulberry32: small, fast, seedable (the evals' bootstrap uses the same). */
+export const makeRng: (seed: number) => Rng = seededRandom;
 
 const pick = <T>(rng: Rng, xs: readonly T[]): T => xs[Math.floor(rng() * xs.length)];
 const cap = (s: string) => s[0].toUpperCase() + s.slice(1);

@@ -1,6 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import { BadRequestError, ConflictError, DomainError, ForbiddenError, NotFoundError, TooLargeError } from "../errors/domain-errors";
+import { readBodyLimited } from "./read-body";
 import { resolveAccess, type Access } from "./access";
 import { grantOf, idParamLabel, type ApiContract } from "./contract";
 import { domainErrorResponse, errorBody, zodFailure } from "./error-table";
@@ -120,7 +121,7 @@ async function parseJsonBody(req: Request, contract: ApiContract): Promise<unkno
   const limit = contract.bodyLimit ?? MAX_BODY_BYTES;
   const declared = Number(req.headers.get("content-length") ?? "0");
   if (declared > limit) throw new TooLargeError(limit);
-  const text = await readLimited(req, limit);
+  const text = (await readBodyLimited(req, limit)).toString("utf8");
   let raw: unknown;
   if (text.trim().length) {
     const type = (req.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
@@ -144,24 +145,6 @@ async function parseJsonBody(req: Request, contract: ApiContract): Promise<unkno
   const r = contract.body!.safeParse(raw);
   if (!r.success) throw zodFailure(r.error, "body");
   return r.data;
-}
-
-async function readLimited(req: Request, maxBytes: number): Promise<string> {
-  if (!req.body) return "";
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => {});
-      throw new TooLargeError(maxBytes);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
 }
 
 function respond(contract: ApiContract, req: Request, out: unknown): Response {

@@ -1,6 +1,7 @@
 import "server-only";
 import { promisify } from "node:util";
 import { gunzip } from "node:zlib";
+import { readBodyLimited } from "../api/read-body";
 import { BadRequestError, DomainError, TooLargeError } from "../errors/domain-errors";
 import { decodeTracesJson } from "./otlp-json";
 import { decodeTracesProto } from "./otlp-proto";
@@ -65,19 +66,5 @@ export async function readOtlpBody(req: Request, encoding: OtlpEncoding): Promis
 async function readLimited(req: Request, maxBytes: number): Promise<Buffer> {
   const declared = Number(req.headers.get("content-length") ?? "0");
   if (declared > maxBytes) throw new TooLargeError(maxBytes);
-  if (!req.body) return Buffer.alloc(0);
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => {});
-      throw new TooLargeError(maxBytes);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks);
+  return readBodyLimited(req, maxBytes);
 }
