@@ -1,3 +1,4 @@
+import { until } from "../helpers/wait-until";
 import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { apiClient } from "../helpers/api-client";
@@ -5,6 +6,9 @@ import type { AppServer } from "../helpers/app-server";
 import { lexicalRow, openDirect, writeLexicalMemories } from "../helpers/lexical-memories";
 import { hashedVector, startOpenAiStub, type OpenAiStub } from "../helpers/openai-stub";
 import { DATABASE_KINDS, openTestDatabase, type DatabaseKind, type TestDatabase } from "../helpers/test-database";
+
+/** This file's polls: up to 60_000 ms, every 150 ms. */
+const waitFor = <T>(what: string, fn: () => Promise<T>, ok: (v: T) => boolean) => until(what, fn, ok, 60_000, 150);
 
 // Changing the embedding model: a second server on the same database, configured
 // with an OpenAI-compatible endpoint (a local stub), re-embeds every memory in the
@@ -39,17 +43,6 @@ const stubEnv = (stub: OpenAiStub, extra: Record<string, string> = {}) => ({
 
 /** Texts the stub was asked to embed (every /v1/embeddings request, in order). */
 const embedded = (stub: OpenAiStub) => stub.requests.filter((r) => r.path === "/v1/embeddings").flatMap((r) => r.body.input as string[]);
-
-async function until<T>(what: string, fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: T;
-  for (;;) {
-    last = await fn();
-    if (ok(last)) return last;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(last)}`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
-}
 
 async function seedLexical(db: TestDatabase, texts: string[]) {
   const a = await db.startApp();
@@ -123,7 +116,7 @@ describe.each(DATABASE_KINDS)("re-embedding when the embedding model changes on 
     const apiB = apiClient(b.url);
 
     // Started on its own at start-up: no POST needed.
-    const half = await until("first page", () => apiB.get("/embeddings/status"), (r) => r.body.job?.done === 5);
+    const half = await waitFor("first page", () => apiB.get("/embeddings/status"), (r) => r.body.job?.done === 5);
     expect(half.body.job).toMatchObject({ model: MODEL, dimensions: 8, status: "running", total: 12, done: 5, error: null, running_here: true });
     expect(half.body.active_model).toEqual({ model: LEXICAL, dimensions: 256, kind: "lexical" });
     expect(half.body.configured_model).toEqual({ model: MODEL, dimensions: 8, kind: "openai-compatible" });
@@ -161,7 +154,7 @@ describe.each(DATABASE_KINDS)("re-embedding when the embedding model changes on 
     const c = await db.startApp({ env: stubEnv(stubC, lease) });
     servers.push(c);
     const apiC = apiClient(c.url);
-    const done = await until("job done", () => apiC.get("/embeddings/status"), (r) => ["done", "failed", "cancelled"].includes(r.body.job?.status));
+    const done = await waitFor("job done", () => apiC.get("/embeddings/status"), (r) => ["done", "failed", "cancelled"].includes(r.body.job?.status));
     // The total counts the memory B wrote during the job. It once ended at 12/12 under load: C's
     // start found B's lease live, started a runner anyway, and that runner's claim came after
     // the lease ran out, without counting again. On failure, the logs say who ran what.
@@ -204,7 +197,7 @@ describe.each(DATABASE_KINDS)("re-embedding when the embedding model changes on 
     const s = await db.startApp({ env: stubEnv(stub) });
     servers.push(s);
     const api = apiClient(s.url);
-    const failed = await until("job failed", () => api.get("/embeddings/status"), (r) => r.body.job?.status === "failed");
+    const failed = await waitFor("job failed", () => api.get("/embeddings/status"), (r) => r.body.job?.status === "failed");
     expect(failed.body.job.error).toMatch(/answered 500/);
     expect(failed.body.job.error).toMatch(/model overloaded/);
     expect(failed.body.job).toMatchObject({ model: MODEL, total: 4, done: 0, running_here: false });
@@ -235,7 +228,7 @@ describe.each(DATABASE_KINDS)("re-embedding when the embedding model changes on 
     expect(retry.body.job.id).toBe(failed.body.job.id);
     expect(["pending", "running"]).toContain(retry.body.job.status);
     expect(retry.body.job.error).toBeNull();
-    const again = await until("failed again", () => api.get("/embeddings/status"), (r) => r.body.job?.status === "failed" && !r.body.job.running_here);
+    const again = await waitFor("failed again", () => api.get("/embeddings/status"), (r) => r.body.job?.status === "failed" && !r.body.job.running_here);
     expect(again.body.job.error).toMatch(/returned 3 vectors for 4 inputs/);
     expect(again.body.job).toMatchObject({ id: failed.body.job.id, done: 0 });
     expect(embedded(stub).length).toBeGreaterThan(asked);
@@ -245,7 +238,7 @@ describe.each(DATABASE_KINDS)("re-embedding when the embedding model changes on 
     stub.set({ embed: undefined });
     const ok = await api.post("/embeddings/reembed");
     expect(ok.status).toBe(202);
-    const done = await until("job done", () => api.get("/embeddings/status"), (r) => r.body.job?.status === "done");
+    const done = await waitFor("job done", () => api.get("/embeddings/status"), (r) => r.body.job?.status === "done");
     expect(done.body.job).toMatchObject({ id: failed.body.job.id, total: 4, done: 4, error: null });
     const q2 = await api.post(`/users/${USER}/memories/search`, { query: "coffee", dry_run: true });
     expect(q2.body.embedding_model).toBe(MODEL);
@@ -263,7 +256,7 @@ describe.each(DATABASE_KINDS)("re-embedding when the embedding model changes on 
     const s = await db.startApp({ env: stubEnv(stub) });
     servers.push(s);
     const api = apiClient(s.url);
-    const st = await until("switched", () => api.get("/embeddings/status"), (r) => r.body.active_model?.model === MODEL);
+    const st = await waitFor("switched", () => api.get("/embeddings/status"), (r) => r.body.active_model?.model === MODEL);
     expect(st.body.job).toBeNull();
     const spec = await api.get("/openapi.json");
     expect(spec.body.paths["/embeddings/status"].get).toBeTruthy();
@@ -282,14 +275,14 @@ describe.each(DATABASE_KINDS)("re-embedding when the embedding model changes on 
     stubs.push(stub);
     const b = await db.startApp({ env: stubEnv(stub) });
     servers.push(b);
-    const running = await until("job running", () => apiClient(b.url).get("/embeddings/status"), (r) => r.body.job?.status === "running" && r.body.job.running_here);
+    const running = await waitFor("job running", () => apiClient(b.url).get("/embeddings/status"), (r) => r.body.job?.status === "running" && r.body.job.running_here);
     await b.stop();
 
     // Back on the lexical model: the job towards the stub model is cancelled, nothing switches.
     const c = await db.startApp();
     servers.push(c);
     const apiC = apiClient(c.url);
-    const cancelled = await until("job cancelled", () => apiC.get("/embeddings/status"), (r) => r.body.job?.status === "cancelled");
+    const cancelled = await waitFor("job cancelled", () => apiC.get("/embeddings/status"), (r) => r.body.job?.status === "cancelled");
     expect(cancelled.body.job).toMatchObject({ id: running.body.job.id, model: MODEL, status: "cancelled", done: 0, running_here: false });
     expect(cancelled.body.job.error).toMatch(/configured model changed/);
     expect(cancelled.body.job.finished_at).not.toBeNull();

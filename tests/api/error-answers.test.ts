@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase } from "@/lib/db/open-database";
+import { sqlBesideServer, type RawQuery } from "../helpers/sql-beside-server";
 import { apiClient } from "../helpers/api-client";
 import { startAppServer, type AppServer } from "../helpers/app-server";
 import { freePort } from "../helpers/free-port";
@@ -65,18 +65,9 @@ describe.each(DATABASE_KINDS)("error answers on %s", (kind) => {
   });
 
   /** Runs SQL on the suite's database: directly on PostgreSQL; on the embedded folder, with the server stopped. */
-  async function inDatabase(fn: (q: (text: string, params?: unknown[]) => Promise<any[]>) => Promise<void>) {
-    if (db.kind === "embedded") await server.stop();
-    const handle = await openDatabase(db.kind === "embedded" ? { kind: "pglite", dataDir: db.dataDir! } : { kind: "postgres", url: db.url! }, { migrate: false });
-    try {
-      await fn((text, params) => handle.sql.query(text, params));
-    } finally {
-      await handle.close();
-    }
-    if (db.kind === "embedded") {
-      server = await db.startApp({ env: env() });
-      api = apiClient(server.url);
-    }
+  async function inDatabase(fn: (q: RawQuery) => Promise<void>) {
+    server = await sqlBesideServer(db, server, fn, () => db.startApp({ env: env() }));
+    api = apiClient(server.url);
   }
 
   it("node memory: 409 node_memory_full at 20 000 messages, 409 write_conflict when every version check loses; nothing is written", async () => {

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase } from "@/lib/db/open-database";
+import { sqlBesideServer, type RawQuery } from "../helpers/sql-beside-server";
 import { apiClient } from "../helpers/api-client";
 import type { AppServer } from "../helpers/app-server";
 import { startOpenAiStub, type OpenAiStub } from "../helpers/openai-stub";
@@ -225,16 +225,10 @@ describe.each(DATABASE_KINDS)("memory as of an instant, on %s", (kind) => {
   });
 
   /** Runs SQL on the suite's database: directly on PostgreSQL; on the embedded folder, with the server stopped. */
-  async function inDatabase(fn: (q: (text: string, params?: unknown[]) => Promise<any[]>) => Promise<void>) {
-    if (db.kind === "embedded") await server.stop();
-    const handle = await openDatabase(db.kind === "embedded" ? { kind: "pglite", dataDir: db.dataDir! } : { kind: "postgres", url: db.url! }, { migrate: false });
-    try {
-      await fn((text, params) => handle.sql.query(text, params));
-    } finally {
-      await handle.close();
-    }
-    if (db.kind === "embedded") {
-      server = await db.startApp({ env: stubEnv(stub) });
+  async function inDatabase(fn: (q: RawQuery) => Promise<void>) {
+    const before = server;
+    server = await sqlBesideServer(db, server, fn, () => db.startApp({ env: stubEnv(stub) }));
+    if (server !== before) {
       owner = await signInOwner(server.url);
       api = apiClient(server.url, { authorization: `Bearer ${key}` });
     }

@@ -1,9 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { embedLexical } from "@/lib/embeddings/lexical-embedder";
 import { THIN_KTH_COSINE } from "@/lib/memories/search-memories";
 import type { AppServer } from "../helpers/app-server";
-import { lexicalRow, openDirect, writeLexicalMemories } from "../helpers/lexical-memories";
+import { exactTopK, lexicalRow, openDirect, sentence, WORDS, writeLexicalMemories, type LexicalRow } from "../helpers/lexical-memories";
 import { DATABASE_KINDS, openTestDatabase, type TestDatabase } from "../helpers/test-database";
 
 // Memory search chooses how it finds its vector candidates (lib/memories/search-memories.ts):
@@ -20,21 +19,7 @@ const EXACT_SCAN_MAX = 400;
 // an exact cosine top k.
 const COSINE_ONLY = { similarity: 1, recency: 0, importance: 0 };
 
-const WORDS = {
-  a: ["quiet", "bright", "early", "slow", "green", "urban", "weekly", "spicy", "formal", "remote"],
-  b: ["coffee", "garden", "meeting", "train", "novel", "cello", "budget", "recipe", "river", "workshop"],
-  c: ["plans", "prefers", "avoids", "reviews", "enjoys", "skips", "books", "tracks", "shares", "keeps"],
-  d: ["on Mondays", "after work", "in Lisbon", "with family", "before noon", "at home", "on trips", "in winter", "at night", "online"],
-};
-const sentence = (i: number) =>
-  `Often ${WORDS.c[i % 10]} the ${WORDS.a[Math.floor(i / 10) % 10]} ${WORDS.b[Math.floor(i / 100) % 10]} ${WORDS.d[Math.floor(i / 1000) % 10]} item ${i}`;
-
-type Row = { id: string; content: string; vec: number[] };
-const cosine = (a: number[], b: number[]) => a.reduce((s, x, i) => s + x * b[i], 0);
-function exactTop(rows: Row[], query: string) {
-  const q = embedLexical(query);
-  return rows.map((r) => ({ id: r.id, cosine: cosine(r.vec, q) })).sort((x, y) => y.cosine - x.cosine).slice(0, K);
-}
+const exactTop = (rows: LexicalRow[], query: string) => exactTopK(rows, query, K);
 
 /** The search answered exactly the exact top k (ids; near-ties within float32 precision may swap). */
 function expectExactTopK(got: { memory: { id: string }; breakdown: { cosine: number; matched_by: string[] } }[], exact: { id: string; cosine: number }[]) {
@@ -52,8 +37,8 @@ describe.each(DATABASE_KINDS)("memory search path on %s", (kind) => {
   let app: AppServer;
   const big = `big-${randomUUID().slice(0, 8)}`;
   const small = `small-${randomUUID().slice(0, 8)}`;
-  const bigRows: Row[] = [];
-  const smallRows: Row[] = [];
+  const bigRows: LexicalRow[] = [];
+  const smallRows: LexicalRow[] = [];
 
   beforeAll(async () => {
     tdb = await openTestDatabase(kind);

@@ -7,7 +7,7 @@ import { embedLexical, LEXICAL_DIMENSIONS, LEXICAL_MODEL } from "@/lib/embedding
 import { userVectorIndexName } from "@/lib/embeddings/user-vector-indexes";
 import { hnswQuery } from "@/lib/memories/search-memories";
 import type { AppServer } from "../helpers/app-server";
-import { lexicalRow, openDirect, writeLexicalMemories } from "../helpers/lexical-memories";
+import { exactTopK, lexicalRow, openDirect, sentence, writeLexicalMemories, type LexicalRow } from "../helpers/lexical-memories";
 import { DATABASE_KINDS, openTestDatabase, type TestDatabase } from "../helpers/test-database";
 
 // The largest users get an HNSW index of their own (lib/embeddings/user-vector-indexes.ts),
@@ -22,28 +22,14 @@ const COSINE_ONLY = { similarity: 1, recency: 0, importance: 0 };
 const EXACT_SCAN_MAX = 400;
 const MIN = EXACT_SCAN_MAX + 190;
 
-const WORDS = {
-  a: ["quiet", "bright", "early", "slow", "green", "urban", "weekly", "spicy", "formal", "remote"],
-  b: ["coffee", "garden", "meeting", "train", "novel", "cello", "budget", "recipe", "river", "workshop"],
-  c: ["plans", "prefers", "avoids", "reviews", "enjoys", "skips", "books", "tracks", "shares", "keeps"],
-  d: ["on Mondays", "after work", "in Lisbon", "with family", "before noon", "at home", "on trips", "in winter", "at night", "online"],
-};
-const sentence = (i: number) =>
-  `Often ${WORDS.c[i % 10]} the ${WORDS.a[Math.floor(i / 10) % 10]} ${WORDS.b[Math.floor(i / 100) % 10]} ${WORDS.d[Math.floor(i / 1000) % 10]} item ${i}`;
-
-type Row = { id: string; content: string; vec: number[] };
-const cosine = (a: number[], b: number[]) => a.reduce((s, x, i) => s + x * b[i], 0);
-const exactTop = (rows: Row[], query: string) => {
-  const q = embedLexical(query);
-  return rows.map((r) => ({ id: r.id, cosine: cosine(r.vec, q) })).sort((x, y) => y.cosine - x.cosine).slice(0, K);
-};
+const exactTop = (rows: LexicalRow[], query: string) => exactTopK(rows, query, K);
 
 describe.each(DATABASE_KINDS)("per-user HNSW index on %s", (kind) => {
   let tdb: TestDatabase;
   let app: AppServer | undefined;
   const huge = `huge-${randomUUID().slice(0, 8)}`; // above MIN: an index of their own
   const mid = `mid-${randomUUID().slice(0, 8)}`; // above the exact-scan threshold, below MIN: the shared graph
-  const hugeRows: Row[] = [];
+  const hugeRows: LexicalRow[] = [];
   const open = (): Promise<Database> => openDirect(tdb);
 
   beforeAll(async () => {

@@ -1,6 +1,7 @@
 import pg from "pg";
 import { expect } from "vitest";
 import { apiClient } from "../helpers/api-client";
+import type { AppServer } from "../helpers/app-server";
 import type { TestDatabase } from "../helpers/test-database";
 
 // Shared by the privacy suites: people with a marker string in every kind of field, and a
@@ -153,4 +154,16 @@ export function expectOthersUntouched(before: Snapshot, after: Snapshot, others:
       expect(lost, `rows of ${o.userId} in ${t} changed or gone`).toEqual([]);
     }
   }
+}
+
+/**
+ * A snapshot of the database while the suite's server runs: read directly on PostgreSQL; the
+ * embedded database can be read only while no server has it open, so that server is stopped
+ * and a new one started (the caller keeps the returned server).
+ */
+export async function snapshotServed(kind: string, db: TestDatabase, server: AppServer): Promise<{ snapshot: Snapshot; server: AppServer }> {
+  if (kind === "postgres") return { snapshot: await snapshot(db), server };
+  await server.stop();
+  const s = await snapshot(db);
+  return { snapshot: s, server: await db.startApp() };
 }

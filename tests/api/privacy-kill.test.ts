@@ -1,5 +1,5 @@
+import { queryPostgres } from "../helpers/real-postgres";
 import { randomUUID } from "node:crypto";
-import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { apiClient } from "../helpers/api-client";
 import type { AppServer } from "../helpers/app-server";
@@ -38,16 +38,6 @@ function largeUser(userId: string, memories: number, conversations: number, turn
   };
 }
 
-async function query<T = any>(url: string, text: string, params: unknown[] = []): Promise<T[]> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    return (await c.query(text, params)).rows as T[];
-  } finally {
-    await c.end();
-  }
-}
-
 describe("kill -9 mid-erasure, restart, erase again: complete, others untouched (postgres)", () => {
   let db: TestDatabase;
   let server: AppServer | null = null;
@@ -73,7 +63,7 @@ describe("kill -9 mid-erasure, restart, erase again: complete, others untouched 
     void api.post(`/users/${big}/erase`, { confirm: true }).catch(() => {});
     const deadline = Date.now() + 120_000;
     for (;;) {
-      const [row] = await query(db.url!, `SELECT counts FROM privacy_erasures WHERE user_id = $1`, [big]);
+      const [row] = await queryPostgres(db.url!, `SELECT counts FROM privacy_erasures WHERE user_id = $1`, [big]);
       const done = row ? Object.values(row.counts as Record<string, number>).reduce((a, b) => a + b, 0) : 0;
       if (done >= 1000) break;
       if (Date.now() > deadline) throw new Error("the erasure did not start");
@@ -84,7 +74,7 @@ describe("kill -9 mid-erasure, restart, erase again: complete, others untouched 
     server = null;
 
     // Whole batches: the counts committed with the batches are exactly the rows gone.
-    const [mark] = await query(db.url!, `SELECT counts FROM privacy_erasures WHERE user_id = $1`, [big]);
+    const [mark] = await queryPostgres(db.url!, `SELECT counts FROM privacy_erasures WHERE user_id = $1`, [big]);
     expect(mark, "the mark stays after a kill").toBeTruthy();
     const mid = await snapshot(db);
     for (const [t, n] of Object.entries(mark.counts as Record<string, number>)) {
@@ -110,7 +100,7 @@ describe("kill -9 mid-erasure, restart, erase again: complete, others untouched 
     expect(again.body.receipt.probes.passed).toBe(true);
     const after = await snapshot(db);
     expect(rowsWith(after, big)).toEqual({});
-    expect((await query(db.url!, `SELECT count(*)::int AS n FROM privacy_erasures`))[0].n).toBe(0);
+    expect((await queryPostgres(db.url!, `SELECT count(*)::int AS n FROM privacy_erasures`))[0].n).toBe(0);
     expectOthersUntouched(during, after, others);
     for (const [t, rows] of during) {
       if (ERASURE_WRITES.has(t)) continue;

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient } from "../helpers/api-client";
 import type { AppServer } from "../helpers/app-server";
 import { DATABASE_KINDS, openTestDatabase, type TestDatabase } from "../helpers/test-database";
-import { ERASURE_WRITES, rowsWith, snapshot, type Snapshot } from "./privacy-fixture";
+import { ERASURE_WRITES, rowsWith, snapshotServed, type Snapshot } from "./privacy-fixture";
 
 // Issue 24, text erasure: a phone number in three users' turns and memories is replaced by
 // [erased] everywhere, the changed memories are embedded again, and nothing else changes.
@@ -22,12 +22,10 @@ describe.each(DATABASE_KINDS)("text erasure of a phone number across three users
   let twinId = "";
 
   async function snap(): Promise<Snapshot> {
-    if (kind === "postgres") return snapshot(db);
-    await server.stop();
-    const s = await snapshot(db);
-    server = await db.startApp();
+    const r = await snapshotServed(kind, db, server);
+    server = r.server;
     api = apiClient(server.url);
-    return s;
+    return r.snapshot;
   }
 
   beforeAll(async () => {

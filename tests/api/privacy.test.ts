@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient } from "../helpers/api-client";
 import type { AppServer } from "../helpers/app-server";
 import { DATABASE_KINDS, openTestDatabase, type TestDatabase } from "../helpers/test-database";
-import { ERASURE_WRITES, expectOthersUntouched, makePerson, rowsWith, snapshot, type Person, type Snapshot } from "./privacy-fixture";
+import { ERASURE_WRITES, expectOthersUntouched, makePerson, rowsWith, snapshotServed, type Person, type Snapshot } from "./privacy-fixture";
 
 // Issue 24: a person's data exported, erased with a receipt, imported back. A marker string
 // sits in every kind of field of one user; after the erasure no column of any table holds
@@ -25,12 +25,10 @@ describe.each(DATABASE_KINDS)("export, erase and import one person, on %s", (kin
 
   /** The embedded database can be read only while no server has it open. */
   async function snap(): Promise<Snapshot> {
-    if (kind === "postgres") return snapshot(db);
-    await server.stop();
-    const s = await snapshot(db);
-    server = await db.startApp();
+    const r = await snapshotServed(kind, db, server);
+    server = r.server;
     api = apiClient(server.url);
-    return s;
+    return r.snapshot;
   }
 
   beforeAll(async () => {

@@ -1,4 +1,5 @@
-import pg from "pg";
+import { queryPostgres } from "../helpers/real-postgres";
+import { until } from "../helpers/wait-until";
 import { afterAll, describe, expect, it } from "vitest";
 import { demoConversations } from "@/lib/db/seed/demo-data";
 import { toolAgentDemo } from "@/lib/db/seed/demo-tool-agent";
@@ -7,6 +8,9 @@ import { apiClient } from "../helpers/api-client";
 import type { AppServer } from "../helpers/app-server";
 import { hashedVector, startOpenAiStub, type OpenAiStub } from "../helpers/openai-stub";
 import { openTestDatabase, type TestDatabase } from "../helpers/test-database";
+
+/** This file's polls: up to 120_000 ms, every 200 ms. */
+const waitFor = <T>(what: string, fn: () => Promise<T>, ok: (v: T) => boolean) => until(what, fn, ok, 120_000, 200);
 
 // Issue 9, part 6: two app processes on one DATABASE_URL behave as one service.
 // Migrations and the demo seed run once; writes through either are seen by both; a
@@ -18,27 +22,6 @@ const USER = "two-instances";
 const MODEL = "stub-embed-8";
 const PAGE = 4;
 const MEMORIES = 24;
-
-async function until<T>(what: string, fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 120_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: T;
-  for (;;) {
-    last = await fn();
-    if (ok(last)) return last;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(last)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
-async function query<T = any>(url: string, text: string, params: unknown[] = []): Promise<T[]> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    return (await c.query(text, params)).rows as T[];
-  } finally {
-    await c.end();
-  }
-}
 
 describe("two instances on one PostgreSQL database", () => {
   let db: TestDatabase;
@@ -67,9 +50,9 @@ describe("two instances on one PostgreSQL database", () => {
     // 1. Both start at once on the empty database.
     const [a, b] = await Promise.all([db.startApp({ seed: true }), db.startApp({ seed: true })]);
     servers.push(a, b);
-    const migrations = await query<{ migration_name: string; n: number }>(url, `SELECT migration_name, count(*)::int AS n FROM _prisma_migrations GROUP BY 1 ORDER BY 1`);
+    const migrations = await queryPostgres<{ migration_name: string; n: number }>(url, `SELECT migration_name, count(*)::int AS n FROM _prisma_migrations GROUP BY 1 ORDER BY 1`);
     expect(migrations).toEqual(readMigrations().map((m) => ({ migration_name: m.name, n: 1 })));
-    const [{ n: conversations }] = await query<{ n: number }>(url, `SELECT count(*)::int AS n FROM conversations`);
+    const [{ n: conversations }] = await queryPostgres<{ n: number }>(url, `SELECT count(*)::int AS n FROM conversations`);
     expect(conversations).toBe([...demoConversations(), toolAgentDemo()].length);
     expect([a, b].filter((s) => /seeded \d+ demo conversations/.test(s.logs()))).toHaveLength(1);
 
@@ -107,8 +90,8 @@ describe("two instances on one PostgreSQL database", () => {
     };
     const [c, d] = await Promise.all([db.startApp({ env }), db.startApp({ env })]);
     servers.push(c, d);
-    const [{ n: total }] = await query<{ n: number }>(url, `SELECT count(*)::int AS n FROM memories`);
-    const statuses = await until(
+    const [{ n: total }] = await queryPostgres<{ n: number }>(url, `SELECT count(*)::int AS n FROM memories`);
+    const statuses = await waitFor(
       "a page done",
       () => Promise.all([c, d].map((s) => apiClient(s.url).get("/embeddings/status"))),
       (rs) => rs.some((r) => r.body.job?.status === "running" && r.body.job.done >= PAGE),
@@ -116,10 +99,10 @@ describe("two instances on one PostgreSQL database", () => {
     const tail = (srv: AppServer) => srv.logs().split("\n").filter((l) => l.includes("re-embedding")).join("\n");
     // One runner. The message shows both instances' job lines when it fails.
     expect(statuses.filter((r) => r.body.job?.running_here), `${JSON.stringify(statuses.map((r) => r.body.job))}\nc:\n${tail(c)}\nd:\n${tail(d)}`).toHaveLength(1);
-    const jobs = await query(url, `SELECT id FROM embedding_jobs WHERE model = $1`, [MODEL]);
+    const jobs = await queryPostgres(url, `SELECT id FROM embedding_jobs WHERE model = $1`, [MODEL]);
     expect(jobs).toHaveLength(1); // one job
 
-    const [{ lease_owner }] = await query<{ lease_owner: string }>(url, `SELECT lease_owner FROM embedding_jobs WHERE model = $1`, [MODEL]);
+    const [{ lease_owner }] = await queryPostgres<{ lease_owner: string }>(url, `SELECT lease_owner FROM embedding_jobs WHERE model = $1`, [MODEL]);
     const pid = Number(lease_owner.split(":")[1]);
     const runner = statuses[0].body.job.running_here ? c : d;
     const survivor = runner === c ? d : c;
@@ -129,11 +112,11 @@ describe("two instances on one PostgreSQL database", () => {
 
     // 4. The survivor takes the job over once the lease expires, and finishes it.
     const api = apiClient(survivor.url);
-    const done = await until("job done", () => api.get("/embeddings/status"), (r) => ["done", "failed", "cancelled"].includes(r.body.job?.status));
+    const done = await waitFor("job done", () => api.get("/embeddings/status"), (r) => ["done", "failed", "cancelled"].includes(r.body.job?.status));
     expect(done.body.job).toMatchObject({ status: "done", model: MODEL, error: null });
     expect(done.body.active_model).toEqual({ model: MODEL, dimensions: 8, kind: "openai-compatible" });
     expect(survivor.logs()).toContain("taking over re-embedding job");
-    const [{ n: vectors }] = await query<{ n: number }>(url, `SELECT count(*)::int AS n FROM memory_embeddings WHERE model = $1`, [MODEL]);
+    const [{ n: vectors }] = await queryPostgres<{ n: number }>(url, `SELECT count(*)::int AS n FROM memory_embeddings WHERE model = $1`, [MODEL]);
     expect(vectors).toBe(total);
 
     // Run once: every memory embedded, none twice except the page in flight at each handover.

@@ -11,6 +11,24 @@ import type { TestDatabase } from "./test-database";
 
 export type LexicalRow = { id: string; content: string; vec: number[] };
 
+/** Words of the generated sentences (a memory's text from its number, varied on four axes). */
+export const WORDS = {
+  a: ["quiet", "bright", "early", "slow", "green", "urban", "weekly", "spicy", "formal", "remote"],
+  b: ["coffee", "garden", "meeting", "train", "novel", "cello", "budget", "recipe", "river", "workshop"],
+  c: ["plans", "prefers", "avoids", "reviews", "enjoys", "skips", "books", "tracks", "shares", "keeps"],
+  d: ["on Mondays", "after work", "in Lisbon", "with family", "before noon", "at home", "on trips", "in winter", "at night", "online"],
+};
+export const sentence = (i: number) =>
+  `Often ${WORDS.c[i % 10]} the ${WORDS.a[Math.floor(i / 10) % 10]} ${WORDS.b[Math.floor(i / 100) % 10]} ${WORDS.d[Math.floor(i / 1000) % 10]} item ${i}`;
+
+const cosine = (a: number[], b: number[]) => a.reduce((s, x, i) => s + x * b[i], 0);
+
+/** The exact top k of `rows` by cosine with the query's lexical vector (what a search must find). */
+export function exactTopK(rows: readonly LexicalRow[], query: string, k: number) {
+  const q = embedLexical(query);
+  return rows.map((r) => ({ id: r.id, cosine: cosine(r.vec, q) })).sort((x, y) => y.cosine - x.cosine).slice(0, k);
+}
+
 /** The test database opened directly (close it before an app server starts on it). */
 export function openDirect(tdb: TestDatabase): Promise<Database> {
   return openDatabase(tdb.kind === "embedded" ? { kind: "pglite", dataDir: tdb.dataDir! } : { kind: "postgres", url: tdb.url! });

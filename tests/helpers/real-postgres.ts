@@ -38,3 +38,14 @@ export async function createFreshDatabase(serverUrl: string): Promise<{ url: str
     },
   };
 }
+
+/** One query on its own connection (a test reading a database a server also holds). */
+export async function queryPostgres<T = any>(url: string, text: string, params: unknown[] = []): Promise<T[]> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return (await c.query(text, params)).rows as T[];
+  } finally {
+    await c.end();
+  }
+}
