@@ -1,6 +1,6 @@
 import "server-only";
 import type { ProjectSql } from "../db/project-sql";
-import { NotFoundError } from "../errors/domain-errors";
+import { NotFoundError, ValidationError } from "../errors/domain-errors";
 import { compareRuns, type CompareCase } from "./compare";
 import type { CaseScores, Comparison, EvalConfig, EvalRun, ExpectedRank, RetrievedItem, RunCase, RunMetrics } from "./schemas";
 import { requireSet } from "./sets-db";
@@ -114,8 +114,19 @@ async function compareCases(sql: ProjectSql, runId: string): Promise<CompareCase
 }
 
 /** `head` against `base` (either may be of any set of the project; cases pair by id). */
-export async function compareStoredRuns(sql: ProjectSql, headId: string, baseId: string): Promise<Comparison> {
-  await getRun(sql, headId, "id");
+/** `headId` against `baseId`, or, without one, against the run of the same set made just before it. */
+export async function compareStoredRuns(sql: ProjectSql, headId: string, baseId?: string): Promise<Comparison> {
+  // The run first: an id of another project is a 404 whatever else the request says.
+  const head = await getRun(sql, headId, "id");
+  if (baseId === undefined) {
+    const [prev] = await sql.query<{ id: string }>(
+      `SELECT r.id FROM eval_runs r WHERE r.project_id = $1 AND r.set_id = $2 AND (r.created_at, r.id) < ($3::timestamptz, $4::uuid)
+        ORDER BY r.created_at DESC, r.id DESC LIMIT 1`,
+      [sql.projectId, head.set_id, head.created_at, head.id],
+    );
+    if (!prev) throw new ValidationError("This run is its set's first: name a run to compare against", [{ field: "base", message: "no earlier run of this set" }]);
+    baseId = prev.id;
+  }
   await getRun(sql, baseId, "base");
   return compareRuns({ id: baseId, cases: await compareCases(sql, baseId) }, { id: headId, cases: await compareCases(sql, headId) });
 }

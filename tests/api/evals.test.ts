@@ -104,6 +104,16 @@ describe.each(DATABASE_KINDS)("evals on %s", (kind) => {
     expect(cmp.status).toBe(200);
     expect(cmp.body.newly_failed.map((c: { question: string }) => c.question).sort()).toEqual(["What is the user allergic to?", "Where does the user live?"]);
     expect((await api.get(`/evals/runs/${past.body.id}/compare?base=nope`)).status).toBe(422);
+    // Without base: against the run of the same set made just before; the first run has none.
+    const previous = await api.get(`/evals/runs/${past.body.id}/compare`);
+    expect(previous.status).toBe(200);
+    expect(previous.body).toMatchObject({ base_run_id: run.body.id, head_run_id: past.body.id });
+    const first = await api.get(`/evals/runs/${run.body.id}/compare`);
+    expect(first.status).toBe(422);
+    expect(first.body.error.details[0].field).toBe("base");
+    const one = await api.get(`/evals/runs/${past.body.id}`);
+    expect(one.status).toBe(200);
+    expect(one.body).toMatchObject({ id: past.body.id, set_id: set.body.id });
     expect((await api.get(`/evals/sets/${set.body.id}/runs`)).body.data.map((r: { id: string }) => r.id)).toEqual([run.body.id, past.body.id]);
     expect((await api.get(`/evals/sets?name=basics`)).body.data[0]).toMatchObject({ case_count: 4, run_count: 2 });
 

@@ -110,7 +110,7 @@ export const getEvalRunCase = contract({
 export const compareEvalRuns = contract({
   tag, method: "GET", path: "/evals/runs/{id}/compare", scope: "memories:read",
   summary: "This run against `base`: newly failed and passed cases, metric deltas with a paired bootstrap test",
-  params: ZRunParams, query: z.object({ base: z.uuid().describe("The run to compare against.") }).strict(),
+  params: ZRunParams, query: z.object({ base: z.uuid().optional().describe("The run to compare against; without it, the run of the same set made just before this one (422 when there is none).") }).strict(),
   response: ZComparison, errors: [404, 422],
 });
 

@@ -43,7 +43,7 @@ export const runRetentionRule = contract({
   tag, method: "POST", path: "/retention/rules/{id}/run", scope: "project:admin",
   summary: "Run the rule now (its counts are those of the preview made just before); recorded in the audit log",
   description: "409 retention_run_in_progress while the rule runs elsewhere (the schedule, another request, another instance).",
-  params: ZRuleParams, bodyOptional: true, body: z.strictObject({}), response: ZRetentionRun, errors: [404, 409],
+  params: ZRuleParams, bodyOptional: true, body: z.strictObject({}), response: ZRetentionRun, errors: [404, 409, 422],
 });
 
 export const RETENTION_CONTRACTS = [listRetentionRules, createRetentionRule, updateRetentionRule, deleteRetentionRule, previewRetentionRule, runRetentionRule];
