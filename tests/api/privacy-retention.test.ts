@@ -210,6 +210,10 @@ describe.each(DATABASE_KINDS)("retention rules and the erased user's embedding c
       expect(r.status).toBe(404);
       expect(r.body.error.code).toBe("not_found");
     }
+    // "Run now" takes no options: a body with one is a 422 naming it, and nothing runs.
+    const extra = await api.post(`/retention/rules/${rule.id}/run`, { dry_run: true });
+    expect(extra.status).toBe(422);
+    expect(JSON.stringify(extra.body.error)).toContain("dry_run");
     // Another instance running the rule (its advisory lock held): "run now" is a 409 until it ends.
     // (pglite-socket, the stand-in without MEMSCOPE_TEST_POSTGRES_URL, has one session for all.)
     if (db.kind === "postgres" && db.real) {
