@@ -92,6 +92,12 @@ server.on("clientError", (err, socket) => {
   const body = JSON.stringify({ error: { code: tooLarge ? "headers_too_large" : "bad_request", message, details: [{ field: tooLarge ? "headers" : "request", message }] } });
   socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
 });
+// Idle keep-alive connections stay open 65 s, not Node's 5 s. Clients pool connections
+// (fetch's undici, proxies, load balancers with a 60 s idle timeout) and send on one they think
+// open; a server closing it at 5 s races that send, and after any event-loop stall the close wins:
+// the client gets ECONNRESET for a request never read. Headers must time out after the idle close.
+server.keepAliveTimeout = 65_000;
+server.headersTimeout = 66_000;
 server.listen(port, hostname, () => {
   console.log(`[memscope] listening on http://${hostname ?? "localhost"}:${port}`);
 });

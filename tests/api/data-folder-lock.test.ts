@@ -77,5 +77,5 @@ describe("a locked data folder", () => {
     } finally {
       await server.stop();
     }
-  }, 180_000); // a first start migrates a fresh folder: slow on a loaded machine
+  }, 240_000); // a first start migrates a fresh folder: slow on a loaded machine
 });

@@ -223,6 +223,12 @@ describe("malformed input on every operation (property-based)", () => {
     expect((await unknown.json()).error.code).toBe("not_found");
   });
 
+  it("keeps idle connections 65 s (a pooled client's next request is not reset by a 5 s close)", async () => {
+    const r = await fetch(`${server.url}/api/v1/ready`);
+    expect(r.status).toBe(200);
+    expect(r.headers.get("keep-alive")).toBe("timeout=65");
+  });
+
   it("still answers afterwards, quickly", async () => {
     const started = performance.now();
     const r = await fetch(`${server.url}/api/v1/ready`);

@@ -67,7 +67,7 @@ export async function startAppServer(
   // Test servers run V8's baseline WebAssembly compiler only. Every server compiles PGlite's
   // 10 MB module (and tiktoken's) anew, and the optimizing tier's background compiles cost about
   // 1 CPU-second a start, more than the queries of a test suite win back. Same code, same
-  // answers; `npm start` keeps V8's default.
+  // answers; `npm start` runs the same way (scripts/serve.mjs's flags in package.json).
   const child: ChildProcess = spawn(process.execPath, ["--liftoff-only", path.join(ROOT, "scripts", "serve.mjs")], {
     cwd: ROOT,
     env,
@@ -78,7 +78,9 @@ export async function startAppServer(
   child.stderr!.on("data", (d) => (log += d));
   const url = `http://127.0.0.1:${port}`;
 
-  const deadline = Date.now() + 90_000;
+  // Just under vitest's 180 s hook timeout: a fresh folder's first start (initdb and every
+  // migration) takes 30 s alone at load 20, and a give-up here reports the server's log.
+  const deadline = Date.now() + 170_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited (${child.exitCode}):\n${log}`);
     try {
