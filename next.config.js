@@ -9,6 +9,7 @@ const nextConfig = {
     "pglite-prisma-adapter",
     "pg",
     "@prisma/adapter-pg",
+    "sql.js",
   ],
   poweredByHeader: false,
   // Lets several builds of one checkout coexist (parallel work, benchmarks); CI uses .next.

@@ -33,4 +33,5 @@ function rawPath(url: string): string {
   return url.slice(start, end === -1 ? undefined : end);
 }
 
-export const config = { matcher: "/api/v1/:path*" };
+// The upload route is left out: the proxy would buffer its body (a file of hundreds of MB) in memory.
+export const config = { matcher: ["/api/v1", "/api/v1/((?!imports/upload$).*)"] };

@@ -29,6 +29,8 @@ export type ApiContract = {
   params?: z.ZodObject;
   query?: z.ZodObject;
   body?: z.ZodType;
+  /** A body the handler reads itself as a byte stream (an uploaded file), of this content type. */
+  rawBody?: { contentType: string; description: string };
   /** A POST without a body means `{}`. */
   bodyOptional?: boolean;
   /** Bytes; the default is MAX_BODY_BYTES. */

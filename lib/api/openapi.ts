@@ -45,7 +45,7 @@ function operation(c: ApiContract) {
   for (const status of [c.status ?? 200, ...(c.alsoStatus ?? [])]) responses[String(status)] = success;
   const grant = grantOf(c.scope);
   const common = grant ? [400, 401, 403, 429] : [];
-  if (c.body) common.push(413, 415, 422);
+  if (c.body || c.rawBody) common.push(413, 415, 422);
   for (const code of [...new Set([...common, ...(c.errors ?? [])])].sort()) {
     responses[String(code)] = { description: ERROR_TEXT[code] ?? "Error", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } };
   }
@@ -57,6 +57,7 @@ function operation(c: ApiContract) {
     "x-scope": c.scope,
     security: grant ? [{ bearer: [] }, { session: [] }] : [],
     parameters,
+    ...(c.rawBody ? { requestBody: { required: true, description: c.rawBody.description, content: { [c.rawBody.contentType]: { schema: { type: "string", format: "binary" } } } } } : {}),
     ...(c.body ? { requestBody: { required: !c.bodyOptional, content: { "application/json": { schema: schema(c.body, "input") } } } } : {}),
     responses,
   };

@@ -3,19 +3,27 @@ import { isObj } from "./field-readers";
 import { parseDifyApi } from "./parse-dify-api";
 import { parseMem0 } from "./parse-mem0";
 import { parseOpenAi } from "./parse-openai";
-import type { ImportFormat, ParsedImport } from "./types";
+import { chatgptConversation } from "./parse-chatgpt";
+import { claudeConversation } from "./parse-claude";
+import { parseLetta } from "./parse-letta";
+import { parseMemoryFiles } from "./parse-memory-dir";
+import { problemOf } from "./field-readers";
+import type { ImportFormat, ImportMemory, ParsedImport } from "./types";
 
 // A file's text to normalized records: the format is detected when not given. JSON is
 // read whole; when it is not one JSON value it is read as JSONL, one record a line, and a
 // line that is not JSON is a problem naming that line (the other lines still import).
 
-export type FileFormat = Exclude<ImportFormat, "dify-db">;
+/** Formats a JSON body's `content` can carry (the others need POST /imports/upload: a database file or a folder). */
+export type FileFormat = "dify-api" | "mem0" | "openai" | "chatgpt" | "claude" | "letta" | "memory-dir";
+export const TEXT_FORMATS: readonly ImportFormat[] = ["dify-api", "mem0", "openai", "chatgpt", "claude", "letta", "memory-dir"];
 export type ParseOptions = { app_id?: string; end_user_id?: string | null };
 
 type Line = { value: unknown; record: string; raw: string };
 type Read = { kind: "json"; value: unknown } | { kind: "jsonl"; lines: Line[]; bad: { record: string; message: string }[] };
 
 export function parseImportText(text: string, format: FileFormat | undefined, opts: ParseOptions = {}): ParsedImport {
+  if (format === "memory-dir") return parseMemoryFiles(new Map([["MEMORY.md", new TextEncoder().encode(text)]]), opts);
   const read = readJson(text);
   const detected = format ?? detectFormat(read);
   if (read.kind === "jsonl") {
@@ -34,6 +42,13 @@ export function parseImportText(text: string, format: FileFormat | undefined, op
       return parseDifyApi(doc, opts);
     case "mem0":
       return parseMem0(doc, { app_id: opts.app_id ?? null });
+    case "chatgpt":
+    case "claude":
+      return wholeExport(detected, doc, opts);
+    case "letta":
+      return parseLetta(doc, "file", opts);
+    case "memory-dir":
+      return parseMemoryFiles(new Map([["MEMORY.md", new TextEncoder().encode(text)]]), opts);
     case "openai": {
       const items = Array.isArray(doc) ? doc : [doc];
       return parseOpenAi(
@@ -42,6 +57,35 @@ export function parseImportText(text: string, format: FileFormat | undefined, op
       );
     }
   }
+}
+
+/** A ChatGPT or Claude conversations.json sent as text (small ones; large ones stream through POST /imports/upload). */
+function wholeExport(format: "chatgpt" | "claude", doc: unknown, opts: ParseOptions): ParsedImport {
+  const out: ParsedImport = { format, source: format, conversations: [], memories: [], problems: [], skipped: 0 };
+  if (!Array.isArray(doc)) {
+    out.problems.push({ record: "file", message: "conversations.json must be an array of conversations" });
+    return out;
+  }
+  const seen = new Set<string>();
+  const keep = (ms: ImportMemory[]) => ms.filter((m) => !seen.has(m.externalId) && seen.add(m.externalId));
+  doc.forEach((v, i) => {
+    const record = `conversations[${i}]`;
+    try {
+      if (format === "chatgpt") {
+        const r = chatgptConversation(v, record, opts);
+        out.memories.push(...keep(r.memories));
+        if (r.conversation) out.conversations.push(r.conversation);
+        else out.skipped!++;
+      } else {
+        const c = claudeConversation(v, record, opts);
+        if (c) out.conversations.push(c);
+        else out.skipped!++;
+      }
+    } catch (e) {
+      out.problems.push(problemOf(record, e));
+    }
+  });
+  return out;
 }
 
 function readJson(text: string): Read {
@@ -75,6 +119,7 @@ export function detectFormat(read: Read): FileFormat {
   const v = read.value;
   const first = (a: unknown) => (Array.isArray(a) ? a.find(isObj) : undefined);
   if (isObj(v)) {
+    if (Array.isArray(v.agents) || Array.isArray(v.core_memory)) return "letta";
     if (Array.isArray(v.conversations)) return "dify-api";
     const d = first(v.data);
     if (d && ("query" in d || "answer" in d || "conversation_id" in d)) return "dify-api";
@@ -85,12 +130,15 @@ export function detectFormat(read: Read): FileFormat {
   }
   if (Array.isArray(v)) {
     const f = first(v);
+    // Exports: any conversation with the format's tree says which (a bad first record still imports the others).
+    if (v.some((x) => isObj(x) && isObj(x.mapping))) return "chatgpt";
+    if (v.some((x) => isObj(x) && Array.isArray(x.chat_messages))) return "claude";
     if (f && Array.isArray(f.messages)) return "openai";
     if (f && "memory" in f) return "mem0";
   }
   throw new ValidationError(
-    "The file's format was not recognized: give format (dify-api, mem0 or openai)",
-    [{ field: "format", message: "not detected: expected conversations / data (Dify), results or an array with memory (Mem0), messages (OpenAI)" }],
+    "The file's format was not recognized: give format (dify-api, mem0, openai, chatgpt, claude, letta)",
+    [{ field: "format", message: "not detected: expected conversations / data (Dify), results or an array with memory (Mem0), messages (OpenAI), mapping (ChatGPT), chat_messages (Claude), agents or core_memory (Letta)" }],
     "unknown_import_format",
   );
 }

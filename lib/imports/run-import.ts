@@ -87,6 +87,10 @@ export class ImportRun {
   /** One parsed batch (a whole file, or one page of Dify's database). */
   async add(parsed: ParsedImport): Promise<void> {
     for (const p of parsed.problems) await this.fail(p);
+    if (parsed.skipped) {
+      this.counts.skipped += parsed.skipped;
+      await this.tick(parsed.skipped);
+    }
     await this.conversations(parsed.source, parsed.conversations);
     if (this.unanalyzed) {
       await noteBulkWrite(this.sql, this.unanalyzed, ["messages", "conversations"]);

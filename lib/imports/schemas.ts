@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { IMPORT_FORMATS } from "./types";
+import { IMPORT_FORMATS, UPLOAD_FORMATS } from "./types";
 
 // Contracts of the import API, shared by routes, OpenAPI, the CLI and the /import page.
 // Client-safe: zod only.
@@ -16,7 +16,7 @@ export const ZImportCreate = z
       .string()
       .max(MAX_IMPORT_BYTES)
       .optional()
-      .describe("The file's text: Dify Service API JSON, a Mem0 export, or OpenAI chat JSON / JSONL."),
+      .describe("The file's text: Dify Service API JSON, a Mem0 export, OpenAI chat JSON / JSONL, ChatGPT's or Claude's conversations.json, a Letta agent file, or a MEMORY.md (large files and folders: POST /imports/upload)."),
     file_name: z.string().trim().max(500).optional().describe("Shown as the job's label."),
     dify_app_id: z.uuid().optional().describe("dify-db: the Dify app whose conversations to import (see GET /imports/dify-apps)."),
     app_id: z.string().trim().min(1).max(200).optional().describe("The Memscope app id imported conversations get (default: the source: dify, openai; dify-db: the Dify app's id)."),
@@ -25,7 +25,9 @@ export const ZImportCreate = z
   })
   .strict()
   .superRefine((v, ctx) => {
-    if (v.format === "dify-db") {
+    if (v.format === "openai-agents" || v.format === "agentscope") {
+      ctx.addIssue({ code: "custom", path: ["format"], message: `${v.format} is a database file or a folder: send its bytes to POST /imports/upload` });
+    } else if (v.format === "dify-db") {
       if (!v.dify_app_id) ctx.addIssue({ code: "custom", path: ["dify_app_id"], message: "required for dify-db" });
       if (v.content !== undefined) ctx.addIssue({ code: "custom", path: ["content"], message: "dify-db reads Dify's database, not a file" });
     } else if (v.content === undefined) {
@@ -85,6 +87,18 @@ export const ZDifyApps = z.object({
   ),
 });
 export type DifyApps = z.infer<typeof ZDifyApps>;
+
+/** POST /imports/upload: the file's bytes are the body; these say what to do with them. */
+export const ZImportUploadQuery = z
+  .object({
+    format: z.enum(UPLOAD_FORMATS).optional().describe("Detected from the file when omitted (zip, SQLite or JSON, and its shape)."),
+    file_name: z.string().trim().max(500).optional().describe("Shown as the job's label."),
+    app_id: z.string().trim().min(1).max(200).optional().describe("The Memscope app id imported records get (default: the source's name)."),
+    end_user_id: z.string().trim().min(1).max(200).optional().describe("The end user (and memory owner) of records whose source names none."),
+    dry_run: z.enum(["true", "false"]).default("false").transform((v) => v === "true").describe("true: read and check everything, write nothing."),
+  })
+  .strict();
+export type ImportUploadQuery = z.infer<typeof ZImportUploadQuery>;
 
 /** The CLI's and the page's closing line. */
 export function summaryLine(c: z.infer<typeof ZImportCounts>, dryRun = false): string {

@@ -75,7 +75,8 @@ async function startDifyDb(sql: ProjectSql, actor: string | null, req: ImportCre
   return { ...job, status: "running", total: plan.total };
 }
 
-function inBackground(sql: ProjectSql, jobId: string, work: (run: ImportRun) => Promise<void>, dryRun: boolean) {
+/** `totalOf`: the records expected so far, for a source whose size is known only as it is read (a stream). */
+export function inBackground(sql: ProjectSql, jobId: string, work: (run: ImportRun) => Promise<void>, dryRun: boolean, totalOf?: () => number, cleanup?: () => void) {
   let last = 0;
   let saving: Promise<void> | null = null;
   const run = new ImportRun(sql, {
@@ -85,7 +86,7 @@ function inBackground(sql: ProjectSql, jobId: string, work: (run: ImportRun) => 
       const now = Date.now();
       if (now - last < PROGRESS_MS || saving) return;
       last = now;
-      saving = saveProgress(sql, jobId, p).finally(() => (saving = null));
+      saving = saveProgress(sql, jobId, totalOf ? { ...p, total: totalOf() } : p).finally(() => (saving = null));
       await saving;
     },
   });
@@ -98,10 +99,12 @@ function inBackground(sql: ProjectSql, jobId: string, work: (run: ImportRun) => 
     } catch (e) {
       error = e instanceof Error ? e.message : String(e);
       console.error(`[imports] job ${jobId} stopped:`, e);
+    } finally {
+      cleanup?.();
     }
     await saving;
     await finishJob(sql, jobId, run.snapshot(), error).catch((e) => console.error(`[imports] job ${jobId}: could not record the end`, e));
   })();
 }
 
-const zero = (): ImportProgress => ({ conversations: 0, turns: 0, memories: 0, skipped: 0, failed: 0, processed: 0, problems: [] });
+export const zero = (): ImportProgress => ({ conversations: 0, turns: 0, memories: 0, skipped: 0, failed: 0, processed: 0, problems: [] });

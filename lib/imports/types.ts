@@ -4,11 +4,14 @@ import type { MessageFileInput } from "../messages/schemas";
 // What every parser produces: sources differ, the runner sees only these shapes.
 // Client-safe (types only).
 
-export const IMPORT_FORMATS = ["dify-api", "dify-db", "mem0", "openai"] as const;
+export const IMPORT_FORMATS = ["dify-api", "dify-db", "mem0", "openai", "chatgpt", "claude", "letta", "openai-agents", "memory-dir", "agentscope"] as const;
+/** Formats read from an uploaded file (POST /imports/upload): text, SQLite or a zip of a directory. */
+export const UPLOAD_FORMATS = ["chatgpt", "claude", "letta", "openai-agents", "memory-dir", "agentscope", "dify-api", "mem0", "openai"] as const;
+export type UploadFormat = (typeof UPLOAD_FORMATS)[number];
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
 /** Which system the external ids belong to (ids are unique per source). */
-export type ImportSource = "dify" | "mem0" | "openai";
+export type ImportSource = "dify" | "mem0" | "openai" | "chatgpt" | "claude" | "letta" | "openai-agents" | "memory-dir" | "agentscope";
 
 /** A record that could not be imported: where (line or record) and which field. */
 export type ImportProblem = { record: string; field?: string; message: string };
@@ -75,6 +78,8 @@ export type ParsedImport = {
   memories: ImportMemory[];
   /** Records that failed to parse: each counts as failed. */
   problems: ImportProblem[];
+  /** Records left out on purpose (an empty conversation, a row that does not decode): counted as skipped. */
+  skipped?: number;
 };
 
 export type ImportCounts = {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { MAX_IMPORT_BYTES, ZDifyApps, ZImportCreate, ZImportJob, ZImportJobList } from "../../imports/schemas";
+import { MAX_IMPORT_BYTES, ZDifyApps, ZImportCreate, ZImportJob, ZImportJobList, ZImportUploadQuery } from "../../imports/schemas";
 import { contract, pathId } from "../contract";
 
 const tag = "imports";
@@ -11,6 +11,17 @@ export const createImport = contract({
     "Answers 202 with the job at once; poll GET /imports/{id} for progress. Each conversation (and each memory) is written in its own transaction: all of it or none. " +
     "Records already imported (by the source's id) are skipped, or get only their new turns. dry_run: read and check, write nothing.",
   body: ZImportCreate, bodyLimit: MAX_IMPORT_BYTES + 1024 * 1024, response: ZImportJob, status: 202, errors: [404, 409, 422],
+});
+
+export const uploadImport = contract({
+  tag, method: "POST", path: "/imports/upload", scope: "imports:write",
+  summary: "Import an uploaded file: ChatGPT or Claude export, Letta agent file, OpenAI Agents SQLiteSession database, memory folder (zip), AgentScope workspace (zip), or the older formats",
+  description:
+    "The body is the file's bytes (Content-Type: application/octet-stream), up to 2 GiB; it is streamed to a temporary file, and ChatGPT's and Claude's conversations.json " +
+    "(bare or in the export's zip) are read a conversation at a time, so memory stays bounded. Answers 202 with the job; the rest is as POST /imports.",
+  query: ZImportUploadQuery,
+  rawBody: { contentType: "application/octet-stream", description: "The file: JSON, JSONL, a zip of an export or a folder, or a SQLite database." },
+  response: ZImportJob, status: 202, errors: [413, 415, 422],
 });
 
 export const listImports = contract({
@@ -31,4 +42,4 @@ export const listDifyApps = contract({
   response: ZDifyApps,
 });
 
-export const IMPORT_CONTRACTS = [createImport, listImports, getImport, listDifyApps];
+export const IMPORT_CONTRACTS = [createImport, uploadImport, listImports, getImport, listDifyApps];

@@ -1,0 +1,55 @@
+// Memory files written as Markdown (MEMORY.md, a memory tool's notes, Claude's account
+// memory): one memory per list item, else per paragraph. A heading is not a memory: it
+// names the section of the items under it. Front matter (--- ... ---) is skipped.
+
+export type MarkdownItem = { text: string; section: string | null; line: number };
+
+const LIST = /^\s{0,3}(?:[-*+]|\d{1,3}[.)])\s+(?:\[[ xX]\]\s+)?/;
+
+export function markdownItems(text: string): MarkdownItem[] {
+  const lines = text.replace(/^\uFEFF/, "").split(/\r?\n/);
+  const out: MarkdownItem[] = [];
+  let section: string | null = null;
+  let cur: { lines: string[]; line: number } | null = null;
+  let fence = false;
+  const close = () => {
+    if (cur) {
+      const t = cur.lines.join("\n").trim();
+      if (t) out.push({ text: t, section, line: cur.line });
+    }
+    cur = null;
+  };
+  let i = 0;
+  if (lines[0]?.trim() === "---") {
+    const end = lines.findIndex((l, k) => k > 0 && l.trim() === "---");
+    if (end > 0) i = end + 1;
+  }
+  for (; i < lines.length; i++) {
+    const l = lines[i];
+    if (/^\s*(```|~~~)/.test(l)) {
+      fence = !fence;
+      (cur ??= { lines: [], line: i + 1 }).lines.push(l);
+      continue;
+    }
+    if (fence) {
+      cur!.lines.push(l);
+      continue;
+    }
+    const h = /^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$/.exec(l);
+    if (h) {
+      close();
+      section = h[1] || null;
+    } else if (!l.trim()) {
+      close();
+    } else if (LIST.test(l)) {
+      close();
+      cur = { lines: [l.replace(LIST, "")], line: i + 1 };
+    } else if (cur) {
+      cur.lines.push(l.replace(/^\s{2,}/, ""));
+    } else {
+      cur = { lines: [l], line: i + 1 };
+    }
+  }
+  close();
+  return out;
+}

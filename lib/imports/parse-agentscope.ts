@@ -1,0 +1,176 @@
+import { isObj, optTime, RecordProblem, typeName, type Obj } from "./field-readers";
+import { markdownItems } from "./markdown-items";
+import { sha256Hex, stableUuid } from "./stable-id";
+import type { ImportConversation, ImportMemory, ImportTurn, ParsedImport } from "./types";
+
+// An AgentScope 2.x workspace folder (uploaded as a zip):
+// - sessions/<session_id>/context.jsonl: the session's messages, one Msg per line as
+//   Msg.model_dump_json() writes it (src/agentscope/workspace/_base.py offload_context;
+//   src/agentscope/message/_base.py, _block.py): {id, name, role, content: [text |
+//   thinking | tool_call | tool_result | data | hint blocks], metadata, created_at}; also
+//   read as sessions/<session_id>.log.jsonl, and in the older transcript form (content a
+//   string or tool_use blocks with an input object, `timestamp` instead of created_at);
+// - MEMORY.md and the memory folder beside it (memory/YYYY-MM-DD.md daily notes, the
+//   agentic-memory middleware's Memory/ topic files): one memory per list item.
+// A session held twice (the same transcript copied, or a copy that grew) is one
+// conversation: its messages are joined by their ids, so an identical copy adds nothing.
+
+export type AgentScopeOptions = { app_id?: string; end_user_id?: string | null };
+
+type Msg = { id: string; role: string; name: string | null; created?: string; blocks: Obj[]; text: string; line: string };
+
+export function parseAgentScope(files: Map<string, Uint8Array>, opts: AgentScopeOptions = {}): ParsedImport {
+  const out: ParsedImport = { format: "agentscope", source: "agentscope", conversations: [], memories: [], problems: [], skipped: 0 };
+  const names = [...files.keys()].sort();
+  // A zip of the workspace folder itself has that folder as its first segment.
+  const root = names.every((n) => n.includes("/") && n.split("/")[0] === names[0].split("/")[0]) && !names.some((n) => /^(sessions|memory|Memory)\//.test(n) || n === "MEMORY.md") ? `${names[0].split("/")[0]}/` : "";
+  const sessions = new Map<string, { msgs: Map<string, Msg>; files: string[]; hashes: Set<string> }>();
+  for (const name of names) {
+    const rel = name.slice(root.length);
+    const text = Buffer.from(files.get(name)!).toString("utf8");
+    const s = /^sessions\/([^/]+)\/context\.jsonl$/.exec(rel) ?? /^sessions\/([^/]+?)\.log\.jsonl$/.exec(rel) ?? /^sessions\/([^/]+?)\.jsonl$/.exec(rel);
+    if (s) {
+      const id = s[1];
+      const entry = sessions.get(id) ?? { msgs: new Map<string, Msg>(), files: [] as string[], hashes: new Set<string>() };
+      sessions.set(id, entry);
+      const hash = sha256Hex(text);
+      if (entry.hashes.has(hash)) {
+        out.skipped!++; // an identical copy
+        continue;
+      }
+      entry.hashes.add(hash);
+      entry.files.push(rel);
+      text.split(/\r?\n/).forEach((line, i) => {
+        if (!line.trim()) return;
+        const record = `${rel} line ${i + 1}`;
+        try {
+          const m = msgOf(JSON.parse(line), line);
+          if (!entry.msgs.has(m.id)) entry.msgs.set(m.id, m);
+        } catch (e) {
+          out.problems.push(e instanceof RecordProblem ? { record, field: e.field, message: e.message } : { record, message: `not JSON: ${(e as Error).message}` });
+        }
+      });
+      continue;
+    }
+    if (rel === "MEMORY.md" || /^(memory|Memory)\/.+\.md$/.test(rel)) {
+      const day = /(\d{4}-\d{2}-\d{2})\.md$/.exec(rel)?.[1];
+      for (const it of markdownItems(text)) {
+        // MEMORY.md's pointers to topic files are an index, not memories.
+        if (rel === "MEMORY.md" && /^\[[^\]]*\]\([^)]+\.md\)\s*(?:[-–—:].{0,80})?$/.test(it.text)) continue;
+        const user = opts.end_user_id ?? "agentscope";
+        out.memories.push({
+          externalId: `agentscope:${user}:${rel}:${sha256Hex(it.text)}`,
+          record: `${rel}:${it.line}`,
+          user_id: user,
+          app_id: opts.app_id ?? "agentscope",
+          memory_type: "fact",
+          content: it.text.slice(0, 10_000),
+          structured_data: { source: "agentscope", kind: day ? "daily_note" : "memory_md", path: rel, line: it.line, ...(it.section ? { section: it.section } : {}) },
+          status: "active",
+          created_at: day ? `${day}T00:00:00.000Z` : undefined,
+          history: [],
+        } satisfies ImportMemory);
+      }
+      continue;
+    }
+    out.skipped!++; // skills, data, tool results: not conversation or memory
+  }
+  for (const [sessionId, s] of sessions) {
+    const conv = sessionConversation(sessionId, [...s.msgs.values()], s.files, opts);
+    if (conv) out.conversations.push(conv);
+    else out.skipped!++;
+  }
+  return out;
+}
+
+function msgOf(v: unknown, line: string): Msg {
+  if (!isObj(v)) throw new RecordProblem(undefined, `must be a message object, got ${typeName(v)}`);
+  const role = v.role;
+  if (role !== "user" && role !== "assistant" && role !== "system") throw new RecordProblem("role", `must be user, assistant or system, got ${JSON.stringify(role ?? null)}`);
+  const created = optTime(v, "created_at") ?? timestamp(v.timestamp);
+  const blocks: Obj[] = [];
+  let text = "";
+  if (typeof v.content === "string") text = v.content;
+  else if (Array.isArray(v.content)) {
+    v.content.forEach((b, k) => {
+      if (!isObj(b) || typeof b.type !== "string") throw new RecordProblem(`content[${k}].type`, "missing (each block has a type)");
+      blocks.push(b);
+    });
+    text = blocks.filter((b) => b.type === "text" && typeof b.text === "string").map((b) => b.text as string).join("\n");
+  } else if (v.content !== undefined && v.content !== null) throw new RecordProblem("content", `must be a string or a list of blocks, got ${typeName(v.content)}`);
+  const id = typeof v.id === "string" && v.id ? v.id : `sha256:${sha256Hex(line.trim())}`;
+  return { id, role, name: typeof v.name === "string" ? v.name : null, created, blocks, text, line };
+}
+
+/** The older form's "%Y-%m-%d %H:%M:%S.%f" (local time of the agent's machine, read as UTC). */
+function timestamp(v: unknown): string | undefined {
+  if (typeof v !== "string" || !v) return undefined;
+  return optTime({ t: v.replace(" ", "T") }, "t", "timestamp");
+}
+
+type Call = { id: string; name: string; arguments: string; result: string | null };
+
+function sessionConversation(sessionId: string, msgs: Msg[], files: string[], opts: AgentScopeOptions): ImportConversation | null {
+  msgs.sort((a, b) => (a.created ?? "").localeCompare(b.created ?? ""));
+  const turns: ImportTurn[] = [];
+  const system: string[] = [];
+  type Open = { query: string[]; answer: string[]; calls: Call[]; thinking: string[]; first: Msg; ids: string[] };
+  let open: Open | null = null;
+  const close = () => {
+    if (!open) return;
+    const metadata: Record<string, unknown> = { source: "agentscope", message_ids: open.ids };
+    if (open.calls.length) metadata.tool_calls = open.calls;
+    if (open.thinking.length) metadata.thinking = open.thinking.join("\n\n");
+    turns.push({ id: stableUuid(`agentscope-turn:${sessionId}:${open.first.id}`), path: `message ${open.first.id}`, parent_message_id: turns.at(-1)?.id ?? null, query: open.query.join("\n\n"), answer: open.answer.join("\n\n"), created_at: open.first.created, files: [], metadata });
+    open = null;
+  };
+  for (const m of msgs) {
+    const results = m.blocks.filter((b) => b.type === "tool_result");
+    if (m.role === "system" && !results.length) {
+      if (m.text) system.push(m.text);
+      continue;
+    }
+    // A user message that only carries tool results belongs to the turn in progress.
+    const speaks = m.role === "user" && (m.text || !results.length);
+    if (speaks) {
+      if (open && ((open as Open).answer.length || (open as Open).calls.length)) close();
+      open ??= { query: [], answer: [], calls: [], thinking: [], first: m, ids: [] };
+      open.ids.push(m.id);
+      if (m.text) open.query.push(m.text);
+      continue;
+    }
+    const o: Open = (open ??= { query: [], answer: [], calls: [], thinking: [], first: m, ids: [] });
+    o.ids.push(m.id);
+    if (m.role === "assistant" && m.text) o.answer.push(m.text);
+    for (const b of m.blocks) {
+      if (b.type === "thinking" && typeof b.thinking === "string") o.thinking.push(b.thinking);
+      else if (b.type === "tool_call" || b.type === "tool_use") {
+        o.calls.push({ id: String(b.id ?? `${m.id}:${o.calls.length}`), name: String(b.name ?? "tool"), arguments: typeof b.input === "string" ? b.input : JSON.stringify(b.input ?? {}), result: null });
+      } else if (b.type === "tool_result") {
+        const output = typeof b.output === "string" ? b.output : Array.isArray(b.output) ? b.output.map((x) => (isObj(x) && typeof x.text === "string" ? x.text : "")).join("\n") : JSON.stringify(b.output ?? null);
+        const call = o.calls.find((c) => c.id === b.id);
+        if (call) call.result = output;
+        else o.calls.push({ id: String(b.id ?? ""), name: String(b.name ?? "tool"), arguments: "", result: output });
+      }
+    }
+  }
+  close();
+  if (!turns.length) return null;
+  const config: Record<string, unknown> = { source: "agentscope", session_id: sessionId, files };
+  if (system.length) config.system_messages = system;
+  const agent = msgs.find((m) => m.role === "assistant")?.name;
+  if (agent) config.agent = agent;
+  return {
+    externalId: `session:${sessionId}`,
+    record: `sessions/${sessionId}`,
+    id: stableUuid(`agentscope-conversation:${sessionId}`),
+    app_id: opts.app_id ?? "agentscope",
+    end_user_id: opts.end_user_id ?? msgs.find((m) => m.role === "user" && m.name)?.name ?? null,
+    name: `Session ${sessionId}`.slice(0, 255),
+    mode: "agent-chat",
+    model_config: config,
+    created_at: turns[0].created_at,
+    turns,
+    allowMissingParents: false,
+  };
+}

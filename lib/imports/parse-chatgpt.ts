@@ -1,0 +1,253 @@
+import type { MessageFileInput } from "../messages/schemas";
+import { isObj, optString, optTime, RecordProblem, typeName, type Obj } from "./field-readers";
+import { sha256Hex, stableUuid } from "./stable-id";
+import type { ImportConversation, ImportMemory, ImportTurn } from "./types";
+
+// ChatGPT's data export, conversations.json: an array of conversations, each a tree of
+// message nodes in `mapping` ({id, message|null, parent, children}), with `current_node`
+// the leaf the user last saw. There is no public source for the exporter: the layout is
+// read from parsers of it (docs/architecture.md names them).
+//
+// Memscope stores turns (a question and its answer), so the node tree becomes a turn tree:
+// each visible user node opens a turn, and the nodes below it up to the next visible user
+// node (assistant text, tool calls, tool results, hidden system nodes) make its answer.
+// Where that path forks (a regenerated answer) each branch is a turn of its own with the
+// same question, a sibling; an edited question is a second user node under the same
+// parent, so a sibling turn too. A turn's id is derived from the node it ends at, so a
+// re-import finds it. The path from current_node to the root is the active thread: its
+// turns carry metadata.active = true and the conversation's model_config names its leaf.
+//
+// Custom instructions (user_editable_context nodes) and the saved memories ChatGPT put in
+// the model's context (model_editable_context, model_set_context) become memories.
+
+export type ChatGptOptions = { app_id?: string; end_user_id?: string | null };
+export type ChatGptRecord = { conversation: ImportConversation | null; memories: ImportMemory[] };
+
+type Node = { id: string; message: Obj | null; parent: string | null; children: string[] };
+type Call = { id: string; name: string; arguments: string; result: string | null };
+
+const HIDDEN_TYPES = new Set(["user_editable_context", "model_editable_context", "thoughts", "reasoning_recap", "system_error"]);
+
+export function chatgptConversation(v: unknown, record: string, opts: ChatGptOptions = {}): ChatGptRecord {
+  if (!isObj(v)) throw new RecordProblem(undefined, `must be an object (a conversation), got ${typeName(v)}`);
+  const convId = optString(v, "conversation_id") ?? optString(v, "id");
+  if (!convId) throw new RecordProblem("id", "missing (conversation_id or id)");
+  if (!isObj(v.mapping)) throw new RecordProblem("mapping", v.mapping === undefined ? "missing (the message tree)" : `must be an object, got ${typeName(v.mapping)}`);
+  const nodes = new Map<string, Node>();
+  for (const [key, raw] of Object.entries(v.mapping)) {
+    const path = `mapping.${key}`;
+    if (!isObj(raw)) throw new RecordProblem(path, `must be an object, got ${typeName(raw)}`);
+    const parent = raw.parent === undefined || raw.parent === null ? null : raw.parent;
+    if (parent !== null && typeof parent !== "string") throw new RecordProblem(`${path}.parent`, `must be a string or null, got ${typeName(parent)}`);
+    const children = raw.children === undefined || raw.children === null ? [] : raw.children;
+    if (!Array.isArray(children) || children.some((c) => typeof c !== "string")) throw new RecordProblem(`${path}.children`, "must be an array of node ids");
+    const message = raw.message === undefined || raw.message === null ? null : raw.message;
+    if (message !== null && !isObj(message)) throw new RecordProblem(`${path}.message`, `must be an object or null, got ${typeName(message)}`);
+    nodes.set(key, { id: key, message, parent, children: children as string[] });
+  }
+  const created = optTime(v, "create_time");
+  const updated = optTime(v, "update_time");
+  const memories = memoriesOf(nodes, record, opts);
+
+  const roots = [...nodes.values()].filter((n) => n.parent === null || !nodes.has(n.parent));
+  const currentNode = optString(v, "current_node");
+  if (currentNode !== undefined && !nodes.has(currentNode)) throw new RecordProblem("current_node", `names no node of mapping (${currentNode})`);
+  const active = new Set<string>();
+  for (let id: string | null | undefined = currentNode; id && nodes.has(id) && !active.has(id); id = nodes.get(id)!.parent) active.add(id);
+
+  const turns: ImportTurn[] = [];
+  // Depth first from each root, iteratively (conversations run to thousands of nodes).
+  // A stack entry is a node to visit, the turn it belongs to (null before the first
+  // question) and the id of the turn above.
+  type Open = { user: Node; query: string; texts: string[]; files: MessageFileInput[]; calls: Call[]; nodeIds: string[]; model?: string };
+  type Frame = { node: Node; open: Open | null; parentTurn: string | null };
+  const stack: Frame[] = roots.reverse().map((node) => ({ node, open: null, parentTurn: null }));
+  const seen = new Set<string>();
+  while (stack.length) {
+    const { node, open: incoming, parentTurn } = stack.pop()!;
+    if (seen.has(node.id)) throw new RecordProblem(`mapping.${node.id}.children`, "the tree has a cycle");
+    seen.add(node.id);
+    const path = `mapping.${node.id}.message`;
+    let open = incoming;
+    let above = parentTurn;
+    if (node.message && isVisibleUser(node.message)) {
+      // A question: the answer before it (if any) closed at the parent node (see below).
+      const { text, files } = contentOf(node.message, path, "user");
+      open = { user: node, query: text, texts: [], files, calls: [], nodeIds: [node.id] };
+    } else if (open && node.message) {
+      open = { ...open, texts: [...open.texts], files: [...open.files], calls: open.calls.map((c) => ({ ...c })), nodeIds: [...open.nodeIds, node.id] };
+      addAnswerPart(open, node.message, path);
+    }
+    const children = node.children.map((c) => nodes.get(c)).filter((c): c is Node => !!c);
+    const userChildren = children.filter((c) => c.message && isVisibleUser(c.message));
+    // The turn ends here when a question follows, or when nothing does.
+    if (open && (userChildren.length || !children.length)) {
+      const id = stableUuid(`chatgpt-turn:${convId}:${node.id}`);
+      const user = open.user.message!;
+      const metadata: Record<string, unknown> = { source: "chatgpt", node_ids: open.nodeIds, active: active.has(node.id) };
+      if (open.model) metadata.model = open.model;
+      if (open.calls.length) metadata.tool_calls = open.calls;
+      turns.push({
+        id,
+        path: `mapping.${open.user.id}`,
+        parent_message_id: above,
+        query: open.query,
+        answer: open.texts.join("\n\n"),
+        created_at: optTime(user, "create_time", `mapping.${open.user.id}.message.create_time`) ?? created,
+        files: open.files.slice(0, 20),
+        metadata,
+      });
+      above = id;
+    }
+    for (const c of [...children].reverse()) {
+      const isQuestion = !!(c.message && isVisibleUser(c.message));
+      stack.push({ node: c, open: isQuestion ? null : open, parentTurn: isQuestion || !open ? above : parentTurn });
+    }
+  }
+  if (!turns.length) return { conversation: null, memories };
+  const activeLeaf = turns.find((t) => (t.metadata as { active: boolean; node_ids: string[] }).active && currentNode && (t.metadata as { node_ids: string[] }).node_ids.includes(currentNode));
+  const config: Record<string, unknown> = { source: "chatgpt" };
+  if (currentNode) config.current_node = currentNode;
+  if (activeLeaf) config.active_leaf_message_id = activeLeaf.id;
+  const slug = optString(v, "default_model_slug");
+  if (slug) config.model = slug;
+  if (typeof v.gizmo_id === "string") config.gizmo_id = v.gizmo_id;
+  const title = optString(v, "title");
+  return {
+    conversation: {
+      externalId: convId,
+      record,
+      id: stableUuid(`chatgpt-conversation:${convId}`),
+      app_id: opts.app_id ?? "chatgpt",
+      end_user_id: opts.end_user_id ?? null,
+      name: (title ?? firstLine(turns[0].query)).slice(0, 255),
+      mode: "chat",
+      model_config: config,
+      created_at: created,
+      updated_at: updated,
+      turns,
+      allowMissingParents: false,
+    },
+    memories,
+  };
+}
+
+function roleOf(m: Obj): string | undefined {
+  return isObj(m.author) && typeof m.author.role === "string" ? m.author.role : undefined;
+}
+
+function contentType(m: Obj): string | undefined {
+  return isObj(m.content) && typeof m.content.content_type === "string" ? m.content.content_type : undefined;
+}
+
+function isHidden(m: Obj): boolean {
+  const md = isObj(m.metadata) ? m.metadata : {};
+  return md.is_visually_hidden_from_conversation === true || HIDDEN_TYPES.has(contentType(m) ?? "");
+}
+
+/** A question the user asked (not the hidden custom-instructions node, which has the user's role). */
+function isVisibleUser(m: Obj): boolean {
+  return roleOf(m) === "user" && !isHidden(m);
+}
+
+function addAnswerPart(open: { texts: string[]; files: MessageFileInput[]; calls: Call[]; model?: string }, m: Obj, path: string) {
+  const role = roleOf(m);
+  if (role === undefined) throw new RecordProblem(`${path}.author.role`, "missing");
+  if (isHidden(m) || role === "system" || role === "user") return;
+  const recipient = typeof m.recipient === "string" ? m.recipient : "all";
+  const { text, files } = contentOf(m, path, "assistant");
+  const md = isObj(m.metadata) ? m.metadata : {};
+  if (role === "assistant") {
+    if (typeof md.model_slug === "string") open.model = md.model_slug;
+    if (recipient !== "all") {
+      // The assistant addressing a tool (python, browser, dalle.text2im, a GPT action).
+      open.calls.push({ id: String(m.id ?? `call-${open.calls.length}`), name: recipient, arguments: text, result: null });
+      return;
+    }
+    if (text) open.texts.push(text);
+    open.files.push(...files);
+    return;
+  }
+  if (role === "tool") {
+    const name = isObj(m.author) && typeof m.author.name === "string" ? m.author.name : "tool";
+    const call = [...open.calls].reverse().find((c) => c.result === null && (c.name === name || name.startsWith(`${c.name}.`) || c.name.startsWith(name)));
+    if (call) call.result = text;
+    else open.calls.push({ id: String(m.id ?? `tool-${open.calls.length}`), name, arguments: "", result: text });
+    // Images a tool made (DALL·E) belong to the answer.
+    open.files.push(...files.map((f) => ({ ...f, belongs_to: "assistant" as const })));
+    return;
+  }
+  throw new RecordProblem(`${path}.author.role`, `must be user, assistant, system or tool, got ${JSON.stringify(role)}`);
+}
+
+/** Text of a message: parts joined (text, code, multimodal_text's strings); image pointers become files. */
+function contentOf(m: Obj, path: string, side: "user" | "assistant"): { text: string; files: MessageFileInput[] } {
+  const c = m.content;
+  if (c === undefined || c === null) return { text: "", files: [] };
+  if (!isObj(c)) throw new RecordProblem(`${path}.content`, `must be an object, got ${typeName(c)}`);
+  const texts: string[] = [];
+  const files: MessageFileInput[] = [];
+  if (typeof c.text === "string") texts.push(c.text); // code, execution_output, tether_quote
+  if (c.parts !== undefined && c.parts !== null) {
+    if (!Array.isArray(c.parts)) throw new RecordProblem(`${path}.content.parts`, `must be an array, got ${typeName(c.parts)}`);
+    c.parts.forEach((p, k) => {
+      if (typeof p === "string") {
+        if (p) texts.push(p);
+      } else if (isObj(p) && typeof p.asset_pointer === "string") {
+        if (p.asset_pointer.length > 200) throw new RecordProblem(`${path}.content.parts[${k}].asset_pointer`, "longer than 200 characters");
+        const kind = typeof p.content_type === "string" && p.content_type.includes("audio") ? "audio" : "image";
+        files.push({ type: kind, transfer_method: "local_file", upload_file_id: p.asset_pointer, url: null, belongs_to: side });
+      } else if (isObj(p) && typeof p.text === "string") {
+        texts.push(p.text);
+      } else if (p !== null && !isObj(p)) {
+        throw new RecordProblem(`${path}.content.parts[${k}]`, `must be a string or an object, got ${typeName(p)}`);
+      }
+    });
+  }
+  return { text: texts.join("\n"), files };
+}
+
+function memoriesOf(nodes: Map<string, Node>, record: string, opts: ChatGptOptions): ImportMemory[] {
+  const out: ImportMemory[] = [];
+  const user = opts.end_user_id ?? "chatgpt";
+  const add = (kind: string, field: string, text: string, node: Node) => {
+    const content = text.trim();
+    if (!content) return;
+    const md = node.message!;
+    const at = optTime(md, "create_time", `mapping.${node.id}.message.create_time`);
+    out.push({
+      // Every conversation carries the instructions again: one memory per distinct text.
+      externalId: `chatgpt:${kind}:${sha256Hex(`${field}\n${content}`)}`,
+      record: `${record} mapping.${node.id}`,
+      user_id: user,
+      app_id: opts.app_id ?? "chatgpt",
+      memory_type: kind === "custom_instructions" ? "preference" : "fact",
+      content: content.slice(0, 10_000),
+      structured_data: { source: "chatgpt", kind, field },
+      status: "active",
+      created_at: at,
+      history: [],
+    });
+  };
+  for (const node of nodes.values()) {
+    const m = node.message;
+    if (!m || !isObj(m.content)) continue;
+    const c = m.content;
+    if (c.content_type === "user_editable_context") {
+      if (typeof c.user_profile === "string") add("custom_instructions", "user_profile", c.user_profile, node);
+      if (typeof c.user_instructions === "string") add("custom_instructions", "user_instructions", c.user_instructions, node);
+    } else if (c.content_type === "model_editable_context" && typeof c.model_set_context === "string") {
+      // Saved memories as ChatGPT showed them to the model: numbered lines, "1. [2024-05-01]. text".
+      for (const line of c.model_set_context.split(/\r?\n/)) {
+        const item = line.replace(/^\s*\d+\.\s*(\[[^\]]*\]\.?\s*)?/, "").trim();
+        if (item) add("saved_memory", "model_set_context", item, node);
+      }
+    }
+  }
+  return out;
+}
+
+function firstLine(text: string): string {
+  const line = text.split("\n").find((l) => l.trim()) ?? "";
+  return line.length > 80 ? `${line.slice(0, 79)}…` : line || "(untitled)";
+}

@@ -1,0 +1,96 @@
+import { markdownItems } from "./markdown-items";
+import { sha256Hex } from "./stable-id";
+import type { ImportMemory, ParsedImport } from "./types";
+
+// Memory kept as files, two layouts (uploaded as a zip of the folder, or one Markdown file):
+// - the /memories directory a client of Anthropic's memory tool (memory_20250818) keeps:
+//   the model views, creates and edits files under /memories, and the application keeps
+//   one such folder per user, so memories/<user>/... (or <user>/... at the zip's root)
+//   names the user; files directly at the root belong to end_user_id (default "default");
+// - Claude Code's auto memory: MEMORY.md (an index, loaded each session) beside topic
+//   files (debugging.md, ...), for one user.
+// Markdown files give one memory per list item (a file without a list: the file), other
+// text files one memory each; the path (and line) is kept as provenance. Empty files,
+// temporary files (editor backups, swap files, .tmp, dot files) and binary files are left
+// out. MEMORY.md lines that only point to a topic file are not memories themselves.
+
+export type MemoryDirOptions = { app_id?: string; end_user_id?: string | null };
+
+const TEMP = /(^|\/)(\.[^/]*|#[^/]*#|[^/]*~|[^/]*\.(tmp|temp|swp|swo|bak|orig|part|crdownload))$|(^|\/)(__MACOSX|\.DS_Store|Thumbs\.db)(\/|$)/i;
+const TEXT = /\.(md|markdown|txt|text|json|ya?ml|xml|csv|org|rst)$|(^|\/)[^./]+$/i;
+
+export function parseMemoryFiles(files: Map<string, Uint8Array>, opts: MemoryDirOptions = {}): ParsedImport {
+  const out: ParsedImport = { format: "memory-dir", source: "memory-dir", conversations: [], memories: [], problems: [], skipped: 0 };
+  // A zip of "memories/" (or of a folder holding MEMORY.md) has that folder as its first segment: drop it.
+  const names = [...files.keys()];
+  const common = commonFolder(names);
+  const rel = (n: string) => (common ? n.slice(common.length + 1) : n);
+  const claudeCode = names.some((n) => rel(n) === "MEMORY.md");
+  const seen = new Set<string>();
+  for (const [name, bytes] of [...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const path = rel(name);
+    if (TEMP.test(path) || !TEXT.test(path)) {
+      out.skipped!++;
+      continue;
+    }
+    const text = decode(bytes);
+    if (text === null || !text.trim()) {
+      out.skipped!++;
+      continue;
+    }
+    const parts = path.split("/");
+    const user = claudeCode ? (opts.end_user_id ?? "claude-code") : parts.length > 1 ? parts[0] : (opts.end_user_id ?? "default");
+    const inUser = claudeCode || parts.length === 1 ? path : parts.slice(1).join("/");
+    const provenance = `/memories/${path}`;
+    const md = /\.(md|markdown)$/i.test(path);
+    const items = md ? markdownItems(text) : [];
+    const listed = md && /^\s{0,3}(?:[-*+]|\d{1,3}[.)])\s+/m.test(text);
+    const add = (content: string, line: number | null, section: string | null) => {
+      const c = content.trim();
+      if (!c) return;
+      const externalId = `memory-dir:${user}:${inUser}:${sha256Hex(c)}`;
+      if (seen.has(externalId)) return;
+      seen.add(externalId);
+      out.memories.push({
+        externalId,
+        record: `${provenance}${line ? `:${line}` : ""}`,
+        user_id: user.slice(0, 200),
+        app_id: opts.app_id ?? (claudeCode ? "claude-code" : "memory-tool"),
+        memory_type: "fact",
+        content: c.slice(0, 10_000),
+        structured_data: { source: "memory-dir", kind: claudeCode ? "claude_code_memory" : "memory_tool_file", path: provenance, ...(line ? { line } : {}), ...(section ? { section } : {}) },
+        status: "active",
+        history: [],
+      } satisfies ImportMemory);
+    };
+    if (listed) {
+      for (const it of items) {
+        // MEMORY.md's index lines ("- [Debugging](debugging.md)") point to a topic file, imported on its own.
+        if (/^\[[^\]]*\]\([^)]+\.md\)\s*(?:[-–—:].{0,80})?$/.test(it.text) && claudeCode) continue;
+        add(it.text, it.line, it.section);
+      }
+    } else {
+      add(text, null, null);
+    }
+  }
+  return out;
+}
+
+function commonFolder(names: string[]): string | null {
+  if (!names.length) return null;
+  const first = names[0].split("/")[0];
+  if (!names.every((n) => n.includes("/") && n.split("/")[0] === first)) return null;
+  // Strip the wrapper only when it is the memories folder itself, or a folder that holds MEMORY.md.
+  if (first === "memories" || first === "memory" || names.includes(`${first}/MEMORY.md`)) return first;
+  return null;
+}
+
+/** UTF-8 text, or null for a binary file (a NUL byte, or bytes that are not UTF-8). */
+function decode(bytes: Uint8Array): string | null {
+  if (bytes.includes(0)) return null;
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes).replace(/^\uFEFF/, "");
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,224 @@
+import "server-only";
+import path from "node:path";
+import { createRequire } from "node:module";
+import initSqlJs, { type Database, type SqlValue } from "sql.js";
+import { ValidationError } from "../errors/domain-errors";
+import { isObj, optTime, type Obj } from "./field-readers";
+import { stableUuid } from "./stable-id";
+import type { ImportConversation, ImportTurn, ParsedImport } from "./types";
+
+// The OpenAI Agents SDK's SQLiteSession file (src/agents/memory/sqlite_session.py): a
+// sessions table (session_id, created_at, updated_at; "agent_sessions" by default) and a
+// messages table (id, session_id, message_data = one Responses-API input item as JSON,
+// created_at; "agent_messages" by default; both names can be changed, so the tables are
+// found by their columns). Each session becomes a conversation: a user message opens a
+// turn, assistant output messages answer it, function_call / function_call_output pairs are
+// its tool calls, reasoning summaries go to its metadata. A row whose message_data does not
+// decode (not JSON, not an item) is skipped and counted, as the SDK's own reader skips it.
+//
+// SQLite is read with sql.js (SQLite compiled to WebAssembly): no native build, so it
+// installs offline and runs the same on Node 20, 22 and 24 (node:sqlite is not in Node 20).
+
+export type AgentsOptions = { app_id?: string; end_user_id?: string | null };
+
+let sqlJs: ReturnType<typeof initSqlJs> | null = null;
+function loadSqlJs() {
+  // The wasm file sits beside sql.js's own script in node_modules (the package is kept out of the bundle).
+  const dir = path.dirname(createRequire(import.meta.url).resolve("sql.js"));
+  return (sqlJs ??= initSqlJs({ locateFile: (f) => path.join(dir, f) }));
+}
+
+export async function parseAgentsSqlite(bytes: Uint8Array, opts: AgentsOptions = {}): Promise<ParsedImport> {
+  const SQL = await loadSqlJs();
+  let db: Database;
+  try {
+    db = new SQL.Database(bytes);
+    db.exec("SELECT count(*) FROM sqlite_master");
+  } catch (e) {
+    throw new ValidationError("The file is not a SQLite database", [{ field: "body", message: (e as Error).message }], "invalid_import_file");
+  }
+  try {
+    return readSessions(db, opts);
+  } finally {
+    db.close();
+  }
+}
+
+function rows(db: Database, sql: string, params: SqlValue[] = []): Record<string, SqlValue>[] {
+  const [r] = db.exec(sql, params);
+  if (!r) return [];
+  return r.values.map((v) => Object.fromEntries(r.columns.map((c, i) => [c, v[i]])));
+}
+
+function readSessions(db: Database, opts: AgentsOptions): ParsedImport {
+  const out: ParsedImport = { format: "openai-agents", source: "openai-agents", conversations: [], memories: [], problems: [], skipped: 0 };
+  const tables = rows(db, "SELECT name FROM sqlite_master WHERE type = 'table'").map((r) => String(r.name));
+  const columns = (t: string) => rows(db, `PRAGMA table_info("${t.replace(/"/g, '""')}")`).map((r) => String(r.name));
+  const messages = tables.find((t) => ["session_id", "message_data"].every((c) => columns(t).includes(c)));
+  if (!messages) {
+    throw new ValidationError("No SQLiteSession messages table in this database", [{ field: "body", message: `a table with session_id and message_data columns (tables: ${tables.join(", ") || "none"})` }], "invalid_import_file");
+  }
+  const sessions = tables.find((t) => t !== messages && columns(t).includes("session_id") && !columns(t).includes("message_data"));
+  const q = (t: string) => `"${t.replace(/"/g, '""')}"`;
+  const meta = new Map<string, { created?: string; updated?: string }>();
+  if (sessions) {
+    const cols = columns(sessions);
+    for (const r of rows(db, `SELECT session_id${cols.includes("created_at") ? ", created_at" : ""}${cols.includes("updated_at") ? ", updated_at" : ""} FROM ${q(sessions)}`)) {
+      meta.set(String(r.session_id), { created: time(r.created_at), updated: time(r.updated_at) });
+    }
+  }
+  const hasCreated = columns(messages).includes("created_at");
+  const all = rows(db, `SELECT id, session_id, message_data${hasCreated ? ", created_at" : ""} FROM ${q(messages)} ORDER BY session_id, id`);
+  const bySession = new Map<string, typeof all>();
+  for (const r of all) {
+    const k = String(r.session_id);
+    if (!bySession.has(k)) bySession.set(k, []);
+    bySession.get(k)!.push(r);
+  }
+  for (const id of meta.keys()) if (!bySession.has(id)) bySession.set(id, []);
+  for (const [sessionId, items] of bySession) {
+    const record = `session ${sessionId}`;
+    const { conv, undecodable } = sessionConversation(sessionId, items, meta.get(sessionId) ?? {}, record, opts);
+    out.skipped! += undecodable;
+    if (conv) out.conversations.push(conv);
+    else out.skipped!++;
+  }
+  return out;
+}
+
+function time(v: SqlValue | undefined): string | undefined {
+  if (v === null || v === undefined || v === "") return undefined;
+  // SQLite's CURRENT_TIMESTAMP: "YYYY-MM-DD HH:MM:SS", UTC.
+  const s = typeof v === "string" ? v.replace(" ", "T") : v;
+  try {
+    return optTime({ t: s }, "t");
+  } catch {
+    return undefined;
+  }
+}
+
+type Call = { id: string; name: string; arguments: string; result: string | null };
+
+function sessionConversation(sessionId: string, items: Record<string, SqlValue>[], meta: { created?: string; updated?: string }, record: string, opts: AgentsOptions) {
+  let undecodable = 0;
+  const turns: ImportTurn[] = [];
+  const system: string[] = [];
+  type Open = { query: string[]; answer: string[]; calls: Call[]; reasoning: string[]; other: string[]; first: number; created?: string; rows: number[] };
+  let open: Open | null = null;
+  const close = () => {
+    if (!open) return;
+    const metadata: Record<string, unknown> = { source: "openai-agents", row_ids: open.rows };
+    if (open.calls.length) metadata.tool_calls = open.calls;
+    if (open.reasoning.length) metadata.reasoning = open.reasoning.join("\n\n");
+    if (open.other.length) metadata.other_items = open.other;
+    turns.push({
+      id: stableUuid(`openai-agents-turn:${sessionId}:${open.first}`),
+      path: `row ${open.first}`,
+      parent_message_id: turns.at(-1)?.id ?? null,
+      query: open.query.join("\n\n"),
+      answer: open.answer.join("\n\n"),
+      created_at: open.created,
+      files: [],
+      metadata,
+    });
+    open = null;
+  };
+  for (const r of items) {
+    const rowId = Number(r.id);
+    let item: unknown;
+    try {
+      item = JSON.parse(String(r.message_data));
+    } catch {
+      undecodable++;
+      continue;
+    }
+    if (!isObj(item)) {
+      undecodable++;
+      continue;
+    }
+    const created = time(r.created_at);
+    const start = (): Open => (open ??= { query: [], answer: [], calls: [], reasoning: [], other: [], first: rowId, created, rows: [] });
+    const type = typeof item.type === "string" ? item.type : item.role !== undefined ? "message" : undefined;
+    if (type === "message") {
+      const role = item.role;
+      const text = textOf(item.content);
+      if (text === null) {
+        undecodable++;
+        continue;
+      }
+      if (role === "system" || role === "developer") {
+        system.push(text);
+        continue;
+      }
+      if (role === "user") {
+        if (open && ((open as Open).answer.length || (open as Open).calls.length)) close();
+        const o = start();
+        o.rows.push(rowId);
+        o.query.push(text);
+        continue;
+      }
+      if (role === "assistant") {
+        const o = start();
+        o.rows.push(rowId);
+        if (text) o.answer.push(text);
+        continue;
+      }
+      undecodable++;
+      continue;
+    }
+    const o = start();
+    o.rows.push(rowId);
+    if (type === "function_call") {
+      o.calls.push({ id: String(item.call_id ?? item.id ?? rowId), name: String(item.name ?? "function"), arguments: typeof item.arguments === "string" ? item.arguments : JSON.stringify(item.arguments ?? {}), result: null });
+    } else if (type === "function_call_output") {
+      const callId = String(item.call_id ?? "");
+      const output = typeof item.output === "string" ? item.output : (textOf(item.output) ?? JSON.stringify(item.output ?? null));
+      const call = o.calls.find((c) => c.id === callId);
+      if (call) call.result = output;
+      else o.calls.push({ id: callId, name: "function", arguments: "", result: output });
+    } else if (type === "reasoning") {
+      const summary = Array.isArray(item.summary) ? item.summary.map((s) => (isObj(s) && typeof s.text === "string" ? s.text : "")).filter(Boolean) : [];
+      if (summary.length) o.reasoning.push(summary.join("\n"));
+    } else if (type) {
+      // web_search_call, file_search_call, computer_call, mcp_call, ...: named, not expanded.
+      o.other.push(type);
+    } else {
+      undecodable++;
+    }
+  }
+  close();
+  if (!turns.length) return { conv: null, undecodable };
+  const config: Record<string, unknown> = { source: "openai-agents", session_id: sessionId };
+  if (system.length) config.system_messages = system;
+  const conv: ImportConversation = {
+    externalId: sessionId,
+    record,
+    id: stableUuid(`openai-agents-conversation:${sessionId}`),
+    app_id: opts.app_id ?? "openai-agents",
+    end_user_id: opts.end_user_id ?? null,
+    name: `Session ${sessionId}`.slice(0, 255),
+    mode: "agent-chat",
+    model_config: config,
+    created_at: meta.created ?? turns[0].created_at,
+    updated_at: meta.updated,
+    turns,
+    allowMissingParents: false,
+  };
+  return { conv, undecodable };
+}
+
+/** A message's text: a string, or its text parts (input_text, output_text, text); null when the content is not one of those. */
+function textOf(c: unknown): string | null {
+  if (c === undefined || c === null) return "";
+  if (typeof c === "string") return c;
+  if (!Array.isArray(c)) return null;
+  const parts: string[] = [];
+  for (const p of c) {
+    if (!isObj(p)) return null;
+    if (typeof (p as Obj).text === "string") parts.push((p as Obj).text as string);
+    else if (p.type === "refusal" && typeof p.refusal === "string") parts.push(p.refusal);
+  }
+  return parts.join("\n");
+}
+
+

@@ -1,0 +1,261 @@
+import "server-only";
+import JSONParser from "@streamparser/json/jsonparser.js";
+import type { ProjectSql } from "../db/project-sql";
+import { ValidationError } from "../errors/domain-errors";
+import { problemOf } from "./field-readers";
+import { createJob, saveProgress } from "./import-jobs";
+import { parseImportText, type FileFormat } from "./parse-import";
+import { chatgptConversation } from "./parse-chatgpt";
+import { claudeConversation, claudeMemories } from "./parse-claude";
+import { parseLetta } from "./parse-letta";
+import { parseMemoryFiles } from "./parse-memory-dir";
+import { parseAgentScope } from "./parse-agentscope";
+import { parseAgentsSqlite } from "./parse-openai-agents";
+import type { ImportRun } from "./run-import";
+import type { ImportJob } from "./schemas";
+import { inBackground, zero } from "./start-import";
+import { zipEntryNames, fileSize, head, kindOf, pumpFile, pumpZipEntry, readWhole, readZip, removeUpload, type FileKind } from "./upload-file";
+import type { ImportConversation, ImportMemory, ImportProblem, ParsedImport, UploadFormat } from "./types";
+
+// POST /api/v1/imports/upload: the file's bytes are the body (saved to a temporary file
+// first). The format is named or detected from the first bytes; what cannot be read at all
+// is a 422 now, and the records are read and written by the job. The large exports
+// (ChatGPT's and Claude's conversations.json, bare or in the export's zip) are streamed:
+// a conversation at a time through a streaming JSON parser, written a batch at a time,
+// so memory stays bounded whatever the file's size.
+
+export type UploadOptions = { format?: UploadFormat; dry_run: boolean; file_name?: string; app_id?: string; end_user_id?: string };
+
+const BATCH_TURNS = 4000;
+const BATCH_CONVERSATIONS = 250;
+
+export async function startUpload(sql: ProjectSql, actor: string | null, file: string, opts: UploadOptions): Promise<ImportJob> {
+  let work: (run: ImportRun) => Promise<void>;
+  let format: UploadFormat;
+  let totalOf: (() => number) | undefined;
+  try {
+    const first = head(file);
+    const kind = kindOf(first);
+    format = opts.format ?? detectUpload(kind, first, file);
+    const parseOpts = { app_id: opts.app_id, end_user_id: opts.end_user_id ?? null };
+    if (format === "chatgpt" || format === "claude") {
+      const stream = streamedExport(file, kind, format, parseOpts);
+      work = stream.work;
+      totalOf = stream.totalOf;
+    } else {
+      // Read whole now: a file that cannot be read is a 422 before any job exists.
+      const parsed = await readWholeFormat(file, kind, format, parseOpts);
+      work = (run) => run.add(parsed);
+      totalOf = () => parsed.conversations.length + parsed.memories.length + parsed.problems.length + (parsed.skipped ?? 0);
+    }
+  } catch (e) {
+    removeUpload(file);
+    throw e;
+  }
+  const job = await createJob(sql, { format, label: opts.file_name ?? `${format} file`, dryRun: opts.dry_run, actor });
+  await saveProgress(sql, job.id, { ...zero(), total: totalOf?.() ?? 0, status: "running" });
+  inBackground(sql, job.id, work, opts.dry_run, totalOf, () => removeUpload(file));
+  return { ...job, status: "running", total: totalOf?.() ?? 0 };
+}
+
+/** The format of an upload, from its kind and first bytes. */
+export function detectUpload(kind: FileKind, first: Buffer, file: string): UploadFormat {
+  if (kind === "sqlite") return "openai-agents";
+  if (kind === "zip") {
+    const names = zipNames(file);
+    if (names.some((n) => /(^|\/)conversations\.json$/.test(n))) {
+      // Both exports have conversations.json; ChatGPT's has chat.html / message_feedback.json, Claude's users.json.
+      return names.some((n) => /(^|\/)(chat\.html|message_feedback\.json|model_comparisons\.json|shared_conversations\.json)$/.test(n)) ? "chatgpt" : "claude";
+    }
+    if (names.some((n) => /(^|\/)sessions\/[^/]+\.(log\.)?jsonl$/.test(n) || /(^|\/)memory\/\d{4}-\d{2}-\d{2}\.md$/.test(n))) return "agentscope";
+    if (names.some((n) => /\.af$/.test(n))) return "letta";
+    return "memory-dir";
+  }
+  const text = first.toString("utf8");
+  if (/^\s*\[\s*\{/.test(text) || /^\s*\{/.test(text)) {
+    if (/"mapping"\s*:/.test(text) && /"current_node"|"create_time"/.test(text)) return "chatgpt";
+    if (/"chat_messages"\s*:/.test(text)) return "claude";
+    if (/"agents"\s*:/.test(text) && (/"blocks"\s*:/.test(text) || /"core_memory"\s*:/.test(text) || /"in_context_message_ids"\s*:/.test(text))) return "letta";
+    if (/"memory_blocks"|"core_memory"|"in_context_message_indices"/.test(text)) return "letta";
+  }
+  if (/^\s*(#|-|\*)/.test(text) && !/^\s*[[{]/.test(text)) return "memory-dir";
+  // The older formats (Dify API, Mem0, OpenAI chat) by their own detection.
+  return "dify-api";
+}
+
+function zipNames(file: string): string[] {
+  try {
+    return zipEntryNames(file);
+  } catch {
+    return []; // not a readable zip: reading it will say so
+  }
+}
+
+type ParseOpts = { app_id?: string; end_user_id?: string | null };
+
+async function readWholeFormat(file: string, kind: FileKind, format: UploadFormat, opts: ParseOpts): Promise<ParsedImport> {
+  switch (format) {
+    case "openai-agents":
+      if (kind !== "sqlite") throw notKind(format, "a SQLite database file (SQLiteSession's)");
+      return parseAgentsSqlite(new Uint8Array(readWhole(file)), opts);
+    case "letta": {
+      if (kind === "zip") {
+        const files = [...readZip(file)].filter(([n]) => n.endsWith(".af") || n.endsWith(".json"));
+        const all: ParsedImport = { format: "letta", source: "letta", conversations: [], memories: [], problems: [] };
+        for (const [name, bytes] of files) merge(all, parseLetta(jsonOf(Buffer.from(bytes).toString("utf8"), name), name, opts));
+        return all;
+      }
+      return parseLetta(jsonOf(readWhole(file).toString("utf8"), "file"), "file", opts);
+    }
+    case "memory-dir": {
+      const files = kind === "zip" ? readZip(file) : new Map([["MEMORY.md", new Uint8Array(readWhole(file))]]);
+      return parseMemoryFiles(files, opts);
+    }
+    case "agentscope":
+      if (kind !== "zip") throw notKind(format, "a zip of the workspace folder");
+      return parseAgentScope(readZip(file), opts);
+    case "dify-api":
+    case "mem0":
+    case "openai":
+      if (kind !== "text") throw notKind(format, "a JSON or JSONL file");
+      return parseImportText(readWhole(file).toString("utf8"), kind === "text" && format === "dify-api" ? undefined : (format as FileFormat), opts);
+    default:
+      throw new Error(`unreachable: ${format}`);
+  }
+}
+
+function merge(into: ParsedImport, from: ParsedImport) {
+  into.conversations.push(...from.conversations);
+  into.memories.push(...from.memories);
+  into.problems.push(...from.problems);
+  into.skipped = (into.skipped ?? 0) + (from.skipped ?? 0);
+}
+
+const notKind = (format: string, want: string) => new ValidationError(`A ${format} import takes ${want}`, [{ field: "format", message: `${format} takes ${want}` }], "invalid_import_file");
+
+function jsonOf(text: string, record: string): unknown {
+  try {
+    return JSON.parse(text.replace(/^\uFEFF/, ""));
+  } catch (e) {
+    throw new ValidationError("The file is not JSON", [{ field: record === "file" ? "body" : record, message: (e as Error).message }], "invalid_import_file");
+  }
+}
+
+/**
+ * ChatGPT's or Claude's conversations.json (bare, or inside the export's zip), one array
+ * element at a time. Memories repeat across conversations (ChatGPT's custom instructions
+ * sit in each): the first of each is kept. Claude's memories.json (zip only) follows.
+ */
+function streamedExport(file: string, kind: FileKind, format: "chatgpt" | "claude", opts: ParseOpts) {
+  if (kind === "sqlite") throw notKind(format, "conversations.json or the export's zip");
+  const size = fileSize(file);
+  let read = 0;
+  let records = 0;
+  const totalOf = () => (read > 0 && read < size ? Math.max(records, Math.round((records * size) / read)) : records);
+  const work = async (run: ImportRun) => {
+    const seenMemories = new Set<string>();
+    let batch: ParsedImport = fresh(format);
+    let turns = 0;
+    const parser = new JSONParser({ paths: ["$.*"], keepStack: false });
+    let syntax: Error | null = null;
+    let nonArray = false;
+    parser.onError = (e) => (syntax ??= e);
+    parser.onValue = ({ value, key, stack }) => {
+      if (stack.length !== 1) return;
+      if (typeof key !== "number") {
+        nonArray = true;
+        return;
+      }
+      records++;
+      const record = `conversations[${key}]`;
+      try {
+        if (format === "chatgpt") {
+          const r = chatgptConversation(value, record, opts);
+          addMemories(batch, r.memories, seenMemories);
+          if (r.conversation) add(r.conversation);
+          else batch.skipped = (batch.skipped ?? 0) + 1;
+        } else {
+          const c = claudeConversation(value, record, opts);
+          if (c) add(c);
+          else batch.skipped = (batch.skipped ?? 0) + 1;
+        }
+      } catch (e) {
+        batch.problems.push(problemOf(record, e));
+      }
+    };
+    const add = (c: ImportConversation) => {
+      batch.conversations.push(c);
+      turns += c.turns.length;
+    };
+    const flush = async (force: boolean) => {
+      if (!force && turns < BATCH_TURNS && batch.conversations.length < BATCH_CONVERSATIONS && batch.problems.length < 100) return;
+      const b = batch;
+      batch = fresh(format);
+      turns = 0;
+      await run.add(b);
+    };
+    const write = (chunk: Uint8Array) => {
+      if (syntax || parser.isEnded) return;
+      read += chunk.length;
+      parser.write(chunk);
+    };
+    const drain = async () => {
+      if (syntax) throw syntaxError(syntax, records);
+      await flush(false);
+    };
+    if (kind === "zip") {
+      read = 0;
+      const found = await pumpZipEntry(file, (n) => /(^|\/)conversations\.json$/.test(n), write, drain);
+      if (!found) throw new ValidationError("The zip has no conversations.json", [{ field: "body", message: "no conversations.json in the archive" }], "invalid_import_file");
+    } else {
+      await pumpFile(file, (chunk) => write(chunk), drain);
+    }
+    if (!syntax && !parser.isEnded) {
+      try {
+        parser.end();
+      } catch (e) {
+        syntax ??= e as Error;
+      }
+    }
+    if (syntax) throw syntaxError(syntax, records);
+    if (nonArray) batch.problems.push({ record: "file", message: "conversations.json must be an array of conversations" });
+    read = size;
+    if (format === "claude" && kind === "zip") {
+      const mem = await zipEntryText(file, /(^|\/)memories\.json$/);
+      if (mem) {
+        try {
+          addMemories(batch, claudeMemories(JSON.parse(mem.text), mem.name, opts), seenMemories);
+        } catch (e) {
+          batch.problems.push(problemOf(mem.name, e));
+        }
+      }
+    }
+    await flush(true);
+  };
+  return { work, totalOf };
+}
+
+/** A small entry of a zip (Claude's memories.json), streamed out like conversations.json. */
+async function zipEntryText(file: string, pick: RegExp): Promise<{ name: string; text: string } | null> {
+  const parts: Uint8Array[] = [];
+  const name = await pumpZipEntry(file, (n) => pick.test(n), (c) => parts.push(c), async () => {});
+  return name ? { name, text: Buffer.concat(parts).toString("utf8") } : null;
+}
+
+function fresh(format: "chatgpt" | "claude"): ParsedImport {
+  return { format, source: format, conversations: [], memories: [], problems: [], skipped: 0 };
+}
+
+function addMemories(batch: ParsedImport, memories: ImportMemory[], seen: Set<string>) {
+  for (const m of memories) {
+    if (seen.has(m.externalId)) continue;
+    seen.add(m.externalId);
+    batch.memories.push(m);
+  }
+}
+
+function syntaxError(e: Error, records: number): Error {
+  return new Error(`The file is not valid JSON after ${records} conversations: ${e.message}`);
+}
+
+export type { ImportProblem };
