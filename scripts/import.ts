@@ -1,14 +1,17 @@
-// npm run import -- [--format dify-api|dify-db|mem0|openai] [--dry-run] [--app-id ID] [--end-user ID] <file|url|dify-app-id>
+// npm run import -- [--format FORMAT] [--dry-run] [--app-id ID] [--end-user ID] <file|folder|url|dify-app-id>
 //
 // Talks to a running Memscope (MEMSCOPE_URL, default http://localhost:3000; MEMSCOPE_API_KEY
-// as a Bearer key when set): sends the file (or what the URL serves) to POST /api/v1/imports,
-// shows progress, and ends with
+// as a Bearer key when set): streams the file (or what the URL serves) to POST
+// /api/v1/imports/upload (a folder is zipped first: a /memories folder, Claude Code's memory
+// folder, an AgentScope workspace), shows progress, and ends with
 //   imported: N conversations, N turns, N memories; skipped N; failed N
 // With --format dify-db the argument is the Dify app id (without one, the apps are listed).
 // Exit status: 0 when every record imported or was skipped, 1 otherwise.
 
 import fs from "node:fs";
 import path from "node:path";
+import { Readable } from "node:stream";
+import { zipFolder } from "../lib/imports/zip-folder";
 import { summaryLine, type DifyApps, type ImportJob } from "../lib/imports/schemas";
 import { IMPORT_FORMATS } from "../lib/imports/types";
 
@@ -38,7 +41,7 @@ function parseArgs(argv: string[]): Args {
 }
 
 function usage(code: number): never {
-  console.log("usage: npm run import -- [--format dify-api|dify-db|mem0|openai] [--dry-run] [--app-id ID] [--end-user ID] <file|url|dify-app-id>");
+  console.log(`usage: npm run import -- [--format ${IMPORT_FORMATS.join("|")}] [--dry-run] [--app-id ID] [--end-user ID] <file|folder|url|dify-app-id>`);
   process.exit(code);
 }
 
@@ -58,8 +61,17 @@ async function call<T>(method: string, p: string, body?: unknown): Promise<T> {
   } catch (e) {
     fail(`Memscope at ${base} did not answer (${(e as Error).cause ?? (e as Error).message}); start it or set MEMSCOPE_URL`);
   }
+  return answer<T>(r);
+}
+
+async function answer<T>(r: Response): Promise<T> {
   const text = await r.text();
-  const json = text ? JSON.parse(text) : null;
+  let json;
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    json = null;
+  }
   if (!r.ok) {
     const err = json?.error;
     const details = (err?.details ?? []).map((d: { field?: string; message: string }) => `  ${d.field ? `${d.field}: ` : ""}${d.message}`).join("\n");
@@ -68,14 +80,37 @@ async function call<T>(method: string, p: string, body?: unknown): Promise<T> {
   return json as T;
 }
 
-async function readSource(target: string): Promise<{ content: string; name: string }> {
+/** The bytes to upload: a file streamed from disk, a folder zipped, or what a URL serves. */
+async function readSource(target: string): Promise<{ body: BodyInit; name: string }> {
   if (/^https?:\/\//i.test(target)) {
     const r = await fetch(target).catch((e) => fail(`could not fetch ${target}: ${(e as Error).message}`));
-    if (!r.ok) fail(`${target} answered ${r.status}`);
-    return { content: await r.text(), name: path.basename(new URL(target).pathname) || target };
+    if (!r.ok || !r.body) fail(`${target} answered ${r.status}`);
+    return { body: r.body, name: path.basename(new URL(target).pathname) || target };
   }
   if (!fs.existsSync(target)) fail(`no file ${target}`);
-  return { content: fs.readFileSync(target, "utf8"), name: path.basename(target) };
+  const name = path.basename(path.resolve(target));
+  if (fs.statSync(target).isDirectory()) return { body: Buffer.from(zipFolder(target)), name: `${name}/` };
+  return { body: Readable.toWeb(fs.createReadStream(target)) as unknown as BodyInit, name };
+}
+
+async function upload(args: Args, target: string): Promise<ImportJob> {
+  const { body, name } = await readSource(target);
+  const q = new URLSearchParams({ file_name: name, dry_run: String(args.dryRun) });
+  if (args.format) q.set("format", args.format);
+  if (args.appId) q.set("app_id", args.appId);
+  if (args.endUser) q.set("end_user_id", args.endUser);
+  let r: Response;
+  try {
+    r = await fetch(`${base}/api/v1/imports/upload?${q}`, {
+      method: "POST",
+      headers: { ...headers, "content-type": "application/octet-stream" },
+      body,
+      duplex: "half",
+    } as RequestInit);
+  } catch (e) {
+    fail(`Memscope at ${base} did not answer (${(e as Error).cause ?? (e as Error).message}); start it or set MEMSCOPE_URL`);
+  }
+  return answer<ImportJob>(r);
 }
 
 function bar(job: ImportJob): string {
@@ -87,7 +122,7 @@ function bar(job: ImportJob): string {
 
 async function main() {
   const args = parseArgs(process.argv.slice(2));
-  let body: Record<string, unknown>;
+  let body: Record<string, unknown> | null = null;
   if (args.format === "dify-db") {
     if (!args.target) {
       const apps = await call<DifyApps>("GET", "/imports/dify-apps");
@@ -98,16 +133,16 @@ async function main() {
       return;
     }
     body = { format: "dify-db", dify_app_id: args.target };
+  } else if (!args.target) usage(1);
+  let job: ImportJob;
+  if (body) {
+    if (args.appId) body.app_id = args.appId;
+    if (args.endUser) body.end_user_id = args.endUser;
+    body.dry_run = args.dryRun;
+    job = await call<ImportJob>("POST", "/imports", body);
   } else {
-    if (!args.target) usage(1);
-    const { content, name } = await readSource(args.target);
-    body = { content, file_name: name, ...(args.format ? { format: args.format } : {}) };
+    job = await upload(args, args.target!);
   }
-  if (args.appId) body.app_id = args.appId;
-  if (args.endUser) body.end_user_id = args.endUser;
-  body.dry_run = args.dryRun;
-
-  let job = await call<ImportJob>("POST", "/imports", body);
   const tty = process.stdout.isTTY;
   console.log(`${args.dryRun ? "dry run" : "import"} ${job.id} (${job.format}${job.label ? `, ${job.label}` : ""})`);
   let lastLine = "";

@@ -5,7 +5,7 @@ import { useEffect } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { ImportCreate, ImportJob } from "../api-types";
 import { keys } from "../query-keys";
-import { api, ok } from "../transport";
+import { api, ok, type paths } from "../transport";
 
 export const isRunning = (j: ImportJob | undefined) => j?.status === "running" || j?.status === "pending";
 const ended = (j: ImportJob | undefined) => j?.status === "done" || j?.status === "failed";
@@ -55,6 +55,29 @@ export function useDifyApps(enabled: boolean) {
     queryKey: keys.imports.difyApps,
     queryFn: ({ signal }) => ok(api.GET("/imports/dify-apps", { signal })),
     enabled,
+  });
+}
+
+export type UploadFormat = NonNullable<NonNullable<paths["/imports/upload"]["post"]["parameters"]["query"]>["format"]>;
+export type UploadRequest = { file: Blob; dry_run: boolean; file_name: string; format?: UploadFormat; app_id?: string };
+
+/** A file import: the file's bytes are the body (zips, SQLite files, exports of hundreds of MB). */
+export function useUploadImport() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ file, dry_run, ...query }: UploadRequest) =>
+      ok(
+        api.POST("/imports/upload", {
+          params: { query: { ...query, dry_run: dry_run ? "true" : "false" } },
+          body: file as unknown as string,
+          bodySerializer: (b: unknown) => b as Blob,
+          headers: { "content-type": "application/octet-stream" },
+        }),
+      ),
+    onSuccess: (job) => {
+      qc.setQueryData(keys.imports.job(job.id), job);
+      void qc.invalidateQueries({ queryKey: keys.imports.jobs });
+    },
   });
 }
 

@@ -57,7 +57,8 @@ export function ApiReference({ doc, operations }: { doc: OpenApiDoc; operations:
 
 function OperationCard({ op, spec, base }: { op: OperationRef; spec: Operation; base: string }) {
   const params = spec.parameters ?? [];
-  const body = spec.requestBody?.content["application/json"].schema;
+  // A raw upload (application/octet-stream) has no JSON fields to list.
+  const body = spec.requestBody?.content["application/json"]?.schema;
   const bodyRows = fieldRows(body);
   const ok = Object.entries(spec.responses).find(([code]) => code.startsWith("2"));
   const errors = Object.keys(spec.responses).filter((c) => !c.startsWith("2"));

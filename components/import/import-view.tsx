@@ -3,7 +3,7 @@ import { WriteButton } from "@/components/ui/write-button";
 import Link from "next/link";
 import { useEffect, useRef, useState, type DragEvent } from "react";
 import type { ImportCreate, ImportJob } from "@/client/api-types";
-import { isRunning, useDifyApps, useImportJob, useStartImport } from "@/client/hooks/imports";
+import { isRunning, useDifyApps, useImportJob, useStartImport, useUploadImport, type UploadFormat } from "@/client/hooks/imports";
 import { Badge } from "@/components/ui/badge";
 import { SegmentedControl } from "@/components/ui/segmented-control";
 import { ErrorBox, Spinner } from "@/components/ui/states";
@@ -11,11 +11,18 @@ import { JobCounts, JobProblems, ProgressBar } from "./job-summary";
 import { RecentImports } from "./recent-imports";
 
 type SourceKind = "file" | "dify database";
-type FileFormat = "" | "dify-api" | "mem0" | "openai";
-type Picked = { name: string; size: number; content: string };
+type FileFormat = "" | UploadFormat;
+/** The file itself: sent as its bytes (POST /imports/upload), so zips, SQLite files and exports of hundreds of MB work. */
+type Picked = { name: string; size: number; file: Blob };
 
 const FORMAT_LABELS: Record<FileFormat, string> = {
   "": "Detect from the file",
+  chatgpt: "ChatGPT data export (zip or conversations.json)",
+  claude: "Claude.ai data export (zip or conversations.json)",
+  letta: "Letta agent file (.af)",
+  "openai-agents": "OpenAI Agents SDK session database (SQLite)",
+  "memory-dir": "Memory folder as zip (/memories, Claude Code MEMORY.md)",
+  agentscope: "AgentScope workspace (zip)",
   "dify-api": "Dify Service API JSON",
   mem0: "Mem0 export (get_all, history)",
   openai: "OpenAI chat (JSON or JSONL)",
@@ -30,34 +37,42 @@ export function ImportView() {
   const [difyApp, setDifyApp] = useState("");
   const [previewId, setPreviewId] = useState<string | null>(null);
   const [runId, setRunId] = useState<string | null>(null);
-  const start = useStartImport();
+  const startDb = useStartImport();
+  const startFile = useUploadImport();
+  const start = kind === "file" ? startFile : startDb;
   const preview = useImportJob(previewId);
   const run = useImportJob(runId);
 
   const request = (dryRun: boolean): Partial<ImportCreate> | null => {
     const common = { dry_run: dryRun, ...(appId.trim() ? { app_id: appId.trim() } : {}) };
-    if (kind === "file") return file ? { ...common, content: file.content, file_name: file.name, ...(format ? { format } : {}) } : null;
     return difyApp ? { ...common, format: "dify-db", dify_app_id: difyApp } : null;
   };
-  const ready = request(true) !== null;
+  const ready = kind === "file" ? !!file : request(true) !== null;
 
   const reset = () => {
     setPreviewId(null);
     setRunId(null);
-    start.reset();
+    startDb.reset();
+    startFile.reset();
   };
 
+  const begin = (dryRun: boolean): Promise<ImportJob | null> => {
+    if (kind === "file") {
+      if (!file) return Promise.resolve(null);
+      return startFile
+        .mutateAsync({ file: file.file, dry_run: dryRun, file_name: file.name, ...(format ? { format } : {}), ...(appId.trim() ? { app_id: appId.trim() } : {}) })
+        .catch(() => null);
+    }
+    const body = request(dryRun);
+    return body ? startDb.mutateAsync(body).catch(() => null) : Promise.resolve(null);
+  };
   const doPreview = async () => {
-    const body = request(true);
-    if (!body) return;
     setRunId(null);
-    const job = await start.mutateAsync(body).catch(() => null);
+    const job = await begin(true);
     if (job) setPreviewId(job.id);
   };
   const doRun = async () => {
-    const body = request(false);
-    if (!body) return;
-    const job = await start.mutateAsync(body).catch(() => null);
+    const job = await begin(false);
     if (job) setRunId(job.id);
   };
 
@@ -68,7 +83,8 @@ export function ImportView() {
       <header>
         <h1 className="text-xl font-semibold tracking-tight">Import</h1>
         <p className="mt-1 max-w-2xl text-sm text-zinc-600 dark:text-zinc-400">
-          Bring in conversations and memories from Dify (a Service API export or its database), Mem0, or OpenAI-format chat logs. Preview first: a dry run
+          Bring in conversations and memories from ChatGPT and Claude.ai exports, Letta agent files, OpenAI Agents SDK sessions, memory folders
+          (Anthropic&apos;s memory tool, Claude Code), AgentScope workspaces, Dify (a Service API export or its database), Mem0, or OpenAI-format chat logs. Preview first: a dry run
           shows what would change. Each conversation is imported whole or not at all, and running an import again duplicates nothing.
         </p>
       </header>
@@ -217,11 +233,11 @@ function FilePicker({ file, onFile }: { file: Picked | null; onFile: (f: Picked 
   const read = async (f: File | undefined) => {
     if (!f) return;
     setError(null);
-    if (f.size > 200 * 1024 * 1024) {
-      setError(`${f.name} is over 200 MiB; split it or use the CLI per part.`);
+    if (f.size > 2 * 1024 * 1024 * 1024) {
+      setError(`${f.name} is over 2 GiB; split it or use the CLI per part.`);
       return;
     }
-    onFile({ name: f.name, size: f.size, content: await f.text() });
+    onFile({ name: f.name, size: f.size, file: f });
   };
   const onDrop = (e: DragEvent) => {
     e.preventDefault();
@@ -244,12 +260,14 @@ function FilePicker({ file, onFile }: { file: Picked | null; onFile: (f: Picked 
       >
         <span className="font-medium">{file ? file.name : "Drop a file here, or choose one"}</span>
         <span className="text-xs text-zinc-500 dark:text-zinc-400">
-          {file ? `${(file.size / 1024).toFixed(1)} KiB · choose another to replace it` : ".json or .jsonl: Dify Service API JSON, a Mem0 export, OpenAI chat logs"}
+          {file
+            ? `${(file.size / 1024).toFixed(1)} KiB · choose another to replace it`
+            : "An export (.zip, .json, .jsonl), a Letta .af, a session .db, or a folder as .zip"}
         </span>
         <input
           ref={input}
           type="file"
-          accept=".json,.jsonl,application/json"
+          accept=".json,.jsonl,.zip,.af,.db,.sqlite,.sqlite3,.md,application/json,application/zip"
           className="sr-only"
           aria-label="Import file"
           onChange={(e) => void read(e.target.files?.[0])}

@@ -15,7 +15,7 @@ import type { ImportRun } from "./run-import";
 import type { ImportJob } from "./schemas";
 import { inBackground, zero } from "./start-import";
 import { zipEntryNames, fileSize, head, kindOf, pumpFile, pumpZipEntry, readWhole, readZip, removeUpload, type FileKind } from "./upload-file";
-import type { ImportConversation, ImportMemory, ImportProblem, ParsedImport, UploadFormat } from "./types";
+import type { ImportConversation, ImportFormat, ImportMemory, ImportProblem, ParsedImport, UploadFormat } from "./types";
 
 // POST /api/v1/imports/upload: the file's bytes are the body (saved to a temporary file
 // first). The format is named or detected from the first bytes; what cannot be read at all
@@ -31,20 +31,22 @@ const BATCH_CONVERSATIONS = 250;
 
 export async function startUpload(sql: ProjectSql, actor: string | null, file: string, opts: UploadOptions): Promise<ImportJob> {
   let work: (run: ImportRun) => Promise<void>;
-  let format: UploadFormat;
+  let format: ImportFormat;
   let totalOf: (() => number) | undefined;
   try {
     const first = head(file);
     const kind = kindOf(first);
-    format = opts.format ?? detectUpload(kind, first, file);
+    const asked = opts.format ?? detectUpload(kind, first, file);
+    format = asked;
     const parseOpts = { app_id: opts.app_id, end_user_id: opts.end_user_id ?? null };
-    if (format === "chatgpt" || format === "claude") {
-      const stream = streamedExport(file, kind, format, parseOpts);
+    if (asked === "chatgpt" || asked === "claude") {
+      const stream = streamedExport(file, kind, asked, parseOpts);
       work = stream.work;
       totalOf = stream.totalOf;
     } else {
       // Read whole now: a file that cannot be read is a 422 before any job exists.
-      const parsed = await readWholeFormat(file, kind, format, parseOpts);
+      const parsed = await readWholeFormat(file, kind, asked, parseOpts, !!opts.format);
+      format = parsed.format; // the older formats are told apart while parsing
       work = (run) => run.add(parsed);
       totalOf = () => parsed.conversations.length + parsed.memories.length + parsed.problems.length + (parsed.skipped ?? 0);
     }
@@ -93,7 +95,7 @@ function zipNames(file: string): string[] {
 
 type ParseOpts = { app_id?: string; end_user_id?: string | null };
 
-async function readWholeFormat(file: string, kind: FileKind, format: UploadFormat, opts: ParseOpts): Promise<ParsedImport> {
+async function readWholeFormat(file: string, kind: FileKind, format: UploadFormat, opts: ParseOpts, named: boolean): Promise<ParsedImport> {
   switch (format) {
     case "openai-agents":
       if (kind !== "sqlite") throw notKind(format, "a SQLite database file (SQLiteSession's)");
@@ -118,7 +120,8 @@ async function readWholeFormat(file: string, kind: FileKind, format: UploadForma
     case "mem0":
     case "openai":
       if (kind !== "text") throw notKind(format, "a JSON or JSONL file");
-      return parseImportText(readWhole(file).toString("utf8"), kind === "text" && format === "dify-api" ? undefined : (format as FileFormat), opts);
+      // Detected as "dify-api" only by default: the older formats tell themselves apart (parse-import.ts).
+      return parseImportText(readWhole(file).toString("utf8"), named ? (format as FileFormat) : undefined, opts);
     default:
       throw new Error(`unreachable: ${format}`);
   }

@@ -186,7 +186,7 @@ describe("imports API (embedded)", () => {
     expect(again.code).toBe(1);
     const bad = await cli(["--format", "nope", file]);
     expect(bad.code).toBe(1);
-    expect(bad.out).toContain("--format must be one of dify-api, dify-db, mem0, openai");
+    expect(bad.out).toContain("--format must be one of dify-api, dify-db, mem0, openai, chatgpt, claude, letta, openai-agents, memory-dir, agentscope");
   });
 
   it("bad requests are 4xx naming the field", async () => {

@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { strToU8, zipSync } from "fflate";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { browserSuite, newPage, screenshotPath } from "../helpers/browser";
@@ -98,6 +99,25 @@ describe("import page in a browser", () => {
     expect(await page.locator('[data-testid="run-panel"] [data-testid="summary-line"]').innerText()).toBe("imported: 0 conversations, 0 turns, 0 memories; skipped 2; failed 1");
     expect((await suite.api.get(`/conversations/${C1}`)).body.turn_count).toBe(5);
     expect(await text("recent-imports")).toContain("dify-api.json");
+  });
+
+  it("a ChatGPT export zip (issue 25): detected, previewed, imported with its memories; the format list names every source", async () => {
+    await openImport();
+    const options = await page.getByLabel("Format").locator("option").allInnerTexts();
+    expect(options).toEqual(expect.arrayContaining(["ChatGPT data export (zip or conversations.json)", "Claude.ai data export (zip or conversations.json)", "Letta agent file (.af)", "OpenAI Agents SDK session database (SQLite)", "Memory folder as zip (/memories, Claude Code MEMORY.md)", "AgentScope workspace (zip)"]));
+    const zip = path.join(tempDir("import-browser-chatgpt"), "chatgpt-export.zip");
+    fs.writeFileSync(zip, zipSync({ "conversations.json": new Uint8Array(fs.readFileSync(path.join(FIXTURES, "chatgpt/conversations.json"))), "chat.html": strToU8("<html></html>") }));
+    await page.getByLabel("Import file").setInputFiles(zip);
+    await page.getByText("chatgpt-export.zip").first().waitFor();
+    await page.getByTestId("preview-button").click();
+    await waitDone("preview-panel");
+    expect(await text("summary-line")).toBe("would import: 3 conversations, 6 turns, 4 memories; skipped 1; failed 0");
+    await page.getByTestId("run-button").click();
+    await waitDone("run-panel");
+    expect(await page.locator('[data-testid="run-panel"] [data-testid="summary-line"]').innerText()).toBe("imported: 3 conversations, 6 turns, 4 memories; skipped 1; failed 0");
+    expect((await suite.api.get("/users/chatgpt/memories")).body.data).toHaveLength(4);
+    expect(await text("recent-imports")).toContain("chatgpt-export.zip");
+    await page.screenshot({ path: screenshotPath("import-chatgpt-1440"), fullPage: true });
   });
 
   it("moves the progress bar through a larger import", async () => {

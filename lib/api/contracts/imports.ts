@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { MAX_IMPORT_BYTES, ZDifyApps, ZImportCreate, ZImportJob, ZImportJobList, ZImportUploadQuery } from "../../imports/schemas";
-import { contract, pathId } from "../contract";
+import { contract, pathId, ZPathUserId } from "../contract";
 
 const tag = "imports";
 
@@ -21,7 +21,7 @@ export const uploadImport = contract({
     "(bare or in the export's zip) are read a conversation at a time, so memory stays bounded. Answers 202 with the job; the rest is as POST /imports.",
   query: ZImportUploadQuery,
   rawBody: { contentType: "application/octet-stream", description: "The file: JSON, JSONL, a zip of an export or a folder, or a SQLite database." },
-  response: ZImportJob, status: 202, errors: [413, 415, 422],
+  response: ZImportJob, status: 202, errors: [415, 422],
 });
 
 export const listImports = contract({
@@ -42,4 +42,19 @@ export const listDifyApps = contract({
   response: ZDifyApps,
 });
 
-export const IMPORT_CONTRACTS = [createImport, uploadImport, listImports, getImport, listDifyApps];
+const ZUserParams = z.object({ user_id: ZPathUserId });
+
+export const exportMemoriesDir = contract({
+  tag, method: "GET", path: "/users/{user_id}/memory-files/memories.zip", scope: "memories:read",
+  summary: "A user's active memories as a /memories directory (zip), as Anthropic's memory tool keeps it",
+  description: "memories/<user_id>/: a memory imported from such a folder goes back to its own file; the others to preferences.md, facts.md, patterns.md, skills.md, a list item each.",
+  params: ZUserParams, produces: "application/zip", response: z.string(),
+});
+
+export const exportClaudeCodeMd = contract({
+  tag, method: "GET", path: "/users/{user_id}/memory-files/MEMORY.md", scope: "memories:read",
+  summary: "A user's active memories as Claude Code's MEMORY.md (one section per kind, a list item per memory)",
+  params: ZUserParams, produces: "text/markdown", response: z.string(),
+});
+
+export const IMPORT_CONTRACTS = [exportMemoriesDir, exportClaudeCodeMd, createImport, uploadImport, listImports, getImport, listDifyApps];

@@ -1,0 +1,204 @@
+import { execFile } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { strFromU8, strToU8, unzipSync, zipSync } from "fflate";
+import initSqlJs from "sql.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apiClient } from "../helpers/api-client";
+import type { AppServer } from "../helpers/app-server";
+import { DATABASE_KINDS, startAppOn } from "../helpers/test-database";
+import { stableUuid } from "@/lib/imports/stable-id";
+import { zipFolder } from "@/lib/imports/zip-folder";
+
+// The sources of issue 25 end to end through POST /api/v1/imports/upload (the file's bytes
+// as the body) on both databases: what each writes shows up through the ordinary API,
+// re-runs (also from another packaging of the same export) duplicate nothing, dry runs
+// write nothing, problems name their record and field; memories go back out as a
+// /memories zip and as MEMORY.md. The parsing details are unit tests
+// (tests/unit/imports-sources.test.ts); this suite checks the writing and the routes.
+
+const FIX = path.join(__dirname, "../fixtures/imports");
+const bytes = (p: string) => new Uint8Array(fs.readFileSync(path.join(FIX, p)));
+
+async function sessionDb(): Promise<Uint8Array> {
+  const SQL = await initSqlJs({ locateFile: (f) => path.join(path.dirname(require.resolve("sql.js")), f) });
+  const db = new SQL.Database();
+  db.exec(fs.readFileSync(path.join(FIX, "openai-agents.sql"), "utf8"));
+  return (db as unknown as { export(): Uint8Array }).export();
+}
+
+describe.each(DATABASE_KINDS)("imports of 2026's sources on %s", (kind) => {
+  let server: AppServer;
+  let api: ReturnType<typeof apiClient>;
+
+  beforeAll(async () => {
+    server = await startAppOn(kind);
+    api = apiClient(server.url);
+  });
+  afterAll(async () => server?.stop());
+
+  async function upload(body: Uint8Array, query: Record<string, string> = {}, type = "application/octet-stream") {
+    const r = await fetch(`${server.url}/api/v1/imports/upload?${new URLSearchParams(query)}`, { method: "POST", headers: { "content-type": type }, body: Buffer.from(body) });
+    return { status: r.status, body: await r.json() };
+  }
+
+  /** Uploads, expects 202, waits for the job's end. */
+  async function run(body: Uint8Array, query: Record<string, string> = {}) {
+    const r = await upload(body, query);
+    expect(r.status, JSON.stringify(r.body)).toBe(202);
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const j = await api.get(`/imports/${r.body.id}`);
+      if (j.body.status === "done" || j.body.status === "failed") return j.body;
+      if (Date.now() > deadline) throw new Error(`import ${r.body.id} still ${j.body.status}`);
+      await new Promise((res) => setTimeout(res, 100));
+    }
+  }
+
+  it("ChatGPT: a dry run writes nothing; the run writes the turn tree and memories; the export's zip re-imports nothing", async () => {
+    const file = bytes("chatgpt/conversations.json");
+    const trip = stableUuid("chatgpt-conversation:c1-67e1");
+    const dry = await run(file, { dry_run: "true", file_name: "conversations.json" });
+    expect(dry).toMatchObject({ format: "chatgpt", dry_run: true, status: "done", label: "conversations.json" });
+    expect(dry.counts).toEqual({ conversations: 3, turns: 6, memories: 4, skipped: 1, failed: 0 });
+    expect((await api.get(`/conversations/${trip}`)).status).toBe(404);
+    expect((await api.get("/users/chatgpt/memories")).body.data).toEqual([]);
+
+    const job = await run(file);
+    expect(job.counts).toEqual({ conversations: 3, turns: 6, memories: 4, skipped: 1, failed: 0 });
+    expect(job.processed).toBe(job.total);
+    const conv = await api.get(`/conversations/${trip}`);
+    expect(conv.body).toMatchObject({ app_id: "chatgpt", name: "Trip to Kyōto 🌸", turn_count: 4, created_at: "2023-11-14T22:13:20.123Z" });
+    const msgs = (await api.get(`/conversations/${trip}/messages`)).body.data as { id: string; parent_message_id: string | null; metadata: { active: boolean }; files: unknown[] }[];
+    const t = (n: string) => stableUuid(`chatgpt-turn:c1-67e1:${n}`);
+    expect(new Map(msgs.map((m) => [m.id, m.parent_message_id]))).toEqual(new Map([[t("A1a"), null], [t("A1b"), null], [t("A2"), t("A1b")], [t("A2e"), t("A1b")]]));
+    expect(msgs.find((m) => m.id === t("A2"))!.files).toEqual([{ type: "image", transfer_method: "local_file", url: null, upload_file_id: "file-service://file-Kyoto123", belongs_to: "user" }]);
+    const mems = (await api.get("/users/chatgpt/memories")).body.data as { content: string; memory_type: string }[];
+    expect(mems.map((m) => m.content).sort()).toEqual(["Answer briefly, in metric units.", "I live in Lyon and travel by train.", "Is vegetarian.", "Prefers window seats."]);
+
+    // The same export as ChatGPT ships it (a zip with chat.html): detected, streamed out of the zip, all known.
+    const zip = zipSync({ "conversations.json": file, "chat.html": strToU8("<html></html>"), "user.json": strToU8("{}") });
+    const again = await run(zip);
+    expect(again.format).toBe("chatgpt");
+    expect(again.counts).toEqual({ conversations: 0, turns: 0, memories: 0, skipped: 8, failed: 0 });
+    expect((await api.get(`/conversations/${trip}`)).body.turn_count).toBe(4);
+  });
+
+  it("ChatGPT: each bad conversation is one problem naming it and the field; the rest imports", async () => {
+    const job = await run(bytes("chatgpt/conversations-bad.json"), { format: "chatgpt", app_id: "bad-chatgpt" });
+    expect(job.counts).toMatchObject({ failed: 4 });
+    expect(job.problems.map((p: { record: string; field: string }) => `${p.record} ${p.field}`)).toEqual([
+      "conversations[0] mapping",
+      "conversations[1] current_node",
+      "conversations[2] mapping.X.message.author.role",
+      "conversations[3] create_time",
+    ]);
+  });
+
+  it("Claude.ai export zip: branches, tool use and memories.json; the newest leaf's thread is the window", async () => {
+    const zip = zipSync({ "conversations.json": bytes("claude/conversations.json"), "memories.json": bytes("claude/memories.json"), "users.json": strToU8('[{"uuid":"acct-1"}]') });
+    const job = await run(zip, { file_name: "claude-export.zip" });
+    expect(job.format).toBe("claude");
+    expect(job.counts).toEqual({ conversations: 2, turns: 6, memories: 6, skipped: 1, failed: 0 });
+    const C = "11111111-1111-4111-8111-111111111111";
+    const conv = stableUuid(`claude-conversation:${C}`);
+    expect((await api.get(`/conversations/${conv}`)).body).toMatchObject({ end_user_id: "acct-1", turn_count: 4, branch_count: 2 });
+    // The active leaf (the newest message) is also the newest turn: the window follows it.
+    const h = await api.get(`/conversations/${conv}/history?max_token_limit=100000`);
+    expect(h.body.thread_message_ids).toEqual([stableUuid(`claude-turn:${C}:a1`), stableUuid(`claude-turn:${C}:a2e`)]);
+    expect((await api.get("/users/acct-1/memories")).body.data).toHaveLength(6);
+    const again = await run(zip);
+    expect(again.counts).toEqual({ conversations: 0, turns: 0, memories: 0, skipped: 9, failed: 0 });
+  });
+
+  it("Letta .af: a shared core block is one memory; the agent's turns carry tool calls and approvals", async () => {
+    const job = await run(bytes("letta/concierge.af"), { end_user_id: "zoe" });
+    expect(job).toMatchObject({ format: "letta", status: "done" });
+    expect(job.counts).toEqual({ conversations: 1, turns: 2, memories: 2, skipped: 2, failed: 0 });
+    const mems = (await api.get("/users/zoe/memories")).body.data as { content: string; structured_data: { kind: string; label: string; agents: string[] } }[];
+    const human = mems.find((m) => m.structured_data.label === "human")!;
+    expect(human).toMatchObject({ content: "Name: Zoë. Lives in Paris. Vegetarian.", structured_data: { kind: "letta_core_block", limit: 5000, agents: ["Concierge", "Sleeptime"] } });
+    const bad = await run(bytes("letta/bad.af"), { format: "letta" });
+    expect(bad.counts.failed).toBe(5);
+    expect(bad.problems[0]).toEqual({ record: "file blocks[0]", field: "blocks[0].value", message: "is 20 characters, over the block's limit of 10" });
+  });
+
+  it("OpenAI Agents SQLiteSession file: a conversation per session; the undecodable row is skipped and counted", async () => {
+    const db = await sessionDb();
+    const job = await run(db, { file_name: "session.db" });
+    expect(job.format).toBe("openai-agents");
+    expect(job.counts).toEqual({ conversations: 1, turns: 2, memories: 0, skipped: 2, failed: 0 });
+    const msgs = (await api.get(`/conversations/${stableUuid("openai-agents-conversation:user_42")}/messages`)).body.data;
+    expect(msgs.map((m: { query: string; answer: string; created_at: string }) => [m.query, m.answer, m.created_at])).toEqual([
+      ["What is the weather in Tōkyō?", "It is 22°C and clear.", "2026-06-01T08:00:01.000Z"],
+      ["Thanks!", "You are welcome.", "2026-06-01T08:01:00.000Z"],
+    ]);
+    expect((await run(db)).counts).toEqual({ conversations: 0, turns: 0, memories: 0, skipped: 3, failed: 0 });
+  });
+
+  it("memory folders in, and back out as a /memories zip and as MEMORY.md", async () => {
+    const zip = zipFolder(path.join(FIX, "memories"), "memories");
+    const job = await run(zip, { file_name: "memories/" });
+    expect(job).toMatchObject({ format: "memory-dir" });
+    expect(job.counts).toEqual({ conversations: 0, turns: 0, memories: 6, skipped: 4, failed: 0 });
+    const alice = (await api.get("/users/alice/memories")).body.data as { content: string; structured_data: { path: string } }[];
+    expect(alice.map((m) => m.content).sort()).toEqual(["Alice's dog is called Pixel.", "Allergic to peanuts\n(confirmed 2026-04)", "Prefers aisle seats on trains", "Works night shifts"]);
+
+    const out = await fetch(`${server.url}/api/v1/users/alice/memory-files/memories.zip`);
+    expect(out.status).toBe(200);
+    expect(out.headers.get("content-type")).toBe("application/zip");
+    const files = unzipSync(new Uint8Array(await out.arrayBuffer()));
+    expect(Object.keys(files).sort()).toEqual(["memories/alice/notes.txt", "memories/alice/preferences.md"]);
+    expect(strFromU8(files["memories/alice/preferences.md"]).split("\n").filter(Boolean).sort()).toEqual(["  (confirmed 2026-04)", "- Allergic to peanuts", "- Prefers aisle seats on trains", "- Works night shifts"]);
+    // What went out comes back in as the same memories: nothing new.
+    const back = await run(zipSync({ "memories/alice/preferences.md": files["memories/alice/preferences.md"] }), { format: "memory-dir" });
+    expect(back.counts).toEqual({ conversations: 0, turns: 0, memories: 0, skipped: 3, failed: 0 });
+
+    const md = await fetch(`${server.url}/api/v1/users/alice/memory-files/MEMORY.md`);
+    expect(md.headers.get("content-type")).toBe("text/markdown; charset=utf-8");
+    const text = await md.text();
+    expect(text).toContain("## Facts\n\n");
+    expect(text).toContain("- Allergic to peanuts\n  (confirmed 2026-04)");
+  });
+
+  it("AgentScope workspace zip: sessions once however many copies, MEMORY.md and daily notes", async () => {
+    const job = await run(zipFolder(path.join(FIX, "agentscope")), { end_user_id: "kenji" });
+    expect(job.format).toBe("agentscope");
+    expect(job.counts).toEqual({ conversations: 2, turns: 2, memories: 3, skipped: 1, failed: 0 });
+    expect((await api.get(`/conversations/${stableUuid("agentscope-conversation:s1")}`)).body).toMatchObject({ end_user_id: "kenji", turn_count: 1 });
+  });
+
+  it("bad uploads are 4xx naming the field; the job history lists every source", async () => {
+    const plain = await upload(strToU8("[]"), {}, "text/plain");
+    expect(plain.status).toBe(415);
+    expect(plain.body.error.details[0].field).toBe("content-type");
+    const wrong = await upload(bytes("chatgpt/conversations.json"), { format: "openai-agents" });
+    expect(wrong.status).toBe(422);
+    expect(wrong.body.error.details[0].field).toBe("format");
+    const badQuery = await upload(strToU8("[]"), { format: "nope" });
+    expect(badQuery.status).toBe(422);
+    expect(badQuery.body.error.details[0].field).toBe("format");
+    const asText = await api.post("/imports", { format: "agentscope", content: "x" });
+    expect(asText.status).toBe(422);
+    expect(asText.body.error.details[0].field).toBe("format");
+    const list = await api.get("/imports");
+    expect(new Set(list.body.data.map((j: { format: string }) => j.format))).toEqual(new Set(["chatgpt", "claude", "letta", "openai-agents", "memory-dir", "agentscope"]));
+  });
+
+  it.runIf(kind === "embedded")("the CLI streams a file and zips a folder", async () => {
+    const cli = (args: string[]) =>
+      new Promise<{ code: number; out: string }>((resolve) => {
+        execFile(
+          process.execPath,
+          [path.join(__dirname, "../../node_modules/tsx/dist/cli.mjs"), path.join(__dirname, "../../scripts/import.ts"), ...args],
+          { env: { ...process.env, MEMSCOPE_URL: server.url, MEMSCOPE_API_KEY: "" }, timeout: 60_000 },
+          (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, out: stdout + stderr }),
+        );
+      });
+    const folder = await cli(["--dry-run", "--end-user", "cli-user", path.join(FIX, "claude-code")]);
+    expect(folder.out.trim().split("\n").at(-1)).toBe("would import: 0 conversations, 0 turns, 3 memories; skipped 0; failed 0");
+    expect(folder.code).toBe(0);
+    const file = await cli(["--format", "letta", "--end-user", "cli-user", path.join(FIX, "letta/old-pal.af")]);
+    expect(file.out.trim().split("\n").at(-1)).toBe("imported: 1 conversations, 1 turns, 2 memories; skipped 0; failed 0");
+  });
+});
