@@ -23,6 +23,7 @@ const FORMAT_LABELS: Record<FileFormat, string> = {
   "openai-agents": "OpenAI Agents SDK session database (SQLite)",
   "memory-dir": "Memory folder as zip (/memories, Claude Code MEMORY.md)",
   agentscope: "AgentScope workspace (zip)",
+  langgraph: "LangGraph store table (SQL dump)",
   "dify-api": "Dify Service API JSON",
   mem0: "Mem0 export (get_all, history)",
   openai: "OpenAI chat (JSON or JSONL)",

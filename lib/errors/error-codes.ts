@@ -30,6 +30,8 @@ export const ERROR_CODES = {
   write_conflict: { kind: "conflict", meaning: "Concurrent writes kept changing the same record: retry the request." },
   embeddings_misconfigured: { kind: "configuration", meaning: "The embeddings settings cannot work (endpoint, model or dimensions): fix the server's configuration." },
   dify_database_not_configured: { kind: "configuration", meaning: "Importing from Dify's database needs MEMSCOPE_DIFY_DATABASE_URL on the server." },
+  langgraph_database_not_configured: { kind: "configuration", meaning: "Importing from LangGraph's store database needs MEMSCOPE_LANGGRAPH_DATABASE_URL on the server." },
+  langgraph_database_unreachable: { kind: "configuration", meaning: "The database named by MEMSCOPE_LANGGRAPH_DATABASE_URL does not answer, refuses the login, or has no store table." },
   dify_database_unreachable: { kind: "configuration", meaning: "The Dify database named by MEMSCOPE_DIFY_DATABASE_URL does not answer or refuses the login." },
   payload_too_large: { kind: "too_large", meaning: "The body is over the route's size limit (named in details)." },
   unsupported_media_type: { kind: "unsupported_media_type", meaning: "The body's Content-Type is not the one the route takes (JSON)." },

@@ -1,6 +1,4 @@
 import "server-only";
-import path from "node:path";
-import { createRequire } from "node:module";
 import initSqlJs, { type Database, type SqlValue } from "sql.js";
 import { ValidationError } from "../errors/domain-errors";
 import { isObj, optTime, type Obj } from "./field-readers";
@@ -23,9 +21,8 @@ export type AgentsOptions = { app_id?: string; end_user_id?: string | null };
 
 let sqlJs: ReturnType<typeof initSqlJs> | null = null;
 function loadSqlJs() {
-  // The wasm file sits beside sql.js's own script in node_modules (the package is kept out of the bundle).
-  const dir = path.dirname(createRequire(import.meta.url).resolve("sql.js"));
-  return (sqlJs ??= initSqlJs({ locateFile: (f) => path.join(dir, f) }));
+  // sql.js finds its .wasm beside its own script (it is kept out of the server bundle: next.config.js).
+  return (sqlJs ??= initSqlJs());
 }
 
 export async function parseAgentsSqlite(bytes: Uint8Array, opts: AgentsOptions = {}): Promise<ParsedImport> {

@@ -18,6 +18,7 @@ export const ZImportCreate = z
       .optional()
       .describe("The file's text: Dify Service API JSON, a Mem0 export, OpenAI chat JSON / JSONL, ChatGPT's or Claude's conversations.json, a Letta agent file, or a MEMORY.md (large files and folders: POST /imports/upload)."),
     file_name: z.string().trim().max(500).optional().describe("Shown as the job's label."),
+    namespace_user_index: z.number().int().min(-20).max(20).optional().describe("langgraph: which segment of a store namespace names the user (default -1, the last: LangMem's (\"memories\", user_id))."),
     dify_app_id: z.uuid().optional().describe("dify-db: the Dify app whose conversations to import (see GET /imports/dify-apps)."),
     app_id: z.string().trim().min(1).max(200).optional().describe("The Memscope app id imported conversations get (default: the source: dify, openai; dify-db: the Dify app's id)."),
     end_user_id: z.string().trim().min(1).max(200).optional().describe("The end user of conversations whose source names none."),
@@ -27,6 +28,8 @@ export const ZImportCreate = z
   .superRefine((v, ctx) => {
     if (v.format === "openai-agents" || v.format === "agentscope") {
       ctx.addIssue({ code: "custom", path: ["format"], message: `${v.format} is a database file or a folder: send its bytes to POST /imports/upload` });
+    } else if (v.format === "langgraph") {
+      // No content: the store table of MEMSCOPE_LANGGRAPH_DATABASE_URL; content: its SQL dump.
     } else if (v.format === "dify-db") {
       if (!v.dify_app_id) ctx.addIssue({ code: "custom", path: ["dify_app_id"], message: "required for dify-db" });
       if (v.content !== undefined) ctx.addIssue({ code: "custom", path: ["content"], message: "dify-db reads Dify's database, not a file" });
@@ -95,6 +98,7 @@ export const ZImportUploadQuery = z
     file_name: z.string().trim().max(500).optional().describe("Shown as the job's label."),
     app_id: z.string().trim().min(1).max(200).optional().describe("The Memscope app id imported records get (default: the source's name)."),
     end_user_id: z.string().trim().min(1).max(200).optional().describe("The end user (and memory owner) of records whose source names none."),
+    namespace_user_index: z.coerce.number().int().min(-20).max(20).optional().describe("langgraph: which namespace segment names the user (default -1, the last)."),
     dry_run: z.enum(["true", "false"]).default("false").transform((v) => v === "true").describe("true: read and check everything, write nothing."),
   })
   .strict();

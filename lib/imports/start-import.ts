@@ -3,6 +3,8 @@ import type { ProjectSql } from "../db/project-sql";
 import { compareKeys, connectDify, difyDatabaseUrl, difySourceKey, keyBefore, planDifyRun, readCursor, writeCursor, type MessageKey } from "./dify-db";
 import { createJob, finishJob, saveProgress } from "./import-jobs";
 import { parseImportText, type FileFormat } from "./parse-import";
+import { readStoreRows } from "./langgraph-db";
+import { langgraphMemories, storeRowsFromDump } from "./parse-langgraph";
 import { ImportRun, type ImportProgress } from "./run-import";
 import type { ImportCreate, ImportJob } from "./schemas";
 
@@ -15,14 +17,33 @@ const PROGRESS_MS = 200;
 /** `actor`: who starts it (an account's email or an API key's name), kept on the job. */
 export async function startImport(sql: ProjectSql, actor: string | null, req: ImportCreate): Promise<ImportJob> {
   if (req.format === "dify-db") return startDifyDb(sql, actor, req);
+  if (req.format === "langgraph" && req.content === undefined) return startLangGraphDb(sql, actor, req);
   // Parsing is bounded by the body limit; a file that cannot be read is a 422 now, not a failed job.
-  const parsed = parseImportText(req.content!, req.format as FileFormat | undefined, { app_id: req.app_id, end_user_id: req.end_user_id ?? null });
+  const parsed =
+    req.format === "langgraph"
+      ? langgraphDump(req.content!, req)
+      : parseImportText(req.content!, req.format as FileFormat | undefined, { app_id: req.app_id, end_user_id: req.end_user_id ?? null });
   const job = await createJob(sql, { format: parsed.format, label: req.file_name ?? `${parsed.format} file`, dryRun: req.dry_run, actor });
   const total = parsed.conversations.length + parsed.memories.length + parsed.problems.length;
   await saveProgress(sql, job.id, { ...zero(), total, status: "running" });
   inBackground(sql, job.id, async (run) => {
     await run.add(parsed);
   }, req.dry_run);
+  return { ...job, status: "running", total };
+}
+
+function langgraphDump(text: string, req: ImportCreate) {
+  const dump = storeRowsFromDump(text);
+  return langgraphMemories(dump.rows, { app_id: req.app_id, user_segment: req.namespace_user_index }, dump.problems);
+}
+
+/** LangGraph's store table, read once (read only) before the job exists: an unreachable database is a 409 now. */
+async function startLangGraphDb(sql: ProjectSql, actor: string | null, req: ImportCreate): Promise<ImportJob> {
+  const parsed = langgraphMemories(await readStoreRows(), { app_id: req.app_id, user_segment: req.namespace_user_index });
+  const job = await createJob(sql, { format: "langgraph", label: "LangGraph store", dryRun: req.dry_run, actor });
+  const total = parsed.memories.length + parsed.problems.length + (parsed.skipped ?? 0);
+  await saveProgress(sql, job.id, { ...zero(), total, status: "running" });
+  inBackground(sql, job.id, (run) => run.add(parsed), req.dry_run);
   return { ...job, status: "running", total };
 }
 

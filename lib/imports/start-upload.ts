@@ -11,6 +11,7 @@ import { parseLetta } from "./parse-letta";
 import { parseMemoryFiles } from "./parse-memory-dir";
 import { parseAgentScope } from "./parse-agentscope";
 import { parseAgentsSqlite } from "./parse-openai-agents";
+import { langgraphMemories, storeRowsFromDump } from "./parse-langgraph";
 import type { ImportRun } from "./run-import";
 import type { ImportJob } from "./schemas";
 import { inBackground, zero } from "./start-import";
@@ -24,7 +25,7 @@ import type { ImportConversation, ImportFormat, ImportMemory, ImportProblem, Par
 // a conversation at a time through a streaming JSON parser, written a batch at a time,
 // so memory stays bounded whatever the file's size.
 
-export type UploadOptions = { format?: UploadFormat; dry_run: boolean; file_name?: string; app_id?: string; end_user_id?: string };
+export type UploadOptions = { format?: UploadFormat; dry_run: boolean; file_name?: string; app_id?: string; end_user_id?: string; namespace_user_index?: number };
 
 const BATCH_TURNS = 4000;
 const BATCH_CONVERSATIONS = 250;
@@ -38,7 +39,7 @@ export async function startUpload(sql: ProjectSql, actor: string | null, file: s
     const kind = kindOf(first);
     const asked = opts.format ?? detectUpload(kind, first, file);
     format = asked;
-    const parseOpts = { app_id: opts.app_id, end_user_id: opts.end_user_id ?? null };
+    const parseOpts = { app_id: opts.app_id, end_user_id: opts.end_user_id ?? null, user_segment: opts.namespace_user_index };
     if (asked === "chatgpt" || asked === "claude") {
       const stream = streamedExport(file, kind, asked, parseOpts);
       work = stream.work;
@@ -74,6 +75,7 @@ export function detectUpload(kind: FileKind, first: Buffer, file: string): Uploa
     return "memory-dir";
   }
   const text = first.toString("utf8");
+  if (/^COPY\s+\S*store\s*\(/m.test(text) || /^--\s*PostgreSQL database dump/.test(text)) return "langgraph";
   if (/^\s*\[\s*\{/.test(text) || /^\s*\{/.test(text)) {
     if (/"mapping"\s*:/.test(text) && /"current_node"|"create_time"/.test(text)) return "chatgpt";
     if (/"chat_messages"\s*:/.test(text)) return "claude";
@@ -93,7 +95,7 @@ function zipNames(file: string): string[] {
   }
 }
 
-type ParseOpts = { app_id?: string; end_user_id?: string | null };
+type ParseOpts = { app_id?: string; end_user_id?: string | null; user_segment?: number };
 
 async function readWholeFormat(file: string, kind: FileKind, format: UploadFormat, opts: ParseOpts, named: boolean): Promise<ParsedImport> {
   switch (format) {
@@ -116,6 +118,11 @@ async function readWholeFormat(file: string, kind: FileKind, format: UploadForma
     case "agentscope":
       if (kind !== "zip") throw notKind(format, "a zip of the workspace folder");
       return parseAgentScope(readZip(file), opts);
+    case "langgraph": {
+      if (kind !== "text") throw notKind(format, "the store table's SQL dump (pg_dump), or no file: POST /imports with format langgraph reads MEMSCOPE_LANGGRAPH_DATABASE_URL");
+      const dump = storeRowsFromDump(readWhole(file).toString("utf8"));
+      return langgraphMemories(dump.rows, { app_id: opts.app_id, user_segment: opts.user_segment }, dump.problems);
+    }
     case "dify-api":
     case "mem0":
     case "openai":

@@ -4,14 +4,14 @@ import type { MessageFileInput } from "../messages/schemas";
 // What every parser produces: sources differ, the runner sees only these shapes.
 // Client-safe (types only).
 
-export const IMPORT_FORMATS = ["dify-api", "dify-db", "mem0", "openai", "chatgpt", "claude", "letta", "openai-agents", "memory-dir", "agentscope"] as const;
+export const IMPORT_FORMATS = ["dify-api", "dify-db", "mem0", "openai", "chatgpt", "claude", "letta", "openai-agents", "memory-dir", "agentscope", "langgraph"] as const;
 /** Formats read from an uploaded file (POST /imports/upload): text, SQLite or a zip of a directory. */
-export const UPLOAD_FORMATS = ["chatgpt", "claude", "letta", "openai-agents", "memory-dir", "agentscope", "dify-api", "mem0", "openai"] as const;
+export const UPLOAD_FORMATS = ["chatgpt", "claude", "letta", "openai-agents", "memory-dir", "agentscope", "langgraph", "dify-api", "mem0", "openai"] as const;
 export type UploadFormat = (typeof UPLOAD_FORMATS)[number];
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
 /** Which system the external ids belong to (ids are unique per source). */
-export type ImportSource = "dify" | "mem0" | "openai" | "chatgpt" | "claude" | "letta" | "openai-agents" | "memory-dir" | "agentscope";
+export type ImportSource = "dify" | "mem0" | "openai" | "chatgpt" | "claude" | "letta" | "openai-agents" | "memory-dir" | "agentscope" | "langgraph";
 
 /** A record that could not be imported: where (line or record) and which field. */
 export type ImportProblem = { record: string; field?: string; message: string };

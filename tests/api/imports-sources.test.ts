@@ -2,10 +2,12 @@ import { execFile } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { strFromU8, strToU8, unzipSync, zipSync } from "fflate";
+import pg from "pg";
 import initSqlJs from "sql.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient } from "../helpers/api-client";
 import type { AppServer } from "../helpers/app-server";
+import { createFreshDatabase, realPostgresUrl } from "../helpers/real-postgres";
 import { DATABASE_KINDS, startAppOn } from "../helpers/test-database";
 import { stableUuid } from "@/lib/imports/stable-id";
 import { zipFolder } from "@/lib/imports/zip-folder";
@@ -27,15 +29,40 @@ async function sessionDb(): Promise<Uint8Array> {
   return (db as unknown as { export(): Uint8Array }).export();
 }
 
+/** A LangGraph store database (its table as LangGraph creates it, TTL columns included) on the real PostgreSQL. */
+async function langgraphStore(serverUrl: string) {
+  const db = await createFreshDatabase(serverUrl);
+  const c = new pg.Client({ connectionString: db.url });
+  await c.connect();
+  try {
+    await c.query(`CREATE TABLE store (prefix text NOT NULL, key text NOT NULL, value jsonb NOT NULL,
+      created_at timestamp with time zone DEFAULT CURRENT_TIMESTAMP, updated_at timestamp with time zone DEFAULT CURRENT_TIMESTAMP,
+      expires_at timestamp with time zone, ttl_minutes integer, PRIMARY KEY (prefix, key))`);
+    await c.query(`INSERT INTO store (prefix, key, value, created_at, expires_at, ttl_minutes) VALUES
+      ('memories.lg-user', 'a', '{"content": "Runs on Tuesdays"}', '2026-02-01T00:00:00Z', NULL, NULL),
+      ('memories.lg-user', 'b', '{"kind": "Memory", "content": {"content": "Speaks Catalan"}}', '2026-02-02T00:00:00Z', now() + interval '1 day', 1440),
+      ('memories.lg-user', 'gone', '{"content": "Past its TTL"}', '2026-02-03T00:00:00Z', now() - interval '1 minute', 1)`);
+  } finally {
+    await c.end();
+  }
+  return db;
+}
+
 describe.each(DATABASE_KINDS)("imports of 2026's sources on %s", (kind) => {
   let server: AppServer;
   let api: ReturnType<typeof apiClient>;
+  let store: Awaited<ReturnType<typeof langgraphStore>> | null = null;
+  const realPg = kind === "postgres" ? realPostgresUrl() : null;
 
   beforeAll(async () => {
-    server = await startAppOn(kind);
+    if (realPg) store = await langgraphStore(realPg);
+    server = await startAppOn(kind, store ? { env: { MEMSCOPE_LANGGRAPH_DATABASE_URL: store.url } } : {});
     api = apiClient(server.url);
   });
-  afterAll(async () => server?.stop());
+  afterAll(async () => {
+    await server?.stop();
+    await store?.drop();
+  });
 
   async function upload(body: Uint8Array, query: Record<string, string> = {}, type = "application/octet-stream") {
     const r = await fetch(`${server.url}/api/v1/imports/upload?${new URLSearchParams(query)}`, { method: "POST", headers: { "content-type": type }, body: Buffer.from(body) });
@@ -102,7 +129,8 @@ describe.each(DATABASE_KINDS)("imports of 2026's sources on %s", (kind) => {
     expect(job.counts).toEqual({ conversations: 2, turns: 6, memories: 6, skipped: 1, failed: 0 });
     const C = "11111111-1111-4111-8111-111111111111";
     const conv = stableUuid(`claude-conversation:${C}`);
-    expect((await api.get(`/conversations/${conv}`)).body).toMatchObject({ end_user_id: "acct-1", turn_count: 4, branch_count: 2 });
+    // Leaves: the retried answer, and the two answers under the first one (an edited question).
+    expect((await api.get(`/conversations/${conv}`)).body).toMatchObject({ end_user_id: "acct-1", turn_count: 4, branch_count: 3 });
     // The active leaf (the newest message) is also the newest turn: the window follows it.
     const h = await api.get(`/conversations/${conv}/history?max_token_limit=100000`);
     expect(h.body.thread_message_ids).toEqual([stableUuid(`claude-turn:${C}:a1`), stableUuid(`claude-turn:${C}:a2e`)]);
@@ -168,6 +196,35 @@ describe.each(DATABASE_KINDS)("imports of 2026's sources on %s", (kind) => {
     expect((await api.get(`/conversations/${stableUuid("agentscope-conversation:s1")}`)).body).toMatchObject({ end_user_id: "kenji", turn_count: 1 });
   });
 
+  it("LangGraph store: its SQL dump (rows past their TTL left out, a bad value named), then re-run: nothing new", async () => {
+    const dump = bytes("langgraph-store.sql");
+    const job = await run(dump, { file_name: "store.sql" });
+    expect(job.format).toBe("langgraph");
+    expect(job.counts).toEqual({ conversations: 0, turns: 0, memories: 3, skipped: 1, failed: 1 });
+    expect(job.problems).toEqual([{ record: "line 25 (memories.user-3/bad)", field: "value", message: "must be a JSON object, got array" }]);
+    const u1 = (await api.get("/users/user-1/memories")).body.data as { content: string; structured_data: { namespace: string[]; key: string } }[];
+    expect(u1.map((m) => m.content).sort()).toEqual(["Lives in Porto", "Prefers tea over coffee ☕"]);
+    expect((await run(dump)).counts).toEqual({ conversations: 0, turns: 0, memories: 0, skipped: 4, failed: 1 });
+  });
+
+  it.runIf(kind === "postgres" && !!realPostgresUrl())("LangGraph store read from its database (read only), namespace user segment chosen", async () => {
+    const r = await api.post("/imports", { format: "langgraph", namespace_user_index: 1 });
+    expect(r.status, JSON.stringify(r.body)).toBe(202);
+    let job = r.body;
+    while (job.status === "running") {
+      await new Promise((res) => setTimeout(res, 100));
+      job = (await api.get(`/imports/${r.body.id}`)).body;
+    }
+    expect(job.counts).toEqual({ conversations: 0, turns: 0, memories: 2, skipped: 1, failed: 0 });
+    expect(((await api.get("/users/lg-user/memories")).body.data as { content: string }[]).map((m) => m.content).sort()).toEqual(["Runs on Tuesdays", "Speaks Catalan"]);
+  });
+
+  it.runIf(kind === "embedded")("LangGraph store without a database configured is a 409 naming the setting", async () => {
+    const r = await api.post("/imports", { format: "langgraph" });
+    expect(r.status).toBe(409);
+    expect(r.body.error).toMatchObject({ code: "langgraph_database_not_configured", details: [{ field: "MEMSCOPE_LANGGRAPH_DATABASE_URL" }] });
+  });
+
   it("bad uploads are 4xx naming the field; the job history lists every source", async () => {
     const plain = await upload(strToU8("[]"), {}, "text/plain");
     expect(plain.status).toBe(415);
@@ -182,7 +239,7 @@ describe.each(DATABASE_KINDS)("imports of 2026's sources on %s", (kind) => {
     expect(asText.status).toBe(422);
     expect(asText.body.error.details[0].field).toBe("format");
     const list = await api.get("/imports");
-    expect(new Set(list.body.data.map((j: { format: string }) => j.format))).toEqual(new Set(["chatgpt", "claude", "letta", "openai-agents", "memory-dir", "agentscope"]));
+    expect(new Set(list.body.data.map((j: { format: string }) => j.format))).toEqual(new Set(["chatgpt", "claude", "letta", "openai-agents", "memory-dir", "agentscope", "langgraph"]));
   });
 
   it.runIf(kind === "embedded")("the CLI streams a file and zips a folder", async () => {

@@ -8,6 +8,7 @@ import { parseAgentScope } from "@/lib/imports/parse-agentscope";
 import { claudeMemories } from "@/lib/imports/parse-claude";
 import { parseImportText } from "@/lib/imports/parse-import";
 import { parseMemoryFiles } from "@/lib/imports/parse-memory-dir";
+import { langgraphMemories, storeRowsFromDump } from "@/lib/imports/parse-langgraph";
 import { parseAgentsSqlite } from "@/lib/imports/parse-openai-agents";
 import { stableUuid } from "@/lib/imports/stable-id";
 import { zipFolder } from "@/lib/imports/zip-folder";
@@ -270,5 +271,26 @@ describe("AgentScope 2.x workspace", () => {
       ["Booked the 9:00 Shinkansen", "daily_note", "2026-11-20T00:00:00.000Z"],
     ]);
     expect(p.skipped).toBe(1); // the identical copy
+  });
+});
+
+describe("LangGraph store (SQL dump of the store table)", () => {
+  it("a memory per row: LangMem values, namespaces to users, rows past their TTL left out, a bad value named", () => {
+    const { rows, problems } = storeRowsFromDump(read("langgraph-store.sql"));
+    expect(problems).toEqual([]);
+    const p = langgraphMemories(rows, { now: new Date("2026-11-26T00:00:00Z") });
+    expect(p.memories.map((m) => [m.user_id, m.content, m.structured_data?.kind, m.created_at])).toEqual([
+      ["user-1", "Prefers tea over coffee ☕", "content", "2026-01-01T10:00:00.000Z"],
+      ["user-1", "Lives in Porto", "Memory", "2026-01-02T09:30:00.500Z"],
+      ["user-2", '{"name":"Ana","language":"pt"}', "UserProfile", "2026-01-04T08:00:00.000Z"],
+    ]);
+    expect(p.skipped).toBe(1);
+    expect(p.problems).toEqual([{ record: "line 25 (memories.user-3/bad)", field: "value", message: "must be a JSON object, got array" }]);
+    // The namespace segment naming the user is configurable.
+    expect(langgraphMemories(rows, { user_segment: 0, now: new Date("2026-11-26T00:00:00Z") }).memories[0].user_id).toBe("memories");
+  });
+
+  it("says when a dump has no store COPY block", () => {
+    expect(storeRowsFromDump("-- nothing here\n").problems).toEqual([{ record: "file", message: "no COPY block of the store table (pg_dump's default format)" }]);
   });
 });

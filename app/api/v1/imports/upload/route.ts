@@ -25,5 +25,6 @@ export const POST = withApi(api.uploadImport, async ({ req, access, query }) => 
     file_name: query.file_name,
     app_id: query.app_id,
     end_user_id: query.end_user_id,
+    namespace_user_index: query.namespace_user_index,
   });
 });
