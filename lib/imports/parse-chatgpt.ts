@@ -86,6 +86,8 @@ export function chatgptConversation(v: unknown, record: string, opts: ChatGptOpt
       const user = open.user.message!;
       const metadata: Record<string, unknown> = { source: "chatgpt", node_ids: open.nodeIds, active: active.has(node.id) };
       if (open.model) metadata.model = open.model;
+      // The turn is made when its answer is (a regenerated answer is a later turn, as in Dify); a question without one: its own time.
+      const answered = [...open.nodeIds].reverse().map((n) => nodes.get(n)?.message).find((m) => m && roleOf(m) === "assistant" && m.create_time !== undefined && m.create_time !== null);
       if (open.calls.length) metadata.tool_calls = open.calls;
       turns.push({
         id,
@@ -93,7 +95,7 @@ export function chatgptConversation(v: unknown, record: string, opts: ChatGptOpt
         parent_message_id: above,
         query: open.query,
         answer: open.texts.join("\n\n"),
-        created_at: optTime(user, "create_time", `mapping.${open.user.id}.message.create_time`) ?? created,
+        created_at: (answered ? optTime(answered, "create_time", `mapping.${String(answered.id)}.message.create_time`) : undefined) ?? optTime(user, "create_time", `mapping.${open.user.id}.message.create_time`) ?? created,
         files: open.files.slice(0, 20),
         metadata,
       });

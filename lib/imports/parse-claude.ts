@@ -89,7 +89,8 @@ export function claudeConversation(v: unknown, record: string, opts: ClaudeOptio
           parent_message_id: parentTurn,
           query: q.text,
           answer: ans.text,
-          created_at: x.created ?? a?.created,
+          // The turn is made when its answer is (a retried answer is a later turn, as in Dify).
+          created_at: a?.created ?? x.created,
           files: [...q.files, ...ans.files].slice(0, 20),
           metadata,
         });

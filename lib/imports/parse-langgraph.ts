@@ -37,7 +37,8 @@ export function langgraphMemories(rows: StoreRow[], opts: LangGraphOptions = {},
         continue;
       }
       out.memories.push({
-        externalId: `${r.prefix}\u0000${r.key}`,
+        // (PostgreSQL text cannot hold NUL: the pair as JSON keeps prefix and key apart.)
+        externalId: JSON.stringify([r.prefix, r.key]),
         record: r.record,
         user_id: user.slice(0, 200),
         app_id: opts.app_id ?? "langgraph",

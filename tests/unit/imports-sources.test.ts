@@ -50,7 +50,8 @@ describe("ChatGPT export (conversations.json)", () => {
   it("reads unix float seconds, integer seconds and ISO times", () => {
     expect(trip.created_at).toBe("2023-11-14T22:13:20.123Z");
     expect(trip.updated_at).toBe("2023-11-14T22:21:40.500Z");
-    expect(trip.turns[0].created_at).toBe("2023-11-14T22:13:21.500Z");
+    // a turn's time is its answer's: the regenerated answer is the later turn
+    expect(trip.turns.map((t) => t.created_at)).toEqual(["2023-11-14T22:13:30.250Z", "2023-11-14T22:13:40.000Z", "2023-11-14T22:15:03.000Z", "2023-11-14T22:18:20.000Z"]);
     expect(unanswered.created_at).toBe("2023-11-16T02:00:00.000Z");
     expect(unanswered.turns[0]).toMatchObject({ query: "Question without an answer yet", answer: "", created_at: "2023-11-06T01:00:00.000Z" });
     expect(same.turns[0].created_at).toBe("2023-11-18T09:33:20.000Z"); // no message time: the conversation's
@@ -102,6 +103,7 @@ describe("Claude.ai export", () => {
     expect(coffee.model_config).toMatchObject({ active_leaf_message_id: id(C, "a2e"), active_leaf_rule: "newest message" });
     expect(coffee.end_user_id).toBe("acct-1");
     expect(coffee.created_at).toBe("2026-03-01T10:00:00.000Z");
+    expect(coffee.turns.map((t) => t.created_at)).toEqual(["2026-03-01T10:00:05.000Z", "2026-03-01T10:01:00.000Z", "2026-03-01T10:02:05.000Z", "2026-03-01T10:03:05.000Z"]);
   });
 
   it("keeps tool use with its result, thinking, attachments and files", () => {
