@@ -184,7 +184,10 @@ export class ImportRun {
       else plans.push({ conv, isNew, turns, paths });
     }
     const texts = plans.flatMap((p) => p.turns.flatMap((t) => [t.query, t.answer]));
-    const counts = this.opts.dryRun || !texts.length ? null : await countTextsAllEncodings(texts);
+    // Off the server's thread whatever the size: counted inline, a small batch makes this thread
+    // build both tiktoken encoders (seconds on a loaded machine), a pause long enough for the
+    // server to drop the keep-alive sockets of the clients polling the job (ECONNRESET).
+    const counts = this.opts.dryRun || !texts.length ? null : await countTextsAllEncodings(texts, { offThread: true });
     return { plans, counts };
   }
 

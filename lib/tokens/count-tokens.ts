@@ -16,6 +16,11 @@ function encoder(name: EncodingName): Tiktoken {
   return enc;
 }
 
+/** The encoders this thread has built: background work (an import) must leave the server's thread without any. */
+export function loadedEncoders(): EncodingName[] {
+  return [...encoders.keys()];
+}
+
 export type TextCount = { tokens: number; approximate: boolean };
 
 /**
