@@ -2,6 +2,7 @@ import type { MessageFileInput } from "../messages/schemas";
 import { isObj, optString, optTime, RecordProblem, typeName, type Obj } from "./field-readers";
 import { sha256Hex, stableUuid } from "./stable-id";
 import type { ImportConversation, ImportMemory, ImportTurn } from "./types";
+import { difyRoots } from "./dify-roots";
 
 // ChatGPT's data export, conversations.json: an array of conversations, each a tree of
 // message nodes in `mapping` ({id, message|null, parent, children}), with `current_node`
@@ -107,6 +108,8 @@ export function chatgptConversation(v: unknown, record: string, opts: ChatGptOpt
     }
   }
   if (!turns.length) return { conversation: null, memories };
+  // Several roots (a regenerated first answer, an edited first question): see dify-roots.ts.
+  difyRoots(turns, stableUuid(`chatgpt-root:${convId}`));
   const activeLeaf = turns.find((t) => (t.metadata as { active: boolean; node_ids: string[] }).active && currentNode && (t.metadata as { node_ids: string[] }).node_ids.includes(currentNode));
   const config: Record<string, unknown> = { source: "chatgpt" };
   if (currentNode) config.current_node = currentNode;
@@ -128,7 +131,8 @@ export function chatgptConversation(v: unknown, record: string, opts: ChatGptOpt
       created_at: created,
       updated_at: updated,
       turns,
-      allowMissingParents: false,
+      // Only the roots' source-root parent (dify-roots.ts) names no turn: every other parent is a node of the mapping.
+      allowMissingParents: true,
     },
     memories,
   };

@@ -3,6 +3,7 @@ import { isObj, optArray, optString, optTime, RecordProblem, typeName, type Obj 
 import { markdownItems } from "./markdown-items";
 import { sha256Hex, stableUuid } from "./stable-id";
 import type { ImportConversation, ImportMemory, ImportTurn } from "./types";
+import { difyRoots } from "./dify-roots";
 
 // Claude.ai's data export: conversations.json, an array of {uuid, name, created_at,
 // updated_at, chat_messages: [{uuid, sender: human|assistant, text, content: [text |
@@ -110,6 +111,8 @@ export function claudeConversation(v: unknown, record: string, opts: ClaudeOptio
       for (const k of kids) queue.push({ x: k, parentTurn: id });
     }
   }
+  // Several roots (a retried first answer, an edited first question): see dify-roots.ts.
+  difyRoots(turns, stableUuid(`claude-root:${convId}`));
   const activeLeaf = turnOf.get(newest.uuid) ?? (newest.parent ? turnOf.get(newest.parent) : undefined);
   const config: Record<string, unknown> = { source: "claude", active_leaf_rule: "newest message" };
   if (activeLeaf) config.active_leaf_message_id = activeLeaf;
@@ -129,7 +132,8 @@ export function claudeConversation(v: unknown, record: string, opts: ClaudeOptio
     created_at: optTime(v, "created_at"),
     updated_at: optTime(v, "updated_at"),
     turns,
-    allowMissingParents: false,
+    // Only the roots' source-root parent (dify-roots.ts) names no turn: every other parent was checked above.
+    allowMissingParents: true,
   };
 }
 

@@ -83,6 +83,8 @@ export function planTurns(
   const batchIds = new Set(ids);
   const missing: ErrorDetail[] = [];
   const base = Math.max(Date.now(), newest ? new Date(newest.created_at).getTime() + 1 : 0);
+  const times = turns.map((t, i) => (t.created_at ? new Date(t.created_at) : new Date(base + i)));
+  const olderRow = previousRows(ids, times, newest);
   const prepared = turns.map((t, i): PreparedTurn => {
     const prev = i > 0 ? ids[i - 1] : (newest?.id ?? null);
     let parent: string | null;
@@ -95,7 +97,7 @@ export function planTurns(
       treeParent = null;
     } else if (t.parent_message_id === UUID_NIL) {
       parent = UUID_NIL;
-      treeParent = prev; // "the next older row, whatever its id"
+      treeParent = olderRow(i); // "the next older row, whatever its id": older in time, not in the batch's order
     } else {
       parent = t.parent_message_id;
       const known = batchIds.has(parent) || stored.has(parent);
@@ -111,7 +113,7 @@ export function planTurns(
       conversationId,
       parent,
       treeParent,
-      createdAt: t.created_at ? new Date(t.created_at) : new Date(base + i),
+      createdAt: times[i],
       input: t,
       tokens: { q, a },
       answerTokens: t.answer_tokens ?? a.o200k_base,
@@ -121,6 +123,33 @@ export function planTurns(
     throw new ValidationError(`${missing.length} parent_message_id value(s) are not in this conversation`, missing.slice(0, 100), "parent_not_found");
   }
   return prepared;
+}
+
+/**
+ * For a UUID_NIL parent: the row Dify's walk reads just before turn i, by (created_at, write
+ * order) as the walk sorts rows; null when nothing is older (the conversation's first row, as
+ * an import writes a tree's oldest root). A batch in time order gets its previous turn, as
+ * before. Of the stored rows only the newest is known here: it is the answer when it is not
+ * newer than the turn and newer than the batch's older turns (on a tie of time the batch's
+ * turn is written later, so it is the nearer one), and it stays the answer, as before, when no
+ * turn of the batch is older (an older stored row may be the true one; it is not read here).
+ */
+function previousRows(ids: string[], times: Date[], newest: StoredState["newest"]): (i: number) => string | null {
+  let pos: Int32Array | null = null;
+  let order: number[] = [];
+  const stored = newest ? new Date(newest.created_at).getTime() : null;
+  return (i) => {
+    if (!pos) {
+      // Sorted once, on the first UUID_NIL turn: batches without one pay nothing.
+      order = times.map((_, k) => k).sort((a, b) => times[a].getTime() - times[b].getTime() || a - b);
+      pos = new Int32Array(order.length);
+      order.forEach((k, p) => (pos![k] = p));
+    }
+    const before = pos[i] > 0 ? order[pos[i] - 1] : null;
+    if (before === null) return newest?.id ?? null;
+    if (newest && stored! <= times[i].getTime() && stored! > times[before].getTime()) return newest.id;
+    return ids[before];
+  };
 }
 
 /** Leaves and tokens a batch adds: a turn adds a leaf unless its tree parent was a leaf until now. */

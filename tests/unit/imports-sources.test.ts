@@ -12,6 +12,7 @@ import { langgraphMemories, storeRowsFromDump } from "@/lib/imports/parse-langgr
 import { parseAgentsSqlite } from "@/lib/imports/parse-openai-agents";
 import { stableUuid } from "@/lib/imports/stable-id";
 import { zipFolder } from "@/lib/imports/zip-folder";
+import { UUID_NIL } from "@/lib/threads/uuid-nil";
 
 // The parsers of the sources added for issue 25, on fixture files written in each format
 // (tests/fixtures/imports/*): exact turns, threads, ids, times, memories and problems.
@@ -34,8 +35,9 @@ describe("ChatGPT export (conversations.json)", () => {
     expect(trip.name).toBe("Trip to Kyōto 🌸");
     expect(trip.turns.map((t) => [t.id, t.parent_message_id, t.query, t.answer])).toEqual([
       // a regenerated answer: two turns with the same question, siblings
-      [id("A1a"), null, "Plan a trip to Kyōto 🌸", "First answer"],
-      [id("A1b"), null, "Plan a trip to Kyōto 🌸", "Second answer"],
+      // roots as Dify's walk reads them right (lib/imports/dify-roots.ts): the oldest turn UUID_NIL, the other the source's root
+      [id("A1a"), UUID_NIL, "Plan a trip to Kyōto 🌸", "First answer"],
+      [id("A1b"), stableUuid("chatgpt-root:c1-67e1"), "Plan a trip to Kyōto 🌸", "Second answer"],
       // an edited question: two turns under the same parent
       [id("A2"), id("A1b"), "What temple is this?", "Kinkaku-ji.\nIt is the Golden Pavilion."],
       [id("A2e"), id("A1b"), "What temple is this? (edited)", "An edited branch answer"],
@@ -95,8 +97,8 @@ describe("Claude.ai export", () => {
     expect(parsed.format).toBe("claude");
     expect(parsed.skipped).toBe(1); // the empty conversation
     expect(coffee.turns.map((t) => [t.id, t.parent_message_id, t.query, t.answer, t.metadata?.active])).toEqual([
-      [id(C, "a1"), null, "How much coffee is too much?", "About 400 mg a day; five cups is near it.", true],
-      [id(C, "a1r"), null, "How much coffee is too much?", "A retried answer.", false],
+      [id(C, "a1"), UUID_NIL, "How much coffee is too much?", "About 400 mg a day; five cups is near it.", true],
+      [id(C, "a1r"), stableUuid(`claude-root:${C}`), "How much coffee is too much?", "A retried answer.", false],
       [id(C, "a2"), id(C, "a1"), "And tea?", "Tea has less.", false],
       [id(C, "a2e"), id(C, "a1"), "And green tea?", "Green tea has even less.", true],
     ]);
@@ -118,7 +120,7 @@ describe("Claude.ai export", () => {
     const L = "22222222-2222-4222-8222-222222222222";
     expect(linear.name).toBe("Old export, no parents");
     expect(linear.turns.map((t) => [t.id, t.parent_message_id, t.query, t.answer])).toEqual([
-      [id(L, "o2"), null, "Old export, no parents", "Linear reply"],
+      [id(L, "o2"), UUID_NIL, "Old export, no parents", "Linear reply"],
       [id(L, "o3"), id(L, "o2"), "Second question", ""],
     ]);
   });
