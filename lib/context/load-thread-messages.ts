@@ -1,7 +1,7 @@
 import "server-only";
 import type { ProjectSql } from "../db/project-sql";
 import { extractThread } from "../threads/extract-thread";
-import { findAnchor } from "../threads/load-thread";
+import { activeLeafBound, findAnchor } from "../threads/load-thread";
 import { primeContentTokens } from "../strategies/message-tokens";
 import type { RoleMessage } from "../strategies/schemas";
 import type { EncodingName } from "../tokens/registry";
@@ -34,7 +34,8 @@ type Row = {
 };
 
 /**
- * A conversation's current thread (or the thread ending at `leafId`) as role messages,
+ * A conversation's current thread (the one ending at `leafId`, else at the active leaf its
+ * source recorded, else at the newest row: lib/threads/load-thread.ts) as role messages,
  * oldest first: Dify's newest 500 rows and thread rule, in-flight placeholder left out.
  * Stored files become content parts of their side of the turn (images count 85 tokens).
  * A turn whose metadata carries `tool_calls` ([{id, name, arguments, result}]) becomes
@@ -60,7 +61,7 @@ export async function loadThreadMessages(
        FROM (SELECT id, parent_message_id, ${withText ? "query, " : ""}answer, answer_tokens, metadata, file_count, created_at, seq,
                     query_tokens_${suffix} AS q, answer_tokens_${suffix} AS a
                FROM messages
-              WHERE conversation_id = $1 AND project_id = $3 ${anchor ? "AND (created_at, seq) <= ($4::timestamptz, $5::int)" : ""}
+              WHERE conversation_id = $1 AND project_id = $3 ${anchor ? "AND (created_at, seq) <= ($4::timestamptz, $5::int)" : activeLeafBound("$1", "$3")}
               ORDER BY created_at DESC, seq DESC
               LIMIT $2) newest`,
     anchor

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ZMemoryType, ZWeights } from "../memories/schemas";
+import { ZLeafMessageId } from "../messages/schemas";
 import { ZAutoContextReport, ZDropped, ZRoleMessage, ZStrategy, ZTransformed } from "../strategies/schemas";
 
 export const MEMORY_FORMATS = ["user_memory", "xml_block"] as const;
@@ -20,7 +21,7 @@ export const ZContextInput = z
   .object({
     user_id: z.string().trim().min(1).max(200),
     conversation_id: z.uuid().optional(),
-    leaf_message_id: z.uuid().optional(),
+    leaf_message_id: ZLeafMessageId,
     messages: z.array(ZRoleMessage).max(20_000).optional().describe("Inline history instead of a stored conversation."),
     query: z.string().min(1).max(200_000),
     system_prompt: z.string().max(200_000).default(""),

@@ -313,6 +313,11 @@ export class ImportRun {
         // Lists sort by activity: the source's, not the moment of the import.
         const last = lastActivity(conv, turns);
         if (last) await tx.query(`UPDATE conversations SET updated_at = GREATEST(created_at, $2::timestamptz) WHERE id = $1 AND project_id = $3`, [conv.id, last, tx.projectId]);
+        // A later export that adds turns may have moved the active leaf (ChatGPT's current_node): keep the source's.
+        const leaf = conv.model_config?.active_leaf_message_id;
+        if (!plan.isNew && typeof leaf === "string") {
+          await tx.query(`UPDATE conversations SET model_config = jsonb_set(coalesce(model_config, '{}'::jsonb), '{active_leaf_message_id}', to_jsonb($2::text)) WHERE id = $1 AND project_id = $3`, [conv.id, leaf, tx.projectId]);
+        }
       });
     } catch (e) {
       return this.fail(conversationProblem(conv, plan.paths, e));
@@ -457,9 +462,12 @@ function lastActivity(conv: ImportConversation, turns: TurnInput[]): string | un
 function remapConversation(conv: ImportConversation, projectId: string, knownLocalId: string | undefined): ImportConversation {
   const map = (id: string) => projectLocalId(projectId, id);
   const parent = (p: string | null | undefined) => (p === undefined || p === null || p === UUID_NIL ? p : map(p));
+  // The active leaf the source recorded names a turn: it follows its turn's id.
+  const leaf = conv.model_config?.active_leaf_message_id;
   return {
     ...conv,
     id: knownLocalId ?? map(conv.id),
+    model_config: typeof leaf === "string" ? { ...conv.model_config, active_leaf_message_id: map(leaf) } : conv.model_config,
     turns: conv.turns.map((t): ImportTurn => ({ ...t, id: map(t.id), parent_message_id: parent(t.parent_message_id) })),
   };
 }

@@ -65,7 +65,9 @@ export const ZMessageListQuery = z
   })
   .strict();
 
-export const ZThreadQuery = z.object({ leaf_message_id: z.uuid().optional() }).strict();
+export const ZLeafMessageId = z.uuid().optional().describe("The thread's newest turn. Omitted: the active leaf an import recorded (model_config.active_leaf_message_id: ChatGPT's current_node, Claude.ai's newest message), else the newest turn.");
+
+export const ZThreadQuery = z.object({ leaf_message_id: ZLeafMessageId }).strict();
 
 const ZOptionalInt = z.preprocess((v) => (v === "" ? undefined : v), z.coerce.number().int().optional());
 
@@ -73,7 +75,7 @@ export const ZHistoryQuery = z
   .object({
     max_token_limit: z.coerce.number().int().min(0).max(10_000_000).default(2000),
     message_limit: ZOptionalInt.describe("null, 0 or negative mean 500; capped at 500"),
-    leaf_message_id: z.uuid().optional(),
+    leaf_message_id: ZLeafMessageId,
     model: z.string().trim().min(1).max(100).default("gpt-4o"),
     format: z.enum(["messages", "text"]).default("messages"),
     human_prefix: z.string().max(100).default("Human"),

@@ -23,8 +23,30 @@ export async function findAnchor(sql: ProjectSql, conversationId: string, messag
 }
 
 /**
+ * Where a conversation's thread ends when the caller names no leaf: the active leaf its
+ * source recorded (model_config.active_leaf_message_id: ChatGPT's current_node, Claude.ai's
+ * newest message; lib/imports), when that turn is stored, else the newest row (Dify's rule).
+ * In Dify's model a new query is a child of the leaf the client continues from, and a ChatGPT
+ * user continues from current_node, which need not be the newest leaf: so the default thread,
+ * window and context follow it.
+ *
+ * A condition on the readers' `(created_at, seq)` rather than a query of its own: the bound is
+ * computed once by the database in the same statement (no round trip), and without a recorded
+ * leaf it lets every row through. `conv` and `project` are the statement's parameters
+ * ("$1", "$3"); a pointer that is not a UUID is ignored rather than failing the cast.
+ */
+export function activeLeafBound(conv: string, project: string): string {
+  const leaf = (col: string) =>
+    `(SELECT m.${col} FROM conversations c JOIN messages m ON m.project_id = c.project_id AND m.conversation_id = c.id
+         AND m.id = CASE WHEN c.model_config->>'active_leaf_message_id' ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
+                         THEN (c.model_config->>'active_leaf_message_id')::uuid END
+       WHERE c.id = ${conv} AND c.project_id = ${project})`;
+  return `AND (created_at, seq) <= (COALESCE(${leaf("created_at")}, 'infinity'::timestamptz), COALESCE(${leaf("seq")}, 2147483647))`;
+}
+
+/**
  * The thread by Dify's rules over every row of the conversation (no limit), ending at
- * `leafId` or at the newest row. Reads newest-first pages and stops once the walk ends.
+ * `leafId`, else at the active leaf (activeLeafBound), else at the newest row. Reads newest-first pages and stops once the walk ends.
  * Returns ids newest first.
  */
 export async function loadThreadIds(sql: ProjectSql, conversationId: string, leafId?: string): Promise<string[]> {
@@ -35,7 +57,7 @@ export async function loadThreadIds(sql: ProjectSql, conversationId: string, lea
     const rows = await sql.query<{ id: string; parentMessageId: string | null; created_at: string; seq: number }>(
       `SELECT id, parent_message_id AS "parentMessageId", created_at::text AS created_at, seq
          FROM messages
-        WHERE conversation_id = $1 AND project_id = $2 ${anchor ? `AND (created_at, seq) ${inclusive ? "<=" : "<"} ($3::timestamptz, $4::int)` : ""}
+        WHERE conversation_id = $1 AND project_id = $2 ${anchor ? `AND (created_at, seq) ${inclusive ? "<=" : "<"} ($3::timestamptz, $4::int)` : activeLeafBound("$1", "$2")}
         ORDER BY created_at DESC, seq DESC
         LIMIT ${PAGE}`,
       anchor ? [conversationId, sql.projectId, anchor.created_at, anchor.seq] : [conversationId, sql.projectId],

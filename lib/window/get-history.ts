@@ -1,6 +1,6 @@
 import "server-only";
 import type { ProjectSql } from "../db/project-sql";
-import { findAnchor } from "../threads/load-thread";
+import { activeLeafBound, findAnchor } from "../threads/load-thread";
 import { extractThread } from "../threads/extract-thread";
 import { CHAT_FORMULA, IMAGE_PART_TOKENS, messageOverhead, type ContentPart } from "../tokens/chat-formula";
 import { savedPresets } from "../models/model-settings";
@@ -63,7 +63,7 @@ export async function getHistory(
        FROM (SELECT id, parent_message_id, answer, answer_tokens, created_at, seq,
                     query_tokens_${suffix} AS q, answer_tokens_${suffix} AS a, file_count
                FROM messages
-              WHERE conversation_id = $1 AND project_id = $3 ${anchor ? "AND (created_at, seq) <= ($4::timestamptz, $5::int)" : ""}
+              WHERE conversation_id = $1 AND project_id = $3 ${anchor ? "AND (created_at, seq) <= ($4::timestamptz, $5::int)" : activeLeafBound("$1", "$3")}
               ORDER BY created_at DESC, seq DESC
               LIMIT $2) newest`,
     anchor ? [conversationId, limit, sql.projectId, anchor.created_at, anchor.seq] : [conversationId, limit, sql.projectId],

@@ -11,6 +11,7 @@ import { createFreshDatabase, realPostgresUrl } from "../helpers/real-postgres";
 import { DATABASE_KINDS, startAppOn } from "../helpers/test-database";
 import { stableUuid } from "@/lib/imports/stable-id";
 import { zipFolder } from "@/lib/imports/zip-folder";
+import { UUID_NIL } from "@/lib/threads/uuid-nil";
 
 // The sources of issue 25 end to end through POST /api/v1/imports/upload (the file's bytes
 // as the body) on both databases: what each writes shows up through the ordinary API,
@@ -98,7 +99,17 @@ describe.each(DATABASE_KINDS)("imports of 2026's sources on %s", (kind) => {
     expect(conv.body).toMatchObject({ app_id: "chatgpt", name: "Trip to Kyōto 🌸", turn_count: 4, created_at: "2023-11-14T22:13:20.123Z" });
     const msgs = (await api.get(`/conversations/${trip}/messages`)).body.data as { id: string; parent_message_id: string | null; metadata: { active: boolean }; files: unknown[] }[];
     const t = (n: string) => stableUuid(`chatgpt-turn:c1-67e1:${n}`);
-    expect(new Map(msgs.map((m) => [m.id, m.parent_message_id]))).toEqual(new Map([[t("A1a"), null], [t("A1b"), null], [t("A2"), t("A1b")], [t("A2e"), t("A1b")]]));
+    // Two roots (a regenerated first answer): the oldest turn's parent is UUID_NIL, the other's the export's root node (lib/imports/dify-roots.ts).
+    expect(new Map(msgs.map((m) => [m.id, m.parent_message_id]))).toEqual(new Map([[t("A1a"), UUID_NIL], [t("A1b"), stableUuid("chatgpt-root:c1-67e1")], [t("A2"), t("A1b")], [t("A2e"), t("A1b")]]));
+    // current_node (A2) is not the newest leaf (A2e): the default thread, the window and the context continue from it.
+    expect((await api.get(`/conversations/${trip}/thread`)).body).toEqual({ leaf_message_id: t("A2"), message_ids: [t("A2"), t("A1b")] });
+    const h = await api.get(`/conversations/${trip}/history?max_token_limit=100000`);
+    expect(h.body.thread_message_ids).toEqual([t("A2"), t("A1b")]);
+    const ctx = await api.post("/context", { user_id: "chatgpt", conversation_id: trip, query: "And the next temple?", strategy: { type: "token_buffer", max_token_limit: 100000 } });
+    expect(ctx.status, JSON.stringify(ctx.body)).toBe(200);
+    expect(ctx.body.messages.filter((m: { role: string }) => m.role === "user").map((m: { content: unknown }) => m.content)).toEqual(["Plan a trip to Kyōto 🌸", expect.anything(), "And the next temple?"]);
+    // A leaf named by the caller still wins.
+    expect((await api.get(`/conversations/${trip}/history?max_token_limit=100000&leaf_message_id=${t("A2e")}`)).body.thread_message_ids).toEqual([t("A2e"), t("A1b")]);
     expect(msgs.find((m) => m.id === t("A2"))!.files).toEqual([{ type: "image", transfer_method: "local_file", url: null, upload_file_id: "file-service://file-Kyoto123", belongs_to: "user" }]);
     const mems = (await api.get("/users/chatgpt/memories")).body.data as { content: string; memory_type: string }[];
     expect(mems.map((m) => m.content).sort()).toEqual(["Answer briefly, in metric units.", "I live in Lyon and travel by train.", "Is vegetarian.", "Prefers window seats."]);
