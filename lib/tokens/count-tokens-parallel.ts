@@ -111,10 +111,15 @@ function estimate(slice: Slice): { tokens: Int32Array; approximate: Uint8Array }
 
 class PoolStalled extends Error {}
 
-async function runSlice(p: Piscina, slice: Slice, encoding: EncodingName) {
-  const boundMs = Math.round(COUNT_BOUND_MS + (COUNT_BOUND_MS_PER_MB * slice.chars) / 1e6);
+/** The counting and stall bounds of a slice (ms); `boundMs` replaces both (see countTextsAllEncodings). */
+function sliceBounds(slice: Slice, boundMs: number | undefined): { count: number; stall: number } {
+  if (boundMs !== undefined) return { count: boundMs, stall: boundMs };
+  return { count: Math.round(COUNT_BOUND_MS + (COUNT_BOUND_MS_PER_MB * slice.chars) / 1e6), stall: STALL_BOUND_MS };
+}
+
+async function runSlice(p: Piscina, slice: Slice, encoding: EncodingName, bounds: { count: number; stall: number }) {
   try {
-    return (await p.run({ texts: slice.texts, encoding, boundMs }, { signal: AbortSignal.timeout(STALL_BOUND_MS + boundMs) })) as {
+    return (await p.run({ texts: slice.texts, encoding, boundMs: bounds.count }, { signal: AbortSignal.timeout(bounds.stall + bounds.count) })) as {
       tokens: Int32Array;
       approximate: Uint8Array;
     };
@@ -129,9 +134,11 @@ async function runSlice(p: Piscina, slice: Slice, encoding: EncodingName) {
  * counted in the worker pool (both encodings and both halves of the batch in parallel); a
  * slice's texts past its counting bound (or a stalled slice) are estimated and flagged
  * approximate. `path` says which ran. `offThread`: the pool whatever the size (start-up work,
- * so that the request thread loads no encoder until a request needs one).
+ * so that the request thread loads no encoder until a request needs one). `boundMs`: each
+ * slice's counting and stall bound instead of the defaults above, for a caller that wants exact
+ * counts however long a starved machine takes (the unit suites, niced beside a build).
  */
-export async function countTextsAllEncodings(texts: string[], opts: { offThread?: boolean } = {}): Promise<TokenCounts> {
+export async function countTextsAllEncodings(texts: string[], opts: { offThread?: boolean; boundMs?: number } = {}): Promise<TokenCounts> {
   const totalChars = texts.reduce((n, t) => n + t.length, 0);
   const p = opts.offThread || totalChars >= INLINE_BELOW_CHARS ? getPool() : null;
   if (!p) return countInline(texts);
@@ -146,7 +153,7 @@ export async function countTextsAllEncodings(texts: string[], opts: { offThread?
     await Promise.all(
       parts.flatMap((slice) =>
         ENCODINGS.map(async (encoding) => {
-          const r = await runSlice(p, slice, encoding).catch((e) => {
+          const r = await runSlice(p, slice, encoding, sliceBounds(slice, opts.boundMs)).catch((e) => {
             if (e instanceof PoolStalled) return estimate(slice);
             throw e;
           });
