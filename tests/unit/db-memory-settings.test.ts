@@ -4,6 +4,8 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { DEFAULT_PGLITE_SHARED_BUFFERS, readDbConfig } from "@/lib/db/db-config";
 import { openDatabase } from "@/lib/db/open-database";
+import { emptyClusterDir } from "../helpers/fresh-data-dir";
+import { LOADED_MACHINE_TIMEOUT_MS } from "../helpers/loaded-machine";
 import { suiteTempDirs } from "../helpers/temp-dir";
 
 // The embedded database's memory settings (issue 21, part 8; figures in docs/benchmarks.md):
@@ -29,8 +31,10 @@ describe("MEMSCOPE_PGLITE_SHARED_BUFFERS", () => {
     }
   });
 
-  it("is the buffer pool the embedded database runs with", async () => {
-    const db = await openDatabase({ kind: "pglite", dataDir: fresh("sb"), sharedBuffers: "32MB" });
+  // On a folder made with the default pool (a copy of one initdb made once): the setting is
+  // applied at every open, not only by initdb (which the next test runs).
+  it("is the buffer pool the embedded database runs with", { timeout: LOADED_MACHINE_TIMEOUT_MS }, async () => {
+    const db = await openDatabase({ kind: "pglite", dataDir: await emptyClusterDir(fresh("sb")), sharedBuffers: "32MB" });
     try {
       const [{ shared_buffers }] = await db.sql.query<{ shared_buffers: string }>(`SHOW shared_buffers`);
       expect(shared_buffers).toBe("32MB");
@@ -41,7 +45,7 @@ describe("MEMSCOPE_PGLITE_SHARED_BUFFERS", () => {
 });
 
 describe("initdb in a child process", () => {
-  it("lib/db/pglite-initdb.mjs creates a database folder that opens and migrates", async () => {
+  it("lib/db/pglite-initdb.mjs creates a database folder that opens and migrates", { timeout: LOADED_MACHINE_TIMEOUT_MS }, async () => {
     const dataDir = fresh("initdb");
     execFileSync(process.execPath, [path.resolve("lib/db/pglite-initdb.mjs"), dataDir, "64MB"], { timeout: 300_000 });
     expect(fs.existsSync(path.join(dataDir, "PG_VERSION"))).toBe(true);

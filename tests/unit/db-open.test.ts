@@ -5,13 +5,18 @@ import { afterAll, describe, expect, it } from "vitest";
 import { openDatabase } from "@/lib/db/open-database";
 import { applyMigrations, readMigrations } from "@/lib/db/migrations";
 import { acquireFolderLock, DataFolderLockedError } from "@/lib/db/folder-lock";
+import { emptyClusterDir } from "../helpers/fresh-data-dir";
+import { LOADED_MACHINE_TIMEOUT_MS } from "../helpers/loaded-machine";
 import { suiteTempDirs } from "../helpers/temp-dir";
 
 const fresh = suiteTempDirs(afterAll);
 
-describe("embedded database (PGlite) open and migrate", () => {
+// Each test starts on a copy of a folder PGlite's initdb made once (no migration applied): the
+// migrations are the subject here; initdb itself is db-memory-settings.test.ts's, and each of
+// these ran one before (at load 20-37, past the 120 s time-out). Migrating is still slow work.
+describe("embedded database (PGlite) open and migrate", { timeout: LOADED_MACHINE_TIMEOUT_MS }, () => {
   it("applies every migration once, recorded with Prisma's sha256 checksum, idempotently", async () => {
-    const dataDir = fresh("mig");
+    const dataDir = await emptyClusterDir(fresh("mig"));
     const db = await openDatabase({ kind: "pglite", dataDir });
     try {
       const rows = await db.sql.query<{ migration_name: string; checksum: string; finished_at: Date | null }>(
@@ -38,7 +43,7 @@ describe("embedded database (PGlite) open and migrate", () => {
   });
 
   it("rolls back a failing migration and does not record it", async () => {
-    const dataDir = fresh("migfail");
+    const dataDir = await emptyClusterDir(fresh("migfail"));
     const migDir = fresh("migfiles");
     fs.mkdirSync(path.join(migDir, "001_ok"));
     fs.writeFileSync(path.join(migDir, "001_ok", "migration.sql"), `CREATE TABLE t_ok (id int);`);
@@ -57,7 +62,7 @@ describe("embedded database (PGlite) open and migrate", () => {
   });
 
   it("refuses a migration edited after it was applied", async () => {
-    const dataDir = fresh("migedit");
+    const dataDir = await emptyClusterDir(fresh("migedit"));
     const migDir = fresh("migfiles2");
     fs.mkdirSync(path.join(migDir, "001_a"));
     fs.writeFileSync(path.join(migDir, "001_a", "migration.sql"), `CREATE TABLE t_a (id int);`);

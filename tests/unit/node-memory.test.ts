@@ -20,6 +20,7 @@ import type { SqlRunner } from "@/lib/db/migrations";
 import { ZAddTurnInput, ZNodeHistoryQuery, ZNodeId, ZNodeMemoryDocument, type NodeMemoryDocument } from "@/lib/node-memory/schemas";
 import { UUID_NIL } from "@/lib/threads/uuid-nil";
 import { resolveTokenizer } from "@/lib/tokens/registry";
+import { LOADED_MACHINE_TIMEOUT_MS } from "../helpers/loaded-machine";
 
 const o200k = get_encoding("o200k_base");
 const cl100k = get_encoding("cl100k_base");
@@ -230,7 +231,9 @@ describe("node window (token limit over the thread, whole turns, oldest first)",
   });
 });
 
-describe("addNodeTurn: optimistic versioning on a real database (embedded PGlite)", () => {
+// Thousands of writes and a 20 000-message document through PGlite: correctness, given a loaded
+// machine's time (the full-node test took 99 s at load 20-37, past its own 60 s).
+describe("addNodeTurn: optimistic versioning on a real database (embedded PGlite)", { timeout: LOADED_MACHINE_TIMEOUT_MS }, () => {
   // The store's own SQL against a migrated database. Concurrent calls interleave at every
   // await (between a writer's read and its conditional UPDATE), so writers really lose
   // races; `racer` additionally lets a test change the row under a writer on purpose.
@@ -258,7 +261,7 @@ describe("addNodeTurn: optimistic versioning on a real database (embedded PGlite
     db = await openDatabase({ kind: "pglite", dataDir: dir });
     const [c] = await db.sql.query<{ id: string }>(`INSERT INTO conversations (id, app_id, name) VALUES (gen_random_uuid(), 'app-1', 'node memory') RETURNING id`);
     conversationId = c.id;
-  }, 120_000);
+  }, LOADED_MACHINE_TIMEOUT_MS);
   afterAll(async () => {
     await db?.close();
     if (dir) removeDir(dir);
@@ -316,7 +319,7 @@ describe("addNodeTurn: optimistic versioning on a real database (embedded PGlite
     expect(s.version).toBe(1 + MAX_WRITE_ATTEMPTS);
     expect(s.doc.messages.map((m) => m.message_id)).not.toContain("loser");
     expect(documentTurns(s.doc).map((t) => t.id)).toEqual(["first"]);
-  }, 60_000);
+  });
 
   it("a full node refuses another turn with 409 node_memory_full, and is left as it was", async () => {
     let doc = emptyDocument();
@@ -337,7 +340,7 @@ describe("addNodeTurn: optimistic versioning on a real database (embedded PGlite
     const s = (await stored("full"))!;
     expect(s.version).toBe(8);
     expect(s.doc.messages).toHaveLength(MAX_NODE_MESSAGES);
-  }, 60_000);
+  });
 
   it("rejects a duplicate id with 409, a wrong app with 422 and an unknown or deleted conversation with 404", async () => {
     await addNodeTurn(sql, conversationId, "n", input("a"));

@@ -2,6 +2,8 @@ import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { openDatabase } from "@/lib/db/open-database";
 import { applyMigrations, readMigrations } from "@/lib/db/migrations";
+import { emptyClusterDir } from "../helpers/fresh-data-dir";
+import { LOADED_MACHINE_TIMEOUT_MS } from "../helpers/loaded-machine";
 import { suiteTempDirs } from "../helpers/temp-dir";
 
 // Migration 20261125000000_project_scoped_ids on a database with data in two projects, as the
@@ -12,9 +14,11 @@ import { suiteTempDirs } from "../helpers/temp-dir";
 const MIGRATION = "20261125000000_project_scoped_ids";
 const fresh = suiteTempDirs(afterAll);
 
-describe(`migration ${MIGRATION}`, () => {
+// A copy of a folder after initdb (no migration): the migrations before this one and this one
+// are the subject, and initdb from nothing took this test past its time-out at load 20-37.
+describe(`migration ${MIGRATION}`, { timeout: LOADED_MACHINE_TIMEOUT_MS }, () => {
   it("keeps existing rows valid, makes ids unique per project and references stay within a project", async () => {
-    const dataDir = fresh("scoped-ids");
+    const dataDir = await emptyClusterDir(fresh("scoped-ids"));
     const all = readMigrations();
     expect(all.map((m) => m.name)).toContain(MIGRATION);
     const db = await openDatabase({ kind: "pglite", dataDir }, { migrate: false });
