@@ -1,5 +1,6 @@
 import path from "node:path";
 import { defineConfig } from "vitest/config";
+import { LOADED_MACHINE_TIMEOUT_MS } from "./tests/helpers/loaded-machine.ts";
 import LongestFirstSequencer from "./tests/support/sequencer.ts";
 
 export default defineConfig({
@@ -27,7 +28,9 @@ export default defineConfig({
     // returns as soon as it does, so only a failure waits the whole 20 s (as pages' own waits do,
     // tests/helpers/browser.ts).
     expect: { poll: { timeout: 20_000 } },
-    hookTimeout: 180_000,
+    // Hooks start servers, browsers and databases, sometimes two starts in one (the run's seeded
+    // template, then a copy of it): a loaded machine's time (tests/helpers/loaded-machine.ts).
+    hookTimeout: LOADED_MACHINE_TIMEOUT_MS,
     // Server-backed suites start their own Next.js process; keep files apart.
     fileParallelism: true,
     // The longest files start first (tests/support/sequencer.ts), so both workers end together.

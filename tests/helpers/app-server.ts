@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { freePort } from "./free-port";
 import { freshDataDir, seededDataDir } from "./fresh-data-dir";
+import { LOADED_MACHINE_TIMEOUT_MS } from "./loaded-machine";
 import { removeDir } from "./temp-dir";
 
 // Starts the real production server (`next start`, built by `npm test` first) on a
@@ -78,9 +79,11 @@ export async function startAppServer(
   child.stderr!.on("data", (d) => (log += d));
   const url = `http://127.0.0.1:${port}`;
 
-  // Just under vitest's 180 s hook timeout: a fresh folder's first start (initdb and every
-  // migration) takes 30 s alone at load 20, and a give-up here reports the server's log.
-  const deadline = Date.now() + 170_000;
+  // A hang guard, not a speed check: a fresh folder's first start (initdb and every migration)
+  // takes 30 s alone at load 20, and at load 25-30 a seeded start (the run's seeded template) ran
+  // past 90 s with its log showing it nearly ready. Half the hooks' time-out (vitest.config.ts):
+  // a hook may hold two starts, and a give-up here reports the server's log.
+  const deadline = Date.now() + LOADED_MACHINE_TIMEOUT_MS / 2;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited (${child.exitCode}):\n${log}`);
     try {

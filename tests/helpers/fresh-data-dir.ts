@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { readMigrations } from "../../lib/db/migrations";
+import { LOADED_MACHINE_TIMEOUT_MS } from "./loaded-machine";
 import { removeDir, tempDir } from "./temp-dir";
 
 // A new embedded data folder costs PGlite's initdb plus every migration: most of a server's
@@ -91,7 +92,7 @@ async function makeSeededTemplate(): Promise<string> {
   try {
     fs.mkdirSync(claim);
   } catch {
-    for (const deadline = Date.now() + 180_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 200))) {
+    for (const deadline = Date.now() + LOADED_MACHINE_TIMEOUT_MS; Date.now() < deadline; await new Promise((r) => setTimeout(r, 200))) {
       if (fs.existsSync(dir)) return dir;
       if (!fs.existsSync(claim)) break; // the seeding worker failed
     }
