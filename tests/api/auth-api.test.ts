@@ -233,95 +233,104 @@ describe("start rules", () => {
       await s.stop();
     }
   });
-
-  it("MEMSCOPE_ADMIN_EMAIL creates the admin at start; sign-in works", async () => {
-    const s = await startAppServer({ env: { HOST: "0.0.0.0", MEMSCOPE_ADMIN_EMAIL: "ops@example.com", MEMSCOPE_ADMIN_PASSWORD: PASSWORD } });
-    try {
-      expect((await fetch(`${s.url}/api/v1/conversations`)).status).toBe(401);
-      const r = await fetch(`${s.url}/api/auth/sign-in/email`, {
-        method: "POST",
-        headers: { "content-type": "application/json", origin: s.url },
-        body: JSON.stringify({ email: "ops@example.com", password: PASSWORD }),
-      });
-      expect(r.status).toBe(200);
-      const cookie = r.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
-      expect((await fetch(`${s.url}/api/v1/conversations`, { headers: { cookie } })).status).toBe(200);
-    } finally {
-      await s.stop();
-    }
-  });
 });
 
-describe("single sign-on through an OpenID Connect provider (local stub)", () => {
-  // Starts its own server and walks a whole redirect flow: generous on a busy 2-core machine.
-  it("an invited person signs in with the provider and lands in the project; an uninvited one is refused", { timeout: 180_000 }, async () => {
-    const stub = await startOidcStub({ sub: "u-42", email: "sso@example.com", name: "Sso Person" });
-    const app = await startAppServer({
-      env: { MEMSCOPE_OIDC_ISSUER: stub.issuer, MEMSCOPE_OIDC_CLIENT_ID: stub.clientId, MEMSCOPE_OIDC_CLIENT_SECRET: stub.clientSecret, MEMSCOPE_ADMIN_EMAIL: "ops@example.com", MEMSCOPE_ADMIN_PASSWORD: PASSWORD },
+// One server for both: an admin from the environment on a server listening on every address (the
+// start rule's allowed case), with an OpenID Connect provider (a local stub). Each test signs in
+// for itself; neither reads what the other wrote.
+describe("an admin from the environment, and single sign-on through an OpenID Connect provider (local stub)", () => {
+  let stub: Awaited<ReturnType<typeof startOidcStub>>;
+  let app: AppServer;
+  beforeAll(async () => {
+    stub = await startOidcStub({ sub: "u-42", email: "sso@example.com", name: "Sso Person" });
+    app = await startAppServer({
+      env: {
+        HOST: "0.0.0.0",
+        MEMSCOPE_ADMIN_EMAIL: "ops@example.com",
+        MEMSCOPE_ADMIN_PASSWORD: PASSWORD,
+        MEMSCOPE_OIDC_ISSUER: stub.issuer,
+        MEMSCOPE_OIDC_CLIENT_ID: stub.clientId,
+        MEMSCOPE_OIDC_CLIENT_SECRET: stub.clientSecret,
+      },
     });
-    try {
-      const jar = new Map<string, string>();
-      const keep = (r: Response) => {
-        for (const c of r.headers.getSetCookie()) {
-          const [pair] = c.split(";");
-          const i = pair.indexOf("=");
-          jar.set(pair.slice(0, i), pair.slice(i + 1));
-        }
-      };
-      const cookies = () => [...jar].map(([k, v]) => `${k}=${v}`).join("; ");
-      /** Sign-in with the provider, following redirects by hand with a cookie jar; returns the URLs visited. */
-      async function ssoSignIn(): Promise<string[]> {
-        jar.clear();
-        const start = await fetch(`${app.url}/api/auth/sign-in/social`, {
-          method: "POST",
-          headers: { "content-type": "application/json", origin: app.url },
-          body: JSON.stringify({ provider: "oidc", callbackURL: "/conversations" }),
-        });
-        expect(start.status).toBe(200);
-        keep(start);
-        const visited = [(await start.json()).url as string];
-        // The app may name itself localhost or 127.0.0.1: the port tells it apart from the stub.
-        const isApp = (u: string) => new URL(u).port === new URL(app.url).port;
-        for (let i = 0; i < 6; i++) {
-          const at = visited[visited.length - 1];
-          // Stop at the app's own pages: the flow is over.
-          if (isApp(at) && !at.includes("/api/auth/")) break;
-          const r = await fetch(at, { redirect: "manual", headers: isApp(at) ? { cookie: cookies() } : {} });
-          if (isApp(at)) keep(r);
-          const loc = r.headers.get("location");
-          if (!loc) break;
-          visited.push(new URL(loc, at).toString());
-        }
-        return visited;
+  });
+  afterAll(async () => {
+    await app?.stop();
+    await stub?.stop();
+  });
+
+  it("MEMSCOPE_ADMIN_EMAIL creates the admin at start; sign-in works", async () => {
+    expect((await fetch(`${app.url}/api/v1/conversations`)).status).toBe(401);
+    const r = await fetch(`${app.url}/api/auth/sign-in/email`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: app.url },
+      body: JSON.stringify({ email: "ops@example.com", password: PASSWORD }),
+    });
+    expect(r.status).toBe(200);
+    const cookie = r.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+    expect((await fetch(`${app.url}/api/v1/conversations`, { headers: { cookie } })).status).toBe(200);
+  });
+
+  // Walks a whole redirect flow: generous on a busy 2-core machine.
+  it("an invited person signs in with the provider and lands in the project; an uninvited one is refused", { timeout: 180_000 }, async () => {
+    const jar = new Map<string, string>();
+    const keep = (r: Response) => {
+      for (const c of r.headers.getSetCookie()) {
+        const [pair] = c.split(";");
+        const i = pair.indexOf("=");
+        jar.set(pair.slice(0, i), pair.slice(i + 1));
       }
-
-      // Not invited: no account is made.
-      const refused = await ssoSignIn();
-      expect(refused.at(-1)).toMatch(/error/);
-      expect((await fetch(`${app.url}/api/v1/conversations`, { headers: { cookie: cookies() } })).status).toBe(401);
-
-      // Invited by the admin: the provider's sign-in creates the account, the link makes it a member.
-      const admin = await fetch(`${app.url}/api/auth/sign-in/email`, {
+    };
+    const cookies = () => [...jar].map(([k, v]) => `${k}=${v}`).join("; ");
+    /** Sign-in with the provider, following redirects by hand with a cookie jar; returns the URLs visited. */
+    async function ssoSignIn(): Promise<string[]> {
+      jar.clear();
+      const start = await fetch(`${app.url}/api/auth/sign-in/social`, {
         method: "POST",
         headers: { "content-type": "application/json", origin: app.url },
-        body: JSON.stringify({ email: "ops@example.com", password: PASSWORD }),
+        body: JSON.stringify({ provider: "oidc", callbackURL: "/conversations" }),
       });
-      const adminCookie = admin.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
-      const inv = await fetch(`${app.url}/api/v1/project/invitations`, {
-        method: "POST",
-        headers: { cookie: adminCookie, origin: app.url, "content-type": "application/json" },
-        body: JSON.stringify({ email: "sso@example.com", role: "member" }),
-      });
-      const { id } = await inv.json();
-      const done = await ssoSignIn();
-      expect(new URL(done.at(-1)!).pathname).toBe("/conversations");
-      const accept = await fetch(`${app.url}/api/auth/invitation/${id}`, { method: "POST", headers: { cookie: cookies(), origin: app.url, "content-type": "application/json" }, body: "{}" });
-      expect(accept.status).toBe(200);
-      const me = await (await fetch(`${app.url}/api/v1/project`, { headers: { cookie: cookies() } })).json();
-      expect(me).toMatchObject({ actor: { kind: "account", label: "sso@example.com" }, project: { id: "default", role: "member" } });
-    } finally {
-      await app.stop();
-      await stub.stop();
+      expect(start.status).toBe(200);
+      keep(start);
+      const visited = [(await start.json()).url as string];
+      // The app may name itself localhost or 127.0.0.1: the port tells it apart from the stub.
+      const isApp = (u: string) => new URL(u).port === new URL(app.url).port;
+      for (let i = 0; i < 6; i++) {
+        const at = visited[visited.length - 1];
+        // Stop at the app's own pages: the flow is over.
+        if (isApp(at) && !at.includes("/api/auth/")) break;
+        const r = await fetch(at, { redirect: "manual", headers: isApp(at) ? { cookie: cookies() } : {} });
+        if (isApp(at)) keep(r);
+        const loc = r.headers.get("location");
+        if (!loc) break;
+        visited.push(new URL(loc, at).toString());
+      }
+      return visited;
     }
+
+    // Not invited: no account is made.
+    const refused = await ssoSignIn();
+    expect(refused.at(-1)).toMatch(/error/);
+    expect((await fetch(`${app.url}/api/v1/conversations`, { headers: { cookie: cookies() } })).status).toBe(401);
+
+    // Invited by the admin: the provider's sign-in creates the account, the link makes it a member.
+    const admin = await fetch(`${app.url}/api/auth/sign-in/email`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: app.url },
+      body: JSON.stringify({ email: "ops@example.com", password: PASSWORD }),
+    });
+    const adminCookie = admin.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+    const inv = await fetch(`${app.url}/api/v1/project/invitations`, {
+      method: "POST",
+      headers: { cookie: adminCookie, origin: app.url, "content-type": "application/json" },
+      body: JSON.stringify({ email: "sso@example.com", role: "member" }),
+    });
+    const { id } = await inv.json();
+    const done = await ssoSignIn();
+    expect(new URL(done.at(-1)!).pathname).toBe("/conversations");
+    const accept = await fetch(`${app.url}/api/auth/invitation/${id}`, { method: "POST", headers: { cookie: cookies(), origin: app.url, "content-type": "application/json" }, body: "{}" });
+    expect(accept.status).toBe(200);
+    const me = await (await fetch(`${app.url}/api/v1/project`, { headers: { cookie: cookies() } })).json();
+    expect(me).toMatchObject({ actor: { kind: "account", label: "sso@example.com" }, project: { id: "default", role: "member" } });
   });
 });
