@@ -6,6 +6,7 @@ import type { AppServer } from "../helpers/app-server";
 import { lexicalRow, openDirect, writeLexicalMemories } from "../helpers/lexical-memories";
 import { hashedVector, startOpenAiStub, type OpenAiStub } from "../helpers/openai-stub";
 import { DATABASE_KINDS, openTestDatabase, type DatabaseKind, type TestDatabase } from "../helpers/test-database";
+import { LOADED_MACHINE_TIMEOUT_MS } from "../helpers/loaded-machine";
 
 /** This file's polls: up to 60_000 ms, every 150 ms. */
 const waitFor = <T>(what: string, fn: () => Promise<T>, ok: (v: T) => boolean) => until(what, fn, ok, 60_000, 150);
@@ -245,12 +246,12 @@ describe.each(DATABASE_KINDS)("re-embedding when the embedding model changes on 
     await s.stop();
   });
 
-  it("an empty store switches to the configured model at once", { timeout: 120_000 }, async () => {
+  it("an empty store switches to the configured model at once", { timeout: LOADED_MACHINE_TIMEOUT_MS }, async () => {
     const db = await openTestDatabase(kind);
     dbs.push(db);
-    const a = await db.startApp();
-    await apiClient(a.url).post(`/users/${USER}/memories/search`, { query: "anything", dry_run: true }); // records lexical as active
-    await a.stop();
+    // Lexical recorded as the active model with no memory: what a first server's search leaves
+    // (seedLexical's first check shows a server records it), written through SQL.
+    await seedLexicalDirect(db, []);
     const stub = await startOpenAiStub();
     stubs.push(stub);
     const s = await db.startApp({ env: stubEnv(stub) });
