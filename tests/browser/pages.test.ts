@@ -69,6 +69,15 @@ describe("every page, every width", () => {
     if (!tabs.has(key)) tabs.set(key, await newPage(suite.browser, width, width === 390 ? 844 : 900, "light"));
     return tabs.get(key)!;
   };
+  /**
+   * The page at rest: its fonts loaded, no CSS transition running (axe would read colours
+   * halfway), then two frames painted. Polled, where a fixed 300 ms wait stood before each check
+   * (42 of them): as long as a loaded machine needs, no longer than a quiet one does.
+   */
+  const settled = async (page: Page) => {
+    await page.waitForFunction(() => document.fonts.status === "loaded" && document.getAnimations().every((a) => a.playState !== "running" || !(a instanceof CSSTransition)));
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  };
   const describeViolations = (vs: Awaited<ReturnType<typeof axeSeriousViolations>>) =>
     vs.map((v) => `${v.impact} ${v.id} (${v.help}) at ${v.targets.join(" | ")}`);
 
@@ -79,7 +88,7 @@ describe("every page, every width", () => {
         await page.emulateMedia({ colorScheme: "light" });
         await page.goto(`${suite.url}${p.path.replace(DEMO_MEMORY_ID, memoryId)}`);
         await page.locator(p.ready).first().waitFor();
-        await page.waitForTimeout(300);
+        await settled(page);
         await page.screenshot({ path: screenshotPath(`page-${p.name}-${width}`) });
         expect(await pageOverflow(page), "px of sideways page scroll").toBe(0);
         expect(describeViolations(await axeSeriousViolations(page))).toEqual([]);
@@ -88,12 +97,8 @@ describe("every page, every width", () => {
         await page.emulateMedia({ colorScheme: "dark" });
         // Colours change through CSS transitions (axe would read them halfway), and the graphs
         // re-render on the media change: wait for both to settle.
-        await page.waitForFunction(
-          () =>
-            matchMedia("(prefers-color-scheme: dark)").matches &&
-            document.getAnimations().every((a) => a.playState !== "running" || !(a instanceof CSSTransition)),
-        );
-        await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+        await page.waitForFunction(() => matchMedia("(prefers-color-scheme: dark)").matches);
+        await settled(page);
         await page.screenshot({ path: screenshotPath(`page-${p.name}-${width}-dark`) });
         expect(await pageOverflow(page), "px of sideways page scroll, dark").toBe(0);
         expect(describeViolations(await axeSeriousViolations(page, { rules: DARK_RULES })), "dark mode").toEqual([]);
