@@ -38,9 +38,12 @@ export async function loadAsOfDataset(db: Awaited<ReturnType<typeof openDatabase
             'structured_data', NULL, 'importance_score', ((s.i * 10)::int + ${g}) % 11 / 10.0, 'confidence', 0.5 + (${g} % 5) / 10.0, 'status', 'active', 'version', ${g})`;
         const at = (g: string) => `s.created + (${g} - 1) * interval '1 hour' * (${span / 3600000 / 2} / ${PER})`;
         await tx.query(
-          `INSERT INTO memory_events (id, memory_id, user_id, event_type, actor, before, after, created_at, project_id)
+          // superseded_at given (the next edit's time), as a writer that chains its own rows
+          // may: the insert trigger then only checks it (migration 20261126140000).
+          `INSERT INTO memory_events (id, memory_id, user_id, event_type, actor, before, after, created_at, project_id, superseded_at)
            SELECT gen_random_uuid(), s.id, $1, CASE WHEN g = 1 THEN 'create' ELSE 'update' END, 'api',
-                  CASE WHEN g = 1 THEN NULL ELSE ${state("(g - 1)")} END, ${state("g")}, ${at("g")}, 'default'
+                  CASE WHEN g = 1 THEN NULL ELSE ${state("(g - 1)")} END, ${state("g")}, ${at("g")}, 'default',
+                  CASE WHEN g < ${PER} THEN ${at("(g + 1)")} END
              FROM bench_src s, generate_series(1, ${PER}) AS g`,
           [user],
         );

@@ -42,7 +42,7 @@ export type SearchOptions = {
 
 type Candidate = { id: string; cosine?: number; importance_score: number; last_accessed_at: Date | string | null };
 type VectorHit = Candidate & { cosine: number };
-type TextHit = Omit<Candidate, "cosine"> & { cosine: number | null };
+type TextHit = Omit<Candidate, "cosine"> & { cosine: number | null; text_rank: number };
 
 /** How the vector candidates were found: see vectorCandidates. */
 export type VectorPath = "exact" | "hnsw" | "hnsw_wide" | "hnsw_then_exact" | "hnsw_user" | "hnsw_user_wide" | "hnsw_user_then_exact";
@@ -89,7 +89,18 @@ export type VectorQuery = {
    * the partial index's predicate whatever plan it caches.
    */
   ownIndex?: boolean;
+  /**
+   * An as-of search (lib/memories/as-of/search-as-of.ts): only the rows not changed since this
+   * instant (ISO), whose state then is the row itself; it scores the rows changed since on
+   * their contents of then, apart.
+   */
+  unchangedAt?: string;
 };
+
+/** The as-of condition of a candidate query (VectorQuery.unchangedAt), with its parameter's number. */
+function unchangedSince(v: VectorQuery, param: number, m = "m"): string {
+  return v.unchangedAt ? ` AND ${m}.updated_at <= $${param}::timestamptz AND ${m}.created_at <= $${param}::timestamptz` : "";
+}
 
 /** The user's memories of one status, from the trigger-kept counts (one row by primary key). */
 export async function userMemoryCount(tx: ProjectSql, userId: string, status: string): Promise<number> {
@@ -124,10 +135,10 @@ export function hnswQuery(projectId: string, v: VectorQuery): { text: string; pa
     text: `SELECT e.memory_id AS id, 1 - (e.embedding::vector(${d}) <=> $3::vector(${d})) AS cosine, m.importance_score, m.last_accessed_at
        FROM memory_embeddings e JOIN memories m ON m.id = e.memory_id
       WHERE e.model = $1 AND e.user_id = $2 AND e.project_id = $6 ${own} AND m.status = $4::memory_status
-        AND ($5::text[] IS NULL OR m.memory_type::text = ANY($5::text[]))
+        AND ($5::text[] IS NULL OR m.memory_type::text = ANY($5::text[]))${unchangedSince(v, 7)}
       ORDER BY ${key} <=> $3::vector(${d})
       LIMIT ${v.limit}`,
-    params: [v.model, v.userId, v.vector, v.status, v.types, projectId],
+    params: [v.model, v.userId, v.vector, v.status, v.types, projectId, ...(v.unchangedAt ? [v.unchangedAt] : [])],
   };
 }
 
@@ -142,10 +153,10 @@ export async function exactCandidates(tx: ProjectSql, v: VectorQuery): Promise<V
     `SELECT e.memory_id AS id, 1 - (e.embedding::vector(${d}) <=> $3::vector(${d})) AS cosine, m.importance_score, m.last_accessed_at
        FROM memories m JOIN memory_embeddings e ON e.memory_id = m.id AND e.model = $1 AND e.project_id = $6
       WHERE m.project_id = $6 AND m.user_id = $2 AND m.status = $4::memory_status
-        AND ($5::text[] IS NULL OR m.memory_type::text = ANY($5::text[]))
+        AND ($5::text[] IS NULL OR m.memory_type::text = ANY($5::text[]))${unchangedSince(v, 7)}
       ORDER BY cosine DESC, e.memory_id
       LIMIT ${v.limit}`,
-    [v.model, v.userId, v.vector, v.status, v.types, tx.projectId],
+    [v.model, v.userId, v.vector, v.status, v.types, tx.projectId, ...(v.unchangedAt ? [v.unchangedAt] : [])],
   );
   return rows.map((r) => ({ ...r, cosine: Number(r.cosine) }));
 }
@@ -164,16 +175,17 @@ export async function textCandidates(tx: ProjectSql, v: VectorQuery, query: stri
   const rows = await tx.query<TextHit>(
     `SELECT p.id, p.importance_score, p.last_accessed_at,
             (SELECT 1 - (e.embedding::vector(${d}) <=> $5::vector(${d})) FROM memory_embeddings e
-              WHERE e.memory_id = p.id AND e.model = $6 AND e.project_id = $7) AS cosine
+              WHERE e.memory_id = p.id AND e.model = $6 AND e.project_id = $7) AS cosine,
+            ts_rank(p.search_tsv, to_tsquery('simple', $3)) AS text_rank
        FROM (SELECT m.id, m.search_tsv, m.importance_score, m.last_accessed_at FROM memories m
               WHERE m.user_id = $1 AND m.project_id = $7 AND m.status = $2::memory_status AND m.search_tsv @@ to_tsquery('simple', $3)
-                AND ($4::text[] IS NULL OR m.memory_type::text = ANY($4::text[]))
+                AND ($4::text[] IS NULL OR m.memory_type::text = ANY($4::text[]))${unchangedSince(v, 8)}
               LIMIT ${TEXT_RANK_POOL}) p
-      ORDER BY ts_rank(p.search_tsv, to_tsquery('simple', $3)) DESC
+      ORDER BY text_rank DESC
       LIMIT ${TEXT_CANDIDATES}`,
-    [v.userId, v.status, words.join(" | "), v.types, v.vector, v.model, tx.projectId],
+    [v.userId, v.status, words.join(" | "), v.types, v.vector, v.model, tx.projectId, ...(v.unchangedAt ? [v.unchangedAt] : [])],
   );
-  return rows.map((r) => ({ ...r, cosine: r.cosine === null ? null : Number(r.cosine) }));
+  return rows.map((r) => ({ ...r, cosine: r.cosine === null ? null : Number(r.cosine), text_rank: Number(r.text_rank) }));
 }
 
 export type ThinReason = "few" | "low_kth" | "text_beats";

@@ -46,27 +46,37 @@ function kindsOf(r: Row, at: string): ChangeSince["changes"] {
  * of `ids` (the replay's ranked and explained memories), so each of them is marked.
  */
 export async function changesSince(sql: ProjectSql, userId: string, at: string, ids: string[]): Promise<ReplayResult["changes_since"]> {
+  // One statement (a scrubber step replays a turn after another): the newest changed rows,
+  // those of `ids` past them, and the memories deleted since, told apart by `kind`.
   const cols = `m.id, m.memory_type, m.content, m.status, m.structured_data, m.importance_score, m.confidence, m.created_at, m.updated_at,
     (SELECT e.before FROM memory_events e
       WHERE e.memory_id = m.id AND e.project_id = m.project_id AND e.created_at > $3::timestamptz
         AND e.event_type <> 'relate' AND e.before IS NOT NULL
       ORDER BY e.created_at, (e.before->>'version')::int LIMIT 1) AS then_state`;
   const where = `m.project_id = $1 AND m.user_id = $2 AND m.updated_at > $3::timestamptz`;
-  const newest = await sql.query<Row>(`SELECT ${cols} FROM memories m WHERE ${where} ORDER BY m.updated_at DESC, m.id LIMIT ${CHANGES_SINCE_LIMIT + 1}`, [sql.projectId, userId, at]);
-  const truncated = newest.length > CHANGES_SINCE_LIMIT;
-  const shown = newest.slice(0, CHANGES_SINCE_LIMIT);
-  const have = new Set(shown.map((r) => r.id));
-  const missing = ids.filter((id) => !have.has(id));
-  const rows = missing.length
-    ? [...shown, ...(await sql.query<Row>(`SELECT ${cols} FROM memories m WHERE ${where} AND m.id = ANY($4::uuid[])`, [sql.projectId, userId, at, missing]))]
-    : shown;
-  const deleted = await sql.query<{ memory_id: string; before: Snapshot | null; created_at: Date | string }>(
-    `SELECT memory_id, before, created_at FROM memory_events
-      WHERE project_id = $1 AND user_id = $2 AND event_type = 'delete' AND created_at > $3::timestamptz
-        AND (before->>'created_at' IS NULL OR (before->>'created_at')::timestamptz <= $3::timestamptz)
-      ORDER BY created_at DESC LIMIT ${CHANGES_SINCE_LIMIT}`,
-    [sql.projectId, userId, at],
+  const all = await sql.query<Row & { kind: "newest" | "asked" | "deleted" }>(
+    `WITH newest AS (SELECT m.id, m.updated_at FROM memories m WHERE ${where} ORDER BY m.updated_at DESC, m.id LIMIT ${CHANGES_SINCE_LIMIT + 1})
+     (SELECT 'newest' AS kind, ${cols} FROM memories m JOIN newest n ON n.id = m.id AND m.project_id = $1 ORDER BY n.updated_at DESC, n.id)
+     UNION ALL
+     (SELECT 'asked', ${cols} FROM memories m
+       WHERE ${where} AND m.id = ANY($4::uuid[])
+         AND m.id NOT IN (SELECT n.id FROM newest n ORDER BY n.updated_at DESC, n.id LIMIT ${CHANGES_SINCE_LIMIT}))
+     UNION ALL
+     (SELECT 'deleted', d.memory_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, d.created_at, d.before FROM memory_events d
+       WHERE d.project_id = $1 AND d.user_id = $2 AND d.event_type = 'delete' AND d.created_at > $3::timestamptz
+         AND (d.before->>'created_at' IS NULL OR (d.before->>'created_at')::timestamptz <= $3::timestamptz)
+       ORDER BY d.created_at DESC LIMIT ${CHANGES_SINCE_LIMIT})`,
+    [sql.projectId, userId, at, ids],
   );
+  // Newest change first, then the smaller id (an order a UNION does not keep by itself).
+  const at_ = (r: Row) => new Date(r.updated_at).getTime();
+  const newest = all.filter((r) => r.kind === "newest").sort((x, y) => at_(y) - at_(x) || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+  const truncated = newest.length > CHANGES_SINCE_LIMIT;
+  const rows = [...newest.slice(0, CHANGES_SINCE_LIMIT), ...all.filter((r) => r.kind === "asked")];
+  const deleted = all
+    .filter((r) => r.kind === "deleted")
+    .sort((x, y) => at_(y) - at_(x))
+    .map((r) => ({ memory_id: r.id, before: r.then_state, created_at: r.updated_at }));
   const changed = rows
     .map((r): ChangeSince => ({
       memory_id: r.id,

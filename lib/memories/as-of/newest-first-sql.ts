@@ -1,21 +1,20 @@
 import "server-only";
 import type { ProjectSql } from "../../db/project-sql";
-import { field, isChange, versionAfter } from "./state-sql";
+import { CURRENT_AT_T, field, isChange } from "./state-sql";
 
 // The default as-of list (newest change first) without computing the state of every memory:
 // a page read off three index scans that stop early, merged. Same rows and order as
 // stateCtes() + ORDER BY updated_at DESC, id DESC, for any T:
 // - a: rows unchanged since T (updated_at <= T), their own state, newest first through
 //   memories (project_id, user_id, status, updated_at DESC, id DESC);
-// - b: rows changed since T and memories deleted since: the state is the last change at or
-//   before T, so their events are read backwards from T through memory_events (project_id,
-//   user_id, created_at), keeping an event that is its memory's last change up to T (one
-//   probe of memory_events_changes_idx); only down to the page's last key in `a`, and only
-//   until the page is full;
+// - b: rows changed since T and memories deleted since: the state is their event current
+//   at T (superseded_at after T), read backwards from T through memory_events (project_id,
+//   user_id, created_at, superseded_at), only down to the page's last key in `a`, stopping
+//   at the page;
 // - c: rows changed since T with no change recorded up to T (written before history was
 //   kept): shown as created, keyed by created_at (memories (project_id, user_id, created_at)),
 //   only down to the page's last key in a and b.
-// Several statements rather than one: each plans in a few milliseconds and keeps its plan
+// Three statements rather than one: each plans in a few milliseconds and keeps its plan
 // (one with all three took longer to plan than to run, and sorted every event before T).
 
 export type StateFilter = { status?: string; memory_type?: string; min_importance?: number; max_importance?: number };
@@ -58,55 +57,24 @@ export async function newestFirstIds(
     memory_type: field("memory_type", `COALESCE(r.memory_type::text, ${tomb("memory_type")})`, "", "e"),
     importance_score: field("importance_score", `COALESCE(r.importance_score, ${tomb("importance_score")}::float8)`, "::float8", "e"),
   };
-  // b: the user's events read backwards from T in batches (a plain index scan), then each
-  // batch checked in one statement by primary key. One statement with the checks inline lets
-  // the planner misjudge how many events pass and sort all of them instead of stopping.
-  const checkBatch = (ids: string[]) =>
-    query(
-      ({ where }) => `SELECT e.memory_id AS id, e.created_at AS k FROM memory_events e
-          LEFT JOIN LATERAL (SELECT r.id, r.updated_at, r.status, r.memory_type, r.importance_score FROM memories r
-                              WHERE r.project_id = $1 AND r.id = e.memory_id AND r.user_id = $2 AND r.created_at <= ${T} LIMIT 1) r ON true
-        WHERE e.id = ANY($5::uuid[]) AND e.project_id = $1 AND ${isChange("e")} AND e.event_type <> 'delete'
-          AND NOT EXISTS (SELECT 1 FROM memory_events l
-                           WHERE l.project_id = $1 AND l.memory_id = e.memory_id AND l.created_at <= ${T} AND ${isChange("l")}
-                             AND (l.created_at, ${versionAfter("l")}) > (e.created_at, ${versionAfter("e")}))
-          AND (r.updated_at > ${T}
-               OR (r.id IS NULL AND EXISTS (SELECT 1 FROM memory_events d WHERE d.project_id = $1 AND d.user_id = $2 AND d.memory_id = e.memory_id
-                                              AND d.event_type = 'delete' AND d.created_at > ${T})))${where(snap, "e.created_at", "e.memory_id")}
-        ORDER BY e.created_at DESC, e.memory_id DESC LIMIT $4`,
-      null,
-      [ids],
-    );
+  // b: the user's events current at T (superseded_at after T, or never: migration
+  // 20261126140000_memory_events_superseded_at) read backwards from T through
+  // memory_events_user_time_idx, whose key holds superseded_at, so the events superseded
+  // before T are skipped on the index; kept when their memory changed since T or was
+  // deleted since. Only down to the page's last key in `a`, and only until the page is full.
   const bFloor = a.length >= o.n ? iso(a[a.length - 1].k) : null;
-  const b: Row[] = [];
-  let pos: { k: string; id: string } | null = null;
-  for (let batch = o.n * 4; ; batch = Math.min(batch * 4, 5000)) {
-    const params: unknown[] = [sql.projectId, o.userId, o.at, batch];
-    const extra: string[] = [];
-    if (bFloor) extra.push(`e.created_at >= $${params.push(bFloor)}::timestamptz`);
-    if (pos) extra.push(`(e.created_at, e.id) < ($${params.push(pos.k)}::timestamptz, $${params.push(pos.id)}::uuid)`);
-    const events: { id: string; k: Date | string }[] = await sql.query(
-      `SELECT e.id, e.created_at AS k FROM memory_events e
-        WHERE e.project_id = $1 AND e.user_id = $2 AND e.created_at <= ${T}${extra.map((x) => ` AND ${x}`).join("")}
-        ORDER BY e.created_at DESC, e.id DESC LIMIT $4`,
-      params,
-    );
-    if (!events.length) break;
-    b.push(...(await checkBatch(events.map((e) => e.id))));
-    const last = events[events.length - 1];
-    pos = { k: iso(last.k), id: last.id };
-    if (events.length < batch) break;
-    if (b.length >= o.n) {
-      // Events of the last one's millisecond not read yet may still come first in the page's
-      // order (by memory id): check them too.
-      const same = await sql.query<{ id: string }>(
-        `SELECT e.id FROM memory_events e WHERE e.project_id = $1 AND e.user_id = $2 AND e.created_at = $3::timestamptz AND e.id < $4::uuid`,
-        [sql.projectId, o.userId, pos.k, pos.id],
-      );
-      if (same.length) b.push(...(await checkBatch(same.map((e) => e.id))));
-      break;
-    }
-  }
+  const b = await query(
+    ({ where, floor }) => `SELECT e.memory_id AS id, e.created_at AS k FROM memory_events e
+        LEFT JOIN LATERAL (SELECT r.id, r.updated_at, r.status, r.memory_type, r.importance_score FROM memories r
+                            WHERE r.project_id = $1 AND r.id = e.memory_id AND r.user_id = $2 AND r.created_at <= ${T} LIMIT 1) r ON true
+      WHERE e.project_id = $1 AND e.user_id = $2 AND e.created_at <= ${T} AND ${CURRENT_AT_T("e")}${floor.replace("k_floor", "e.created_at")}
+        AND e.event_type <> 'delete'
+        AND (r.updated_at > ${T}
+             OR (r.id IS NULL AND EXISTS (SELECT 1 FROM memory_events d WHERE d.project_id = $1 AND d.user_id = $2 AND d.memory_id = e.memory_id
+                                            AND d.event_type = 'delete' AND d.created_at > ${T})))${where(snap, "e.created_at", "e.memory_id")}
+      ORDER BY e.created_at DESC, e.memory_id DESC LIMIT $4`,
+    bFloor,
+  );
   const ab = merge([...a, ...b]);
   const c = await query(
     ({ where, floor }) => `SELECT m.id, m.created_at AS k FROM memories m

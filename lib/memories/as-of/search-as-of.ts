@@ -4,6 +4,7 @@ import { cachedVectors } from "../../embeddings/embedding-cache";
 import { activeModelAt, providerOfModel } from "../../embeddings/model-at";
 import { lexicalTokens } from "../../embeddings/lexical-embedder";
 import { scoreMemory } from "../score-memory";
+import { textCandidates, vectorCandidates, type VectorQuery } from "../search-memories";
 import { DEFAULT_WEIGHTS, type Breakdown, type MemoryAsOf, type SearchInput, type SearchResult, type Weights } from "../schemas";
 import { probeUserFast } from "./history-probe";
 import { asOfInstant, exactAsOf, withRelationsAsOf } from "./list-as-of";
@@ -13,8 +14,8 @@ import type { RebuiltMemory } from "./rebuild-state";
 
 // Memory search as it would have run at T: the memories of then (content, status, type,
 // importance, accesses), the embedding model active then, time decay measured from T.
-// The candidates are those of a live search, found exactly: the max(50, 5k) nearest by
-// cosine, plus up to 50 full-text matches of the query words, then the same score.
+// The candidates are those of a live search: the max(50, 5k) nearest by cosine, plus up to
+// 50 full-text matches of the query words, then the same score.
 // It writes nothing but the embedding cache: no retrieval log, no access bump.
 
 const TEXT_CANDIDATES = 50;
@@ -49,18 +50,22 @@ function queryWords(query: string): string[] {
   return [...new Set(lexicalTokens(query))].filter((w) => w.length > 1 && !STOP_WORDS.has(w)).slice(0, 32);
 }
 
-type PoolRow = { kind: "v" | "r" | "t"; id: string; content: string | null; cosine: number | string | null };
+type MovedRow = { id: string; content: string; cosine: number | string | null; text_rank: number | string | null };
 
 /**
  * Every memory a search at T would have considered, scored and ranked as then. The replay
  * builds "why in / why out" on this: a memory's rank, its score parts, or that it was no
  * candidate, is not of the searched status or type, or did not exist yet.
  *
- * The pool (the user's memories alive at T of the searched status and types) stays in the
- * database (state-sql.ts); one statement answers the nearest by stored vector among those
- * whose content is still the same, those whose content of then has no stored vector (changed
- * since, deleted since, or not embedded with that model), and the full-text matches. Only the
- * candidates are rebuilt in JavaScript.
+ * The pool is the user's memories alive at T of the searched status and types, in two parts:
+ * - those not changed since T are their own state then: their candidates are found as a live
+ *   search finds them (search-memories.ts: the exact scan or the HNSW walk, and the
+ *   full-text matches), restricted to rows unchanged since T, so a replay at the present
+ *   instant ranks exactly as POST /context does;
+ * - those changed since T, and those deleted since, are rebuilt in SQL (state-sql.ts) and
+ *   all scored: the stored vector when their content of then is today's, else the content of
+ *   then embedded (through the cache), and a full-text match on the content of then.
+ * Only the candidates leave the database with their state (probeUserFast).
  */
 export async function rankMemoriesAsOf(sql: ProjectSql, o: { userId: string; asOf: string | Date; input: AsOfSearchInput }): Promise<RankedAsOf> {
   const at = asOfInstant(o.asOf);
@@ -75,51 +80,69 @@ export async function rankMemoriesAsOf(sql: ProjectSql, o: { userId: string; asO
   const query = o.input.query;
   const words = queryWords(query);
   const qv = (await cachedVectors(sql, provider, [query], o.userId)).get(query)!;
-  const emb = (id: string) => `memory_embeddings e WHERE e.project_id = $1 AND e.memory_id = ${id} AND e.model = $6`;
-  const cosine = `1 - (e.embedding::vector(${d}) <=> $7::vector(${d}))`;
-  const text = words.length
-    ? `UNION ALL
-       (SELECT 't', p.id, NULL, CASE WHEN p.same_content THEN (SELECT ${cosine} FROM ${emb("p.id")}) END
-          FROM pool p LEFT JOIN memories m ON m.project_id = $1 AND m.id = p.id AND p.same_content
-         WHERE COALESCE(m.search_tsv, to_tsvector('simple', p.content)) @@ to_tsquery('simple', $9)
-         ORDER BY ts_rank(COALESCE(m.search_tsv, to_tsvector('simple', p.content)), to_tsquery('simple', $9)) DESC, p.id
-         LIMIT ${TEXT_CANDIDATES})`
-    : "";
-  // v: the nearest by stored vector; r: to embed (content of then); t: full-text matches.
-  // search_tsv is to_tsvector('simple', content): the stored one serves an unchanged content.
-  const rows = await sql.query<PoolRow>(
-    `WITH ${stateCtes({ content: true })},
-     pool AS MATERIALIZED (
-       SELECT s.id, s.content, s.same_content FROM state s
-        WHERE s.status = $4 AND ($5::text[] IS NULL OR s.memory_type = ANY($5::text[]))
-     )
-     (SELECT 'v' AS kind, p.id, NULL AS content, ${cosine} AS cosine
-        FROM pool p JOIN memory_embeddings e ON e.project_id = $1 AND e.memory_id = p.id AND e.model = $6
-       WHERE p.same_content
-       ORDER BY 4 DESC, p.id LIMIT $8)
-     UNION ALL
-     (SELECT 'r', p.id, p.content, NULL FROM pool p WHERE NOT p.same_content OR NOT EXISTS (SELECT 1 FROM ${emb("p.id")}))
-     ${text}`,
-    [sql.projectId, o.userId, at, status, types, model.model, qv, vectorN, ...(words.length ? [words.join(" | ")] : [])],
+
+  // Unchanged since T: a live search's candidates among them.
+  const v: VectorQuery = { model: model.model, dimensions: d, userId: o.userId, vector: qv, status: status as VectorQuery["status"], types, limit: vectorN, k: o.input.k, unchangedAt: at };
+  const { textHits, vectorHits } = await sql.transaction(async (tx) => {
+    const textHits = await textCandidates(tx, v, query);
+    const vector = await vectorCandidates(tx, v, { textHits });
+    return { textHits, vectorHits: vector.hits };
+  });
+  // Unchanged since T yet without a stored vector of the model of then (a model switched
+  // since, or never embedded): scored on their content, embedded through the cache. Looked
+  // for only when the trigger-kept counts say some memory of the user lacks one (migration
+  // 20261126140100_memory_embedding_counts): the anti-join reads every memory of the user.
+  const [counts] = await sql.query<{ memories: string | number; embedded: string | number }>(
+    `SELECT (SELECT coalesce(sum(n), 0) FROM memory_user_counts WHERE project_id = $1 AND user_id = $2) AS memories,
+            (SELECT coalesce(sum(n), 0) FROM memory_embedding_counts WHERE project_id = $1 AND user_id = $2 AND model = $3) AS embedded`,
+    [sql.projectId, o.userId, model.model],
   );
+  const allEmbedded = Number(counts.embedded) >= Number(counts.memories);
+  const unembedded = allEmbedded
+    ? []
+    : await sql.query<{ id: string; content: string }>(
+        `SELECT m.id, m.content FROM memories m
+          WHERE m.project_id = $1 AND m.user_id = $2 AND m.status = $4::memory_status AND m.updated_at <= $3::timestamptz AND m.created_at <= $3::timestamptz
+            AND ($5::text[] IS NULL OR m.memory_type::text = ANY($5::text[]))
+            AND NOT EXISTS (SELECT 1 FROM memory_embeddings e WHERE e.model = $6 AND e.memory_id = m.id AND e.project_id = $1)`,
+        [sql.projectId, o.userId, at, status, types, model.model],
+      );
+  // Changed since T or deleted since, in the pool then: every one scored.
+  const moved = await sql.query<MovedRow>(
+    `WITH ${stateCtes({ content: true, changedOnly: true })}
+     SELECT s.id, s.content,
+            CASE WHEN s.same_content THEN (SELECT 1 - (e.embedding::vector(${d}) <=> $7::vector(${d})) FROM memory_embeddings e
+                                            WHERE e.project_id = $1 AND e.memory_id = s.id AND e.model = $6) END AS cosine,
+            CASE WHEN $8::text IS NOT NULL AND to_tsvector('simple', s.content) @@ to_tsquery('simple', $8)
+                 THEN ts_rank(to_tsvector('simple', s.content), to_tsquery('simple', $8)) END AS text_rank
+       FROM state s
+      WHERE s.status = $4 AND ($5::text[] IS NULL OR s.memory_type = ANY($5::text[]))`,
+    [sql.projectId, o.userId, at, status, types, model.model, qv, words.length ? words.join(" | ") : null],
+  );
+
   const cosines = new Map<string, number>();
-  for (const r of rows) if (r.cosine !== null) cosines.set(r.id, Number(r.cosine));
+  for (const h of vectorHits) cosines.set(h.id, h.cosine);
+  for (const h of textHits) if (h.cosine !== null) cosines.set(h.id, h.cosine);
+  for (const r of moved) if (r.cosine !== null) cosines.set(r.id, Number(r.cosine));
   // Contents of then without a stored vector: embedded through the cache, scored in SQL.
-  const rest = rows.filter((r) => r.kind === "r");
+  const rest = [...unembedded, ...moved.filter((r) => r.cosine === null)];
   if (rest.length) {
-    const vectors = await cachedVectors(sql, provider, rest.map((r) => r.content!), o.userId);
+    const vectors = await cachedVectors(sql, provider, rest.map((r) => r.content), o.userId);
     const scored = await sql.query<{ id: string; cosine: number }>(
       `SELECT x.id, 1 - (x.v::vector(${d}) <=> $1::vector(${d})) AS cosine FROM unnest($2::uuid[], $3::text[]) AS x(id, v)`,
-      [qv, rest.map((r) => r.id), rest.map((r) => vectors.get(r.content!)!)],
+      [qv, rest.map((r) => r.id), rest.map((r) => vectors.get(r.content)!)],
     );
     for (const r of scored) cosines.set(r.id, Number(r.cosine));
   }
-  const vector = rows
-    .filter((r) => r.kind !== "t")
-    .map((r) => r.id)
-    .sort((a, b) => cosines.get(b)! - cosines.get(a)! || (a < b ? -1 : a > b ? 1 : 0))
+  const byIdAsc = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  // The nearest: the unchanged rows' vector candidates and every other row of the pool.
+  const vector = [...new Set([...vectorHits.map((h) => h.id), ...rest.map((r) => r.id), ...moved.map((r) => r.id)])]
+    .sort((a, b) => cosines.get(b)! - cosines.get(a)! || byIdAsc(a, b))
     .slice(0, vectorN);
-  const textIds = rows.filter((r) => r.kind === "t").map((r) => r.id);
+  // The full-text matches: the unchanged rows' and the moved rows' of then, best first.
+  const textRank = new Map<string, number>(textHits.map((h) => [h.id, h.text_rank]));
+  for (const r of moved) if (r.text_rank !== null) textRank.set(r.id, Number(r.text_rank));
+  const textIds = [...textRank.keys()].sort((a, b) => textRank.get(b)! - textRank.get(a)! || byIdAsc(a, b)).slice(0, TEXT_CANDIDATES);
   const matched = new Map<string, Breakdown["matched_by"]>(vector.map((id) => [id, ["vector"]]));
   for (const id of textIds) matched.set(id, matched.has(id) ? ["vector", "text"] : ["text"]);
   // The candidates in their state of then (accesses, importance), as a full list would read them.
@@ -132,7 +155,7 @@ export async function rankMemoriesAsOf(sql: ProjectSql, o: { userId: string; asO
       const breakdown = scoreMemory({ cosine: cosines.get(id) ?? 0, importance: m.importance_score, lastAccessedAt: m.last_accessed_at, matchedBy }, weights, t);
       return { memory: m, score: breakdown.final, breakdown, rank: 0 };
     })
-    .sort((a, b) => b.score - a.score || (a.memory.id < b.memory.id ? -1 : a.memory.id > b.memory.id ? 1 : 0));
+    .sort((a, b) => b.score - a.score || byIdAsc(a.memory.id, b.memory.id));
   candidates.forEach((c, i) => (c.rank = i + 1));
   return { as_of: at, embedding_model: model.model, embedding_kind: provider.kind, weights, status, memory_types: types, candidates };
 }

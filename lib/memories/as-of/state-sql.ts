@@ -20,6 +20,14 @@ export const isChange = (e: string) =>
   `${e}.event_type <> 'relate' AND (${e}.before IS NULL OR ${e}.after IS NULL OR ${e}.before->'version' IS DISTINCT FROM ${e}.after->'version')`;
 
 /**
+ * Whether event `e` (at or before T) was still its memory's state at T: no change followed it
+ * up to T (superseded_at, kept by triggers: migration 20261126140000_memory_events_superseded_at;
+ * an event that changed nothing has its own time there, so it never is). Spelled as the key
+ * of memory_events_user_time_idx, so the test runs on the index entry.
+ */
+export const CURRENT_AT_T = (e: string) => `COALESCE(${e}.superseded_at, 'infinity'::timestamptz) > $3::timestamptz`;
+
+/**
  * The last event at or before T that changed memory x.id (a version moved, or it was made or
  * deleted). Served by memory_events_changes_idx (migration 20261126090000_as_of_indexes):
  * its key is this ORDER BY, its predicate the event_type test, so the probe reads one index
@@ -40,13 +48,17 @@ export const field = (name: string, base: string, cast = "", p = "p") =>
  * created_at, updated_at). Without `content` (a list not filtered by text), content is read as
  * null and same_content as false: 10 000 texts cost more to carry than the rest of the state.
  */
-export function stateCtes(opts: { content: boolean }): string {
+export function stateCtes(opts: { content: boolean; changedOnly?: boolean }): string {
   const content = (col: string) => (opts.content ? col : "NULL::text");
+  // changedOnly: only the memories changed since T and those deleted since (an as-of search
+  // finds the unchanged ones as a live search does). Every status spelled out, so the
+  // (user_id, status, updated_at) index serves the range.
+  const changed = opts.changedOnly ? ` AND m.updated_at > $3::timestamptz AND m.status = ANY(enum_range(NULL::memory_status))` : "";
   return `
   live AS (
     SELECT m.id, m.memory_type::text AS memory_type, m.status::text AS status, m.importance_score, ${content("m.content")} AS content, m.created_at, m.updated_at
       FROM memories m
-     WHERE m.project_id = $1 AND m.user_id = $2 AND m.created_at <= $3::timestamptz
+     WHERE m.project_id = $1 AND m.user_id = $2 AND m.created_at <= $3::timestamptz${changed}
   ),
   tomb AS (
     SELECT DISTINCT ON (d.memory_id) d.memory_id AS id, d.before

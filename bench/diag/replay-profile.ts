@@ -1,0 +1,137 @@
+// npx tsx --conditions=react-server bench/diag/replay-profile.ts <data-dir> [as-of-data-dir]
+//
+// Where a replay (POST /replay, issue 22) and an as-of list spend their time, in process
+// (no HTTP): every SQL statement of one call, timed, the slowest with their EXPLAIN ANALYZE.
+// The first folder holds bench:replay's data set (the demo, 10 000 memories of its user),
+// the second bench:as-of's (10 000 memories, 200 000 history events); each is built on the
+// first run and kept (the second one as bench:as-of with BENCH_DATA_DIR does: either can reuse it). BENCH_N (20): calls timed per case. BENCH_EXPLAIN=0: no plans.
+
+import fs from "node:fs";
+import path from "node:path";
+import { DEFAULT_PROJECT_ID, projectSql } from "../../lib/db/project-sql";
+import { openDatabase, type Database } from "../../lib/db/open-database";
+import type { SqlRunner } from "../../lib/db/migrations";
+import { ensureUserVectorIndexes } from "../../lib/embeddings/user-vector-indexes";
+import { createProfileVersion } from "../../lib/profiles/profile-versions";
+import { ZProfileVersionCreate } from "../../lib/profiles/schemas";
+import { replayTurn } from "../../lib/replay/replay-turn";
+import { listMemoriesAsOf } from "../../lib/memories/as-of";
+import { ms, now, runMain, stats } from "../lib/common";
+import { loadReplayDataset, REPLAY_CONVERSATION, REPLAY_PROFILE } from "../lib/replay-dataset";
+import { AS_OF_USER, loadAsOfDataset } from "../lib/as-of-dataset";
+
+const N = Number(process.env.BENCH_N || 20);
+const EXPLAIN = process.env.BENCH_EXPLAIN !== "0";
+const DAY = 86_400_000;
+
+type Timed = { text: string; params: unknown[]; ms: number };
+
+/** The runner with every statement timed into `log` (transactions too). */
+function timed(sql: SqlRunner, log: Timed[]): SqlRunner {
+  return {
+    exec: async (text) => {
+      const t = now();
+      await sql.exec(text);
+      log.push({ text, params: [], ms: now() - t });
+    },
+    query: async (text, params) => {
+      const t = now();
+      const r = await sql.query(text, params);
+      log.push({ text, params: params ?? [], ms: now() - t });
+      return r as any;
+    },
+    transaction: (fn) => sql.transaction((tx) => fn(timed(tx, log))),
+  };
+}
+
+const short = (text: string) => text.replace(/\s+/g, " ").trim().slice(0, 110);
+
+async function profile(db: Database, label: string, call: (sql: ReturnType<typeof projectSql>) => Promise<unknown>) {
+  for (let i = 0; i < 3; i++) await call(projectSql(db.sql, DEFAULT_PROJECT_ID));
+  const totals: number[] = [];
+  const byText = new Map<string, { n: number; total: number; max: number; sample: Timed }>();
+  for (let i = 0; i < N; i++) {
+    const log: Timed[] = [];
+    const t = now();
+    await call(projectSql(timed(db.sql, log), DEFAULT_PROJECT_ID));
+    totals.push(now() - t);
+    for (const q of log) {
+      const key = short(q.text);
+      const x = byText.get(key) ?? { n: 0, total: 0, max: 0, sample: q };
+      x.n++;
+      x.total += q.ms;
+      if (q.ms > x.max) (x.max = q.ms), (x.sample = q);
+      byText.set(key, x);
+    }
+  }
+  const s = stats(totals);
+  const sqlTotal = [...byText.values()].reduce((a, x) => a + x.total, 0) / N;
+  console.log(`\n### ${label}: p50 ${ms(s.p50)} ms, p95 ${ms(s.p95)} ms; SQL ${ms(sqlTotal)} ms per call in ${[...byText.values()].reduce((a, x) => a + x.n, 0) / N} statements`);
+  const top = [...byText.entries()].sort((a, b) => b[1].total - a[1].total);
+  for (const [key, x] of top.slice(0, 14)) console.log(`${ms(x.total / N).padStart(8)} ms/call  x${(x.n / N).toFixed(1).padStart(5)}  max ${ms(x.max).padStart(7)}  ${key}`);
+  if (EXPLAIN) {
+    for (const [, x] of top.slice(0, 3)) {
+      if (!/^\s*(SELECT|WITH|\()/i.test(x.sample.text)) continue;
+      const plan = await db.sql.query<{ "QUERY PLAN": string }>(`EXPLAIN (ANALYZE, BUFFERS) ${x.sample.text}`, x.sample.params);
+      console.log(`\n--- plan (${ms(x.max)} ms when timed): ${short(x.sample.text)}\n${plan.map((p) => p["QUERY PLAN"]).join("\n")}`);
+    }
+  }
+}
+
+async function open(dir: string, name: string, build: (db: Database) => Promise<unknown>) {
+  const marker = path.join(dir, name);
+  const fresh = !fs.existsSync(marker);
+  if (fresh) fs.mkdirSync(dir, { recursive: true });
+  const db = await openDatabase({ kind: "pglite", dataDir: dir });
+  if (fresh) {
+    const t = now();
+    console.log(`building the data set in ${dir} ...`);
+    fs.writeFileSync(marker, JSON.stringify((await build(db)) ?? {}));
+    console.log(`  built in ${((now() - t) / 1000).toFixed(1)} s`);
+  }
+  return { db, data: JSON.parse(fs.readFileSync(marker, "utf8")) };
+}
+
+runMain("diag:replay-profile", async (cleanup) => {
+  const [replayDir, asOfDir] = process.argv.slice(2).map((d) => path.resolve(d));
+  if (!replayDir) throw new Error("usage: replay-profile.ts <replay-data-dir> [as-of-data-dir]");
+  if (process.env.BENCH_ONLY !== "as-of") {
+    // BENCH_ONLY=as-of: only the as-of list (BENCH_OTHER_USERS: other users of its data set, 20).
+    const { db, data } = await open(replayDir, "bench-replay.json", async (db) => {
+      const turns = await loadReplayDataset(db, 10_000);
+      await createProfileVersion(projectSql(db.sql, DEFAULT_PROJECT_ID), "travel-planner", ZProfileVersionCreate.parse(REPLAY_PROFILE));
+      return { turns };
+    });
+    // The server builds a large user's own HNSW index at start-up: so does this.
+    const built = await ensureUserVectorIndexes(db);
+    if (built.length) console.log(`built ${built.length} user vector index(es) in ${ms(built.reduce((a, b) => a + b.ms, 0))} ms`);
+    const turns = data.turns as string[];
+    for (const [name, id] of [["newest", turns[turns.length - 1]], ["middle", turns[Math.floor(turns.length / 2)]], ["turn 10", turns[10]]] as const) {
+      await profile(db, `replay, ${name} turn`, (sql) => replayTurn(sql, { conversation_id: REPLAY_CONVERSATION, message_id: id }));
+    }
+    // Scrubber steps: consecutive turns, each replayed once.
+    const steps: number[] = [];
+    for (let i = 300; i < 320; i++) {
+      const t = now();
+      await replayTurn(projectSql(db.sql, DEFAULT_PROJECT_ID), { conversation_id: REPLAY_CONVERSATION, message_id: turns[i] });
+      steps.push(now() - t);
+    }
+    console.log(`\nscrubber steps (turns 300-319, each once): p50 ${ms(stats(steps).p50)} ms, max ${ms(stats(steps).max)} ms`);
+    await db.close();
+  }
+  if (asOfDir) {
+    const { db, data } = await open(asOfDir, "bench-as-of.json", async (db) => {
+      const start = Date.now() - 31 * DAY;
+      await loadAsOfDataset(db, { start, memories: 10_000, perMemory: 20, otherUsers: Number(process.env.BENCH_OTHER_USERS ?? 20) });
+      return { start };
+    });
+    cleanup(() => db.close());
+    let seed = 7;
+    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const at = () => new Date(data.start + rnd() * 31 * DAY).toISOString();
+    await profile(db, "as-of list, random instant, default order", (sql) => listMemoriesAsOf(sql, { userId: AS_OF_USER, asOf: at() }));
+    await profile(db, "as-of list, random instant, importance order, status all", (sql) =>
+      listMemoriesAsOf(sql, { userId: AS_OF_USER, asOf: at(), sort: "importance_score", filters: { status: "all" } }),
+    );
+  }
+});
