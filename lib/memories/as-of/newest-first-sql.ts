@@ -42,7 +42,8 @@ export async function newestFirstIds(
     const text_ = text({ where, floor: floor === null ? "" : ` AND k_floor >= ${p(floor)}::timestamptz` });
     return sql.query<Row>(text_, params);
   };
-  const row: Fields = { status: "m.status::text", memory_type: "m.memory_type::text", importance_score: "m.importance_score" };
+  // The columns themselves (enums), so memories (project_id, user_id, status, updated_at DESC, id DESC) serves `a`.
+  const row: Fields = { status: "m.status", memory_type: "m.memory_type", importance_score: "m.importance_score" };
   const a = await query(
     ({ where }) => `SELECT m.id, m.updated_at AS k FROM memories m
       WHERE m.project_id = $1 AND m.user_id = $2 AND m.updated_at <= ${T} AND m.created_at <= ${T}${where(row, "m.updated_at", "m.id")}
