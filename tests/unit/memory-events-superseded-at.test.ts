@@ -134,7 +134,7 @@ describe.each(KINDS)(`migration ${MIGRATION} on %s`, (kind) => {
           for (let i = 0; i + 1 < at.length; i++) await insert(db, evs.slice(at[i], at[i + 1]));
           expect(await stored(db)).toEqual(expected(evs));
         }),
-        { numRuns: 40 },
+        { numRuns: 25 },
       );
     } finally {
       await db.close();
