@@ -63,6 +63,10 @@ describe.each(DATABASE_KINDS)("replay on %s", (kind) => {
   it("the newest turn replayed at the current instant is byte for byte what POST /context answers", async () => {
     const api = await project();
     const s = await scene(api);
+    // A search that marks a memory accessed: the replay measures its decay from the replayed instant.
+    const hit = await api.post(`/users/${s.user}/memories/search`, { query: "Allergic to peanuts", k: 1 });
+    expect(hit.body.access_recorded).toBe(true);
+    await sleep(5);
     const ctx = await api.post("/context", {
       user_id: s.user,
       conversation_id: s.conversation,
@@ -81,6 +85,10 @@ describe.each(DATABASE_KINDS)("replay on %s", (kind) => {
     const again = await api.post("/context", r.body.request);
     expect(JSON.stringify({ ...again.body, retrieval_id: null })).toBe(JSON.stringify(r.body.context));
     expect(r.body.context.messages[0].content).toBe(facts(s.contents.slice(0, 3)));
+    const accessed = r.body.why.find((w: { memory_id: string }) => w.memory_id === hit.body.data[0].memory.id);
+    const days = (Date.parse(r.body.as_of) - Date.parse(accessed.state.last_accessed_at)) / 86_400_000;
+    expect(accessed.state.access_count).toBe(1);
+    expect(accessed.score_parts.time_decay).toBeCloseTo(Math.exp(-days / 30), 12);
     expect(r.body.profile).toMatchObject({ source: "profile", app_id: "travel-bot", version: 1, overridden: [] });
     expect(r.body.turn).toMatchObject({ message_id: s.turns[2], query: "Anything I should avoid?", index: 2, history_leaf_message_id: s.turns[1] });
     // The logged retrieval of /context around this turn, beside the replayed one: the same hits.
