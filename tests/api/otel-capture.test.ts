@@ -182,6 +182,32 @@ describe.each(DATABASE_KINDS)("OTLP capture on %s", (kind) => {
     expect(r.body.modelled.tokens).toBeLessThan(r.body.sent.tokens);
   });
 
+  it("sent vs modelled is a read: a profile that offloads, a conversation without end user, nothing stored", async () => {
+    const { key, api } = await project();
+    // summary_buffer from the second message on, offloading every kept message over 50 tokens.
+    const profile = await api.post("/profiles/offload-bot/versions", {
+      settings: { model: "gpt-4o-mini", system_prompt: SYSTEM, strategy: { type: "summary_buffer", msg_threshold: 1, last_keep: 10, offload_tokens: 50 } },
+      effective_from: "2020-01-01T00:00:00Z",
+    });
+    expect(profile.status).toBe(201);
+    const long = `Please remember all of this: ${Array.from({ length: 60 }, (_, i) => `item ${i} is blue`).join(", ")}.`;
+    const run = agentLoop("offload-bot", "conv-offload", [long, "And now?"], Date.parse("2026-03-03T10:00:00.000Z"));
+    const proto = new ProtoExporter({ url: `${server.url}/api/v1/traces`, headers: { authorization: `Bearer ${key}` } });
+    expect((await exportWith(proto, run.spans)).code).toBe(0);
+    const conv = await conversationNamed(api, "conv-offload");
+    expect(conv.end_user_id ?? null).toBeNull();
+    const captures = (await api.get(`/conversations/${conv.id}/captures`)).body.data as { message_id: string }[];
+    const r = await api.get(`/conversations/${conv.id}/captures/${captures[1].message_id}`);
+    expect(r.status).toBe(200);
+    expect(r.body.modelled.memories).toBe("no_end_user");
+    // The modelled prompt shows the offload as POST /context would, ref and all...
+    const offloaded = (r.body.modelled.messages as { content: string }[]).map((m) => /\[Offloaded \d+ tokens; ref ([0-9a-f-]{36})\]/.exec(m.content)?.[1]).filter(Boolean);
+    expect(offloaded).toHaveLength(1);
+    // ...but a GET stored nothing: no offloaded content under a placeholder user.
+    const stored = await api.get(`/offloaded/${offloaded[0]}`);
+    expect(stored.status).toBe(404);
+  });
+
   it("bad OTLP: 400 naming the field, 413, 415, 401, 403; ignored and unreadable spans counted in partialSuccess", async () => {
     const { api, key } = await project();
     const post = (body: BodyInit, headers: Record<string, string>, auth = `Bearer ${key}`) =>
