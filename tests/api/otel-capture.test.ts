@@ -4,6 +4,7 @@ import { OTLPTraceExporter as ProtoExporter } from "@opentelemetry/exporter-trac
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan, type SpanExporter } from "@opentelemetry/sdk-trace-base";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseServerTiming } from "@/lib/capture/stage-times";
 import { apiClient } from "../helpers/api-client";
 import type { AppServer } from "../helpers/app-server";
 import { OWNER_ENV, signInOwner, type Owner } from "../helpers/owner";
@@ -214,6 +215,7 @@ describe.each(DATABASE_KINDS)("OTLP capture on %s", (kind) => {
       fetch(`${server.url}/api/v1/traces`, { method: "POST", headers: { ...(auth ? { authorization: auth } : {}), ...headers }, body }).then(async (r) => ({
         status: r.status,
         type: r.headers.get("content-type"),
+        timing: r.headers.get("server-timing"),
         body: r.headers.get("content-type")?.includes("json") ? await r.json() : new Uint8Array(await r.arrayBuffer()),
       }));
     const JSON_TYPE = { "content-type": "application/json" };
@@ -267,6 +269,8 @@ describe.each(DATABASE_KINDS)("OTLP capture on %s", (kind) => {
     );
     expect(ok.status).toBe(200);
     expect(ok.type).toContain("application/json");
+    // Where the request's time went, by stage (bench:otel sums these).
+    expect(Object.keys(parseServerTiming(ok.timing))).toEqual(["read", "decode", "classify", "tokens", "db"]);
     expect(ok.body.partialSuccess.rejectedSpans).toBe("3");
     expect(ok.body.partialSuccess.errorMessage).toContain("resourceSpans[0].scopeSpans[0].spans[1].attributes[gen_ai.input.messages]: not valid JSON");
     expect(ok.body.memscope).toMatchObject({
