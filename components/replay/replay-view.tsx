@@ -173,6 +173,8 @@ function Replay({ state, setState }: { state: ReplayState; setState: React.Dispa
             label="Replay views"
             panelId="replay-panel"
             size="md"
+            // Three tabs do not fit a phone's width in one row: the third wraps below.
+            className="flex-wrap"
           />
         </div>
       </div>
