@@ -7,18 +7,26 @@
 // while a probe reads GET /ready at BENCH_READY_RATE requests/s.
 // Targets: >= 1 000 spans/s sustained, 0 errors (connection errors, timeouts, non-2xx, and
 // spans the answers report rejected), GET /ready p99 < 100 ms meanwhile.
-// The server runs in open mode (no accounts): the key check is one indexed lookup and not
-// what is measured. PostgreSQL: BENCH_DATABASE_URL, else MEMSCOPE_TEST_POSTGRES_URL (a fresh
-// database on that server); neither: embedded only.
+// Authentication as an exporter sends it: a project API key (Authorization: Bearer), made by
+// the owner account the server starts with (BENCH_AUTH=open: no accounts, no key check).
+// Where the server's time goes: each answer's Server-Timing header (body read, gzip, decode,
+// span reading, token counts, database), summed per stage; the rest of a request's latency
+// is outside the handler (access check, Next.js, queueing). BENCH_CPU_PROF=<dir> writes the
+// server's CPU profile there (node --cpu-prof) when it stops.
+// PostgreSQL: BENCH_DATABASE_URL, else MEMSCOPE_TEST_POSTGRES_URL (a fresh database on that
+// server); neither: embedded only. The load average is printed beside the figures: on a
+// shared machine they are pessimistic.
 // Knobs (env): BENCH_DURATION (60 s), BENCH_CONNECTIONS (4), BENCH_BATCH (100 spans a request),
 // BENCH_TURNS (10: turns per conversation in a request, so 10 conversations a request),
-// BENCH_READY_RATE (20), BENCH_DATABASES ("embedded,postgres").
+// BENCH_READY_RATE (20), BENCH_DATABASES ("embedded,postgres"), BENCH_AUTH ("key" | "open").
 
 import { randomBytes } from "node:crypto";
+import os from "node:os";
 import { ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import autocannon from "autocannon";
+import { parseServerTiming } from "../lib/capture/stage-times";
 import { makeTempDir, printMachine, removeDir, runMain } from "./lib/common";
 import { makeTurnGenerator } from "./lib/text";
 import { freshPostgres, rssMiB, startServer, type Server } from "./lib/serve-process";
@@ -28,6 +36,9 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 4);
 const BATCH = Number(process.env.BENCH_BATCH || 100);
 const TURNS = Number(process.env.BENCH_TURNS || 10);
 const READY_RATE = Number(process.env.BENCH_READY_RATE || 20);
+const AUTH = process.env.BENCH_AUTH === "open" ? "open" : "key";
+const CPU_PROF = process.env.BENCH_CPU_PROF || "";
+const OWNER = { MEMSCOPE_ADMIN_EMAIL: "bench-owner@example.com", MEMSCOPE_ADMIN_PASSWORD: "bench owner password 1" };
 const TARGET_SPANS = 1000;
 const TARGET_READY_P99 = 100;
 
@@ -66,12 +77,37 @@ function exportBody(): Buffer {
   return Buffer.from(ProtobufTraceSerializer.serializeRequest(memory.getFinishedSpans() as ReadableSpan[])!);
 }
 
+const loadAverage = () => os.loadavg().map((x) => x.toFixed(2)).join(" ");
+
+/** The owner signs in and makes a project API key with the write scope, as a user would for an exporter. */
+async function projectKey(base: string): Promise<string> {
+  const signIn = await fetch(`${base}/api/auth/sign-in/email`, {
+    method: "POST",
+    headers: { "content-type": "application/json", origin: base },
+    body: JSON.stringify({ email: OWNER.MEMSCOPE_ADMIN_EMAIL, password: OWNER.MEMSCOPE_ADMIN_PASSWORD }),
+  });
+  if (!signIn.ok) throw new Error(`owner sign-in: ${signIn.status} ${await signIn.text()}`);
+  const cookie = signIn.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+  const made = await fetch(`${base}/api/v1/project/keys`, {
+    method: "POST",
+    headers: { cookie, origin: base, "content-type": "application/json" },
+    body: JSON.stringify({ name: "bench exporter", scopes: ["read", "write"] }),
+  });
+  if (made.status !== 201 && made.status !== 200) throw new Error(`key: ${made.status} ${await made.text()}`);
+  return ((await made.json()) as { key: string }).key;
+}
+
 async function runOn(label: string, env: Record<string, string>) {
   console.log(`\n## ${label}`);
-  const server: Server = await startServer(env);
+  const server: Server = await startServer({
+    ...env,
+    // The per-key request limit (default 600/60: one key, 10 requests/s) is a policy, not a capacity: off unless set.
+    ...(AUTH === "key" ? { ...OWNER, MEMSCOPE_KEY_RATE_LIMIT: process.env.MEMSCOPE_KEY_RATE_LIMIT || "off" } : {}),
+  }, CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${CPU_PROF}`] : []);
   try {
     const url = `${server.base}/api/v1/traces`;
-    const headers = { "content-type": "application/x-protobuf" };
+    const headers: Record<string, string> = { "content-type": "application/x-protobuf", ...(AUTH === "key" ? { authorization: `Bearer ${await projectKey(server.base)}` } : {}) };
+    console.log(`  auth: ${AUTH === "key" ? "a project API key (Authorization: Bearer)" : "open mode (no accounts)"}`);
     // A first export (warms the route, the token workers and the planner), checked in full.
     const first = await fetch(url, { method: "POST", headers, body: new Uint8Array(exportBody()) });
     const firstBody = new Uint8Array(await first.arrayBuffer());
@@ -84,7 +120,10 @@ async function runOn(label: string, env: Record<string, string>) {
     console.log(`  ${ahead.length} export bodies made ahead`);
     const nextBody = () => ahead.pop() ?? exportBody();
     let partial = 0;
+    const stages: Record<string, number> = {};
+    let timed = 0;
     const rssBefore = rssMiB(server.pid);
+    console.log(`  load average before: ${loadAverage()}`);
     const ingest = autocannon({
       url: server.base,
       connections: CONNECTIONS,
@@ -97,8 +136,11 @@ async function runOn(label: string, env: Record<string, string>) {
           headers,
           setupRequest: (req) => ({ ...req, body: nextBody() }),
           // A protobuf answer with a body carries partial_success: spans that did not become turns.
-          onResponse: (status, body) => {
+          onResponse: (status: number, body: string, _ctx: unknown, resHeaders: Record<string, string>) => {
             if (status === 200 && body.length) partial++;
+            if (status !== 200) return;
+            timed++;
+            for (const [k, v] of Object.entries(parseServerTiming(resHeaders["server-timing"]))) stages[k] = (stages[k] ?? 0) + v;
           },
         },
       ],
@@ -111,6 +153,7 @@ async function runOn(label: string, env: Record<string, string>) {
       timeout: 30,
     });
     const [r, q] = await Promise.all([ingest, ready]);
+    const loadAfter = loadAverage();
     const spansPerS = (r["2xx"] * BATCH) / DURATION;
     const errors = r.errors + r.timeouts + r.non2xx + partial;
     console.log(
@@ -118,9 +161,14 @@ async function runOn(label: string, env: Record<string, string>) {
         `errors ${r.errors}, timeouts ${r.timeouts}, non-2xx ${r.non2xx}, partial successes ${partial}`,
     );
     console.log(`  GET /ready meanwhile: ${q.requests.total} requests, p50 ${q.latency.p50} ms, p99 ${q.latency.p99} ms (target < ${TARGET_READY_P99}), errors ${q.errors + q.timeouts + q.non2xx}`);
-    console.log(`  RSS ${rssBefore.toFixed(0)} -> ${rssMiB(server.pid).toFixed(0)} MiB`);
+    if (timed) {
+      const per = Object.entries(stages).map(([k, v]) => `${k} ${(v / timed).toFixed(1)}`);
+      const inHandler = Object.values(stages).reduce((a, b) => a + b, 0) / timed;
+      console.log(`  server stages, mean ms per request (Server-Timing): ${per.join(", ")}; outside them ${Math.max(0, r.latency.mean - inHandler).toFixed(1)} (of ${r.latency.mean.toFixed(1)} mean latency)`);
+    }
+    console.log(`  RSS ${rssBefore.toFixed(0)} -> ${rssMiB(server.pid).toFixed(0)} MiB; load average after: ${loadAfter} (${os.cpus().length} cores)`);
     const pass = spansPerS >= TARGET_SPANS && errors === 0 && q.errors + q.timeouts + q.non2xx === 0 && q.latency.p99 < TARGET_READY_P99;
-    console.log(`  ${pass ? "PASS" : "FAIL"}`);
+    console.log(`  ${pass ? "PASS" : "FAIL"} (targets: >= ${TARGET_SPANS} spans/s, 0 errors, /ready p99 < ${TARGET_READY_P99} ms)`);
     if (errors) console.log(server.log().split("\n").filter((l) => /error|fail/i.test(l)).slice(-10).join("\n"));
     return pass;
   } finally {

@@ -6,7 +6,8 @@
 //   auth           the session and project state, invitation links
 //   conversations  lists, facets, one conversation, a user's conversations (not their turns:
 //                  a status change must not refetch 5 000 messages)
-//   turns          messages, threads, history windows and picker turns of conversations
+//   turns          messages, threads, history windows and picker turns of conversations, and
+//                  the turns captured over OTLP with their sent-vs-modelled comparisons
 //   models         the model rows every picker reads and the preset settings they come from
 //   memories       lists, pages, history, relations, review queues, metrics, memory.md exports
 //   embeddings     the embedding index status
@@ -52,6 +53,8 @@ export const keys = {
     thread: (id: string, leaf: string | null) => ["turns", "thread", id, leaf] as const,
     history: (id: string, p: HistoryParams, format: "messages" | "text") => ["turns", "history", id, p, format] as const,
     picker: (id: string) => ["turns", "picker", id] as const,
+    captures: (id: string) => ["turns", "captures", id] as const,
+    sentVsModelled: (id: string, messageId: string | null) => ["turns", "captures", id, messageId] as const,
   },
   models: {
     all: ["models"] as const,

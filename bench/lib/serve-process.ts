@@ -11,11 +11,12 @@ import { assertBuilt } from "./start-server-dist";
 
 export type Server = { base: string; pid: number; stop(): Promise<void>; log(): string };
 
-export async function startServer(env: Record<string, string>): Promise<Server> {
+/** `nodeArgs`: more flags for the server's node (a profile: --cpu-prof, which NODE_OPTIONS refuses). */
+export async function startServer(env: Record<string, string>, nodeArgs: string[] = []): Promise<Server> {
   assertBuilt();
   const port = await freePort();
   // The flag `npm start` gives: WebAssembly on V8's baseline compiler only (docs/benchmarks.md, section 9).
-  const child: ChildProcess = spawn(process.execPath, ["--liftoff-only", path.join(ROOT, "scripts", "serve.mjs")], {
+  const child: ChildProcess = spawn(process.execPath, ["--liftoff-only", ...nodeArgs, path.join(ROOT, "scripts", "serve.mjs")], {
     cwd: ROOT,
     env: { ...process.env, DATABASE_URL: "", MEMSCOPE_SEED: "0", PORT: String(port), NODE_ENV: "production", ...env },
     stdio: ["ignore", "pipe", "pipe"],

@@ -3,7 +3,8 @@
 // memory asked about, and one counterfactual (`v.*`: only what it changes).
 import { isStrategyType, type StrategyType } from "./inspect-model";
 
-export type ReplayTab = "replay" | "whatif";
+/** "captured": the turn's captured prompt beside the replayed one (turns captured over OTLP). */
+export type ReplayTab = "replay" | "whatif" | "captured";
 
 /** A counterfactual: each field set replaces the original's setting. */
 export type VariantSpec = {
@@ -62,7 +63,7 @@ export function parseReplayQuery(sp: URLSearchParams): ReplayState | null {
     conversation,
     turn,
     leaf: uuidOr(sp.get("leaf")),
-    tab: sp.get("tab") === "whatif" ? "whatif" : "replay",
+    tab: sp.get("tab") === "whatif" ? "whatif" : sp.get("tab") === "captured" ? "captured" : "replay",
     memory: uuidOr(sp.get("memory")),
     variant: parseVariant(sp),
   };

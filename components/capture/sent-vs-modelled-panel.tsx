@@ -5,11 +5,12 @@ import { absoluteTime, formatInt, oneLine, plural } from "@/client/ui/format";
 import { Badge } from "@/components/ui/badge";
 import { Stat } from "@/components/ui/stat";
 import { ErrorBox, Spinner } from "@/components/ui/states";
-import { useCapturedTurns, useSentVsModelled } from "./use-captures";
+import { useCapturedTurns, useSentVsModelled } from "@/client/hooks/captures";
 
-// The conversation page's "Sent vs modelled" tab: for a turn captured over OTLP, the prompt
-// the agent really sent beside the one Memscope computes for the agent's profile, with the
-// histories aligned message by message ("your agent keeps 40 messages, your profile says 20").
+// "Sent vs modelled", on the conversation page (a tab) and the replay page (a tab, for a
+// captured turn): for a turn captured over OTLP, the prompt the agent really sent beside the
+// one Memscope computes for the agent's profile, with the histories aligned message by
+// message ("your agent keeps 40 messages, your profile says 20").
 
 type Result = paths["/conversations/{id}/captures/{message_id}"]["get"]["responses"][200]["content"]["application/json"];
 type Line = Result["sent"]["messages"][number];
@@ -27,7 +28,6 @@ export function SentVsModelledPanel({ conversationId, leafId }: { conversationId
   const [picked, setPicked] = useState<string | null>(null);
   // The selected turn when it was captured, else the newest captured turn.
   const current = picked ?? (turns.some((t) => t.message_id === leafId) ? leafId : (turns.at(-1)?.message_id ?? null));
-  const q = useSentVsModelled(conversationId, current);
 
   if (list.isError) return <div className="p-4"><ErrorBox title="Could not load the captured turns" error={list.error} onRetry={() => list.refetch()} /></div>;
   if (!list.data) return <div className="flex items-center gap-2 p-6 text-sm text-zinc-500"><Spinner /> Loading captured turns…</div>;
@@ -49,15 +49,21 @@ export function SentVsModelledPanel({ conversationId, leafId }: { conversationId
           ))}
         </select>
       </div>
-      {q.isError ? (
-        <ErrorBox title="Could not compare this turn" error={q.error} onRetry={() => q.refetch()} />
-      ) : !q.data ? (
-        <div className="flex items-center gap-2 text-sm text-zinc-500"><Spinner /> Computing the modelled prompt…</div>
-      ) : (
-        <Comparison r={q.data} />
-      )}
+      {current && <CapturedTurnComparison conversationId={conversationId} messageId={current} />}
     </div>
   );
+}
+
+/**
+ * One captured turn: what its agent sent beside what Memscope models for it (for a
+ * conversation with an end user, POST /replay's prompt of the turn), the difference drawn.
+ * The conversation page's tab shows it for the turn picked, the replay page for the turn replayed.
+ */
+export function CapturedTurnComparison({ conversationId, messageId }: { conversationId: string; messageId: string }) {
+  const q = useSentVsModelled(conversationId, messageId);
+  if (q.isError) return <ErrorBox title="Could not compare this turn" error={q.error} onRetry={() => q.refetch()} />;
+  if (!q.data) return <div className="flex items-center gap-2 text-sm text-zinc-600 dark:text-zinc-400"><Spinner /> Computing the modelled prompt…</div>;
+  return <Comparison r={q.data} />;
 }
 
 function Comparison({ r }: { r: Result }) {

@@ -14,7 +14,7 @@ import { WindowPanel } from "@/components/window/window-panel";
 import { NodeMemorySection } from "@/components/node-memory/node-memory-panel";
 import { TabList } from "@/components/ui/tabs";
 import { SentVsModelledPanel } from "@/components/capture/sent-vs-modelled-panel";
-import { useCapturedTurns } from "@/components/capture/use-captures";
+import { useCapturedTurns } from "@/client/hooks/captures";
 import { ConversationHeader } from "./conversation-header";
 import { ConversationMemoriesPanel } from "./conversation-memories";
 import { MessageTree } from "./message-tree";

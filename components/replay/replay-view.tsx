@@ -3,6 +3,7 @@ import Link from "next/link";
 import { useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { ChangeSince, Message } from "@/client/api-types";
+import { useCapturedTurns } from "@/client/hooks/captures";
 import { useConversation } from "@/client/hooks/conversations";
 import { useReplay } from "@/client/hooks/replay";
 import { useAllMessages, useThread } from "@/client/hooks/turns";
@@ -13,6 +14,7 @@ import { Badge } from "@/components/ui/badge";
 import { Skeleton } from "@/components/ui/skeleton";
 import { EmptyState, ErrorBox } from "@/components/ui/states";
 import { TabList } from "@/components/ui/tabs";
+import { CapturedTurnComparison } from "@/components/capture/sent-vs-modelled-panel";
 import { BudgetStackedBar } from "@/components/inspect/budget-stacked-bar";
 import { PromptBubbles } from "@/components/inspect/prompt-bubbles";
 import { ChangesSinceList } from "./changes-since-list";
@@ -96,6 +98,9 @@ function Replay({ state, setState }: { state: ReplayState; setState: React.Dispa
   );
   const since = useMemo(() => new Map<string, ChangeSince>((r?.changes_since.memories ?? []).map((c) => [c.memory_id, c])), [r]);
   const newInPrompt = useMemo(() => new Set(step?.memoriesIn ?? []), [step]);
+  // A turn captured over OTLP also has the prompt its agent really sent: a third tab compares the two.
+  const captures = useCapturedTurns(state.conversation);
+  const captured = !!captures.data?.data.some((t) => t.message_id === state.turn);
 
   const goTo = useCallback((i: number) => {
     const t = turns[Math.max(0, Math.min(turns.length - 1, i))];
@@ -161,18 +166,23 @@ function Replay({ state, setState }: { state: ReplayState; setState: React.Dispa
             tabs={[
               { key: "replay", label: "Prompt and memories", testId: "tab-replay" },
               { key: "whatif", label: state.variant ? "What if… (1 variant)" : "What if…", testId: "tab-whatif" },
+              ...(captured || state.tab === "captured" ? [{ key: "captured" as const, label: "Sent vs modelled", testId: "tab-captured" }] : []),
             ]}
             value={state.tab}
             onChange={(tab) => patch({ tab })}
             label="Replay views"
             panelId="replay-panel"
             size="md"
+            // Three tabs do not fit a phone's width in one row: the third wraps below.
+            className="flex-wrap"
           />
         </div>
       </div>
       <main className="w-full flex-1 px-4 py-4 sm:px-6">
-        <div role="tabpanel" id="replay-panel" aria-labelledby={`replay-panel-tab-${state.tab}`} aria-busy={replay.isFetching}>
-        {replay.isError && !r ? (
+        <div role="tabpanel" id="replay-panel" aria-labelledby={`replay-panel-tab-${state.tab}`} aria-busy={state.tab === "captured" ? captures.isFetching : replay.isFetching}>
+        {state.tab === "captured" ? (
+          <SentVsReplayed conversationId={state.conversation} turn={state.turn} captured={captured} loading={!captures.data && !captures.isError} variant={!!state.variant} onBack={() => patch({ tab: "replay" })} />
+        ) : replay.isError && !r ? (
           <ErrorBox title="Could not replay this turn" error={replay.error} onRetry={() => replay.refetch()} />
         ) : !r ? (
           <ReplaySkeleton />
@@ -220,6 +230,39 @@ function Replay({ state, setState }: { state: ReplayState; setState: React.Dispa
         </div>
       </main>
     </Shell>
+  );
+}
+
+/**
+ * The "Sent vs modelled" tab: the replayed turn's captured prompt (what the agent sent) beside
+ * the replay's prompt of then (the profile version in force, no variant), the difference drawn.
+ */
+function SentVsReplayed({ conversationId, turn, captured, loading, variant, onBack }: { conversationId: string; turn: string; captured: boolean; loading: boolean; variant: boolean; onBack: () => void }) {
+  if (loading) return <Skeleton className="h-40 w-full" />;
+  if (!captured) {
+    return (
+      <div className="mx-auto mt-4 max-w-xl rounded-xl border border-dashed border-zinc-300 bg-white dark:border-zinc-700 dark:bg-zinc-900" data-testid="replay-not-captured">
+        <EmptyState title="This turn was not captured">
+          <p>Only turns that arrived over OpenTelemetry (POST /api/v1/traces) carry the prompt the agent really sent.</p>
+          <button type="button" onClick={onBack} className="mt-3 text-sm font-medium text-indigo-700 hover:underline dark:text-indigo-300">
+            Back to the replayed prompt
+          </button>
+        </EmptyState>
+      </div>
+    );
+  }
+  return (
+    <section aria-labelledby="sent-vs-replayed-h" className="mx-auto flex max-w-6xl flex-col gap-3" data-testid="replay-sent-vs-modelled">
+      <div>
+        <h2 id="sent-vs-replayed-h" className="text-sm font-semibold">
+          What the agent sent, beside this replay’s prompt
+        </h2>
+        <p className="mt-0.5 text-xs text-zinc-600 dark:text-zinc-400">
+          Left: the input messages of the turn’s captured span. Right: the prompt replayed for the turn under the profile in force then{variant ? " (not the what-if variant)" : ""}.
+        </p>
+      </div>
+      <CapturedTurnComparison conversationId={conversationId} messageId={turn} />
+    </section>
   );
 }
 

@@ -26,14 +26,16 @@ export function partialSuccessOf(r: IngestResult): { rejectedSpans: number; erro
   return { rejectedSpans: rejected, errorMessage: parts.join(". ") };
 }
 
-export function exportAnswer(r: IngestResult, encoding: OtlpEncoding): Response {
+/** `serverTiming`: the request's stage durations (lib/capture/stage-times.ts), sent as Server-Timing. */
+export function exportAnswer(r: IngestResult, encoding: OtlpEncoding, serverTiming?: string): Response {
   const partial = partialSuccessOf(r);
+  const timing: Record<string, string> = serverTiming ? { "server-timing": serverTiming } : {};
   if (encoding === "protobuf") {
-    return new Response(Buffer.from(encodeTraceResponseProto(partial)), { status: 200, headers: { "content-type": "application/x-protobuf" } });
+    return new Response(Buffer.from(encodeTraceResponseProto(partial)), { status: 200, headers: { "content-type": "application/x-protobuf", ...timing } });
   }
   const body: TraceExportResult = {
     ...(partial ? { partialSuccess: { rejectedSpans: String(partial.rejectedSpans), errorMessage: partial.errorMessage } } : {}),
     memscope: r,
   };
-  return Response.json(body, { status: 200 });
+  return Response.json(body, { status: 200, headers: timing });
 }

@@ -6,6 +6,7 @@ import { BadRequestError, DomainError, TooLargeError } from "../errors/domain-er
 import { decodeTracesJson } from "./otlp-json";
 import { decodeTracesProto } from "./otlp-proto";
 import { OtlpProblem, type OtlpTraces } from "./otlp-types";
+import { StageTimes } from "./stage-times";
 
 // The body of POST /api/v1/traces as OTLP/HTTP sends it (opentelemetry-proto
 // docs/specification.md, "OTLP/HTTP Request"): binary protobuf or JSON by Content-Type,
@@ -30,22 +31,28 @@ export function encodingOf(req: Request): OtlpEncoding {
   ]);
 }
 
-export async function readOtlpBody(req: Request, encoding: OtlpEncoding): Promise<OtlpTraces> {
+export async function readOtlpBody(req: Request, encoding: OtlpEncoding, times = new StageTimes()): Promise<OtlpTraces> {
   const contentEncoding = (req.headers.get("content-encoding") ?? "identity").trim().toLowerCase();
   if (contentEncoding !== "gzip" && contentEncoding !== "identity") {
     throw new DomainError("unsupported_media_type", "unsupported_media_type", "Content-Encoding must be gzip or none", [
       { field: "content-encoding", message: `got ${contentEncoding}` },
     ]);
   }
-  let bytes = await readLimited(req, MAX_OTLP_BODY_BYTES);
+  let bytes = await times.time("read", () => readLimited(req, MAX_OTLP_BODY_BYTES));
   if (contentEncoding === "gzip") {
     try {
-      bytes = await inflate(bytes, { maxOutputLength: MAX_OTLP_INFLATED_BYTES });
+      const wire = bytes;
+      bytes = await times.time("inflate", () => inflate(wire, { maxOutputLength: MAX_OTLP_INFLATED_BYTES }));
     } catch (e) {
       if (e instanceof RangeError || (e as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") throw new TooLargeError(MAX_OTLP_INFLATED_BYTES, "body (decompressed)");
       throw new BadRequestError("invalid_otlp", "The body is not valid gzip (Content-Encoding: gzip)", [{ field: "content-encoding", message: "not valid gzip" }]);
     }
   }
+  const body = bytes;
+  return times.time("decode", () => decode(body, encoding));
+}
+
+function decode(bytes: Buffer, encoding: OtlpEncoding): OtlpTraces {
   try {
     if (encoding === "protobuf") return decodeTracesProto(bytes);
     let raw: unknown;

@@ -106,6 +106,8 @@ export async function sentVsModelled(sql: ProjectSql, conversationId: string, me
         memory: { ...s.memory, enabled: false, dry_run: true },
       },
       { recordAccess: false },
+      // A read: nothing stored (there is no end user to own an offload, and a GET writes nothing).
+      { storeOffloads: false },
     );
     profile = { source: base.profile.source, app_id: base.profile.app_id, version: base.profile.version, effective_from: base.profile.effective_from };
     strategy = s.strategy;

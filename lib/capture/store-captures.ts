@@ -1,4 +1,5 @@
 import "server-only";
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { checkJsonValue } from "../api/input-guard";
 import type { ProjectSql } from "../db/project-sql";
 import { DomainError } from "../errors/domain-errors";
@@ -8,6 +9,7 @@ import type { TurnInput } from "../messages/schemas";
 import { countTextsAllEncodings, type TokenCounts } from "../tokens/count-tokens-parallel";
 import { readGenAiSpan, type CapturedChat } from "./genai-span";
 import type { OtlpTraces } from "./otlp-types";
+import { StageTimes } from "./stage-times";
 
 // GenAI chat spans as turns. A span's turn has an id derived from its trace and span ids,
 // so the same span sent twice (exporters retry) is one turn; its conversation is the
@@ -16,6 +18,12 @@ import type { OtlpTraces } from "./otlp-types";
 // of one request are written in one transaction: all of them or none.
 
 const MAX_TEXT = 200_000;
+/**
+ * The captured prompts go in statements of about this many bytes of JSON: the embedded
+ * database runs a statement on the request thread, so one 100-span insert (~400 KB of
+ * prompts) would hold every other request (GET /ready) for its whole length.
+ */
+const CAPTURE_CHUNK_BYTES = 128 * 1024;
 
 export type IngestResult = {
   spans: number;
@@ -74,8 +82,8 @@ function storable(c: CapturedChat): { field: string; message: string } | null {
   return null;
 }
 
-export async function ingestTraces(sql: ProjectSql, traces: OtlpTraces, receivedAt = new Date()): Promise<IngestResult> {
-  const { chats, ignored, rejected, repeated } = classifySpans(traces, receivedAt);
+export async function ingestTraces(sql: ProjectSql, traces: OtlpTraces, receivedAt = new Date(), times = new StageTimes()): Promise<IngestResult> {
+  const { chats, ignored, rejected, repeated } = await times.time("classify", () => classifySpans(traces, receivedAt));
   const byConversation = new Map<string, CapturedChat[]>();
   for (const c of chats) {
     const id = conversationIdOf(c);
@@ -89,12 +97,14 @@ export async function ingestTraces(sql: ProjectSql, traces: OtlpTraces, received
   const groups = [...byConversation.entries()].sort(([x], [y]) => x.localeCompare(y));
   const ordered = groups.flatMap(([, list]) => list);
   // CPU work before the transaction opens (as insertTurns does).
-  const counts = await countTextsAllEncodings(ordered.flatMap((c) => [c.query, c.answer]));
+  // Off the request thread whatever the batch's size: an exporter's steady stream of small
+  // batches would otherwise tokenize on the thread that answers every other request.
+  const counts = await times.time("tokens", () => countTextsAllEncodings(ordered.flatMap((c) => [c.query, c.answer]), { offThread: true }));
 
   let created = 0;
   let duplicates = repeated;
   if (ordered.length) {
-    const stored = await sql.transaction((tx) => storeTurns(tx, groups, counts));
+    const stored = await times.time("db", () => sql.transaction((tx) => storeTurns(yielding(tx), groups, counts)));
     created = stored.created;
     duplicates += stored.duplicates;
     for (const id of stored.deleted) {
@@ -111,6 +121,22 @@ export async function ingestTraces(sql: ProjectSql, traces: OtlpTraces, received
     rejected,
     conversation_ids: groups.map(([id]) => id),
   };
+}
+
+/**
+ * The transaction with a turn of the event loop before each statement. On the embedded
+ * database (PGlite, on this thread) the statements of one transaction otherwise run back to
+ * back without ever letting the server answer another request (GET /ready waited for whole
+ * ingests); on PostgreSQL it costs microseconds.
+ */
+function yielding(tx: ProjectSql): ProjectSql {
+  return {
+    ...tx,
+    query: async <T>(text: string, params?: unknown[]) => {
+      await nextTurn();
+      return tx.query<T>(text, params);
+    },
+  } as ProjectSql;
 }
 
 /**
@@ -234,7 +260,8 @@ async function storeTurns(tx: ProjectSql, groups: [string, CapturedChat[]][], co
     started_at: x.c.startedAt.toISOString(),
     ended_at: x.c.endedAt.toISOString(),
   }));
-  await tx.query(
+  for (const chunk of byJsonSize(rows, CAPTURE_CHUNK_BYTES)) {
+    await tx.query(
     `INSERT INTO captured_spans (project_id, trace_id, span_id, conversation_id, message_id, conversation_key, operation, provider,
        request_model, response_model, message_form, system_instructions, input_messages, output_messages, input_tokens, output_tokens,
        started_at, ended_at)
@@ -244,9 +271,29 @@ async function storeTurns(tx: ProjectSql, groups: [string, CapturedChat[]][], co
        FROM json_to_recordset($2::json) AS u(trace_id text, span_id text, conversation_id uuid, message_id uuid, conversation_key text,
               operation text, provider text, request_model text, response_model text, message_form text, system_instructions json,
               input_messages json, output_messages json, input_tokens int, output_tokens int, started_at timestamptz, ended_at timestamptz)`,
-    [tx.projectId, JSON.stringify(rows)],
-  );
+    [tx.projectId, chunk],
+    );
+  }
   return { created: fresh.length, duplicates, deleted };
+}
+
+/** The rows as JSON arrays of about `bytes` each (a larger row is a chunk of its own). */
+export function byJsonSize(rows: unknown[], bytes: number): string[] {
+  const out: string[] = [];
+  let cur: string[] = [];
+  let size = 0;
+  for (const r of rows) {
+    const j = JSON.stringify(r);
+    if (cur.length && size + j.length > bytes) {
+      out.push(`[${cur.join(",")}]`);
+      cur = [];
+      size = 0;
+    }
+    cur.push(j);
+    size += j.length + 1;
+  }
+  if (cur.length) out.push(`[${cur.join(",")}]`);
+  return out;
 }
 
 /** The counts of some of the texts, in the order given. */

@@ -38,6 +38,12 @@ export type ContextDeps = {
   retrieve?: (sql: ProjectSql, userId: string, search: SearchInput) => Promise<RetrievedMemories>;
   /** The history instead of the stored thread (a replay of a conversation's first turn: none). */
   history?: () => Promise<RoleMessage[]>;
+  /**
+   * false: the strategy's offloaded contents are not stored (their refs in the prompt then
+   * resolve to nothing). For reads that show a prompt rather than serve one, such as sent vs
+   * modelled (a GET): they must write nothing. Default true: POST /context stores them.
+   */
+  storeOffloads?: boolean;
 };
 
 function liveRetrieval(opts: SearchOptions): NonNullable<ContextDeps["retrieve"]> {
@@ -102,7 +108,7 @@ export async function assembleContext(sql: ProjectSql, input: ContextInput, retr
     presets,
     ...(auto ? { autoContext: { replay: { next: queryMessage, conversationId: input.conversation_id ?? null }, summaryCache: storedSummaryCache(sql) } } : {}),
   });
-  await storeOffloads(sql, applied.offloads, { userId: input.user_id, conversationId: input.conversation_id ?? null });
+  if (deps.storeOffloads !== false) await storeOffloads(sql, applied.offloads, { userId: input.user_id, conversationId: input.conversation_id ?? null });
   const dropped: ContextResult["dropped"] = applied.dropped.map((d) => ({ ...d, section: "history" as const }));
 
   // History after the strategy, with where each message came from.

@@ -4,6 +4,7 @@ import { OTLPTraceExporter as ProtoExporter } from "@opentelemetry/exporter-trac
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan, type SpanExporter } from "@opentelemetry/sdk-trace-base";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseServerTiming } from "@/lib/capture/stage-times";
 import { apiClient } from "../helpers/api-client";
 import type { AppServer } from "../helpers/app-server";
 import { OWNER_ENV, signInOwner, type Owner } from "../helpers/owner";
@@ -182,12 +183,39 @@ describe.each(DATABASE_KINDS)("OTLP capture on %s", (kind) => {
     expect(r.body.modelled.tokens).toBeLessThan(r.body.sent.tokens);
   });
 
+  it("sent vs modelled is a read: a profile that offloads, a conversation without end user, nothing stored", async () => {
+    const { key, api } = await project();
+    // summary_buffer from the second message on, offloading every kept message over 50 tokens.
+    const profile = await api.post("/profiles/offload-bot/versions", {
+      settings: { model: "gpt-4o-mini", system_prompt: SYSTEM, strategy: { type: "summary_buffer", msg_threshold: 1, last_keep: 10, offload_tokens: 50 } },
+      effective_from: "2020-01-01T00:00:00Z",
+    });
+    expect(profile.status).toBe(201);
+    const long = `Please remember all of this: ${Array.from({ length: 60 }, (_, i) => `item ${i} is blue`).join(", ")}.`;
+    const run = agentLoop("offload-bot", "conv-offload", [long, "And now?"], Date.parse("2026-03-03T10:00:00.000Z"));
+    const proto = new ProtoExporter({ url: `${server.url}/api/v1/traces`, headers: { authorization: `Bearer ${key}` } });
+    expect((await exportWith(proto, run.spans)).code).toBe(0);
+    const conv = await conversationNamed(api, "conv-offload");
+    expect(conv.end_user_id ?? null).toBeNull();
+    const captures = (await api.get(`/conversations/${conv.id}/captures`)).body.data as { message_id: string }[];
+    const r = await api.get(`/conversations/${conv.id}/captures/${captures[1].message_id}`);
+    expect(r.status).toBe(200);
+    expect(r.body.modelled.memories).toBe("no_end_user");
+    // The modelled prompt shows the offloads as POST /context would, refs and all
+    const offloaded = (r.body.modelled.messages as { content: string }[]).map((m) => /\[Offloaded \d+ tokens; ref ([0-9a-f-]{36})\]/.exec(m.content)?.[1]).filter(Boolean);
+    // (the long question, and the answer that repeats it)...
+    expect(offloaded).toHaveLength(2);
+    // ...but a GET stored nothing: no offloaded content under a placeholder user.
+    for (const ref of offloaded) expect((await api.get(`/offloaded/${ref}`)).status).toBe(404);
+  });
+
   it("bad OTLP: 400 naming the field, 413, 415, 401, 403; ignored and unreadable spans counted in partialSuccess", async () => {
     const { api, key } = await project();
     const post = (body: BodyInit, headers: Record<string, string>, auth = `Bearer ${key}`) =>
       fetch(`${server.url}/api/v1/traces`, { method: "POST", headers: { ...(auth ? { authorization: auth } : {}), ...headers }, body }).then(async (r) => ({
         status: r.status,
         type: r.headers.get("content-type"),
+        timing: r.headers.get("server-timing"),
         body: r.headers.get("content-type")?.includes("json") ? await r.json() : new Uint8Array(await r.arrayBuffer()),
       }));
     const JSON_TYPE = { "content-type": "application/json" };
@@ -241,6 +269,8 @@ describe.each(DATABASE_KINDS)("OTLP capture on %s", (kind) => {
     );
     expect(ok.status).toBe(200);
     expect(ok.type).toContain("application/json");
+    // Where the request's time went, by stage (bench:otel sums these).
+    expect(Object.keys(parseServerTiming(ok.timing))).toEqual(["read", "decode", "classify", "tokens", "db"]);
     expect(ok.body.partialSuccess.rejectedSpans).toBe("3");
     expect(ok.body.partialSuccess.errorMessage).toContain("resourceSpans[0].scopeSpans[0].spans[1].attributes[gen_ai.input.messages]: not valid JSON");
     expect(ok.body.memscope).toMatchObject({

@@ -256,7 +256,7 @@ describe("conversation pages in a browser", () => {
     await page.setViewportSize({ width: 1440, height: 900 });
   });
 
-  it("Sent vs modelled: a turn captured over OTLP beside its profile's prompt, at 1440, 1024 and 390 px", async () => {
+  it("Sent vs modelled: a turn captured over OTLP beside its profile's prompt, on the conversation page and the replay, at 1440, 1024 and 390 px", async () => {
     const api = apiClient(suite.url);
     const profile = await api.post("/profiles/panel-bot/versions", {
       settings: { model: "gpt-4o-mini", system_prompt: "You are terse.", strategy: { type: "message_window", max_attached_message_count: 2 } },
@@ -284,7 +284,13 @@ describe("conversation pages in a browser", () => {
     const body = {
       resourceSpans: [
         {
-          resource: { attributes: [{ key: "service.name", value: { stringValue: "panel-bot" } }] },
+          // An end user (a fresh one, no memories), so the turn can be replayed too.
+          resource: {
+            attributes: [
+              { key: "service.name", value: { stringValue: "panel-bot" } },
+              { key: "user.id", value: { stringValue: `panel-user-${conversationKey}` } },
+            ],
+          },
           scopeSpans: [
             {
               spans: spans.map(({ attrs, i }) => ({
@@ -329,6 +335,39 @@ describe("conversation pages in a browser", () => {
       await page.screenshot({ path: screenshotPath(`conversation-sent-vs-modelled-${width}`), fullPage: true });
       expect(await pageOverflow(page), `sent vs modelled at ${width}`).toBe(0);
       expect(await axeSeriousViolations(page), `sent vs modelled at ${width}`).toEqual([]);
+    }
+    await page.setViewportSize({ width: 1440, height: 900 });
+
+    // The replay of the third turn: its captured prompt beside the replay's own prompt (the
+    // modelled side is POST /replay's prompt, line for line), in the URL, after a reload too.
+    const third = (await api.get(`/conversations/${conversationId}/captures`)).body.data[2].message_id;
+    const replayed = await api.post("/replay", { conversation_id: conversationId, message_id: third });
+    expect(replayed.status).toBe(200);
+    const modelled = await api.get(`/conversations/${conversationId}/captures/${third}`);
+    expect(modelled.body.modelled.messages.map((m: { content: string }) => m.content)).toEqual(
+      replayed.body.context.messages.map((m: { content: string }) => m.content),
+    );
+    await page.goto(`${suite.url}/inspect/replay?conversation=${conversationId}&turn=${third}`);
+    await page.locator('[data-testid="tab-captured"]').click();
+    const inReplay = page.locator('[data-testid="replay-sent-vs-modelled"] [data-testid="capture-summary"]');
+    await inReplay.waitFor();
+    expect(await inReplay.textContent()).toBe("Your agent keeps 4 messages, your profile says 2.");
+    await page.waitForFunction(() => location.search.includes("tab=captured"));
+    await page.reload();
+    await inReplay.waitFor();
+    expect(await page.locator('[data-testid="replay-sent-vs-modelled"] [data-testid="capture-row"]').evaluateAll((els) => els.map((e) => e.getAttribute("data-status")))).toEqual([
+      "sent_only",
+      "sent_only",
+      "both",
+      "both",
+    ]);
+    expect(await page.locator('[data-testid="tab-captured"]').getAttribute("aria-selected")).toBe("true");
+    for (const width of [1440, 1024, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.waitForTimeout(300);
+      await page.screenshot({ path: screenshotPath(`replay-sent-vs-modelled-${width}`), fullPage: true });
+      expect(await pageOverflow(page), `replay sent vs modelled at ${width}`).toBe(0);
+      expect(await axeSeriousViolations(page), `replay sent vs modelled at ${width}`).toEqual([]);
     }
     await page.setViewportSize({ width: 1440, height: 900 });
   });

@@ -8,6 +8,8 @@ import { decodeTracesProto, encodeTraceResponseProto } from "@/lib/capture/otlp-
 import { OtlpProblem, type OtlpSpan } from "@/lib/capture/otlp-types";
 import { promptDiff } from "@/lib/capture/prompt-diff";
 import type { PromptLine } from "@/lib/capture/schemas";
+import { parseServerTiming, StageTimes } from "@/lib/capture/stage-times";
+import { byJsonSize } from "@/lib/capture/store-captures";
 
 // The OTLP decoders against the OpenTelemetry JS SDK's own serializers (the bytes its
 // exporters send), and the GenAI span mapping and prompt diff on hand-made cases.
@@ -228,5 +230,33 @@ describe("sent vs modelled", () => {
     );
     expect(d.summary).toBe("Your agent and your profile both keep 1 message, but 1 of them differ. Also: the system text differs.");
     expect(d.rows.map((r) => r.status)).toEqual(["modelled_only", "sent_only"]);
+  });
+});
+
+describe("Server-Timing of an export", () => {
+  it("sums each stage's time, in the order stages first ran, and reads back", async () => {
+    const t = new StageTimes();
+    await t.time("read", () => new Promise((r) => setTimeout(r, 5)));
+    await t.time("decode", () => 1);
+    await t.time("read", () => 2);
+    const h = t.header();
+    expect(h).toMatch(/^read;dur=\d+\.\d, decode;dur=\d+\.\d$/);
+    const parsed = parseServerTiming(h);
+    expect(Object.keys(parsed)).toEqual(["read", "decode"]);
+    expect(parsed.read).toBeGreaterThanOrEqual(4);
+    expect(parseServerTiming('db;desc="x";dur=12.5, junk, cache;dur=1')).toEqual({ db: 12.5, cache: 1 });
+    expect(parseServerTiming(null)).toEqual({});
+  });
+});
+
+describe("captured prompts in statements of bounded size", () => {
+  it("cuts the rows into JSON arrays of about the size asked, every row once, in order", () => {
+    const rows = Array.from({ length: 10 }, (_, i) => ({ i, text: "x".repeat(i === 4 ? 500 : 40) }));
+    const chunks = byJsonSize(rows, 120);
+    const back = chunks.flatMap((c) => JSON.parse(c) as { i: number }[]);
+    expect(back).toEqual(rows);
+    // A row larger than the bound is a chunk of its own; the others stay under it.
+    expect(chunks.map((c) => (JSON.parse(c) as unknown[]).length)).toEqual([2, 2, 1, 2, 2, 1]);
+    expect(byJsonSize([], 120)).toEqual([]);
   });
 });

@@ -12,6 +12,8 @@ describe("replay URL", () => {
   it("round-trips the whole state: turn, leaf, tab, memory and a variant", () => {
     const s: ReplayState = { conversation: C, turn: T, leaf: T, tab: "whatif", memory: M, variant: { k: 10, min_score: 0.25, weights: { similarity: 0.4, importance: 0.5 }, strategy: "token_buffer", profile_version: 2 } };
     expect(parseReplayQuery(new URLSearchParams(encodeReplayQuery(s)))).toEqual(s);
+    const captured: ReplayState = { ...s, tab: "captured", memory: null, variant: null };
+    expect(parseReplayQuery(new URLSearchParams(encodeReplayQuery(captured)))).toEqual(captured);
   });
 
   it("leaves out what is not valid: a bad id, k out of bounds, an unknown strategy", () => {

@@ -3,6 +3,7 @@ import { withApi } from "@/lib/api/with-api";
 import { dataSql } from "@/lib/api/data-sql";
 import { exportAnswer } from "@/lib/capture/export-answer";
 import { encodingOf, readOtlpBody } from "@/lib/capture/read-otlp-body";
+import { StageTimes } from "@/lib/capture/stage-times";
 import { ingestTraces } from "@/lib/capture/store-captures";
 
 export const dynamic = "force-dynamic";
@@ -10,7 +11,8 @@ export const dynamic = "force-dynamic";
 /** OTLP/HTTP: exporters configured with OTEL_EXPORTER_OTLP_ENDPOINT=<memscope>/api post to <endpoint>/v1/traces. */
 export const POST = withApi(api.exportTraces, async ({ req, access }) => {
   const encoding = encodingOf(req);
-  const traces = await readOtlpBody(req, encoding);
-  const result = await ingestTraces(await dataSql(access), traces);
-  return exportAnswer(result, encoding);
+  const times = new StageTimes();
+  const traces = await readOtlpBody(req, encoding, times);
+  const result = await ingestTraces(await dataSql(access), traces, new Date(), times);
+  return exportAnswer(result, encoding, times.header());
 });
