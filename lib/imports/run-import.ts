@@ -202,6 +202,7 @@ export class ImportRun {
     const bulk: Bulk[] = [];
     const alone: { plan: Plan; counts?: TokenCounts }[] = [];
     const bulkIds = new Set<string>();
+    const movedLeaves: ImportConversation[] = [];
     let offset = 0;
     for (const plan of plans) {
       const n = plan.turns.length;
@@ -209,6 +210,7 @@ export class ImportRun {
       offset += n;
       if (plan.problem) await this.fail(plan.problem);
       else if (!plan.isNew && !n) {
+        if (!this.opts.dryRun) movedLeaves.push(plan.conv);
         this.counts.skipped++;
         await this.tick();
       } else if (this.opts.dryRun) {
@@ -257,6 +259,8 @@ export class ImportRun {
       }
     }
     for (const a of alone) await this.writeConversation(source, a.plan, a.counts);
+    // Known conversations with nothing new: the export may still have moved its active leaf (another branch chosen).
+    if (movedLeaves.length) await this.sql.transaction((tx) => syncActiveLeaves(tx, movedLeaves));
   }
 
   /** New conversations, their external ids and all their turns: one statement per table. */
@@ -277,7 +281,7 @@ export class ImportRun {
         col((b) => conv(b).end_user_id),
         col((b) => conv(b).name),
         col((b) => conv(b).mode),
-        col((b) => (conv(b).model_config ? JSON.stringify(conv(b).model_config) : null)),
+        col((b) => storedConfig(conv(b))),
         col((b) => b.prepared.length),
         col((b) => b.leafDelta),
         col((b) => b.tokenDelta),
@@ -305,19 +309,15 @@ export class ImportRun {
                VALUES ($1, $11, $2, $3, $4, $5, $6::jsonb, 'active', $7, $7) ON CONFLICT (project_id, id) DO NOTHING RETURNING id)
              INSERT INTO import_external_ids (project_id, source, kind, external_id, local_id, job_id)
              SELECT $11, $8, 'conversation', $9, c.id, $10 FROM c RETURNING local_id`,
-            [conv.id, conv.app_id, conv.end_user_id, conv.name, conv.mode, conv.model_config ? JSON.stringify(conv.model_config) : null, createdAt(conv, turns), source, conv.externalId, this.opts.jobId ?? null, tx.projectId],
+            [conv.id, conv.app_id, conv.end_user_id, conv.name, conv.mode, storedConfig(conv), createdAt(conv, turns), source, conv.externalId, this.opts.jobId ?? null, tx.projectId],
           );
           if (!row) throw new ImportFailure(idTaken(conv));
         }
-        await insertTurns(tx, conv.id, turns, { allowMissingParents: conv.allowMissingParents, fieldPrefix: "turns", minimal: true, counts });
+        await insertTurns(tx, conv.id, turns, { allowMissingParents: conv.allowMissingParents, fieldPrefix: "turns", minimal: true, counts, keepActiveLeaf: true });
         // Lists sort by activity: the source's, not the moment of the import.
         const last = lastActivity(conv, turns);
         if (last) await tx.query(`UPDATE conversations SET updated_at = GREATEST(created_at, $2::timestamptz) WHERE id = $1 AND project_id = $3`, [conv.id, last, tx.projectId]);
-        // A later export that adds turns may have moved the active leaf (ChatGPT's current_node): keep the source's.
-        const leaf = conv.model_config?.active_leaf_message_id;
-        if (!plan.isNew && typeof leaf === "string") {
-          await tx.query(`UPDATE conversations SET model_config = jsonb_set(coalesce(model_config, '{}'::jsonb), '{active_leaf_message_id}', to_jsonb($2::text)) WHERE id = $1 AND project_id = $3`, [conv.id, leaf, tx.projectId]);
-        }
+        if (!plan.isNew) await syncActiveLeaves(tx, [conv]);
       });
     } catch (e) {
       return this.fail(conversationProblem(conv, plan.paths, e));
@@ -451,6 +451,35 @@ function conversationProblem(conv: ImportConversation, paths: string[], e: unkno
 /** The conversation's time: the source's, else its first turn's, else now. */
 function createdAt(conv: ImportConversation, turns: TurnInput[]): string {
   return conv.created_at ?? turns[0]?.created_at ?? new Date().toISOString();
+}
+
+/**
+ * A new conversation's model_config as stored: the source's active leaf is also kept as
+ * imported_active_leaf_message_id, the leaf the source itself last named. The active leaf
+ * moves with turns written later (lib/messages/insert-turns.ts); a re-import moves it only
+ * when the source names another leaf than it did (syncActiveLeaves), so re-running the same
+ * export does not undo those turns.
+ */
+function storedConfig(conv: ImportConversation): string | null {
+  const leaf = conv.model_config?.active_leaf_message_id;
+  if (!conv.model_config) return null;
+  return JSON.stringify(typeof leaf === "string" ? { ...conv.model_config, imported_active_leaf_message_id: leaf } : conv.model_config);
+}
+
+/** Re-imported conversations whose source names another active leaf than last time (ChatGPT's current_node moved): the pointer follows, one statement. */
+async function syncActiveLeaves(tx: ProjectSql, convs: ImportConversation[]) {
+  const moved = convs.flatMap((c) => {
+    const leaf = c.model_config?.active_leaf_message_id;
+    return typeof leaf === "string" ? [{ id: c.id, leaf }] : [];
+  });
+  if (!moved.length) return;
+  await tx.query(
+    `UPDATE conversations c
+        SET model_config = coalesce(c.model_config, '{}'::jsonb) || jsonb_build_object('active_leaf_message_id', u.leaf, 'imported_active_leaf_message_id', u.leaf)
+       FROM unnest($1::uuid[], $2::text[]) AS u(id, leaf)
+      WHERE c.id = u.id AND c.project_id = $3 AND c.model_config->>'imported_active_leaf_message_id' IS DISTINCT FROM u.leaf`,
+    [moved.map((m) => m.id), moved.map((m) => m.leaf), tx.projectId],
+  );
 }
 
 /** The source's last activity: its updated_at or the newest turn, whichever is later. */

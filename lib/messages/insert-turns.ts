@@ -18,6 +18,11 @@ export type InsertOptions = {
    * conversations in one parallel call, ahead of their transactions). Counted here when absent.
    */
   counts?: TokenCounts;
+  /**
+   * Imports set the active leaf from the source (ChatGPT's current_node) themselves; every
+   * other writer moves it to the batch's last turn (below).
+   */
+  keepActiveLeaf?: boolean;
 };
 
 /** What a minimal batch import answers per turn: enough to address each stored turn. */
@@ -289,11 +294,17 @@ export async function insertTurns(
     const { leafDelta, tokenDelta } = turnTotals(prepared, hasChildren);
     const { messages: inserted, files: fileRows } = await writeTurnRows(tx, prepared, !opts.minimal);
 
+    // A conversation with a recorded active leaf (an import's) shows the thread ending there by
+    // default: a turn written to it continues the conversation and becomes what the client shows,
+    // as a new message does in Dify, so the pointer moves to the batch's last turn.
+    const newLeaf = opts.keepActiveLeaf || !prepared.length ? null : prepared[prepared.length - 1].id;
     await tx.query(
       `UPDATE conversations SET turn_count = turn_count + $2, leaf_count = leaf_count + $3,
-              token_count = token_count + $4, updated_at = now()
+              token_count = token_count + $4, updated_at = now(),
+              model_config = CASE WHEN $6::text IS NOT NULL AND model_config->>'active_leaf_message_id' IS NOT NULL
+                                  THEN jsonb_set(model_config, '{active_leaf_message_id}', to_jsonb($6::text)) ELSE model_config END
         WHERE id = $1 AND project_id = $5`,
-      [conversationId, prepared.length, leafDelta, tokenDelta, tx.projectId],
+      [conversationId, prepared.length, leafDelta, tokenDelta, tx.projectId, newLeaf],
     );
 
     if (opts.minimal) return prepared.map((p): StoredTurnRef => ({ id: p.id, created_at: p.createdAt.toISOString() }));

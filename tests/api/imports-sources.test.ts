@@ -120,6 +120,27 @@ describe.each(DATABASE_KINDS)("imports of 2026's sources on %s", (kind) => {
     expect(again.format).toBe("chatgpt");
     expect(again.counts).toEqual({ conversations: 0, turns: 0, memories: 0, skipped: 8, failed: 0 });
     expect((await api.get(`/conversations/${trip}`)).body.turn_count).toBe(4);
+
+    // A turn added through the messages API continues the shown thread and becomes the active leaf.
+    const added = await api.post(`/conversations/${trip}/messages`, { query: "And in spring?", answer: "Cherry blossoms.", parent_message_id: t("A2") });
+    expect(added.status, JSON.stringify(added.body)).toBe(201);
+    const n1 = added.body.id as string;
+    expect((await api.get(`/conversations/${trip}/thread`)).body).toEqual({ leaf_message_id: n1, message_ids: [n1, t("A2"), t("A1b")] });
+    expect((await api.get(`/conversations/${trip}/history?max_token_limit=100000`)).body.thread_message_ids).toEqual([n1, t("A2"), t("A1b")]);
+    // A batch too: the pointer moves to its last turn.
+    const batch = await api.post(`/conversations/${trip}/messages/batch`, { messages: [{ query: "q3", answer: "a3" }, { query: "q4", answer: "a4" }] });
+    expect(batch.status, JSON.stringify(batch.body)).toBe(201);
+    const n3 = (batch.body.data as { id: string }[])[1].id;
+    expect((await api.get(`/conversations/${trip}/thread`)).body.leaf_message_id).toBe(n3);
+    // Re-running the same export leaves those turns shown (its current_node has not moved) ...
+    expect((await run(file)).counts).toMatchObject({ conversations: 0, turns: 0 });
+    expect((await api.get(`/conversations/${trip}/thread`)).body.leaf_message_id).toBe(n3);
+    // ... a later export whose current_node moved to another branch (no new turns) moves the pointer there.
+    const later = JSON.parse(strFromU8(file)) as { current_node: string }[];
+    later[0].current_node = "A2e";
+    expect((await run(strToU8(JSON.stringify(later)))).counts).toMatchObject({ conversations: 0, turns: 0, failed: 0 });
+    expect((await api.get(`/conversations/${trip}/thread`)).body).toEqual({ leaf_message_id: t("A2e"), message_ids: [t("A2e"), t("A1b")] });
+    expect((await api.get(`/conversations/${trip}/history?max_token_limit=100000`)).body.thread_message_ids).toEqual([t("A2e"), t("A1b")]);
   });
 
   it("ChatGPT: each bad conversation is one problem naming it and the field; the rest imports", async () => {

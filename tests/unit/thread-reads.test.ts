@@ -397,3 +397,18 @@ describe("the recorded active leaf is the default leaf", () => {
     expect((await getHistory(sql, t0.c, ZHistoryQuery.parse({}), [])).thread_message_ids).toEqual([t0.n, t0.r]);
   });
 });
+
+describe("a turn written to a conversation with a recorded active leaf becomes it", () => {
+  it("one turn or a batch: the pointer moves to the last turn written; without a pointer none is added", async () => {
+    const t = await recordedLeafTree({ source: "chatgpt" });
+    await rec.db.sql.query(`UPDATE conversations SET model_config = jsonb_set(model_config, '{active_leaf_message_id}', to_jsonb($2::text)) WHERE id = $1`, [t.c, t.a]);
+    const [x] = await insertTurns(sql, t.c, [turn({ query: "next", answer: "x", parent_message_id: t.a })]);
+    expect(await loadThreadIds(sql, t.c)).toEqual([x.id, t.a, t.r]);
+    const [, y] = await insertTurns(sql, t.c, [turn({ query: "y0", answer: "y0" }), turn({ query: "y1", answer: "y1" })], { minimal: true });
+    expect((await getHistory(sql, t.c, ZHistoryQuery.parse({ max_token_limit: "100000" }), [])).thread_message_ids[0]).toBe(y.id);
+    const t0 = await recordedLeafTree({});
+    await insertTurns(sql, t0.c, [turn({ query: "more", answer: "m" })]);
+    const [cfg] = await rec.db.sql.query<{ model_config: unknown }>(`SELECT model_config FROM conversations WHERE id = $1`, [t0.c]);
+    expect(cfg.model_config).toEqual({});
+  });
+});
