@@ -62,7 +62,9 @@ async function replayUnder(
     // A thread's first turn had no history; /context without a leaf would read the newest thread.
     ...(turn.leafId ? {} : { history: async () => [] }),
   };
-  const context: ContextResult = await assembleContext(sql, request, { recordAccess: false }, deps);
+  // A replay is a read: the offloads its strategy makes are shown by ref, never stored (a POST
+  // /context stores them; a replay must leave the database as it found it).
+  const context: ContextResult = await assembleContext(sql, request, { recordAccess: false }, { ...deps, storeOffloads: false });
   const r = ranking as RankedAsOf | null;
   const ids = [...context.memories.map((m) => m.id), ...(r?.candidates.slice(0, settings.memory.k + EXPLAIN_PAST_K).map((c) => c.memory.id) ?? []), ...extraIds];
   const why = await explainMemories(sql, { ranking: r, settings, context, userId, at }, ids);

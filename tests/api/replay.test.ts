@@ -166,6 +166,33 @@ describe.each(DATABASE_KINDS)("replay on %s", (kind) => {
     expect(b.body.context.messages.slice(1).map((m: { content: string }) => m.content)).toEqual(["Plan a day in Porto", "Start at the Ribeira.", "What about Braga?"]);
   });
 
+  it("a replay is a read: a profile that offloads shows its refs and stores nothing", async () => {
+    const api = await project();
+    const s = await scene(api);
+    // Version 2: summary_buffer from the second message on, offloading every kept message over 50 tokens.
+    const v2 = await api.post("/profiles/travel-bot/versions", {
+      settings: { strategy: { type: "summary_buffer", msg_threshold: 1, last_keep: 10, offload_tokens: 50 }, system_prompt: SYSTEM, memory: { k: 3, weights: BY_IMPORTANCE } },
+    });
+    expect(v2.body.version).toBe(2);
+    const long = `Please remember all of this: ${Array.from({ length: 60 }, (_, i) => `item ${i} is blue`).join(", ")}.`;
+    const [t0, t1] = [randomUUID(), randomUUID()];
+    const c = await api.post("/conversations", { app_id: "travel-bot", end_user_id: s.user, name: "long" });
+    await api.post(`/conversations/${c.body.id}/messages/batch`, {
+      messages: [
+        { id: t0, parent_message_id: null, query: long, answer: "Noted." },
+        { id: t1, parent_message_id: t0, query: "And now?", answer: "Still blue." },
+      ],
+    });
+    const r = await api.post("/replay", { conversation_id: c.body.id, message_id: t1, profile_version: 2, variants: [{ label: "k1", overrides: { memory: { k: 1 } } }] });
+    expect(r.status).toBe(200);
+    const refs = [r.body.context, ...r.body.variants.map((v: { context: unknown }) => v.context)]
+      .flatMap((ctx: { messages: { content: string }[] }) => ctx.messages)
+      .map((m) => /\[Offloaded \d+ tokens; ref ([0-9a-f-]{36})\]/.exec(m.content)?.[1])
+      .filter(Boolean);
+    expect(refs.length).toBeGreaterThanOrEqual(2); // the long question, in the replay and in its variant
+    for (const ref of refs) expect((await api.get(`/offloaded/${ref}`)).status).toBe(404);
+  });
+
   it("a variant identical to the original has an empty diff; k and weights give the diff computed by hand", async () => {
     const api = await project();
     const s = await scene(api);
