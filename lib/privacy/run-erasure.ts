@@ -5,7 +5,7 @@ import { getDb } from "../db/get-db";
 import type { ProjectSql } from "../db/project-sql";
 import { notFound } from "../errors/domain-errors";
 import { eraseText, findText, type TextMatch } from "./erase-text";
-import { erasureUnderWay, eraseUser, probeTexts, type StageTimes } from "./erase-user";
+import { analyzeErased, erasureUnderWay, eraseUser, probeTexts, type StageTimes } from "./erase-user";
 import { rewriteTables } from "./physical";
 import { passed, pickProbeStrings, probeIds, probeScan, probeSearch } from "./probes";
 import { purgeProcessCaches } from "./purge-caches";
@@ -45,6 +45,7 @@ export async function runUserErasure(sql: ProjectSql, userId: string, opts: { dr
   const out = await eraseUser(sql, userId, { kind });
   Object.assign(stages, out.stages);
   purgeProcessCaches();
+  await timed("analyze", () => analyzeErased(sql, out.counts));
 
   const ids = await timed("probe: ids", () => probeIds(sql, { memories: out.erased.memoryIds, conversations: out.erased.conversationIds, messages: out.erased.messageIds }));
   const search = await timed("probe: search", () => probeSearch(sql, userId, probeTexts(out.erased, 50), out.erased.memoryIds));
