@@ -15,7 +15,6 @@
 // on that server and dropped afterwards).
 
 import os from "node:os";
-import pg from "pg";
 import { now, percentile, postJson, printMachine, runMain } from "./lib/common";
 import { fill, USER } from "./lib/erase-dataset";
 import { freshPostgres, startServer } from "./lib/serve-process";
@@ -32,18 +31,7 @@ runMain("bench:erase", async (cleanup) => {
   // Migrated by a first start; filled in SQL; then the server that erases.
   const first = await startServer({ DATABASE_URL: db.url, MEMSCOPE_USER_VECTOR_INDEX_MIN: "0" });
   await first.stop();
-  // Filled without the model's HNSW index, then the index built once over all the vectors:
-  // inserting 120 000 vectors into the graph row by row took most of the fill's time. The
-  // erasure then runs against the index as a server has it.
-  const admin = new pg.Client({ connectionString: db.url });
-  await admin.connect();
-  const [hnsw] = (await admin.query<{ indexdef: string }>(`SELECT indexdef FROM pg_indexes WHERE indexname = 'memory_embeddings_hnsw_lexical_hash_v1'`)).rows;
-  if (hnsw) await admin.query(`DROP INDEX memory_embeddings_hnsw_lexical_hash_v1`);
   await fill(db.url);
-  const tIndex = now();
-  if (hnsw) await admin.query(hnsw.indexdef);
-  await admin.end();
-  console.log(`HNSW index built in ${((now() - tIndex) / 1000).toFixed(1)} s`);
   const server = await startServer({ DATABASE_URL: db.url, MEMSCOPE_USER_VECTOR_INDEX_MIN: "0" });
   cleanup(() => server.stop());
 
