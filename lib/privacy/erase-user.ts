@@ -2,26 +2,39 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import type { ProjectSql } from "../db/project-sql";
 import { dropUserVectorIndexes } from "./drop-user-indexes";
-import { countUserRows, totalOf, USER_TABLES, type TableCounts } from "./user-tables";
+import { ANCHORED_FROM, ANCHORS, type Anchor } from "./erase-anchors";
+import { USER_TABLES, userHasRows, type TableCounts } from "./user-tables";
 
 // Erasure of one end user (GDPR article 17), in batches:
 // 1. mark: a row in privacy_erasures, set under the write guard's exclusive lock (migration
 //    20261126010000_privacy): transactions that wrote for the user without seeing it finish
 //    first (their rows are then visible to the batches); every later write for the user fails;
-// 2. batches: each table of USER_TABLES in order, `batchSize` rows a transaction, the batch's
-//    counts added to the mark in the same transaction. A crash or kill loses at most the
-//    batch under way, whole: the mark stays, writes stay refused, and running the erasure
-//    again goes on from what is left (a table already empty costs one query);
+// 2. batches, each one transaction that adds its rows per table to the mark's counts. A crash
+//    or kill loses at most the batch under way, whole: the mark stays, writes stay refused,
+//    and running the erasure again goes on from what is left (an empty step costs one query):
+//    - the tables before ANCHORED_FROM in USER_TABLES (caches, evals, offloads: their
+//      predicates read the user's texts, which the next steps delete), part by part;
+//    - the anchored steps (lib/privacy/erase-anchors.ts): a batch of the user's retrievals,
+//      memories or turns by id, then every row hanging off those ids, dependents first, one
+//      indexed statement per table (a part's subquery would re-read all of the user's ids in
+//      every batch, and skip over the rows earlier batches emptied);
+//    - the rest of USER_TABLES, part by part: rows the anchors do not reach (a history event
+//      whose memory went long ago, counters), usually one empty query a part;
 // 3. the per-user vector indexes (their definition names the user);
-// 4. end: in one transaction, every table counted again (zero, or the batches run again)
-//    and the mark removed.
+// 4. end: in one transaction, no row of the user left (else the batches run again) and the
+//    mark removed.
+// Between batches the event loop gets a turn (setImmediate): the embedded database runs in
+// this thread, and other requests are served between two batches, not after the erasure.
 
-export const DEFAULT_ERASE_BATCH = 5000;
+export const DEFAULT_ERASE_BATCH = 2000;
 
 export function eraseBatchSize(env: NodeJS.ProcessEnv = process.env): number {
   const n = Number(env.MEMSCOPE_ERASE_BATCH || DEFAULT_ERASE_BATCH);
   return Number.isInteger(n) && n > 0 ? n : DEFAULT_ERASE_BATCH;
 }
+
+/** Milliseconds per stage: each table's deletes, and the erasure's other steps. */
+export type StageTimes = Record<string, number>;
 
 export type EraseOutcome = {
   erasureId: string;
@@ -34,6 +47,7 @@ export type EraseOutcome = {
   resumed: boolean;
   /** What this run erased, for the probes (a resumed run knows only its own). */
   erased: { memoryIds: string[]; conversationIds: string[]; messageIds: string[]; texts: string[] };
+  stages: StageTimes;
 };
 
 type Mark = { id: string; counts: TableCounts; started_at: Date | string };
@@ -60,6 +74,124 @@ async function mark(sql: ProjectSql, userId: string): Promise<{ mark: Mark; resu
   });
 }
 
+/** Tables whose deleted ids the probes check afterwards (GET of each answers 404). */
+const ID_TABLES: Record<string, keyof EraseOutcome["erased"]> = { memories: "memoryIds", conversations: "conversationIds", messages: "messageIds" };
+
+/** Runs DELETE statements in a batch's transaction: rows per table, time per table, ids kept. */
+export type Deleter = (table: string, text: string, params: unknown[]) => Promise<number>;
+
+export class Batches {
+  /**
+   * Tables with any row of the project at the start of the round: a delete from one without
+   * costs a statement (and its planning) per batch for nothing. A row written meanwhile in a
+   * table skipped here is found by the round's final check, and the next round reads it.
+   */
+  private present = new Set<string>();
+
+  constructor(
+    private sql: ProjectSql,
+    private userId: string,
+    readonly erased: EraseOutcome["erased"],
+    readonly stages: StageTimes,
+  ) {}
+
+  async startRound() {
+    const tables = USER_TABLES.map((u) => u.table);
+    const [row] = await this.sql.query<Record<string, boolean>>(
+      `SELECT ${tables.map((t) => `EXISTS (SELECT 1 FROM ${t} WHERE project_id = $1) AS ${t}`).join(", ")}`,
+      [this.sql.projectId],
+    );
+    this.present = new Set(tables.filter((t) => row[t]));
+  }
+
+  time(stage: string, ms: number) {
+    this.stages[stage] = (this.stages[stage] ?? 0) + ms;
+  }
+
+  async timed<T>(stage: string, fn: () => Promise<T>): Promise<T> {
+    const t = performance.now();
+    try {
+      return await fn();
+    } finally {
+      this.time(stage, performance.now() - t);
+    }
+  }
+
+  /**
+   * One transaction: `step` deletes through `del`; the rows it deleted are added to the mark
+   * in the same transaction. Resolves with what `step` returns (how many rows it took).
+   */
+  async run(step: (tx: ProjectSql, del: Deleter) => Promise<number>): Promise<number> {
+    const ids: [string, string[]][] = [];
+    const n = await this.sql.transaction(async (tx) => {
+      const counts: Record<string, number> = {};
+      const del: Deleter = async (table, text, params) => {
+        if (!this.present.has(table)) return 0;
+        const t = performance.now();
+        const rows = await tx.query<{ id: string | null }>(`${text} RETURNING ${ID_TABLES[table] ? "id::text" : "NULL::text"} AS id`, params);
+        this.time(table, performance.now() - t);
+        if (rows.length) {
+          counts[table] = (counts[table] ?? 0) + rows.length;
+          if (ID_TABLES[table]) ids.push([table, rows.map((r) => r.id!)]);
+        }
+        return rows.length;
+      };
+      const took = await step(tx, del);
+      if (Object.keys(counts).length) {
+        await tx.query(
+          `UPDATE privacy_erasures SET counts = counts || (
+             SELECT jsonb_object_agg(e.k, coalesce((counts->>e.k)::int, 0) + e.v::int) FROM jsonb_each_text($3::jsonb) AS e(k, v))
+            WHERE project_id = $1 AND user_id = $2`,
+          [tx.projectId, this.userId, JSON.stringify(counts)],
+        );
+      }
+      return took;
+    });
+    // Kept once committed (a batch rolled back erased nothing).
+    for (const [table, list] of ids) for (const id of list) this.erased[ID_TABLES[table]].push(id);
+    await new Promise((r) => setImmediate(r));
+    return n;
+  }
+
+  /** A table's part (USER_TABLES), `size` rows a transaction until none is left. */
+  async part(table: string, part: string, size: number) {
+    if (!this.present.has(table)) return;
+    for (;;) {
+      const n = await this.run((tx, del) =>
+        // `ctid = ANY(ARRAY(...))` is a TID scan of the batch's rows; `ctid IN (...)` joined
+        // the whole table (a sequential scan of every user's rows) once per batch.
+        del(table, `DELETE FROM ${table} WHERE ctid = ANY(ARRAY(SELECT t.ctid FROM ${table} t WHERE ${part} LIMIT ${size}))`, [tx.projectId, this.userId]),
+      );
+      if (n < size) return;
+    }
+  }
+
+  /** Up to `n` conversations of the user still there. */
+  async userConversations(n: number): Promise<string[]> {
+    const rows = await this.sql.query<{ id: string }>(`SELECT id FROM conversations WHERE project_id = $1 AND end_user_id = $2 LIMIT ${n}`, [
+      this.sql.projectId,
+      this.userId,
+    ]);
+    return rows.map((r) => r.id);
+  }
+
+  /** An anchored step: `size` anchor ids a transaction, each with everything hanging off them. */
+  async anchor(a: Anchor, size: number, within: unknown = this.userId) {
+    for (;;) {
+      const n = await this.run(async (tx, del) => {
+        const t = performance.now();
+        const rows = await tx.query<{ id: string }>(a.pick(size), [tx.projectId, within]);
+        this.time(`${a.name}: pick`, performance.now() - t);
+        if (!rows.length) return 0;
+        const ids = rows.map((r) => r.id);
+        for (const d of a.deletes) await del(d.table, d.sql, [tx.projectId, ids]);
+        return ids.length;
+      });
+      if (n < size) return;
+    }
+  }
+}
+
 /**
  * Erases every row of the user (see the header). The caller has checked the user exists in
  * the project (an unknown user is a 404 before anything is marked).
@@ -69,57 +201,37 @@ export async function eraseUser(
   userId: string,
   opts: { kind: "pglite" | "postgres"; batchSize?: number; collectLimit?: number } = { kind: "postgres" },
 ): Promise<EraseOutcome> {
-  const batch = opts.batchSize ?? eraseBatchSize();
-  const { mark: m, resumed } = await mark(sql, userId);
-  const erased: EraseOutcome["erased"] = { memoryIds: [], conversationIds: [], messageIds: [], texts: [] };
-  const textLimit = opts.collectLimit ?? 200;
+  const size = opts.batchSize ?? eraseBatchSize();
+  const b = new Batches(sql, userId, { memoryIds: [], conversationIds: [], messageIds: [], texts: [] }, {});
+  const { mark: m, resumed } = await b.timed("mark", () => mark(sql, userId));
+  // The texts the search probe will look for, read while they are there.
+  b.erased.texts = await b.timed("probe texts", () => longestTexts(sql, userId, opts.collectLimit ?? 200));
 
+  const anchoredAt = USER_TABLES.findIndex((u) => u.table === ANCHORED_FROM);
   for (let round = 0; ; round++) {
-    for (const u of USER_TABLES) {
-      for (const part of u.parts) {
-        for (;;) {
-          const n = await sql.transaction(async (tx) => {
-            // Rows come back only where the probes need them, and only the columns they read
-            // (the whole row of a memory carries its full-text vector).
-            // `ctid = ANY(ARRAY(...))` is a TID scan of the batch's rows; `ctid IN (...)` joined
-            // the whole table (a sequential scan of every user's rows) once per batch.
-            const returned = COLLECTED[u.table] ?? "NULL::jsonb";
-            const rows = await tx.query<{ row: Record<string, unknown> }>(
-              `DELETE FROM ${u.table} WHERE ctid = ANY(ARRAY(SELECT t.ctid FROM ${u.table} t WHERE ${part} LIMIT ${batch}))
-               RETURNING ${returned} AS row`,
-              [tx.projectId, userId],
-            );
-            if (!rows.length) return 0;
-            await tx.query(
-              `UPDATE privacy_erasures SET counts = jsonb_set(counts, ARRAY[$3::text], to_jsonb(coalesce((counts->>$3)::int, 0) + $4))
-                WHERE project_id = $1 AND user_id = $2`,
-              [tx.projectId, userId, u.table, rows.length],
-            );
-            collect(erased, u.table, rows.map((r) => r.row), textLimit);
-            return rows.length;
-          });
-          if (n < batch) break;
-        }
-      }
+    await b.timed("tables present", () => b.startRound());
+    for (const [i, u] of USER_TABLES.entries()) {
+      if (i === anchoredAt) for (const step of ANCHORS) await step(b, size);
+      for (const part of u.parts) await b.part(u.table, part, size);
     }
-    const left = await countUserRows(sql, userId);
-    if (totalOf(left) === 0) break;
+    if (!(await b.timed("check", () => userHasRows(sql, userId)))) break;
     // Only rows written before the mark by a transaction still open could be left; the
     // guard's lock made the mark wait for those, so one more round is the most expected.
-    if (round >= 3) throw new Error(`erasure left ${totalOf(left)} rows after ${round + 1} rounds`);
+    if (round >= 3) throw new Error(`erasure left rows of the user after ${round + 1} rounds`);
   }
 
-  const indexes = await dropUserVectorIndexes(sql, userId, opts.kind);
+  const indexes = await b.timed("vector indexes", () => dropUserVectorIndexes(sql, userId, opts.kind));
 
-  const done = await sql.transaction(async (tx) => {
-    const left = await countUserRows(tx, userId);
-    if (totalOf(left) !== 0) throw new Error(`erasure: ${totalOf(left)} rows appeared before the end`);
-    const [row] = await tx.query<{ counts: TableCounts; finished_at: Date | string }>(
-      `DELETE FROM privacy_erasures WHERE project_id = $1 AND user_id = $2 RETURNING counts, now() AS finished_at`,
-      [tx.projectId, userId],
-    );
-    return row;
-  });
+  const done = await b.timed("end", () =>
+    sql.transaction(async (tx) => {
+      if (await userHasRows(tx, userId)) throw new Error(`erasure: rows of the user appeared before the end`);
+      const [row] = await tx.query<{ counts: TableCounts; finished_at: Date | string }>(
+        `DELETE FROM privacy_erasures WHERE project_id = $1 AND user_id = $2 RETURNING counts, now() AS finished_at`,
+        [tx.projectId, userId],
+      );
+      return row;
+    }),
+  );
 
   const counts = Object.fromEntries(USER_TABLES.map((u) => [u.table, Number(done.counts[u.table] ?? 0)]));
   return {
@@ -129,37 +241,43 @@ export async function eraseUser(
     counts,
     indexes,
     resumed,
-    erased,
+    erased: b.erased,
+    stages: b.stages,
   };
 }
 
-/** What a batch returns per table for the probes (collect below): ids, and texts to search with. */
-const COLLECTED: Record<string, string> = {
-  memories: "jsonb_build_object('id', id, 'content', content)",
-  conversations: "jsonb_build_object('id', id)",
-  messages: "jsonb_build_object('id', id, 'query', query, 'answer', answer)",
-};
+/** Rows deleted from a table past which its planner statistics are refreshed (autovacuum's base threshold x 100). */
+export const ANALYZE_AFTER_ROWS = 5000;
 
-/** Keeps what the probes need: ids (all) and some texts (the longest, most telling ones). */
-function collect(into: EraseOutcome["erased"], table: string, rows: Record<string, unknown>[], textLimit: number) {
-  const addText = (s: unknown) => {
-    if (typeof s !== "string" || s.trim().length < 12) return;
-    into.texts.push(s);
-    if (into.texts.length > textLimit * 2) {
-      into.texts = [...new Set(into.texts)].sort((a, b) => b.length - a.length).slice(0, textLimit);
-    }
-  };
-  for (const r of rows) {
-    if (table === "memories") {
-      into.memoryIds.push(String(r.id));
-      addText(r.content);
-    } else if (table === "conversations") into.conversationIds.push(String(r.id));
-    else if (table === "messages") {
-      into.messageIds.push(String(r.id));
-      addText(r.query);
-      addText(r.answer);
-    }
-  }
+/**
+ * ANALYZE of the tables an erasure emptied of many rows. Their statistics still counted the
+ * user's rows: a query for the user (the search probe, the user's page) or for a neighbour
+ * then chose a parallel sequential scan (56 ms at bench:erase's fifth size) where, analyzed,
+ * an index scan answers in 0.4 ms. PostgreSQL's autovacuum gets there in its own time;
+ * PGlite runs none. Returns the tables analyzed.
+ */
+export async function analyzeErased(sql: ProjectSql, counts: TableCounts): Promise<string[]> {
+  const tables = Object.entries(counts)
+    .filter(([, n]) => n >= ANALYZE_AFTER_ROWS)
+    .map(([t]) => t);
+  for (const t of tables) await sql.exec(`ANALYZE ${t}`);
+  return tables;
+}
+
+/**
+ * The user's longest texts (memory contents, turn queries and answers), the most telling to
+ * search with afterwards. Top-N by length in the database (no sort of all of them).
+ */
+async function longestTexts(sql: ProjectSql, userId: string, limit: number): Promise<string[]> {
+  const rows = await sql.query<{ s: string }>(
+    `SELECT s FROM (
+       SELECT x.content AS s FROM memories x WHERE x.project_id = $1 AND x.user_id = $2
+       UNION ALL SELECT m.query FROM messages m JOIN conversations c ON c.project_id = m.project_id AND c.id = m.conversation_id WHERE c.project_id = $1 AND c.end_user_id = $2
+       UNION ALL SELECT m.answer FROM messages m JOIN conversations c ON c.project_id = m.project_id AND c.id = m.conversation_id WHERE c.project_id = $1 AND c.end_user_id = $2
+     ) x WHERE length(btrim(s)) >= 12 ORDER BY length(s) DESC LIMIT $3`,
+    [sql.projectId, userId, limit * 2],
+  );
+  return [...new Set(rows.map((r) => r.s))].slice(0, limit);
 }
 
 export function probeTexts(erased: EraseOutcome["erased"], limit = 200): string[] {

@@ -72,12 +72,18 @@ export async function probeSearch(sql: ProjectSql, userId: string, texts: string
  * turn texts) that no other user's memory or turn contains.
  */
 export async function pickProbeStrings(sql: ProjectSql, userId: string, limit = 20): Promise<string[]> {
+  // UNION ALL and a top-N by length, duplicates dropped after: a UNION sorted every text of
+  // the user (500 000 at bench:erase's size) to drop duplicates first.
   const candidates = await sql.query<{ s: string }>(
     `SELECT s FROM (
-       SELECT content AS s FROM memories WHERE project_id = $1 AND user_id = $2
-       UNION SELECT m.query FROM messages m JOIN conversations c ON c.project_id = m.project_id AND c.id = m.conversation_id WHERE c.project_id = $1 AND c.end_user_id = $2
-       UNION SELECT m.answer FROM messages m JOIN conversations c ON c.project_id = m.project_id AND c.id = m.conversation_id WHERE c.project_id = $1 AND c.end_user_id = $2
-     ) x WHERE length(s) >= 12 ORDER BY length(s) DESC, s LIMIT $3`,
+       SELECT DISTINCT s FROM (
+         SELECT s FROM (
+           SELECT content AS s FROM memories WHERE project_id = $1 AND user_id = $2
+           UNION ALL SELECT m.query FROM messages m JOIN conversations c ON c.project_id = m.project_id AND c.id = m.conversation_id WHERE c.project_id = $1 AND c.end_user_id = $2
+           UNION ALL SELECT m.answer FROM messages m JOIN conversations c ON c.project_id = m.project_id AND c.id = m.conversation_id WHERE c.project_id = $1 AND c.end_user_id = $2
+         ) x WHERE length(s) >= 12 ORDER BY length(s) DESC, s LIMIT $3
+       ) top
+     ) y ORDER BY length(s) DESC, s`,
     [sql.projectId, userId, limit * 3],
   );
   const list = [userId, ...candidates.map((c) => c.s)];

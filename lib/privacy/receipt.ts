@@ -44,6 +44,8 @@ export type Receipt = {
   probes: Probes;
   /** Where copies may remain, out of Memscope's reach. */
   outside_reach: string[];
+  /** User erasure: milliseconds per stage (each table's deletes, the probes, ...), to see where the time went. */
+  stages_ms?: Record<string, number>;
 };
 
 export const OUTSIDE_REACH = [

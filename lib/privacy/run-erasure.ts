@@ -5,13 +5,13 @@ import { getDb } from "../db/get-db";
 import type { ProjectSql } from "../db/project-sql";
 import { notFound } from "../errors/domain-errors";
 import { eraseText, findText, type TextMatch } from "./erase-text";
-import { erasureUnderWay, eraseUser, probeTexts } from "./erase-user";
+import { analyzeErased, erasureUnderWay, eraseUser, probeTexts, type StageTimes } from "./erase-user";
 import { rewriteTables } from "./physical";
 import { passed, pickProbeStrings, probeIds, probeScan, probeSearch } from "./probes";
 import { purgeProcessCaches } from "./purge-caches";
 import { projectTextColumns } from "./scan-columns";
 import { OUTSIDE_REACH, projectSalt, subjectHash, type Receipt } from "./receipt";
-import { countUserRows, totalOf, type TableCounts } from "./user-tables";
+import { countUserRows, totalOf, userHasRows, type TableCounts } from "./user-tables";
 
 // The erasure routes' work: dry run, erasure, caches, physical rewrite, probes, receipt in
 // the audit log. An unknown user, and a user of another project, is a 404 (nothing of the
@@ -20,20 +20,36 @@ import { countUserRows, totalOf, type TableCounts } from "./user-tables";
 export type UserErasureAnswer = { dry_run: true; counts: TableCounts; total: number } | { dry_run: false; receipt: Receipt };
 
 export async function runUserErasure(sql: ProjectSql, userId: string, opts: { dryRun: boolean; physical: boolean; by: string }): Promise<UserErasureAnswer> {
-  const counts = await countUserRows(sql, userId);
-  const underWay = await erasureUnderWay(sql, userId);
-  if (!totalOf(counts) && !underWay) throw notFound("User", userId, "user_id");
-  if (opts.dryRun) return { dry_run: true, counts, total: totalOf(counts) };
+  const t0 = performance.now();
+  if (opts.dryRun) {
+    const counts = await countUserRows(sql, userId);
+    if (!totalOf(counts) && !(await erasureUnderWay(sql, userId))) throw notFound("User", userId, "user_id");
+    return { dry_run: true, counts, total: totalOf(counts) };
+  }
+  // Whether there is anything to erase, not how much: counting every row of a large user
+  // reads them all once more.
+  if (!(await erasureUnderWay(sql, userId)) && !(await userHasRows(sql, userId))) throw notFound("User", userId, "user_id");
 
   const db = await getDb();
   const kind = db.config.kind;
-  const probeStrings = await pickProbeStrings(sql, userId);
+  const stages: StageTimes = { "found user": performance.now() - t0 };
+  const timed = async <T,>(stage: string, fn: () => Promise<T>): Promise<T> => {
+    const t = performance.now();
+    try {
+      return await fn();
+    } finally {
+      stages[stage] = (stages[stage] ?? 0) + performance.now() - t;
+    }
+  };
+  const probeStrings = await timed("probe strings", () => pickProbeStrings(sql, userId));
   const out = await eraseUser(sql, userId, { kind });
+  Object.assign(stages, out.stages);
   purgeProcessCaches();
+  await timed("analyze", () => analyzeErased(sql, out.counts));
 
-  const ids = await probeIds(sql, { memories: out.erased.memoryIds, conversations: out.erased.conversationIds, messages: out.erased.messageIds });
-  const search = await probeSearch(sql, userId, probeTexts(out.erased, 50), out.erased.memoryIds);
-  const scan = await probeScan(sql, probeStrings);
+  const ids = await timed("probe: ids", () => probeIds(sql, { memories: out.erased.memoryIds, conversations: out.erased.conversationIds, messages: out.erased.messageIds }));
+  const search = await timed("probe: search", () => probeSearch(sql, userId, probeTexts(out.erased, 50), out.erased.memoryIds));
+  const scan = await timed("probe: scan", () => probeScan(sql, probeStrings));
   const probes = { ids, search, scan, passed: false };
   probes.passed = passed(probes);
 
@@ -41,7 +57,9 @@ export async function runUserErasure(sql: ProjectSql, userId: string, opts: { dr
   // in dead tuples and the write-ahead log, which the rewrite removes with the rest; the
   // erasure's own mark named the user.
   const touched = Object.entries(out.counts).filter(([, n]) => n > 0).map(([t]) => t);
-  const physical = opts.physical ? await rewriteTables(sql, [...touched, "memory_retrievals", "memory_retrieval_hits", "privacy_erasures"], kind) : null;
+  const physical = opts.physical
+    ? await timed("physical", () => rewriteTables(sql, [...touched, "memory_retrievals", "memory_retrieval_hits", "privacy_erasures"], kind))
+    : null;
 
   const receipt: Receipt = {
     receipt_id: out.erasureId,
@@ -57,6 +75,7 @@ export async function runUserErasure(sql: ProjectSql, userId: string, opts: { dr
     physical,
     probes,
     outside_reach: [...OUTSIDE_REACH, ...(physical?.outside_reach ?? [])],
+    stages_ms: Object.fromEntries(Object.entries(stages).map(([k, v]) => [k, Math.round(v)])),
   };
   await recordAudit(db.prisma, { projectId: sql.projectId, action: "user.erased", actor: opts.by, target: receipt.subject!, details: receipt });
   return { dry_run: false, receipt };

@@ -53,6 +53,10 @@ export const ZReceipt = z.object({
   physical: ZPhysical.nullable(),
   probes: ZProbes,
   outside_reach: z.array(z.string()),
+  stages_ms: z
+    .record(z.string(), z.number())
+    .optional()
+    .describe("User erasure: milliseconds per stage (each table's deletes, the probes, ...), to see where the time went."),
 });
 
 export const ZEraseUserBody = z

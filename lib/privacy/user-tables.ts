@@ -38,14 +38,24 @@ export type UserTable = {
   parts: string[];
   /** Part of the export document (derived counters are not: triggers rebuild them). */
   exported: boolean;
+  /**
+   * A cheap condition without which the table holds no row of the user: counts are wrapped in
+   * CASE WHEN guard, so an expensive predicate is not evaluated at all when it is false.
+   */
+  guard?: string;
 };
 
-const t = (table: string, parts: string[], exported = true): UserTable => ({
+const t = (table: string, parts: string[], exported = true, guard?: string): UserTable => ({
   table,
   where: parts.length === 1 ? parts[0] : parts.map((p) => `(${p})`).join(" OR "),
   parts,
   exported,
+  guard,
 });
+
+// The project's as-of embedding cache holds anything: false with the local lexical embedder,
+// which caches nothing.
+const CACHE_USED = `EXISTS (SELECT 1 FROM embedding_cache c WHERE c.project_id = $1)`;
 
 /**
  * In deletion order: rows that point at others go before them (foreign keys, and predicates
@@ -56,21 +66,33 @@ export const USER_TABLES: readonly UserTable[] = [
   // as-of searches looked up (a query is in no other row of theirs).
   // The hashes are of every text of the user (500 000 at bench:erase's size): the uncorrelated
   // EXISTS is a one-time filter, so the erasure's batches skip them when the project's cache is
-  // empty (the local lexical embedder caches nothing). countUserRows' OR of the two parts still
-  // hashes them (about 7 s a count at that size, three counts an erasure).
+  // empty, and counts skip the whole predicate (the guard: an OR of the two parts hashed them
+  // all, about 7 s a count at that size).
   t(
     "embedding_cache",
     [
-      `t.project_id = $1 AND EXISTS (SELECT 1 FROM embedding_cache c WHERE c.project_id = $1) AND t.content_hash IN (${USER_TEXT_HASHES})`,
+      `t.project_id = $1 AND ${CACHE_USED} AND t.content_hash IN (${USER_TEXT_HASHES})`,
       `t.project_id = $1 AND t.content_hash IN (SELECT u.content_hash FROM embedding_cache_users u WHERE u.project_id = $1 AND u.user_id = $2)`,
     ],
     false,
+    CACHE_USED,
   ),
   t("embedding_cache_users", [`t.project_id = $1 AND t.user_id = $2`], false),
   // Eval cases asked for this user (lib/evals), and their results in runs (which keep the
   // retrieved memories' texts); a run's aggregate metrics hold nothing of the person.
   t("eval_run_cases", [`t.project_id = $1 AND t.case_id IN (SELECT ec.id FROM eval_cases ec WHERE ec.project_id = $1 AND ec.user_id = $2)`], false),
   t("eval_cases", [`t.project_id = $1 AND t.user_id = $2`], false),
+  // Before the turns go (the erasure deletes them by conversation, lib/privacy/erase-user.ts):
+  // its last part reads their texts. Offloads without user or conversation are rows written
+  // before offloads named them; the uncorrelated EXISTS skips reading every turn when there
+  // are none.
+  t("offloaded_contents", [
+    `t.project_id = $1 AND t.user_id = $2`,
+    `t.project_id = $1 AND t.conversation_id IN (${CONV})`,
+    `t.project_id = $1 AND t.user_id IS NULL AND t.conversation_id IS NULL
+       AND EXISTS (SELECT 1 FROM offloaded_contents o WHERE o.project_id = $1 AND o.user_id IS NULL AND o.conversation_id IS NULL)
+       AND t.content IN (${TEXTS})`,
+  ]),
   t("memory_retrieval_hits", [`t.project_id = $1 AND t.retrieval_id IN (${RET})`, `t.project_id = $1 AND t.memory_id IN (${MEM})`]),
   t("memory_retrievals", [`t.project_id = $1 AND t.user_id = $2`, `t.project_id = $1 AND t.conversation_id IN (${CONV})`]),
   t("memory_review_items", [
@@ -88,16 +110,11 @@ export const USER_TABLES: readonly UserTable[] = [
     `t.project_id = $1 AND t.local_id IN (${CONV})`,
   ]),
   t("memories", [`t.project_id = $1 AND t.user_id = $2`]),
-  t("offloaded_contents", [
-    `t.project_id = $1 AND t.user_id = $2`,
-    `t.project_id = $1 AND t.conversation_id IN (${CONV})`,
-    `t.project_id = $1 AND t.user_id IS NULL AND t.conversation_id IS NULL AND t.content IN (${TEXTS})`,
-  ]),
   t("agentscope_summaries", [`t.project_id = $1 AND t.conversation_id IN (SELECT c.id::text FROM conversations c WHERE c.project_id = $1 AND c.end_user_id = $2)`]),
   t("node_memories", [`t.project_id = $1 AND t.conversation_id IN (${CONV})`]),
   t("message_files", [`t.project_id = $1 AND t.message_id IN (${MSG})`]),
   // The prompts captured over OTLP (lib/capture): the messages' own texts and more.
-  t("captured_spans", [`t.project_id = $1 AND t.conversation_id IN (${CONV})`], false),
+  t("captured_spans", [`t.project_id = $1 AND t.conversation_id IN (${CONV})`]),
   t("messages", [`t.project_id = $1 AND t.conversation_id IN (${CONV})`]),
   t("conversations", [`t.project_id = $1 AND t.end_user_id = $2`]),
   t("memory_user_counts", [`t.project_id = $1 AND t.user_id = $2`], false),
@@ -108,6 +125,7 @@ export const IMPORT_ORDER = [
   "conversations",
   "messages",
   "message_files",
+  "captured_spans",
   "node_memories",
   "agentscope_summaries",
   "memories",
@@ -125,9 +143,28 @@ export type TableCounts = Record<string, number>;
 
 /** The user's rows per table, right now (the dry run; zero everywhere once erased). */
 export async function countUserRows(sql: Pick<ProjectSql, "query" | "projectId">, userId: string): Promise<TableCounts> {
-  const cols = USER_TABLES.map((u) => `(SELECT count(*) FROM ${u.table} t WHERE ${u.where})::int AS ${u.table}`).join(",\n");
+  const cols = USER_TABLES.map((u) => {
+    const count = `(SELECT count(*) FROM ${u.table} t WHERE ${u.where})`;
+    return `${u.guard ? `CASE WHEN ${u.guard} THEN ${count} ELSE 0 END` : count}::int AS ${u.table}`;
+  }).join(",\n");
   const [row] = await sql.query<Record<string, number>>(`SELECT ${cols}`, [sql.projectId, userId]);
   return Object.fromEntries(USER_TABLES.map((u) => [u.table, Number(row[u.table])]));
 }
 
 export const totalOf = (c: TableCounts) => Object.values(c).reduce((a, b) => a + b, 0);
+
+/**
+ * Whether the user has any row left, table by table until one is found: the user's memories
+ * or conversations answer at once (an index probe), where a count would read every row.
+ */
+export async function userHasRows(sql: Pick<ProjectSql, "query" | "projectId">, userId: string): Promise<boolean> {
+  const first = ["memories", "conversations"];
+  const order = [...USER_TABLES].sort((a, b) => Number(first.includes(b.table)) - Number(first.includes(a.table)));
+  for (const u of order) {
+    for (const part of u.parts) {
+      const [r] = await sql.query<{ any: boolean }>(`SELECT EXISTS (SELECT 1 FROM ${u.table} t WHERE ${part}) AS any`, [sql.projectId, userId]);
+      if (r.any) return true;
+    }
+  }
+  return false;
+}

@@ -80,11 +80,69 @@ export async function makePerson(base: string, userId: string, marker: string): 
     }),
     "context",
   );
+  // A chat span captured over OTLP into the user's conversation: the exact prompt (system
+  // instructions, input and output messages) is kept in captured_spans beside the turn.
+  ok(
+    await captureSpan(base, {
+      conversationId: conv.id,
+      userId,
+      system: `Speak of ${marker} gently`,
+      input: [{ role: "user", parts: [{ type: "text", content: `span question ${marker}` }] }],
+      output: [{ role: "assistant", parts: [{ type: "text", content: `span answer ${marker}` }], finish_reason: "stop" }],
+    }),
+    "captured span",
+  );
   // An eval case asked for this user, and a run of it (its result keeps the retrieved texts).
   const set = ok(await api.post("/evals/sets", { name: `privacy ${Math.random().toString(36).slice(2)}` }), "eval set");
   ok(await api.post(`/evals/sets/${set.id}/cases`, { cases: [{ user_id: userId, question: `Where is ${marker} park?`, expected: { texts: [marker] } }] }), "eval case");
   ok(await api.post(`/evals/sets/${set.id}/runs`, { config: { k: 3 } }), "eval run");
   return { userId, marker, conversationId: conv.id, memoryIds: [m1.id, m2.id, m3.id] };
+}
+
+type SpanMessage = { role: string; parts: { type: string; content: string }[]; finish_reason?: string };
+
+/** Sends one GenAI chat span over OTLP/HTTP JSON (POST /traces), as an instrumented agent would. */
+export async function captureSpan(
+  base: string,
+  span: { conversationId: string; userId: string; system: string; input: SpanMessage[]; output: SpanMessage[]; headers?: Record<string, string> },
+) {
+  const hex = (n: number) => Array.from({ length: n }, () => Math.floor(Math.random() * 16).toString(16)).join("");
+  const attributes = {
+    "gen_ai.operation.name": "chat",
+    "gen_ai.request.model": "gpt-4o-mini",
+    "gen_ai.conversation.id": span.conversationId,
+    "user.id": span.userId,
+    "gen_ai.system_instructions": JSON.stringify([{ type: "text", content: span.system }]),
+    "gen_ai.input.messages": JSON.stringify(span.input),
+    "gen_ai.output.messages": JSON.stringify(span.output),
+  };
+  const start = BigInt(Date.now()) * 1_000_000n;
+  const body = {
+    resourceSpans: [
+      {
+        resource: { attributes: [{ key: "service.name", value: { stringValue: "app-1" } }] },
+        scopeSpans: [
+          {
+            scope: { name: "privacy-fixture" },
+            spans: [
+              {
+                traceId: hex(32),
+                spanId: hex(16),
+                name: "chat gpt-4o-mini",
+                startTimeUnixNano: String(start),
+                endTimeUnixNano: String(start + 400_000_000n),
+                attributes: Object.entries(attributes).map(([key, v]) => ({ key, value: { stringValue: v } })),
+              },
+            ],
+          },
+        ],
+      },
+    ],
+  };
+  const r = await apiClient(base, span.headers).post("/traces", body);
+  // OTLP answers 200 with partialSuccess for spans it refused or ignored: here that is a failure.
+  if (r.status === 200 && r.body?.partialSuccess) return { status: 422, body: r.body };
+  return r;
 }
 
 export type Snapshot = Map<string, string[]>;

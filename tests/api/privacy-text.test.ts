@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient } from "../helpers/api-client";
 import type { AppServer } from "../helpers/app-server";
 import { DATABASE_KINDS, openTestDatabase, type TestDatabase } from "../helpers/test-database";
-import { ERASURE_WRITES, rowsWith, snapshotServed, type Snapshot } from "./privacy-fixture";
+import { captureSpan, ERASURE_WRITES, rowsWith, snapshotServed, type Snapshot } from "./privacy-fixture";
 
 // Issue 24, text erasure: a phone number in three users' turns and memories is replaced by
 // [erased] everywhere, the changed memories are embedded again, and nothing else changes.
@@ -44,6 +44,18 @@ describe.each(DATABASE_KINDS)("text erasure of a phone number across three users
         structured_data: withPhone ? { phone } : null,
       });
       memories[u] = m.body.id;
+      // The first user's agent also sent the number to its model, captured over OTLP (only in
+      // the span's system instructions: the turn the span makes holds no number).
+      if (i === 0) {
+        const span = await captureSpan(server.url, {
+          conversationId: c.id,
+          userId: u,
+          system: `The customer's phone is ${phone}`,
+          input: [{ role: "user", parts: [{ type: "text", content: "what is my number?" }] }],
+          output: [{ role: "assistant", parts: [{ type: "text", content: "I have it." }] }],
+        });
+        expect(span.status).toBe(200);
+      }
     }
     dry = (await api.post("/erase/text", { strings: [phone], dry_run: true })).body;
     before = await snap();
@@ -64,6 +76,7 @@ describe.each(DATABASE_KINDS)("text erasure of a phone number across three users
     expect(byColumn["memories.content"]).toBe(3);
     expect(byColumn["memories.structured_data"]).toBe(3);
     expect(byColumn["memory_events.after"]).toBe(3);
+    expect(byColumn["captured_spans.system_instructions"]).toBe(1);
     expect(dry.receipt).toBeNull();
   });
 
@@ -92,7 +105,7 @@ describe.each(DATABASE_KINDS)("text erasure of a phone number across three users
     const conversations = new Set<string>();
     for (const [, rows] of before) {
       for (const r of rows.filter((x) => x.includes(phone)).map((x) => JSON.parse(x))) {
-        hadPhone.add(r.id);
+        hadPhone.add(r.id ?? r.span_id);
         if (r.conversation_id) conversations.add(r.conversation_id);
       }
     }
@@ -101,7 +114,7 @@ describe.each(DATABASE_KINDS)("text erasure of a phone number across three users
       const had = new Set(before.get(t) ?? []);
       for (const r of rows.filter((x) => !had.has(x)).map((x) => JSON.parse(x))) {
         const allowed =
-          hadPhone.has(r.id) ||
+          hadPhone.has(r.id ?? r.span_id) ||
           (t === "conversations" && conversations.has(r.id)) ||
           (t === "memory_embeddings" && (hadPhone.has(r.memory_id) || r.memory_id === twinId)) ||
           r.id === twinId ||
