@@ -1,13 +1,15 @@
 import "server-only";
 import type { ProjectSql } from "../db/project-sql";
 import { writeProviders } from "../embeddings/active-model";
-import { ValidationError } from "../errors/domain-errors";
+import { configuredChat, type ChatConfig } from "../chat/chat-provider";
+import { ConfigurationError, ValidationError } from "../errors/domain-errors";
 import { stableUuid } from "../imports/stable-id";
 import { contentKey } from "../memories/normalize-content";
 import { toVectorLiteral } from "../embeddings/embedding-provider";
 import { insertTurns } from "../messages/insert-turns";
 import { badTextReason } from "../api/input-guard";
 import { parseLoCoMo, parseLongMemEval, RecordError, type BenchRecord, type Extraction } from "./benchmark-formats";
+import { chatMemories } from "./chat-extraction";
 import { JsonArrayError, jsonArrayElements } from "./json-array-stream";
 import { addCases, requireSet } from "./sets-db";
 import type { ImportSummary } from "./import-cases";
@@ -34,6 +36,12 @@ export async function importBenchmark(sql: ProjectSql, setId: string, o: Benchma
   await requireSet(sql, setId);
   const summary: ImportSummary = { cases: 0, skipped: 0, conversations: 0, turns: 0, memories: 0 };
   const prefix = o.userPrefix ?? o.format;
+  const chat = o.extraction === "chat" ? configuredChat() : null;
+  if (o.extraction === "chat" && !chat) {
+    throw new ConfigurationError("chat_not_configured", "extraction \"chat\" needs a chat model: set MEMSCOPE_CHAT_BASE_URL and MEMSCOPE_CHAT_MODEL on the server, or import with \"rules\" or \"turns\"", [
+      { field: "extraction", message: "no chat model configured" },
+    ]);
+  }
   const providers = await writeProviders(sql);
   try {
     for await (const el of jsonArrayElements(o.chunks)) {
@@ -45,7 +53,7 @@ export async function importBenchmark(sql: ProjectSql, setId: string, o: Benchma
       }
       const parse = o.format === "longmemeval" ? parseLongMemEval : parseLoCoMo;
       const rec = parse(raw, el.index, { projectId: sql.projectId, prefix, extraction: o.extraction });
-      await writeRecord(sql, setId, rec, providers, summary);
+      await writeRecord(sql, setId, rec, providers, summary, chat);
       o.onRecord?.(summary);
       // The embedded database answers on this thread: let other requests in between records.
       await new Promise((r) => setImmediate(r));
@@ -60,17 +68,34 @@ export async function importBenchmark(sql: ProjectSql, setId: string, o: Benchma
   return summary;
 }
 
-async function writeRecord(sql: ProjectSql, setId: string, rec: BenchRecord, providers: Awaited<ReturnType<typeof writeProviders>>, summary: ImportSummary) {
+async function writeRecord(
+  sql: ProjectSql,
+  setId: string,
+  rec: BenchRecord,
+  providers: Awaited<ReturnType<typeof writeProviders>>,
+  summary: ImportSummary,
+  chat: ChatConfig | null,
+) {
   for (const c of rec.conversations) for (const t of [...c.turns]) {
     const why = badTextReason(t.query) ?? badTextReason(t.answer);
     if (why) throw new RecordError(`conversation ${c.externalId}`, `turn ${t.evidenceKey}`, why);
   }
-  const memIds = rec.memories.map((m) => stableUuid(`memory:${sql.projectId}:${m.conversationId}:${m.externalId}`));
-  const [heldConv, heldMem] = await Promise.all([
-    sql.query<{ id: string }>(`SELECT id FROM conversations WHERE project_id = $1 AND id = ANY($2::uuid[])`, [sql.projectId, rec.conversations.map((c) => c.id)]),
-    sql.query<{ id: string }>(`SELECT id FROM memories WHERE project_id = $1 AND id = ANY($2::uuid[])`, [sql.projectId, memIds]),
-  ]);
+  const heldConv = await sql.query<{ id: string }>(`SELECT id FROM conversations WHERE project_id = $1 AND id = ANY($2::uuid[])`, [sql.projectId, rec.conversations.map((c) => c.id)]);
   const convDone = new Set(heldConv.map((r) => r.id));
+  if (chat) {
+    // Only sessions not imported yet: a model's answer differs from one call to the next, so
+    // a re-import must not add a second, different set of memories for a session.
+    for (const c of rec.conversations) {
+      if (convDone.has(c.id)) continue;
+      const r = await chatMemories(chat, c);
+      for (const m of r.memories) {
+        const why = badTextReason(m.content);
+        if (!why) rec.memories.push(m);
+      }
+    }
+  }
+  const memIds = rec.memories.map((m) => stableUuid(`memory:${sql.projectId}:${m.conversationId}:${m.externalId}`));
+  const heldMem = await sql.query<{ id: string }>(`SELECT id FROM memories WHERE project_id = $1 AND id = ANY($2::uuid[])`, [sql.projectId, memIds]);
   const memDone = new Set(heldMem.map((r) => r.id));
   const fresh = rec.memories.map((m, i) => ({ m, id: memIds[i] })).filter((x) => !memDone.has(x.id));
   const vectors = fresh.length ? await Promise.all(providers.map((p) => p.embed(fresh.map((x) => x.m.content)))) : [];
