@@ -2,7 +2,7 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import type { ProjectSql } from "../db/project-sql";
 import { activeProvider } from "../embeddings/active-model";
-import { ConflictError, ValidationError } from "../errors/domain-errors";
+import { ConflictError, DomainError, NotFoundError, ValidationError } from "../errors/domain-errors";
 import { searchMemoriesAsOf } from "../memories/as-of";
 import { parseAsOf } from "../memories/as-of/parse-as-of";
 import type { Breakdown, Memory } from "../memories/schemas";
@@ -106,6 +106,11 @@ export async function runEval(sql: ProjectSql, setId: string, input: { config: E
   } catch (e) {
     // Nothing of a failed run stays (its cases go with it: ON DELETE CASCADE).
     await sql.query(`DELETE FROM eval_runs WHERE project_id = $1 AND id = $2`, [sql.projectId, runId]).catch(() => {});
+    // The set deleted meanwhile (its runs with it): the write that failed is no fault of ours.
+    if (!(e instanceof DomainError)) {
+      const [still] = await sql.query(`SELECT 1 FROM eval_sets WHERE project_id = $1 AND id = $2`, [sql.projectId, setId]).catch(() => [1]);
+      if (!still) throw new NotFoundError("Eval set", setId);
+    }
     throw e;
   }
   return getRun(sql, runId);

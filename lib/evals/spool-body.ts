@@ -27,7 +27,7 @@ export async function spoolBody(body: ReadableStream<Uint8Array> | null, limit =
   const dir = path.join(os.tmpdir(), "memscope-eval-uploads");
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const file = path.join(dir, randomUUID());
-  const out = fs.createWriteStream(file, { mode: 0o600 });
+  const out = await fs.promises.open(file, "w", 0o600);
   let size = 0;
   try {
     if (body) {
@@ -40,15 +40,15 @@ export async function spoolBody(body: ReadableStream<Uint8Array> | null, limit =
           await reader.cancel().catch(() => {});
           throw new TooLargeError(limit);
         }
-        // Wait for the disk when its buffer is full: the socket then waits too (backpressure).
-        if (!out.write(value)) await new Promise<void>((r) => out.once("drain", () => r()));
+        // The next chunk is read once this one is on disk: the socket waits for the disk.
+        await out.write(value);
       }
     }
-    await new Promise<void>((resolve, reject) => out.end((e?: Error | null) => (e ? reject(e) : resolve())));
+    await out.close();
     if (!size) throw new ValidationError("The file is empty", [{ field: "body", message: "empty" }], "invalid_eval_file");
     return file;
   } catch (e) {
-    out.destroy();
+    await out.close().catch(() => {});
     fs.rmSync(file, { force: true });
     throw e;
   }

@@ -51,7 +51,7 @@ describe.each(DATABASE_KINDS)("evals with a chat model and an embedding endpoint
     await stub?.stop();
   });
 
-  const upload = (setId: string, query: string, body: string | Buffer) =>
+  const upload = (setId: string, query: string, body: string) =>
     fetch(`${server.url}/api/v1/evals/sets/${setId}/import/upload?${query}`, { method: "POST", headers: { "content-type": "application/octet-stream" }, body });
 
   it("LongMemEval import with extraction chat: the model's memories keep the turn they name; a run finds the evidence; a failing model is a 502", async () => {

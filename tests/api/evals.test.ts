@@ -184,7 +184,7 @@ describe.each(DATABASE_KINDS)("evals on %s", (kind) => {
     const p = await owner.post("/projects", { name: `evals upload ${++n}` });
     const key = await owner.key(`up${n}`, ["read", "write"], p.id);
     const api = apiClient(server.url, { authorization: `Bearer ${key}` });
-    const upload = (setId: string, query: string, body: string | Buffer, type = "application/octet-stream") =>
+    const upload = (setId: string, query: string, body: string | Uint8Array<ArrayBuffer>, type = "application/octet-stream") =>
       fetch(`${server.url}/api/v1/evals/sets/${setId}/import/upload?${query}`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": type }, body }).then(async (r) => ({
         status: r.status,
         body: await r.json(),
@@ -192,7 +192,7 @@ describe.each(DATABASE_KINDS)("evals on %s", (kind) => {
     const sample = fs.readFileSync(path.join(FIX, "longmemeval-sample.json"), "utf8");
     const set = (await api.post("/evals/sets", { name: "uploaded" })).body;
     // Over the JSON route's 24 MB body limit: the sample followed by 25 MB of whitespace (valid JSON).
-    const big = Buffer.concat([Buffer.from(sample.trimEnd().replace(/\]$/, "")), Buffer.alloc(25 * 1024 * 1024, 0x20), Buffer.from("]\n")]);
+    const big = new Uint8Array(Buffer.concat([Buffer.from(sample.trimEnd().replace(/\]$/, "")), Buffer.alloc(25 * 1024 * 1024, 0x20), Buffer.from("]\n")]));
     const up = await upload(set.id, "format=longmemeval&extraction=rules", big);
     expect(up.status).toBe(201);
     expect(up.body).toEqual({ cases: 2, skipped: 0, conversations: 3, turns: 4, memories: expect.any(Number) });
