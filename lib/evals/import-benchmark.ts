@@ -6,7 +6,9 @@ import { ConfigurationError, ValidationError } from "../errors/domain-errors";
 import { stableUuid } from "../imports/stable-id";
 import { contentKey } from "../memories/normalize-content";
 import { toVectorLiteral } from "../embeddings/embedding-provider";
-import { insertTurns } from "../messages/insert-turns";
+import { planTurns, turnIds, turnTotals, writeTurnRows, type PreparedTurn } from "../messages/insert-turns";
+import { noteBulkWrite } from "../db/planner-stats";
+import { countTextsAllEncodings, type TokenCounts } from "../tokens/count-tokens-parallel";
 import { badTextReason } from "../api/input-guard";
 import { parseLoCoMo, parseLongMemEval, RecordError, type BenchRecord, type Extraction } from "./benchmark-formats";
 import { chatMemories } from "./chat-extraction";
@@ -99,19 +101,41 @@ async function writeRecord(
   const memDone = new Set(heldMem.map((r) => r.id));
   const fresh = rec.memories.map((m, i) => ({ m, id: memIds[i] })).filter((x) => !memDone.has(x.id));
   const vectors = fresh.length ? await Promise.all(providers.map((p) => p.embed(fresh.map((x) => x.m.content)))) : [];
+  // The record's new sessions: their turns planned (parents, times, token counts) before the
+  // transaction, then one statement for the conversations and one for all their turns. Per
+  // conversation (insertTurns: its token counts on this thread, six statements) a
+  // LongMemEval question of 40 sessions took seconds.
+  const newConvs = rec.conversations.filter((c) => !convDone.has(c.id));
+  const counts = newConvs.length ? await countTextsAllEncodings(newConvs.flatMap((c) => c.turns.flatMap((t) => [t.query, t.answer]))) : null;
+  let offset = 0;
+  const planned = newConvs.map((c) => {
+    const turns = c.turns.map((t) => ({ id: t.id, query: t.query, answer: t.answer, created_at: t.created_at, files: [] }));
+    const prepared: PreparedTurn[] = planTurns(c.id, turns, turnIds(turns, "turns"), sliceCounts(counts!, offset, turns.length), { newest: null, stored: new Set() }, { fieldPrefix: "turns" });
+    offset += turns.length;
+    return { c, prepared, ...turnTotals(prepared), last: c.turns.length ? c.turns[c.turns.length - 1].created_at : c.created_at };
+  });
   await sql.transaction(async (tx) => {
-    for (const c of rec.conversations) {
-      if (convDone.has(c.id)) continue;
-      const last = c.turns.length ? c.turns[c.turns.length - 1].created_at : c.created_at;
+    if (planned.length) {
       await tx.query(
-        `INSERT INTO conversations (id, project_id, app_id, end_user_id, name, mode, model_config, status, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, 'chat', NULL, 'active', $6, $7)`,
-        [c.id, tx.projectId, APP_ID, rec.userId, c.name, c.created_at, last],
+        `INSERT INTO conversations (id, project_id, app_id, end_user_id, name, mode, model_config, status, turn_count, leaf_count, token_count, created_at, updated_at)
+         SELECT u.id, $1, $2, $3, u.name, 'chat', NULL, 'active', u.turns, u.leaves, u.tokens, u.created_at, u.last
+           FROM unnest($4::uuid[], $5::text[], $6::int[], $7::int[], $8::int[], $9::timestamptz[], $10::timestamptz[]) AS u(id, name, turns, leaves, tokens, created_at, last)`,
+        [
+          tx.projectId,
+          APP_ID,
+          rec.userId,
+          planned.map((p) => p.c.id),
+          planned.map((p) => p.c.name),
+          planned.map((p) => p.prepared.length),
+          planned.map((p) => p.leafDelta),
+          planned.map((p) => p.tokenDelta),
+          planned.map((p) => p.c.created_at),
+          planned.map((p) => p.last),
+        ],
       );
-      await insertTurns(tx, c.id, c.turns.map((t) => ({ id: t.id, query: t.query, answer: t.answer, created_at: t.created_at, files: [] })), { fieldPrefix: "turns", minimal: true });
-      await tx.query(`UPDATE conversations SET updated_at = $2 WHERE id = $1 AND project_id = $3`, [c.id, last, tx.projectId]);
-      summary.conversations++;
-      summary.turns += c.turns.length;
+      await writeTurnRows(tx, planned.flatMap((p) => p.prepared), false);
+      summary.conversations += planned.length;
+      summary.turns += planned.reduce((n, p) => n + p.prepared.length, 0);
     }
     if (fresh.length) {
       // One statement per table for the record's memories (a LongMemEval question holds
@@ -151,9 +175,17 @@ async function writeRecord(
       summary.memories += fresh.length;
     }
   });
+  // Planner statistics follow bulk writes (as insertTurns does after each batch).
+  if (planned.length) await noteBulkWrite(sql, planned.reduce((n, p) => n + p.prepared.length, 0), ["messages", "conversations"]);
   if (rec.cases.length) {
     const r = await addCases(sql, setId, rec.cases);
     summary.cases += r.data.length;
     summary.skipped += r.skipped;
   }
+}
+
+/** Counts of turns [from, from + n) of a batch counted as [query0, answer0, query1, ...]. */
+function sliceCounts(c: TokenCounts, from: number, n: number): TokenCounts {
+  const [a, b] = [2 * from, 2 * (from + n)];
+  return { o200k_base: c.o200k_base.subarray(a, b), cl100k_base: c.cl100k_base.subarray(a, b), approximate: c.approximate.subarray(a, b), path: c.path };
 }
