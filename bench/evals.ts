@@ -15,7 +15,8 @@
 //    its peak (VmHWM) read at the end. Target: < 600 MB.
 // Each figure prints the load average beside it (the machine is shared).
 // Knobs (env): BENCH_SKIP_RUN=1, BENCH_SKIP_IMPORT=1, BENCH_IMPORT_MB (300), BENCH_CASES
-// (1000), BENCH_IMPORT_EXTRACTION (rules), BENCH_IMPORT_FILE (an existing file instead).
+// (1000), BENCH_IMPORT_EXTRACTION (rules), BENCH_IMPORT_FILE (an existing file instead),
+// BENCH_EVALS_DIR (the run's data folder, seeded once and kept for later runs).
 
 import { spawn } from "node:child_process";
 import fs from "node:fs";
@@ -76,15 +77,22 @@ function probeReady(server: Server) {
 }
 
 async function runFigure(cleanup: (fn: () => unknown) => void) {
-  const dir = makeTempDir("memscope-bench-evals-");
-  cleanup(() => removeDir(dir));
+  // BENCH_EVALS_DIR: seed there once and keep it; a later run reuses it (seeding 100 000
+  // memories takes minutes).
+  const kept = process.env.BENCH_EVALS_DIR;
+  const dir = kept ? path.resolve(kept) : makeTempDir("memscope-bench-evals-");
+  if (!kept) cleanup(() => removeDir(dir));
   const plan: Plan = { scale: "1m", total: 100_000, users: Array.from({ length: 100 }, (_, i) => ({ user: `eval-user-${String(i).padStart(3, "0")}`, n: 1000, tier: "u1k" })) };
   const db = await openDatabase({ kind: "pglite", dataDir: dir });
   let cases: { user_id: string; question: string; expected: { memory_ids: string[] } }[];
   try {
-    const t0 = now();
-    await loadPlan(db, plan, 5000, { postgres: false, buildIndex: false });
-    console.log(`seeded 100 000 memories of 100 users in ${((now() - t0) / 1000).toFixed(1)} s`);
+    const [{ n }] = await db.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM memories`);
+    if (n >= plan.total) console.log(`reusing the ${n} memories seeded in ${dir}`);
+    else {
+      const t0 = now();
+      await loadPlan(db, plan, 5000, { postgres: false, buildIndex: false });
+      console.log(`seeded 100 000 memories of 100 users in ${((now() - t0) / 1000).toFixed(1)} s`);
+    }
     const rows = await db.sql.query<{ id: string; user_id: string; content: string }>(`SELECT id, user_id, content FROM memories ORDER BY md5(id::text) LIMIT $1`, [CASES]);
     cases = rows.map((r) => ({ user_id: r.user_id, question: r.content.split(/\s+/).slice(0, 6).join(" "), expected: { memory_ids: [r.id] } }));
   } finally {
@@ -98,7 +106,7 @@ async function runFigure(cleanup: (fn: () => unknown) => void) {
     if (!r.ok) throw new Error(`${method} ${p}: ${r.status} ${JSON.stringify(j).slice(0, 300)}`);
     return j;
   };
-  const set = await call("POST", "/evals/sets", { name: "bench" });
+  const set = await call("POST", "/evals/sets", { name: `bench ${new Date().toISOString()}` });
   for (let i = 0; i < cases.length; i += 1000) await call("POST", `/evals/sets/${set.id}/cases`, { cases: cases.slice(i, i + 1000) });
   // Warm the server (the first search compiles its query paths).
   await call("POST", `/users/${cases[0].user_id}/memories/search`, { query: cases[0].question, dry_run: true });

@@ -12,6 +12,7 @@ import { runMetrics, scoreCase, type MemoryFacts } from "./metrics";
 import { getRun } from "./runs-db";
 import type { EvalCase, EvalConfig, EvalRun, RetrievedItem } from "./schemas";
 import { casePage, requireSet } from "./sets-db";
+import { yieldingSql } from "./yielding-sql";
 
 // A run: every case of a set through the product's own retrieval under one configuration,
 // each case scored (metrics.ts).
@@ -27,8 +28,8 @@ import { casePage, requireSet } from "./sets-db";
 //   when it is done: only the small per-case scores of earlier pages stay in memory (the
 //   metrics need them), never the retrieved memories of the whole run;
 // - a page's provenance (which turn each retrieved memory came from) is one statement;
-// - between cases the run yields to the event loop, so a request that arrives meanwhile
-//   waits for at most one case's statements.
+// - the run yields to the event loop before each of its statements (yielding-sql.ts) and
+//   between cases, so a request that arrives meanwhile waits for at most one statement.
 // The run's row is written first with metrics JSON null (runs-db.ts shows no such run) and
 // receives its metrics at the end; a run that fails is deleted with what it wrote, so no
 // half-written run is ever visible. While its heartbeat (the row's duration_ms, the time
@@ -53,7 +54,8 @@ type CaseRow = CaseScore & { case_id: string; expected_ranks: ReturnType<typeof 
 
 const yieldToLoop = () => new Promise<void>((r) => setImmediate(r));
 
-export async function runEval(sql: ProjectSql, setId: string, input: { config: EvalConfig; label?: string }): Promise<EvalRun> {
+export async function runEval(db: ProjectSql, setId: string, input: { config: EvalConfig; label?: string }): Promise<EvalRun> {
+  const sql = yieldingSql(db);
   const set = await requireSet(sql, setId);
   if (set.case_count > MAX_RUN_CASES) {
     throw new ValidationError(`A run evaluates at most ${MAX_RUN_CASES} cases; this set holds ${set.case_count}`, [{ field: "set_id", message: "too many cases" }], "unprocessable");
