@@ -56,12 +56,17 @@ function groupMemory(pgid: number): { rss: number; hwm: number } {
 /** GET /ready in a loop (50 ms apart) until stop() is called: the latencies. */
 function probeReady(server: Server) {
   const samples: number[] = [];
+  let failures = 0;
   let running = true;
   const loop = (async () => {
     while (running) {
       const t = now();
-      await fetch(`${server.base}/api/v1/ready`).then((r) => r.arrayBuffer());
-      samples.push(now() - t);
+      // A failed probe (a reset connection) counts as a failure, not a latency; it does not stop the figure.
+      const ok = await fetch(`${server.base}/api/v1/ready`)
+        .then((r) => r.arrayBuffer().then(() => r.ok))
+        .catch(() => false);
+      if (ok) samples.push(now() - t);
+      else failures++;
       await new Promise((r) => setTimeout(r, 50));
     }
   })();
@@ -71,7 +76,7 @@ function probeReady(server: Server) {
       await loop;
       const sorted = [...samples].sort((a, b) => a - b);
       const p99 = sorted[Math.min(sorted.length - 1, Math.ceil(0.99 * sorted.length) - 1)];
-      return { ...stats(samples), p99 };
+      return { ...stats(samples), p99, failures };
     },
   };
 }
@@ -126,7 +131,7 @@ async function runFigure(cleanup: (fn: () => unknown) => void) {
   console.log(`| figure | value | target |`);
   console.log(`| run wall time (POST .../runs) | ${(wall / 1000).toFixed(1)} s | < 60 s: ${wall < 60_000 ? "met" : "MISSED"} |`);
   console.log(`| run's own duration_ms | ${(run.duration_ms / 1000).toFixed(1)} s | |`);
-  console.log(`| /ready during the run: n, p50, p95, p99, max | ${ready.n}, ${ms(ready.p50)}, ${ms(ready.p95)}, ${ms(ready.p99)}, ${ms(ready.max)} ms | p99 < 100 ms: ${ready.p99 < 100 ? "met" : "MISSED"} |`);
+  console.log(`| /ready during the run: n (failed), p50, p95, p99, max | ${ready.n} (${ready.failures}), ${ms(ready.p50)}, ${ms(ready.p95)}, ${ms(ready.p99)}, ${ms(ready.max)} ms | p99 < 100 ms: ${ready.p99 < 100 ? "met" : "MISSED"} |`);
   console.log(`| server RSS during the run (max of 200 ms samples) | ${(peakRss / MB).toFixed(0)} MB | |`);
   console.log(`| recall@10 [95% CI] | ${m.recall.value.toFixed(3)} [${m.recall.low.toFixed(3)}, ${m.recall.high.toFixed(3)}] | |`);
   console.log(`| search latency per case p50 / p95 | ${ms(m.latency_p50.value)} / ${ms(m.latency_p95.value)} ms | |`);
@@ -178,7 +183,7 @@ async function importFigure(cleanup: (fn: () => unknown) => void) {
   console.log(`| figure | value | target |`);
   console.log(`| wall time | ${secs.toFixed(0)} s (${(bytes / MB / secs).toFixed(2)} MB/s) | |`);
   console.log(`| server peak RSS (VmHWM; RSS at start ${(base.rss / MB).toFixed(0)} MB) | ${(peak / MB).toFixed(0)} MB | < 600 MB: ${peak < 600 * MB ? "met" : "MISSED"} |`);
-  console.log(`| /ready during the import: n, p50, p95, p99, max | ${ready.n}, ${ms(ready.p50)}, ${ms(ready.p95)}, ${ms(ready.p99)}, ${ms(ready.max)} ms | |`);
+  console.log(`| /ready during the import: n (failed), p50, p95, p99, max | ${ready.n} (${ready.failures}), ${ms(ready.p50)}, ${ms(ready.p95)}, ${ms(ready.p99)}, ${ms(ready.max)} ms | |`);
 }
 
 runMain("bench:evals", async (cleanup) => {

@@ -29,7 +29,7 @@ runMain("diag:evals-import-profile", async (cleanup) => {
     extraction: (process.env.EXTRACTION as "rules" | "turns") || "rules",
     onRecord: (x) => {
       const t = now();
-      if (x.cases % 5 === 0) console.log(`record ${x.cases}: ${(t - last).toFixed(0)} ms, rss ${(process.memoryUsage().rss / 1048576).toFixed(0)} MB`);
+      if (x.cases % 5 === 0) { const m = process.memoryUsage(); const f = (v: number) => (v / 1048576).toFixed(0); console.log(`record ${x.cases}: ${(t - last).toFixed(0)} ms, rss ${f(m.rss)} heapUsed ${f(m.heapUsed)} heapTotal ${f(m.heapTotal)} external ${f(m.external)} arrayBuffers ${f(m.arrayBuffers)} MB`); }
       last = t;
     },
   });

@@ -8,9 +8,9 @@ import { contentKey } from "../memories/normalize-content";
 import { toVectorLiteral } from "../embeddings/embedding-provider";
 import { planTurns, turnIds, turnTotals, writeTurnRows, type PreparedTurn } from "../messages/insert-turns";
 import { noteBulkWrite } from "../db/planner-stats";
-import { countTextsAllEncodings, type TokenCounts } from "../tokens/count-tokens-parallel";
+import { countTextsAllEncodings } from "../tokens/count-tokens-parallel";
 import { badTextReason } from "../api/input-guard";
-import { parseLoCoMo, parseLongMemEval, RecordError, type BenchRecord, type Extraction } from "./benchmark-formats";
+import { parseLoCoMo, parseLongMemEval, RecordError, type BenchConversation, type BenchRecord, type Extraction } from "./benchmark-formats";
 import { chatMemories } from "./chat-extraction";
 import { JsonArrayError, jsonArrayElements } from "./json-array-stream";
 import { addCases, requireSet } from "./sets-db";
@@ -103,17 +103,21 @@ async function writeRecord(
   const vectors = fresh.length ? await Promise.all(providers.map((p) => p.embed(fresh.map((x) => x.m.content)))) : [];
   // The record's new sessions: their turns planned (parents, times, token counts) before the
   // transaction, then one statement for the conversations and one for all their turns. Per
-  // conversation (insertTurns: its token counts on this thread, six statements) a
-  // LongMemEval question of 40 sessions took seconds.
-  const newConvs = rec.conversations.filter((c) => !convDone.has(c.id));
-  const counts = newConvs.length ? await countTextsAllEncodings(newConvs.flatMap((c) => c.turns.flatMap((t) => [t.query, t.answer]))) : null;
-  let offset = 0;
-  const planned = newConvs.map((c) => {
+  // conversation (insertTurns: six statements each) a LongMemEval question of 40 sessions
+  // took ~5 s.
+  const planned: { c: BenchConversation; prepared: PreparedTurn[]; leafDelta: number; tokenDelta: number; last: string }[] = [];
+  for (const c of rec.conversations) {
+    if (convDone.has(c.id)) continue;
     const turns = c.turns.map((t) => ({ id: t.id, query: t.query, answer: t.answer, created_at: t.created_at, files: [] }));
-    const prepared: PreparedTurn[] = planTurns(c.id, turns, turnIds(turns, "turns"), sliceCounts(counts!, offset, turns.length), { newest: null, stored: new Set() }, { fieldPrefix: "turns" });
-    offset += turns.length;
-    return { c, prepared, ...turnTotals(prepared), last: c.turns.length ? c.turns[c.turns.length - 1].created_at : c.created_at };
-  });
+    // Counted per session: a session's texts stay under the worker pool's threshold, so they
+    // are counted on this thread, a few ms each, with a turn of the event loop after each.
+    // One batch per record went to the pool, whose two threads (their own heaps and
+    // encoders) added ~150 MB of resident memory to the import (bench/diag/evals-import-profile.ts).
+    const counts = await countTextsAllEncodings(turns.flatMap((t) => [t.query, t.answer]));
+    await new Promise((r) => setImmediate(r));
+    const prepared = planTurns(c.id, turns, turnIds(turns, "turns"), counts, { newest: null, stored: new Set() }, { fieldPrefix: "turns" });
+    planned.push({ c, prepared, ...turnTotals(prepared), last: c.turns.length ? c.turns[c.turns.length - 1].created_at : c.created_at });
+  }
   await sql.transaction(async (tx) => {
     if (planned.length) {
       await tx.query(
@@ -184,8 +188,3 @@ async function writeRecord(
   }
 }
 
-/** Counts of turns [from, from + n) of a batch counted as [query0, answer0, query1, ...]. */
-function sliceCounts(c: TokenCounts, from: number, n: number): TokenCounts {
-  const [a, b] = [2 * from, 2 * (from + n)];
-  return { o200k_base: c.o200k_base.subarray(a, b), cl100k_base: c.cl100k_base.subarray(a, b), approximate: c.approximate.subarray(a, b), path: c.path };
-}
