@@ -1,5 +1,6 @@
 import "server-only";
 import fs from "node:fs";
+import { removeUpload } from "../imports/upload-file";
 import type { ProjectSql } from "../db/project-sql";
 import { parseCsvCases, parseJsonlCases } from "./parse-cases";
 import type { BenchmarkUploadQuery, CaseImport } from "./schemas";
@@ -21,8 +22,8 @@ export async function importCases(sql: ProjectSql, setId: string, input: CaseImp
 }
 
 /**
- * POST /evals/sets/{id}/import/upload: a LongMemEval or LoCoMo file of any size, spooled to
- * `file` (spool-body.ts) and read from there 1 MiB at a time (UTF-8 decoded across chunk
+ * POST /evals/sets/{id}/import/upload: a LongMemEval or LoCoMo file of any size, saved to
+ * `file` (lib/imports/upload-file.ts) and read from there 1 MiB at a time (UTF-8 decoded across chunk
  * boundaries by the stream). The file is removed whatever happens.
  */
 export async function importBenchmarkUpload(sql: ProjectSql, setId: string, file: string, q: BenchmarkUploadQuery): Promise<ImportSummary> {
@@ -34,6 +35,6 @@ export async function importBenchmarkUpload(sql: ProjectSql, setId: string, file
       extraction: q.extraction,
     });
   } finally {
-    fs.rmSync(file, { force: true });
+    removeUpload(file);
   }
 }
