@@ -81,7 +81,7 @@ export const uploadEvalBenchmark = contract({
   description:
     "The same import as POST /evals/sets/{id}/import with a LongMemEval or LoCoMo file, for files of hundreds of MB: the body is the file's bytes (Content-Type application/octet-stream), written to a temporary file as it arrives and read from there record by record, so the server's memory does not grow with the file. Answers when the import is done. 409 chat_not_configured: extraction chat without a chat model; 502 provider_error: the chat model or the embedding endpoint failed (records written before stay).",
   params: ZSetParams, query: ZBenchmarkUploadQuery, rawBody: { contentType: "application/octet-stream", description: "The LongMemEval or LoCoMo file (a JSON array), up to 2 GiB." },
-  response: ZImportSummary, status: 201, errors: [404, 409, 422, 502],
+  response: ZImportSummary, status: 201, errors: [404, 409, 415, 422, 502],
 });
 
 export const listEvalRuns = contract({
