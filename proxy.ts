@@ -33,5 +33,5 @@ function rawPath(url: string): string {
   return url.slice(start, end === -1 ? undefined : end);
 }
 
-// The upload route is left out: the proxy would buffer its body (a file of hundreds of MB) in memory.
-export const config = { matcher: ["/api/v1", "/api/v1/((?!imports/upload$).*)"] };
+// Uploads are left out: the proxy would buffer their body (a file of hundreds of MB) in memory.
+export const config = { matcher: ["/api/v1", "/api/v1/((?!imports/upload$|evals/sets/[^/]+/import/upload$).*)"] };

@@ -1,4 +1,4 @@
-// npm run eval -- --set NAME [--cases FILE] [--config FILE] [--compare RUN|previous] [--fail-under recall@10=0.85 ...] [--out DIR] [--label TEXT]
+// npm run eval -- --set NAME [--cases FILE] [--import FILE] [--config FILE] [--compare RUN|previous] [--fail-under recall@10=0.85 ...] [--out DIR] [--label TEXT]
 //
 // Puts memory recall under CI. Talks to a running Memscope over HTTP (MEMSCOPE_URL, default
 // http://localhost:3000; MEMSCOPE_API_KEY as a Bearer key with read and write): the server
@@ -9,6 +9,13 @@
 //
 //   --cases FILE   JSONL or CSV cases to sync into the set first (made when missing; cases
 //                  already there by external_id are skipped)
+//   --import FILE  a LongMemEval or LoCoMo file (--format longmemeval|locomo, default from the
+//                  file name) imported into the set first, streamed to the server whatever its
+//                  size: its sessions, turns, memories and cases (already imported ones skipped)
+//   --extraction turns|rules|chat  how --import's turns become memories (default turns;
+//                  chat: the server's configured chat model)
+//   --user-prefix P  --import's end-user id prefix (default the format's name)
+//   --no-run       stop after --cases / --import (no run)
 //   --config FILE  JSON run configuration: k, weights, min_score, memory_types, status,
 //                  embedding_model, as_of (and optionally label)
 //   --compare RUN  a run id, or "previous" (the set's newest run before this one): prints
@@ -20,11 +27,26 @@
 // regression; 1 when one fails; 2 on a usage or server error.
 
 import fs from "node:fs";
+import http from "node:http";
+import https from "node:https";
 import path from "node:path";
 import type { Comparison, EvalRun, EvalSet, Interval, MetricName, RunCase } from "../lib/evals/schemas";
 
 type Threshold = { metric: MetricName; k: number; min: number; spec: string };
-type Args = { set?: string; cases?: string; config?: string; compare?: string; failUnder: Threshold[]; out: string; label?: string };
+type Args = {
+  set?: string;
+  cases?: string;
+  config?: string;
+  compare?: string;
+  failUnder: Threshold[];
+  out: string;
+  label?: string;
+  import?: string;
+  format?: string;
+  extraction?: string;
+  userPrefix?: string;
+  noRun?: boolean;
+};
 
 const QUALITY = ["recall", "precision", "mrr", "ndcg", "hit_rate"] as const;
 
@@ -45,6 +67,11 @@ function parseArgs(argv: string[]): Args {
     else if (flag === "--compare") a.compare = value();
     else if (flag === "--out") a.out = value();
     else if (flag === "--label") a.label = value();
+    else if (flag === "--import") a.import = value();
+    else if (flag === "--format") a.format = value();
+    else if (flag === "--extraction") a.extraction = value();
+    else if (flag === "--user-prefix") a.userPrefix = value();
+    else if (flag === "--no-run") a.noRun = true;
     else if (flag === "--fail-under" || flag.startsWith("--fail-under=")) a.failUnder.push(parseThreshold(flag.startsWith("--fail-under=") ? flag.slice(13) : value()));
     else if (flag === "--help" || flag === "-h") {
       console.log(fs.readFileSync(new URL(import.meta.url), "utf8").split("\n\n")[0].replace(/^\/\/ ?/gm, ""));
@@ -64,24 +91,41 @@ function parseThreshold(spec: string): Threshold {
 const BASE = (process.env.MEMSCOPE_URL ?? "http://localhost:3000").replace(/\/$/, "");
 const KEY = process.env.MEMSCOPE_API_KEY;
 
-async function api<T>(method: string, p: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${BASE}/api/v1${p}`, {
-    method,
-    headers: { ...(KEY ? { authorization: `Bearer ${KEY}` } : {}), ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  }).catch((e) => fail(`cannot reach ${BASE}: ${(e as Error).message}`));
-  const text = await res.text();
-  if (!res.ok) {
-    let detail = text;
-    try {
-      const e = JSON.parse(text).error;
-      detail = `${e.code}: ${e.message}${e.details?.length ? ` (${e.details.map((d: { field?: string; message: string }) => `${d.field ?? ""} ${d.message}`).join("; ")})` : ""}`;
-    } catch {
-      /* not JSON */
-    }
-    fail(`${method} ${p} answered ${res.status}: ${detail}`);
+function explain(status: number, text: string): string {
+  try {
+    const e = JSON.parse(text).error;
+    return `${status} ${e.code}: ${e.message}${e.details?.length ? ` (${e.details.map((d: { field?: string; message: string }) => `${d.field ?? ""} ${d.message}`).join("; ")})` : ""}`;
+  } catch {
+    return `${status}: ${text.slice(0, 500)}`;
   }
-  return (text ? JSON.parse(text) : null) as T;
+}
+
+/**
+ * One API call; `body` is JSON, or { file } to send a file streamed from disk (a benchmark
+ * file may be hundreds of MB). node:http rather than fetch: the server answers a run or an
+ * import when it is done, which can take longer than fetch's 300 s wait for headers.
+ */
+function api<T>(method: string, p: string, body?: unknown): Promise<T> {
+  const url = new URL(`${BASE}/api/v1${p}`);
+  const file = body && typeof body === "object" && "file" in body ? String((body as { file: string }).file) : null;
+  const json = body === undefined || file ? null : Buffer.from(JSON.stringify(body));
+  const headers: Record<string, string> = { ...(KEY ? { authorization: `Bearer ${KEY}` } : {}) };
+  if (file) Object.assign(headers, { "content-type": "application/octet-stream", "content-length": String(fs.statSync(file).size) });
+  if (json) Object.assign(headers, { "content-type": "application/json", "content-length": String(json.length) });
+  return new Promise((resolve) => {
+    const req = (url.protocol === "https:" ? https : http).request(url, { method, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => {
+        const text = Buffer.concat(chunks).toString("utf8");
+        if ((res.statusCode ?? 500) >= 300) fail(`${method} ${p} answered ${explain(res.statusCode ?? 0, text)}`);
+        resolve((text ? JSON.parse(text) : null) as T);
+      });
+    });
+    req.on("error", (e) => fail(`cannot reach ${BASE}: ${e.message}`));
+    if (file) fs.createReadStream(file).pipe(req);
+    else req.end(json ?? undefined);
+  });
 }
 
 const fmt = (v: number | null, digits = 3) => (v === null ? "-" : v.toFixed(digits));
@@ -123,7 +167,7 @@ delete config.label;
 
 let [set] = (await api<{ data: EvalSet[] }>("GET", `/evals/sets?name=${encodeURIComponent(args.set!)}`)).data;
 if (!set) {
-  if (!args.cases) fail(`no eval set named "${args.set}" (give --cases FILE to make it)`);
+  if (!args.cases && !args.import) fail(`no eval set named "${args.set}" (give --cases FILE or --import FILE to make it)`);
   set = await api<EvalSet>("POST", "/evals/sets", { name: args.set });
 }
 if (args.cases) {
@@ -131,6 +175,16 @@ if (args.cases) {
   const r = await api<{ cases: number; skipped: number }>("POST", `/evals/sets/${set.id}/import`, { format, content: fs.readFileSync(args.cases, "utf8") });
   if (r.cases) console.log(`${r.cases} new case(s) added to ${args.set} (${r.skipped} already there)`);
 }
+if (args.import) {
+  const format = args.format ?? (/locomo/i.test(path.basename(args.import)) ? "locomo" : /longmemeval/i.test(path.basename(args.import)) ? "longmemeval" : fail("--import: give --format longmemeval|locomo"));
+  const q = new URLSearchParams({ format, ...(args.extraction ? { extraction: args.extraction } : {}), ...(args.userPrefix ? { user_prefix: args.userPrefix } : {}) });
+  const mb = (fs.statSync(args.import).size / 1048576).toFixed(1);
+  console.log(`importing ${args.import} (${format}, ${mb} MB)...`);
+  const t0 = Date.now();
+  const r = await api<{ cases: number; skipped: number; conversations: number; turns: number; memories: number }>("POST", `/evals/sets/${set.id}/import/upload?${q}`, { file: args.import });
+  console.log(`imported in ${((Date.now() - t0) / 1000).toFixed(1)} s: ${r.cases} case(s) (${r.skipped} already there), ${r.conversations} conversation(s), ${r.turns} turn(s), ${r.memories} memorie(s)`);
+}
+if (args.noRun) process.exit(0);
 const previous = await api<{ data: EvalRun[] }>("GET", `/evals/sets/${set.id}/runs`);
 const run = await api<EvalRun>("POST", `/evals/sets/${set.id}/runs`, { config, ...(label ? { label } : {}) });
 const cases = (await api<{ data: RunCase[] }>("GET", `/evals/runs/${run.id}/cases`)).data;

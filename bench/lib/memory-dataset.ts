@@ -80,7 +80,12 @@ export async function planLoaded(db: Database, plan: Plan): Promise<boolean> {
   return Number(row.n) === plan.total && Number(row.u) === plan.users.length && row.idx;
 }
 
-export async function loadPlan(db: Database, plan: Plan, batch: number, opts: { postgres: boolean }): Promise<LoadResult> {
+/**
+ * `buildIndex: false` leaves the shared HNSW graph out (bench:evals: its users of 1 000
+ * memories are searched by an exact scan, which never reads the graph; building it over
+ * 100 000 vectors in the embedded database takes minutes).
+ */
+export async function loadPlan(db: Database, plan: Plan, batch: number, opts: { postgres: boolean; buildIndex?: boolean }): Promise<LoadResult> {
   const gen = makeMemoryGenerator(20261122);
   const r = makeRng(7);
   const nowMs = Date.UTC(2026, 10, 22);
@@ -155,10 +160,13 @@ export async function loadPlan(db: Database, plan: Plan, batch: number, opts: { 
   console.log(`  types: ${JSON.stringify(types)}; distinct contents: ${keys.size.toLocaleString("en")}`);
   console.log(`Building the HNSW index (m=16, ef_construction=64 defaults) over ${N.toLocaleString("en")} vectors...`);
   const i0 = now();
+  if (opts.buildIndex === false) console.log("  (skipped: buildIndex false)");
   // The graph (~1.2 KB a vector at 256-d) must fit in maintenance_work_mem, or the build
   // falls back to a much slower on-disk insert path.
   const mwm = process.env.BENCH_MAINTENANCE_WORK_MEM || (N > 200_000 ? "3GB" : "512MB");
-  if (opts.postgres) {
+  if (opts.buildIndex === false) {
+    /* no graph */
+  } else if (opts.postgres) {
     // One transaction, so SET LOCAL holds for the build (a pool hands out any connection).
     await db.sql.transaction(async (tx) => {
       await tx.exec(`SET LOCAL maintenance_work_mem = '${mwm}'`);
@@ -176,7 +184,7 @@ export async function loadPlan(db: Database, plan: Plan, batch: number, opts: { 
   if (opts.postgres) await db.sql.exec("VACUUM ANALYZE");
   else await db.sql.exec("ANALYZE");
   const analyzeMs = now() - a0;
-  const size = await indexSizes(db);
+  const size = opts.buildIndex === false ? { indexSize: "-", embeddingsSize: "-" } : await indexSizes(db);
   return { loadMs, embedMs, indexMs, analyzeMs, rate: N / (loadMs / 1000), ...size, types, distinct: keys.size, reused: false };
 }
 

@@ -25,6 +25,8 @@ export const ERROR_CODES = {
   not_archived: { kind: "conflict", meaning: "Only an archived memory can be deleted permanently: archive it first." },
   node_memory_full: { kind: "conflict", meaning: "The node memory holds its maximum of messages: clear it first." },
   retention_run_in_progress: { kind: "conflict", meaning: "This retention rule is running right now (on this instance or another one); its run will be in the audit log." },
+  eval_run_in_progress: { kind: "conflict", meaning: "This eval set is being run right now (on this instance or another one): wait for that run, then start yours." },
+  chat_not_configured: { kind: "configuration", meaning: "What was asked needs a chat model (MEMSCOPE_CHAT_BASE_URL and MEMSCOPE_CHAT_MODEL) and the server has none." },
   erasure_in_progress: { kind: "conflict", meaning: "This end user's data is being erased (or an erasure was interrupted: run it again); writes for the user are refused until it ends." },
   eval_set_name_taken: { kind: "conflict", meaning: "An eval set of this name exists in the project already: names identify sets (the CLI's --set)." },
   write_conflict: { kind: "conflict", meaning: "Concurrent writes kept changing the same record: retry the request." },

@@ -26,7 +26,8 @@ export type BenchTurn = { id: string; query: string; answer: string; created_at:
 export type BenchConversation = { externalId: string; id: string; name: string; created_at: string; turns: BenchTurn[] };
 export type BenchMemory = { externalId: string; content: string; memory_type: MemoryType; importance: number; conversationId: string; messageId: string; created_at: string };
 export type BenchRecord = { userId: string; conversations: BenchConversation[]; memories: BenchMemory[]; cases: EvalCaseInput[] };
-export type Extraction = "turns" | "rules";
+/** How turns become memories; "chat" leaves them to the chat model (chat-extraction.ts), after parsing. */
+export type Extraction = "turns" | "rules" | "chat";
 
 export class RecordError extends Error {
   constructor(
@@ -76,10 +77,10 @@ export function locomoDate(s: string): string | null {
 const plusSeconds = (iso: string, n: number) => new Date(new Date(iso).getTime() + n * 1000).toISOString();
 const clip = (s: string) => (s.length > MAX_MEMORY_CHARS ? s.slice(0, MAX_MEMORY_CHARS) : s);
 
-/** Memories of one turn's text: the text itself, or what the rule-based extractor finds in it. */
+/** Memories of one turn's text: the text itself, or what the rule-based extractor finds in it (none for "chat"). */
 function memoriesOf(text: string, extraction: Extraction, speaker: string | null): { content: string; memory_type: MemoryType; importance: number }[] {
   const t = text.trim();
-  if (!t) return [];
+  if (!t || extraction === "chat") return [];
   if (extraction === "turns") return [{ content: clip(speaker ? `${speaker}: ${t}` : t), memory_type: "fact", importance: 0.5 }];
   return extractByRules(t).map((c) => ({ content: speaker ? `${speaker}: ${c.content}` : c.content, memory_type: c.memory_type, importance: c.importance_score }));
 }

@@ -1,13 +1,17 @@
 import "server-only";
 import type { ProjectSql } from "../db/project-sql";
 import { writeProviders } from "../embeddings/active-model";
-import { ValidationError } from "../errors/domain-errors";
+import { configuredChat, type ChatConfig } from "../chat/chat-provider";
+import { ConfigurationError, ValidationError } from "../errors/domain-errors";
 import { stableUuid } from "../imports/stable-id";
 import { contentKey } from "../memories/normalize-content";
 import { toVectorLiteral } from "../embeddings/embedding-provider";
-import { insertTurns } from "../messages/insert-turns";
+import { planTurns, turnIds, turnTotals, writeTurnRows, type PreparedTurn } from "../messages/insert-turns";
+import { noteBulkWrite } from "../db/planner-stats";
+import { countTextsAllEncodings } from "../tokens/count-tokens-parallel";
 import { badTextReason } from "../api/input-guard";
-import { parseLoCoMo, parseLongMemEval, RecordError, type BenchRecord, type Extraction } from "./benchmark-formats";
+import { parseLoCoMo, parseLongMemEval, RecordError, type BenchConversation, type BenchRecord, type Extraction } from "./benchmark-formats";
+import { chatMemories } from "./chat-extraction";
 import { JsonArrayError, jsonArrayElements } from "./json-array-stream";
 import { addCases, requireSet } from "./sets-db";
 import type { ImportSummary } from "./import-cases";
@@ -34,6 +38,12 @@ export async function importBenchmark(sql: ProjectSql, setId: string, o: Benchma
   await requireSet(sql, setId);
   const summary: ImportSummary = { cases: 0, skipped: 0, conversations: 0, turns: 0, memories: 0 };
   const prefix = o.userPrefix ?? o.format;
+  const chat = o.extraction === "chat" ? configuredChat() : null;
+  if (o.extraction === "chat" && !chat) {
+    throw new ConfigurationError("chat_not_configured", "extraction \"chat\" needs a chat model: set MEMSCOPE_CHAT_BASE_URL and MEMSCOPE_CHAT_MODEL on the server, or import with \"rules\" or \"turns\"", [
+      { field: "extraction", message: "no chat model configured" },
+    ]);
+  }
   const providers = await writeProviders(sql);
   try {
     for await (const el of jsonArrayElements(o.chunks)) {
@@ -45,7 +55,7 @@ export async function importBenchmark(sql: ProjectSql, setId: string, o: Benchma
       }
       const parse = o.format === "longmemeval" ? parseLongMemEval : parseLoCoMo;
       const rec = parse(raw, el.index, { projectId: sql.projectId, prefix, extraction: o.extraction });
-      await writeRecord(sql, setId, rec, providers, summary);
+      await writeRecord(sql, setId, rec, providers, summary, chat);
       o.onRecord?.(summary);
       // The embedded database answers on this thread: let other requests in between records.
       await new Promise((r) => setImmediate(r));
@@ -60,33 +70,76 @@ export async function importBenchmark(sql: ProjectSql, setId: string, o: Benchma
   return summary;
 }
 
-async function writeRecord(sql: ProjectSql, setId: string, rec: BenchRecord, providers: Awaited<ReturnType<typeof writeProviders>>, summary: ImportSummary) {
+async function writeRecord(
+  sql: ProjectSql,
+  setId: string,
+  rec: BenchRecord,
+  providers: Awaited<ReturnType<typeof writeProviders>>,
+  summary: ImportSummary,
+  chat: ChatConfig | null,
+) {
   for (const c of rec.conversations) for (const t of [...c.turns]) {
     const why = badTextReason(t.query) ?? badTextReason(t.answer);
     if (why) throw new RecordError(`conversation ${c.externalId}`, `turn ${t.evidenceKey}`, why);
   }
-  const memIds = rec.memories.map((m) => stableUuid(`memory:${sql.projectId}:${m.conversationId}:${m.externalId}`));
-  const [heldConv, heldMem] = await Promise.all([
-    sql.query<{ id: string }>(`SELECT id FROM conversations WHERE project_id = $1 AND id = ANY($2::uuid[])`, [sql.projectId, rec.conversations.map((c) => c.id)]),
-    sql.query<{ id: string }>(`SELECT id FROM memories WHERE project_id = $1 AND id = ANY($2::uuid[])`, [sql.projectId, memIds]),
-  ]);
+  const heldConv = await sql.query<{ id: string }>(`SELECT id FROM conversations WHERE project_id = $1 AND id = ANY($2::uuid[])`, [sql.projectId, rec.conversations.map((c) => c.id)]);
   const convDone = new Set(heldConv.map((r) => r.id));
+  if (chat) {
+    // Only sessions not imported yet: a model's answer differs from one call to the next, so
+    // a re-import must not add a second, different set of memories for a session.
+    for (const c of rec.conversations) {
+      if (convDone.has(c.id)) continue;
+      const r = await chatMemories(chat, c);
+      for (const m of r.memories) {
+        const why = badTextReason(m.content);
+        if (!why) rec.memories.push(m);
+      }
+    }
+  }
+  const memIds = rec.memories.map((m) => stableUuid(`memory:${sql.projectId}:${m.conversationId}:${m.externalId}`));
+  const heldMem = await sql.query<{ id: string }>(`SELECT id FROM memories WHERE project_id = $1 AND id = ANY($2::uuid[])`, [sql.projectId, memIds]);
   const memDone = new Set(heldMem.map((r) => r.id));
   const fresh = rec.memories.map((m, i) => ({ m, id: memIds[i] })).filter((x) => !memDone.has(x.id));
   const vectors = fresh.length ? await Promise.all(providers.map((p) => p.embed(fresh.map((x) => x.m.content)))) : [];
+  // The record's new sessions: their turns planned (parents, times, token counts) before the
+  // transaction, then one statement for the conversations and one for all their turns. Per
+  // conversation (insertTurns: six statements each) a LongMemEval question of 40 sessions
+  // took ~5 s.
+  const planned: { c: BenchConversation; prepared: PreparedTurn[]; leafDelta: number; tokenDelta: number; last: string }[] = [];
+  for (const c of rec.conversations) {
+    if (convDone.has(c.id)) continue;
+    const turns = c.turns.map((t) => ({ id: t.id, query: t.query, answer: t.answer, created_at: t.created_at, files: [] }));
+    // Counted per session: a session's texts stay under the worker pool's threshold, so they
+    // are counted on this thread, a few ms each, with a turn of the event loop after each.
+    // One batch per record went to the pool, whose two threads (their own heaps and
+    // encoders) added ~150 MB of resident memory to the import (bench/diag/evals-import-profile.ts).
+    const counts = await countTextsAllEncodings(turns.flatMap((t) => [t.query, t.answer]));
+    await new Promise((r) => setImmediate(r));
+    const prepared = planTurns(c.id, turns, turnIds(turns, "turns"), counts, { newest: null, stored: new Set() }, { fieldPrefix: "turns" });
+    planned.push({ c, prepared, ...turnTotals(prepared), last: c.turns.length ? c.turns[c.turns.length - 1].created_at : c.created_at });
+  }
   await sql.transaction(async (tx) => {
-    for (const c of rec.conversations) {
-      if (convDone.has(c.id)) continue;
-      const last = c.turns.length ? c.turns[c.turns.length - 1].created_at : c.created_at;
+    if (planned.length) {
       await tx.query(
-        `INSERT INTO conversations (id, project_id, app_id, end_user_id, name, mode, model_config, status, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, 'chat', NULL, 'active', $6, $7)`,
-        [c.id, tx.projectId, APP_ID, rec.userId, c.name, c.created_at, last],
+        `INSERT INTO conversations (id, project_id, app_id, end_user_id, name, mode, model_config, status, turn_count, leaf_count, token_count, created_at, updated_at)
+         SELECT u.id, $1, $2, $3, u.name, 'chat', NULL, 'active', u.turns, u.leaves, u.tokens, u.created_at, u.last
+           FROM unnest($4::uuid[], $5::text[], $6::int[], $7::int[], $8::int[], $9::timestamptz[], $10::timestamptz[]) AS u(id, name, turns, leaves, tokens, created_at, last)`,
+        [
+          tx.projectId,
+          APP_ID,
+          rec.userId,
+          planned.map((p) => p.c.id),
+          planned.map((p) => p.c.name),
+          planned.map((p) => p.prepared.length),
+          planned.map((p) => p.leafDelta),
+          planned.map((p) => p.tokenDelta),
+          planned.map((p) => p.c.created_at),
+          planned.map((p) => p.last),
+        ],
       );
-      await insertTurns(tx, c.id, c.turns.map((t) => ({ id: t.id, query: t.query, answer: t.answer, created_at: t.created_at, files: [] })), { fieldPrefix: "turns", minimal: true });
-      await tx.query(`UPDATE conversations SET updated_at = $2 WHERE id = $1 AND project_id = $3`, [c.id, last, tx.projectId]);
-      summary.conversations++;
-      summary.turns += c.turns.length;
+      await writeTurnRows(tx, planned.flatMap((p) => p.prepared), false);
+      summary.conversations += planned.length;
+      summary.turns += planned.reduce((n, p) => n + p.prepared.length, 0);
     }
     if (fresh.length) {
       // One statement per table for the record's memories (a LongMemEval question holds
@@ -126,9 +179,12 @@ async function writeRecord(sql: ProjectSql, setId: string, rec: BenchRecord, pro
       summary.memories += fresh.length;
     }
   });
+  // Planner statistics follow bulk writes (as insertTurns does after each batch).
+  if (planned.length) await noteBulkWrite(sql, planned.reduce((n, p) => n + p.prepared.length, 0), ["messages", "conversations"]);
   if (rec.cases.length) {
     const r = await addCases(sql, setId, rec.cases);
     summary.cases += r.data.length;
     summary.skipped += r.skipped;
   }
 }
+

@@ -1,7 +1,9 @@
 import "server-only";
+import fs from "node:fs";
+import { removeUpload } from "../imports/upload-file";
 import type { ProjectSql } from "../db/project-sql";
 import { parseCsvCases, parseJsonlCases } from "./parse-cases";
-import type { CaseImport } from "./schemas";
+import type { BenchmarkUploadQuery, CaseImport } from "./schemas";
 import { addCases, requireSet } from "./sets-db";
 import { importBenchmark } from "./import-benchmark";
 
@@ -17,4 +19,22 @@ export async function importCases(sql: ProjectSql, setId: string, input: CaseImp
     return { cases: r.data.length, skipped: r.skipped, conversations: 0, turns: 0, memories: 0 };
   }
   return importBenchmark(sql, setId, { format: input.format, chunks: [input.content], userPrefix: input.user_prefix, extraction: input.extraction });
+}
+
+/**
+ * POST /evals/sets/{id}/import/upload: a LongMemEval or LoCoMo file of any size, saved to
+ * `file` (lib/imports/upload-file.ts) and read from there 1 MiB at a time (UTF-8 decoded across chunk
+ * boundaries by the stream). The file is removed whatever happens.
+ */
+export async function importBenchmarkUpload(sql: ProjectSql, setId: string, file: string, q: BenchmarkUploadQuery): Promise<ImportSummary> {
+  try {
+    return await importBenchmark(sql, setId, {
+      format: q.format,
+      chunks: fs.createReadStream(file, { encoding: "utf8", highWaterMark: 1024 * 1024 }),
+      userPrefix: q.user_prefix,
+      extraction: q.extraction,
+    });
+  } finally {
+    removeUpload(file);
+  }
 }

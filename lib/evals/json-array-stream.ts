@@ -8,6 +8,10 @@ export type ArrayElement = { index: number; text: string };
 
 export class JsonArrayError extends Error {}
 
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+
 export async function* jsonArrayElements(chunks: AsyncIterable<string> | Iterable<string>): AsyncGenerator<ArrayElement> {
   let started = false;
   let ended = false;
@@ -21,38 +25,45 @@ export async function* jsonArrayElements(chunks: AsyncIterable<string> | Iterabl
   for await (const chunk of chunks) {
     from = inElement ? 0 : -1;
     for (let i = 0; i < chunk.length; i++) {
-      const ch = chunk[i];
+      if (inString) {
+        if (escaped) {
+          escaped = false;
+          continue;
+        }
+        // Most of a record is string content: jump to its next quote or backslash.
+        const q = chunk.indexOf('"', i);
+        const b = chunk.indexOf("\\", i);
+        if (q === -1 && b === -1) break; // the string goes on in the next chunk
+        i = q === -1 ? b : b === -1 ? q : Math.min(q, b);
+        if (chunk.charCodeAt(i) === BACKSLASH) escaped = true;
+        else inString = false;
+        continue;
+      }
+      const c = chunk.charCodeAt(i);
       if (ended) {
-        if (!/\s/.test(ch)) throw new JsonArrayError(`text after the closing ] of the array`);
+        if (!isSpace(c)) throw new JsonArrayError(`text after the closing ] of the array`);
         continue;
       }
       if (!started) {
-        if (ch === "[") started = true;
-        else if (ch === "\uFEFF" || /\s/.test(ch)) continue;
-        else throw new JsonArrayError(`the file is not a JSON array (it starts with ${JSON.stringify(ch)})`);
-        continue;
-      }
-      if (inString) {
-        if (escaped) escaped = false;
-        else if (ch === "\\") escaped = true;
-        else if (ch === '"') inString = false;
+        if (c === 0x5b) started = true;
+        else if (c !== 0xfeff && !isSpace(c)) throw new JsonArrayError(`the file is not a JSON array (it starts with ${JSON.stringify(chunk[i])})`);
         continue;
       }
       if (!inElement) {
-        if (/\s/.test(ch) || ch === ",") continue;
-        if (ch === "]") {
+        if (isSpace(c) || c === 0x2c) continue;
+        if (c === 0x5d) {
           ended = true;
           continue;
         }
         // Both formats' records are objects: a bare value is no record.
-        if (ch !== "{" && ch !== "[") throw new JsonArrayError(`record ${index} is not an object`);
+        if (c !== 0x7b && c !== 0x5b) throw new JsonArrayError(`record ${index} is not an object`);
         inElement = true;
         from = i;
         depth = 0;
       }
-      if (ch === '"') inString = true;
-      else if (ch === "{" || ch === "[") depth++;
-      else if (ch === "}" || ch === "]") depth--;
+      if (c === QUOTE) inString = true;
+      else if (c === 0x7b || c === 0x5b) depth++;
+      else if (c === 0x7d || c === 0x5d) depth--;
       if (depth === 0) {
         parts.push(chunk.slice(from, i + 1));
         yield { index: index++, text: parts.join("") };

@@ -3,10 +3,11 @@ import type { ProjectSql } from "../db/project-sql";
 import { NotFoundError, ValidationError } from "../errors/domain-errors";
 import { compareRuns, type CompareCase } from "./compare";
 import type { CaseScores, Comparison, EvalConfig, EvalRun, ExpectedRank, RetrievedItem, RunCase, RunMetrics } from "./schemas";
-import { requireSet } from "./sets-db";
+import { requireSet, RUN_DONE } from "./sets-db";
 import { ZExpected } from "./schemas";
 
 // Stored runs and their cases (project-scoped like the sets: another project's run is not found).
+// A run still in progress is not found either (RUN_DONE): its results are partial.
 
 type RunRow = {
   id: string;
@@ -40,7 +41,7 @@ const toRun = (r: RunRow): EvalRun => ({
 });
 
 export async function getRun(sql: ProjectSql, id: string, field = "id"): Promise<EvalRun> {
-  const [row] = await sql.query<RunRow>(`${RUN_SELECT} WHERE r.project_id = $1 AND r.id = $2`, [sql.projectId, id]);
+  const [row] = await sql.query<RunRow>(`${RUN_SELECT} WHERE r.project_id = $1 AND r.id = $2 AND ${RUN_DONE}`, [sql.projectId, id]);
   if (!row) throw new NotFoundError("Eval run", id, field);
   return toRun(row);
 }
@@ -48,7 +49,7 @@ export async function getRun(sql: ProjectSql, id: string, field = "id"): Promise
 /** A set's runs, oldest first (the chart's order), at most the newest 200. */
 export async function listRuns(sql: ProjectSql, setId: string): Promise<EvalRun[]> {
   await requireSet(sql, setId);
-  const rows = await sql.query<RunRow>(`SELECT * FROM (${RUN_SELECT} WHERE r.project_id = $1 AND r.set_id = $2 ORDER BY r.created_at DESC, r.id DESC LIMIT 200) x ORDER BY created_at, id`, [
+  const rows = await sql.query<RunRow>(`SELECT * FROM (${RUN_SELECT} WHERE r.project_id = $1 AND r.set_id = $2 AND ${RUN_DONE} ORDER BY r.created_at DESC, r.id DESC LIMIT 200) x ORDER BY created_at, id`, [
     sql.projectId,
     setId,
   ]);
@@ -120,7 +121,7 @@ export async function compareStoredRuns(sql: ProjectSql, headId: string, baseId?
   const head = await getRun(sql, headId, "id");
   if (baseId === undefined) {
     const [prev] = await sql.query<{ id: string }>(
-      `SELECT r.id FROM eval_runs r WHERE r.project_id = $1 AND r.set_id = $2 AND (r.created_at, r.id) < ($3::timestamptz, $4::uuid)
+      `SELECT r.id FROM eval_runs r WHERE r.project_id = $1 AND r.set_id = $2 AND ${RUN_DONE} AND (r.created_at, r.id) < ($3::timestamptz, $4::uuid)
         ORDER BY r.created_at DESC, r.id DESC LIMIT 1`,
       [sql.projectId, head.set_id, head.created_at, head.id],
     );
@@ -132,6 +133,6 @@ export async function compareStoredRuns(sql: ProjectSql, headId: string, baseId?
 }
 
 export async function deleteRun(sql: ProjectSql, id: string): Promise<void> {
-  const rows = await sql.query(`DELETE FROM eval_runs WHERE project_id = $1 AND id = $2 RETURNING id`, [sql.projectId, id]);
+  const rows = await sql.query(`DELETE FROM eval_runs r WHERE r.project_id = $1 AND r.id = $2 AND ${RUN_DONE} RETURNING r.id`, [sql.projectId, id]);
   if (!rows.length) throw new NotFoundError("Eval run", id);
 }

@@ -76,15 +76,33 @@ export const ZCasesCreate = z.object({ cases: z.array(ZEvalCaseInput).min(1).max
 
 export const CASE_FILE_FORMATS = ["jsonl", "csv"] as const;
 export const BENCHMARK_FORMATS = ["longmemeval", "locomo"] as const;
+const ZUserPrefix = z.string().trim().min(1).max(100).optional().describe("LongMemEval/LoCoMo: the end-user id prefix (default the format's name).");
+const ZExtraction = z
+  .enum(["turns", "rules", "chat"])
+  .default("turns")
+  .describe(
+    "LongMemEval/LoCoMo: how turns become memories: every turn verbatim (turns), Memscope's rule-based extractor (rules), or the configured chat model (chat: MEMSCOPE_CHAT_BASE_URL and MEMSCOPE_CHAT_MODEL; 409 chat_not_configured without one), which reads each session and names the turn each memory comes from.",
+  );
+
 export const ZCaseImport = z
   .object({
     format: z.enum([...CASE_FILE_FORMATS, ...BENCHMARK_FORMATS]),
     content: z.string().min(1).describe("The file's text. JSONL: one case (the case body) per line. CSV: a header row with user_id, question, expected_memory_ids, expected_texts, expected_turns (conversation_id:message_id), category, tags; lists separated by |. LongMemEval / LoCoMo: the published JSON file."),
-    user_prefix: z.string().trim().min(1).max(100).optional().describe("LongMemEval/LoCoMo: the end-user id prefix (default the format's name)."),
-    extraction: z.enum(["turns", "rules"]).default("turns").describe("LongMemEval/LoCoMo: how turns become memories: every user turn verbatim (turns) or Memscope's rule-based extractor (rules)."),
+    user_prefix: ZUserPrefix,
+    extraction: ZExtraction,
   })
   .strict();
 export type CaseImport = z.infer<typeof ZCaseImport>;
+
+/** POST /evals/sets/{id}/import/upload: the file is the body; these are its query parameters. */
+export const ZBenchmarkUploadQuery = z
+  .object({
+    format: z.enum(BENCHMARK_FORMATS),
+    user_prefix: ZUserPrefix,
+    extraction: ZExtraction,
+  })
+  .strict();
+export type BenchmarkUploadQuery = z.infer<typeof ZBenchmarkUploadQuery>;
 
 export const ZImportSummary = z.object({
   cases: z.number().int(),

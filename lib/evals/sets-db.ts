@@ -22,13 +22,19 @@ type SetRow = {
 
 const iso = (d: Date | string) => new Date(d).toISOString();
 
+/**
+ * A finished run (alias r). A run in progress has a row already (its cases are written as it
+ * goes, run-eval.ts) whose metrics are JSON null until it ends: no reader shows it.
+ */
+export const RUN_DONE = `jsonb_typeof(r.metrics) = 'object'`;
+
 const SET_SELECT = `
   SELECT s.id, s.name, s.description, s.created_at, s.updated_at,
          (SELECT count(*) FROM eval_cases c WHERE c.project_id = s.project_id AND c.set_id = s.id) AS case_count,
-         (SELECT count(*) FROM eval_runs r WHERE r.project_id = s.project_id AND r.set_id = s.id) AS run_count,
+         (SELECT count(*) FROM eval_runs r WHERE r.project_id = s.project_id AND r.set_id = s.id AND ${RUN_DONE}) AS run_count,
          l.id AS last_run_id, l.created_at AS last_run_at, (l.metrics->'overall'->'recall'->>'value')::float8 AS last_recall
     FROM eval_sets s
-    LEFT JOIN LATERAL (SELECT r.id, r.created_at, r.metrics FROM eval_runs r WHERE r.project_id = s.project_id AND r.set_id = s.id ORDER BY r.created_at DESC, r.id DESC LIMIT 1) l ON true`;
+    LEFT JOIN LATERAL (SELECT r.id, r.created_at, r.metrics FROM eval_runs r WHERE r.project_id = s.project_id AND r.set_id = s.id AND ${RUN_DONE} ORDER BY r.created_at DESC, r.id DESC LIMIT 1) l ON true`;
 
 function toSet(r: SetRow): EvalSet {
   return {
@@ -120,6 +126,17 @@ export async function listCases(sql: ProjectSql, setId: string): Promise<EvalCas
   const rows = await sql.query<CaseRow>(
     `SELECT id, set_id, user_id, question, expected, category, tags, external_id, created_at FROM eval_cases WHERE project_id = $1 AND set_id = $2 ORDER BY created_at, id`,
     [sql.projectId, setId],
+  );
+  return rows.map(toCase);
+}
+
+/** A page of a set's cases in their order (created_at, id), after the case `after` (a run reads its set in pages). */
+export async function casePage(sql: ProjectSql, setId: string, after: { created_at: string; id: string } | null, limit: number): Promise<EvalCase[]> {
+  const rows = await sql.query<CaseRow>(
+    `SELECT id, set_id, user_id, question, expected, category, tags, external_id, created_at FROM eval_cases
+      WHERE project_id = $1 AND set_id = $2 AND ($3::timestamptz IS NULL OR (created_at, id) > ($3::timestamptz, $4::uuid))
+      ORDER BY created_at, id LIMIT $5`,
+    [sql.projectId, setId, after?.created_at ?? null, after?.id ?? null, limit],
   );
   return rows.map(toCase);
 }

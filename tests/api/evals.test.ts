@@ -180,6 +180,37 @@ describe.each(DATABASE_KINDS)("evals on %s", (kind) => {
     expect((await api.post(`/evals/sets/${randomUUID()}/import`, { format: "jsonl", content: "{}" })).status).toBe(404);
   });
 
+  it("benchmark files of any size: streamed through POST .../import/upload; extraction chat without a chat model is a 409", async () => {
+    const p = await owner.post("/projects", { name: `evals upload ${++n}` });
+    const key = await owner.key(`up${n}`, ["read", "write"], p.id);
+    const api = apiClient(server.url, { authorization: `Bearer ${key}` });
+    const upload = (setId: string, query: string, body: string | Uint8Array<ArrayBuffer>, type = "application/octet-stream") =>
+      fetch(`${server.url}/api/v1/evals/sets/${setId}/import/upload?${query}`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": type }, body }).then(async (r) => ({
+        status: r.status,
+        body: await r.json(),
+      }));
+    const sample = fs.readFileSync(path.join(FIX, "longmemeval-sample.json"), "utf8");
+    const set = (await api.post("/evals/sets", { name: "uploaded" })).body;
+    // Over the JSON route's 24 MB body limit: the sample followed by 25 MB of whitespace (valid JSON).
+    const big = new Uint8Array(Buffer.concat([Buffer.from(sample.trimEnd().replace(/\]$/, "")), Buffer.alloc(25 * 1024 * 1024, 0x20), Buffer.from("]\n")]));
+    const up = await upload(set.id, "format=longmemeval&extraction=rules", big);
+    expect(up.status).toBe(201);
+    expect(up.body).toEqual({ cases: 2, skipped: 0, conversations: 3, turns: 4, memories: expect.any(Number) });
+    expect((await api.get(`/evals/sets/${set.id}/cases`)).body.data).toHaveLength(2);
+
+    expect((await upload(set.id, "format=longmemeval", sample, "text/plain")).status).toBe(415);
+    expect((await upload("00000000-0000-4000-8000-000000000000", "format=longmemeval", sample)).status).toBe(404);
+    const broken = JSON.parse(sample);
+    broken[1].haystack_dates = [];
+    const bad = await upload(set.id, "format=longmemeval&user_prefix=broken", JSON.stringify(broken));
+    expect([bad.status, bad.body.error.code, bad.body.error.details[0].field]).toEqual([422, "invalid_eval_file", "record 1 (question_id gpt4_2655b836_abs): haystack_dates"]);
+    // The chat model decides only when there is one.
+    const noChat = await upload(set.id, "format=longmemeval&extraction=chat", sample);
+    expect([noChat.status, noChat.body.error.code, noChat.body.error.details[0].field]).toEqual([409, "chat_not_configured", "extraction"]);
+    const noChatJson = await api.post(`/evals/sets/${set.id}/import`, { format: "longmemeval", content: sample, extraction: "chat" });
+    expect([noChatJson.status, noChatJson.body.error.code]).toEqual([409, "chat_not_configured"]);
+  }, 120_000);
+
   it("Memscope's own CI eval: the CLI passes on the demo data today, and a worse configuration (cosine weight 0) fails it, naming the cases it broke", async () => {
     const key = await owner.key(`ci-${kind}`, ["read", "write"]);
     const out = fs.mkdtempSync(path.join(os.tmpdir(), "memscope-eval-"));
@@ -205,6 +236,11 @@ describe.each(DATABASE_KINDS)("evals on %s", (kind) => {
       expect(junit).toMatch(/<testsuite name="demo" tests="19" failures="[1-9]/);
       const json = JSON.parse(fs.readFileSync(path.join(out, "eval-demo.json"), "utf8"));
       expect(json.comparison.regressed).toBe(true);
+      // --import streams a benchmark file to POST .../import/upload (the format from its name).
+      fs.copyFileSync(path.join(FIX, "locomo-sample.json"), path.join(out, "locomo10.json"));
+      const imp = cli("--set", "cli-import", "--import", path.join(out, "locomo10.json"), "--extraction", "rules", "--user-prefix", `cli-${kind}`, "--no-run");
+      expect(imp.status, imp.stdout + imp.stderr).toBe(0);
+      expect(imp.stdout).toMatch(/imported in [\d.]+ s: 3 case\(s\) \(0 already there\), 2 conversation\(s\), 5 turn\(s\)/);
     } finally {
       fs.rmSync(out, { recursive: true, force: true });
     }

@@ -27,6 +27,19 @@ describe("benchmark formats", () => {
     expect(await records("locomo-sample.json", 3)).toEqual(await records("locomo-sample.json", 1 << 20));
   });
 
+  it("strings with escaped quotes, backslashes and brackets split at every position are read whole", async () => {
+    const text = `\uFEFF [ {"a": "x\\"}]{[\\\\", "b": ["\\\\", "\\"]"]}, {"c": "\\u005d"} ] \n`;
+    const expected = [{ a: 'x"}]{[\\', b: ["\\", '"]'] }, { c: "]" }];
+    for (let cut = 0; cut <= text.length; cut++) {
+      const out: unknown[] = [];
+      for await (const el of jsonArrayElements([text.slice(0, cut), text.slice(cut)])) out.push(JSON.parse(el.text));
+      expect(out, `cut at ${cut}`).toEqual(expected);
+    }
+    const ones: unknown[] = [];
+    for await (const el of jsonArrayElements([...text])) ones.push(JSON.parse(el.text));
+    expect(ones).toEqual(expected);
+  });
+
   it("LongMemEval: sessions, paired turns, memories per turn, evidence from has_answer (else none)", async () => {
     const [a, b] = await records("longmemeval-sample.json", 64);
     const r = parseLongMemEval(a, 0, o);

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import {
+  ZBenchmarkUploadQuery,
   ZCaseImport,
   ZCasesCreate,
   ZComparison,
@@ -70,8 +71,17 @@ export const importEvalCases = contract({
   tag, method: "POST", path: "/evals/sets/{id}/import", scope: "memories:write",
   summary: "Import cases from JSONL or CSV, or a LongMemEval / LoCoMo file (its sessions, turns and memories too)",
   description:
-    "JSONL and CSV add cases only. LongMemEval and LoCoMo files also write their sessions as conversations (with their dates), turns as messages, and memories with their source turn; each question becomes a case whose evidence is the turns the file marks (LongMemEval `has_answer`, LoCoMo `evidence`). The file is read record by record; a bad record is a 422 naming it, and no record after it is written. Records already imported (by their ids) are skipped. Files over the body limit go through `npm run eval -- --import` (streamed).",
-  params: ZSetParams, body: ZCaseImport, bodyLimit: 24 * 1024 * 1024, response: ZImportSummary, status: 201, errors: [404, 422],
+    "JSONL and CSV add cases only. LongMemEval and LoCoMo files also write their sessions as conversations (with their dates), turns as messages, and memories with their source turn; each question becomes a case whose evidence is the turns the file marks (LongMemEval `has_answer`, LoCoMo `evidence`). The file is read record by record; a bad record is a 422 naming it, and no record after it is written. Records already imported (by their ids) are skipped. Files over the body limit go to POST /evals/sets/{id}/import/upload (`npm run eval -- --import FILE`). 409 chat_not_configured: extraction chat without a chat model; 502 provider_error: the chat model or the embedding endpoint failed (records written before stay).",
+  params: ZSetParams, body: ZCaseImport, bodyLimit: 24 * 1024 * 1024, response: ZImportSummary, status: 201, errors: [404, 409, 422, 502],
+});
+
+export const uploadEvalBenchmark = contract({
+  tag, method: "POST", path: "/evals/sets/{id}/import/upload", scope: "memories:write",
+  summary: "Import a LongMemEval / LoCoMo file of any size: the body is the file (application/octet-stream)",
+  description:
+    "The same import as POST /evals/sets/{id}/import with a LongMemEval or LoCoMo file, for files of hundreds of MB: the body is the file's bytes (Content-Type application/octet-stream), written to a temporary file as it arrives and read from there record by record, so the server's memory does not grow with the file. Answers when the import is done. 409 chat_not_configured: extraction chat without a chat model; 502 provider_error: the chat model or the embedding endpoint failed (records written before stay).",
+  params: ZSetParams, query: ZBenchmarkUploadQuery, rawBody: { contentType: "application/octet-stream", description: "The LongMemEval or LoCoMo file (a JSON array), up to 2 GiB." },
+  response: ZImportSummary, status: 201, errors: [404, 409, 415, 422, 502],
 });
 
 export const listEvalRuns = contract({
@@ -84,8 +94,8 @@ export const createEvalRun = contract({
   tag, method: "POST", path: "/evals/sets/{id}/runs", scope: "memories:write",
   summary: "Run a set under a configuration; answers the stored run with its metrics",
   description:
-    "Every case is searched like POST /users/{user_id}/memories/search (or its as_of form) without logging the retrieval or marking memories accessed. Metrics per set and per category carry 95% bootstrap intervals (seeded: the same results give the same intervals).",
-  params: ZSetParams, body: ZRunCreate, bodyOptional: true, bodyLimit: 16 * 1024, response: ZEvalRun, status: 201, errors: [404, 422],
+    "Every case is searched like POST /users/{user_id}/memories/search (or its as_of form) without logging the retrieval or marking memories accessed. Metrics per set and per category carry 95% bootstrap intervals (seeded: the same results give the same intervals). The request answers when the run is done; meanwhile the run yields between cases, so the server goes on answering. 409 eval_run_in_progress: a run of this set is in progress (on any instance); 409 embeddings_misconfigured: the active embedding model is not configured any more; 502 provider_error: the embedding endpoint failed (nothing of the run is stored).",
+  params: ZSetParams, body: ZRunCreate, bodyOptional: true, bodyLimit: 16 * 1024, response: ZEvalRun, status: 201, errors: [404, 409, 422, 502],
 });
 
 export const getEvalRun = contract({
@@ -115,6 +125,6 @@ export const compareEvalRuns = contract({
 });
 
 export const EVAL_CONTRACTS = [
-  listEvalSets, createEvalSet, getEvalSet, deleteEvalSet, listEvalCases, createEvalCases, deleteEvalCase, importEvalCases,
+  listEvalSets, createEvalSet, getEvalSet, deleteEvalSet, listEvalCases, createEvalCases, deleteEvalCase, importEvalCases, uploadEvalBenchmark,
   listEvalRuns, createEvalRun, getEvalRun, listEvalRunCases, getEvalRunCase, compareEvalRuns,
 ];
