@@ -1,34 +1,10 @@
-// Opens the database when the server starts, so migrations and the demo seed run
-// before the first request rather than during it; then applies the first-run rules.
+// Next.js calls register() once per runtime. The Node.js start lives in its own module, imported
+// under the NEXT_RUNTIME test that Next.js inlines, so none of it (process.exit included) reaches
+// the Edge bundle.
 export async function register() {
-  if (process.env.NEXT_RUNTIME !== "nodejs") return;
   if (process.env.NEXT_PHASE === "phase-production-build") return;
-  // scripts/serve.mjs listens only once this is done (the hook is not set under `next dev`).
-  // The body stays inside this function, after the runtime check: imports moved out of it reach
-  // the Edge bundle.
-  try {
-    const { dbSingleton } = await import("./lib/db/db-singleton");
-    const { readDbConfig } = await import("./lib/db/db-config");
-    const config = readDbConfig();
-    const where = config.kind === "pglite" ? `PGlite at ${config.dataDir}` : "PostgreSQL (DATABASE_URL)";
-    try {
-      await dbSingleton();
-      console.log(`[memscope] database ready: ${where}`);
-    } catch (e) {
-      // Another live process holds the data folder: serving would answer 500 on every API
-      // route, so stop before listening (the message names the folder and the holder's pid).
-      if ((e as Error).name === "DataFolderLockedError") {
-        console.error(`[memscope] not starting: ${(e as Error).message}`);
-        process.exit(3);
-      }
-      // Anything else is already logged; requests answer 503 until it opens.
-      return;
-    }
-    const { applyStartRules } = await import("./lib/auth/apply-start-rules");
-    await applyStartRules();
-    const { collectStartGarbage } = await import("./lib/server/collect-start-garbage");
-    await collectStartGarbage();
-  } finally {
-    (globalThis as { __memscopeStarted?: () => void }).__memscopeStarted?.();
+  if (process.env.NEXT_RUNTIME === "nodejs") {
+    const { startNodeServer } = await import("./instrumentation-node");
+    await startNodeServer();
   }
 }
