@@ -118,6 +118,8 @@ export const USER_TABLES: readonly UserTable[] = [
   t("messages", [`t.project_id = $1 AND t.conversation_id IN (${CONV})`]),
   t("conversations", [`t.project_id = $1 AND t.end_user_id = $2`]),
   t("memory_user_counts", [`t.project_id = $1 AND t.user_id = $2`], false),
+  // Vectors per user and model (kept by triggers; an as-of search reads it): the row names the user.
+  t("memory_embedding_counts", [`t.project_id = $1 AND t.user_id = $2`], false),
 ];
 
 /** Where rows go back on import: parents before the rows that point at them. */

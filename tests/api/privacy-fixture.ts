@@ -2,7 +2,7 @@ import pg from "pg";
 import { expect } from "vitest";
 import { apiClient } from "../helpers/api-client";
 import type { AppServer } from "../helpers/app-server";
-import type { TestDatabase } from "../helpers/test-database";
+import { openTestDatabase, type DatabaseKind, type TestDatabase } from "../helpers/test-database";
 
 // Shared by the privacy suites: people with a marker string in every kind of field, and a
 // snapshot of every row of every table of the database (information_schema, so tables other
@@ -215,13 +215,39 @@ export function expectOthersUntouched(before: Snapshot, after: Snapshot, others:
 }
 
 /**
- * A snapshot of the database while the suite's server runs: read directly on PostgreSQL; the
- * embedded database can be read only while no server has it open, so that server is stopped
- * and a new one started (the caller keeps the returned server).
+ * A test database with a server on it, for suites that snapshot every row between requests.
+ * The embedded database can be read only while no server has it open, so snapshot() stops that
+ * server and starts a new one: read `server` and `api` after it, not a copy from before.
  */
-export async function snapshotServed(kind: string, db: TestDatabase, server: AppServer): Promise<{ snapshot: Snapshot; server: AppServer }> {
-  if (kind === "postgres") return { snapshot: await snapshot(db), server };
-  await server.stop();
-  const s = await snapshot(db);
-  return { snapshot: s, server: await db.startApp() };
+export class ServedDatabase {
+  server!: AppServer;
+  api!: ReturnType<typeof apiClient>;
+  private constructor(
+    private readonly kind: DatabaseKind,
+    readonly db: TestDatabase,
+  ) {}
+
+  static async start(kind: DatabaseKind): Promise<ServedDatabase> {
+    const served = new ServedDatabase(kind, await openTestDatabase(kind));
+    served.use(await served.db.startApp());
+    return served;
+  }
+
+  private use(server: AppServer) {
+    this.server = server;
+    this.api = apiClient(server.url);
+  }
+
+  async snapshot(): Promise<Snapshot> {
+    if (this.kind === "postgres") return snapshot(this.db);
+    await this.server.stop();
+    const rows = await snapshot(this.db);
+    this.use(await this.db.startApp());
+    return rows;
+  }
+
+  async stop() {
+    await this.server?.stop();
+    await this.db.stop();
+  }
 }

@@ -1,9 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apiClient } from "../helpers/api-client";
-import type { AppServer } from "../helpers/app-server";
-import { DATABASE_KINDS, openTestDatabase, type TestDatabase } from "../helpers/test-database";
-import { ERASURE_WRITES, expectOthersUntouched, makePerson, rowsWith, snapshotServed, type Person, type Snapshot } from "./privacy-fixture";
+import { DATABASE_KINDS } from "../helpers/test-database";
+import { ERASURE_WRITES, expectOthersUntouched, makePerson, rowsWith, ServedDatabase, type Person, type Snapshot } from "./privacy-fixture";
 
 // Issue 24: a person's data exported, erased with a receipt, imported back. A marker string
 // sits in every kind of field of one user; after the erasure no column of any table holds
@@ -12,9 +10,7 @@ import { ERASURE_WRITES, expectOthersUntouched, makePerson, rowsWith, snapshotSe
 const tag = () => randomUUID().replace(/-/g, "").slice(0, 10);
 
 describe.each(DATABASE_KINDS)("export, erase and import one person, on %s", (kind) => {
-  let db: TestDatabase;
-  let server: AppServer;
-  let api: ReturnType<typeof apiClient>;
+  let t: ServedDatabase;
   let alice: Person;
   let others: Person[];
   let before: Snapshot;
@@ -23,30 +19,19 @@ describe.each(DATABASE_KINDS)("export, erase and import one person, on %s", (kin
   let dry: any;
   let erased: any;
 
-  /** The embedded database can be read only while no server has it open. */
-  async function snap(): Promise<Snapshot> {
-    const r = await snapshotServed(kind, db, server);
-    server = r.server;
-    api = apiClient(server.url);
-    return r.snapshot;
-  }
-
   beforeAll(async () => {
-    db = await openTestDatabase(kind);
-    server = await db.startApp();
-    api = apiClient(server.url);
+    t = await ServedDatabase.start(kind);
     const m = tag();
-    alice = await makePerson(server.url, `alice-MRK${m}`, `MRK${m}A`);
-    others = [await makePerson(server.url, `bob-${tag()}`, `OTH${tag()}B`), await makePerson(server.url, `carol-${tag()}`, `OTH${tag()}C`)];
-    exported = (await api.get(`/users/${alice.userId}/export`)).body;
-    dry = (await api.post(`/users/${alice.userId}/erase`, { dry_run: true })).body;
-    before = await snap();
-    erased = await api.post(`/users/${alice.userId}/erase`, { confirm: true });
-    after = await snap();
+    alice = await makePerson(t.server.url, `alice-MRK${m}`, `MRK${m}A`);
+    others = [await makePerson(t.server.url, `bob-${tag()}`, `OTH${tag()}B`), await makePerson(t.server.url, `carol-${tag()}`, `OTH${tag()}C`)];
+    exported = (await t.api.get(`/users/${alice.userId}/export`)).body;
+    dry = (await t.api.post(`/users/${alice.userId}/erase`, { dry_run: true })).body;
+    before = await t.snapshot();
+    erased = await t.api.post(`/users/${alice.userId}/erase`, { confirm: true });
+    after = await t.snapshot();
   }, 600_000);
   afterAll(async () => {
-    await server?.stop();
-    await db?.stop();
+    await t?.stop();
   });
 
   it("the generated data holds the marker in every kind of field", () => {
@@ -68,10 +53,10 @@ describe.each(DATABASE_KINDS)("export, erase and import one person, on %s", (kin
   });
 
   it("erasing needs confirm, and the dry run changed nothing", async () => {
-    const r = await api.post(`/users/${alice.userId}/erase`, {});
+    const r = await t.api.post(`/users/${alice.userId}/erase`, {});
     // Already erased by now: the same 404 as an unknown user.
     expect(r.status).toBe(404);
-    const other = await api.post(`/users/${others[1].userId}/erase`, {});
+    const other = await t.api.post(`/users/${others[1].userId}/erase`, {});
     expect(other.status).toBe(422);
     expect(other.body.error.code).toBe("confirmation_required");
     expect(dry.dry_run).toBe(true);
@@ -107,35 +92,35 @@ describe.each(DATABASE_KINDS)("export, erase and import one person, on %s", (kin
   });
 
   it("the user's ids answer 404, the user is unknown, the audit log has the receipt", async () => {
-    for (const id of alice.memoryIds) expect((await api.get(`/memories/${id}`)).status).toBe(404);
-    expect((await api.get(`/conversations/${alice.conversationId}`)).status).toBe(404);
-    expect((await api.get(`/users/${alice.userId}/export`)).status).toBe(404);
-    expect((await api.post(`/users/${alice.userId}/erase`, { dry_run: true })).status).toBe(404);
-    const audit = await api.get("/project/audit");
+    for (const id of alice.memoryIds) expect((await t.api.get(`/memories/${id}`)).status).toBe(404);
+    expect((await t.api.get(`/conversations/${alice.conversationId}`)).status).toBe(404);
+    expect((await t.api.get(`/users/${alice.userId}/export`)).status).toBe(404);
+    expect((await t.api.post(`/users/${alice.userId}/erase`, { dry_run: true })).status).toBe(404);
+    const audit = await t.api.get("/project/audit");
     const entry = audit.body.data.find((e: any) => e.action === "user.erased");
     expect(entry.details.receipt_id).toBe(erased.body.receipt.receipt_id);
     expect(entry.target).toBe(erased.body.receipt.subject);
   });
 
   it("importing the export gives the user's data back as it was (ids, times, history)", async () => {
-    const r = await api.post("/user-imports", exported);
+    const r = await t.api.post("/user-imports", exported);
     expect(r.status).toBe(201);
     expect(r.body.counts.memories).toBe(3);
-    const again = (await api.get(`/users/${alice.userId}/export`)).body;
+    const again = (await t.api.get(`/users/${alice.userId}/export`)).body;
     expect(again.tables).toEqual(exported.tables);
-    const history = await api.get(`/memories/${alice.memoryIds[0]}/history`);
+    const history = await t.api.get(`/memories/${alice.memoryIds[0]}/history`);
     expect(history.body.data.length).toBeGreaterThan(1);
     // A second import of the same rows is refused whole.
-    const twice = await api.post("/user-imports", exported);
+    const twice = await t.api.post("/user-imports", exported);
     expect(twice.status).toBe(409);
   });
 
   it("an unknown user is a 404 for export and erasure", async () => {
     const u = `nobody-${tag()}`;
-    const e = await api.get(`/users/${u}/export`);
+    const e = await t.api.get(`/users/${u}/export`);
     expect(e.status).toBe(404);
     expect(e.body.error.code).toBe("not_found");
-    expect((await api.post(`/users/${u}/erase`, { dry_run: true })).status).toBe(404);
+    expect((await t.api.post(`/users/${u}/erase`, { dry_run: true })).status).toBe(404);
   });
 
   it("an import naming a column the table does not have is a 422 naming it, and writes nothing", async () => {
@@ -150,9 +135,9 @@ describe.each(DATABASE_KINDS)("export, erase and import one person, on %s", (kin
         memory_events: [{ id: randomUUID(), memory_id: randomUUID(), event_type: "create", actor: "api", no_such_column: 1 }],
       },
     };
-    const r = await api.post("/user-imports", doc);
+    const r = await t.api.post("/user-imports", doc);
     expect(r.status).toBe(422);
     expect(r.body.error.details[0].field).toBe("tables.memory_events.no_such_column");
-    expect((await api.get(`/users/${u}/export`)).status).toBe(404);
+    expect((await t.api.get(`/users/${u}/export`)).status).toBe(404);
   });
 });
