@@ -165,9 +165,13 @@ export async function countTextsAllEncodings(texts: string[], opts: { offThread?
       ),
     );
     return out;
-  } catch {
-    // The pool cannot run here (e.g. the worker file or tiktoken not found from this folder).
-    poolBroken = true;
+  } catch (e) {
+    // The pool cannot run here (the worker file or tiktoken not found from this folder): inline
+    // from now on. Any other failure costs this batch only. Said either way: a silent fallback
+    // puts both tiktoken encoders on the calling thread, the request thread of a server.
+    const code = (e as { code?: string } | null)?.code;
+    if (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND" || code === "ENOENT") poolBroken = true;
+    console.warn(`[memscope] token pool failed, ${poolBroken ? "counting inline from now on" : "this batch counted inline"}: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`);
     return countInline(texts);
   }
 }
