@@ -16,9 +16,13 @@ function encoder(name: EncodingName): Tiktoken {
   return enc;
 }
 
-/** The encoders this thread has built: background work (an import) must leave the server's thread without any. */
-export function loadedEncoders(): EncodingName[] {
-  return [...encoders.keys()];
+// Texts counted on this thread, ever: background work (an import) must count in the worker
+// pool and leave this number as it found it, whatever other code loaded the encoders before.
+let countedHere = 0;
+
+/** How many texts this thread has counted with tiktoken (not in the worker pool). */
+export function textsCountedHere(): number {
+  return countedHere;
 }
 
 export type TextCount = { tokens: number; approximate: boolean };
@@ -28,6 +32,7 @@ export type TextCount = { tokens: number; approximate: boolean };
  * pieces longer than MAX_PIECE_BYTES (one "word" of hundreds of letters), then `approximate`.
  */
 export function countText(text: string, encoding: EncodingName): TextCount {
+  countedHere++;
   return countBounded(encoder(encoding), text, encoding);
 }
 
