@@ -15,7 +15,7 @@
 // PostgreSQL: BENCH_DATABASE_URL, else MEMSCOPE_TEST_POSTGRES_URL (a fresh database is
 // created on that server; `source .ci/postgres.sh` starts one); neither: embedded only.
 // Knobs (env): BENCH_DURATION (60 s), BENCH_CONNECTIONS (32), BENCH_TURNS (640), BENCH_MEMORIES (400),
-// BENCH_DATABASES ("embedded,postgres"), BENCH_IDLE_S (30).
+// BENCH_DATABASES ("embedded,postgres"), BENCH_IDLE_S (30), BENCH_LIFTOFF=0 (V8's default WebAssembly tiers).
 
 import autocannon from "autocannon";
 import pg from "pg";

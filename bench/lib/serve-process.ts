@@ -15,8 +15,10 @@ export type Server = { base: string; pid: number; stop(): Promise<void>; log(): 
 export async function startServer(env: Record<string, string>, nodeArgs: string[] = []): Promise<Server> {
   assertBuilt();
   const port = await freePort();
-  // The flag `npm start` gives: WebAssembly on V8's baseline compiler only (docs/benchmarks.md, section 9).
-  const child: ChildProcess = spawn(process.execPath, ["--liftoff-only", ...nodeArgs, path.join(ROOT, "scripts", "serve.mjs")], {
+  // The flag `npm start` gives: WebAssembly on V8's baseline compiler only (docs/benchmarks.md,
+  // section 9). BENCH_LIFTOFF=0 runs V8's default tiers instead, for the with/without comparison.
+  const wasm = process.env.BENCH_LIFTOFF === "0" ? [] : ["--liftoff-only"];
+  const child: ChildProcess = spawn(process.execPath, [...wasm, ...nodeArgs, path.join(ROOT, "scripts", "serve.mjs")], {
     cwd: ROOT,
     env: { ...process.env, DATABASE_URL: "", MEMSCOPE_SEED: "0", PORT: String(port), NODE_ENV: "production", ...env },
     stdio: ["ignore", "pipe", "pipe"],
