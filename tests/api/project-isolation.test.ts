@@ -194,7 +194,11 @@ describe.each(DATABASE_KINDS)("project isolation, on %s", (kind) => {
     let notFound = 0;
     for (const { method, path, op } of ops) {
       const ids = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).filter((p) => p !== "user_id" && p !== "app_id");
-      const url = path.replace(/\{(\w+)\}/g, (_, name) => pathValue(path, name));
+      // Required query parameters get valid values too, so the request reaches its lookup.
+      const query = ((op.parameters ?? []) as { in: string; name: string; required?: boolean; schema?: Schema }[])
+        .filter((p) => p.in === "query" && p.required)
+        .map((p) => `${p.name}=${encodeURIComponent(String(example(p.schema, p.name)))}`);
+      const url = path.replace(/\{(\w+)\}/g, (_, name) => pathValue(path, name)) + (query.length ? `?${query.join("&")}` : "");
       const bodySchema = op.requestBody?.content?.["application/json"]?.schema;
       const body = method === "GET" || method === "DELETE" ? undefined : bodySchema ? example(bodySchema) : undefined;
       const r = await call(keyB, method, url, body);
