@@ -24,11 +24,13 @@ describe.each(DATABASE_KINDS)("project isolation, on %s", (kind) => {
   // A's real ids and texts: none may reach B.
   const a = { user: "", conversation: "", message: "", memory: "", other: "", relation: "", item: "", batch: "", node: "isolation-node", app: "isolation-app", contents: [] as string[] };
 
+  /** A JSON body, or raw bytes (a Uint8Array: an upload's application/octet-stream). */
   const call = async (key: string, method: string, path: string, body?: unknown) => {
+    const raw = body instanceof Uint8Array;
     const r = await fetch(`${app.url}/api/v1${path}`, {
       method,
-      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
+      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "content-type": raw ? "application/octet-stream" : "application/json" }) },
+      body: body === undefined ? undefined : raw ? (body as Uint8Array<ArrayBuffer>) : JSON.stringify(body),
     });
     const text = await r.text();
     const json = (r.headers.get("content-type") ?? "").includes("json") && text ? (JSON.parse(text) as any) : null;
@@ -200,7 +202,8 @@ describe.each(DATABASE_KINDS)("project isolation, on %s", (kind) => {
         .map((p) => `${p.name}=${encodeURIComponent(String(example(p.schema, p.name)))}`);
       const url = path.replace(/\{(\w+)\}/g, (_, name) => pathValue(path, name)) + (query.length ? `?${query.join("&")}` : "");
       const bodySchema = op.requestBody?.content?.["application/json"]?.schema;
-      const body = method === "GET" || method === "DELETE" ? undefined : bodySchema ? example(bodySchema) : undefined;
+      const upload = !bodySchema && op.requestBody?.content?.["application/octet-stream"];
+      const body = method === "GET" || method === "DELETE" ? undefined : bodySchema ? example(bodySchema) : upload ? new TextEncoder().encode("[]") : undefined;
       const r = await call(keyB, method, url, body);
       const where = `${method} ${path} -> ${r.status}`;
       if (r.status >= 500) wrong.push(`${where}: ${r.text.slice(0, 200)}`);
@@ -210,7 +213,7 @@ describe.each(DATABASE_KINDS)("project isolation, on %s", (kind) => {
         if (!bodyRefused) wrong.push(`${where} (expected 404): ${r.text.slice(0, 200)}`);
       } else if (r.status === 404) notFound++;
       // An error may name what the request itself sent (e.g. "Memory <id> not found"): only the rest counts.
-      const sent = url + JSON.stringify(body ?? "");
+      const sent = url + (body instanceof Uint8Array ? "" : JSON.stringify(body ?? ""));
       const seen = leaks(r.text).filter((x) => !sent.includes(x));
       if (seen.length) wrong.push(`${where} shows A's ${seen.join(", ")}: ${r.text.slice(0, 300)}`);
     }
