@@ -24,10 +24,15 @@ function templateKey(): string {
 async function makeTemplate(): Promise<string> {
   const dir = path.join(os.tmpdir(), `memscope-template-${templateKey()}`);
   // Complete once it exists: it appears by an atomic rename of a finished folder.
+  return buildOnce(dir, "template", true);
+}
+
+/** `dir`, opened once by PGlite (with or without the migrations) into a temporary folder then renamed into place. */
+async function buildOnce(dir: string, label: string, migrate: boolean): Promise<string> {
   if (fs.existsSync(dir)) return dir;
-  const building = tempDir("template");
+  const building = tempDir(label);
   const { openDatabase } = await import("../../lib/db/open-database");
-  const db = await openDatabase({ kind: "pglite", dataDir: building });
+  const db = await openDatabase({ kind: "pglite", dataDir: building }, { migrate });
   await db.close();
   try {
     fs.renameSync(building, dir);
@@ -45,17 +50,7 @@ let cluster: Promise<string> | null = null;
 async function makeCluster(): Promise<string> {
   const pglite = JSON.parse(fs.readFileSync(path.resolve(__dirname, "../../node_modules/@electric-sql/pglite/package.json"), "utf8")).version;
   const dir = path.join(os.tmpdir(), `memscope-cluster-${createHash("sha256").update(pglite).digest("hex").slice(0, 16)}`);
-  if (fs.existsSync(dir)) return dir;
-  const building = tempDir("cluster");
-  const { openDatabase } = await import("../../lib/db/open-database");
-  const db = await openDatabase({ kind: "pglite", dataDir: building }, { migrate: false });
-  await db.close();
-  try {
-    fs.renameSync(building, dir);
-  } catch {
-    removeDir(building); // another test process finished first
-  }
-  return dir;
+  return buildOnce(dir, "cluster", false);
 }
 
 /** An embedded data folder after PGlite's initdb, with no migration applied: a copy, into `dir` (an empty folder) if given. */
