@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { runImportCli } from "../helpers/import-cli";
 import fs from "node:fs";
 import path from "node:path";
 import { strFromU8, strToU8, unzipSync, zipSync } from "fflate";
@@ -276,15 +276,7 @@ describe.each(DATABASE_KINDS)("imports of 2026's sources on %s", (kind) => {
   });
 
   it.runIf(kind === "embedded")("the CLI streams a file and zips a folder", async () => {
-    const cli = (args: string[]) =>
-      new Promise<{ code: number; out: string }>((resolve) => {
-        execFile(
-          process.execPath,
-          [path.join(__dirname, "../../node_modules/tsx/dist/cli.mjs"), path.join(__dirname, "../../scripts/import.ts"), ...args],
-          { env: { ...process.env, MEMSCOPE_URL: server.url, MEMSCOPE_API_KEY: "" }, timeout: 60_000 },
-          (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, out: stdout + stderr }),
-        );
-      });
+    const cli = (args: string[]) => runImportCli(server.url, args);
     const folder = await cli(["--dry-run", "--end-user", "cli-user", path.join(FIX, "claude-code")]);
     expect(folder.out.trim().split("\n").at(-1)).toBe("would import: 0 conversations, 0 turns, 3 memories; skipped 0; failed 0");
     expect(folder.code).toBe(0);
