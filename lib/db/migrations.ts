@@ -47,10 +47,12 @@ const CREATE_TABLE = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
 export type MigrateResult = { applied: string[]; alreadyApplied: string[] };
 
 export async function applyMigrations(db: SqlRunner, migrations = readMigrations()): Promise<MigrateResult> {
-  await db.exec(CREATE_TABLE);
-  // One migrator at a time per database (two servers starting against one Postgres).
+  // One migrator at a time per database (two servers starting against one Postgres). The lock
+  // comes first: two concurrent CREATE TABLE IF NOT EXISTS race in the catalog, and the loser
+  // fails on pg_type's unique index instead of finding the table.
   await db.exec("SELECT pg_advisory_lock(727274)");
   try {
+    await db.exec(CREATE_TABLE);
     const rows = await db.query<{ migration_name: string; checksum: string }>(
       `SELECT migration_name, checksum FROM "_prisma_migrations"
         WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`,

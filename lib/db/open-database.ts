@@ -18,7 +18,8 @@ export type Database = {
   /**
    * Runs fn while holding a database-wide lock named by `key` (PostgreSQL: a session
    * advisory lock on a connection of its own), so several instances on one database do
-   * it one at a time. On the embedded database one process owns the folder: fn just runs.
+   * it one at a time. On the embedded database one process owns the folder: a lock in memory
+   * (concurrent requests of that process still take turns).
    */
   withLock<T>(key: number, fn: () => Promise<T>): Promise<T>;
   /**
@@ -31,8 +32,23 @@ export type Database = {
 };
 
 /** Advisory lock keys (one namespace per database). 727274 is the migrator's (migrations.ts). */
-export const LOCK_KEYS = { seed: 727275, plannerStats: 727276, reembedJob: 727277, userVectorIndex: 727278, retention: 727280 } as const;
+export const LOCK_KEYS = { seed: 727275, plannerStats: 727276, reembedJob: 727277, userVectorIndex: 727278, retention: 727280, firstAdmin: 727281 } as const;
 // 727279 is the privacy write guard's (migration 20261126010000_privacy).
+
+/** The embedded database's withLock: per key, callers of this process run one after another. */
+function memoryWithLock() {
+  const tails = new Map<number, Promise<unknown>>();
+  return <T>(key: number, fn: () => Promise<T>): Promise<T> => {
+    const before = tails.get(key) ?? Promise.resolve();
+    const run = before.then(fn, fn);
+    const tail = run.catch(() => {});
+    tails.set(key, tail);
+    void tail.then(() => {
+      if (tails.get(key) === tail) tails.delete(key);
+    });
+    return run;
+  };
+}
 
 /** The embedded database's tryLock: names held in this process. */
 function memoryTryLock() {
@@ -92,7 +108,7 @@ async function openPglite(dataDir: string, migrate: boolean, sharedBuffers = DEF
       config: { kind: "pglite", dataDir, sharedBuffers },
       prisma,
       sql,
-      withLock: (_key, fn) => fn(),
+      withLock: memoryWithLock(),
       tryLock: memoryTryLock(),
       async close() {
         await prisma.$disconnect().catch(() => {});
