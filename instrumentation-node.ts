@@ -22,7 +22,14 @@ export async function startNodeServer() {
       return;
     }
     const { applyStartRules } = await import("./lib/auth/apply-start-rules");
-    await applyStartRules();
+    try {
+      await applyStartRules();
+    } catch (e) {
+      // Thrown out of this hook, Next.js answers 500 to every request for good; a process that
+      // exits is restarted by whoever runs it, and its log says why.
+      console.error(`[memscope] not starting: the start rules failed: ${(e as Error).message}`);
+      process.exit(1);
+    }
     const { collectStartGarbage } = await import("./lib/server/collect-start-garbage");
     await collectStartGarbage();
   } finally {

@@ -13,7 +13,9 @@ export async function loadAuthSecret(prisma: PrismaClient, env: Env = process.en
   }
   const fresh = randomBytes(32).toString("base64url");
   // Two servers starting at once on one database agree on whichever row landed first.
-  await prisma.authSetting.upsert({ where: { key: "session_secret" }, create: { key: "session_secret", value: fresh }, update: {} });
+  // Prisma's upsert with an empty update reads, then inserts (not ON CONFLICT): the second of
+  // two instances failed on the primary key. skipDuplicates is INSERT ... ON CONFLICT DO NOTHING.
+  await prisma.authSetting.createMany({ data: [{ key: "session_secret", value: fresh }], skipDuplicates: true });
   const row = await prisma.authSetting.findUniqueOrThrow({ where: { key: "session_secret" } });
   return row.value;
 }
