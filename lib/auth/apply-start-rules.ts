@@ -16,7 +16,7 @@ export async function applyStartRules(env = process.env): Promise<void> {
   const db = await dbSingleton();
   const auth = await authSingleton();
   try {
-    const made = await ensureAdminFromEnv({ auth, prisma: db.prisma }, env);
+    const made = await ensureAdminFromEnv({ auth, db }, env);
     if (made) console.log(`[memscope] admin account ${made} created from MEMSCOPE_ADMIN_EMAIL (owner of project default)`);
   } catch (e) {
     console.error(`[memscope] ${(e as Error).message}`);

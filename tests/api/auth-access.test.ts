@@ -4,7 +4,8 @@ import { createAuth, type Auth } from "@/lib/auth/create-auth";
 import { resolveAccessWith, type AccessDeps } from "@/lib/auth/access";
 import { RateLimitedError } from "@/lib/errors/domain-errors";
 import { KeyRateLimiter } from "@/lib/auth/rate-limit";
-import { createFirstAdmin } from "@/lib/auth/first-admin";
+import { createFirstAdmin, ensureAdminFromEnv } from "@/lib/auth/first-admin";
+import { loadAuthSecret } from "@/lib/auth/auth-secret";
 import { createProjectKey, listProjectKeys, revokeProjectKey } from "@/lib/auth/project-keys";
 import { acceptInvitation, createInvitation } from "@/lib/auth/invitations";
 import { changeMemberRole, listMembers } from "@/lib/auth/project-members";
@@ -78,16 +79,60 @@ for (const kind of DATABASE_KINDS) {
       ).rejects.toMatchObject({ kind: "forbidden" });
 
       // Step 2: the first admin, owner of project default; a second one is a conflict.
-      const bad = createFirstAdmin({ auth, prisma: db.prisma }, { email: "not-an-email", password: PASSWORD }, "test");
+      const bad = createFirstAdmin({ auth, db }, { email: "not-an-email", password: PASSWORD }, "test");
       await expect(bad).rejects.toMatchObject({ kind: "validation", details: [{ field: "email" }] });
-      const res = await createFirstAdmin({ auth, prisma: db.prisma }, { email: "Admin@Example.com", password: PASSWORD }, "test");
+      const res = await createFirstAdmin({ auth, db }, { email: "Admin@Example.com", password: PASSWORD }, "test");
       expect(res.status).toBe(200);
       const members = await listMembers(db.prisma, "default");
       expect(members).toMatchObject([{ email: "admin@example.com", role: "owner" }]);
-      await expect(createFirstAdmin({ auth, prisma: db.prisma }, { email: "b@example.com", password: PASSWORD }, "test")).rejects.toMatchObject({ kind: "conflict" });
+      await expect(createFirstAdmin({ auth, db }, { email: "b@example.com", password: PASSWORD }, "test")).rejects.toMatchObject({ kind: "conflict" });
 
       // Step 3: open mode is over.
       expect(await resolveAccessWith(deps(), req("/api/v1/conversations"))).toBeNull();
+    });
+  });
+
+  // Two sign-ups at once (or two instances starting with MEMSCOPE_ADMIN_EMAIL): one owner.
+  // On PostgreSQL each caller has a handle of its own, as two instances would.
+  describe(`first admins at once on ${kind}`, () => {
+    let db: Database;
+    let second: Database;
+    let cleanup: () => Promise<void>;
+    beforeAll(async () => {
+      ({ db, cleanup } = await emptyDatabase(kind));
+      second = db.config.kind === "postgres" ? await openDatabase(db.config, { migrate: false }) : db;
+    });
+    afterAll(async () => {
+      if (second !== db) await second?.close();
+      await cleanup?.();
+    });
+
+    it("two instances' first start agree on one generated session secret", async () => {
+      // A race is a matter of timing: several rounds.
+      for (let round = 0; round < 10; round++) {
+        await db.prisma.authSetting.deleteMany({ where: { key: "session_secret" } });
+        const secrets = await Promise.all([loadAuthSecret(db.prisma, {}), loadAuthSecret(second.prisma, {})]);
+        expect(secrets[0]).toHaveLength(43);
+        expect(secrets[1]).toBe(secrets[0]);
+      }
+    });
+
+    it("two sign-ups racing make one owner; the other is a conflict", async () => {
+      const [authA, authB] = [db, second].map((d) => createAuth(d.prisma, { secret: SECRET, env: AUTH_ENV }));
+      const results = await Promise.allSettled([
+        createFirstAdmin({ auth: authA, db }, { email: "one@example.com", password: PASSWORD }, "test"),
+        createFirstAdmin({ auth: authB, db: second }, { email: "two@example.com", password: PASSWORD }, "test"),
+      ]);
+      const made = results.filter((r) => r.status === "fulfilled" && r.value.ok);
+      const refused = results.filter((r) => r.status === "rejected");
+      expect(made).toHaveLength(1);
+      expect(refused).toMatchObject([{ reason: { kind: "conflict" } }]);
+      expect(await db.prisma.user.count()).toBe(1);
+      expect(await listMembers(db.prisma, "default")).toMatchObject([{ role: "owner" }]);
+      // Two instances starting with the same MEMSCOPE_ADMIN_EMAIL after that: neither makes one.
+      const env = { MEMSCOPE_ADMIN_EMAIL: "env@example.com", MEMSCOPE_ADMIN_PASSWORD: PASSWORD };
+      expect(await Promise.all([ensureAdminFromEnv({ auth: authA, db }, env), ensureAdminFromEnv({ auth: authB, db: second }, env)])).toEqual([null, null]);
+      expect(await db.prisma.user.count()).toBe(1);
     });
   });
 
@@ -102,7 +147,7 @@ for (const kind of DATABASE_KINDS) {
     beforeAll(async () => {
       ({ db, cleanup } = await emptyDatabase(kind));
       auth = createAuth(db.prisma, { secret: SECRET, env: AUTH_ENV });
-      await createFirstAdmin({ auth, prisma: db.prisma }, { email: "admin@example.com", password: PASSWORD }, "test");
+      await createFirstAdmin({ auth, db }, { email: "admin@example.com", password: PASSWORD }, "test");
       admin = await db.prisma.user.findUniqueOrThrow({ where: { email: "admin@example.com" }, select: { id: true, email: true } });
     });
     afterAll(() => cleanup?.());

@@ -76,7 +76,7 @@ describe.each(DATABASE_KINDS)("retention rules and the erased user's embedding c
     db = await openTestDatabase(kind);
     server = await db.startApp({ env: env() });
     api = apiClient(server.url);
-  }, 300_000);
+  });
   afterAll(async () => {
     await server?.stop();
     await db?.stop();

@@ -17,8 +17,11 @@ describe("retention on two instances of one PostgreSQL database", () => {
   beforeAll(async () => {
     db = await openTestDatabase("postgres");
     const env = { MEMSCOPE_RETENTION_CHECK_MS: "200" };
+    // Both start at once on the empty database, as a first rollout of two instances would
+    // (migrations, the session secret). The hook's time-out is the config's: longer than a
+    // start's own deadline, so a start that hangs reports its server's log.
     servers.push(...(await Promise.all([db.startApp({ env }), db.startApp({ env })])));
-  }, 300_000);
+  });
   afterAll(async () => {
     for (const s of servers) await s.stop().catch(() => {});
     await db?.stop();

@@ -34,7 +34,7 @@ export const POST = withApi(createFirstAdminContract, async ({ req, body }) => {
       throw new ForbiddenError("The first admin is created on this machine, from Memscope's own page");
     }
   }
-  const res = await createFirstAdmin({ auth, prisma: db.prisma }, body, bootstrap ? "MEMSCOPE_API_KEY" : "first run on this machine");
+  const res = await createFirstAdmin({ auth, db }, body, bootstrap ? "MEMSCOPE_API_KEY" : "first run on this machine");
   if (!res.ok) throw await signUpRefusal(res);
   const user = await db.prisma.user.findUniqueOrThrow({ where: { email: body.email.trim().toLowerCase() } });
   return reply({ id: user.id, email: user.email, project: "default", role: "owner" }, 201, setCookies(res));
