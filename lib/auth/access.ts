@@ -7,6 +7,7 @@ import { authDisabled, isLocalHostHeader } from "./open-mode";
 import { KeyRateLimiter, readRateLimit } from "./rate-limit";
 import { isGrant, grantsForRole, SCOPES, strongestRole, type Grant } from "./roles";
 import { isUnsafeMethod, requestOrigin } from "./same-origin";
+import { verifyProjectKey } from "./verify-project-key";
 
 // Who is asking, for which project, allowed to do what. One function the API wrapper
 // calls with the request; null means "no usable credentials" (401). Everything it needs
@@ -88,9 +89,8 @@ async function keyAccess(deps: AccessDeps, env: Env, key: string): Promise<Acces
   if (isBootstrapKey(key, env)) {
     return { projectId: DEFAULT_PROJECT_ID, scopes: [...SCOPES], actor: { kind: "bootstrap", label: "MEMSCOPE_API_KEY" } };
   }
-  const verdict = await deps.auth.api.verifyApiKey({ body: { key } });
-  if (!verdict.valid || !verdict.key) return null;
-  const k = verdict.key;
+  const k = await verifyProjectKey(deps.prisma, key);
+  if (!k) return null;
   const decision = deps.limiter.take(k.id, readRateLimit(env));
   if (!decision.ok) {
     throw new RateLimitedError(`Key "${k.name}" is over its request limit; retry in ${decision.retryAfterSeconds} s`, decision.retryAfterSeconds);

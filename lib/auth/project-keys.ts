@@ -6,7 +6,7 @@ import type { Auth } from "./create-auth";
 import { isGrant, SCOPES, type Grant } from "./roles";
 
 // Project API keys: made by an admin, shown once, stored hashed by better-auth's
-// API-key plugin, revoked by deleting the row (verification reads the row every time).
+// API-key plugin, revoked by deleting the row (verify-project-key.ts reads the row every time).
 
 export type KeyInput = { name: string; scopes: string[]; expiresInDays?: number | null };
 export type Actor = { userId: string; label: string };

@@ -7,6 +7,7 @@ import { KeyRateLimiter } from "@/lib/auth/rate-limit";
 import { createFirstAdmin, ensureAdminFromEnv } from "@/lib/auth/first-admin";
 import { loadAuthSecret } from "@/lib/auth/auth-secret";
 import { createProjectKey, listProjectKeys, revokeProjectKey } from "@/lib/auth/project-keys";
+import { LAST_USED_STEP_MS } from "@/lib/auth/verify-project-key";
 import { acceptInvitation, createInvitation } from "@/lib/auth/invitations";
 import { changeMemberRole, listMembers } from "@/lib/auth/project-members";
 import { createProject } from "@/lib/auth/projects";
@@ -233,6 +234,34 @@ for (const kind of DATABASE_KINDS) {
       const audit = await listAudit(db.prisma, "default");
       expect(audit.map((e) => e.action)).toEqual(expect.arrayContaining(["key.created", "key.revoked", "member.added"]));
       expect(audit.find((e) => e.action === "key.revoked")).toMatchObject({ actor: "admin@example.com", target: "reader" });
+    });
+
+    it("a key's use is stamped at most once a minute, yet a revoked, disabled or expired key is refused on its very next request", async () => {
+      const k = await createProjectKey({ auth, prisma: db.prisma }, "default", { name: "exporter", scopes: ["write"] }, { userId: admin.id, label: admin.email });
+      const use = () => resolveAccessWith(deps(), req("/api/v1/traces", { method: "POST", headers: { authorization: `Bearer ${k.key}` } }));
+      const row = () => db.prisma.apikey.findUniqueOrThrow({ where: { id: k.id }, select: { lastRequest: true, updatedAt: true } });
+      const t0 = Date.now();
+      expect(await use()).toMatchObject({ projectId: "default", scopes: ["write"], actor: { kind: "key", id: k.id } });
+      const first = await row();
+      expect(first.lastRequest!.getTime()).toBeGreaterThanOrEqual(t0 - 1000);
+      // Within the minute: the request is let in and the row is not written again.
+      for (let i = 0; i < 3; i++) expect(await use()).not.toBeNull();
+      expect(await row()).toEqual(first);
+      // A use older than the step moves to now, and the key page says so.
+      await db.prisma.apikey.update({ where: { id: k.id }, data: { lastRequest: new Date(t0 - LAST_USED_STEP_MS - 5000) } });
+      expect(await use()).not.toBeNull();
+      expect((await row()).lastRequest!.getTime()).toBeGreaterThanOrEqual(t0 - 1000);
+      expect(Date.parse((await listProjectKeys(db.prisma, "default")).find((x) => x.id === k.id)!.lastUsedAt!)).toBeGreaterThanOrEqual(t0 - 1000);
+      // Disabled, expired: refused on the next request, and let in again once undone (nothing cached either way).
+      await db.prisma.apikey.update({ where: { id: k.id }, data: { enabled: false } });
+      expect(await use()).toBeNull();
+      await db.prisma.apikey.update({ where: { id: k.id }, data: { enabled: true, expiresAt: new Date(Date.now() - 1000) } });
+      expect(await use()).toBeNull();
+      await db.prisma.apikey.update({ where: { id: k.id }, data: { expiresAt: new Date(Date.now() + 86_400_000) } });
+      expect(await use()).not.toBeNull();
+      // Revoked right after a request that was let in: the next one is refused.
+      await revokeProjectKey(db.prisma, "default", k.id, { userId: admin.id, label: admin.email });
+      expect(await use()).toBeNull();
     });
 
     it("rate-limits a key with 429 and Retry-After", async () => {
