@@ -111,7 +111,8 @@ export function createAuth(prisma: PrismaClient, settings: AuthSettings) {
         startingCharactersConfig: { shouldStore: true, charactersLength: API_KEY_PREFIX.length + 6 },
         keyExpiration: { minExpiresIn: 1, maxExpiresIn: 3650 },
         // Its window restarts only after a quiet spell, so a steady client at the limit would stay
-        // locked out: lib/auth/rate-limit.ts counts fixed windows instead. lastRequest still records last use.
+        // locked out: lib/auth/rate-limit.ts counts fixed windows instead. Requests check keys with
+        // verify-project-key.ts (one read; lastRequest stamped at most once a minute).
         rateLimit: { enabled: false },
       }),
       ...(oidc
