@@ -86,15 +86,18 @@ describe.each(DATABASE_KINDS)("OTLP capture on %s", (kind) => {
     // JSON, configured as the README says: the base endpoint (the exporter appends /v1/traces) and the key as an OTLP header.
     process.env.OTEL_EXPORTER_OTLP_ENDPOINT = `${server.url}/api`;
     process.env.OTEL_EXPORTER_OTLP_HEADERS = `Authorization=Bearer%20${key}`;
+    // The first export starts the server's token workers: past the SDK's default 10 s on a loaded machine (it failed so once).
+    process.env.OTEL_EXPORTER_OTLP_TIMEOUT = "60000";
     let json: JsonExporter;
     try {
       json = new JsonExporter();
     } finally {
       delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
       delete process.env.OTEL_EXPORTER_OTLP_HEADERS;
+      delete process.env.OTEL_EXPORTER_OTLP_TIMEOUT;
     }
     // Protobuf, gzip, with the traces URL and headers given in code.
-    const proto = new ProtoExporter({ url: `${server.url}/api/v1/traces`, headers: { authorization: `Bearer ${key}` }, compression: "gzip" as never });
+    const proto = new ProtoExporter({ url: `${server.url}/api/v1/traces`, headers: { authorization: `Bearer ${key}` }, compression: "gzip" as never, timeoutMillis: 60_000 });
 
     const t0 = Date.parse("2026-03-01T10:00:00.000Z");
     const a = agentLoop("support-bot", "conv-json", ["Hi — ça va? 🌍", "What is 2+2?", "Thanks"], t0);
