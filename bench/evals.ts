@@ -25,7 +25,7 @@ import path from "node:path";
 import { openDatabase } from "../lib/db/open-database";
 import { makeTempDir, ms, now, printMachine, removeDir, ROOT, runMain, stats, type Server } from "./lib/common";
 import { writeLongMemEvalFile } from "./lib/longmemeval-file";
-import { loadPlan, type Plan } from "./lib/memory-dataset";
+import { pickCases, seedEvalPlan, type BenchCase } from "./lib/evals-dataset";
 import { groupCpuSeconds } from "./lib/proc-cpu";
 import { startBuiltServer } from "./lib/start-server-dist";
 
@@ -88,19 +88,11 @@ async function runFigure(cleanup: (fn: () => unknown) => void) {
   const kept = process.env.BENCH_EVALS_DIR;
   const dir = kept ? path.resolve(kept) : makeTempDir("memscope-bench-evals-");
   if (!kept) cleanup(() => removeDir(dir));
-  const plan: Plan = { scale: "1m", total: 100_000, users: Array.from({ length: 100 }, (_, i) => ({ user: `eval-user-${String(i).padStart(3, "0")}`, n: 1000, tier: "u1k" })) };
   const db = await openDatabase({ kind: "pglite", dataDir: dir });
-  let cases: { user_id: string; question: string; expected: { memory_ids: string[] } }[];
+  let cases: BenchCase[];
   try {
-    const [{ n }] = await db.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM memories`);
-    if (n >= plan.total) console.log(`reusing the ${n} memories seeded in ${dir}`);
-    else {
-      const t0 = now();
-      await loadPlan(db, plan, 5000, { postgres: false, buildIndex: false });
-      console.log(`seeded 100 000 memories of 100 users in ${((now() - t0) / 1000).toFixed(1)} s`);
-    }
-    const rows = await db.sql.query<{ id: string; user_id: string; content: string }>(`SELECT id, user_id, content FROM memories ORDER BY md5(id::text) LIMIT $1`, [CASES]);
-    cases = rows.map((r) => ({ user_id: r.user_id, question: r.content.split(/\s+/).slice(0, 6).join(" "), expected: { memory_ids: [r.id] } }));
+    await seedEvalPlan(db, dir);
+    cases = await pickCases(db, CASES);
   } finally {
     await db.close();
   }
