@@ -174,7 +174,13 @@ async function importFigure(cleanup: (fn: () => unknown) => void) {
   const ready = await probe.stop();
   clearInterval(sampler);
   const end = groupMemory(server.pid);
-  if (code !== 0) throw new Error(`the CLI exited with ${code}`);
+  if (code !== 0) {
+    // Which side ended it: a server that died (its log's last lines say why) or one that
+    // closed the connection and still answers.
+    const alive = await fetch(`${server.base}/api/v1/ready`).then((r) => r.ok, () => false);
+    console.log(`server ${alive ? "still answers /ready" : "does not answer /ready (it died?)"}; RSS ${(end.rss / MB).toFixed(0)} MB, peak ${(Math.max(peakRss, end.hwm) / MB).toFixed(0)} MB; its log ends:\n${server.log().slice(-4000)}`);
+    throw new Error(`the CLI exited with ${code}`);
+  }
   const peak = Math.max(peakRss, end.hwm);
   console.log(`\n=== LongMemEval-format import: ${(bytes / MB).toFixed(0)} MB over HTTP (CLI --import, streamed), PGlite, ${extraction} extraction ===`);
   console.log(`load average before / after: ${loadBefore} / ${load()}`);
