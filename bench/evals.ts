@@ -25,7 +25,7 @@ import path from "node:path";
 import { openDatabase } from "../lib/db/open-database";
 import { makeTempDir, ms, now, printMachine, removeDir, ROOT, runMain, stats, type Server } from "./lib/common";
 import { writeLongMemEvalFile } from "./lib/longmemeval-file";
-import { loadPlan, type Plan } from "./lib/memory-dataset";
+import { pickCases, seedEvalPlan, type BenchCase } from "./lib/evals-dataset";
 import { groupCpuSeconds } from "./lib/proc-cpu";
 import { startBuiltServer } from "./lib/start-server-dist";
 
@@ -88,19 +88,11 @@ async function runFigure(cleanup: (fn: () => unknown) => void) {
   const kept = process.env.BENCH_EVALS_DIR;
   const dir = kept ? path.resolve(kept) : makeTempDir("memscope-bench-evals-");
   if (!kept) cleanup(() => removeDir(dir));
-  const plan: Plan = { scale: "1m", total: 100_000, users: Array.from({ length: 100 }, (_, i) => ({ user: `eval-user-${String(i).padStart(3, "0")}`, n: 1000, tier: "u1k" })) };
   const db = await openDatabase({ kind: "pglite", dataDir: dir });
-  let cases: { user_id: string; question: string; expected: { memory_ids: string[] } }[];
+  let cases: BenchCase[];
   try {
-    const [{ n }] = await db.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM memories`);
-    if (n >= plan.total) console.log(`reusing the ${n} memories seeded in ${dir}`);
-    else {
-      const t0 = now();
-      await loadPlan(db, plan, 5000, { postgres: false, buildIndex: false });
-      console.log(`seeded 100 000 memories of 100 users in ${((now() - t0) / 1000).toFixed(1)} s`);
-    }
-    const rows = await db.sql.query<{ id: string; user_id: string; content: string }>(`SELECT id, user_id, content FROM memories ORDER BY md5(id::text) LIMIT $1`, [CASES]);
-    cases = rows.map((r) => ({ user_id: r.user_id, question: r.content.split(/\s+/).slice(0, 6).join(" "), expected: { memory_ids: [r.id] } }));
+    await seedEvalPlan(db, dir);
+    cases = await pickCases(db, CASES);
   } finally {
     await db.close();
   }
@@ -182,7 +174,13 @@ async function importFigure(cleanup: (fn: () => unknown) => void) {
   const ready = await probe.stop();
   clearInterval(sampler);
   const end = groupMemory(server.pid);
-  if (code !== 0) throw new Error(`the CLI exited with ${code}`);
+  if (code !== 0) {
+    // Which side ended it: a server that died (its log's last lines say why) or one that
+    // closed the connection and still answers.
+    const alive = await fetch(`${server.base}/api/v1/ready`).then((r) => r.ok, () => false);
+    console.log(`server ${alive ? "still answers /ready" : "does not answer /ready (it died?)"}; RSS ${(end.rss / MB).toFixed(0)} MB, peak ${(Math.max(peakRss, end.hwm) / MB).toFixed(0)} MB; its log ends:\n${server.log().slice(-4000)}`);
+    throw new Error(`the CLI exited with ${code}`);
+  }
   const peak = Math.max(peakRss, end.hwm);
   console.log(`\n=== LongMemEval-format import: ${(bytes / MB).toFixed(0)} MB over HTTP (CLI --import, streamed), PGlite, ${extraction} extraction ===`);
   console.log(`load average before / after: ${loadBefore} / ${load()}`);

@@ -1,4 +1,4 @@
-import { metricStat, percentile, seededRandom, seedOf, type CaseRow } from "./metrics";
+import { metricStat, percentile, ResampledStat, seededRandom, seedOf, type CaseRow } from "./metrics";
 import { METRIC_NAMES, type Comparison, type MetricDelta, type MetricName } from "./schemas";
 
 // Run against run: which cases broke or were mended, and for each metric whether the
@@ -54,17 +54,22 @@ function metricDelta(metric: MetricName, pairs: readonly (readonly [CaseRow, Cas
   const rand = seededRandom(seedOf(`compare:${metric}`));
   const n = vals.length;
   const diffs: number[] = [];
-  const b = new Array<number>(n);
-  const h = new Array<number>(n);
+  // Each resample's statistic from its drawn indices (metrics.ts ResampledStat: the values
+  // a copied and sorted resample gives, in linear time; 10 000 resamples of 1 000 cases
+  // sorted twice each held the server's thread for seconds).
+  const b = new ResampledStat(vals.map((p) => p[0]), s.kind);
+  const h = new ResampledStat(vals.map((p) => p[1]), s.kind);
   let atOrBelow = 0;
   let atOrAbove = 0;
   for (let r = 0; r < resamples; r++) {
+    b.reset();
+    h.reset();
     for (let i = 0; i < n; i++) {
-      const p = vals[Math.floor(rand() * n)];
-      b[i] = p[0];
-      h[i] = p[1];
+      const at = Math.floor(rand() * n);
+      b.add(at);
+      h.add(at);
     }
-    const d = s.stat(h)! - s.stat(b)!;
+    const d = h.value() - b.value();
     diffs.push(d);
     if (d <= 0) atOrBelow++;
     if (d >= 0) atOrAbove++;

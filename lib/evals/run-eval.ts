@@ -2,34 +2,41 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import type { ProjectSql } from "../db/project-sql";
 import { activeProvider } from "../embeddings/active-model";
+import type { EmbeddingProvider } from "../embeddings/embedding-provider";
 import { ConflictError, DomainError, NotFoundError, ValidationError } from "../errors/domain-errors";
 import { searchMemoriesAsOf } from "../memories/as-of";
 import { parseAsOf } from "../memories/as-of/parse-as-of";
 import type { Breakdown, Memory } from "../memories/schemas";
-import { searchMemories } from "../memories/search-memories";
+import { searchMemoriesMany } from "../memories/search-memories";
 import { countTextTokens } from "../tokens/count-tokens";
-import { runMetrics, scoreCase, type MemoryFacts } from "./metrics";
+import { runMetricsYielding, scoreCase, type MemoryFacts } from "./metrics";
 import { getRun } from "./runs-db";
 import type { EvalCase, EvalConfig, EvalRun, RetrievedItem } from "./schemas";
-import { casePage, requireSet } from "./sets-db";
+import { caseOrder, casesById, requireSet } from "./sets-db";
 import { yieldingSql } from "./yielding-sql";
 
 // A run: every case of a set through the product's own retrieval under one configuration,
 // each case scored (metrics.ts).
 //
 // An evaluation is a read. It searches without logging the retrieval and without marking
-// anything accessed (searchMemories with log: false; an as_of run reads the past and
-// writes nothing): a run must not change the recency term of the very searches it
+// anything accessed (searchMemoriesMany: dry runs without a log; an as_of run reads the
+// past and writes nothing): a run must not change the recency term of the very searches it
 // measures, nor fill memories' access logs with test questions.
 //
 // Its cost is bounded so that the server goes on answering meanwhile (on the embedded
 // database every statement runs on the server's one thread):
-// - the set is read a page of PAGE cases at a time, and each page's results are written
-//   when it is done: only the small per-case scores of earlier pages stay in memory (the
-//   metrics need them), never the retrieved memories of the whole run;
+// - the set's order is read first (ids and users), then its cases a page of about PAGE at
+//   a time, each user's together; each page's results are written when it is done: only
+//   the small per-case scores stay in memory (the metrics need them), never the retrieved
+//   memories of the whole run;
+// - a user's cases of a page (at most SEARCH_BATCH) are searched together
+//   (searchMemoriesMany): one read of their rows for all their exact candidates, one load
+//   of the memories returned, the active model resolved once per run; a retrieved memory's
+//   tokens are counted once per run;
 // - a page's provenance (which turn each retrieved memory came from) is one statement;
-// - the run yields to the event loop before each of its statements (yielding-sql.ts) and
-//   between cases, so a request that arrives meanwhile waits for at most one statement.
+// - the run yields to the event loop before each of its statements (yielding-sql.ts),
+//   between batches and between steps of the metrics' bootstrap, so a request that
+//   arrives meanwhile waits for at most one statement or step.
 // The run's row is written first with metrics JSON null (runs-db.ts shows no such run) and
 // receives its metrics at the end; a run that fails is deleted with what it wrote, so no
 // half-written run is ever visible. While its heartbeat (the row's duration_ms, the time
@@ -41,6 +48,12 @@ import { yieldingSql } from "./yielding-sql";
 export const MAX_RUN_CASES = 5000;
 /** Cases read, searched and written together. */
 const PAGE = 50;
+/**
+ * Queries of one user searched together: their shared statement's time grows with them,
+ * and a request waits for at most one statement (on 100 users of 1 000 memories: ~20 ms
+ * of CPU to read a user's rows, ~3 ms per query; 16 queries held the thread ~70 ms).
+ */
+const SEARCH_BATCH = 8;
 /** A run row whose heartbeat is older than this is a dead run's (a page takes seconds, not minutes). */
 const STALE_AFTER_S = 120;
 /** Tokens of retrieved memories are counted in this encoding (GPT-4o's). */
@@ -63,47 +76,60 @@ export async function runEval(db: ProjectSql, setId: string, input: { config: Ev
   const config = input.config;
   const asOf = config.as_of === undefined ? undefined : parseAsOf(config.as_of);
   let model: string | null = null;
+  // A live run reads the active model's vectors: resolved once, so every case of the run is
+  // searched under the same model (and no case reads the setting again).
+  let provider: EmbeddingProvider | null = null;
   if (asOf === undefined) {
-    model = (await activeProvider(sql)).model;
+    provider = await activeProvider(sql);
+    model = provider.model;
     checkModel(config, model);
   }
   const runId = await claimRun(sql, setId, config, input.label ?? null, model);
   const started = performance.now();
   try {
-    const scores: CaseScore[] = [];
-    let after: { created_at: string; id: string } | null = null;
-    while (scores.length < MAX_RUN_CASES) {
-      const cases = await casePage(sql, setId, after, Math.min(PAGE, MAX_RUN_CASES - scores.length));
-      if (!cases.length) break;
-      after = cases[cases.length - 1];
-      const searched: { c: EvalCase; retrieved: Retrieved[]; latency: number }[] = [];
-      for (const c of cases) {
-        const t0 = performance.now();
-        const search = { query: c.question, k: config.k, memory_types: config.memory_types, weights: config.weights, min_score: config.min_score, status: config.status };
-        let retrieved: Retrieved[];
-        if (asOf !== undefined) {
-          const r = await searchMemoriesAsOf(sql, { userId: c.user_id, asOf, input: search });
+    // The set's order, then its cases grouped by user (pagesByUser): a user's cases share
+    // the work of their searches (searchMemoriesMany). Results go back to the set's order
+    // for the metrics (their intervals resample by position).
+    const search = { k: config.k, memory_types: config.memory_types, weights: config.weights, min_score: config.min_score, status: config.status };
+    const order = await caseOrder(sql, setId, MAX_RUN_CASES);
+    const scores: (CaseScore | undefined)[] = new Array(order.length);
+    const tokenCounts = new TokenCounts();
+    for (const page of pagesByUser(order)) {
+      const byId = new Map((await casesById(sql, setId, page.map((i) => order[i].id))).map((c) => [c.id, c]));
+      const cases = page.map((at) => ({ at, c: byId.get(order[at].id) })).filter((x): x is { at: number; c: EvalCase } => x.c !== undefined); // a case deleted since the run began is left out
+      const searched: { at: number; c: EvalCase; retrieved: Retrieved[]; latency: number }[] = [];
+      if (asOf === undefined) {
+        // A live run: each user's cases of the page in one searchMemoriesMany (the work
+        // they share done once), a turn of the event loop between users.
+        for (const group of groupsOfUser(cases)) {
+          const results = await searchMemoriesMany(sql, group[0].c.user_id, group.map((x) => x.c.question), search, provider!);
+          group.forEach((x, i) => searched.push({ ...x, retrieved: results[i].data.slice(0, config.k), latency: results[i].latency_ms }));
+          await yieldToLoop();
+        }
+      } else {
+        for (const { at, c } of cases) {
+          const t0 = performance.now();
+          const r = await searchMemoriesAsOf(sql, { userId: c.user_id, asOf, input: { query: c.question, ...search } });
           if (model === null) {
             model = r.embedding_model;
             checkModel(config, model);
           }
-          retrieved = r.data;
-        } else {
-          retrieved = (await searchMemories(sql, c.user_id, { ...search, dry_run: true }, { recordAccess: false, log: false })).data;
+          searched.push({ at, c, retrieved: r.data.slice(0, config.k), latency: performance.now() - t0 });
+          await yieldToLoop();
         }
-        searched.push({ c, retrieved: retrieved.slice(0, config.k), latency: performance.now() - t0 });
-        await yieldToLoop();
       }
       const sources = await sourcesOf(sql, searched.flatMap((s) => s.retrieved.map((r) => r.memory.id)));
-      const rows = searched.map((s) => scoreOne(s.c, s.retrieved, sources, config.k, s.latency));
+      const rows = searched.map((s) => scoreOne(s.c, s.retrieved, sources, config.k, s.latency, tokenCounts));
       await writePage(sql, runId, rows, performance.now() - started);
-      for (const r of rows) scores.push({ category: r.category, scores: r.scores, hit: r.hit, tokens: r.tokens, latency_ms: r.latency_ms });
+      rows.forEach((r, i) => (scores[searched[i].at] = { category: r.category, scores: r.scores, hit: r.hit, tokens: r.tokens, latency_ms: r.latency_ms }));
       await yieldToLoop();
     }
-    const metrics = runMetrics(scores);
+    const done = scores.filter((x): x is CaseScore => x !== undefined);
+    // The bootstrap intervals take ~1 s of CPU for 1 000 cases: in steps, with turns between.
+    const metrics = await runMetricsYielding(done, yieldToLoop);
     await sql.query(
       `UPDATE eval_runs SET metrics = $3::jsonb, case_count = $4, duration_ms = $5, embedding_model = $6 WHERE project_id = $1 AND id = $2`,
-      [sql.projectId, runId, JSON.stringify(metrics), scores.length, performance.now() - started, model ?? (await activeProvider(sql)).model],
+      [sql.projectId, runId, JSON.stringify(metrics), done.length, performance.now() - started, model ?? (await activeProvider(sql)).model],
     );
   } catch (e) {
     // Nothing of a failed run stays (its cases go with it: ON DELETE CASCADE).
@@ -116,6 +142,44 @@ export async function runEval(db: ProjectSql, setId: string, input: { config: Ev
     throw e;
   }
   return getRun(sql, runId);
+}
+
+/**
+ * The positions of `order` in pages of about PAGE cases, each user's cases together (in
+ * their set order), users in the order of their first case; a user with more than PAGE
+ * cases spans several pages.
+ */
+export function pagesByUser(order: readonly { user_id: string }[], size = PAGE): number[][] {
+  const byUser = new Map<string, number[]>();
+  order.forEach((c, i) => {
+    const list = byUser.get(c.user_id);
+    if (list) list.push(i);
+    else byUser.set(c.user_id, [i]);
+  });
+  const pages: number[][] = [];
+  let page: number[] = [];
+  for (const list of byUser.values()) {
+    for (let i = 0; i < list.length; i += size) {
+      page.push(...list.slice(i, i + size));
+      if (page.length >= size) {
+        pages.push(page);
+        page = [];
+      }
+    }
+  }
+  if (page.length) pages.push(page);
+  return pages;
+}
+
+/** Consecutive cases of one user, at most SEARCH_BATCH together (a page holds each user's cases together: pagesByUser). */
+function groupsOfUser<T extends { c: { user_id: string } }>(cases: readonly T[]): T[][] {
+  const groups: T[][] = [];
+  for (const x of cases) {
+    const last = groups[groups.length - 1];
+    if (last && last[0].c.user_id === x.c.user_id && last.length < SEARCH_BATCH) last.push(x);
+    else groups.push([x]);
+  }
+  return groups;
 }
 
 /**
@@ -176,7 +240,22 @@ function checkModel(config: EvalConfig, model: string) {
   }
 }
 
-function scoreOne(c: EvalCase, retrieved: Retrieved[], sources: Map<string, Source>, k: number, latency: number): CaseRow {
+/**
+ * Tokens of retrieved memories, counted once per memory in a run: a user's memories come
+ * back for many of their cases. Keyed by id, checked against the text (an edit meanwhile).
+ */
+class TokenCounts {
+  private readonly counted = new Map<string, { content: string; tokens: number }>();
+  of(m: Memory): number {
+    const hit = this.counted.get(m.id);
+    if (hit && hit.content === m.content) return hit.tokens;
+    const tokens = countTextTokens(m.content, TOKEN_ENCODING);
+    this.counted.set(m.id, { content: m.content, tokens });
+    return tokens;
+  }
+}
+
+function scoreOne(c: EvalCase, retrieved: Retrieved[], sources: Map<string, Source>, k: number, latency: number, tokenCounts: TokenCounts): CaseRow {
   const facts: MemoryFacts[] = retrieved.map((r) => ({
     id: r.memory.id,
     content: r.memory.content,
@@ -184,7 +263,7 @@ function scoreOne(c: EvalCase, retrieved: Retrieved[], sources: Map<string, Sour
     source_message_id: sources.get(r.memory.id)?.source_message_id ?? null,
   }));
   const outcome = scoreCase(c.expected, facts, k);
-  const tokens = retrieved.reduce((n, r) => n + countTextTokens(r.memory.content, TOKEN_ENCODING), 0);
+  const tokens = retrieved.reduce((n, r) => n + tokenCounts.of(r.memory), 0);
   return {
     case_id: c.id,
     category: c.category,

@@ -199,7 +199,9 @@ export const ZRunCase = z.object({
   hit: z.boolean().nullable().describe("At least one expected item within k; null for a case without expected items."),
   scores: ZCaseScores.nullable(),
   expected_ranks: z.array(ZExpectedRank),
-  latency_ms: z.number(),
+  latency_ms: z
+    .number()
+    .describe("The case's retrieval time: a run searches a user's cases together, so this is the case's own statements (its full-text candidates, its ranking) plus an equal share of the work its batch shared (embedding, the user's exact vector candidates, loading the memories)."),
   tokens: z.number().int(),
 });
 export type RunCase = z.infer<typeof ZRunCase>;

@@ -130,13 +130,21 @@ export async function listCases(sql: ProjectSql, setId: string): Promise<EvalCas
   return rows.map(toCase);
 }
 
-/** A page of a set's cases in their order (created_at, id), after the case `after` (a run reads its set in pages). */
-export async function casePage(sql: ProjectSql, setId: string, after: { created_at: string; id: string } | null, limit: number): Promise<EvalCase[]> {
+/**
+ * A set's cases in their order (created_at, id), id and user only, at most `limit`: a run
+ * plans from this which cases it searches together (those of one user) and keeps its
+ * results in this order.
+ */
+export async function caseOrder(sql: ProjectSql, setId: string, limit: number): Promise<{ id: string; user_id: string }[]> {
+  return sql.query<{ id: string; user_id: string }>(`SELECT id, user_id FROM eval_cases WHERE project_id = $1 AND set_id = $2 ORDER BY created_at, id LIMIT $3`, [sql.projectId, setId, limit]);
+}
+
+/** Cases of a set by id (a run's page; a case deleted since is missing). */
+export async function casesById(sql: ProjectSql, setId: string, ids: readonly string[]): Promise<EvalCase[]> {
+  if (!ids.length) return [];
   const rows = await sql.query<CaseRow>(
-    `SELECT id, set_id, user_id, question, expected, category, tags, external_id, created_at FROM eval_cases
-      WHERE project_id = $1 AND set_id = $2 AND ($3::timestamptz IS NULL OR (created_at, id) > ($3::timestamptz, $4::uuid))
-      ORDER BY created_at, id LIMIT $5`,
-    [sql.projectId, setId, after?.created_at ?? null, after?.id ?? null, limit],
+    `SELECT id, set_id, user_id, question, expected, category, tags, external_id, created_at FROM eval_cases WHERE project_id = $1 AND set_id = $2 AND id = ANY($3::uuid[])`,
+    [sql.projectId, setId, ids],
   );
   return rows.map(toCase);
 }

@@ -2,11 +2,11 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import type { ProjectSql } from "../db/project-sql";
 import { activeProvider } from "../embeddings/active-model";
-import { toVectorLiteral } from "../embeddings/embedding-provider";
+import { toVectorLiteral, type EmbeddingProvider } from "../embeddings/embedding-provider";
 import { lexicalTokens } from "../embeddings/lexical-embedder";
 import { loadMemories } from "./load-memory";
 import { scoreMemory } from "./score-memory";
-import { DEFAULT_WEIGHTS, type Breakdown, type SearchInput, type SearchResult, type Weights } from "./schemas";
+import { DEFAULT_WEIGHTS, type Breakdown, type Memory, type SearchInput, type SearchResult, type Weights } from "./schemas";
 import { requireConversationOfUser } from "../conversations/require-conversation-of-user";
 import { getDb } from "../db/get-db";
 import { exactScanMaxMemories } from "./exact-scan-max";
@@ -38,6 +38,11 @@ export type SearchOptions = {
    * measurements, not an agent's reads, so they must not fill a memory's access log.
    */
   log?: boolean;
+  /**
+   * The active provider, when the caller resolved it already: an eval run searches every
+   * case under the one model it started with, without reading the setting per case.
+   */
+  provider?: EmbeddingProvider;
 };
 
 type Candidate = { id: string; cosine?: number; importance_score: number; last_accessed_at: Date | string | null };
@@ -251,9 +256,9 @@ async function userCounts(tx: ProjectSql, userId: string, status: string): Promi
 export async function vectorCandidates(
   tx: ProjectSql,
   v: VectorQuery,
-  opts: { textHits?: readonly { id: string; cosine: number | null }[]; force?: "exact" | "hnsw" | "hnsw_shared" } = {},
+  opts: { textHits?: readonly { id: string; cosine: number | null }[]; force?: "exact" | "hnsw" | "hnsw_shared"; counts?: { n: number; total: number } } = {},
 ): Promise<{ hits: VectorHit[]; path: VectorPath; userCount: number; thin: ThinReason | null; needsIndex: boolean }> {
-  const { n: userCount, total } = await userCounts(tx, v.userId, v.status);
+  const { n: userCount, total } = opts.counts ?? (await userCounts(tx, v.userId, v.status));
   if (opts.force === "exact" || (!opts.force && userCount <= exactScanMaxMemories())) {
     return { hits: await exactCandidates(tx, v), path: "exact", userCount, thin: null, needsIndex: false };
   }
@@ -283,7 +288,7 @@ export async function vectorCandidates(
  */
 export async function searchMemories(sql: ProjectSql, userId: string, input: SearchInput, opts: SearchOptions): Promise<SearchResult> {
   const started = performance.now();
-  const provider = await activeProvider(sql);
+  const provider = opts.provider ?? (await activeProvider(sql));
   // The retrieval is logged against this conversation: it must be this user's.
   if (input.conversation_id) {
     await requireConversationOfUser(sql, input.conversation_id, userId, { field: "conversation_id", missing: "invalid" });
@@ -305,29 +310,7 @@ export async function searchMemories(sql: ProjectSql, userId: string, input: Sea
   // the embedded database builds at start-up), this search used the shared graph.
   if (needsIndex) scheduleUserVectorIndex(await getDb(), provider.model, d, sql.projectId, userId);
 
-  const candidates = new Map<string, Candidate>(vectorHits.map((h) => [h.id, h]));
-  const matched = new Map<string, Breakdown["matched_by"]>(vectorHits.map((h) => [h.id, ["vector"]]));
-  for (const h of textHits) {
-    if (candidates.has(h.id)) matched.set(h.id, ["vector", "text"]);
-    else {
-      candidates.set(h.id, { ...h, cosine: h.cosine ?? undefined });
-      matched.set(h.id, ["text"]);
-    }
-  }
-
-  const now = Date.now();
-  const top = [...candidates.values()]
-    .map((c) => ({
-      id: c.id,
-      breakdown: scoreMemory(
-        { cosine: Number(c.cosine ?? 0), importance: Number(c.importance_score), lastAccessedAt: c.last_accessed_at, matchedBy: matched.get(c.id)! },
-        weights,
-        now,
-      ),
-    }))
-    .filter((r) => input.min_score === undefined || r.breakdown.final >= input.min_score)
-    .sort((a, b) => b.breakdown.final - a.breakdown.final || a.id.localeCompare(b.id))
-    .slice(0, input.k);
+  const top = rankCandidates(vectorHits, textHits, weights, input, Date.now());
   const memories = await loadMemories(sql, top.map((t) => t.id));
   const ranked = top.map((t) => ({ memory: memories.get(t.id)!, score: t.breakdown.final, breakdown: t.breakdown }));
   const latency = performance.now() - started;
@@ -372,4 +355,121 @@ export async function searchMemories(sql: ProjectSql, userId: string, input: Sea
   );
 
   return { data: ranked, embedding_model: provider.model, embedding_kind: provider.kind, weights, retrieval_id: retrievalId, latency_ms: latency, vector_path: vectorPath, access_recorded: bump };
+}
+
+/**
+ * A search's vector and full-text candidates merged (a memory found both ways is matched by
+ * both), scored, filtered by min_score and ranked: the top k, by score, then id on ties.
+ */
+function rankCandidates(vectorHits: readonly Candidate[], textHits: readonly TextHit[], weights: Weights, input: { k: number; min_score?: number }, now: number): { id: string; breakdown: Breakdown }[] {
+  const candidates = new Map<string, Candidate>(vectorHits.map((h) => [h.id, h]));
+  const matched = new Map<string, Breakdown["matched_by"]>(vectorHits.map((h) => [h.id, ["vector"]]));
+  for (const h of textHits) {
+    if (candidates.has(h.id)) matched.set(h.id, ["vector", "text"]);
+    else {
+      candidates.set(h.id, { ...h, cosine: h.cosine ?? undefined });
+      matched.set(h.id, ["text"]);
+    }
+  }
+  return [...candidates.values()]
+    .map((c) => ({
+      id: c.id,
+      breakdown: scoreMemory(
+        { cosine: Number(c.cosine ?? 0), importance: Number(c.importance_score), lastAccessedAt: c.last_accessed_at, matchedBy: matched.get(c.id)! },
+        weights,
+        now,
+      ),
+    }))
+    .filter((r) => input.min_score === undefined || r.breakdown.final >= input.min_score)
+    .sort((a, b) => b.breakdown.final - a.breakdown.final || a.id.localeCompare(b.id))
+    .slice(0, input.k);
+}
+
+/**
+ * The exact top candidates of several query vectors at once: the user's rows and their
+ * vectors read once (a materialized CTE), then each query's top `limit` by cosine over them,
+ * in exactCandidates' order (cosine, then id) with its arithmetic (the same operator on the
+ * same float4 vectors). One read of the rows instead of one per query.
+ */
+export async function exactCandidatesMany(tx: ProjectSql, v: Omit<VectorQuery, "vector" | "unchangedAt">, vectors: readonly string[]): Promise<VectorHit[][]> {
+  if (!vectors.length) return [];
+  const d = v.dimensions;
+  const rows = await tx.query<VectorHit & { q: number }>(
+    `WITH own AS MATERIALIZED (
+       SELECT e.memory_id AS id, e.embedding::vector(${d}) AS embedding, m.importance_score, m.last_accessed_at
+         FROM memories m JOIN memory_embeddings e ON e.memory_id = m.id AND e.model = $1 AND e.project_id = $6
+        WHERE m.project_id = $6 AND m.user_id = $2 AND m.status = $4::memory_status
+          AND ($5::text[] IS NULL OR m.memory_type::text = ANY($5::text[]))),
+     queries AS MATERIALIZED (SELECT (q.n - 1)::int AS q, q.v::vector(${d}) AS v FROM unnest($3::text[]) WITH ORDINALITY AS q(v, n))
+     SELECT queries.q, x.id, x.cosine, x.importance_score, x.last_accessed_at
+       FROM queries CROSS JOIN LATERAL (
+         SELECT own.id, 1 - (own.embedding <=> queries.v) AS cosine, own.importance_score, own.last_accessed_at
+           FROM own ORDER BY cosine DESC, own.id LIMIT ${v.limit}) x
+      ORDER BY queries.q, x.cosine DESC, x.id`,
+    [v.model, v.userId, vectors, v.status, v.types, tx.projectId],
+  );
+  const out: VectorHit[][] = vectors.map(() => []);
+  for (const r of rows) out[r.q].push({ id: r.id, cosine: Number(r.cosine), importance_score: r.importance_score, last_accessed_at: r.last_accessed_at });
+  return out;
+}
+
+export type ManySearchConfig = Pick<SearchInput, "k" | "memory_types" | "weights" | "min_score" | "status">;
+export type ManySearchResult = { data: { memory: Memory; score: number; breakdown: Breakdown }[]; latency_ms: number };
+
+/**
+ * Several queries of one user under one configuration, each answered as searchMemories
+ * answers it as a dry run without a log (an eval run's cases: lib/evals/run-eval.ts), with
+ * the work they share done once: the queries embedded in one call, the user's row counts
+ * read once, their exact vector candidates in one statement (exactCandidatesMany) when the
+ * user is searched by an exact scan, and the memories returned loaded in one statement.
+ * Full-text candidates stay one statement per query, as are the HNSW walks of a larger
+ * user. A query's latency_ms is its own statements' time plus an equal share of the shared
+ * ones.
+ */
+export async function searchMemoriesMany(sql: ProjectSql, userId: string, queries: readonly string[], config: ManySearchConfig, provider: EmbeddingProvider): Promise<ManySearchResult[]> {
+  if (!queries.length) return [];
+  let shared = performance.now();
+  const own = queries.map(() => 0);
+  const vectors = (await provider.embed([...queries])).map(toVectorLiteral);
+  const weights: Weights = { ...DEFAULT_WEIGHTS, ...config.weights };
+  const base = { model: provider.model, dimensions: provider.dimensions, userId, status: config.status, types: config.memory_types ?? null, limit: Math.max(50, config.k * 5), k: config.k };
+  const found = await sql.transaction(async (tx) => {
+    const counts = await userCounts(tx, userId, config.status);
+    shared = performance.now() - shared;
+    const textHits: TextHit[][] = [];
+    for (const [i, query] of queries.entries()) {
+      const t = performance.now();
+      textHits.push(await textCandidates(tx, { ...base, vector: vectors[i] }, query));
+      own[i] += performance.now() - t;
+    }
+    if (counts.n <= exactScanMaxMemories()) {
+      const t = performance.now();
+      const hits = await exactCandidatesMany(tx, base, vectors);
+      shared += performance.now() - t;
+      return hits.map((h, i) => ({ vectorHits: h, textHits: textHits[i], needsIndex: false }));
+    }
+    const out: { vectorHits: VectorHit[]; textHits: TextHit[]; needsIndex: boolean }[] = [];
+    for (const [i, vector] of vectors.entries()) {
+      const t = performance.now();
+      const r = await vectorCandidates(tx, { ...base, vector }, { textHits: textHits[i], counts });
+      out.push({ vectorHits: r.hits, textHits: textHits[i], needsIndex: r.needsIndex });
+      own[i] += performance.now() - t;
+    }
+    return out;
+  });
+  if (found.some((f) => f.needsIndex)) scheduleUserVectorIndex(await getDb(), provider.model, provider.dimensions, sql.projectId, userId);
+  const now = Date.now();
+  const tops = found.map((f, i) => {
+    const t = performance.now();
+    const top = rankCandidates(f.vectorHits, f.textHits, weights, config, now);
+    own[i] += performance.now() - t;
+    return top;
+  });
+  const t = performance.now();
+  const memories = await loadMemories(sql, [...new Set(tops.flatMap((top) => top.map((x) => x.id)))]);
+  shared += performance.now() - t;
+  return tops.map((top, i) => ({
+    data: top.map((x) => ({ memory: memories.get(x.id)!, score: x.breakdown.final, breakdown: x.breakdown })),
+    latency_ms: own[i] + shared / queries.length,
+  }));
 }

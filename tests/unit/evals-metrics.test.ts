@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { compareRuns, type CompareCase } from "@/lib/evals/compare";
-import { bootstrapInterval, metricSet, percentile, runMetrics, scoreCase, type CaseRow, type MemoryFacts } from "@/lib/evals/metrics";
+import { bootstrapInterval, bootstrapStat, metricSet, metricStat, percentile, runMetrics, runMetricsYielding, scoreCase, seededRandom, seedOf, type CaseRow, type MemoryFacts } from "@/lib/evals/metrics";
 import { parseCsvCases, parseJsonlCases } from "@/lib/evals/parse-cases";
 import { ZExpected } from "@/lib/evals/schemas";
 
@@ -99,6 +99,30 @@ describe("aggregates", () => {
   });
 });
 
+describe("resampled statistics without copying or sorting each resample", () => {
+  // Values with ties (per-case recall is mostly 0 or 1; latencies repeat) and without.
+  const data = (n: number, seed: number) => {
+    const r = seededRandom(seed);
+    return Array.from({ length: n }, () => (r() < 0.2 ? 0 : r() < 0.25 ? 1 : r() * 50));
+  };
+  const mean = (v: readonly number[]) => v.reduce((a, b) => a + b, 0) / v.length;
+  it("bootstrapStat gives the very interval bootstrapInterval gives by copying and sorting each resample", () => {
+    for (const n of [1, 2, 7, 100, 333]) {
+      const xs = data(n, n);
+      expect(bootstrapStat(xs, { kind: "mean" }, 11, 300)).toEqual(bootstrapInterval(xs, mean, 11, 300));
+      for (const q of [0.025, 0.5, 0.95, 1]) expect(bootstrapStat(xs, { kind: "percentile", q }, 12, 300)).toEqual(bootstrapInterval(xs, (v) => percentile(v, q), 12, 300));
+    }
+    expect(bootstrapStat([], { kind: "mean" }, 1)).toEqual({ value: null, low: null, high: null });
+  });
+  it("runMetricsYielding gives runMetrics' metrics and lets the event loop in between", async () => {
+    const rows: CaseRow[] = data(300, 3).map((v, i) => ({ category: i % 3 ? "a" : "b", scores: { recall: v > 1 ? 1 : v, precision: v / 10, rr: v > 1 ? 0.5 : v, ndcg: v / 5 }, hit: v > 0, tokens: 10 + i, latency_ms: v * 3 }));
+    let turns = 0;
+    const yielded = await runMetricsYielding(rows, async () => void turns++, 1000);
+    expect(yielded).toEqual(runMetrics(rows, 1000));
+    expect(turns).toBeGreaterThan(8 * 3);
+  });
+});
+
 describe("compareRuns (paired bootstrap)", () => {
   const runOf = (hits: boolean[]): CompareCase[] =>
     hits.map((h, i) => ({ case_id: `c${i}`, question: `q${i}`, category: null, hit: h, scores: { recall: h ? 1 : 0, precision: h ? 0.1 : 0, rr: h ? 1 : 0, ndcg: h ? 1 : 0 }, tokens: 10, latency_ms: 5 }));
@@ -114,6 +138,37 @@ describe("compareRuns (paired bootstrap)", () => {
     expect(c.regressed).toBe(true);
     expect(c.newly_failed.map((x) => x.case_id)).toEqual(head.filter((h) => !h.hit).map((h) => h.case_id));
     expect(c.newly_passed).toEqual([]);
+  });
+  it("the paired intervals and p-values are those of copying and sorting each resample", () => {
+    // A reference written the plain way: each resample copied, each statistic recomputed on it.
+    const reference = (metric: "recall" | "latency_p95", base: CompareCase[], head: CompareCase[], resamples: number) => {
+      const s = metricStat[metric];
+      const vals = base.map((b, i) => [s.pick(b)!, s.pick(head[i])!] as const);
+      const rand = seededRandom(seedOf(`compare:${metric}`));
+      const n = vals.length;
+      const diffs: number[] = [];
+      let below = 0;
+      let above = 0;
+      for (let r = 0; r < resamples; r++) {
+        const pick = Array.from({ length: n }, () => vals[Math.floor(rand() * n)]);
+        const d = s.stat(pick.map((p) => p[1]))! - s.stat(pick.map((p) => p[0]))!;
+        diffs.push(d);
+        if (d <= 0) below++;
+        if (d >= 0) above++;
+      }
+      diffs.sort((x, y) => x - y);
+      return { low: percentile(diffs, 0.025), high: percentile(diffs, 0.975), p: Math.min(1, (2 * Math.min(below, above)) / resamples) };
+    };
+    const r = seededRandom(5);
+    const mk = (p: number) => Array.from({ length: 120 }, (_, i) => ({ ...runOf([r() < p])[0], case_id: `c${i}`, latency_ms: Math.floor(r() * 12) }));
+    const base = mk(0.8);
+    const head = mk(0.6).map((c) => ({ ...c, scores: { ...c.scores!, recall: c.hit ? 1 : 0 } }));
+    const c = compareRuns({ id: "a", cases: base }, { id: "b", cases: head }, 700);
+    for (const m of ["recall", "latency_p95"] as const) {
+      const d = c.deltas.find((x) => x.metric === m)!;
+      const ref = reference(m, base, head, 700);
+      expect({ low: d.low, high: d.high, p: d.p_value }).toEqual(ref);
+    }
   });
   it("one flipped case of 30 is noise; identical runs are no difference", () => {
     const base = runOf(Array(30).fill(true));
