@@ -7,6 +7,8 @@
 // the first byte sent to the job's end. The server's resident memory (its process group,
 // worker threads included) is sampled every 200 ms: the peak is the figure. Targets:
 // >= 2 000 turns/s, RSS < 600 MB. Prints the load average: the machine is shared.
+// BENCH_CPU_PROF=<dir> writes the server's CPU profiles there (node --cpu-prof: one file per
+// thread, the token workers' included) when it stops; bench/diag/cpu-profile-top.ts reads them.
 
 import fs from "node:fs";
 import os from "node:os";
@@ -22,6 +24,7 @@ const TURNS_PER_CONVERSATION = 20;
 const TARGET_TURNS = 2_000;
 const TARGET_RSS_MB = 600;
 const DB = process.env.DATABASE_URL ? "PostgreSQL" : "PGlite";
+const CPU_PROF = process.env.BENCH_CPU_PROF ? path.resolve(process.env.BENCH_CPU_PROF) : "";
 const load = () => os.loadavg().map((x) => x.toFixed(2)).join(" ");
 
 const WORDS = "the a train ticket museum coffee recipe budget weekend garden python error deploy meeting summary invoice river bicycle mountain winter schedule".split(" ");
@@ -106,7 +109,7 @@ runMain("bench:import-chatgpt", async (onCleanup) => {
   console.log(`ChatGPT export: ${gen.conversations} conversations, ${gen.turns.toLocaleString("en-US")} turns, ${(gen.bytes / 1024 / 1024).toFixed(0)} MiB (written in ${((now() - g0) / 1000).toFixed(1)} s)`);
   console.log(`Database: ${DB}; load average ${loadBefore}`);
 
-  const server = await startBuiltServer(path.join(dir, "data"));
+  const server = await startBuiltServer(path.join(dir, "data"), undefined, undefined, {}, CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${CPU_PROF}`] : []);
   onCleanup(() => server.stop());
   const rssIdle = groupRssMb(server.pid);
   let rssPeak = rssIdle;

@@ -19,11 +19,14 @@ export function assertBuilt(): void {
   }
 }
 
-/** `env` adds to (or overrides) the server's environment, e.g. DATABASE_URL for PostgreSQL. */
-export async function startBuiltServer(dataDir: string, timeoutMs = 90_000, readyPath = "/api/v1/ready", env: Record<string, string> = {}): Promise<Server> {
+/**
+ * `env` adds to (or overrides) the server's environment, e.g. DATABASE_URL for PostgreSQL.
+ * `nodeArgs`: more flags for the server's node (a profile: --cpu-prof, which NODE_OPTIONS refuses).
+ */
+export async function startBuiltServer(dataDir: string, timeoutMs = 90_000, readyPath = "/api/v1/ready", env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<Server> {
   assertBuilt();
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, [path.join(ROOT, "node_modules/next/dist/bin/next"), "start", "-p", String(port)], {
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, path.join(ROOT, "node_modules/next/dist/bin/next"), "start", "-p", String(port)], {
     cwd: ROOT,
     env: { ...process.env, MEMSCOPE_DATA_DIR: dataDir, MEMSCOPE_SEED: "0", PORT: String(port), NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", ...env },
     stdio: ["ignore", "pipe", "pipe"],

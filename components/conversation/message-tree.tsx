@@ -16,8 +16,8 @@ import {
 } from "@xyflow/react";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { HistoryResponse, Message } from "@/client/api-types";
-import { UUID_NIL } from "@/lib/threads/uuid-nil";
 import { layoutTree } from "@/client/ui/tree-layout";
+import { parentMarker } from "@/client/ui/tree-parent";
 import { branchLeaves, collapseRuns } from "@/client/ui/tree-collapse";
 import { oneLine } from "@/client/ui/format";
 import { TURN_NODE_HEIGHT, TURN_NODE_WIDTH, TurnNodeComponent, type TurnNode, type TurnNodeData } from "./turn-node";
@@ -88,13 +88,13 @@ function TreeCanvas({ conversationId, messages, threadIds, leafId, onSelect, his
     const byId = new Map(messages.map((m) => [m.id, m] as const));
     const labels = new Map(
       messages.map((m) => {
-        const marker = m.parent_message_id === UUID_NIL ? "nil" : m.parent_message_id && !ids.has(m.parent_message_id) ? "missing" : null;
+        const marker = parentMarker(m, conversationId, ids);
         return [m.id, { label: oneLine(m.query, 90), marker, hasImage: m.files.some((f) => f.type === "image") } as Base["data"]] as const;
       }),
     );
     const leaves = branchLeaves(messages, layout.children, (id) => layout.positions.get(id)?.depth ?? 0);
     return { layout, byId, labels, leaves };
-  }, [messages]);
+  }, [messages, conversationId]);
   const threadSet = useMemo(() => new Set(threadIds), [threadIds]);
   // Thread turns cost what the window counts (the chat formula, the chosen model's encoding);
   // other turns show their raw text in that same encoding.

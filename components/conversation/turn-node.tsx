@@ -2,14 +2,15 @@
 import { Handle, Position, type Node, type NodeProps } from "@xyflow/react";
 import { memo } from "react";
 import { formatCompact } from "@/client/ui/format";
+import type { ParentMarker } from "@/client/ui/tree-parent";
 
 export type TurnNodeData = {
   label: string;
   tokens: number;
   inThread: boolean;
   isLeaf: boolean;
-  /** "nil": parent is UUID_NIL (Dify's legacy "previous row"); "missing": parent id not in this conversation. */
-  marker: "nil" | "missing" | null;
+  /** "nil": parent is UUID_NIL, drawn under the previous turn (Dify's legacy "previous row"); "missing": parent id not in this conversation; null for a root (client/ui/tree-parent.ts). */
+  marker: ParentMarker;
   hasImage: boolean;
   /** Where the turn stands in the previewed window (null: not on the selected thread or not computed yet). */
   windowState: "kept" | "dropped" | "placeholder" | "beyond-limit" | null;

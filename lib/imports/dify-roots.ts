@@ -17,15 +17,17 @@ import type { ImportTurn } from "./types";
 // the root of the branch it follows and nowhere else:
 // - the conversation's oldest turn, when it is a root: UUID_NIL, as Dify's own first row
 //   (nothing is older, so the walk ends there; the tree draws it as a root);
-// - every other root: `sourceRoot`, the id of the source's own root node (ChatGPT's hidden
-//   mapping root, Claude's nil first parent), which is not a turn. A walk that reaches such a
-//   root takes it and then matches no older row; a walk that passes it skips it. null would
-//   end that passing walk, UUID_NIL would pull the next older row (another branch) in.
+// - every other root: the id of the conversation itself, which stands for the source's own
+//   root node (ChatGPT's hidden mapping root, Claude's nil first parent) and is no turn. A walk
+//   that reaches such a root takes it and then matches no older row; a walk that passes it
+//   skips it. null would end that passing walk, UUID_NIL would pull the next older row (another
+//   branch) in. Being the conversation's own id, it says what it is to every reader: the tree
+//   view draws such a turn as a root, where a parent that names nothing stays "parent missing".
 
 type Rooted = Pick<ImportTurn, "parent_message_id" | "created_at">;
 
 /** Sets the parents of a turn tree's roots (parent null) in place; see above. */
-export function difyRoots<T extends Rooted>(turns: T[], sourceRoot: string): T[] {
+export function difyRoots<T extends Rooted>(turns: T[], conversationId: string): T[] {
   // Write order breaks ties of time, as seq does in the walk; turns without a time are written "now", after all.
   let oldest = -1;
   turns.forEach((t, i) => {
@@ -34,7 +36,7 @@ export function difyRoots<T extends Rooted>(turns: T[], sourceRoot: string): T[]
   });
   if (oldest < 0) oldest = 0;
   turns.forEach((t, i) => {
-    if (t.parent_message_id === null) t.parent_message_id = i === oldest ? UUID_NIL : sourceRoot;
+    if (t.parent_message_id === null) t.parent_message_id = i === oldest ? UUID_NIL : conversationId;
   });
   return turns;
 }

@@ -108,8 +108,9 @@ export function chatgptConversation(v: unknown, record: string, opts: ChatGptOpt
     }
   }
   if (!turns.length) return { conversation: null, memories };
+  const conversationId = stableUuid(`chatgpt-conversation:${convId}`);
   // Several roots (a regenerated first answer, an edited first question): see dify-roots.ts.
-  difyRoots(turns, stableUuid(`chatgpt-root:${convId}`));
+  difyRoots(turns, conversationId);
   const activeLeaf = turns.find((t) => (t.metadata as { active: boolean; node_ids: string[] }).active && currentNode && (t.metadata as { node_ids: string[] }).node_ids.includes(currentNode));
   const config: Record<string, unknown> = { source: "chatgpt" };
   if (currentNode) config.current_node = currentNode;
@@ -122,7 +123,7 @@ export function chatgptConversation(v: unknown, record: string, opts: ChatGptOpt
     conversation: {
       externalId: convId,
       record,
-      id: stableUuid(`chatgpt-conversation:${convId}`),
+      id: conversationId,
       app_id: opts.app_id ?? "chatgpt",
       end_user_id: opts.end_user_id ?? null,
       name: (title ?? firstLine(turns[0].query)).slice(0, 255),
@@ -131,7 +132,7 @@ export function chatgptConversation(v: unknown, record: string, opts: ChatGptOpt
       created_at: created,
       updated_at: updated,
       turns,
-      // Only the roots' source-root parent (dify-roots.ts) names no turn: every other parent is a node of the mapping.
+      // Only a later root's parent, the conversation (dify-roots.ts), names no turn: every other parent is a node of the mapping.
       allowMissingParents: true,
     },
     memories,

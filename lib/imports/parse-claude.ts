@@ -111,8 +111,9 @@ export function claudeConversation(v: unknown, record: string, opts: ClaudeOptio
       for (const k of kids) queue.push({ x: k, parentTurn: id });
     }
   }
+  const conversationId = stableUuid(`claude-conversation:${convId}`);
   // Several roots (a retried first answer, an edited first question): see dify-roots.ts.
-  difyRoots(turns, stableUuid(`claude-root:${convId}`));
+  difyRoots(turns, conversationId);
   const activeLeaf = turnOf.get(newest.uuid) ?? (newest.parent ? turnOf.get(newest.parent) : undefined);
   const config: Record<string, unknown> = { source: "claude", active_leaf_rule: "newest message" };
   if (activeLeaf) config.active_leaf_message_id = activeLeaf;
@@ -123,7 +124,7 @@ export function claudeConversation(v: unknown, record: string, opts: ClaudeOptio
   return {
     externalId: convId,
     record,
-    id: stableUuid(`claude-conversation:${convId}`),
+    id: conversationId,
     app_id: opts.app_id ?? "claude",
     end_user_id: opts.end_user_id ?? (isObj(v.account) && typeof v.account.uuid === "string" ? v.account.uuid : null),
     name: (name || firstLine(turns[0]?.query ?? "") || "(untitled)").slice(0, 255),
@@ -132,7 +133,7 @@ export function claudeConversation(v: unknown, record: string, opts: ClaudeOptio
     created_at: optTime(v, "created_at"),
     updated_at: optTime(v, "updated_at"),
     turns,
-    // Only the roots' source-root parent (dify-roots.ts) names no turn: every other parent was checked above.
+    // Only a later root's parent, the conversation (dify-roots.ts), names no turn: every other parent was checked above.
     allowMissingParents: true,
   };
 }

@@ -490,12 +490,14 @@ function lastActivity(conv: ImportConversation, turns: TurnInput[]): string | un
 /** A conversation under ids of this project's own (see the top of this file); parents follow their turns. */
 function remapConversation(conv: ImportConversation, projectId: string, knownLocalId: string | undefined): ImportConversation {
   const map = (id: string) => projectLocalId(projectId, id);
-  const parent = (p: string | null | undefined) => (p === undefined || p === null || p === UUID_NIL ? p : map(p));
+  const id = knownLocalId ?? map(conv.id);
+  // A later root's parent is the conversation itself (dify-roots.ts): it follows the conversation's id.
+  const parent = (p: string | null | undefined) => (p === undefined || p === null || p === UUID_NIL ? p : p === conv.id ? id : map(p));
   // The active leaf the source recorded names a turn: it follows its turn's id.
   const leaf = conv.model_config?.active_leaf_message_id;
   return {
     ...conv,
-    id: knownLocalId ?? map(conv.id),
+    id,
     model_config: typeof leaf === "string" ? { ...conv.model_config, active_leaf_message_id: map(leaf) } : conv.model_config,
     turns: conv.turns.map((t): ImportTurn => ({ ...t, id: map(t.id), parent_message_id: parent(t.parent_message_id) })),
   };

@@ -1,5 +1,4 @@
 import "server-only";
-import JSONParser from "@streamparser/json/jsonparser.js";
 import type { ProjectSql } from "../db/project-sql";
 import { ValidationError } from "../errors/domain-errors";
 import { problemOf } from "./field-readers";
@@ -15,6 +14,7 @@ import { langgraphMemories, storeRowsFromDump } from "./parse-langgraph";
 import type { ImportRun } from "./run-import";
 import type { ImportJob } from "./schemas";
 import { inBackground, zero } from "./start-import";
+import { JsonArraySplitter } from "./json-array-splitter";
 import { zipEntryNames, fileSize, head, kindOf, pumpFile, pumpZipEntry, readWhole, readZip, removeUpload, type FileKind } from "./upload-file";
 import type { ImportConversation, ImportFormat, ImportMemory, ImportProblem, ParsedImport, UploadFormat } from "./types";
 
@@ -166,16 +166,10 @@ function streamedExport(file: string, kind: FileKind, format: "chatgpt" | "claud
     const seenMemories = new Set<string>();
     let batch: ParsedImport = fresh(format);
     let turns = 0;
-    const parser = new JSONParser({ paths: ["$.*"], keepStack: false });
+    // One array element (a conversation) at a time: json-array-splitter.ts.
+    const parser = new JsonArraySplitter();
     let syntax: Error | null = null;
-    let nonArray = false;
-    parser.onError = (e) => (syntax ??= e);
-    parser.onValue = ({ value, key, stack }) => {
-      if (stack.length !== 1) return;
-      if (typeof key !== "number") {
-        nonArray = true;
-        return;
-      }
+    parser.onValue = (value, key) => {
       records++;
       const record = `conversations[${key}]`;
       try {
@@ -205,9 +199,13 @@ function streamedExport(file: string, kind: FileKind, format: "chatgpt" | "claud
       await run.add(b);
     };
     const write = (chunk: Uint8Array) => {
-      if (syntax || parser.isEnded) return;
+      if (syntax || parser.ended) return;
       read += chunk.length;
-      parser.write(chunk);
+      try {
+        parser.write(chunk);
+      } catch (e) {
+        syntax = e as Error;
+      }
     };
     const drain = async () => {
       if (syntax) throw syntaxError(syntax, records);
@@ -220,15 +218,15 @@ function streamedExport(file: string, kind: FileKind, format: "chatgpt" | "claud
     } else {
       await pumpFile(file, (chunk) => write(chunk), drain);
     }
-    if (!syntax && !parser.isEnded) {
+    if (!syntax) {
       try {
         parser.end();
       } catch (e) {
-        syntax ??= e as Error;
+        syntax = e as Error;
       }
     }
     if (syntax) throw syntaxError(syntax, records);
-    if (nonArray) batch.problems.push({ record: "file", message: "conversations.json must be an array of conversations" });
+    if (parser.topLevelObject) batch.problems.push({ record: "file", message: "conversations.json must be an array of conversations" });
     read = size;
     if (format === "claude" && kind === "zip") {
       const mem = await zipEntryText(file, /(^|\/)memories\.json$/);

@@ -6,6 +6,7 @@ import { noteBulkWrite } from "../db/planner-stats";
 import type { TokenCache } from "../tokens/count-tokens";
 import { countTextsAllEncodings, type TokenCounts } from "../tokens/count-tokens-parallel";
 import { UUID_NIL } from "../threads/uuid-nil";
+import { activeLeafId } from "../threads/load-thread";
 import type { Message, TurnInput } from "./schemas";
 import { FILE_COLUMNS, MESSAGE_COLUMNS, serializeMessage, type FileRow, type MessageRow } from "./serialize-message";
 
@@ -43,6 +44,12 @@ export type PreparedTurn = {
 /** What planTurns needs to know of the conversation as stored (a new one: nothing). */
 export type StoredState = {
   newest: { id: string; created_at: Date | string } | null;
+  /**
+   * The conversation's active leaf (model_config.active_leaf_message_id) when it names a stored
+   * turn: the thread the person sees ends there, so a turn without a parent continues from it
+   * rather than from the newest row (which may be on another branch).
+   */
+  activeLeaf?: string | null;
   /** Explicit parents (not in the batch) that are turns of this conversation. */
   stored: Set<string>;
 };
@@ -71,7 +78,7 @@ export function outsideParents(turns: TurnInput[], ids: string[]): string[] {
 
 /**
  * Parents, tree parents, times and token counts of a batch (no I/O). Parents: omitted = the
- * previous turn (the batch's previous, else the newest stored); null = a new root; UUID_NIL
+ * previous turn (the batch's previous, else the active leaf, else the newest stored); null = a new root; UUID_NIL
  * kept as is; an id must be stored in this conversation or appear in the batch, unless
  * allowMissingParents keeps it dangling (a 422 naming each one otherwise).
  */
@@ -84,14 +91,17 @@ export function planTurns(
   opts: Pick<InsertOptions, "allowMissingParents" | "fieldPrefix">,
 ): PreparedTurn[] {
   const field = fieldOf(opts.fieldPrefix);
-  const { newest, stored } = state;
+  const { newest, stored, activeLeaf } = state;
   const batchIds = new Set(ids);
   const missing: ErrorDetail[] = [];
   const base = Math.max(Date.now(), newest ? new Date(newest.created_at).getTime() + 1 : 0);
   const times = turns.map((t, i) => (t.created_at ? new Date(t.created_at) : new Date(base + i)));
   const olderRow = previousRows(ids, times, newest);
   const prepared = turns.map((t, i): PreparedTurn => {
-    const prev = i > 0 ? ids[i - 1] : (newest?.id ?? null);
+    // Omitted parent: the turn the conversation's shown thread ends at. Dify's web client sends the
+    // same explicitly (the last answer of the thread on screen); UUID_NIL below stays Dify's
+    // "previous row", by time.
+    const prev = i > 0 ? ids[i - 1] : (activeLeaf ?? newest?.id ?? null);
     let parent: string | null;
     let treeParent: string | null;
     if (t.parent_message_id === undefined) {
@@ -225,7 +235,7 @@ export async function writeTurnRows(tx: ProjectSql, prepared: PreparedTurn[], re
 
 /**
  * Stores turns (oldest first) in one transaction: all or nothing.
- * Parents: omitted = the previous turn (the batch's previous, else the newest stored);
+ * Parents: omitted = the previous turn (the batch's previous, else the active leaf, else the newest stored);
  * null = a new root; UUID_NIL kept as is; an id must be stored in this conversation or
  * appear in the batch, unless allowMissingParents keeps it dangling.
  * Token counts for every encoding are computed here, once, and cached on the row.
@@ -245,9 +255,15 @@ export async function insertTurns(
   const counts = opts.counts ?? (await countTextsAllEncodings(turns.flatMap((t) => [t.query, t.answer])));
 
   const result = await sql.transaction(async (tx) => {
-    // Locks the conversation row: concurrent appends to one conversation queue here.
-    const conv = await tx.query<{ id: string }>(
-      `SELECT id FROM conversations WHERE id = $1 AND project_id = $2 AND deleted_at IS NULL FOR UPDATE`,
+    // Locks the conversation row: concurrent appends to one conversation queue here. Its active
+    // leaf is read under that lock, and only when it names a stored turn of this conversation (a
+    // pointer to nothing, or not a UUID, falls back to the newest row as before).
+    const conv = await tx.query<{ id: string; active_leaf: string | null }>(
+      `SELECT c.id,
+              (SELECT m.id FROM messages m
+                WHERE m.project_id = c.project_id AND m.conversation_id = c.id
+                  AND m.id = ${activeLeafId("c")}) AS active_leaf
+         FROM conversations c WHERE c.id = $1 AND c.project_id = $2 AND c.deleted_at IS NULL FOR UPDATE OF c`,
       [conversationId, tx.projectId],
     );
     if (!conv.length) throw notFound("Conversation", conversationId);
@@ -278,7 +294,7 @@ export async function insertTurns(
           ).map((r) => r.id)
         : [],
     );
-    const prepared = planTurns(conversationId, turns, ids, counts, { newest: newest ?? null, stored }, opts);
+    const prepared = planTurns(conversationId, turns, ids, counts, { newest: newest ?? null, stored, activeLeaf: conv[0].active_leaf }, opts);
 
     const parents = [...new Set(prepared.map((p) => p.treeParent).filter((p): p is string => !!p))];
     const hasChildren = new Set(

@@ -30,7 +30,7 @@ export const ZTurnInput = z
   .object({
     id: z.uuid().optional().describe("Generated when omitted. Unique within the project (409 when this project has it); other projects' ids do not count."),
     parent_message_id: ZParentId.optional().describe(
-      "Omitted: under the newest turn. null or \"\": a new root. UUID_NIL: Dify's 'previous row'.",
+      "Omitted: under the conversation's active leaf (model_config.active_leaf_message_id, the end of the thread shown) when it names a turn, else under the newest turn. null or \"\": a new root. UUID_NIL: Dify's 'previous row'.",
     ),
     query: z.string().max(MAX_TEXT).default(""),
     answer: z.string().max(MAX_TEXT).default(""),

@@ -38,10 +38,15 @@ export async function findAnchor(sql: ProjectSql, conversationId: string, messag
 export function activeLeafBound(conv: string, project: string): string {
   const leaf = (col: string) =>
     `(SELECT m.${col} FROM conversations c JOIN messages m ON m.project_id = c.project_id AND m.conversation_id = c.id
-         AND m.id = CASE WHEN c.model_config->>'active_leaf_message_id' ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
-                         THEN (c.model_config->>'active_leaf_message_id')::uuid END
+         AND m.id = ${activeLeafId("c")}
        WHERE c.id = ${conv} AND c.project_id = ${project})`;
   return `AND (created_at, seq) <= (COALESCE(${leaf("created_at")}, 'infinity'::timestamptz), COALESCE(${leaf("seq")}, 2147483647))`;
+}
+
+/** SQL: the active leaf recorded in conversation `c`'s model_config as a uuid, null when absent or not a UUID (no failing cast). */
+export function activeLeafId(c: string): string {
+  return `CASE WHEN ${c}.model_config->>'active_leaf_message_id' ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
+               THEN (${c}.model_config->>'active_leaf_message_id')::uuid END`;
 }
 
 /**

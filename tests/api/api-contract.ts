@@ -189,6 +189,38 @@ export function defineApiSuite(backend: string, kind: "pglite" | "postgres", sta
         expect(conv.branch_count).toBe(2); // m1-m2 and root-nil
       });
 
+      it("without a parent, a turn continues from the active leaf (the thread shown), not the newest turn, and becomes the active leaf", async () => {
+        // t2a is the active leaf, t2b (another branch) the newest turn.
+        const [t1, t2a, t2b] = [randomUUID(), randomUUID(), randomUUID()];
+        const c = await newConversation({ model_config: { active_leaf_message_id: t2a } });
+        const at = (d: number) => new Date(Date.UTC(2025, 0, d)).toISOString();
+        const batch = await api.post(`/conversations/${c.id}/messages/batch`, {
+          messages: [
+            { id: t1, parent_message_id: null, query: "q1", answer: "a1", created_at: at(1) },
+            { id: t2b, parent_message_id: t1, query: "q2, other branch", answer: "a2b", created_at: at(3) },
+            { id: t2a, parent_message_id: t1, query: "q2", answer: "a2a", created_at: at(2) },
+          ],
+        });
+        expect(batch.status, JSON.stringify(batch.body)).toBe(201);
+        expect((await api.get(`/conversations/${c.id}/thread`)).body).toEqual({ leaf_message_id: t2a, message_ids: [t2a, t1] });
+
+        const m = await api.post(`/conversations/${c.id}/messages`, { query: "q3", answer: "a3" });
+        expect(m.status).toBe(201);
+        expect(m.body).toMatchObject({ parent_message_id: t2a, tree_parent_id: t2a });
+        expect((await api.get(`/conversations/${c.id}`)).body.model_config.active_leaf_message_id).toBe(m.body.id);
+        expect((await api.get(`/conversations/${c.id}/thread`)).body).toEqual({ leaf_message_id: m.body.id, message_ids: [m.body.id, t2a, t1] });
+        // The next one, and a batch's first turn, continue from there.
+        const b = await api.post(`/conversations/${c.id}/messages/batch`, { messages: [{ query: "q4", answer: "a4" }, { query: "q5", answer: "a5" }] });
+        expect(b.body.data.map((x: { parent_message_id: string }) => x.parent_message_id)).toEqual([m.body.id, b.body.data[0].id]);
+        expect((await api.get(`/conversations/${c.id}`)).body.model_config.active_leaf_message_id).toBe(b.body.data[1].id);
+
+        // An active leaf that names no turn of this conversation (here: another one's) is ignored.
+        const d = await newConversation({ model_config: { active_leaf_message_id: t2a } });
+        const d1 = await api.post(`/conversations/${d.id}/messages`, { query: "q1", answer: "a1" });
+        expect(d1.status).toBe(201);
+        expect(d1.body.parent_message_id).toBeNull();
+      });
+
       it("keeps given ids, created_at, files and metadata; rejects unknown parents and reused ids", async () => {
         const c = await newConversation();
         const id = randomUUID();

@@ -99,8 +99,8 @@ describe.each(DATABASE_KINDS)("imports of 2026's sources on %s", (kind) => {
     expect(conv.body).toMatchObject({ app_id: "chatgpt", name: "Trip to Kyōto 🌸", turn_count: 4, created_at: "2023-11-14T22:13:20.123Z" });
     const msgs = (await api.get(`/conversations/${trip}/messages`)).body.data as { id: string; parent_message_id: string | null; metadata: { active: boolean }; files: unknown[] }[];
     const t = (n: string) => stableUuid(`chatgpt-turn:c1-67e1:${n}`);
-    // Two roots (a regenerated first answer): the oldest turn's parent is UUID_NIL, the other's the export's root node (lib/imports/dify-roots.ts).
-    expect(new Map(msgs.map((m) => [m.id, m.parent_message_id]))).toEqual(new Map([[t("A1a"), UUID_NIL], [t("A1b"), stableUuid("chatgpt-root:c1-67e1")], [t("A2"), t("A1b")], [t("A2e"), t("A1b")]]));
+    // Two roots (a regenerated first answer): the oldest turn's parent is UUID_NIL, the other's the conversation itself (lib/imports/dify-roots.ts).
+    expect(new Map(msgs.map((m) => [m.id, m.parent_message_id]))).toEqual(new Map([[t("A1a"), UUID_NIL], [t("A1b"), trip], [t("A2"), t("A1b")], [t("A2e"), t("A1b")]]));
     // current_node (A2) is not the newest leaf (A2e): the default thread, the window and the context continue from it.
     expect((await api.get(`/conversations/${trip}/thread`)).body).toEqual({ leaf_message_id: t("A2"), message_ids: [t("A2"), t("A1b")] });
     const h = await api.get(`/conversations/${trip}/history?max_token_limit=100000`);

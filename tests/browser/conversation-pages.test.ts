@@ -1,7 +1,10 @@
 import { randomUUID } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_IDS, demoId } from "@/lib/db/seed/demo-data";
+import { stableUuid } from "@/lib/imports/stable-id";
 import { apiClient } from "../helpers/api-client";
 import { axeSeriousViolations, browserSuite, newPage, pageOverflow, screenshotPath } from "../helpers/browser";
 
@@ -116,6 +119,58 @@ describe("conversation pages in a browser", () => {
     await page.locator('[data-testid="transcript-turn"][data-state="placeholder"]').waitFor();
     expect(await page.locator('[data-testid="tree-node"][data-marker="nil"]').count()).toBeGreaterThan(0);
     await page.screenshot({ path: screenshotPath("conversation-legacy") });
+  });
+
+  it("an imported conversation with two roots draws both as roots; only a parent that names no turn is 'parent missing', at 1440, 1024 and 390 px", async () => {
+    // The ChatGPT fixture's trip: a regenerated first answer, so two roots (A1a, the oldest,
+    // under UUID_NIL; A1b under the conversation itself: lib/imports/dify-roots.ts).
+    const up = await fetch(`${suite.url}/api/v1/imports/upload?file_name=conversations.json`, {
+      method: "POST",
+      headers: { "content-type": "application/octet-stream" },
+      body: fs.readFileSync(path.join(__dirname, "../fixtures/imports/chatgpt/conversations.json")),
+    });
+    expect(up.status).toBe(202);
+    const jobId = ((await up.json()) as { id: string }).id;
+    await expect.poll(async () => (await suite.api.get(`/imports/${jobId}`)).body.status, { timeout: 30_000 }).toBe("done");
+    const trip = stableUuid("chatgpt-conversation:c1-67e1");
+    const t = (node: string) => stableUuid(`chatgpt-turn:c1-67e1:${node}`);
+    // And one turn whose parent truly is absent (a Dify row whose parent was deleted): that one is a broken link.
+    const orphan = randomUUID();
+    const batch = await suite.api.post(`/conversations/${trip}/messages/batch`, {
+      allow_missing_parents: true,
+      messages: [{ id: orphan, parent_message_id: randomUUID(), query: "A turn whose parent is gone", answer: "dangling" }],
+    });
+    expect(batch.status, JSON.stringify(batch.body)).toBe(201);
+
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.goto(`${suite.url}/conversations/${trip}?leaf=${t("A2")}`);
+    await page.locator('[data-testid="tree-root"][data-fitted="true"]').waitFor();
+    const node = (id: string) => page.locator(`[data-testid="tree-node"][data-id="${id}"]`);
+    await node(t("A1b")).waitFor();
+    // The whole tree in view (three roots side by side are wider than the first view frames).
+    await page.locator(".react-flow__controls-fitview").click();
+    await node(orphan).waitFor();
+    for (const root of [t("A1a"), t("A1b")]) {
+      expect(await node(root).getAttribute("data-marker"), root).toBeNull();
+      expect(await node(root).locator(".sr-only").textContent()).not.toContain("parent missing");
+    }
+    expect(await node(orphan).getAttribute("data-marker")).toBe("missing");
+    expect(await node(orphan).locator(".sr-only").textContent()).toContain("parent missing");
+    expect(await page.locator('[data-testid="tree-node-marker"]').count()).toBe(1);
+    // Drawn as roots: the top row, no edge coming in; the turns under A1b hang below it.
+    const y = async (id: string) => (await node(id).boundingBox())!.y;
+    expect(await y(t("A1b"))).toBe(await y(t("A1a")));
+    expect(await y(t("A2"))).toBeGreaterThan(await y(t("A1b")));
+    expect(await page.locator(`.react-flow__edge[data-id="e-${t("A1a")}"], .react-flow__edge[data-id="e-${t("A1b")}"]`).count()).toBe(0);
+    expect(await page.locator(`.react-flow__edge[data-id="e-${t("A2")}"]`).count()).toBe(1);
+    for (const width of [1440, 1024, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.waitForTimeout(300);
+      await page.screenshot({ path: screenshotPath(`conversation-imported-roots-${width}`) });
+      expect(await pageOverflow(page), `imported roots at ${width}`).toBe(0);
+      expect(await axeSeriousViolations(page), `imported roots at ${width}`).toEqual([]);
+    }
+    await page.setViewportSize({ width: 1440, height: 900 });
   });
 
   it("shows a turn's tool calls and results in the transcript", async () => {

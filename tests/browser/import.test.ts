@@ -101,7 +101,7 @@ describe("import page in a browser", () => {
     expect(await text("recent-imports")).toContain("dify-api.json");
   });
 
-  it("a ChatGPT export zip (issue 25): detected, previewed, imported with its memories; the format list names every source", async () => {
+  it("a ChatGPT export zip (issue 25): detected, previewed, imported with its memories, the job's progress and result; the imported conversation opens with its branches; the format list names every source", async () => {
     await openImport();
     const options = await page.getByLabel("Format").locator("option").allInnerTexts();
     expect(options).toEqual(expect.arrayContaining(["ChatGPT data export (zip or conversations.json)", "Claude.ai data export (zip or conversations.json)", "Letta agent file (.af)", "OpenAI Agents SDK session database (SQLite)", "Memory folder as zip (/memories, Claude Code MEMORY.md)", "AgentScope workspace (zip)"]));
@@ -114,10 +114,37 @@ describe("import page in a browser", () => {
     expect(await text("summary-line")).toBe("would import: 3 conversations, 6 turns, 4 memories; skipped 1; failed 0");
     await page.getByTestId("run-button").click();
     await waitDone("run-panel");
-    expect(await page.locator('[data-testid="run-panel"] [data-testid="summary-line"]').innerText()).toBe("imported: 3 conversations, 6 turns, 4 memories; skipped 1; failed 0");
+    // The job: its progress (every record of the file processed), its status and counts.
+    const run = page.locator('[data-testid="run-panel"]');
+    expect(await run.getByRole("progressbar", { name: "Import progress" }).getAttribute("aria-valuenow")).toBe("100");
+    expect(await run.innerText()).toMatch(/\b(\d+) of \1 records\b/);
+    expect(await run.innerText()).toContain("done");
+    expect(await run.locator('[data-testid="summary-line"]').innerText()).toBe("imported: 3 conversations, 6 turns, 4 memories; skipped 1; failed 0");
     expect((await suite.api.get("/users/chatgpt/memories")).body.data).toHaveLength(4);
-    expect(await text("recent-imports")).toContain("chatgpt-export.zip");
+    await page.waitForFunction(() => {
+      const first = document.querySelector('[data-testid="recent-imports"] li');
+      return !!first && first.textContent!.includes("chatgpt-export.zip") && first.textContent!.includes("done") && first.textContent!.includes("imported: 3 conversations");
+    });
     await page.screenshot({ path: screenshotPath("import-chatgpt-1440"), fullPage: true });
+
+    // The imported conversation, reached from the page: its tree has the export's branches (a
+    // regenerated first answer, an edited question: three leaves), current_node's selected.
+    await page.getByRole("link", { name: "Open conversations" }).click();
+    await page.getByRole("link", { name: "Trip to Kyōto 🌸" }).click();
+    await page.locator('[data-testid="tree-root"][data-fitted="true"]').waitFor();
+    expect(await page.locator('[data-testid="tree-node"]').count()).toBe(4);
+    expect(await page.locator('[data-testid="tree-node-marker"]').count()).toBe(0);
+    await page.locator('[data-testid="branch-list-toggle"]').click();
+    const branches = page.locator('[data-testid="branch-item"]');
+    await branches.first().waitFor();
+    expect((await branches.allInnerTexts()).map((b) => b.split("\n")[0]).sort()).toEqual(["Plan a trip to Kyōto 🌸", "What temple is this?", "What temple is this? (edited)"]);
+    expect(await page.locator('[data-testid="branch-item"][aria-current="true"]').innerText()).toMatch(/^What temple is this\?\n/);
+    for (const width of [1440, 1024, 390]) {
+      await page.setViewportSize({ width, height: 1000 });
+      await page.waitForTimeout(300);
+      await page.screenshot({ path: screenshotPath(`import-chatgpt-conversation-${width}`) });
+    }
+    await page.setViewportSize({ width: 1440, height: 1000 });
   });
 
   it("moves the progress bar through a larger import", async () => {

@@ -44,7 +44,7 @@ describe("imported roots under Dify's thread walk", () => {
     });
   }
 
-  it("the oldest turn, a root, gets UUID_NIL; later roots the source's root; ties of time go by write order; untimed turns come last", () => {
+  it("the oldest turn, a root, gets UUID_NIL; later roots the conversation's id; ties of time go by write order; untimed turns come last", () => {
     const t = (created_at: string | undefined, parent: string | null = null) => ({ parent_message_id: parent as string | null | undefined, created_at });
     expect(difyRoots([t("2026-01-02T00:00:00Z"), t("2026-01-01T00:00:00Z"), t("2026-01-03T00:00:00Z", "x")], "R").map((x) => x.parent_message_id)).toEqual(["R", UUID_NIL, "x"]);
     expect(difyRoots([t("2026-01-01T00:00:00Z"), t("2026-01-01T00:00:00Z")], "R").map((x) => x.parent_message_id)).toEqual([UUID_NIL, "R"]);

@@ -35,9 +35,9 @@ describe("ChatGPT export (conversations.json)", () => {
     expect(trip.name).toBe("Trip to Kyōto 🌸");
     expect(trip.turns.map((t) => [t.id, t.parent_message_id, t.query, t.answer])).toEqual([
       // a regenerated answer: two turns with the same question, siblings
-      // roots as Dify's walk reads them right (lib/imports/dify-roots.ts): the oldest turn UUID_NIL, the other the source's root
+      // roots as Dify's walk reads them right (lib/imports/dify-roots.ts): the oldest turn UUID_NIL, the other the conversation itself
       [id("A1a"), UUID_NIL, "Plan a trip to Kyōto 🌸", "First answer"],
-      [id("A1b"), stableUuid("chatgpt-root:c1-67e1"), "Plan a trip to Kyōto 🌸", "Second answer"],
+      [id("A1b"), trip.id, "Plan a trip to Kyōto 🌸", "Second answer"],
       // an edited question: two turns under the same parent
       [id("A2"), id("A1b"), "What temple is this?", "Kinkaku-ji.\nIt is the Golden Pavilion."],
       [id("A2e"), id("A1b"), "What temple is this? (edited)", "An edited branch answer"],
@@ -98,7 +98,7 @@ describe("Claude.ai export", () => {
     expect(parsed.skipped).toBe(1); // the empty conversation
     expect(coffee.turns.map((t) => [t.id, t.parent_message_id, t.query, t.answer, t.metadata?.active])).toEqual([
       [id(C, "a1"), UUID_NIL, "How much coffee is too much?", "About 400 mg a day; five cups is near it.", true],
-      [id(C, "a1r"), stableUuid(`claude-root:${C}`), "How much coffee is too much?", "A retried answer.", false],
+      [id(C, "a1r"), coffee.id, "How much coffee is too much?", "A retried answer.", false],
       [id(C, "a2"), id(C, "a1"), "And tea?", "Tea has less.", false],
       [id(C, "a2e"), id(C, "a1"), "And green tea?", "Green tea has even less.", true],
     ]);
