@@ -60,10 +60,12 @@ export async function loadThreadIds(sql: ProjectSql, conversationId: string, lea
   let inclusive = true;
   while (!walker.done) {
     const rows = await sql.query<{ id: string; parentMessageId: string | null; created_at: string; seq: number }>(
+      // ORDER BY the column (messages.created_at), not the text alias of the same name: sorting
+      // the text read every row of the conversation and sorted them instead of the index scan.
       `SELECT id, parent_message_id AS "parentMessageId", created_at::text AS created_at, seq
          FROM messages
         WHERE conversation_id = $1 AND project_id = $2 ${anchor ? `AND (created_at, seq) ${inclusive ? "<=" : "<"} ($3::timestamptz, $4::int)` : activeLeafBound("$1", "$2")}
-        ORDER BY created_at DESC, seq DESC
+        ORDER BY messages.created_at DESC, messages.seq DESC
         LIMIT ${PAGE}`,
       anchor ? [conversationId, sql.projectId, anchor.created_at, anchor.seq] : [conversationId, sql.projectId],
     );
