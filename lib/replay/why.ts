@@ -1,7 +1,7 @@
 import "server-only";
 import type { ContextResult } from "../context/schemas";
 import type { ProjectSql } from "../db/project-sql";
-import { loadMemoryAsOf, type RankedAsOf } from "../memories/as-of";
+import { exactAsOf, type RankedAsOf, type RebuiltMemory } from "../memories/as-of";
 import type { ProfileSettings } from "../profiles/schemas";
 import type { Why } from "./schemas";
 
@@ -51,8 +51,14 @@ export async function explainMemories(sql: ProjectSql, r: ReplayedRetrieval, ids
   const passing = passingRanks(r);
   const inPrompt = new Map(r.context.memories.map((m) => [m.id, m.included]));
   const { k, min_score, memory_types } = r.settings.memory;
+  const unique = [...new Set(ids)];
+  // The memories the search did not rank, all read at once (a scrubber step explains the
+  // logged hits too): their state then, and for those not alive then, when they first existed.
+  const unranked = unique.filter((id) => !candidates.has(id));
+  const then = new Map((await exactAsOf(sql, unranked, r.at)).map((m) => [m.id, m]));
+  const seen = await firstSeen(sql, unranked.filter((id) => !then.has(id)));
   const out: Why[] = [];
-  for (const id of [...new Set(ids)]) {
+  for (const id of unique) {
     const c = candidates.get(id);
     if (c) {
       const base = { memory_id: id, rank: c.rank, score: c.score, score_parts: c.breakdown, state: stateOf(c.memory) };
@@ -68,14 +74,29 @@ export async function explainMemories(sql: ProjectSql, r: ReplayedRetrieval, ids
       }
       continue;
     }
-    out.push(await explainUnranked(sql, r, id, memory_types));
+    out.push(explainUnranked(r, id, memory_types, then.get(id) ?? null, seen.get(id) ?? null));
   }
   return out;
 }
 
-async function explainUnranked(sql: ProjectSql, r: ReplayedRetrieval, id: string, types: string[] | undefined): Promise<Why> {
+type Seen = { first: Date | string | null; user_id: string | null };
+
+/** For memories not alive at the instant: the first time each existed (row or event), and its user when the row is still there. */
+async function firstSeen(sql: ProjectSql, ids: string[]): Promise<Map<string, Seen>> {
+  if (!ids.length) return new Map();
+  const rows = await sql.query<Seen & { id: string }>(
+    `SELECT x.id,
+            least((SELECT created_at FROM memories WHERE id = x.id AND project_id = $2),
+                  (SELECT min(created_at) FROM memory_events WHERE memory_id = x.id AND project_id = $2)) AS first,
+            (SELECT user_id FROM memories WHERE id = x.id AND project_id = $2) AS user_id
+       FROM unnest($1::uuid[]) AS x(id)`,
+    [ids, sql.projectId],
+  );
+  return new Map(rows.map((s) => [s.id, s]));
+}
+
+function explainUnranked(r: ReplayedRetrieval, id: string, types: string[] | undefined, then: RebuiltMemory | null, seen: Seen | null): Why {
   const none = { memory_id: id, in_prompt: false, rank: null, score: null, score_parts: null };
-  const then = await loadMemoryAsOf(sql, id, r.at);
   if (then && then.user_id !== r.userId) return { ...none, state: null, rule: "other_user", reason: `a memory of another user (${then.user_id})` };
   if (then) {
     const state = stateOf(then);
@@ -95,12 +116,6 @@ async function explainUnranked(sql: ProjectSql, r: ReplayedRetrieval, id: string
     };
   }
   // Not alive then: did it exist later, earlier, or never (as far as this project can see)?
-  const [seen] = await sql.query<{ first: Date | string | null; user_id: string | null }>(
-    `SELECT least((SELECT created_at FROM memories WHERE id = $1 AND project_id = $2),
-                  (SELECT min(created_at) FROM memory_events WHERE memory_id = $1 AND project_id = $2)) AS first,
-            (SELECT user_id FROM memories WHERE id = $1 AND project_id = $2) AS user_id`,
-    [id, sql.projectId],
-  );
   if (!seen?.first) return { ...none, state: null, rule: "unknown_memory", reason: "no memory of this project has this id" };
   if (seen.user_id !== null && seen.user_id !== r.userId) return { ...none, state: null, rule: "other_user", reason: `a memory of another user (${seen.user_id})` };
   const first = new Date(seen.first).toISOString();

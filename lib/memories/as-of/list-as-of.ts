@@ -36,6 +36,7 @@ export async function memoriesAsOf(sql: ProjectSql, opts: { userId: string; asOf
  * matching the log), in the order given; a row the full rebuild finds absent is dropped.
  */
 export async function exactAsOf(sql: ProjectSql, ids: string[], asOf: string | Date): Promise<RebuiltMemory[]> {
+  if (!ids.length) return [];
   const at = asOfInstant(asOf);
   const t = new Date(at).getTime();
   const probes = new Map((await probeMemories(sql, at, { ids })).map((p) => [p.id, p]));
