@@ -7,6 +7,7 @@
 // first run and kept (the second one as bench:as-of with BENCH_DATA_DIR does: either can reuse it). BENCH_N (20): calls timed per case. BENCH_EXPLAIN=0: no plans.
 
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { DEFAULT_PROJECT_ID, projectSql } from "../../lib/db/project-sql";
 import { openDatabase, type Database } from "../../lib/db/open-database";
@@ -49,12 +50,18 @@ const short = (text: string) => text.replace(/\s+/g, " ").trim().slice(0, 110);
 async function profile(db: Database, label: string, call: (sql: ReturnType<typeof projectSql>) => Promise<unknown>) {
   for (let i = 0; i < 3; i++) await call(projectSql(db.sql, DEFAULT_PROJECT_ID));
   const totals: number[] = [];
+  // CPU time of this process per call (PGlite runs in it): on a loaded machine the wall
+  // time is inflated by the other processes, the CPU time much less.
+  const cpu: number[] = [];
   const byText = new Map<string, { n: number; total: number; max: number; sample: Timed }>();
   for (let i = 0; i < N; i++) {
     const log: Timed[] = [];
     const t = now();
+    const c = process.cpuUsage();
     await call(projectSql(timed(db.sql, log), DEFAULT_PROJECT_ID));
     totals.push(now() - t);
+    const dc = process.cpuUsage(c);
+    cpu.push((dc.user + dc.system) / 1000);
     for (const q of log) {
       const key = short(q.text);
       const x = byText.get(key) ?? { n: 0, total: 0, max: 0, sample: q };
@@ -66,7 +73,7 @@ async function profile(db: Database, label: string, call: (sql: ReturnType<typeo
   }
   const s = stats(totals);
   const sqlTotal = [...byText.values()].reduce((a, x) => a + x.total, 0) / N;
-  console.log(`\n### ${label}: p50 ${ms(s.p50)} ms, p95 ${ms(s.p95)} ms; SQL ${ms(sqlTotal)} ms per call in ${[...byText.values()].reduce((a, x) => a + x.n, 0) / N} statements`);
+  console.log(`\n### ${label}: p50 ${ms(s.p50)} ms, p95 ${ms(s.p95)} ms; CPU p50 ${ms(stats(cpu).p50)} ms, p95 ${ms(stats(cpu).p95)} ms (load ${os.loadavg()[0].toFixed(1)}); SQL ${ms(sqlTotal)} ms per call in ${[...byText.values()].reduce((a, x) => a + x.n, 0) / N} statements`);
   const top = [...byText.entries()].sort((a, b) => b[1].total - a[1].total);
   for (const [key, x] of top.slice(0, 14)) console.log(`${ms(x.total / N).padStart(8)} ms/call  x${(x.n / N).toFixed(1).padStart(5)}  max ${ms(x.max).padStart(7)}  ${key}`);
   if (EXPLAIN) {
@@ -111,12 +118,16 @@ runMain("diag:replay-profile", async (cleanup) => {
     }
     // Scrubber steps: consecutive turns, each replayed once.
     const steps: number[] = [];
+    const stepCpu: number[] = [];
     for (let i = 300; i < 320; i++) {
       const t = now();
+      const c = process.cpuUsage();
       await replayTurn(projectSql(db.sql, DEFAULT_PROJECT_ID), { conversation_id: REPLAY_CONVERSATION, message_id: turns[i] });
       steps.push(now() - t);
+      const dc = process.cpuUsage(c);
+      stepCpu.push((dc.user + dc.system) / 1000);
     }
-    console.log(`\nscrubber steps (turns 300-319, each once): p50 ${ms(stats(steps).p50)} ms, max ${ms(stats(steps).max)} ms`);
+    console.log(`\nscrubber steps (turns 300-319, each once): p50 ${ms(stats(steps).p50)} ms, max ${ms(stats(steps).max)} ms; CPU p50 ${ms(stats(stepCpu).p50)} ms, max ${ms(stats(stepCpu).max)} ms (load ${os.loadavg()[0].toFixed(1)})`);
     await db.close();
   }
   if (asOfDir) {
