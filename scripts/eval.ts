@@ -105,7 +105,7 @@ function explain(status: number, text: string): string {
  * file may be hundreds of MB). node:http rather than fetch: the server answers a run or an
  * import when it is done, which can take longer than fetch's 300 s wait for headers.
  */
-function api<T>(method: string, p: string, body?: unknown): Promise<T> {
+function api<T>(method: string, p: string, body?: unknown, onSent?: () => void): Promise<T> {
   const url = new URL(`${BASE}/api/v1${p}`);
   const file = body && typeof body === "object" && "file" in body ? String((body as { file: string }).file) : null;
   const json = body === undefined || file ? null : Buffer.from(JSON.stringify(body));
@@ -123,6 +123,7 @@ function api<T>(method: string, p: string, body?: unknown): Promise<T> {
       });
     });
     req.on("error", (e) => fail(`cannot reach ${BASE}: ${e.message}`));
+    if (onSent) req.on("finish", onSent);
     if (file) fs.createReadStream(file).pipe(req);
     else req.end(json ?? undefined);
   });
@@ -160,6 +161,17 @@ function junit(set: string, run: EvalRun, cases: RunCase[], checks: { name: stri
   return lines.join("\n");
 }
 
+const PROGRESS_EVERY_MS = 15_000;
+
+/** One progress line of a running import; a failed read skips the line (the import's own answer reports errors). */
+async function printImportProgress(setId: string, before: number, t0: number) {
+  const url = new URL(`${BASE}/api/v1/evals/sets/${setId}`);
+  const r = await fetch(url, { headers: KEY ? { authorization: `Bearer ${KEY}` } : {} }).catch(() => null);
+  if (!r?.ok) return;
+  const now = (await r.json()) as EvalSet;
+  console.log(`  ... ${now.case_count - before} new case(s) so far, ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+}
+
 const args = parseArgs(process.argv.slice(2));
 const config = args.config ? JSON.parse(fs.readFileSync(args.config, "utf8")) : {};
 const label = args.label ?? config.label;
@@ -181,7 +193,15 @@ if (args.import) {
   const mb = (fs.statSync(args.import).size / 1048576).toFixed(1);
   console.log(`importing ${args.import} (${format}, ${mb} MB)...`);
   const t0 = Date.now();
-  const r = await api<{ cases: number; skipped: number; conversations: number; turns: number; memories: number }>("POST", `/evals/sets/${set.id}/import/upload?${q}`, { file: args.import });
+  const before = set.case_count;
+  // The server answers when the whole file is imported (tens of minutes for hundreds of MB):
+  // meanwhile the set's case count, which grows record by record, is the progress.
+  let progress: NodeJS.Timeout | undefined;
+  const r = await api<{ cases: number; skipped: number; conversations: number; turns: number; memories: number }>("POST", `/evals/sets/${set.id}/import/upload?${q}`, { file: args.import }, () => {
+    console.log(`uploaded ${mb} MB in ${((Date.now() - t0) / 1000).toFixed(1)} s; the server is importing it record by record`);
+    progress = setInterval(() => void printImportProgress(set.id, before, t0), PROGRESS_EVERY_MS);
+  });
+  clearInterval(progress);
   console.log(`imported in ${((Date.now() - t0) / 1000).toFixed(1)} s: ${r.cases} case(s) (${r.skipped} already there), ${r.conversations} conversation(s), ${r.turns} turn(s), ${r.memories} memorie(s)`);
 }
 if (args.noRun) process.exit(0);

@@ -240,6 +240,7 @@ describe.each(DATABASE_KINDS)("evals on %s", (kind) => {
       fs.copyFileSync(path.join(FIX, "locomo-sample.json"), path.join(out, "locomo10.json"));
       const imp = cli("--set", "cli-import", "--import", path.join(out, "locomo10.json"), "--extraction", "rules", "--user-prefix", `cli-${kind}`, "--no-run");
       expect(imp.status, imp.stdout + imp.stderr).toBe(0);
+      expect(imp.stdout).toMatch(/uploaded [\d.]+ MB in [\d.]+ s; the server is importing it/);
       expect(imp.stdout).toMatch(/imported in [\d.]+ s: 3 case\(s\) \(0 already there\), 2 conversation\(s\), 5 turn\(s\)/);
     } finally {
       fs.rmSync(out, { recursive: true, force: true });
