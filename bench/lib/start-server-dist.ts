@@ -3,7 +3,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { freePort, now, ROOT, type Server } from "./common";
 
-// Like startServer in common.ts, but for the build MEMSCOPE_NEXT_DIST_DIR names.
+// Like startServer in common.ts, but for the build MEMSCOPE_NEXT_DIST_DIR names, served as
+// `npm start` serves it.
 // common.ts' ensureBuild only looks at .next/BUILD_ID and builds when it is missing,
 // which with several builds of one checkout in use rebuilds (and type-checks) in the
 // middle of a benchmark. This checks the build that is actually served and never builds.
@@ -26,7 +27,11 @@ export function assertBuilt(): void {
 export async function startBuiltServer(dataDir: string, timeoutMs = 90_000, readyPath = "/api/v1/ready", env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<Server> {
   assertBuilt();
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, path.join(ROOT, "node_modules/next/dist/bin/next"), "start", "-p", String(port)], {
+  // As `npm start` runs it (scripts/serve.mjs with WebAssembly on V8's baseline compiler,
+  // docs/benchmarks.md section 9): `next start` with the default tiers kept ~120 MB more
+  // resident, so RSS figures measured on it were not the product's. BENCH_LIFTOFF=0: default tiers.
+  const wasm = process.env.BENCH_LIFTOFF === "0" ? [] : ["--liftoff-only"];
+  const child: ChildProcess = spawn(process.execPath, [...wasm, ...nodeArgs, path.join(ROOT, "scripts", "serve.mjs")], {
     cwd: ROOT,
     env: { ...process.env, MEMSCOPE_DATA_DIR: dataDir, MEMSCOPE_SEED: "0", PORT: String(port), NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -62,7 +67,7 @@ export async function startBuiltServer(dataDir: string, timeoutMs = 90_000, read
   const base = `http://127.0.0.1:${port}`;
   const t0 = now();
   for (;;) {
-    if (exited !== undefined) throw new Error(`next start exited with ${exited} before answering:\n${out}`);
+    if (exited !== undefined) throw new Error(`the server exited with ${exited} before answering:\n${out}`);
     try {
       const r = await fetch(`${base}${readyPath}`);
       await r.arrayBuffer();
