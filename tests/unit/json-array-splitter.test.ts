@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { JsonArraySplitter, JsonArraySyntaxError } from "@/lib/imports/json-array-splitter";
 
@@ -6,13 +7,24 @@ import { JsonArraySplitter, JsonArraySyntaxError } from "@/lib/imports/json-arra
 
 function split(text: string, chunk: number): { values: unknown[]; object: boolean } {
   const bytes = Buffer.from(text, "utf8");
+  const cuts: number[] = [];
+  for (let i = chunk; i < bytes.length; i += chunk) cuts.push(i);
+  return splitAt(bytes, cuts);
+}
+
+/** The bytes fed in chunks ending at `cuts` (sorted byte offsets). */
+function splitAt(bytes: Buffer, cuts: number[]): { values: unknown[]; object: boolean } {
   const s = new JsonArraySplitter();
   const values: unknown[] = [];
   s.onValue = (v, i) => {
     expect(i).toBe(values.length);
     values.push(v);
   };
-  for (let i = 0; i < bytes.length; i += chunk) s.write(bytes.subarray(i, i + chunk));
+  let from = 0;
+  for (const at of [...cuts, bytes.length]) {
+    s.write(bytes.subarray(from, at));
+    from = at;
+  }
   s.end();
   return { values, object: s.topLevelObject };
 }
@@ -46,5 +58,23 @@ describe("JsonArraySplitter", () => {
       expect(() => split(bad, 2), bad).toThrow(JsonArraySyntaxError);
     }
     expect(() => split('[{"a":1},{"b":}]', 4)).toThrow(/element 1/);
+  });
+
+  // Strings are skipped with a native search for their closing quote (not a byte at a time):
+  // a quote after an odd run of backslashes, a run split across chunks, a chunk ending in a
+  // backslash must all read as JSON.parse reads them, wherever the chunks are cut.
+  it("reads what JSON.parse reads wherever the chunks are cut (strings dense in quotes and backslashes)", () => {
+    const nasty = fc.string({ unit: fc.constantFrom("\\", '"', "\\\\", '\\"', "a", "]", "}", "{", "[", ",", "é", "🌸", "\n", " ") });
+    const value = fc.letrec((tie) => ({
+      v: fc.oneof({ depthSize: "small" }, nasty, fc.integer(), fc.constant(null), fc.array(tie("v"), { maxLength: 4 }), fc.dictionary(nasty, tie("v"), { maxKeys: 3 })),
+    })).v;
+    fc.assert(
+      fc.property(fc.array(value, { maxLength: 6 }), fc.array(fc.nat(), { maxLength: 12 }), (elements, rawCuts) => {
+        const bytes = Buffer.from(JSON.stringify(elements), "utf8");
+        const cuts = [...new Set(rawCuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+        expect(splitAt(bytes, cuts).values).toEqual(elements);
+      }),
+      { numRuns: 400 },
+    );
   });
 });
