@@ -36,13 +36,28 @@ const COUNT_BOUND_MS_PER_MB = 10_000;
  */
 const STALL_BOUND_MS = 120_000;
 /**
- * A worker holds both tiktoken encoders (~50 MB each thread). It ends after this long without
- * work, so a server at rest gives that memory back; a steady stream of large batches keeps it.
+ * A worker ends after this long without work, so a server at rest gives its encoder's memory
+ * back; a steady stream of large batches keeps it.
  */
 const POOL_IDLE_MS = 10_000;
+/**
+ * A worker's young generation: its slices' texts are short-lived, and V8's default young
+ * generation (tens of MB per thread, grown under a steady stream of slices) held ~35 MB more
+ * per worker at the same speed (bench/diag/import-token-pool-memory.mjs).
+ */
+const WORKER_YOUNG_GENERATION_MB = 8;
 
-let pool: Piscina | null = null;
+// One pool per encoding: a worker only ever builds the encoder of its pool. With one pool for
+// both, each worker was handed slices of either encoding and ended up holding both encoders
+// (o200k ~65 MB, cl100k ~40 MB of WASM memory per thread): two workers, four encoders, ~200 MB
+// of a 600 MB budget for an import. Split this way, the process holds each encoder once.
+const pools = new Map<EncodingName, Piscina>();
 let poolBroken = false;
+
+/** Worker threads per encoding: the two encodings already count in parallel, so one each up to 3 cores. */
+export function threadsPerEncoding(): number {
+  return Math.max(1, Math.floor(Math.min(4, os.availableParallelism()) / 2));
+}
 
 // The worker is a plain .mjs file read at run time from the app folder, not a bundled
 // module: the bundler leaves it alone and it resolves tiktoken from node_modules.
@@ -50,22 +65,33 @@ function workerFile(): string {
   return path.join(process.cwd(), "lib", "tokens", "token-worker.mjs");
 }
 
-function getPool(): Piscina | null {
+function getPool(encoding: EncodingName): Piscina | null {
   if (poolBroken) return null;
+  let pool = pools.get(encoding);
   if (!pool) {
     try {
       pool = new Piscina({
         filename: workerFile(),
+        workerData: { encoding },
         minThreads: 0,
-        maxThreads: Math.max(1, Math.min(2, os.availableParallelism())),
+        maxThreads: threadsPerEncoding(),
         idleTimeout: POOL_IDLE_MS,
+        resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
       });
     } catch {
       poolBroken = true;
       return null;
     }
+    pools.set(encoding, pool);
   }
   return pool;
+}
+
+/** Both encodings' pools, or null when the pool cannot run here. */
+function getPools(): Record<EncodingName, Piscina> | null {
+  const o = getPool("o200k_base");
+  const c = getPool("cl100k_base");
+  return o && c ? { o200k_base: o, cl100k_base: c } : null;
 }
 
 type Slice = { start: number; texts: string[]; chars: number };
@@ -139,10 +165,47 @@ async function runSlice(p: Piscina, slice: Slice, encoding: EncodingName, bounds
  * counts however long a starved machine takes (the unit suites, niced beside a build).
  */
 export async function countTextsAllEncodings(texts: string[], opts: { offThread?: boolean; boundMs?: number } = {}): Promise<TokenCounts> {
+  // Each distinct text once: an export repeats texts (a question under each regenerated
+  // answer, the same greeting in many conversations), and counting is the costly part.
+  const { distinct, at } = distinctTexts(texts);
+  if (distinct.length === texts.length) return countDistinct(texts, opts);
+  const d = await countDistinct(distinct, opts);
+  const out: TokenCounts = {
+    o200k_base: new Int32Array(texts.length),
+    cl100k_base: new Int32Array(texts.length),
+    approximate: new Uint8Array(texts.length),
+    path: d.path,
+  };
+  at.forEach((k, i) => {
+    out.o200k_base[i] = d.o200k_base[k];
+    out.cl100k_base[i] = d.cl100k_base[k];
+    out.approximate[i] = d.approximate[k];
+  });
+  return out;
+}
+
+/** The texts without repeats, and for each text its index among them. */
+function distinctTexts(texts: string[]): { distinct: string[]; at: Int32Array } {
+  const index = new Map<string, number>();
+  const distinct: string[] = [];
+  const at = new Int32Array(texts.length);
+  texts.forEach((t, i) => {
+    let k = index.get(t);
+    if (k === undefined) {
+      k = distinct.length;
+      index.set(t, k);
+      distinct.push(t);
+    }
+    at[i] = k;
+  });
+  return { distinct, at };
+}
+
+async function countDistinct(texts: string[], opts: { offThread?: boolean; boundMs?: number }): Promise<TokenCounts> {
   const totalChars = texts.reduce((n, t) => n + t.length, 0);
-  const p = opts.offThread || totalChars >= INLINE_BELOW_CHARS ? getPool() : null;
+  const p = opts.offThread || totalChars >= INLINE_BELOW_CHARS ? getPools() : null;
   if (!p) return countInline(texts);
-  const parts = slices(texts, p.options.maxThreads, totalChars);
+  const parts = slices(texts, threadsPerEncoding(), totalChars);
   const out: TokenCounts = {
     o200k_base: new Int32Array(texts.length),
     cl100k_base: new Int32Array(texts.length),
@@ -153,7 +216,7 @@ export async function countTextsAllEncodings(texts: string[], opts: { offThread?
     await Promise.all(
       parts.flatMap((slice) =>
         ENCODINGS.map(async (encoding) => {
-          const r = await runSlice(p, slice, encoding, sliceBounds(slice, opts.boundMs)).catch((e) => {
+          const r = await runSlice(p[encoding], slice, encoding, sliceBounds(slice, opts.boundMs)).catch((e) => {
             if (e instanceof PoolStalled) return estimate(slice);
             throw e;
           });

@@ -1,5 +1,6 @@
 // Piscina worker: counts a slice of texts in one encoding (see count-tokens-parallel.ts).
 import { createRequire } from "node:module";
+import { workerData } from "node:worker_threads";
 import { countBounded, estimateTokens } from "./bounded-count.mjs";
 
 const { get_encoding } = createRequire(import.meta.url)("tiktoken");
@@ -22,6 +23,10 @@ function encoder(name) {
  * @param {{ texts: string[], encoding: "o200k_base" | "cl100k_base", boundMs: number }} task
  */
 export default function countSlice({ texts, encoding, boundMs }) {
+  // A pool's workers count one encoding (count-tokens-parallel.ts): each thread holds one
+  // encoder's WASM memory, not both. A slice of another encoding is a routing bug, said loudly.
+  const only = workerData?.encoding;
+  if (only && encoding !== only) throw new Error(`this token worker counts ${only}, not ${encoding}`);
   // The encoder first: a worker's first slice builds it (0.3-0.9 s on this 2-core machine, many
   // times that when starved), which is start-up, not counting. Inside the bound, a starved
   // worker's first slice came back estimated with plenty of its bound unspent on counting.

@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import path from "node:path";
 import { get_encoding } from "tiktoken";
 import { afterAll, describe, expect, it } from "vitest";
 import { countChatTokens, IMAGE_PART_TOKENS } from "@/lib/tokens/chat-formula";
@@ -204,6 +205,32 @@ describe("parallel token counting for imports", () => {
       expect(counts.cl100k_base[i]).toBe(cl100k.encode_ordinary(t).length);
     });
     expect([...counts.approximate].every((a) => a === 0)).toBe(true);
+  }, LOADED_MACHINE_TIMEOUT_MS);
+
+  it("counts each distinct text once (exports repeat texts); every repeat gets its text's counts", async () => {
+    const { countTextsAllEncodings } = await import("@/lib/tokens/count-tokens-parallel");
+    const { textsCountedHere } = await import("@/lib/tokens/count-tokens");
+    const texts = ["Same question?", "An answer.", "Same question?", "Another answer!", "Same question?", ""];
+    const before = textsCountedHere();
+    const counts = await countTextsAllEncodings(texts); // small: inline, where texts counted are seen
+    expect(counts.path).toBe("inline");
+    expect(textsCountedHere() - before).toBe(4 * 2); // 4 distinct texts, 2 encodings
+    texts.forEach((t, i) => {
+      expect(counts.o200k_base[i]).toBe(o200k.encode_ordinary(t).length);
+      expect(counts.cl100k_base[i]).toBe(cl100k.encode_ordinary(t).length);
+    });
+  });
+
+  it("a pool's worker counts only its own encoding (one encoder's memory per thread): another is refused", async () => {
+    const { Piscina } = await import("piscina");
+    const pool = new Piscina({ filename: path.resolve("lib/tokens/token-worker.mjs"), workerData: { encoding: "o200k_base" }, maxThreads: 1 });
+    try {
+      const ok = (await pool.run({ texts: ["Hello there"], encoding: "o200k_base", boundMs: LOADED_MACHINE_TIMEOUT_MS })) as { tokens: Int32Array };
+      expect([...ok.tokens]).toEqual([o200k.encode_ordinary("Hello there").length]);
+      await expect(pool.run({ texts: ["Hello there"], encoding: "cl100k_base", boundMs: 1000 })).rejects.toThrow(/counts o200k_base, not cl100k_base/);
+    } finally {
+      await pool.destroy();
+    }
   }, LOADED_MACHINE_TIMEOUT_MS);
 
   it("counts 2 MB of one letter in the pool while this thread keeps running, flagged approximate", async () => {
