@@ -48,6 +48,8 @@ export type RunOptions = {
   onProgress?: (p: ImportProgress) => void | Promise<void>;
 };
 
+/** A batch's texts and their counts, started by countAhead(). */
+type Ahead = { texts: string[]; counted: Promise<TokenCounts>; index?: Map<string, number> };
 type Plan = { conv: ImportConversation; isNew: boolean; turns: TurnInput[]; paths: string[]; problem?: ImportProblem };
 type Bulk = { plan: Plan; counts: TokenCounts; prepared: PreparedTurn[]; leafDelta: number; tokenDelta: number };
 
@@ -60,6 +62,8 @@ export class ImportRun {
   processed = 0;
   /** Turns written by the bulk path since planner statistics were last noted (once per batch, not per chunk). */
   private unanalyzed = 0;
+  /** Batches whose counting countAhead() started. */
+  private readonly ahead = new WeakMap<ParsedImport, Ahead>();
 
   constructor(
     private readonly sql: ProjectSql,
@@ -84,6 +88,21 @@ export class ImportRun {
     await this.tick();
   }
 
+  /**
+   * Starts counting the tokens of a batch's turns in the worker pool, before add() is called
+   * for it: a streamed import counts batch k+1 while batch k is written (this thread's work,
+   * the embedded database's included), instead of one after the other. Nothing in the
+   * database is read: which turns are new is still decided by add(), in order.
+   */
+  countAhead(parsed: ParsedImport): void {
+    if (this.opts.dryRun || this.ahead.has(parsed)) return;
+    const texts = parsed.conversations.flatMap((c) => c.turns.flatMap((t) => [t.query, t.answer])).filter((t): t is string => typeof t === "string");
+    if (!texts.length) return;
+    const counted = countTextsAllEncodings(texts, { offThread: true });
+    counted.catch(() => {}); // awaited (and its failure met) by add()
+    this.ahead.set(parsed, { texts, counted });
+  }
+
   /** One parsed batch (a whole file, or one page of Dify's database). */
   async add(parsed: ParsedImport): Promise<void> {
     for (const p of parsed.problems) await this.fail(p);
@@ -91,7 +110,9 @@ export class ImportRun {
       this.counts.skipped += parsed.skipped;
       await this.tick(parsed.skipped);
     }
-    await this.conversations(parsed.source, parsed.conversations);
+    const ahead = this.ahead.get(parsed);
+    this.ahead.delete(parsed);
+    await this.conversations(parsed.source, parsed.conversations, ahead);
     if (this.unanalyzed) {
       await noteBulkWrite(this.sql, this.unanalyzed, ["messages", "conversations"]);
       this.unanalyzed = 0;
@@ -101,7 +122,7 @@ export class ImportRun {
 
   // ---- conversations ----
 
-  private async conversations(source: string, all: ImportConversation[]) {
+  private async conversations(source: string, all: ImportConversation[], ahead: Ahead | undefined) {
     const chunks: ImportConversation[][] = [];
     let cur: ImportConversation[] = [];
     let size = 0;
@@ -117,16 +138,16 @@ export class ImportRun {
     if (cur.length) chunks.push(cur);
 
     // Plan and count chunk k+1 while chunk k is written.
-    let next = chunks.length ? this.prepare(source, chunks[0]) : null;
+    let next = chunks.length ? this.prepare(source, chunks[0], ahead) : null;
     for (let k = 0; k < chunks.length; k++) {
       const { plans, counts } = await next!;
-      next = k + 1 < chunks.length ? this.prepare(source, chunks[k + 1]) : null;
+      next = k + 1 < chunks.length ? this.prepare(source, chunks[k + 1], ahead) : null;
       await this.writeChunk(source, plans, counts);
     }
   }
 
   /** Which records are new, which turns of known ones are new, their local ids and token counts. */
-  private async prepare(source: string, chunk: ImportConversation[]): Promise<{ plans: Plan[]; counts: TokenCounts | null }> {
+  private async prepare(source: string, chunk: ImportConversation[], ahead: Ahead | undefined): Promise<{ plans: Plan[]; counts: TokenCounts | null }> {
     const projectId = this.sql.projectId;
     const known = await this.knownIds(source, "conversation", chunk.map((c) => c.externalId));
     // Which of the ids this project holds already (ids are unique per project: other projects' rows do not count).
@@ -187,7 +208,7 @@ export class ImportRun {
     // Off the server's thread whatever the size: counted inline, a small batch makes this thread
     // build both tiktoken encoders (seconds on a loaded machine), a pause long enough for the
     // server to drop the keep-alive sockets of the clients polling the job (ECONNRESET).
-    const counts = this.opts.dryRun || !texts.length ? null : await countTextsAllEncodings(texts, { offThread: true });
+    const counts = this.opts.dryRun || !texts.length ? null : ahead ? await countedAhead(ahead, texts) : await countTextsAllEncodings(texts, { offThread: true });
     return { plans, counts };
   }
 
@@ -501,6 +522,39 @@ function remapConversation(conv: ImportConversation, projectId: string, knownLoc
     model_config: typeof leaf === "string" ? { ...conv.model_config, active_leaf_message_id: map(leaf) } : conv.model_config,
     turns: conv.turns.map((t): ImportTurn => ({ ...t, id: map(t.id), parent_message_id: parent(t.parent_message_id) })),
   };
+}
+
+/**
+ * Counts of `texts` (a chunk's new turns, as validated) from what countAhead() counted for
+ * the whole batch; a text it did not see (none expected) is counted now.
+ */
+async function countedAhead(ahead: Ahead, texts: string[]): Promise<TokenCounts> {
+  const all = await ahead.counted;
+  const index = (ahead.index ??= new Map());
+  if (!index.size) ahead.texts.forEach((t, i) => index.has(t) || index.set(t, i));
+  const out: TokenCounts = {
+    o200k_base: new Int32Array(texts.length),
+    cl100k_base: new Int32Array(texts.length),
+    approximate: new Uint8Array(texts.length),
+    path: all.path,
+  };
+  const missing: number[] = [];
+  texts.forEach((t, i) => {
+    const k = index.get(t);
+    if (k === undefined) return missing.push(i);
+    out.o200k_base[i] = all.o200k_base[k];
+    out.cl100k_base[i] = all.cl100k_base[k];
+    out.approximate[i] = all.approximate[k];
+  });
+  if (missing.length) {
+    const rest = await countTextsAllEncodings(missing.map((i) => texts[i]), { offThread: true });
+    missing.forEach((i, j) => {
+      out.o200k_base[i] = rest.o200k_base[j];
+      out.cl100k_base[i] = rest.cl100k_base[j];
+      out.approximate[i] = rest.approximate[j];
+    });
+  }
+  return out;
 }
 
 function sliceCounts(c: TokenCounts, turnOffset: number, turns: number): TokenCounts {

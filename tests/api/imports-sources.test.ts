@@ -154,6 +154,48 @@ describe.each(DATABASE_KINDS)("imports of 2026's sources on %s", (kind) => {
     ]);
   });
 
+  it("ChatGPT: an export of several batches (each read while the one before is written) imports whole; cut short, what came before the cut stays", async () => {
+    // lib/imports/start-upload.ts reads the file a MiB at a time and writes a batch (125
+    // conversations or more, what the MiBs read hold) while reading the next: ~12 KB answers
+    // make a 3.6 MB file of several batches.
+    const long = " lorem ipsum dolor".repeat(650);
+    const conv = (k: number, text = `question ${k}`) => ({
+      title: `Many ${k}`,
+      create_time: 1_700_000_000 + k,
+      id: `many-${k}`,
+      conversation_id: `many-${k}`,
+      current_node: `a${k}`,
+      mapping: {
+        [`r${k}`]: { id: `r${k}`, message: null, parent: null, children: [`u${k}`] },
+        [`u${k}`]: { id: `u${k}`, parent: `r${k}`, children: [`a${k}`], message: { id: `u${k}`, author: { role: "user" }, create_time: 1_700_000_000 + k, content: { content_type: "text", parts: [text] } } },
+        [`a${k}`]: { id: `a${k}`, parent: `u${k}`, children: [], message: { id: `a${k}`, author: { role: "assistant" }, create_time: 1_700_000_001 + k, content: { content_type: "text", parts: [`answer ${k}${long}`] } } },
+      },
+    });
+    const many = Array.from({ length: 300 }, (_, k) => conv(k, k % 2 ? "The same question, asked again?" : `question ${k}`));
+    many[140] = { ...many[140], current_node: 7 } as never; // a bad one in the second batch
+    many.push(conv(3)); // a repeat, in the third batch: imported once
+    const job = await run(strToU8(JSON.stringify(many)), { format: "chatgpt", app_id: "many-chatgpt" });
+    expect(job.status).toBe("done");
+    expect(job.counts).toMatchObject({ conversations: 299, turns: 299, failed: 1 });
+    expect(job.problems.map((p: { record: string; field: string }) => `${p.record} ${p.field}`)).toEqual(["conversations[140] current_node"]);
+    const last = (await api.get(`/conversations/${stableUuid("chatgpt-conversation:many-299")}/messages`)).body.data;
+    expect(last.map((m: { query: string; answer: string }) => [m.query, m.answer])).toEqual([["The same question, asked again?", `answer 299${long}`]]);
+
+    // Cut in the 261st conversation: the batches read before it are written (the one after
+    // the first MiBs at least, not the one the cut is in), the job fails naming where.
+    const text = JSON.stringify(Array.from({ length: 300 }, (_, k) => conv(1000 + k)));
+    const cut = text.indexOf('"id":"many-1260"');
+    const broken = await run(strToU8(`${text.slice(0, cut)}!!${text.slice(cut)}`), { format: "chatgpt", app_id: "cut-chatgpt" });
+    expect(broken.status).toBe("failed");
+    expect(broken.error).toMatch(/not valid JSON after 260 conversations/);
+    expect(broken.counts.turns).toBe(broken.counts.conversations);
+    expect(broken.counts.conversations).toBeGreaterThanOrEqual(125);
+    expect(broken.counts.conversations).toBeLessThan(260);
+    const exists = async (k: number) => (await api.get(`/conversations/${stableUuid(`chatgpt-conversation:many-${k}`)}`)).status;
+    expect(await exists(1000 + broken.counts.conversations - 1)).toBe(200);
+    expect(await exists(1000 + broken.counts.conversations)).toBe(404);
+  });
+
   it("Claude.ai export zip: branches, tool use and memories.json; the newest leaf's thread is the window", async () => {
     const zip = zipSync({ "conversations.json": bytes("claude/conversations.json"), "memories.json": bytes("claude/memories.json"), "users.json": strToU8('[{"uuid":"acct-1"}]') });
     const job = await run(zip, { file_name: "claude-export.zip" });
