@@ -9,6 +9,10 @@
 // >= 2 000 turns/s, RSS < 600 MB. Prints the load average: the machine is shared.
 // BENCH_CPU_PROF=<dir> writes the server's CPU profiles there (node --cpu-prof: one file per
 // thread, the token workers' included) when it stops; bench/diag/cpu-profile-top.ts reads them.
+// BENCH_SERVER_LOG=<file> keeps the server's output (with BENCH_NODE_ARGS=--trace-gc: heap sizes).
+// Also printed: turns per server CPU-second (what a loaded machine changes least) and the RSS
+// left 12 s after the job, once the token workers have ended (the server's own thread and the
+// embedded database's WASM memory, which never shrinks).
 
 import fs from "node:fs";
 import os from "node:os";
@@ -109,11 +113,15 @@ runMain("bench:import-chatgpt", async (onCleanup) => {
   console.log(`ChatGPT export: ${gen.conversations} conversations, ${gen.turns.toLocaleString("en-US")} turns, ${(gen.bytes / 1024 / 1024).toFixed(0)} MiB (written in ${((now() - g0) / 1000).toFixed(1)} s)`);
   console.log(`Database: ${DB}; load average ${loadBefore}`);
 
-  const server = await startBuiltServer(path.join(dir, "data"), undefined, undefined, {}, CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${CPU_PROF}`] : []);
+  const server = await startBuiltServer(path.join(dir, "data"), undefined, undefined, {}, [...(CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${CPU_PROF}`] : []), ...(process.env.BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? [])]);
   onCleanup(() => server.stop());
   const rssIdle = groupRssMb(server.pid);
   let rssPeak = rssIdle;
-  const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, groupRssMb(server.pid))), 200);
+  let rssNow = rssIdle;
+  const sampler = setInterval(() => {
+    rssNow = groupRssMb(server.pid);
+    rssPeak = Math.max(rssPeak, rssNow);
+  }, 200);
   onCleanup(() => clearInterval(sampler));
   const cpu0 = groupCpuSeconds(server.pid);
   const t0 = now();
@@ -133,24 +141,36 @@ runMain("bench:import-chatgpt", async (onCleanup) => {
     job = await (await fetch(`${server.base}/api/v1/imports/${started.id}`)).json();
     if (now() - last > 10_000) {
       last = now();
-      console.log(`    ${job.counts.turns.toLocaleString("en-US")} turns, ${((now() - t0) / 1000).toFixed(0)} s, RSS peak ${rssPeak.toFixed(0)} MB`);
+      const cpuNow = groupCpuSeconds(server.pid);
+      console.log(`    ${job.counts.turns.toLocaleString("en-US")} turns, ${((now() - t0) / 1000).toFixed(0)} s, server CPU ${cpuNow !== null && cpu0 !== null ? (cpuNow - cpu0).toFixed(0) : "-"} s, RSS ${rssNow.toFixed(0)} MB (peak ${rssPeak.toFixed(0)} MB), load ${load()}`);
     }
   }
   const totalMs = now() - t0;
   const cpu1 = groupCpuSeconds(server.pid);
   clearInterval(sampler);
+  // What stays once the token workers have ended (their idle time-out is 10 s): the server's
+  // own thread, the embedded database's WASM memory included (it never shrinks). Peak minus
+  // this is what the workers and the batches in flight held.
+  const rssDone = groupRssMb(server.pid);
+  await new Promise((res) => setTimeout(res, 12_000));
+  const rssRest = groupRssMb(server.pid);
+  console.log(`RSS at the job's end ${rssDone.toFixed(0)} MB; 12 s later (token workers ended) ${rssRest.toFixed(0)} MB`);
+  // BENCH_SERVER_LOG=<file>: the server's output (its last 20 000 characters), e.g. with BENCH_NODE_ARGS=--trace-gc for its heap sizes.
+  if (process.env.BENCH_SERVER_LOG) fs.writeFileSync(process.env.BENCH_SERVER_LOG, server.log());
   await server.stop();
   if (job.status !== "done" || job.counts.turns !== gen.turns) throw new Error(`job ${job.status} ${job.error}: ${JSON.stringify(job.counts)} ${JSON.stringify(job.problems).slice(0, 300)}`);
   const turnsPerSec = Math.round(gen.turns / (totalMs / 1000));
   const cpuS = cpu0 !== null && cpu1 !== null ? cpu1 - cpu0 : null;
   const loadAfter = load();
   console.log(`\n=== ChatGPT export, ${(gen.bytes / 1024 / 1024).toFixed(0)} MiB, POST /imports/upload to job done, next start + ${DB}; load average before ${loadBefore}, after ${loadAfter} ===`);
-  console.log(`| turns | conversations | upload s | total s | turns/s | server CPU s | RSS idle MB | RSS peak MB |`);
-  console.log(`| ${gen.turns} | ${gen.conversations} | ${(uploadMs / 1000).toFixed(1)} | ${(totalMs / 1000).toFixed(1)} | ${turnsPerSec} | ${cpuS?.toFixed(1) ?? "-"} | ${rssIdle.toFixed(0)} | ${rssPeak.toFixed(0)} |`);
+  // Turns per server CPU-second: what a loaded machine changes least (wall time waits for the CPU others hold).
+  const turnsPerCpuS = cpuS ? Math.round(gen.turns / cpuS) : null;
+  console.log(`| turns | conversations | upload s | total s | turns/s | server CPU s | turns per CPU s | RSS idle MB | RSS peak MB |`);
+  console.log(`| ${gen.turns} | ${gen.conversations} | ${(uploadMs / 1000).toFixed(1)} | ${(totalMs / 1000).toFixed(1)} | ${turnsPerSec} | ${cpuS?.toFixed(1) ?? "-"} | ${turnsPerCpuS ?? "-"} | ${rssIdle.toFixed(0)} | ${rssPeak.toFixed(0)} |`);
   console.log(`Target ${TARGET_TURNS} turns/s: ${turnsPerSec >= TARGET_TURNS ? "MET" : "MISSED"}; RSS < ${TARGET_RSS_MB} MB: ${rssPeak < TARGET_RSS_MB ? "MET" : "MISSED"}`);
   const resultsDir = path.join(ROOT, "bench", "results");
   fs.mkdirSync(resultsDir, { recursive: true });
   const out = path.join(resultsDir, DB === "PGlite" ? "import-chatgpt.json" : "import-chatgpt-postgres.json");
-  fs.writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), machine, database: DB, loadAverage: { before: loadBefore, after: loadAfter }, mib: gen.bytes / 1024 / 1024, conversations: gen.conversations, turns: gen.turns, uploadSeconds: uploadMs / 1000, seconds: totalMs / 1000, turnsPerSec, serverCpuSeconds: cpuS, rssIdleMb: rssIdle, rssPeakMb: rssPeak, targets: { turnsPerSec: TARGET_TURNS, rssMb: TARGET_RSS_MB } }, null, 2)}\n`);
+  fs.writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), machine, database: DB, loadAverage: { before: loadBefore, after: loadAfter }, mib: gen.bytes / 1024 / 1024, conversations: gen.conversations, turns: gen.turns, uploadSeconds: uploadMs / 1000, seconds: totalMs / 1000, turnsPerSec, serverCpuSeconds: cpuS, turnsPerCpuSecond: turnsPerCpuS, rssIdleMb: rssIdle, rssPeakMb: rssPeak, rssAfterMb: rssRest, targets: { turnsPerSec: TARGET_TURNS, rssMb: TARGET_RSS_MB } }, null, 2)}\n`);
   console.log(`Results written to ${path.relative(ROOT, out)}`);
 });
