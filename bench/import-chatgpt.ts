@@ -162,7 +162,7 @@ runMain("bench:import-chatgpt", async (onCleanup) => {
   const turnsPerSec = Math.round(gen.turns / (totalMs / 1000));
   const cpuS = cpu0 !== null && cpu1 !== null ? cpu1 - cpu0 : null;
   const loadAfter = load();
-  console.log(`\n=== ChatGPT export, ${(gen.bytes / 1024 / 1024).toFixed(0)} MiB, POST /imports/upload to job done, next start + ${DB}; load average before ${loadBefore}, after ${loadAfter} ===`);
+  console.log(`\n=== ChatGPT export, ${(gen.bytes / 1024 / 1024).toFixed(0)} MiB, POST /imports/upload to job done, the server as npm start runs it + ${DB}; load average before ${loadBefore}, after ${loadAfter} ===`);
   // Turns per server CPU-second: what a loaded machine changes least (wall time waits for the CPU others hold).
   const turnsPerCpuS = cpuS ? Math.round(gen.turns / cpuS) : null;
   console.log(`| turns | conversations | upload s | total s | turns/s | server CPU s | turns per CPU s | RSS idle MB | RSS peak MB |`);
