@@ -93,7 +93,7 @@ async function profile(db: Database, label: string, call: (sql: ReturnType<typeo
   const sqlTotal = [...byText.values()].reduce((a, x) => a + x.total, 0) / N;
   console.log(`\n### ${label}: p50 ${ms(s.p50)} ms, p95 ${ms(s.p95)} ms; CPU p50 ${ms(stats(cpu).p50)} ms, p95 ${ms(stats(cpu).p95)} ms (load ${os.loadavg()[0].toFixed(1)}); SQL ${ms(sqlTotal)} ms per call in ${[...byText.values()].reduce((a, x) => a + x.n, 0) / N} statements`);
   const top = [...byText.entries()].sort((a, b) => b[1].total - a[1].total);
-  for (const [key, x] of top.slice(0, 14)) console.log(`${ms(x.total / N).padStart(8)} ms/call  x${(x.n / N).toFixed(1).padStart(5)}  max ${ms(x.max).padStart(7)}  ${key}`);
+  for (const [key, x] of top.slice(0, Number(process.env.BENCH_TOP || 14))) console.log(`${ms(x.total / N).padStart(8)} ms/call  x${(x.n / N).toFixed(1).padStart(5)}  max ${ms(x.max).padStart(7)}  ${key}`);
   if (EXPLAIN) {
     for (const [, x] of top.slice(0, 3)) {
       if (!/^\s*(SELECT|WITH|\()/i.test(x.sample.text)) continue;

@@ -72,7 +72,7 @@ async function same(history: RoleMessage[], next: RoleMessage | null, s: AutoCon
   expect(got.memory).toEqual(want.memory);
   expect(got.report.memory.tokens).toBe(want.tokens);
   // finish() lists offloads in event order; the oracle has them by uuid.
-  expect(new Map(got.offloads.map((o) => [o.ref, JSON.parse(o.content)]))).toEqual(new Map(want.offloads as [string, RoleMessage[]][]));
+  expect(new Map((got.offloads ?? []).map((o) => [o.ref, JSON.parse(o.content)]))).toEqual(new Map(want.offloads as [string, RoleMessage[]][]));
   return want;
 }
 
