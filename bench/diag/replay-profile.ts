@@ -7,6 +7,7 @@
 // first run and kept (the second one as bench:as-of with BENCH_DATA_DIR does: either can reuse it). BENCH_N (20): calls timed per case. BENCH_EXPLAIN=0: no plans.
 
 import fs from "node:fs";
+import { Session } from "node:inspector/promises";
 import os from "node:os";
 import path from "node:path";
 import { DEFAULT_PROJECT_ID, projectSql } from "../../lib/db/project-sql";
@@ -22,6 +23,9 @@ import { loadReplayDataset, REPLAY_CONVERSATION, REPLAY_PROFILE } from "../lib/r
 import { AS_OF_USER, loadAsOfDataset } from "../lib/as-of-dataset";
 
 const N = Number(process.env.BENCH_N || 20);
+// BENCH_CPU_PROF=<dir>: a V8 CPU profile of each case's timed calls only (not start-up, not
+// the warm-up), one file per case, for bench/diag/cpu-profile-top.ts.
+const CPU_PROF = process.env.BENCH_CPU_PROF;
 const EXPLAIN = process.env.BENCH_EXPLAIN !== "0";
 const DAY = 86_400_000;
 
@@ -54,6 +58,12 @@ async function profile(db: Database, label: string, call: (sql: ReturnType<typeo
   // time is inflated by the other processes, the CPU time much less.
   const cpu: number[] = [];
   const byText = new Map<string, { n: number; total: number; max: number; sample: Timed }>();
+  const session = CPU_PROF ? new Session() : null;
+  if (session) {
+    session.connect();
+    await session.post("Profiler.enable");
+    await session.post("Profiler.start");
+  }
   for (let i = 0; i < N; i++) {
     const log: Timed[] = [];
     const t = now();
@@ -71,11 +81,19 @@ async function profile(db: Database, label: string, call: (sql: ReturnType<typeo
       byText.set(key, x);
     }
   }
+  if (session) {
+    const { profile } = await session.post("Profiler.stop");
+    fs.mkdirSync(CPU_PROF!, { recursive: true });
+    const file = path.join(CPU_PROF!, `${label.replace(/[^a-z0-9]+/gi, "-")}.cpuprofile`);
+    fs.writeFileSync(file, JSON.stringify(profile));
+    session.disconnect();
+    console.log(`CPU profile of the ${N} timed calls: ${file}`);
+  }
   const s = stats(totals);
   const sqlTotal = [...byText.values()].reduce((a, x) => a + x.total, 0) / N;
   console.log(`\n### ${label}: p50 ${ms(s.p50)} ms, p95 ${ms(s.p95)} ms; CPU p50 ${ms(stats(cpu).p50)} ms, p95 ${ms(stats(cpu).p95)} ms (load ${os.loadavg()[0].toFixed(1)}); SQL ${ms(sqlTotal)} ms per call in ${[...byText.values()].reduce((a, x) => a + x.n, 0) / N} statements`);
   const top = [...byText.entries()].sort((a, b) => b[1].total - a[1].total);
-  for (const [key, x] of top.slice(0, 14)) console.log(`${ms(x.total / N).padStart(8)} ms/call  x${(x.n / N).toFixed(1).padStart(5)}  max ${ms(x.max).padStart(7)}  ${key}`);
+  for (const [key, x] of top.slice(0, Number(process.env.BENCH_TOP || 14))) console.log(`${ms(x.total / N).padStart(8)} ms/call  x${(x.n / N).toFixed(1).padStart(5)}  max ${ms(x.max).padStart(7)}  ${key}`);
   if (EXPLAIN) {
     for (const [, x] of top.slice(0, 3)) {
       if (!/^\s*(SELECT|WITH|\()/i.test(x.sample.text)) continue;
@@ -113,13 +131,16 @@ runMain("diag:replay-profile", async (cleanup) => {
     const built = await ensureUserVectorIndexes(db);
     if (built.length) console.log(`built ${built.length} user vector index(es) in ${ms(built.reduce((a, b) => a + b.ms, 0))} ms`);
     const turns = data.turns as string[];
-    for (const [name, id] of [["newest", turns[turns.length - 1]], ["middle", turns[Math.floor(turns.length / 2)]], ["turn 10", turns[10]]] as const) {
+    // BENCH_TURNS=newest (or middle, turn 10: a comma list): only those turns, e.g. under --cpu-prof.
+    const only = process.env.BENCH_TURNS?.split(",");
+    const cases = ([["newest", turns[turns.length - 1]], ["middle", turns[Math.floor(turns.length / 2)]], ["turn 10", turns[10]]] as const).filter(([name]) => !only || only.includes(name));
+    for (const [name, id] of cases) {
       await profile(db, `replay, ${name} turn`, (sql) => replayTurn(sql, { conversation_id: REPLAY_CONVERSATION, message_id: id }));
     }
-    // Scrubber steps: consecutive turns, each replayed once.
+    // Scrubber steps: consecutive turns, each replayed once (left out with BENCH_TURNS).
     const steps: number[] = [];
     const stepCpu: number[] = [];
-    for (let i = 300; i < 320; i++) {
+    for (let i = 300; i < (only ? 300 : 320); i++) {
       const t = now();
       const c = process.cpuUsage();
       await replayTurn(projectSql(db.sql, DEFAULT_PROJECT_ID), { conversation_id: REPLAY_CONVERSATION, message_id: turns[i] });
@@ -127,7 +148,7 @@ runMain("diag:replay-profile", async (cleanup) => {
       const dc = process.cpuUsage(c);
       stepCpu.push((dc.user + dc.system) / 1000);
     }
-    console.log(`\nscrubber steps (turns 300-319, each once): p50 ${ms(stats(steps).p50)} ms, max ${ms(stats(steps).max)} ms; CPU p50 ${ms(stats(stepCpu).p50)} ms, max ${ms(stats(stepCpu).max)} ms (load ${os.loadavg()[0].toFixed(1)})`);
+    if (steps.length) console.log(`\nscrubber steps (turns 300-319, each once): p50 ${ms(stats(steps).p50)} ms, max ${ms(stats(steps).max)} ms; CPU p50 ${ms(stats(stepCpu).p50)} ms, max ${ms(stats(stepCpu).max)} ms (load ${os.loadavg()[0].toFixed(1)})`);
     await db.close();
   }
   if (asOfDir) {

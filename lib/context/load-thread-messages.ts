@@ -2,7 +2,8 @@ import "server-only";
 import type { ProjectSql } from "../db/project-sql";
 import { extractThread } from "../threads/extract-thread";
 import { activeLeafBound, findAnchor } from "../threads/load-thread";
-import { primeContentTokens } from "../strategies/message-tokens";
+import { primeContentTokens, primeLongPiece } from "../strategies/message-tokens";
+import { messageHasLongPiece } from "../tokens/message-long-piece";
 import type { RoleMessage } from "../strategies/schemas";
 import type { EncodingName } from "../tokens/registry";
 import { isPlaceholder, turnContent } from "../window/token-buffer";
@@ -93,6 +94,10 @@ export async function loadThreadMessages(
     const f = files.get(t.id) ?? { user: [], assistant: [] };
     const user = { role: "user", content: turnContent(t.query, f.user) } as RoleMessage;
     primeContentTokens(user, encoding, t.q + imageTokens(f.user));
+    // A stored turn without a long piece in its query or answer (known per message id, turns
+    // are never edited): its two text messages need no scan (plain text only: files add parts).
+    const plain = !withText || f.user.length || f.assistant.length ? false : !messageHasLongPiece(t.id, t.query, t.answer, encoding);
+    if (plain) primeLongPiece(user, encoding, false);
     out.push(user);
     const calls = Array.isArray(t.metadata?.tool_calls) ? (t.metadata!.tool_calls as ToolCallMeta[]) : [];
     if (calls.length) {
@@ -112,6 +117,7 @@ export async function loadThreadMessages(
     }
     const answer = { role: "assistant", content: turnContent(t.answer, f.assistant) } as RoleMessage;
     primeContentTokens(answer, encoding, t.a + imageTokens(f.assistant));
+    if (plain) primeLongPiece(answer, encoding, false);
     out.push(answer);
   }
   return out;

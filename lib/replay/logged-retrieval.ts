@@ -15,20 +15,13 @@ type Logged = NonNullable<z.infer<typeof ZReplayResult>["logged"]>;
 const AFTER_TURN_MS = 10 * 60_000;
 
 export async function findLoggedRetrieval(sql: ProjectSql, turn: ReplayTurn): Promise<Omit<Logged, "differences"> | null> {
-  const [prev] = turn.leafId
-    ? await sql.query<{ created_at: Date | string }>(`SELECT created_at FROM messages WHERE conversation_id = $1 AND id = $2 AND project_id = $3`, [
-        turn.conversationId,
-        turn.leafId,
-        sql.projectId,
-      ])
-    : [];
   const upper = new Date(Date.parse(turn.createdAt) + AFTER_TURN_MS).toISOString();
   const [r] = await sql.query<{ id: string; created_at: Date | string; query: string; embedding_model: string; k: number; weights: Record<string, number>; dry_run: boolean }>(
     `SELECT id, created_at, query, embedding_model, k, weights, dry_run FROM memory_retrievals
       WHERE project_id = $1 AND conversation_id = $2 AND created_at <= $3::timestamptz AND ($4::timestamptz IS NULL OR created_at > $4::timestamptz)
       ORDER BY (query = $5) DESC, abs(extract(epoch FROM created_at - $6::timestamptz)), id
       LIMIT 1`,
-    [sql.projectId, turn.conversationId, upper, prev ? new Date(prev.created_at).toISOString() : null, turn.query, turn.createdAt],
+    [sql.projectId, turn.conversationId, upper, turn.leafCreatedAt, turn.query, turn.createdAt],
   );
   if (!r) return null;
   const hits = await sql.query<{ memory_id: string; rank: number; score: number; cosine: number; time_decay: number; importance: number }>(

@@ -32,13 +32,30 @@ export function textOf(m: RoleMessage): string {
   return m.content.map((p) => (p.type === "text" ? p.text : `[${p.type}]`)).join("\n");
 }
 
+// Whether a message holds a long piece, per message object and encoding: a prompt's messages
+// are checked twice (applyStrategy's window, then the assembled prompt, which holds the same
+// history objects), and stored turns arrive with the answer already known (primeLongPiece).
+const longPieces: Record<EncodingName, WeakMap<RoleMessage, boolean>> = { o200k_base: new WeakMap(), cl100k_base: new WeakMap() };
+
+/** Records whether a message holds a long piece (as known for a stored turn) for one encoding. */
+export function primeLongPiece(m: RoleMessage, encoding: EncodingName, long: boolean): void {
+  longPieces[encoding].set(m, long);
+}
+
+function messageLongPiece(m: RoleMessage, encoding: EncodingName): boolean {
+  let long = longPieces[encoding].get(m);
+  if (long === undefined) {
+    long = hasLongPiece(textOf(m), encoding) || (m.role === "assistant" && (m.tool_calls ?? []).some((c) => hasLongPiece(c.arguments, encoding)));
+    longPieces[encoding].set(m, long);
+  }
+  return long;
+}
+
 /**
  * Whether any of these messages holds a piece longer than MAX_PIECE_BYTES (one "word" of
  * hundreds of letters), whose count is then approximate. One regex test per text for
  * ordinary text.
  */
 export function anyLongPiece(messages: RoleMessage[], encoding: EncodingName): boolean {
-  return messages.some(
-    (m) => hasLongPiece(textOf(m), encoding) || (m.role === "assistant" && (m.tool_calls ?? []).some((c) => hasLongPiece(c.arguments, encoding))),
-  );
+  return messages.some((m) => messageLongPiece(m, encoding));
 }

@@ -166,6 +166,29 @@ describe.each(DATABASE_KINDS)("replay on %s", (kind) => {
     expect(b.body.context.messages.slice(1).map((m: { content: string }) => m.content)).toEqual(["Plan a day in Porto", "Start at the Ribeira.", "What about Braga?"]);
   });
 
+  it("legacy UUID_NIL parents follow the row before", async () => {
+    // The turn, its history leaf and the thread's length are read in one statement (lib/replay/load-turn.ts).
+    const api = await project();
+    const s = await scene(api);
+    const nil = "00000000-0000-0000-0000-000000000000";
+    const [l1, l2] = [randomUUID(), randomUUID()];
+    for (const m of [
+      { id: l1, parent_message_id: nil, query: "Is the metro open late?", answer: "Until 1 am." },
+      { id: l2, parent_message_id: nil, query: "And on Sundays?", answer: "Until midnight." },
+    ]) {
+      expect((await api.post(`/conversations/${s.conversation}/messages/batch`, { messages: [m] })).status).toBe(201);
+      await sleep(5);
+    }
+    const r = await api.post("/replay", { conversation_id: s.conversation, message_id: l2 });
+    expect(r.status).toBe(200);
+    // UUID_NIL: the row just before (l1), whose UUID_NIL parent is the row before it, and so on to the first turn.
+    expect(r.body.turn).toMatchObject({ index: 4, history_leaf_message_id: l1 });
+    expect(r.body.context.messages.slice(1).map((m: { content: string }) => m.content)).toEqual([
+      "Plan a day in Porto", "Start at the Ribeira.", "Where can I eat?", "Try a francesinha.", "Anything I should avoid?", "Avoid satay sauce.",
+      "Is the metro open late?", "Until 1 am.", "And on Sundays?",
+    ]);
+  });
+
   it("a replay is a read: a profile that offloads shows its refs and stores nothing", async () => {
     const api = await project();
     const s = await scene(api);

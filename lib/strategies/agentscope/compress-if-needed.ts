@@ -1,4 +1,6 @@
 // Follows AgentScope AutoContextMemory's compression pass (in getMessages): the trigger, then strategies 1 to 6 in order.
+import { mayApply, memoryFacts } from "./memory-facts";
+import type { AsMsg } from "./msg";
 import type { CompressionEvent, MemoryState, StrategyPass } from "./state";
 import { summarizeCurrentRound } from "./strategy-current-round";
 import { summarizeCurrentRoundLarge } from "./strategy-current-round-large";
@@ -40,7 +42,9 @@ export const thresholdTokens = (s: MemoryState) => Math.floor(s.config.max_token
  */
 export async function compressIfNeeded(state: MemoryState): Promise<StepReport> {
   const before = state.memory.length;
-  const tokensBefore = estimateTokens(state.memory);
+  // Kept up to date as the replay appends messages (memory-facts.ts): O(new messages), not O(memory).
+  const facts = memoryFacts(state.memory, state.config);
+  const tokensBefore = facts.tokens;
   const threshold = thresholdTokens(state);
   const report: StepReport = {
     triggered: before >= state.config.msg_threshold || tokensBefore >= threshold,
@@ -53,9 +57,12 @@ export async function compressIfNeeded(state: MemoryState): Promise<StepReport> 
     threshold_tokens: threshold,
   };
   if (!report.triggered) return report;
-  // A strategy changes the list only when it applies, so one copy serves all six.
-  const list = [...state.memory];
+  // A strategy changes the list only when it applies, so one copy serves all six; it is made
+  // only for a strategy that may apply (usually none: nothing new to compress since the last call).
+  let list: AsMsg[] | null = null;
   for (let s = 0; s < STRATEGIES.length; s++) {
+    if (!mayApply(s + 1, state.memory, facts)) continue;
+    list ??= [...state.memory];
     const events = await STRATEGIES[s](list, state);
     if (!events) continue;
     state.memory = list;

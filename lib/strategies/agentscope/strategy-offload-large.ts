@@ -14,6 +14,20 @@ function preview(text: string, size: number): string {
   return text.length > size ? `${text.slice(0, size)}...` : text;
 }
 
+/**
+ * Whether strategies 2 and 3 offload this message wherever it stands: over the threshold
+ * (a tool result by its output, any other message by its text), never a tool call.
+ * (lib/strategies/agentscope/memory-facts.ts skips them when no message is.)
+ */
+export function hasLargePayload(msg: AsMsg, threshold: number): boolean {
+  if (isToolUseMessage(msg)) return false;
+  if (isToolResultMessage(msg)) {
+    const output = firstResultText(msg);
+    return output !== null && output.length > threshold;
+  }
+  return textContent(msg).length > threshold;
+}
+
 export function offloadLargeMessages(protectLastKeep: boolean) {
   return async (list: AsMsg[], state: MemoryState): Promise<CompressionEvent[] | null> => {
     const { last_keep, large_payload_threshold: threshold, offload_single_preview: previewSize } = state.config;
@@ -30,12 +44,12 @@ export function offloadLargeMessages(protectLastKeep: boolean) {
     const events: CompressionEvent[] = [];
     for (let i = searchEnd - 1; i >= 0; i--) {
       const msg = list[i];
-      if (isToolUseMessage(msg)) continue;
+      if (!hasLargePayload(msg, threshold)) continue;
       let replacement: AsMsg | null = null;
       if (isToolResultMessage(msg)) {
         const result = msg.content.find((b) => b.type === "tool_result");
         const output = firstResultText(msg);
-        if (result?.type !== "tool_result" || output === null || output.length <= threshold) continue;
+        if (result?.type !== "tool_result" || output === null) continue;
         const ref = state.newUuid();
         state.offloads.set(ref, [msg]);
         replacement = {
@@ -48,7 +62,6 @@ export function offloadLargeMessages(protectLastKeep: boolean) {
         };
       } else {
         const text = textContent(msg);
-        if (text.length <= threshold) continue;
         const ref = state.newUuid();
         state.offloads.set(ref, [msg]);
         replacement = {
