@@ -30,6 +30,7 @@ import { parseServerTiming } from "../lib/capture/stage-times";
 import { makeTempDir, printMachine, removeDir, runMain } from "./lib/common";
 import { makeTurnGenerator } from "./lib/text";
 import { freshPostgres, rssMiB, startServer, type Server } from "./lib/serve-process";
+import { processCpuSeconds, backendCpuSeconds } from "./lib/otel-cpu";
 
 const DURATION = Number(process.env.BENCH_DURATION || 60);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 4);
@@ -97,7 +98,7 @@ async function projectKey(base: string): Promise<string> {
   return ((await made.json()) as { key: string }).key;
 }
 
-async function runOn(label: string, env: Record<string, string>) {
+async function runOn(label: string, env: Record<string, string>, pgDatabase?: string) {
   console.log(`\n## ${label}`);
   const server: Server = await startServer({
     ...env,
@@ -123,6 +124,8 @@ async function runOn(label: string, env: Record<string, string>) {
     const stages: Record<string, number> = {};
     let timed = 0;
     const rssBefore = rssMiB(server.pid);
+    const cpuBefore = processCpuSeconds(server.pid);
+    const pgCpuBefore = pgDatabase ? await backendCpuSeconds(pgDatabase) : null;
     console.log(`  load average before: ${loadAverage()}`);
     const ingest = autocannon({
       url: server.base,
@@ -154,6 +157,8 @@ async function runOn(label: string, env: Record<string, string>) {
     });
     const [r, q] = await Promise.all([ingest, ready]);
     const loadAfter = loadAverage();
+    const cpuAfter = processCpuSeconds(server.pid);
+    const pgCpuAfter = pgDatabase ? await backendCpuSeconds(pgDatabase) : null;
     const spansPerS = (r["2xx"] * BATCH) / DURATION;
     const errors = r.errors + r.timeouts + r.non2xx + partial;
     console.log(
@@ -165,6 +170,13 @@ async function runOn(label: string, env: Record<string, string>) {
       const per = Object.entries(stages).map(([k, v]) => `${k} ${(v / timed).toFixed(1)}`);
       const inHandler = Object.values(stages).reduce((a, b) => a + b, 0) / timed;
       console.log(`  server stages, mean ms per request (Server-Timing): ${per.join(", ")}; outside them ${Math.max(0, r.latency.mean - inHandler).toFixed(1)} (of ${r.latency.mean.toFixed(1)} mean latency)`);
+    }
+    // CPU per 1 000 spans stored (the server process with its token workers; PostgreSQL's
+    // backends of this database apart): what the code costs, whatever else runs on the machine.
+    const stored = (r["2xx"] * BATCH) / 1000;
+    if (cpuBefore !== null && cpuAfter !== null && stored) {
+      const pgPart = pgCpuBefore !== null && pgCpuAfter !== null ? `, PostgreSQL backends ${((pgCpuAfter - pgCpuBefore) / stored).toFixed(2)}` : "";
+      console.log(`  CPU seconds per 1 000 spans: server ${((cpuAfter - cpuBefore) / stored).toFixed(2)}${pgPart} (${(cpuAfter - cpuBefore).toFixed(1)} s server CPU for ${r["2xx"] * BATCH} spans)`);
     }
     console.log(`  RSS ${rssBefore.toFixed(0)} -> ${rssMiB(server.pid).toFixed(0)} MiB; load average after: ${loadAfter} (${os.cpus().length} cores)`);
     const pass = spansPerS >= TARGET_SPANS && errors === 0 && q.errors + q.timeouts + q.non2xx === 0 && q.latency.p99 < TARGET_READY_P99;
@@ -189,7 +201,7 @@ runMain("bench:otel", async (cleanup) => {
   if (kinds.includes("postgres") && pgUrl) {
     const db = await freshPostgres(pgUrl);
     cleanup(() => db.drop());
-    results.push(await runOn("PostgreSQL", { DATABASE_URL: db.url }));
+    results.push(await runOn("PostgreSQL", { DATABASE_URL: db.url }, db.url));
   }
   if (results.some((ok) => !ok)) process.exitCode = 1;
 });

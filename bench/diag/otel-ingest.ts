@@ -5,7 +5,7 @@ import { randomBytes } from "node:crypto";
 import { ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { decodeTracesProto } from "../../lib/capture/otlp-proto";
-import { classifySpans, ingestTraces } from "../../lib/capture/store-captures";
+import { classifySpans, ingestTraces, STATEMENT_SIZES } from "../../lib/capture/store-captures";
 import { openDatabase } from "../../lib/db/open-database";
 import { DEFAULT_PROJECT_ID, projectSql, type ProjectSql } from "../../lib/db/project-sql";
 import { countTextsAllEncodings } from "../../lib/tokens/count-tokens-parallel";
@@ -39,15 +39,23 @@ const url = process.env.BENCH_DATABASE_URL;
 const db = await openDatabase(url ? { kind: "postgres", url } : { kind: "pglite", dataDir: dir });
 const base = projectSql(db.sql, DEFAULT_PROJECT_ID);
 const bySql = new Map<string, number>();
+const cpuBySql = new Map<string, number>();
+/** CPU milliseconds of this process so far (all threads: the token workers and, on PGlite, the database). */
+const cpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
 const timed = (s: ProjectSql): ProjectSql => ({
   ...s,
   query: async (text, params) => {
     const t = performance.now();
+    const c = cpuMs();
     try {
       return await s.query(text, params);
     } finally {
       const k = text.trim().split("\n")[0].slice(0, 60);
       bySql.set(k, (bySql.get(k) ?? 0) + performance.now() - t);
+      cpuBySql.set(k, (cpuBySql.get(k) ?? 0) + cpuMs() - c);
     }
   },
   transaction: (fn) => s.transaction((tx) => fn(timed(tx))),
@@ -55,8 +63,13 @@ const timed = (s: ProjectSql): ProjectSql => ({
 const sql = timed(base);
 const bodies = Array.from({ length: REQUESTS + 2 }, body);
 const phase = { decode: 0, classify: 0, tokens: 0, ingest: 0 };
+let cpuIngest = 0;
+let cpuTokens = 0;
 for (const [i, b] of bodies.entries()) {
-  if (i === 2) bySql.clear();
+  if (i === 2) {
+    bySql.clear();
+    cpuBySql.clear();
+  }
   let t = performance.now();
   const traces = decodeTracesProto(b);
   const d = performance.now() - t;
@@ -64,17 +77,23 @@ for (const [i, b] of bodies.entries()) {
   const c = classifySpans(traces, new Date());
   const cl = performance.now() - t;
   t = performance.now();
+  let c0 = cpuMs();
   await countTextsAllEncodings(c.chats.flatMap((x) => [x.query, x.answer]));
   const tk = performance.now() - t;
+  if (i >= 2) cpuTokens += cpuMs() - c0;
   t = performance.now();
-  await ingestTraces(sql, traces);
+  c0 = cpuMs();
+  await ingestTraces(sql, traces, new Date(), undefined, STATEMENT_SIZES[url ? "server" : "embedded"]);
   const ing = performance.now() - t;
+  if (i >= 2) cpuIngest += cpuMs() - c0;
   if (i >= 2) Object.assign(phase, { decode: phase.decode + d, classify: phase.classify + cl, tokens: phase.tokens + tk, ingest: phase.ingest + ing });
 }
 const per = (x: number) => (x / REQUESTS).toFixed(1);
 console.log(`per request of 100 spans (${REQUESTS} requests after 2 warm-ups, ${url ? "PostgreSQL" : "PGlite"}):`);
 console.log(`  decode ${per(phase.decode)} ms, classify ${per(phase.classify)} ms, token counts alone ${per(phase.tokens)} ms, ingestTraces in all ${per(phase.ingest)} ms`);
-for (const [k, v] of [...bySql.entries()].sort((a, b) => b[1] - a[1])) console.log(`  ${per(v).padStart(8)} ms  ${k}`);
+console.log(`  CPU (this process, all threads): token counts alone ${per(cpuTokens)} ms, ingestTraces in all ${per(cpuIngest)} ms${url ? " (PostgreSQL's own CPU not included)" : ""}`);
+console.log(`  per statement: wall ms, CPU ms of this process`);
+for (const [k, v] of [...bySql.entries()].sort((a, b) => b[1] - a[1])) console.log(`  ${per(v).padStart(8)} ${per(cpuBySql.get(k)!).padStart(8)}  ${k}`);
 await db.close?.();
 removeDir(dir);
 process.exit(0);

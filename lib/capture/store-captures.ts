@@ -18,12 +18,20 @@ import { StageTimes } from "./stage-times";
 // of one request are written in one transaction: all of them or none.
 
 const MAX_TEXT = 200_000;
+
+/** How large one statement of an ingest may be: turns per messages insert, bytes of JSON per captured-prompts insert. */
+export type StatementSizes = { turns: number; captureBytes: number };
 /**
- * The captured prompts go in statements of about this many bytes of JSON: the embedded
- * database runs a statement on the request thread, so one 100-span insert (~400 KB of
- * prompts) would hold every other request (GET /ready) for its whole length.
+ * The embedded database (PGlite) runs each statement on the request thread: a 100-span
+ * request's messages insert (~35 ms of CPU) or its ~350 KB of captured prompts in one
+ * statement would hold every other request (GET /ready) for its whole length, so there the
+ * writes go in small statements with a turn of the event loop between them (see yielding).
+ * PostgreSQL runs them in another process: one statement each, the fewest round trips.
  */
-const CAPTURE_CHUNK_BYTES = 128 * 1024;
+export const STATEMENT_SIZES: Record<"embedded" | "server", StatementSizes> = {
+  embedded: { turns: 20, captureBytes: 32 * 1024 },
+  server: { turns: Number.POSITIVE_INFINITY, captureBytes: Number.POSITIVE_INFINITY },
+};
 
 export type IngestResult = {
   spans: number;
@@ -44,9 +52,12 @@ export const conversationIdOf = (c: Pick<CapturedChat, "conversationKey" | "trac
 
 export const messageIdOf = (c: Pick<CapturedChat, "traceId" | "spanId">) => stableUuid(`otlp-span:${c.traceId}:${c.spanId}`);
 
+/** A chat with its turn's id and its conversation's id, each hashed once per request. */
+type Placed = { chat: CapturedChat; id: string; conversationId: string };
+
 /** Sorts a request's spans into chats to store, ignored spans (by kind) and rejected ones. */
 export function classifySpans(traces: OtlpTraces, receivedAt: Date) {
-  const chats = new Map<string, CapturedChat>();
+  const placed = new Map<string, Placed>();
   const ignored: Record<string, number> = {};
   const rejected: IngestResult["rejected"] = [];
   let repeated = 0;
@@ -57,13 +68,18 @@ export function classifySpans(traces: OtlpTraces, receivedAt: Date) {
       else if (r.kind === "rejected") rejected.push({ field: r.field, message: r.problem });
       else {
         const problem = storable(r.chat);
-        if (problem) rejected.push(problem);
-        else if (chats.has(messageIdOf(r.chat))) repeated++;
-        else chats.set(messageIdOf(r.chat), r.chat);
+        if (problem) {
+          rejected.push(problem);
+          continue;
+        }
+        const id = messageIdOf(r.chat);
+        if (placed.has(id)) repeated++;
+        else placed.set(id, { chat: r.chat, id, conversationId: conversationIdOf(r.chat) });
       }
     }
   }
-  return { chats: [...chats.values()], ignored, rejected, repeated };
+  const all = [...placed.values()];
+  return { chats: all.map((p) => p.chat), placed: all, ignored, rejected, repeated };
 }
 
 /** What the database cannot hold (NUL characters, lone surrogates) or the turn's size limit refuses. */
@@ -82,33 +98,38 @@ function storable(c: CapturedChat): { field: string; message: string } | null {
   return null;
 }
 
-export async function ingestTraces(sql: ProjectSql, traces: OtlpTraces, receivedAt = new Date(), times = new StageTimes()): Promise<IngestResult> {
-  const { chats, ignored, rejected, repeated } = await times.time("classify", () => classifySpans(traces, receivedAt));
-  const byConversation = new Map<string, CapturedChat[]>();
-  for (const c of chats) {
-    const id = conversationIdOf(c);
-    const list = byConversation.get(id);
-    if (list) list.push(c);
-    else byConversation.set(id, [c]);
+export async function ingestTraces(
+  sql: ProjectSql,
+  traces: OtlpTraces,
+  receivedAt = new Date(),
+  times = new StageTimes(),
+  sizes: StatementSizes = STATEMENT_SIZES.embedded,
+): Promise<IngestResult> {
+  const { placed, ignored, rejected, repeated } = await times.time("classify", () => classifySpans(traces, receivedAt));
+  const byConversation = new Map<string, Placed[]>();
+  for (const p of placed) {
+    const list = byConversation.get(p.conversationId);
+    if (list) list.push(p);
+    else byConversation.set(p.conversationId, [p]);
   }
   // Oldest first within a conversation: each turn follows the one sent before it.
-  for (const list of byConversation.values()) list.sort((x, y) => x.startedAt.getTime() - y.startedAt.getTime() || x.spanId.localeCompare(y.spanId));
+  for (const list of byConversation.values()) list.sort(({ chat: x }, { chat: y }) => x.startedAt.getTime() - y.startedAt.getTime() || x.spanId.localeCompare(y.spanId));
   // Conversations in id order, so two requests lock shared ones in the same order.
   const groups = [...byConversation.entries()].sort(([x], [y]) => x.localeCompare(y));
   const ordered = groups.flatMap(([, list]) => list);
   // CPU work before the transaction opens (as insertTurns does).
   // Off the request thread whatever the batch's size: an exporter's steady stream of small
   // batches would otherwise tokenize on the thread that answers every other request.
-  const counts = await times.time("tokens", () => countTextsAllEncodings(ordered.flatMap((c) => [c.query, c.answer]), { offThread: true }));
+  const counts = await times.time("tokens", () => countTextsAllEncodings(ordered.flatMap(({ chat }) => [chat.query, chat.answer]), { offThread: true }));
 
   let created = 0;
   let duplicates = repeated;
   if (ordered.length) {
-    const stored = await times.time("db", () => sql.transaction((tx) => storeTurns(yielding(tx), groups, counts)));
+    const stored = await times.time("db", () => sql.transaction((tx) => storeTurns(yielding(tx), groups, counts, sizes)));
     created = stored.created;
     duplicates += stored.duplicates;
     for (const id of stored.deleted) {
-      for (const c of byConversation.get(id)!) rejected.push({ field: `${c.path}.attributes[gen_ai.conversation.id]`, message: "the conversation was deleted in Memscope" });
+      for (const { chat: c } of byConversation.get(id)!) rejected.push({ field: `${c.path}.attributes[gen_ai.conversation.id]`, message: "the conversation was deleted in Memscope" });
     }
   }
   const ignoredCount = Object.values(ignored).reduce((a, b) => a + b, 0);
@@ -145,9 +166,9 @@ function yielding(tx: ProjectSql): ProjectSql {
  * lock them (in id order), skip spans already stored, find where each conversation's new
  * turns attach, write turns, counters and captured prompts.
  */
-async function storeTurns(tx: ProjectSql, groups: [string, CapturedChat[]][], counts: TokenCounts) {
+async function storeTurns(tx: ProjectSql, groups: [string, Placed[]][], counts: TokenCounts, sizes: StatementSizes) {
   const convIds = groups.map(([id]) => id);
-  const firstOf = groups.map(([, list]) => list[0]);
+  const firstOf = groups.map(([, list]) => list[0].chat);
   await tx.query(
     `INSERT INTO conversations (id, project_id, app_id, end_user_id, name, mode, created_at, updated_at)
      SELECT u.id, $1, u.app_id, u.end_user_id, u.name, 'chat', u.at, u.at
@@ -171,7 +192,7 @@ async function storeTurns(tx: ProjectSql, groups: [string, CapturedChat[]][], co
 
   // Every chat with its place among the counted texts; spans stored before are skipped.
   let offset = 0;
-  const all = groups.flatMap(([conversationId, list]) => list.map((c) => ({ c, conversationId, i: offset++, id: messageIdOf(c) })));
+  const all = groups.flatMap(([conversationId, list]) => list.map(({ chat: c, id }) => ({ c, conversationId, i: offset++, id })));
   const live = all.filter((x) => !deleted.has(x.conversationId));
   const existing = new Set(
     (await tx.query<{ id: string }>(`SELECT id FROM messages WHERE project_id = $1 AND id = ANY($2::uuid[])`, [tx.projectId, live.map((x) => x.id)])).map((r) => r.id),
@@ -231,7 +252,7 @@ async function storeTurns(tx: ProjectSql, groups: [string, CapturedChat[]][], co
     ),
     at: list[list.length - 1].c.startedAt.toISOString(),
   }));
-  await writeTurnRows(tx, prepared, false);
+  for (let k = 0; k < prepared.length; k += sizes.turns) await writeTurnRows(tx, prepared.slice(k, k + sizes.turns), false);
   await tx.query(
     `UPDATE conversations c SET turn_count = c.turn_count + u.turns, leaf_count = c.leaf_count + u.leaves, token_count = c.token_count + u.tokens,
             updated_at = GREATEST(c.updated_at, u.at)
@@ -260,7 +281,7 @@ async function storeTurns(tx: ProjectSql, groups: [string, CapturedChat[]][], co
     started_at: x.c.startedAt.toISOString(),
     ended_at: x.c.endedAt.toISOString(),
   }));
-  for (const chunk of byJsonSize(rows, CAPTURE_CHUNK_BYTES)) {
+  for (const chunk of byJsonSize(rows, sizes.captureBytes)) {
     await tx.query(
     `INSERT INTO captured_spans (project_id, trace_id, span_id, conversation_id, message_id, conversation_key, operation, provider,
        request_model, response_model, message_form, system_instructions, input_messages, output_messages, input_tokens, output_tokens,

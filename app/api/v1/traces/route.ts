@@ -4,7 +4,8 @@ import { dataSql } from "@/lib/api/data-sql";
 import { exportAnswer } from "@/lib/capture/export-answer";
 import { encodingOf, readOtlpBody } from "@/lib/capture/read-otlp-body";
 import { StageTimes } from "@/lib/capture/stage-times";
-import { ingestTraces } from "@/lib/capture/store-captures";
+import { ingestTraces, STATEMENT_SIZES } from "@/lib/capture/store-captures";
+import { getDb } from "@/lib/db/get-db";
 
 export const dynamic = "force-dynamic";
 
@@ -13,6 +14,7 @@ export const POST = withApi(api.exportTraces, async ({ req, access }) => {
   const encoding = encodingOf(req);
   const times = new StageTimes();
   const traces = await readOtlpBody(req, encoding, times);
-  const result = await ingestTraces(await dataSql(access), traces, new Date(), times);
+  const sizes = STATEMENT_SIZES[(await getDb()).config.kind === "pglite" ? "embedded" : "server"];
+  const result = await ingestTraces(await dataSql(access), traces, new Date(), times, sizes);
   return exportAnswer(result, encoding, times.header());
 });

@@ -1,0 +1,135 @@
+import { ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { decodeTracesProto } from "@/lib/capture/otlp-proto";
+import { ingestTraces, STATEMENT_SIZES, type StatementSizes } from "@/lib/capture/store-captures";
+import { StageTimes } from "@/lib/capture/stage-times";
+import { openDatabase, type Database } from "@/lib/db/open-database";
+import { DEFAULT_PROJECT_ID, projectSql, type ProjectSql } from "@/lib/db/project-sql";
+import { freshDataDir } from "../helpers/fresh-data-dir";
+import { removeDir } from "../helpers/temp-dir";
+
+// POST /traces on the embedded database writes a request's turns and captured prompts in
+// several small statements (PGlite runs each on the request thread; GET /ready waits
+// behind the longest), on PostgreSQL in one each. Same rows either way, all in one
+// transaction. Real PGlite database, spans from the OpenTelemetry SDK's serializer.
+
+let dir: string;
+let db: Database;
+beforeAll(async () => {
+  dir = await freshDataDir();
+  db = await openDatabase({ kind: "pglite", dataDir: dir });
+}, 120_000);
+afterAll(async () => {
+  await db?.close();
+  if (dir) removeDir(dir);
+});
+
+/** An export request: `conversations` conversations of `turns` chat spans, each sending the conversation so far. */
+function request(tag: string, conversations: number, turns: number) {
+  const memory = new InMemorySpanExporter();
+  const tracer = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(memory)] }).getTracer("t");
+  const t0 = Date.UTC(2026, 0, 1);
+  for (let c = 0; c < conversations; c++) {
+    const history: unknown[] = [];
+    for (let i = 0; i < turns; i++) {
+      history.push({ role: "user", parts: [{ type: "text", content: `${tag} question ${c}.${i} ${"ü".repeat(i * 50)}` }] });
+      const out = [{ role: "assistant", parts: [{ type: "text", content: `answer ${c}.${i}` }] }];
+      tracer
+        .startSpan("chat", {
+          startTime: new Date(t0 + i * 1000),
+          attributes: {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.conversation.id": `${tag}-conv-${c}`,
+            "gen_ai.input.messages": JSON.stringify(history),
+            "gen_ai.output.messages": JSON.stringify(out),
+          },
+        })
+        .end(new Date(t0 + i * 1000 + 500));
+      history.push(out[0]);
+    }
+  }
+  return decodeTracesProto(ProtobufTraceSerializer.serializeRequest(memory.getFinishedSpans())!);
+}
+
+/** The statements a run sends, by their first words; `failOn` throws instead of running the n-th statement that starts so. */
+function recording(sql: ProjectSql, seen: string[], failOn?: { start: string; nth: number }): ProjectSql {
+  return {
+    ...sql,
+    query: async (text, params) => {
+      const head = text.trim().split(/\s+/).slice(0, 3).join(" ");
+      seen.push(head);
+      if (failOn && head.startsWith(failOn.start) && seen.filter((s) => s.startsWith(failOn.start)).length === failOn.nth) throw new Error("injected failure");
+      return sql.query(text, params);
+    },
+    transaction: (fn) => sql.transaction((tx) => fn(recording(tx, seen, failOn))),
+  };
+}
+
+/** Each stored conversation of `tag`: its counters, its turns in order with their parents, and its captured prompts. */
+async function stored(tag: string) {
+  const convs = await db.sql.query<{ id: string; name: string; turn_count: number; leaf_count: number; token_count: number }>(
+    `SELECT id, name, turn_count, leaf_count, token_count FROM conversations WHERE name LIKE $1 ORDER BY name`,
+    [`${tag}-conv-%`],
+  );
+  return Promise.all(
+    convs.map(async (c) => {
+      const turns = await db.sql.query<{ id: string; parent_message_id: string | null; tree_parent_id: string | null; query: string }>(
+        `SELECT id, parent_message_id, tree_parent_id, query FROM messages WHERE conversation_id = $1 ORDER BY created_at, seq`,
+        [c.id],
+      );
+      const captured = await db.sql.query<{ message_id: string; n: number }>(
+        `SELECT message_id, json_array_length(input_messages) AS n FROM captured_spans WHERE conversation_id = $1 ORDER BY started_at`,
+        [c.id],
+      );
+      return { conversation: c, turns, captured };
+    }),
+  );
+}
+
+const shape = (rows: Awaited<ReturnType<typeof stored>>) =>
+  rows.map(({ conversation: c, turns, captured }) => ({
+    name: c.name.replace(/^[^-]+/, ""),
+    counts: [c.turn_count, c.leaf_count, c.token_count > 0],
+    chain: turns.map((t, i) => [t.parent_message_id === (i ? turns[i - 1].id : null), t.tree_parent_id === (i ? turns[i - 1].id : null), t.query.replace(/^\S+/, "")]),
+    captured: captured.map((x, i) => [x.message_id === turns[i].id, x.n]),
+  }));
+
+async function ingest(tag: string, sizes: StatementSizes, seen: string[] = [], failOn?: { start: string; nth: number }) {
+  const sql = recording(projectSql(db.sql, DEFAULT_PROJECT_ID), seen, failOn);
+  return ingestTraces(sql, request(tag, 3, 9), new Date(), new StageTimes(), sizes);
+}
+
+describe("OTLP ingest statements on the embedded database", () => {
+  it("small statements store exactly what one statement each stores", async () => {
+    const one: string[] = [];
+    const small: string[] = [];
+    const r1 = await ingest("whole", STATEMENT_SIZES.server, one);
+    const r2 = await ingest("small", { turns: 4, captureBytes: 1500 }, small);
+    expect(r1.turns_created).toBe(27);
+    expect(r2.turns_created).toBe(27);
+    expect(one.filter((s) => s.startsWith("INSERT INTO messages"))).toHaveLength(1);
+    expect(one.filter((s) => s.startsWith("INSERT INTO captured_spans"))).toHaveLength(1);
+    // 27 turns by 4: 7 inserts; captured prompts of ~1.5 KB each: more than one statement.
+    expect(small.filter((s) => s.startsWith("INSERT INTO messages"))).toHaveLength(7);
+    expect(small.filter((s) => s.startsWith("INSERT INTO captured_spans")).length).toBeGreaterThan(3);
+    const whole = shape(await stored("whole"));
+    expect(whole).toHaveLength(3);
+    expect(whole[0].counts).toEqual([9, 1, true]);
+    expect(whole[0].captured.map(([same, n]) => [same, n])).toEqual(Array.from({ length: 9 }, (_, i) => [true, 2 * i + 1]));
+    expect(shape(await stored("small"))).toEqual(whole);
+  });
+
+  it("a statement that fails after others leaves nothing of the request", async () => {
+    await expect(ingest("failed", { turns: 4, captureBytes: 1500 }, [], { start: "INSERT INTO captured_spans", nth: 2 })).rejects.toThrow("injected failure");
+    expect(await stored("failed")).toEqual([]);
+    expect((await db.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM messages WHERE query LIKE 'failed %'`))[0].n).toBe(0);
+  });
+
+  it("the embedded sizes keep a 100-span request's statements small", async () => {
+    const seen: string[] = [];
+    await ingestTraces(recording(projectSql(db.sql, DEFAULT_PROJECT_ID), seen), request("hundred", 10, 10), new Date(), new StageTimes(), STATEMENT_SIZES.embedded);
+    expect(seen.filter((s) => s.startsWith("INSERT INTO messages")).length).toBe(Math.ceil(100 / STATEMENT_SIZES.embedded.turns));
+    expect(seen.filter((s) => s.startsWith("INSERT INTO captured_spans")).length).toBeGreaterThan(1);
+  });
+});
