@@ -2,6 +2,7 @@
 // each SQL statement of ingestTraces, on PGlite (or BENCH_DATABASE_URL). Diagnostic for bench:otel.
 //   tsx --conditions=react-server bench/diag/otel-ingest.ts
 import { randomBytes } from "node:crypto";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { decodeTracesProto } from "../../lib/capture/otlp-proto";
@@ -13,6 +14,9 @@ import { makeTempDir, removeDir } from "../lib/common";
 import { makeTurnGenerator } from "../lib/text";
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS || 20);
+// BENCH_SIZES: the statement sizes (store-captures STATEMENT_SIZES): "embedded", "server", or
+// "one" (one messages insert and ~128 KB captured-prompt statements, as before they were by database).
+const SIZES_NAME = process.env.BENCH_SIZES || (process.env.BENCH_DATABASE_URL ? "server" : "embedded");
 const memory = new InMemorySpanExporter();
 const tracer = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(memory)] }).getTracer("diag");
 const gen = makeTurnGenerator(25);
@@ -61,6 +65,9 @@ const timed = (s: ProjectSql): ProjectSql => ({
   transaction: (fn) => s.transaction((tx) => fn(timed(tx))),
 });
 const sql = timed(base);
+const sizes = SIZES_NAME === "one" ? { turns: Number.POSITIVE_INFINITY, captureBytes: 128 * 1024 } : STATEMENT_SIZES[SIZES_NAME as "embedded" | "server"];
+// How long the thread went without turning its event loop (what a GET /ready waits behind).
+const loopDelay = monitorEventLoopDelay({ resolution: 2 });
 const bodies = Array.from({ length: REQUESTS + 2 }, body);
 const phase = { decode: 0, classify: 0, tokens: 0, ingest: 0 };
 let cpuIngest = 0;
@@ -69,6 +76,7 @@ for (const [i, b] of bodies.entries()) {
   if (i === 2) {
     bySql.clear();
     cpuBySql.clear();
+    loopDelay.enable();
   }
   let t = performance.now();
   const traces = decodeTracesProto(b);
@@ -83,13 +91,15 @@ for (const [i, b] of bodies.entries()) {
   if (i >= 2) cpuTokens += cpuMs() - c0;
   t = performance.now();
   c0 = cpuMs();
-  await ingestTraces(sql, traces, new Date(), undefined, STATEMENT_SIZES[url ? "server" : "embedded"]);
+  await ingestTraces(sql, traces, new Date(), undefined, sizes);
   const ing = performance.now() - t;
   if (i >= 2) cpuIngest += cpuMs() - c0;
   if (i >= 2) Object.assign(phase, { decode: phase.decode + d, classify: phase.classify + cl, tokens: phase.tokens + tk, ingest: phase.ingest + ing });
 }
 const per = (x: number) => (x / REQUESTS).toFixed(1);
-console.log(`per request of 100 spans (${REQUESTS} requests after 2 warm-ups, ${url ? "PostgreSQL" : "PGlite"}):`);
+loopDelay.disable();
+console.log(`per request of 100 spans (${REQUESTS} requests after 2 warm-ups, ${url ? "PostgreSQL" : "PGlite"}, statement sizes "${SIZES_NAME}"):`);
+console.log(`  event loop delay: p99 ${(loopDelay.percentile(99) / 1e6).toFixed(1)} ms, max ${(loopDelay.max / 1e6).toFixed(1)} ms (the longest stretch another request waits)`);
 console.log(`  decode ${per(phase.decode)} ms, classify ${per(phase.classify)} ms, token counts alone ${per(phase.tokens)} ms, ingestTraces in all ${per(phase.ingest)} ms`);
 console.log(`  CPU (this process, all threads): token counts alone ${per(cpuTokens)} ms, ingestTraces in all ${per(cpuIngest)} ms${url ? " (PostgreSQL's own CPU not included)" : ""}`);
 console.log(`  per statement: wall ms, CPU ms of this process`);
