@@ -13,6 +13,11 @@
 // span reading, token counts, database), summed per stage; the rest of a request's latency
 // is outside the handler (access check, Next.js, queueing). BENCH_CPU_PROF=<dir> writes the
 // server's CPU profile there (node --cpu-prof) when it stops.
+// CPU seconds per 1 000 spans (what the code costs, whatever else runs on the machine): the
+// server process with its token workers, and PostgreSQL's backends for the bench's database
+// (when the cluster runs on this machine); the server's figure includes the GET /ready probe
+// (~7 ms of CPU each, bench/diag/otel-fixed-cost.ts). Per statement and per stage in-process:
+// bench/diag/otel-ingest.ts (CPU, event-loop delay), bench/diag/otel-explain.ts (plans).
 // PostgreSQL: BENCH_DATABASE_URL, else MEMSCOPE_TEST_POSTGRES_URL (a fresh database on that
 // server); neither: embedded only. The load average is printed beside the figures: on a
 // shared machine they are pessimistic.

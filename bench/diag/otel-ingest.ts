@@ -11,6 +11,7 @@ import { openDatabase } from "../../lib/db/open-database";
 import { DEFAULT_PROJECT_ID, projectSql, type ProjectSql } from "../../lib/db/project-sql";
 import { countTextsAllEncodings } from "../../lib/tokens/count-tokens-parallel";
 import { makeTempDir, removeDir } from "../lib/common";
+import { backendCpuSeconds } from "../lib/otel-cpu";
 import { makeTurnGenerator } from "../lib/text";
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS || 20);
@@ -71,12 +72,14 @@ const loopDelay = monitorEventLoopDelay({ resolution: 2 });
 const bodies = Array.from({ length: REQUESTS + 2 }, body);
 const phase = { decode: 0, classify: 0, tokens: 0, ingest: 0 };
 let cpuIngest = 0;
+let pgCpu0: number | null = null;
 let cpuTokens = 0;
 for (const [i, b] of bodies.entries()) {
   if (i === 2) {
     bySql.clear();
     cpuBySql.clear();
     loopDelay.enable();
+    if (url) pgCpu0 = await backendCpuSeconds(url);
   }
   let t = performance.now();
   const traces = decodeTracesProto(b);
@@ -98,10 +101,12 @@ for (const [i, b] of bodies.entries()) {
 }
 const per = (x: number) => (x / REQUESTS).toFixed(1);
 loopDelay.disable();
+const pgCpu1 = url ? await backendCpuSeconds(url) : null;
 console.log(`per request of 100 spans (${REQUESTS} requests after 2 warm-ups, ${url ? "PostgreSQL" : "PGlite"}, statement sizes "${SIZES_NAME}"):`);
 console.log(`  event loop delay: p99 ${(loopDelay.percentile(99) / 1e6).toFixed(1)} ms, max ${(loopDelay.max / 1e6).toFixed(1)} ms (the longest stretch another request waits)`);
 console.log(`  decode ${per(phase.decode)} ms, classify ${per(phase.classify)} ms, token counts alone ${per(phase.tokens)} ms, ingestTraces in all ${per(phase.ingest)} ms`);
 console.log(`  CPU (this process, all threads): token counts alone ${per(cpuTokens)} ms, ingestTraces in all ${per(cpuIngest)} ms${url ? " (PostgreSQL's own CPU not included)" : ""}`);
+if (pgCpu0 !== null && pgCpu1 !== null) console.log(`  PostgreSQL backend CPU: ${per((pgCpu1 - pgCpu0) * 1000)} ms`);
 console.log(`  per statement: wall ms, CPU ms of this process`);
 for (const [k, v] of [...bySql.entries()].sort((a, b) => b[1] - a[1])) console.log(`  ${per(v).padStart(8)} ${per(cpuBySql.get(k)!).padStart(8)}  ${k}`);
 await db.close?.();
