@@ -114,7 +114,7 @@ runMain("bench:agentscope", async (cleanup) => {
   // 1b and 2b. The whole HTTP request on the built app, same folder.
   const server = await startBuiltServer(dir);
   cleanup(() => server.stop());
-  console.log(`\n=== POST /api/v1/window over HTTP (next start, embedded database), same histories, no model, N=${HTTP_N} each (a new history each request; bodies built before timing) ===`);
+  console.log(`\n=== POST /api/v1/window over HTTP (the server as npm start runs it, embedded database), same histories, no model, N=${HTTP_N} each (a new history each request; bodies built before timing) ===`);
   console.log(`| tool results | body chars | p50 ms | p95 ms | max ms | p95 vs 100 ms |`);
   for (const [label, minLines, spread] of SIZES) {
     const times: number[] = [];

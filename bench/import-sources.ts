@@ -101,7 +101,7 @@ runMain("bench:import-sources", async (onCleanup) => {
   await server.stop();
   const loadAfter = load();
 
-  console.log(`\n=== import pipeline (POST /api/v1/imports to job done), next start + ${DB}; load average before ${loadBefore}, after ${loadAfter} ===`);
+  console.log(`\n=== import pipeline (POST /api/v1/imports to job done), npm start's server + ${DB}; load average before ${loadBefore}, after ${loadAfter} ===`);
   const cpuCell = (n: number, r: { cpuS: number | null }) => `${r.cpuS?.toFixed(1) ?? "-"} | ${Number.isNaN(perCpu(n, r)) ? "-" : perCpu(n, r)}`;
   console.log(`| source | records | turns | seconds | turns/s | server CPU s | per CPU-second |`);
   console.log(`| Dify Service API JSON, ${mib(dify.text)} MiB | ${dify.conversations} | ${dify.turns} | ${(first.totalMs / 1000).toFixed(1)} | ${difyRate} | ${cpuCell(dify.turns, first)} |`);

@@ -114,7 +114,7 @@ runMain("bench:import", async (onCleanup) => {
   const medianBatchMs = [...batches.map((b) => b.ms)].sort((x, y) => x - y)[Math.floor(batches.length / 2)];
   const tokShare = tokMs / medianBatchMs;
 
-  console.log(`\n=== import: ${TOTAL.toLocaleString("en-US")} turns via POST /messages/batch (${BATCH.toLocaleString("en-US")} per request, return=minimal), next start + PGlite ===`);
+  console.log(`\n=== import: ${TOTAL.toLocaleString("en-US")} turns via POST /messages/batch (${BATCH.toLocaleString("en-US")} per request, return=minimal), npm start's server + PGlite ===`);
   console.log(`| batch | turns  | seconds | turns/s |`);
   batches.forEach((b, i) => console.log(`| ${String(i + 1).padStart(5)} | ${String(b.turns).padStart(6)} | ${(b.ms / 1000).toFixed(2).padStart(7)} | ${String(rates[i]).padStart(7)} |`));
   console.log(

@@ -404,7 +404,7 @@ runMain("bench:memories", async (onCleanup) => {
 
   let http: Awaited<ReturnType<typeof httpPhase>> | null = null;
   if (PHASES.has("http")) {
-    console.log(`\nHTTP against next start (dist ${process.env.MEMSCOPE_NEXT_DIST_DIR || ".next"}, ${target.label})`);
+    console.log(`\nHTTP against the server as npm start runs it (dist ${process.env.MEMSCOPE_NEXT_DIST_DIR || ".next"}, ${target.label})`);
     http = await httpPhase(target, plan, onCleanup);
     printHttp(http);
   }

@@ -76,7 +76,7 @@ runMain("bench:replay", async (cleanup) => {
     return from === null || to === null ? "n/a" : ms(((to - from) * 1000) / calls);
   };
 
-  console.log(`\n=== POST /api/v1/replay over HTTP (next start, embedded database), auto_context (placeholder summaries), k = 10, N=${N} each ===`);
+  console.log(`\n=== POST /api/v1/replay over HTTP (the server as npm start runs it, embedded database), auto_context (placeholder summaries), k = 10, N=${N} each ===`);
   console.log(`| turn | thread index | prompt messages | candidates | p50 ms | p95 ms | max ms | p95 vs ${TARGET_P95} ms | server CPU ms per replay |`);
   const only = process.env.BENCH_TURNS?.split(",");
   for (const [name, id] of turns.filter(([name]) => !only || only.includes(name.split(" ")[0]))) {
