@@ -3,37 +3,15 @@
 // so the request is stored as usual), printing plans with per-node times and trigger times.
 // PGlite, or BENCH_DATABASE_URL. Diagnostic for bench:otel.
 //   tsx --conditions=react-server bench/diag/otel-explain.ts
-import { randomBytes } from "node:crypto";
-import { ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { decodeTracesProto } from "../../lib/capture/otlp-proto";
 import { ingestTraces, STATEMENT_SIZES } from "../../lib/capture/store-captures";
 import { openDatabase } from "../../lib/db/open-database";
 import { DEFAULT_PROJECT_ID, projectSql, type ProjectSql } from "../../lib/db/project-sql";
 import { makeTempDir, removeDir } from "../lib/common";
-import { makeTurnGenerator } from "../lib/text";
+import { otelRequestBody } from "../lib/otel-request";
 
 const WARM = Number(process.env.BENCH_REQUESTS || 5);
-const memory = new InMemorySpanExporter();
-const tracer = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(memory)] }).getTracer("diag");
-const gen = makeTurnGenerator(25);
-function body() {
-  memory.reset();
-  for (let c = 0; c < 10; c++) {
-    const conversation = randomBytes(8).toString("hex");
-    const h: unknown[] = [];
-    for (let i = 0; i < 10; i++) {
-      const t = gen();
-      h.push({ role: "user", parts: [{ type: "text", content: t.query }] });
-      const out = [{ role: "assistant", parts: [{ type: "text", content: t.answer }] }];
-      tracer
-        .startSpan("chat", { attributes: { "gen_ai.operation.name": "chat", "gen_ai.conversation.id": conversation, "gen_ai.input.messages": JSON.stringify(h), "gen_ai.output.messages": JSON.stringify(out) } })
-        .end();
-      h.push(out[0]);
-    }
-  }
-  return ProtobufTraceSerializer.serializeRequest(memory.getFinishedSpans())!;
-}
+const body = otelRequestBody;
 
 const dir = makeTempDir("memscope-diag-otel-explain-");
 const url = process.env.BENCH_DATABASE_URL;

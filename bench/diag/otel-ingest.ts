@@ -1,43 +1,21 @@
 // Where POST /traces spends its time, in-process (no HTTP): decode, classify, token counts and
 // each SQL statement of ingestTraces, on PGlite (or BENCH_DATABASE_URL). Diagnostic for bench:otel.
 //   tsx --conditions=react-server bench/diag/otel-ingest.ts
-import { randomBytes } from "node:crypto";
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { decodeTracesProto } from "../../lib/capture/otlp-proto";
 import { classifySpans, ingestTraces, STATEMENT_SIZES } from "../../lib/capture/store-captures";
 import { openDatabase } from "../../lib/db/open-database";
 import { DEFAULT_PROJECT_ID, projectSql, type ProjectSql } from "../../lib/db/project-sql";
 import { countTextsAllEncodings } from "../../lib/tokens/count-tokens-parallel";
 import { makeTempDir, removeDir } from "../lib/common";
+import { otelRequestBody } from "../lib/otel-request";
 import { backendCpuSeconds } from "../lib/otel-cpu";
-import { makeTurnGenerator } from "../lib/text";
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS || 20);
 // BENCH_SIZES: the statement sizes (store-captures STATEMENT_SIZES): "embedded", "server", or
 // "one" (one messages insert and ~128 KB captured-prompt statements, as before they were by database).
 const SIZES_NAME = process.env.BENCH_SIZES || (process.env.BENCH_DATABASE_URL ? "server" : "embedded");
-const memory = new InMemorySpanExporter();
-const tracer = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(memory)] }).getTracer("diag");
-const gen = makeTurnGenerator(25);
-function body() {
-  memory.reset();
-  for (let c = 0; c < 10; c++) {
-    const conversation = randomBytes(8).toString("hex");
-    const h: unknown[] = [];
-    for (let i = 0; i < 10; i++) {
-      const t = gen();
-      h.push({ role: "user", parts: [{ type: "text", content: t.query }] });
-      const out = [{ role: "assistant", parts: [{ type: "text", content: t.answer }] }];
-      tracer
-        .startSpan("chat", { attributes: { "gen_ai.operation.name": "chat", "gen_ai.conversation.id": conversation, "gen_ai.input.messages": JSON.stringify(h), "gen_ai.output.messages": JSON.stringify(out) } })
-        .end();
-      h.push(out[0]);
-    }
-  }
-  return ProtobufTraceSerializer.serializeRequest(memory.getFinishedSpans())!;
-}
+const body = otelRequestBody;
 
 const dir = makeTempDir("memscope-diag-otel-");
 const url = process.env.BENCH_DATABASE_URL;
