@@ -41,6 +41,14 @@ export async function noteBulkWrite(sql: SqlRunner, rows: number, tables: string
   });
 }
 
+/**
+ * The tables a bulk memory write fills. Their statistics matter beyond plain queries: the
+ * history trigger's lookups (memory_events) are planned once per database session and kept
+ * until the table is analysed, so a plan made while the table was small (a scan) stayed for
+ * an hour-long import, and each event insert scanned every event written before it.
+ */
+export const MEMORY_TABLES = ["memories", "memory_embeddings", "memory_events"];
+
 /** At start-up on the embedded database: analyze once so plans start from real counts. */
 export async function analyzeOnOpen(db: Database): Promise<void> {
   if (db.config.kind !== "pglite") return;

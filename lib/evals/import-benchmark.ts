@@ -7,7 +7,7 @@ import { stableUuid } from "../imports/stable-id";
 import { contentKey } from "../memories/normalize-content";
 import { toVectorLiteral } from "../embeddings/embedding-provider";
 import { planTurns, turnIds, turnTotals, writeTurnRows, type PreparedTurn } from "../messages/insert-turns";
-import { noteBulkWrite } from "../db/planner-stats";
+import { MEMORY_TABLES, noteBulkWrite } from "../db/planner-stats";
 import { countTextsAllEncodings } from "../tokens/count-tokens-parallel";
 import { badTextReason } from "../api/input-guard";
 import { parseLoCoMo, parseLongMemEval, RecordError, type BenchConversation, type BenchRecord, type Extraction } from "./benchmark-formats";
@@ -181,6 +181,7 @@ async function writeRecord(
   });
   // Planner statistics follow bulk writes (as insertTurns does after each batch).
   if (planned.length) await noteBulkWrite(sql, planned.reduce((n, p) => n + p.prepared.length, 0), ["messages", "conversations"]);
+  if (fresh.length) await noteBulkWrite(sql, fresh.length, MEMORY_TABLES);
   if (rec.cases.length) {
     const r = await addCases(sql, setId, rec.cases);
     summary.cases += r.data.length;

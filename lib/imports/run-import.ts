@@ -1,7 +1,7 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import type { ProjectSql } from "../db/project-sql";
-import { noteBulkWrite } from "../db/planner-stats";
+import { MEMORY_TABLES, noteBulkWrite } from "../db/planner-stats";
 import { writeProviders } from "../embeddings/active-model";
 import type { EmbeddingProvider } from "../embeddings/embedding-provider";
 import { badTextReason, checkJsonValue } from "../api/input-guard";
@@ -378,6 +378,7 @@ export class ImportRun {
       providers ??= await writeProviders(this.sql);
       const vectors = await embedAll(providers, fresh.map((m) => m.content));
       for (let k = 0; k < fresh.length; k++) await this.writeMemory(source, fresh[k], vectors[k]);
+      await noteBulkWrite(this.sql, fresh.length, MEMORY_TABLES);
     }
   }
 
