@@ -1,9 +1,6 @@
-import { afterAll, beforeAll } from "vitest";
 import type { SqlRunner } from "../../lib/db/migrations";
 import { DEFAULT_PROJECT_ID, projectSql } from "../../lib/db/project-sql";
-import { openDatabase, type Database } from "../../lib/db/open-database";
-import { freshDataDir } from "./fresh-data-dir";
-import { removeDir } from "./temp-dir";
+import { useEmbeddedDatabase } from "./embedded-database";
 
 /**
  * A migrated embedded database for one test file: opened before its tests, removed after.
@@ -12,13 +9,9 @@ import { removeDir } from "./temp-dir";
  * `writer()` is the same project unrecorded, for setup.
  */
 export function useRecordedDatabase() {
-  let db: Database | undefined;
-  let dir = "";
+  const embedded = useEmbeddedDatabase();
   const reads: string[] = [];
-  const open = () => {
-    if (!db) throw new Error("the database opens in beforeAll");
-    return db;
-  };
+  const open = () => embedded.db;
   const runner: SqlRunner = {
     exec: (text) => open().sql.exec(text),
     transaction: (fn) => open().sql.transaction(fn),
@@ -28,14 +21,6 @@ export function useRecordedDatabase() {
       return rows;
     },
   };
-  beforeAll(async () => {
-    dir = await freshDataDir();
-    db = await openDatabase({ kind: "pglite", dataDir: dir });
-  }, 120_000);
-  afterAll(async () => {
-    await db?.close();
-    if (dir) removeDir(dir);
-  });
   return {
     get db() {
       return open();

@@ -1,10 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase, type Database } from "@/lib/db/open-database";
+import { describe, expect, it } from "vitest";
 import { DEFAULT_PROJECT_ID, projectSql } from "@/lib/db/project-sql";
 import { importBenchmark } from "@/lib/evals/import-benchmark";
 import { createSet } from "@/lib/evals/sets-db";
-import { freshDataDir } from "../helpers/fresh-data-dir";
-import { removeDir } from "../helpers/temp-dir";
+import { useEmbeddedDatabase } from "../helpers/embedded-database";
 
 // The embedded database runs no autovacuum: a bulk memory write must analyse the memory
 // tables itself. Without it the history trigger's plan, made when memory_events was empty,
@@ -14,20 +12,11 @@ import { removeDir } from "../helpers/temp-dir";
 
 const TURNS = 5_100; // more rows than planner-stats' first re-analysis threshold (5 000)
 
-let dir: string;
-let db: Database;
-beforeAll(async () => {
-  dir = await freshDataDir();
-  db = await openDatabase({ kind: "pglite", dataDir: dir });
-}, 120_000);
-afterAll(async () => {
-  await db?.close();
-  if (dir) removeDir(dir);
-});
+const store = useEmbeddedDatabase();
 
 describe("bulk memory writes keep the planner's statistics of the memory tables", () => {
   it("a LongMemEval import of 5 100 memories re-analyses memories, memory_embeddings and memory_events", async () => {
-    const sql = projectSql(db.sql, DEFAULT_PROJECT_ID);
+    const sql = projectSql(store.db.sql, DEFAULT_PROJECT_ID);
     const set = await createSet(sql, { name: "planner stats" });
     // User turns only: one memory each.
     const session = Array.from({ length: TURNS }, (_, i) => ({ role: "user", content: `My note number ${i} is about the garden shed ${i % 97}.` }));
@@ -44,7 +33,7 @@ describe("bulk memory writes keep the planner's statistics of the memory tables"
     };
     const summary = await importBenchmark(sql, set.id, { format: "longmemeval", chunks: [JSON.stringify([record])], extraction: "turns" });
     expect(summary.memories).toBeGreaterThanOrEqual(5_000);
-    const rows = await db.sql.query<{ relname: string; reltuples: number }>(
+    const rows = await store.db.sql.query<{ relname: string; reltuples: number }>(
       `SELECT relname, reltuples::float8 AS reltuples FROM pg_class WHERE relname = ANY($1::text[]) ORDER BY relname`,
       [["memories", "memory_embeddings", "memory_events"]],
     );

@@ -1,13 +1,11 @@
 import { ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { decodeTracesProto } from "@/lib/capture/otlp-proto";
 import { ingestTraces, STATEMENT_SIZES, type StatementSizes } from "@/lib/capture/store-captures";
 import { StageTimes } from "@/lib/capture/stage-times";
-import { openDatabase, type Database } from "@/lib/db/open-database";
 import { DEFAULT_PROJECT_ID, projectSql, type ProjectSql } from "@/lib/db/project-sql";
-import { freshDataDir } from "../helpers/fresh-data-dir";
-import { removeDir } from "../helpers/temp-dir";
+import { useEmbeddedDatabase } from "../helpers/embedded-database";
 
 // POST /traces writes a request's turns and captured prompts in statements of a size chosen
 // by database (STATEMENT_SIZES: on PostgreSQL one statement each, the fewest round trips;
@@ -15,16 +13,7 @@ import { removeDir } from "../helpers/temp-dir";
 // rows whatever the sizes, all in one transaction. Real PGlite database, spans from the
 // OpenTelemetry SDK's serializer.
 
-let dir: string;
-let db: Database;
-beforeAll(async () => {
-  dir = await freshDataDir();
-  db = await openDatabase({ kind: "pglite", dataDir: dir });
-}, 120_000);
-afterAll(async () => {
-  await db?.close();
-  if (dir) removeDir(dir);
-});
+const store = useEmbeddedDatabase();
 
 /** An export request: `conversations` conversations of `turns` chat spans, each sending the conversation so far. */
 function request(tag: string, conversations: number, turns: number, pad = 50) {
@@ -69,17 +58,17 @@ function recording(sql: ProjectSql, seen: string[], failOn?: { start: string; nt
 
 /** Each stored conversation of `tag`: its counters, its turns in order with their parents, and its captured prompts. */
 async function stored(tag: string) {
-  const convs = await db.sql.query<{ id: string; name: string; turn_count: number; leaf_count: number; token_count: number }>(
+  const convs = await store.db.sql.query<{ id: string; name: string; turn_count: number; leaf_count: number; token_count: number }>(
     `SELECT id, name, turn_count, leaf_count, token_count FROM conversations WHERE name LIKE $1 ORDER BY name`,
     [`${tag}-conv-%`],
   );
   return Promise.all(
     convs.map(async (c) => {
-      const turns = await db.sql.query<{ id: string; parent_message_id: string | null; tree_parent_id: string | null; query: string }>(
+      const turns = await store.db.sql.query<{ id: string; parent_message_id: string | null; tree_parent_id: string | null; query: string }>(
         `SELECT id, parent_message_id, tree_parent_id, query FROM messages WHERE conversation_id = $1 ORDER BY created_at, seq`,
         [c.id],
       );
-      const captured = await db.sql.query<{ message_id: string; n: number }>(
+      const captured = await store.db.sql.query<{ message_id: string; n: number }>(
         `SELECT message_id, json_array_length(input_messages) AS n FROM captured_spans WHERE conversation_id = $1 ORDER BY started_at`,
         [c.id],
       );
@@ -97,7 +86,7 @@ const shape = (rows: Awaited<ReturnType<typeof stored>>) =>
   }));
 
 async function ingest(tag: string, sizes: StatementSizes, seen: string[] = [], failOn?: { start: string; nth: number }) {
-  const sql = recording(projectSql(db.sql, DEFAULT_PROJECT_ID), seen, failOn);
+  const sql = recording(projectSql(store.db.sql, DEFAULT_PROJECT_ID), seen, failOn);
   return ingestTraces(sql, request(tag, 3, 9), new Date(), new StageTimes(), sizes);
 }
 
@@ -124,15 +113,15 @@ describe("OTLP ingest statements on the embedded database", () => {
   it("a statement that fails after others leaves nothing of the request", async () => {
     await expect(ingest("failed", { turns: 4, captureBytes: 1500 }, [], { start: "INSERT INTO captured_spans", nth: 2 })).rejects.toThrow("injected failure");
     expect(await stored("failed")).toEqual([]);
-    expect((await db.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM messages WHERE query LIKE 'failed %'`))[0].n).toBe(0);
+    expect((await store.db.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM messages WHERE query LIKE 'failed %'`))[0].n).toBe(0);
   });
 
   it("on PostgreSQL's sizes a request's captured prompts go in one statement, on PGlite's in ~128 KB ones", async () => {
     const big = () => request("big", 10, 10, 400); // ~1 MB of captured prompts
     const server: string[] = [];
     const embedded: string[] = [];
-    await ingestTraces(recording(projectSql(db.sql, DEFAULT_PROJECT_ID), server), big(), new Date(), new StageTimes(), STATEMENT_SIZES.server);
-    await ingestTraces(recording(projectSql(db.sql, DEFAULT_PROJECT_ID), embedded), big(), new Date(), new StageTimes(), STATEMENT_SIZES.embedded);
+    await ingestTraces(recording(projectSql(store.db.sql, DEFAULT_PROJECT_ID), server), big(), new Date(), new StageTimes(), STATEMENT_SIZES.server);
+    await ingestTraces(recording(projectSql(store.db.sql, DEFAULT_PROJECT_ID), embedded), big(), new Date(), new StageTimes(), STATEMENT_SIZES.embedded);
     expect(server.filter((s) => s.startsWith("INSERT INTO captured_spans"))).toHaveLength(1);
     expect(embedded.filter((s) => s.startsWith("INSERT INTO captured_spans")).length).toBeGreaterThan(4);
     for (const seen of [server, embedded]) expect(seen.filter((s) => s.startsWith("INSERT INTO messages"))).toHaveLength(1);
