@@ -24,6 +24,15 @@ export function readDbConfig(env: NodeJS.ProcessEnv = process.env): DbConfig {
  */
 export const DEFAULT_PGLITE_SHARED_BUFFERS = "64MB";
 
+/**
+ * PGlite's ANALYZE sample: 300 rows per unit of target, each copied whole into the WASM memory,
+ * which never shrinks. At PostgreSQL's default of 100 that is 30 000 rows (~50 MB of 1.6 KB
+ * turns after a large import, held for the life of the server); 10 samples 3 000 rows. The
+ * embedded database's queries are lookups by project, conversation and id, which a coarser
+ * histogram does not change. A PostgreSQL server keeps its default.
+ */
+export const PGLITE_STATISTICS_TARGET = 10;
+
 function readSharedBuffers(env: NodeJS.ProcessEnv): string {
   const raw = env.MEMSCOPE_PGLITE_SHARED_BUFFERS?.trim() || DEFAULT_PGLITE_SHARED_BUFFERS;
   const m = /^(\d+)\s*(kB|MB|GB)$/.exec(raw);

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { PrismaClient } from "../generated/prisma/client";
-import { DEFAULT_PGLITE_SHARED_BUFFERS, readDbConfig, type DbConfig } from "./db-config";
+import { DEFAULT_PGLITE_SHARED_BUFFERS, PGLITE_STATISTICS_TARGET, readDbConfig, type DbConfig } from "./db-config";
 import { acquireFolderLock, type FolderLock } from "./folder-lock";
 import { applyMigrations, type SqlRunner } from "./migrations";
 
@@ -82,7 +82,7 @@ async function openPglite(dataDir: string, migrate: boolean, sharedBuffers = DEF
     const pg = await PGlite.create(dataDir, {
       extensions: { vector },
       // PGlite's own start parameters, then the buffer pool (db-config.ts says why it is smaller).
-      startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${sharedBuffers}`],
+      startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${sharedBuffers}`, "-c", `default_statistics_target=${PGLITE_STATISTICS_TARGET}`],
     });
     const wrap = (t: Pick<typeof pg, "exec" | "query">, inTx: boolean): SqlRunner => ({
       async exec(text) {
