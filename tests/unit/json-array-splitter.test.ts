@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { JsonArraySplitter, JsonArraySyntaxError } from "@/lib/imports/json-array-splitter";
+import { JsonArraySplitter, JsonArraySyntaxError } from "@/lib/streams/json-array-splitter";
 
 // The element-at-a-time reader of a large conversations.json (lib/imports/start-upload.ts):
 // the same values as JSON.parse of the whole, whatever the chunk boundaries.
