@@ -133,6 +133,7 @@ describe("JsonArraySplitter", () => {
     };
     expect(kindOf("  ")).toEqual(["empty", 0, ""]);
     expect(kindOf(" é")).toEqual(["not_array", 0, "é"]);
+    expect(kindOf("🌸")).toEqual(["not_array", 0, "🌸"]);
     expect(kindOf('[{"a":1}, 2]', { scalars: false })).toEqual(["not_object", 1, "2"]);
     expect(kindOf('[{"a":1}, 2]')).toBeNull();
     expect(kindOf('[{"a":1}, {"b":}]')).toEqual(["element", 1, ""]);
