@@ -25,7 +25,7 @@ runMain("diag:evals-import-profile", async (cleanup) => {
   let last = t0;
   const s = await importBenchmark(sql, set.id, {
     format: "longmemeval",
-    chunks: fs.createReadStream(file, { encoding: "utf8", highWaterMark: 1 << 20 }),
+    chunks: fs.createReadStream(file, { highWaterMark: 1 << 20 }), // bytes, as the upload reads them
     extraction: (process.env.EXTRACTION as "rules" | "turns") || "rules",
     onRecord: (x) => {
       const t = now();

@@ -12,11 +12,11 @@ import { countTextsAllEncodings } from "../tokens/count-tokens-parallel";
 import { badTextReason } from "../api/input-guard";
 import { parseLoCoMo, parseLongMemEval, RecordError, type BenchConversation, type BenchRecord, type Extraction } from "./benchmark-formats";
 import { chatMemories } from "./chat-extraction";
-import { JsonArrayError, jsonArrayElements } from "./json-array-stream";
+import { BenchmarkFileError, benchmarkRecords, type BenchmarkChunks } from "./benchmark-records";
 import { addCases, requireSet } from "./sets-db";
 import type { ImportSummary } from "./import-cases";
 
-// Writes a LongMemEval or LoCoMo file record by record (json-array-stream.ts: one record in
+// Writes a LongMemEval or LoCoMo file record by record (benchmark-records.ts: one record in
 // memory at a time). Each record is one transaction: its conversations and turns, its
 // memories (with their source turn, embedded for every model retrieval writes) and its
 // cases. Ids are derived from the project and the file's own ids, so a re-import finds what
@@ -25,7 +25,8 @@ import type { ImportSummary } from "./import-cases";
 
 export type BenchmarkImport = {
   format: "longmemeval" | "locomo";
-  chunks: AsyncIterable<string> | Iterable<string>;
+  /** The file: bytes (an upload read from disk) or text (an API body). */
+  chunks: BenchmarkChunks;
   userPrefix?: string;
   extraction: Extraction;
   /** After each record (the CLI prints progress). */
@@ -46,15 +47,9 @@ export async function importBenchmark(sql: ProjectSql, setId: string, o: Benchma
   }
   const providers = await writeProviders(sql);
   try {
-    for await (const el of jsonArrayElements(o.chunks)) {
-      let raw: unknown;
-      try {
-        raw = JSON.parse(el.text);
-      } catch (e) {
-        throw new RecordError(`record ${el.index}`, "(record)", `not valid JSON (${(e as Error).message})`);
-      }
+    for await (const el of benchmarkRecords(o.chunks)) {
       const parse = o.format === "longmemeval" ? parseLongMemEval : parseLoCoMo;
-      const rec = parse(raw, el.index, { projectId: sql.projectId, prefix, extraction: o.extraction });
+      const rec = parse(el.value, el.index, { projectId: sql.projectId, prefix, extraction: o.extraction });
       await writeRecord(sql, setId, rec, providers, summary, chat);
       o.onRecord?.(summary);
       // The embedded database answers on this thread: let other requests in between records.
@@ -64,7 +59,7 @@ export async function importBenchmark(sql: ProjectSql, setId: string, o: Benchma
     if (e instanceof RecordError) {
       throw new ValidationError(`${o.format} file: ${e.message}`, [{ field: `${e.record}: ${e.field}`, message: e.message, record: e.record }], "invalid_eval_file");
     }
-    if (e instanceof JsonArrayError) throw new ValidationError(`${o.format} file: ${e.message}`, [{ field: "content", message: e.message }], "invalid_eval_file");
+    if (e instanceof BenchmarkFileError) throw new ValidationError(`${o.format} file: ${e.message}`, [{ field: "content", message: e.message }], "invalid_eval_file");
     throw e;
   }
   return summary;

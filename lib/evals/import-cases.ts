@@ -23,14 +23,14 @@ export async function importCases(sql: ProjectSql, setId: string, input: CaseImp
 
 /**
  * POST /evals/sets/{id}/import/upload: a LongMemEval or LoCoMo file of any size, saved to
- * `file` (lib/imports/upload-file.ts) and read from there 1 MiB at a time (UTF-8 decoded across chunk
- * boundaries by the stream). The file is removed whatever happens.
+ * `file` (lib/imports/upload-file.ts) and read from there 1 MiB at a time, as bytes: the scanner
+ * (lib/streams/json-array-splitter.ts) works on UTF-8 bytes. The file is removed whatever happens.
  */
 export async function importBenchmarkUpload(sql: ProjectSql, setId: string, file: string, q: BenchmarkUploadQuery): Promise<ImportSummary> {
   try {
     return await importBenchmark(sql, setId, {
       format: q.format,
-      chunks: fs.createReadStream(file, { encoding: "utf8", highWaterMark: 1024 * 1024 }),
+      chunks: fs.createReadStream(file, { highWaterMark: 1024 * 1024 }),
       userPrefix: q.user_prefix,
       extraction: q.extraction,
     });

@@ -14,7 +14,7 @@ import { langgraphMemories, storeRowsFromDump } from "./parse-langgraph";
 import type { ImportRun } from "./run-import";
 import type { ImportJob } from "./schemas";
 import { inBackground, zero } from "./start-import";
-import { JsonArraySplitter } from "./json-array-splitter";
+import { JsonArraySplitter } from "../streams/json-array-splitter";
 import { zipEntryNames, fileSize, head, kindOf, pumpFile, pumpZipEntry, readWhole, readZip, removeUpload, type FileKind } from "./upload-file";
 import type { ImportConversation, ImportFormat, ImportMemory, ImportProblem, ParsedImport, UploadFormat } from "./types";
 
@@ -172,7 +172,7 @@ function streamedExport(file: string, kind: FileKind, format: "chatgpt" | "claud
     const seenMemories = new Set<string>();
     let batch: ParsedImport = fresh(format);
     let turns = 0;
-    // One array element (a conversation) at a time: json-array-splitter.ts.
+    // One array element (a conversation) at a time: lib/streams/json-array-splitter.ts.
     const parser = new JsonArraySplitter();
     let syntax: Error | null = null;
     parser.onValue = (value, key) => {

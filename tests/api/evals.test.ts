@@ -204,6 +204,14 @@ describe.each(DATABASE_KINDS)("evals on %s", (kind) => {
     broken[1].haystack_dates = [];
     const bad = await upload(set.id, "format=longmemeval&user_prefix=broken", JSON.stringify(broken));
     expect([bad.status, bad.body.error.code, bad.body.error.details[0].field]).toEqual([422, "invalid_eval_file", "record 1 (question_id gpt4_2655b836_abs): haystack_dates"]);
+    // A file that is no array of records, read from disk as bytes: named on "content".
+    const after = await upload(set.id, "format=longmemeval&user_prefix=after", `${sample.trimEnd()} x`);
+    expect([after.status, after.body.error.code, after.body.error.message, after.body.error.details]).toEqual([
+      422,
+      "invalid_eval_file",
+      "longmemeval file: text after the closing ] of the array",
+      [{ field: "content", message: "text after the closing ] of the array" }],
+    ]);
     // The chat model decides only when there is one.
     const noChat = await upload(set.id, "format=longmemeval&extraction=chat", sample);
     expect([noChat.status, noChat.body.error.code, noChat.body.error.details[0].field]).toEqual([409, "chat_not_configured", "extraction"]);

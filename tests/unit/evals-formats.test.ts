@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { locomoDate, longMemEvalDate, parseLoCoMo, parseLongMemEval, RecordError } from "@/lib/evals/benchmark-formats";
-import { jsonArrayElements } from "@/lib/evals/json-array-stream";
+import { BenchmarkFileError, benchmarkRecords, type BenchmarkChunks } from "@/lib/evals/benchmark-records";
 
 // The published formats (LongMemEval: xiaowu0162/LongMemEval README "Dataset Format";
 // LoCoMo: snap-research/locomo data/locomo10.json) read from samples in their exact shape.
@@ -14,9 +14,29 @@ async function records(file: string, chunkSize: number) {
   const text = fs.readFileSync(path.join(FIX, file), "utf8");
   const chunks: string[] = [];
   for (let i = 0; i < text.length; i += chunkSize) chunks.push(text.slice(i, i + chunkSize));
+  return values(chunks);
+}
+
+async function values(chunks: BenchmarkChunks) {
   const out: unknown[] = [];
-  for await (const el of jsonArrayElements(chunks)) out.push(JSON.parse(el.text));
+  for await (const el of benchmarkRecords(chunks)) {
+    expect(el.index).toBe(out.length);
+    out.push(el.value);
+  }
   return out;
+}
+
+/** What reading `text` throws (in chunks of `size` UTF-16 units), and the records read before it. */
+async function failure(text: string, size = text.length || 1) {
+  const chunks: string[] = [];
+  for (let i = 0; i < text.length; i += size) chunks.push(text.slice(i, i + size));
+  const read: unknown[] = [];
+  try {
+    for await (const el of benchmarkRecords(chunks)) read.push(el.value);
+  } catch (e) {
+    return { error: e as Error, read };
+  }
+  throw new Error(`no error reading ${JSON.stringify(text)}`);
 }
 
 describe("benchmark formats", () => {
@@ -30,14 +50,45 @@ describe("benchmark formats", () => {
   it("strings with escaped quotes, backslashes and brackets split at every position are read whole", async () => {
     const text = `\uFEFF [ {"a": "x\\"}]{[\\\\", "b": ["\\\\", "\\"]"]}, {"c": "\\u005d"} ] \n`;
     const expected = [{ a: 'x"}]{[\\', b: ["\\", '"]'] }, { c: "]" }];
-    for (let cut = 0; cut <= text.length; cut++) {
-      const out: unknown[] = [];
-      for await (const el of jsonArrayElements([text.slice(0, cut), text.slice(cut)])) out.push(JSON.parse(el.text));
-      expect(out, `cut at ${cut}`).toEqual(expected);
+    for (let cut = 0; cut <= text.length; cut++) expect(await values([text.slice(0, cut), text.slice(cut)]), `cut at ${cut}`).toEqual(expected);
+    expect(await values(text.split(""))).toEqual(expected);
+    // As bytes (an upload read from disk), cut anywhere, inside multi-byte characters too.
+    const bytes = Buffer.from(`[{"k": "ünï 🌸 日本 \\\\\\"}"}, {"é": ["]"]}]`, "utf8");
+    for (let cut = 0; cut <= bytes.length; cut++) {
+      expect(await values([bytes.subarray(0, cut), bytes.subarray(cut)]), `byte cut at ${cut}`).toEqual([{ k: 'ünï 🌸 日本 \\"}' }, { é: ["]"] }]);
     }
-    const ones: unknown[] = [];
-    for await (const el of jsonArrayElements([...text])) ones.push(JSON.parse(el.text));
-    expect(ones).toEqual(expected);
+  });
+
+  it("a file that is no array of records is refused with the evals import's own words, the records before the fault read first", async () => {
+    const says = async (text: string, message: string, read: unknown[] = []) => {
+      for (const size of [1, 3, text.length || 1]) {
+        const f = await failure(text, size);
+        expect([f.error.constructor, f.error.message, f.read], `${JSON.stringify(text)} in chunks of ${size}`).toEqual([BenchmarkFileError, message, read]);
+      }
+    };
+    await says("", "the file is empty");
+    await says(" \n\t ", "the file is empty");
+    await says("\uFEFF", "the file is empty");
+    await says('{"a": [1]}', 'the file is not a JSON array (it starts with "{")');
+    await says("  x", 'the file is not a JSON array (it starts with "x")');
+    await says("🌸[]", 'the file is not a JSON array (it starts with "\\ud83c")');
+    await says('[{"a":1}, "text"]', "record 1 is not an object", [{ a: 1 }]);
+    await says("[7", "record 0 is not an object");
+    await says("[null]", "record 0 is not an object");
+    await says('[{"a":1}, {"b":', "the array is not closed (the file ends inside record 1)", [{ a: 1 }]);
+    await says('[{"a":1},', "the array is not closed (the file ends inside record 1)", [{ a: 1 }]);
+    await says("[ ", "the array is not closed (the file ends inside record 0)");
+    await says('[{"a":1}] \n x', "text after the closing ] of the array", [{ a: 1 }]);
+    await says("[] ]", "text after the closing ] of the array");
+    // Commas JSON does not allow: refused (the text scanner before let these through).
+    await says('[{"a":1} {"b":2}]', 'unexpected "{" after record 0', [{ a: 1 }]);
+    await says('[{"a":1},]', 'unexpected "]" after record 0', [{ a: 1 }]);
+    await says("[,{}]", 'unexpected "," after the opening [');
+    // A record JSON.parse refuses is named with JSON.parse's own words.
+    const f = await failure('[{"a":1}, {"b": tru}]', 2);
+    expect(f.read).toEqual([{ a: 1 }]);
+    expect(f.error).toBeInstanceOf(RecordError);
+    expect(f.error.message).toMatch(/^record 1: \(record\): not valid JSON \(Unexpected token/);
   });
 
   it("LongMemEval: sessions, paired turns, memories per turn, evidence from has_answer (else none)", async () => {
@@ -87,9 +138,6 @@ describe("benchmark formats", () => {
     expect(() => parseLoCoMo({ sample_id: "x", conversation: { session_1: [{ speaker: "A", text: "hi" }], session_1_date_time: "1:56 pm on 8 May, 2023" } }, 2, o)).toThrow(
       /record 2 \(sample_id x\): conversation\.session_1\[0\]\.dia_id: missing/,
     );
-    await expect(async () => {
-      for await (const _ of jsonArrayElements(['[{"a":1}, {"b":'])) void _;
-    }).rejects.toThrow(/not closed \(the file ends inside record 1\)/);
     expect(longMemEvalDate("2023/05/20 (Sat) 02:21")).toBe("2023-05-20T02:21:00.000Z");
     expect(locomoDate("10:37 am on 27 June, 2023")).toBe("2023-06-27T10:37:00.000Z");
   });

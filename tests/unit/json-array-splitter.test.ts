@@ -1,8 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { JsonArraySplitter, JsonArraySyntaxError } from "@/lib/imports/json-array-splitter";
+import { jsonArrayValues, JsonArraySplitter, JsonArraySyntaxError } from "@/lib/streams/json-array-splitter";
 
-// The element-at-a-time reader of a large conversations.json (lib/imports/start-upload.ts):
+// The element-at-a-time reader of a large conversations.json (lib/imports/start-upload.ts) and
+// of a LongMemEval / LoCoMo file (lib/evals/benchmark-records.ts, through jsonArrayValues):
 // the same values as JSON.parse of the whole, whatever the chunk boundaries.
 
 function split(text: string, chunk: number): { values: unknown[]; object: boolean } {
@@ -76,5 +77,68 @@ describe("JsonArraySplitter", () => {
       }),
       { numRuns: 400 },
     );
+  });
+
+  // The evals import pulls records with jsonArrayValues, from bytes (an upload read from disk)
+  // or text (an API body): the same records, in order, wherever the chunks are cut, inside a
+  // multi-byte UTF-8 character or between the halves of a surrogate pair.
+  it("jsonArrayValues: records identical whatever the cuts, in bytes or in text", async () => {
+    const text = fc.string({ unit: fc.constantFrom("\\", '"', '\\"', "a", "]", "}", "{", "[", ",", "é", "日", "🌸", "\n", " ") });
+    const record = fc.dictionary(text, fc.oneof(text, fc.integer(), fc.array(text, { maxLength: 3 }), fc.dictionary(text, text, { maxKeys: 2 })), { maxKeys: 4 });
+    const read = async (chunks: (Uint8Array | string)[]) => {
+      const out: unknown[] = [];
+      for await (const { index, value } of jsonArrayValues(chunks, { scalars: false })) {
+        expect(index).toBe(out.length);
+        out.push(value);
+      }
+      return out;
+    };
+    const cutAt = <T extends Uint8Array | string>(whole: T, raw: number[]): T[] => {
+      const cuts = [...new Set(raw.map((c) => c % (whole.length + 1)))].sort((a, b) => a - b);
+      return [...cuts, whole.length].map((at, i) => whole.slice(i ? cuts[i - 1] : 0, at) as T);
+    };
+    await fc.assert(
+      fc.asyncProperty(fc.array(record, { maxLength: 5 }), fc.array(fc.nat(), { maxLength: 12 }), async (records, rawCuts) => {
+        const json = ` \n${JSON.stringify(records, null, 1)}\n`;
+        expect(await read(cutAt(Buffer.from(json, "utf8"), rawCuts))).toEqual(records);
+        expect(await read(cutAt(json, rawCuts))).toEqual(records);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("jsonArrayValues: a chunk larger than its 64 KiB slices (an API body is one chunk), a surrogate pair at a slice's end", async () => {
+    const pad = "a".repeat(65536 - 1 - '[{"k":"'.length);
+    const records = [{ k: `${pad}🌸` }, ...Array.from({ length: 5000 }, (_, i) => ({ i, t: "日本🌸" }))];
+    const json = JSON.stringify(records);
+    expect(json.charCodeAt(65535)).toBe(0xd83c); // the high half ends the first text slice
+    for (const chunk of [json, Buffer.from(json, "utf8")]) {
+      const out: unknown[] = [];
+      for await (const { value } of jsonArrayValues([chunk])) out.push(value);
+      expect(out).toEqual(records);
+    }
+  });
+
+  it("errors say what went wrong (kind) and where (index), for each caller to word", () => {
+    const kindOf = (text: string, opts = {}) => {
+      const s = new JsonArraySplitter(opts);
+      try {
+        s.write(Buffer.from(text, "utf8"));
+        s.end();
+      } catch (e) {
+        const err = e as JsonArraySyntaxError;
+        return [err.kind, err.index, err.found];
+      }
+      return null;
+    };
+    expect(kindOf("  ")).toEqual(["empty", 0, ""]);
+    expect(kindOf(" é")).toEqual(["not_array", 0, "é"]);
+    expect(kindOf("🌸")).toEqual(["not_array", 0, "🌸"]);
+    expect(kindOf('[{"a":1}, 2]', { scalars: false })).toEqual(["not_object", 1, "2"]);
+    expect(kindOf('[{"a":1}, 2]')).toBeNull();
+    expect(kindOf('[{"a":1}, {"b":}]')).toEqual(["element", 1, ""]);
+    expect(kindOf('[{"a":1} {"b":2}]')).toEqual(["unexpected", 1, "{"]);
+    expect(kindOf('[{"a":1},')).toEqual(["unclosed", 1, ""]);
+    expect(kindOf("[1] x")).toEqual(["trailing", 1, "x"]);
   });
 });

@@ -8,6 +8,11 @@
 //
 // Bytes of a multi-byte UTF-8 character are all >= 0x80, so they never look like a quote, a
 // backslash or a bracket: the scan works on bytes without decoding.
+//
+// Two readers use it: the import pipeline (lib/imports/start-upload.ts) pushes chunks into a
+// JsonArraySplitter and takes each conversation in `onValue`; the evals import
+// (lib/evals/benchmark-records.ts) pulls records from `jsonArrayValues`, awaiting between
+// them. Errors carry a kind, so each caller words them its own way.
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -30,7 +35,33 @@ type Phase =
   | "done" // after the closing "]": only whitespace
   | "object"; // the top-level value is an object, not an array: nothing more is read
 
-export class JsonArraySyntaxError extends Error {}
+/**
+ * What went wrong: "empty" (no value at all), "not_array" (the top-level value is not an array),
+ * "not_object" (a scalar element where `scalars: false`), "element" (an element JSON.parse
+ * refuses), "unexpected" (a misplaced "," or "]", a missing comma), "unclosed" (the input ends
+ * before the closing "]"), "trailing" (more than whitespace after it).
+ */
+export type JsonArrayErrorKind = "empty" | "not_array" | "not_object" | "element" | "unexpected" | "unclosed" | "trailing";
+
+export class JsonArraySyntaxError extends Error {
+  constructor(
+    readonly kind: JsonArrayErrorKind,
+    message: string,
+    /** How many elements were read before the error: the index of the element it is in, or of the next. */
+    readonly index: number,
+    /** The character found where it should not be ("not_array", "not_object", "unexpected", "trailing"), decoded. */
+    readonly found = "",
+    /** JSON.parse's own message ("element"). */
+    readonly parseMessage = "",
+  ) {
+    super(message);
+  }
+}
+
+export type SplitterOptions = {
+  /** false: every element must be an object or an array; a scalar is a "not_object" error as soon as it begins. */
+  scalars?: boolean;
+};
 
 /** How many backslashes run right before `at`, not looking before `from`. */
 function backslashesBefore(chunk: Uint8Array, at: number, from: number): number {
@@ -52,6 +83,11 @@ export class JsonArraySplitter {
   private parts: Uint8Array[] = [];
   private index = 0;
   private offset = 0;
+  private readonly scalars: boolean;
+
+  constructor(opts: SplitterOptions = {}) {
+    this.scalars = opts.scalars ?? true;
+  }
 
   /** True when the top-level value was an object (not an array of conversations). */
   get topLevelObject(): boolean {
@@ -113,7 +149,7 @@ export class JsonArraySplitter {
           else if (b === OPEN_BRACE) {
             this.phase = "object";
             return;
-          } else throw this.unexpected(b, i);
+          } else throw this.unexpected(b, i, chunk);
           break;
         case "first":
         case "next":
@@ -121,7 +157,10 @@ export class JsonArraySplitter {
             this.phase = "done";
             break;
           }
-          if (b === CLOSE_BRACKET || b === COMMA) throw this.unexpected(b, i);
+          if (b === CLOSE_BRACKET || b === COMMA) throw this.unexpected(b, i, chunk);
+          if (!this.scalars && b !== OPEN_BRACE && b !== OPEN_BRACKET) {
+            throw new JsonArraySyntaxError("not_object", `Element ${this.index} is not an object or an array`, this.index, charAt(chunk, i));
+          }
           this.phase = "element";
           start = i;
           this.depth = b === OPEN_BRACE || b === OPEN_BRACKET ? 1 : 0;
@@ -131,10 +170,10 @@ export class JsonArraySplitter {
         case "after":
           if (b === COMMA) this.phase = "next";
           else if (b === CLOSE_BRACKET) this.phase = "done";
-          else throw this.unexpected(b, i);
+          else throw this.unexpected(b, i, chunk);
           break;
         case "done":
-          throw this.unexpected(b, i);
+          throw this.unexpected(b, i, chunk);
         case "object":
           return;
       }
@@ -147,9 +186,12 @@ export class JsonArraySplitter {
   end(): void {
     if (this.phase === "element" && this.scalar) {
       // A bare scalar cannot end an array: "]" is missing either way.
-      throw new JsonArraySyntaxError(`Unexpected end of input in element ${this.index}`);
+      throw new JsonArraySyntaxError("unclosed", `Unexpected end of input in element ${this.index}`, this.index);
     }
-    if (this.phase !== "done" && this.phase !== "object") throw new JsonArraySyntaxError(this.phase === "start" ? "Unexpected end of input: no JSON value" : `Unexpected end of input after element ${this.index}: the array is not closed`);
+    if (this.phase === "start") throw new JsonArraySyntaxError("empty", "Unexpected end of input: no JSON value", 0);
+    if (this.phase !== "done" && this.phase !== "object") {
+      throw new JsonArraySyntaxError("unclosed", `Unexpected end of input after element ${this.index}: the array is not closed`, this.index);
+    }
   }
 
   private emit(chunk: Uint8Array, start: number, end: number): void {
@@ -162,12 +204,80 @@ export class JsonArraySplitter {
     try {
       value = JSON.parse(bytes.toString("utf8"));
     } catch (e) {
-      throw new JsonArraySyntaxError(`element ${this.index}: ${(e as Error).message}`);
+      const why = (e as Error).message;
+      throw new JsonArraySyntaxError("element", `element ${this.index}: ${why}`, this.index, "", why);
     }
     this.onValue(value, this.index++);
   }
 
-  private unexpected(b: number, at: number): JsonArraySyntaxError {
-    return new JsonArraySyntaxError(`Unexpected ${JSON.stringify(String.fromCharCode(b))} at byte ${this.offset + at}, after ${this.index} element(s)`);
+  private unexpected(b: number, at: number, chunk: Uint8Array): JsonArraySyntaxError {
+    const kind = this.phase === "start" ? "not_array" : this.phase === "done" ? "trailing" : "unexpected";
+    return new JsonArraySyntaxError(kind, `Unexpected ${JSON.stringify(String.fromCharCode(b))} at byte ${this.offset + at}, after ${this.index} element(s)`, this.index, charAt(chunk, at));
   }
+}
+
+/** The character beginning at byte `at`, decoded ("\ufffd" when its bytes run on into the next chunk). */
+function charAt(chunk: Uint8Array, at: number): string {
+  const text = Buffer.from(chunk.buffer, chunk.byteOffset + at, Math.min(4, chunk.length - at)).toString("utf8");
+  return String.fromCodePoint(text.codePointAt(0) ?? 0xfffd);
+}
+
+/** Bytes fed to the splitter at a time by jsonArrayValues: what waits to be consumed is the elements that end in one slice. */
+const SLICE = 64 * 1024;
+
+const isHighSurrogate = (c: number) => c >= 0xd800 && c <= 0xdbff;
+
+/** Chunks as UTF-8 bytes in slices of at most SLICE bytes (text: SLICE UTF-16 units, a surrogate pair never cut). */
+async function* byteSlices(chunks: AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>): AsyncGenerator<Uint8Array> {
+  let held = ""; // a high surrogate that ended a text chunk: the next chunk begins with its low half
+  for await (const chunk of chunks) {
+    if (typeof chunk !== "string") {
+      for (let i = 0; i < chunk.length; i += SLICE) yield chunk.subarray(i, i + SLICE);
+      continue;
+    }
+    let text = held + chunk;
+    held = "";
+    if (text.length && isHighSurrogate(text.charCodeAt(text.length - 1))) {
+      held = text.slice(-1);
+      text = text.slice(0, -1);
+    }
+    for (let i = 0; i < text.length; ) {
+      let j = Math.min(i + SLICE, text.length);
+      if (j < text.length && isHighSurrogate(text.charCodeAt(j - 1))) j--;
+      yield Buffer.from(text.slice(i, j), "utf8");
+      i = j;
+    }
+  }
+  if (held) yield Buffer.from(held, "utf8");
+}
+
+/**
+ * The elements of a JSON array, parsed, one at a time, for a reader that awaits between them
+ * (the evals import writes each record in a transaction of its own). Chunks are bytes or text
+ * (text is encoded to UTF-8 a slice at a time, so a whole file's text given as one chunk is not
+ * copied whole); memory holds the chunk being read and the elements ending in one 64 KiB slice.
+ * A top-level object is a "not_array" error here. On an error, the elements read before it are
+ * yielded first, then it is thrown.
+ */
+export async function* jsonArrayValues(
+  chunks: AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>,
+  opts: SplitterOptions = {},
+): AsyncGenerator<{ index: number; value: unknown }> {
+  const splitter = new JsonArraySplitter(opts);
+  let ready: { index: number; value: unknown }[] = [];
+  splitter.onValue = (value, index) => ready.push({ index, value });
+  for await (const bytes of byteSlices(chunks)) {
+    let failure: unknown = null;
+    try {
+      splitter.write(bytes);
+      if (splitter.topLevelObject) failure = new JsonArraySyntaxError("not_array", "The top-level value is an object, not an array", 0, "{");
+    } catch (e) {
+      failure = e;
+    }
+    const batch = ready;
+    ready = [];
+    yield* batch;
+    if (failure) throw failure;
+  }
+  splitter.end();
 }
