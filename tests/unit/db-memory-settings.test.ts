@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { DEFAULT_PGLITE_SHARED_BUFFERS, readDbConfig } from "@/lib/db/db-config";
+import { DEFAULT_PGLITE_SHARED_BUFFERS, PGLITE_STATISTICS_TARGET, readDbConfig } from "@/lib/db/db-config";
 import { openDatabase } from "@/lib/db/open-database";
 import { emptyClusterDir } from "../helpers/fresh-data-dir";
 import { LOADED_MACHINE_TIMEOUT_MS } from "../helpers/loaded-machine";
@@ -38,6 +38,20 @@ describe("MEMSCOPE_PGLITE_SHARED_BUFFERS", () => {
     try {
       const [{ shared_buffers }] = await db.sql.query<{ shared_buffers: string }>(`SHOW shared_buffers`);
       expect(shared_buffers).toBe("32MB");
+    } finally {
+      await db.close();
+    }
+  });
+});
+
+// ANALYZE copies 300 rows per unit of statistics target into the WASM memory, which never shrinks.
+describe("the embedded database's ANALYZE sample", () => {
+  it("runs with default_statistics_target 10 (3 000 sampled rows), whatever PostgreSQL's default", { timeout: LOADED_MACHINE_TIMEOUT_MS }, async () => {
+    expect(PGLITE_STATISTICS_TARGET).toBe(10);
+    const db = await openDatabase({ kind: "pglite", dataDir: await emptyClusterDir(fresh("stats")) });
+    try {
+      const [{ default_statistics_target }] = await db.sql.query<{ default_statistics_target: string }>(`SHOW default_statistics_target`);
+      expect(default_statistics_target).toBe("10");
     } finally {
       await db.close();
     }
