@@ -9,16 +9,8 @@
 // what a proxy listed in MEMSCOPE_TRUSTED_PROXIES forwards), which the rate limits key on.
 import { existsSync } from "node:fs";
 import http from "node:http";
-import v8 from "node:v8";
 import next from "next";
 import { CLIENT_ADDRESS_HEADER, clientAddress, parseTrustedProxies } from "./client-address.mjs";
-
-// V8 lets the heap grow to up to four times what survived the last full collection before it
-// collects again. An import streams hundreds of MB of short-lived text through this thread:
-// the heap's committed size swung between ~90 MB live and 350 MB, the largest part of the
-// import's peak RSS. Growing by at most a fifth held it under ~170 MB at the same CPU time
-// (docs/benchmarks.md section 16). V8 reads it at every collection; worker threads share it.
-v8.setFlagsFromString("--heap-growing-percent=20");
 
 const distDir = process.env.MEMSCOPE_NEXT_DIST_DIR || ".next";
 if (!existsSync(`${distDir}/BUILD_ID`)) {

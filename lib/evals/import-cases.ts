@@ -6,6 +6,7 @@ import { parseCsvCases, parseJsonlCases } from "./parse-cases";
 import type { BenchmarkUploadQuery, CaseImport } from "./schemas";
 import { addCases, requireSet } from "./sets-db";
 import { importBenchmark } from "./import-benchmark";
+import { withBulkJobHeap } from "../server/bulk-job-heap";
 
 export type ImportSummary = { cases: number; skipped: number; conversations: number; turns: number; memories: number };
 
@@ -28,12 +29,14 @@ export async function importCases(sql: ProjectSql, setId: string, input: CaseImp
  */
 export async function importBenchmarkUpload(sql: ProjectSql, setId: string, file: string, q: BenchmarkUploadQuery): Promise<ImportSummary> {
   try {
-    return await importBenchmark(sql, setId, {
-      format: q.format,
-      chunks: fs.createReadStream(file, { highWaterMark: 1024 * 1024 }),
-      userPrefix: q.user_prefix,
-      extraction: q.extraction,
-    });
+    return await withBulkJobHeap(() =>
+      importBenchmark(sql, setId, {
+        format: q.format,
+        chunks: fs.createReadStream(file, { highWaterMark: 1024 * 1024 }),
+        userPrefix: q.user_prefix,
+        extraction: q.extraction,
+      }),
+    );
   } finally {
     removeUpload(file);
   }

@@ -7,6 +7,7 @@ import { readStoreRows } from "./langgraph-db";
 import { langgraphMemories, storeRowsFromDump } from "./parse-langgraph";
 import { ImportRun, type ImportProgress } from "./run-import";
 import type { ImportCreate, ImportJob } from "./schemas";
+import { withBulkJobHeap } from "../server/bulk-job-heap";
 
 // POST /api/v1/imports: checks what can be checked at once (the file parses and its
 // format is known; Dify's database answers and has the app), answers the job, and runs
@@ -116,7 +117,7 @@ export function inBackground(sql: ProjectSql, jobId: string, work: (run: ImportR
     await new Promise((r) => setImmediate(r));
     let error: string | null = null;
     try {
-      await work(run);
+      await withBulkJobHeap(() => work(run));
     } catch (e) {
       error = e instanceof Error ? e.message : String(e);
       console.error(`[imports] job ${jobId} stopped:`, e);

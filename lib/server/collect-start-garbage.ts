@@ -9,7 +9,7 @@ import vm from "node:vm";
 // finalizers let go (WebAssembly memories).
 
 /** V8's full collection, without starting node with --expose-gc (the flag only exposes it). */
-function fullGc(): (() => void) | null {
+export function fullGc(): (() => void) | null {
   try {
     v8.setFlagsFromString("--expose-gc");
     return vm.runInNewContext("gc") as () => void;
