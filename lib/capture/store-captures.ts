@@ -6,7 +6,7 @@ import { DomainError } from "../errors/domain-errors";
 import { stableUuid } from "../imports/stable-id";
 import { planTurns, turnTotals, writeTurnRows } from "../messages/insert-turns";
 import type { TurnInput } from "../messages/schemas";
-import { countTextsAllEncodings, type TokenCounts } from "../tokens/count-tokens-parallel";
+import { countsAt, countTextsAllEncodings, type TokenCounts } from "../tokens/count-tokens-parallel";
 import { readGenAiSpan, type CapturedChat } from "./genai-span";
 import type { OtlpTraces } from "./otlp-types";
 import { StageTimes } from "./stage-times";
@@ -233,7 +233,7 @@ async function storeTurns(tx: ProjectSql, groups: [string, Placed[]][], counts: 
       files: [],
       metadata: turnMetadata(x.c),
     }));
-    const kept = pickCounts(counts, list.flatMap((x) => [2 * x.i, 2 * x.i + 1]));
+    const kept = countsAt(counts, list.flatMap((x) => [2 * x.i, 2 * x.i + 1]));
     return planTurns(cid, turns, turns.map((t) => t.id!), kept, { newest: null, stored: new Set(parent ? [parent] : []) }, { fieldPrefix: "spans" });
   });
   const parents = [...new Set(prepared.map((p) => p.treeParent).filter((p): p is string => !!p))];
@@ -317,16 +317,6 @@ export function byJsonSize(rows: unknown[], bytes: number): string[] {
   }
   if (cur.length) out.push(`[${cur.join(",")}]`);
   return out;
-}
-
-/** The counts of some of the texts, in the order given. */
-function pickCounts(c: TokenCounts, at: number[]): TokenCounts {
-  return {
-    o200k_base: Int32Array.from(at, (k) => c.o200k_base[k]),
-    cl100k_base: Int32Array.from(at, (k) => c.cl100k_base[k]),
-    approximate: Uint8Array.from(at, (k) => c.approximate[k]),
-    path: c.path,
-  };
 }
 
 function turnMetadata(c: CapturedChat): Record<string, unknown> {

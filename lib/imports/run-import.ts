@@ -12,7 +12,7 @@ import { writeEmbeddings, type MemoryVector } from "../memories/write-embeddings
 import { insertTurns, planTurns, turnIds, turnTotals, writeTurnRows, type PreparedTurn } from "../messages/insert-turns";
 import { ZTurnInput, type TurnInput } from "../messages/schemas";
 import { UUID_NIL } from "../threads/uuid-nil";
-import { countTextsAllEncodings, type TokenCounts } from "../tokens/count-tokens-parallel";
+import { countsAt, countTextsAllEncodings, type TokenCounts } from "../tokens/count-tokens-parallel";
 import { stableUuid } from "./stable-id";
 import { emptyCounts, type ImportConversation, type ImportCounts, type ImportMemory, type ImportProblem, type ImportTurn, type ParsedImport } from "./types";
 
@@ -527,35 +527,14 @@ function remapConversation(conv: ImportConversation, projectId: string, knownLoc
 
 /**
  * Counts of `texts` (a chunk's new turns, as validated) from what countAhead() counted for
- * the whole batch; a text it did not see (none expected) is counted now.
+ * the whole batch; should a text be one it did not see (none expected), all are counted now.
  */
 async function countedAhead(ahead: Ahead, texts: string[]): Promise<TokenCounts> {
   const all = await ahead.counted;
   const index = (ahead.index ??= new Map());
   if (!index.size) ahead.texts.forEach((t, i) => index.has(t) || index.set(t, i));
-  const out: TokenCounts = {
-    o200k_base: new Int32Array(texts.length),
-    cl100k_base: new Int32Array(texts.length),
-    approximate: new Uint8Array(texts.length),
-    path: all.path,
-  };
-  const missing: number[] = [];
-  texts.forEach((t, i) => {
-    const k = index.get(t);
-    if (k === undefined) return missing.push(i);
-    out.o200k_base[i] = all.o200k_base[k];
-    out.cl100k_base[i] = all.cl100k_base[k];
-    out.approximate[i] = all.approximate[k];
-  });
-  if (missing.length) {
-    const rest = await countTextsAllEncodings(missing.map((i) => texts[i]), { offThread: true });
-    missing.forEach((i, j) => {
-      out.o200k_base[i] = rest.o200k_base[j];
-      out.cl100k_base[i] = rest.cl100k_base[j];
-      out.approximate[i] = rest.approximate[j];
-    });
-  }
-  return out;
+  const at = texts.map((t) => index.get(t) ?? -1);
+  return at.includes(-1) ? countTextsAllEncodings(texts, { offThread: true }) : countsAt(all, at);
 }
 
 function sliceCounts(c: TokenCounts, turnOffset: number, turns: number): TokenCounts {

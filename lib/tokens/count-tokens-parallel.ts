@@ -169,19 +169,17 @@ export async function countTextsAllEncodings(texts: string[], opts: { offThread?
   // answer, the same greeting in many conversations), and counting is the costly part.
   const { distinct, at } = distinctTexts(texts);
   if (distinct.length === texts.length) return countDistinct(texts, opts);
-  const d = await countDistinct(distinct, opts);
-  const out: TokenCounts = {
-    o200k_base: new Int32Array(texts.length),
-    cl100k_base: new Int32Array(texts.length),
-    approximate: new Uint8Array(texts.length),
-    path: d.path,
+  return countsAt(await countDistinct(distinct, opts), at);
+}
+
+/** The counts of some of the texts counted, in the order of `at` (their indexes; repeats allowed). */
+export function countsAt(c: TokenCounts, at: ArrayLike<number>): TokenCounts {
+  return {
+    o200k_base: Int32Array.from(at, (k) => c.o200k_base[k]),
+    cl100k_base: Int32Array.from(at, (k) => c.cl100k_base[k]),
+    approximate: Uint8Array.from(at, (k) => c.approximate[k]),
+    path: c.path,
   };
-  at.forEach((k, i) => {
-    out.o200k_base[i] = d.o200k_base[k];
-    out.cl100k_base[i] = d.cl100k_base[k];
-    out.approximate[i] = d.approximate[k];
-  });
-  return out;
 }
 
 /** The texts without repeats, and for each text its index among them. */
