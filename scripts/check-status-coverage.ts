@@ -49,7 +49,8 @@ const fuzzSeen = readStatusLog(`${file}.fuzz`);
 
 // What any route may answer without declaring it (contract.ts), by the step that answers:
 // access (401, 403, 404 of another project, 429), input (400 input guard, 404 of a malformed
-// id, 413, 415) and a handler's 400 (a forged cursor). Anything else must be declared.
+// id, 413, 415, and 422 for a path, query or body field its schema refuses, on a route that has
+// them) and a handler's 400 (a forged cursor). Anything else must be declared.
 const GENERIC: Record<string, number[]> = { access: [401, 403, 404, 429], input: [400, 404, 413, 415], handler: [400] };
 const missing: string[] = [];
 const undeclared: string[] = [];
@@ -76,7 +77,7 @@ for (const c of ALL_CONTRACTS) {
   const declared = new Set([c.status ?? 200, ...(c.alsoStatus ?? []), ...(c.errors ?? [])]);
   const k = `${c.method} ${c.path}`;
   for (const [s, fuzz] of [...(seen.get(k) ?? []).map((x) => [x, false] as const), ...(fuzzSeen.get(k) ?? []).map((x) => [x, true] as const)]) {
-    const generic = (GENERIC[s.phase] ?? []).includes(s.status);
+    const generic = (GENERIC[s.phase] ?? []).includes(s.status) || (s.phase === "input" && s.status === 422 && !!(c.params || c.query || c.body || c.rawBody));
     if (s.status === 500 || (!declared.has(s.status) && !generic)) undeclared.push(`${k} ${s.status} (${s.phase}${fuzz ? ", fuzz" : ""})`);
     if (generic && !fuzz) {
       const g = `${s.status} ${s.phase}`;

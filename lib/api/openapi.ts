@@ -46,6 +46,9 @@ function operation(c: ApiContract) {
   const grant = grantOf(c.scope);
   const common = grant ? [400, 401, 403, 429] : [];
   if (c.body || c.rawBody) common.push(413, 415, 422);
+  // withApi checks path and query fields against their schemas before the handler: a value
+  // outside them (a user_id of 201 characters, a limit of -5) is a 422 naming the field.
+  if (c.params || c.query) common.push(422);
   for (const code of [...new Set([...common, ...(c.errors ?? [])])].sort()) {
     responses[String(code)] = { description: ERROR_TEXT[code] ?? "Error", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } };
   }

@@ -72,8 +72,12 @@ describe("route contracts", () => {
     expect(create["x-scope"]).toBe("memories:write");
     expect(Object.keys(create.requestBody.content["application/json"].schema.properties)).toContain("dedupe_threshold");
     expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(["200", "201", "401", "403", "415", "422"]));
+    // withApi's schema check of path fields answers 422 on a GET without a body too (a user_id of 201 characters).
+    const claudeMd = doc.paths["/users/{user_id}/memory-files/MEMORY.md"].get as Record<string, any>;
+    expect(Object.keys(claudeMd.responses)).toContain("422");
     const ready = doc.paths["/ready"].get as Record<string, any>;
     expect(ready.security).toEqual([]);
+    expect(Object.keys(ready.responses)).not.toContain("422");
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: "http", scheme: "bearer" });
     expect(JSON.stringify(doc)).not.toContain("x-api-key");
     // The session routes: under /api (their own server), public, with their error statuses.
