@@ -1,6 +1,6 @@
 // npm run db:seed — loads the demo conversations if the database has none.
 import { openDatabase } from "../lib/db/open-database";
-import { seedIfEmpty } from "../lib/db/seed/seed-if-empty";
+import { seedIfEmpty } from "../lib/demo/seed-if-empty";
 
 const db = await openDatabase();
 try {

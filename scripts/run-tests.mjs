@@ -71,6 +71,10 @@ const typecheck = building
   ? run([path.resolve("node_modules/typescript-7/bin/tsc"), "--noEmit", "--incremental", "false", "--singleThreaded"], { quiet: true, nice: 10 })
   : null;
 
+// The import rules (scripts/check-deps.mjs, docs/architecture.md "Layers"), alongside too: a
+// violation counts as one failed test, like the status coverage check.
+const depcheck = fullRun ? run(["scripts/check-deps.mjs"], { quiet: true, nice: 10 }) : null;
+
 // The unit phase's output is held and printed whole, where it does not cut into another's:
 // as soon as it ends if the build is still running, else after the last phase.
 let serversStarted = false;
@@ -164,6 +168,16 @@ if (tc) {
     passed += 1;
   } else {
     console.log(`> tsc --noEmit failed:\n${tc.out}`);
+    failed += 1;
+  }
+}
+if (depcheck) {
+  const d = await depcheck;
+  if (d.status === 0) {
+    console.log("> check:deps: no import rule broken");
+    passed += 1;
+  } else {
+    console.log(`> check:deps failed (npm run check:deps):\n${d.out}`);
     failed += 1;
   }
 }

@@ -102,7 +102,7 @@ server.listen(port, hostname, () => {
   console.log(`[memscope] listening on http://${hostname ?? "localhost"}:${port}`);
 });
 // Background work (a retention run, lib/retention/scheduler.ts) stops at its next batch
-// boundary: the hooks lib/server/shutdown.ts collects, awaited for at most 10 s.
+// boundary: the hooks lib/process/shutdown.ts collects, awaited for at most 10 s.
 const SHUTDOWN_HOOKS = Symbol.for("memscope.shutdown");
 let stopping = false;
 for (const sig of ["SIGINT", "SIGTERM"]) {

@@ -1,6 +1,6 @@
 // Where bench:agentscope's time goes (diagnostic, not a benchmark).
-import { DEMO_IDS } from "../../lib/db/seed/demo-data";
-import { demoConversations } from "../../lib/db/seed/demo-data";
+import { DEMO_IDS } from "../../lib/demo/demo-data";
+import { demoConversations } from "../../lib/demo/demo-data";
 import { replayAutoContext, runAutoContext } from "../../lib/strategies/agentscope/run-auto-context";
 import { placeholderSummarizer } from "../../lib/strategies/agentscope/summarize-placeholder";
 import { ZAutoContextStrategy, type RoleMessage } from "../../lib/strategies/schemas";

@@ -2,7 +2,7 @@
 // (diagnostic, not a benchmark; `npx tsx --conditions=react-server bench/diag/agentscope-window-profile.ts`,
 // N=30 by default): body parse, input guard, schema, the port, tiktoken
 // totals, the offload insert, response check, response JSON.
-import { checkJsonValue } from "../../lib/api/input-guard";
+import { checkJsonValue } from "../../lib/http/input-guard";
 import { openDatabase } from "../../lib/db/open-database";
 import { DEFAULT_PROJECT_ID, projectSql } from "../../lib/db/project-sql";
 import { runAutoContext } from "../../lib/strategies/agentscope/run-auto-context";

@@ -71,5 +71,5 @@ export function idParamLabel(s: z.ZodType): string | undefined {
   return ID_PARAMS.get(s);
 }
 
-/** A user id from the path: any non-empty string up to 200 characters. */
-export const ZPathUserId = z.string().trim().min(1, "1 to 200 characters").max(200, "1 to 200 characters");
+// The user id of a path lives with the memories (lib/privacy reads it too, below lib/api).
+export { ZPathUserId } from "../memories/schemas";

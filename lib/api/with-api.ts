@@ -1,11 +1,11 @@
 import "server-only";
 import { z } from "zod";
 import { BadRequestError, ConflictError, DomainError, ForbiddenError, NotFoundError, TooLargeError } from "../errors/domain-errors";
-import { readBodyLimited } from "./read-body";
+import { readBodyLimited } from "../http/read-body";
 import { resolveAccess, type Access } from "./access";
 import { grantOf, idParamLabel, type ApiContract } from "./contract";
 import { domainErrorResponse, errorBody, zodFailure } from "./error-table";
-import { checkJsonValue, checkText } from "./input-guard";
+import { checkJsonValue, checkText } from "../http/input-guard";
 import { logStatus, type Phase } from "./status-log";
 
 // The one wrapper every route of Memscope's own goes through (/api/v1, and the browser's

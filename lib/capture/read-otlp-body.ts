@@ -1,7 +1,7 @@
 import "server-only";
 import { promisify } from "node:util";
 import { gunzip } from "node:zlib";
-import { readBodyLimited } from "../api/read-body";
+import { readBodyLimited } from "../http/read-body";
 import { BadRequestError, DomainError, TooLargeError } from "../errors/domain-errors";
 import { decodeTracesJson } from "./otlp-json";
 import { decodeTracesProto } from "./otlp-proto";

@@ -1,6 +1,6 @@
 import "server-only";
 import { setImmediate as nextTurn } from "node:timers/promises";
-import { checkJsonValue } from "../api/input-guard";
+import { checkJsonValue } from "../http/input-guard";
 import type { ProjectSql } from "../db/project-sql";
 import { DomainError } from "../errors/domain-errors";
 import { stableUuid } from "../imports/stable-id";

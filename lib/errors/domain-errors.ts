@@ -1,27 +1,11 @@
 // Typed errors that domain code throws. They know nothing of HTTP: lib/api/error-table.ts
 // maps each kind to a status, in one place.
 
-import type { CodeOf, ErrorCode } from "./error-codes";
+import type { CodeOf, ErrorCode, ErrorKind } from "./error-codes";
 
 export type ErrorDetail = { field?: string; message: string; [k: string]: unknown };
 
-export type ErrorKind =
-  | "bad_request"
-  | "not_found"
-  | "conflict"
-  | "validation"
-  | "too_large"
-  | "configuration"
-  | "provider"
-  | "unavailable"
-  | "unauthorized"
-  | "forbidden"
-  | "rate_limited"
-  | "unsupported_media_type"
-  | "method_not_allowed"
-  | "internal";
-
-export type { ErrorCode };
+export type { ErrorCode, ErrorKind };
 
 /** (kind, code, message, details?) where the code is one of that kind's (error-codes.ts). */
 type DomainErrorArgs = { [K in ErrorKind]: [kind: K, code: CodeOf<K>, message: string, details?: ErrorDetail[]] }[ErrorKind];

@@ -1,10 +1,25 @@
-import type { ErrorKind } from "./domain-errors";
-
 // Every error code the API answers with: one closed set. Each code belongs to one kind, and the
 // kind decides the HTTP status (lib/api/error-table.ts), so a code always comes with the same
 // status. The contracts' error body is an enum of these codes, so the OpenAPI document and the
 // SDK list them, and the API page shows this table. A new code is added here first; the
 // compiler refuses any other string.
+
+/** The kinds of error domain code throws (domain-errors.ts); each maps to one HTTP status. */
+export type ErrorKind =
+  | "bad_request"
+  | "not_found"
+  | "conflict"
+  | "validation"
+  | "too_large"
+  | "configuration"
+  | "provider"
+  | "unavailable"
+  | "unauthorized"
+  | "forbidden"
+  | "rate_limited"
+  | "unsupported_media_type"
+  | "method_not_allowed"
+  | "internal";
 
 export const ERROR_CODES = {
   invalid_json: { kind: "bad_request", meaning: "The body is not JSON, or not UTF-8." },

@@ -9,12 +9,11 @@ import { toVectorLiteral } from "../embeddings/embedding-provider";
 import { planTurns, turnIds, turnTotals, writeTurnRows, type PreparedTurn } from "../messages/insert-turns";
 import { MEMORY_TABLES, noteBulkWrite } from "../db/planner-stats";
 import { countTextsAllEncodings } from "../tokens/count-tokens-parallel";
-import { badTextReason } from "../api/input-guard";
+import { badTextReason } from "../http/input-guard";
 import { parseLoCoMo, parseLongMemEval, RecordError, type BenchConversation, type BenchRecord, type Extraction } from "./benchmark-formats";
 import { chatMemories } from "./chat-extraction";
 import { BenchmarkFileError, benchmarkRecords, type BenchmarkChunks } from "./benchmark-records";
 import { addCases, requireSet } from "./sets-db";
-import type { ImportSummary } from "./import-cases";
 
 // Writes a LongMemEval or LoCoMo file record by record (benchmark-records.ts: one record in
 // memory at a time). Each record is one transaction: its conversations and turns, its
@@ -22,6 +21,8 @@ import type { ImportSummary } from "./import-cases";
 // cases. Ids are derived from the project and the file's own ids, so a re-import finds what
 // it wrote and skips it. A malformed record stops the import with a 422 naming it; the
 // records before it stay written (each was whole).
+
+export type ImportSummary = { cases: number; skipped: number; conversations: number; turns: number; memories: number };
 
 export type BenchmarkImport = {
   format: "longmemeval" | "locomo";

@@ -5,10 +5,9 @@ import type { ProjectSql } from "../db/project-sql";
 import { parseCsvCases, parseJsonlCases } from "./parse-cases";
 import type { BenchmarkUploadQuery, CaseImport } from "./schemas";
 import { addCases, requireSet } from "./sets-db";
-import { importBenchmark } from "./import-benchmark";
-import { withBulkJobHeap } from "../server/bulk-job-heap";
+import { importBenchmark, type ImportSummary } from "./import-benchmark";
+import { withBulkJobHeap } from "../process/bulk-job-heap";
 
-export type ImportSummary = { cases: number; skipped: number; conversations: number; turns: number; memories: number };
 
 /** POST /evals/sets/{id}/import: a case file, or a benchmark file with its conversations and memories. */
 export async function importCases(sql: ProjectSql, setId: string, input: CaseImport): Promise<ImportSummary> {

@@ -4,7 +4,7 @@ import type { ProjectSql } from "../db/project-sql";
 import { MEMORY_TABLES, noteBulkWrite } from "../db/planner-stats";
 import { writeProviders } from "../embeddings/active-model";
 import type { EmbeddingProvider } from "../embeddings/embedding-provider";
-import { badTextReason, checkJsonValue } from "../api/input-guard";
+import { badTextReason, checkJsonValue } from "../http/input-guard";
 import { DomainError } from "../errors/domain-errors";
 import { contentKey } from "../memories/normalize-content";
 import { recordEvent } from "../memories/record-event";

@@ -7,7 +7,7 @@ import { readStoreRows } from "./langgraph-db";
 import { langgraphMemories, storeRowsFromDump } from "./parse-langgraph";
 import { ImportRun, type ImportProgress } from "./run-import";
 import type { ImportCreate, ImportJob } from "./schemas";
-import { withBulkJobHeap } from "../server/bulk-job-heap";
+import { withBulkJobHeap } from "../process/bulk-job-heap";
 
 // POST /api/v1/imports: checks what can be checked at once (the file parses and its
 // format is known; Dify's database answers and has the app), answers the job, and runs

@@ -18,6 +18,8 @@ export type Actor = z.infer<typeof ZActor>;
 
 const ZUnit = z.number().min(0).max(1);
 const ZUserId = z.string().trim().min(1).max(200);
+/** A user id from the path: any non-empty string up to 200 characters. */
+export const ZPathUserId = z.string().trim().min(1, "1 to 200 characters").max(200, "1 to 200 characters");
 export const ZContent = z.string().trim().min(1, "content must not be empty").max(20_000);
 const ZStructured = z.record(z.string(), z.unknown());
 

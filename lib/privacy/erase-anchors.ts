@@ -1,5 +1,4 @@
 import "server-only";
-import type { Batches } from "./erase-user";
 
 // The erasure's anchored steps (lib/privacy/erase-user.ts): most of a large user's rows hang
 // off their memories and turns. Each batch takes `size` ids of the anchor table (an index
@@ -86,7 +85,15 @@ const CONVERSATIONS: Anchor = {
 /** Every anchor, for the test that each delete finds its rows through an index. */
 export const ANCHOR_LIST: readonly Anchor[] = [RETRIEVALS, MEMORIES, TURNS, CONVERSATIONS];
 
-export type AnchoredStep = (b: Batches, size: number) => Promise<void>;
+/** What a step needs of the erasure's batches (erase-user.ts's Batches), declared here so that
+ * this table does not import the module that runs it. */
+export type AnchorBatches = {
+  anchor(a: Anchor, size: number, within?: unknown): Promise<void>;
+  timed<T>(stage: string, fn: () => Promise<T>): Promise<T>;
+  userConversations(n: number): Promise<string[]>;
+};
+
+export type AnchoredStep = (b: AnchorBatches, size: number) => Promise<void>;
 
 /**
  * In order. Conversations go a few at a time (about `size` turns' worth at 50 turns each): their

@@ -2,7 +2,7 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import type { ProjectSql } from "../db/project-sql";
 import { dropUserVectorIndexes } from "./drop-user-indexes";
-import { ANCHORED_FROM, ANCHORS, type Anchor } from "./erase-anchors";
+import { ANCHORED_FROM, ANCHORS, type Anchor, type AnchorBatches } from "./erase-anchors";
 import { USER_TABLES, userHasRows, type TableCounts } from "./user-tables";
 
 // Erasure of one end user (GDPR article 17), in batches:
@@ -80,7 +80,7 @@ const ID_TABLES: Record<string, keyof EraseOutcome["erased"]> = { memories: "mem
 /** Runs DELETE statements in a batch's transaction: rows per table, time per table, ids kept. */
 export type Deleter = (table: string, text: string, params: unknown[]) => Promise<number>;
 
-export class Batches {
+export class Batches implements AnchorBatches {
   /**
    * Tables with any row of the project at the start of the round: a delete from one without
    * costs a statement (and its planning) per batch for nothing. A row written meanwhile in a

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ZPathUserId } from "../api/contract";
+import { ZPathUserId } from "../memories/schemas";
 import { EXPORT_FORMAT, EXPORT_VERSION } from "./export-user";
 
 // Request and answer shapes of the privacy routes (lib/api/contracts/privacy.ts).

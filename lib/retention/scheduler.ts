@@ -1,6 +1,6 @@
 import "server-only";
 import type { Database } from "../db/open-database";
-import { onShutdown } from "../server/shutdown";
+import { onShutdown } from "../process/shutdown";
 import { runDueRules } from "./run-rule";
 
 // Runs due retention rules (each daily) in the background. Idle, it costs one indexed query

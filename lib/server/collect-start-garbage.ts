@@ -1,5 +1,4 @@
-import v8 from "node:v8";
-import vm from "node:vm";
+import { fullGc } from "../process/full-gc";
 
 // Start-up leaves hundreds of MB of garbage behind: on a new data folder PGlite runs initdb in
 // a WebAssembly instance of its own (its memory and the data bundle: ~400 MB), and migrations
@@ -7,16 +6,6 @@ import vm from "node:vm";
 // rest allocates nothing, so without this the process keeps that memory until its first
 // requests. Two full collections, a turn apart: the second frees what the first one's
 // finalizers let go (WebAssembly memories).
-
-/** V8's full collection, without starting node with --expose-gc (the flag only exposes it). */
-export function fullGc(): (() => void) | null {
-  try {
-    v8.setFlagsFromString("--expose-gc");
-    return vm.runInNewContext("gc") as () => void;
-  } catch {
-    return null;
-  }
-}
 
 export async function collectStartGarbage(): Promise<void> {
   const gc = fullGc();

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { EVENT_TYPES } from "./agentscope/state";
+import { EVENT_TYPES } from "./agentscope/event-types";
 
 // Contracts of the window strategies and of POST /api/v1/window (a fixed shape:
 // clients depend on it). Client-safe.

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMemscope, type MemscopeClient } from "@/sdk/typescript/src/index";
-import { TOOL_AGENT_DEMO_ID, toolAgentDemo } from "@/lib/db/seed/demo-tool-agent";
+import { TOOL_AGENT_DEMO_ID, toolAgentDemo } from "@/lib/demo/demo-tool-agent";
 import { HOOK_INSTRUCTION } from "@/lib/strategies/agentscope/prompts";
 import type { AppServer } from "../helpers/app-server";
 import { startOpenAiStub, type OpenAiStub } from "../helpers/openai-stub";

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { OPEN_AUTH_ENDPOINTS } from "@/lib/auth/auth-endpoint-policy";
+import { OPEN_AUTH_ENDPOINTS } from "@/lib/api/auth-endpoint-policy";
 import { createAuth } from "@/lib/auth/create-auth";
 import type { AppServer } from "../helpers/app-server";
 import { OWNER_ENV, signInOwner, type Owner } from "../helpers/owner";

@@ -1,8 +1,8 @@
 import { queryPostgres } from "../helpers/real-postgres";
 import { until } from "../helpers/wait-until";
 import { afterAll, describe, expect, it } from "vitest";
-import { demoConversations } from "@/lib/db/seed/demo-data";
-import { toolAgentDemo } from "@/lib/db/seed/demo-tool-agent";
+import { demoConversations } from "@/lib/demo/demo-data";
+import { toolAgentDemo } from "@/lib/demo/demo-tool-agent";
 import { readMigrations } from "@/lib/db/migrations";
 import { apiClient } from "../helpers/api-client";
 import type { AppServer } from "../helpers/app-server";

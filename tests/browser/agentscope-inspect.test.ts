@@ -1,6 +1,6 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TOOL_AGENT_DEMO_ID } from "@/lib/db/seed/demo-tool-agent";
+import { TOOL_AGENT_DEMO_ID } from "@/lib/demo/demo-tool-agent";
 import { browserSuite, newPage, screenshotPath } from "../helpers/browser";
 
 // auto_context in the inspector: the replay of the seeded tool-agent conversation at

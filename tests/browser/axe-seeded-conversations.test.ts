@@ -1,7 +1,7 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEMO_IDS } from "@/lib/db/seed/demo-data";
-import { TOOL_AGENT_DEMO_ID } from "@/lib/db/seed/demo-tool-agent";
+import { DEMO_IDS } from "@/lib/demo/demo-data";
+import { TOOL_AGENT_DEMO_ID } from "@/lib/demo/demo-tool-agent";
 import { axeSeriousViolations, browserSuite, newPage, screenshotPath } from "../helpers/browser";
 
 // Every seeded conversation's page, light and dark, at 1440 px: each kind of turn renders

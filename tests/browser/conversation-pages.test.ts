@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEMO_IDS, demoId } from "@/lib/db/seed/demo-data";
+import { DEMO_IDS, demoId } from "@/lib/demo/demo-data";
 import { stableUuid } from "@/lib/imports/stable-id";
 import { apiClient } from "../helpers/api-client";
 import { axeSeriousViolations, browserSuite, newPage, pageOverflow, screenshotPath } from "../helpers/browser";

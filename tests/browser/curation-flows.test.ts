@@ -1,6 +1,6 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { DEMO_IDS } from "@/lib/db/seed/demo-data";
+import { DEMO_IDS } from "@/lib/demo/demo-data";
 import { browserSuite, newPage, screenshotPath } from "../helpers/browser";
 
 // The curation flows nobody ran in a browser before (issue 14): save the JSON editor, add and

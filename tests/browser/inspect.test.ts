@@ -1,6 +1,6 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEMO_IDS } from "@/lib/db/seed/demo-data";
+import { DEMO_IDS } from "@/lib/demo/demo-data";
 import { browserSuite, newPage, screenshotPath } from "../helpers/browser";
 
 // The prompt inspector in real Chromium against the production server with the demo seed.

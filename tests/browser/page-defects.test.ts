@@ -1,7 +1,7 @@
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEMO_IDS, demoId } from "@/lib/db/seed/demo-data";
-import { TOOL_AGENT_DEMO_ID } from "@/lib/db/seed/demo-tool-agent";
+import { DEMO_IDS, demoId } from "@/lib/demo/demo-data";
+import { TOOL_AGENT_DEMO_ID } from "@/lib/demo/demo-tool-agent";
 import { browserSuite, pageOverflow, screenshotPath } from "../helpers/browser";
 import { OWNER_ENV, OWNER_PASSWORD, signInOwner, type Owner } from "../helpers/owner";
 

@@ -1,6 +1,6 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEMO_IDS } from "@/lib/db/seed/demo-data";
+import { DEMO_IDS } from "@/lib/demo/demo-data";
 import { apiClient } from "../helpers/api-client";
 import { axeSeriousViolations, browserSuite, newPage, pageOverflow, screenshotPath } from "../helpers/browser";
 

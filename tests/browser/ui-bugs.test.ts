@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Page, Request } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEMO_IDS, demoId } from "@/lib/db/seed/demo-data";
+import { DEMO_IDS, demoId } from "@/lib/demo/demo-data";
 import { browserSuite, newPage, pageOverflow } from "../helpers/browser";
 
 // The ten bugs of issue 11, each reproduced the way it was found, in real Chromium

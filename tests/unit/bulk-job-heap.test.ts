@@ -1,9 +1,9 @@
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { heapGrowingPercent, withBulkJobHeap } from "@/lib/server/bulk-job-heap";
+import { heapGrowingPercent, withBulkJobHeap } from "@/lib/process/bulk-job-heap";
 import { LOADED_MACHINE_TIMEOUT_MS } from "../helpers/loaded-machine";
 
-// lib/server/bulk-job-heap.ts: while a bulk job runs, V8's heap grows by at most a fifth over
+// lib/process/bulk-job-heap.ts: while a bulk job runs, V8's heap grows by at most a fifth over
 // what is live.
 
 /** The probe in a process of its own, so the heap measured is the probe's alone. */

@@ -1,4 +1,5 @@
 import type { RoleMessage } from "../schemas";
+import type { EventType } from "./event-types";
 import type { AsMsg } from "./msg";
 
 /** AutoContextConfig, in AgentScope's snake_case names. */
@@ -27,16 +28,7 @@ export const AGENTSCOPE_DEFAULTS: AutoContextConfig = {
   current_round_compression_ratio: 0.3,
 };
 
-/** CompressionEvent's types, one per strategy (2 and 3 differ by the last_keep protection). */
-export const EVENT_TYPES = [
-  "TOOL_INVOCATION_COMPRESS",
-  "LARGE_MESSAGE_OFFLOAD_WITH_PROTECTION",
-  "LARGE_MESSAGE_OFFLOAD",
-  "PREVIOUS_ROUND_CONVERSATION_SUMMARY",
-  "CURRENT_ROUND_LARGE_MESSAGE_SUMMARY",
-  "CURRENT_ROUND_MESSAGE_COMPRESS",
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+export { EVENT_TYPES, type EventType } from "./event-types";
 
 export type SummaryRequest = {
   event: EventType;

@@ -1,6 +1,6 @@
 import { toNextJsHandler } from "better-auth/next-js";
 import { getAuth } from "@/lib/auth/auth";
-import { refuseShutAuthEndpoint } from "@/lib/auth/auth-endpoint-policy";
+import { refuseShutAuthEndpoint } from "@/lib/api/auth-endpoint-policy";
 
 // better-auth's own endpoints, only those the pages use (sign-in, sign-out, single sign-on,
 // password change: lib/auth/auth-endpoint-policy.ts); every other path answers 404.

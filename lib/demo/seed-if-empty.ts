@@ -1,10 +1,10 @@
-import { createConversation } from "../../conversations/conversation-store";
-import { ZConversationCreate } from "../../conversations/schemas";
-import { insertTurns } from "../../messages/insert-turns";
-import { ZTurnInput } from "../../messages/schemas";
-import { countTextsAllEncodings } from "../../tokens/count-tokens-parallel";
-import type { Database } from "../open-database";
-import { DEFAULT_PROJECT_ID, projectSql } from "../project-sql";
+import { createConversation } from "../conversations/conversation-store";
+import { ZConversationCreate } from "../conversations/schemas";
+import { insertTurns } from "../messages/insert-turns";
+import { ZTurnInput } from "../messages/schemas";
+import { countTextsAllEncodings } from "../tokens/count-tokens-parallel";
+import type { Database } from "../db/open-database";
+import { DEFAULT_PROJECT_ID, projectSql } from "../db/project-sql";
 import { demoConversations } from "./demo-data";
 import { toolAgentDemo } from "./demo-tool-agent";
 import { seedDemoMemories } from "./seed-memories";

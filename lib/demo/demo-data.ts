@@ -1,7 +1,7 @@
-import { UUID_NIL } from "../../threads/uuid-nil";
+import { UUID_NIL } from "../threads/uuid-nil";
 import type { z } from "zod";
-import type { ZTurnInput } from "../../messages/schemas";
-import type { ZConversationCreate } from "../../conversations/schemas";
+import type { ZTurnInput } from "../messages/schemas";
+import type { ZConversationCreate } from "../conversations/schemas";
 
 type TurnInput = z.input<typeof ZTurnInput>;
 type ConversationCreate = z.input<typeof ZConversationCreate>;

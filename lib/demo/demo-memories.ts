@@ -1,4 +1,4 @@
-import type { MemoryType } from "../../memories/schemas";
+import type { MemoryType } from "../memories/schemas";
 import { DEMO_IDS } from "./demo-data";
 
 // Demo long-term memories for the seeded users: every type, a spread of importance and

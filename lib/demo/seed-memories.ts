@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { LEXICAL_MODEL } from "../../embeddings/lexical-embedder";
-import { createRelation } from "../../memories/memory-relations";
-import { saveMemory } from "../../memories/save-memory";
-import { DEFAULT_WEIGHTS } from "../../memories/schemas";
-import { scoreMemory } from "../../memories/score-memory";
-import type { Database } from "../open-database";
-import { DEFAULT_PROJECT_ID, projectSql } from "../project-sql";
+import { LEXICAL_MODEL } from "../embeddings/lexical-embedder";
+import { createRelation } from "../memories/memory-relations";
+import { saveMemory } from "../memories/save-memory";
+import { DEFAULT_WEIGHTS } from "../memories/schemas";
+import { scoreMemory } from "../memories/score-memory";
+import type { Database } from "../db/open-database";
+import { DEFAULT_PROJECT_ID, projectSql } from "../db/project-sql";
 import { DEMO_MEMORIES, DEMO_RELATIONS, type DemoMemory } from "./demo-memories";
 
 const DAY_MS = 86_400_000;

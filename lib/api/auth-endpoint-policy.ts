@@ -1,5 +1,5 @@
 import "server-only";
-import { errorBody } from "../api/error-table";
+import { errorBody } from "./error-table";
 
 // Which of better-auth's own HTTP endpoints a request may reach at /api/auth/*.
 //

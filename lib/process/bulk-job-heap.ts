@@ -1,6 +1,6 @@
 import "server-only";
 import v8 from "node:v8";
-import { fullGc } from "./collect-start-garbage";
+import { fullGc } from "./full-gc";
 
 // V8 lets a heap grow to up to four times what survived the last full collection before it
 // collects again. A bulk job streams hundreds of MB of short-lived text through this thread
