@@ -142,6 +142,13 @@ async function initdbInChildProcess(dataDir: string, sharedBuffers: string): Pro
 async function openPostgres(url: string, migrate: boolean): Promise<Database> {
   const [{ default: pg }, { PrismaPg }] = await Promise.all([import("pg"), import("@prisma/adapter-pg")]);
   const pool = new pg.Pool({ connectionString: url, max: Number(process.env.MEMSCOPE_PG_POOL_MAX || 10) });
+  // A connection the server ends (restart, failover, a terminated backend) emits 'error' on the
+  // pool when idle and on its client when checked out between queries; unheard, either is an
+  // uncaught exception that ends the process. The pool drops that connection, and the query that
+  // was using it (if any) rejects with the cause.
+  const lost = (e: Error) => console.warn(`[memscope] PostgreSQL connection lost: ${e.message}`);
+  pool.on("error", lost);
+  pool.on("connect", (client) => client.on("error", lost));
   if (migrate) {
     // Migrations use BEGIN/COMMIT and a session advisory lock: one connection throughout.
     const client = await pool.connect();

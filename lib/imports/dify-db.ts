@@ -41,6 +41,9 @@ export async function connectDify(url = difyDatabaseUrl()): Promise<PgClient> {
     options: "-c default_transaction_read_only=on -c statement_timeout=60000",
     connectionTimeoutMillis: 10_000,
   });
+  // A connection Dify's server ends between queries would otherwise be an uncaught exception
+  // (the server's end); the next query rejects with the cause.
+  client.on("error", () => {});
   try {
     await client.connect();
   } catch (e) {

@@ -13,6 +13,7 @@ export async function readStoreRows(url = process.env[LANGGRAPH_DB_ENV]?.trim() 
   if (!url) throw new ConfigurationError("langgraph_database_not_configured", `Set ${LANGGRAPH_DB_ENV} to the PostgreSQL URL of a LangGraph store, or upload its SQL dump`, [{ field: LANGGRAPH_DB_ENV, message: "not set" }]);
   const { default: pg } = await import("pg");
   const client = new pg.Client({ connectionString: url, options: "-c default_transaction_read_only=on -c statement_timeout=120000", connectionTimeoutMillis: 10_000 });
+  client.on("error", () => {}); // a connection ended between queries: the next query rejects with the cause
   try {
     await client.connect();
     const cols = new Set(

@@ -2,12 +2,11 @@ import { runImportCli } from "../helpers/import-cli";
 import fs from "node:fs";
 import path from "node:path";
 import { strFromU8, strToU8, unzipSync, zipSync } from "fflate";
-import pg from "pg";
 import initSqlJs from "sql.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient } from "../helpers/api-client";
 import type { AppServer } from "../helpers/app-server";
-import { createFreshDatabase, realPostgresUrl } from "../helpers/real-postgres";
+import { connectPostgres, createFreshDatabase, realPostgresUrl } from "../helpers/real-postgres";
 import { DATABASE_KINDS, startAppOn } from "../helpers/test-database";
 import { stableUuid } from "@/lib/imports/stable-id";
 import { zipFolder } from "@/lib/imports/zip-folder";
@@ -33,8 +32,7 @@ async function sessionDb(): Promise<Uint8Array> {
 /** A LangGraph store database (its table as LangGraph creates it, TTL columns included) on the real PostgreSQL. */
 async function langgraphStore(serverUrl: string) {
   const db = await createFreshDatabase(serverUrl);
-  const c = new pg.Client({ connectionString: db.url });
-  await c.connect();
+  const c = await connectPostgres(db.url);
   try {
     await c.query(`CREATE TABLE store (prefix text NOT NULL, key text NOT NULL, value jsonb NOT NULL,
       created_at timestamp with time zone DEFAULT CURRENT_TIMESTAMP, updated_at timestamp with time zone DEFAULT CURRENT_TIMESTAMP,

@@ -1,8 +1,8 @@
-import pg from "pg";
 import { expect } from "vitest";
 import { apiClient } from "../helpers/api-client";
 import type { AppServer } from "../helpers/app-server";
 import { openTestDatabase, type DatabaseKind, type TestDatabase } from "../helpers/test-database";
+import { connectPostgres } from "../helpers/real-postgres";
 
 // Shared by the privacy suites: people with a marker string in every kind of field, and a
 // snapshot of every row of every table of the database (information_schema, so tables other
@@ -163,8 +163,7 @@ async function snapshotWith(query: (sql: string) => Promise<Record<string, unkno
 /** Every row of every table as JSON text (PostgreSQL: while the server runs; embedded: stopped). */
 export async function snapshot(db: TestDatabase): Promise<Snapshot> {
   if (db.kind === "postgres") {
-    const c = new pg.Client({ connectionString: db.url });
-    await c.connect();
+    const c = await connectPostgres(db.url!);
     try {
       return await snapshotWith(async (sql) => (await c.query(sql)).rows);
     } finally {

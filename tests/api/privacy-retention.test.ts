@@ -1,11 +1,11 @@
 import { createHash, randomUUID } from "node:crypto";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "@/lib/db/open-database";
 import { apiClient } from "../helpers/api-client";
 import type { AppServer } from "../helpers/app-server";
 import { startOpenAiStub, type OpenAiStub } from "../helpers/openai-stub";
 import { DATABASE_KINDS, openTestDatabase, type TestDatabase } from "../helpers/test-database";
+import { connectPostgres } from "../helpers/real-postgres";
 
 // Issue 24, part 4 (retention) and the as-of embedding cache of an erased user.
 // - Each kind of rule: its preview (dry run) and its run agree exactly, on data whose times
@@ -217,8 +217,7 @@ describe.each(DATABASE_KINDS)("retention rules and the erased user's embedding c
     // Another instance running the rule (its advisory lock held): "run now" is a 409 until it ends.
     // (pglite-socket, the stand-in without MEMSCOPE_TEST_POSTGRES_URL, has one session for all.)
     if (db.kind === "postgres" && db.real) {
-      const other = new pg.Client({ connectionString: db.url });
-      await other.connect();
+      const other = await connectPostgres(db.url!);
       try {
         const [{ name }] = (await other.query(`SELECT 'retention:' || project_id || ':' || id AS name FROM retention_rules WHERE id = $1`, [rule.id])).rows;
         await other.query(`SELECT pg_advisory_lock(727280, hashtext($1))`, [name]);

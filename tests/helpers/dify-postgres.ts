@@ -5,6 +5,7 @@ import path from "node:path";
 import pg from "pg";
 import { freePort } from "./free-port";
 import { startPgWireServer } from "./pg-wire-server";
+import { connectPostgres } from "./real-postgres";
 
 // A Dify database for import tests: a real PostgreSQL 15 server (initdb + pg_ctl as the
 // postgres user, on 127.0.0.1 and a free port), or pglite-socket when no server is
@@ -31,8 +32,7 @@ export async function startDifyPostgres(): Promise<DifyPostgres> {
     asRoot ? execFileSync("runuser", ["-u", "postgres", "--", path.join(PG_BIN, cmd), ...args], { stdio: "pipe" }) : execFileSync(path.join(PG_BIN, cmd), args, { stdio: "pipe" });
   run("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8"]);
   run("pg_ctl", ["-D", data, "-l", path.join(dir, "log"), "-w", "-t", "60", "-o", `-h 127.0.0.1 -p ${port} -k ${dir} -F`, "start"]);
-  const admin = new pg.Client({ connectionString: `postgres://postgres@127.0.0.1:${port}/postgres` });
-  await admin.connect();
+  const admin = await connectPostgres(`postgres://postgres@127.0.0.1:${port}/postgres`);
   await admin.query("CREATE DATABASE dify");
   await admin.end();
   return {
@@ -171,8 +171,7 @@ CREATE INDEX message_feedback_message_idx ON message_feedbacks (message_id, from
 `;
 
 export async function withDifyClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
+  const c = await connectPostgres(url);
   try {
     return await fn(c);
   } finally {

@@ -16,9 +16,19 @@ function withDatabase(url: string, name: string): string {
   return u.toString();
 }
 
-async function admin<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+/**
+ * A connected pg Client with an 'error' listener: a database dropped WITH (FORCE) terminates its
+ * connection, and a Client without a listener turns that into an uncaught exception.
+ */
+export async function connectPostgres(url: string): Promise<pg.Client> {
   const c = new pg.Client({ connectionString: url });
+  c.on("error", () => {}); // its next query rejects with the cause
   await c.connect();
+  return c;
+}
+
+async function admin<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const c = await connectPostgres(url);
   try {
     return await fn(c);
   } finally {
@@ -41,8 +51,7 @@ export async function createFreshDatabase(serverUrl: string): Promise<{ url: str
 
 /** One query on its own connection (a test reading a database a server also holds). */
 export async function queryPostgres<T = any>(url: string, text: string, params: unknown[] = []): Promise<T[]> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
+  const c = await connectPostgres(url);
   try {
     return (await c.query(text, params)).rows as T[];
   } finally {
