@@ -56,6 +56,13 @@ module.exports = {
       to: { path: "^lib/server/" },
     },
     {
+      name: "start-only-from-instrumentation",
+      comment: "lib/server/start.ts runs once, from instrumentation-node.ts: no page, route or proxy reaches it.",
+      severity: "error",
+      from: { path: "^(app|components|client)/|^proxy\\.ts$" },
+      to: { path: "^lib/server/" },
+    },
+    {
       name: "ui-not-server-only",
       comment: "components/ and client/ run in the browser: they never reach a server-only module.",
       severity: "error",

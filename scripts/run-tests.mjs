@@ -47,9 +47,13 @@ const outDir = fs.mkdtempSync(path.join(os.tmpdir(), "memscope-vitest-"));
 const statusLog = path.join(outDir, "statuses.log");
 env.MEMSCOPE_STATUS_LOG = statusLog;
 
+/** Each phase's start and end, in seconds from the start of npm test (printed at the end). */
+const phaseTimes = [];
+
 /** One Vitest run; its JSON report and per-file timings (tests/support/timing-reporter.ts) go to `outDir`. */
 function vitest(name, filters, opts = {}) {
   const report = path.join(outDir, `report-${name}.json`);
+  const from = seconds();
   const done = run(
     [
       path.resolve("node_modules/vitest/vitest.mjs"),
@@ -62,7 +66,10 @@ function vitest(name, filters, opts = {}) {
     ],
     { ...opts, extraEnv: { MEMSCOPE_TIMINGS: path.join(outDir, `timings-${name}.json`) } },
   );
-  return done.then((r) => ({ ...r, report }));
+  return done.then((r) => {
+    phaseTimes.push({ name, from, to: seconds() });
+    return { ...r, report, timings: path.join(outDir, `timings-${name}.json`) };
+  });
 }
 
 // Type-checking is half of `next build` and runs after its compile; here TypeScript 7's native
@@ -92,6 +99,7 @@ if (fullRun) {
 if (building) {
   console.log("> next build (type-checked by tsc alongside; the unit suites run meanwhile)");
   const b = await run([require.resolve("next/dist/bin/next"), "build"], { quiet: true, extraEnv: { MEMSCOPE_BUILD_SKIP_TYPECHECK: "1" } });
+  phaseTimes.push({ name: "build", from: 0, to: seconds() });
   console.log(`> next build ${b.status === 0 ? "done" : "FAILED"} at ${seconds()} s`);
   if (b.status !== 0) {
     console.log(b.out);
@@ -188,9 +196,47 @@ if (fullRun) {
   if (c.status === 0) passed += 1;
   else failed += 1;
 }
+printTimes();
 if (retried.length) console.log(`> passed on retry (flaky; failed once first):\n${retried.map((f) => f.join("\n")).join("\n")}`);
 if (failures.length) console.log(`> failed:\n${failures.map((f) => f.join("\n")).join("\n")}`);
 // Issue 14 bounds this whole command's time on CI: say it, just before the last line.
 console.log(`> npm test took ${seconds()} s`);
 console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);
 process.exit(failed === 0 ? 0 : 1);
+
+/**
+ * Where the time went (issue 41): each phase's wall time, the server phase's worker time by kind
+ * (API tests on PGlite and on PostgreSQL, their servers' starts and other hooks, browser), and
+ * the 20 slowest files of the run (tests/support/timing-reporter.ts measures them).
+ */
+function printTimes() {
+  const files = [];
+  for (const r of results) {
+    try {
+      const t = JSON.parse(fs.readFileSync(r.timings, "utf8"));
+      files.push(...t.files);
+    } catch {
+      /* no timings: Vitest itself failed (counted above) */
+    }
+  }
+  const sum = (rows, f) => Math.round(rows.reduce((s, r) => s + f(r), 0));
+  const lines = ["> time per phase (wall seconds from the start of npm test; worker time is the sum over 3 workers):"];
+  for (const p of phaseTimes.sort((a, b) => a.from - b.from)) {
+    let detail = "";
+    if (p.name === "unit") detail = `; ${sum(files.filter((f) => f.file.startsWith("tests/unit/")), (f) => f.wall_s)} s of worker time`;
+    if (p.name === "servers" || p.name === "selected") {
+      const api = files.filter((f) => f.file.startsWith("tests/api/"));
+      const ui = files.filter((f) => /^tests\/(browser|client)\//.test(f.file));
+      const pgTests = sum(api, (f) => f.postgres_tests_s ?? 0);
+      const allTests = sum(api, (f) => f.tests_s);
+      detail =
+        `; worker time: API ${sum(api, (f) => f.wall_s)} s (tests on PGlite ${allTests - pgTests} s, on PostgreSQL ${pgTests} s, ` +
+        `server starts and other hooks ${sum(api, (f) => f.hooks_s)} s, imports ${sum(api, (f) => f.collect_s)} s), browser and client ${sum(ui, (f) => f.wall_s)} s`;
+    }
+    lines.push(`    ${p.name.padEnd(8)} ${String(p.from).padStart(5)} - ${String(p.to).padStart(5)} s (${p.to - p.from} s${detail})`);
+  }
+  files.sort((a, b) => b.wall_s - a.wall_s);
+  lines.push("> 20 slowest files (a worker's wall time from taking the file up to its end, hooks included):");
+  for (const f of files.slice(0, 20)) lines.push(`  ${f.wall_s.toFixed(1).padStart(6)} s  ${f.file} (hooks ${f.hooks_s} s, import ${f.collect_s} s)`);
+  console.log(lines.join("\n"));
+}

@@ -6,7 +6,10 @@ import type { Reporter, TestModule } from "vitest/node";
 // The JSON reporter's file times span the tests only. Written to MEMSCOPE_TIMINGS (run-tests
 // sets it); the slowest files are the head of the list tests/support/sequencer.ts runs first.
 
-type Row = { file: string; worker_start_s: number; end_s: number; wall_s: number; tests_s: number; collect_s: number; hooks_s: number };
+// `postgres_tests_s`: the part of tests_s spent in tests named for the "postgres" database kind
+// (describe.each(DATABASE_KINDS) names them "... on postgres"), so npm test can tell the API
+// suites' time on PGlite from their time on PostgreSQL.
+type Row = { file: string; worker_start_s: number; end_s: number; wall_s: number; tests_s: number; postgres_tests_s: number; collect_s: number; hooks_s: number };
 
 export default class TimingReporter implements Reporter {
   private t0 = Date.now();
@@ -26,7 +29,12 @@ export default class TimingReporter implements Reporter {
     const end = Date.now();
     const queued = this.starts.get(m.moduleId) ?? end;
     let tests = 0;
-    for (const t of m.children.allTests()) tests += t.diagnostic()?.duration ?? 0;
+    let postgres = 0;
+    for (const t of m.children.allTests()) {
+      const ms = t.diagnostic()?.duration ?? 0;
+      tests += ms;
+      if (/\bpostgres(ql)?\b/i.test(t.fullName)) postgres += ms;
+    }
     const file = m.moduleId.replace(`${process.cwd()}/`, "");
     this.rows.push({
       file,
@@ -34,6 +42,7 @@ export default class TimingReporter implements Reporter {
       end_s: round((end - this.t0) / 1000),
       wall_s: round((end - queued) / 1000),
       tests_s: round(tests / 1000),
+      postgres_tests_s: round(postgres / 1000),
       collect_s: round((d.environmentSetupDuration + d.prepareDuration + d.collectDuration + d.setupDuration) / 1000),
       // Module duration (tests and hooks) minus the tests: beforeAll/afterAll/beforeEach.
       hooks_s: round(Math.max(0, d.duration - tests) / 1000),
@@ -44,9 +53,9 @@ export default class TimingReporter implements Reporter {
     const out = process.env.MEMSCOPE_TIMINGS;
     this.rows.sort((a, b) => b.wall_s - a.wall_s);
     if (out) fs.writeFileSync(out, JSON.stringify({ total_s: round((Date.now() - this.t0) / 1000), files: this.rows }, null, 2));
+    // npm test prints the run's 20 slowest files across its phases (scripts/run-tests.mjs).
     const sum = this.rows.reduce((s, r) => s + r.wall_s, 0);
-    console.log(`\n[timings] ${this.rows.length} files, ${round(sum)} s of worker time in ${round((Date.now() - this.t0) / 1000)} s; slowest:`);
-    for (const r of this.rows.slice(0, 10)) console.log(`  ${r.wall_s.toFixed(1).padStart(6)} s  ${r.file} (hooks ${r.hooks_s} s, import ${r.collect_s} s)`);
+    console.log(`\n[timings] ${this.rows.length} files, ${round(sum)} s of worker time in ${round((Date.now() - this.t0) / 1000)} s`);
   }
 }
 
