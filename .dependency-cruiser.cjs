@@ -18,7 +18,7 @@ module.exports = {
       comment: "A circle through a type-only import: the type lives in the wrong file.",
       severity: "error",
       from: { pathNot: "^lib/generated/" },
-      to: { circular: true },
+      to: { circular: true, via: { dependencyTypes: ["type-only"] } },
     },
     {
       name: "lib-not-ui",
