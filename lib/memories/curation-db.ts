@@ -48,6 +48,40 @@ export async function insertMemoryRow(tx: ProjectSql, m: NewMemory): Promise<Mem
   return serializeMemory(row);
 }
 
+/**
+ * Inserts several memory rows in one statement (the columns insertMemoryRow writes); returns them
+ * in the order given. A MEMORY.md edit adds up to thousands at once: one statement each cost a
+ * round trip and its planning per row (docs/benchmarks.md, issue 41).
+ */
+export async function insertMemoryRows(tx: ProjectSql, ms: NewMemory[]): Promise<Memory[]> {
+  if (!ms.length) return [];
+  const ids = ms.map(() => randomUUID());
+  const rows = await tx.query<MemoryRow>(
+    `INSERT INTO memories AS m (id, app_id, user_id, memory_type, content, structured_data, source_session_id,
+                                importance_score, confidence, content_key, project_id)
+     SELECT u.id, u.app_id, u.user_id, u.memory_type::memory_type, u.content, u.structured_data::jsonb, u.source_session_id,
+            u.importance_score, u.confidence, u.content_key, $11
+       FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::uuid[], $8::float8[], $9::float8[], $10::text[])
+         AS u(id, app_id, user_id, memory_type, content, structured_data, source_session_id, importance_score, confidence, content_key)
+     RETURNING ${MEMORY_COLUMNS}`,
+    [
+      ids,
+      ms.map((m) => m.appId ?? null),
+      ms.map((m) => m.userId),
+      ms.map((m) => m.memoryType),
+      ms.map((m) => m.content),
+      ms.map((m) => (m.structuredData && Object.keys(m.structuredData).length ? JSON.stringify(m.structuredData) : null)),
+      ms.map((m) => m.sourceSessionId ?? null),
+      ms.map((m) => m.importance ?? 0.5),
+      ms.map((m) => m.confidence ?? 0.8),
+      ms.map((m) => contentKey(m.content)),
+      tx.projectId,
+    ],
+  );
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.map((id) => serializeMemory(byId.get(id)!));
+}
+
 /** Vectors for several texts from every write provider, one list per text. Outside any transaction. */
 export async function embedTexts(providers: EmbeddingProvider[], texts: string[]): Promise<MemoryVector[][]> {
   const out: MemoryVector[][] = texts.map(() => []);

@@ -3,13 +3,13 @@ import { z } from "zod";
 import { unprocessable } from "../errors/domain-errors";
 import type { ProjectSql } from "../db/project-sql";
 import { writeProviders } from "../embeddings/active-model";
-import { actorOf, embedTexts, insertMemoryRow, setStatusRow } from "./curation-db";
+import { actorOf, embedTexts, insertMemoryRows, setStatusRow } from "./curation-db";
 import type { MemoryMdApplied, MemoryMdDiff, MemoryMdFile, MemoryMdInput } from "./curation-schemas";
 import { MEMORY_COLUMNS, serializeMemory, snapshot, type MemoryRow } from "./memory-row";
 import { contentKey } from "./normalize-content";
-import { recordEvent } from "./record-event";
+import { recordEvent, recordEvents } from "./record-event";
 import type { Memory, MemoryType } from "./schemas";
-import { writeEmbeddings, type MemoryVector } from "./write-embeddings";
+import { writeEmbeddings, writeEmbeddingsMany, type MemoryVector } from "./write-embeddings";
 
 // memory.md and learnings.md, the design doc's human-readable, editable source of
 // truth (2.1): memory.md holds preferences, facts and patterns; learnings.md skills.
@@ -255,11 +255,14 @@ export async function applyMemoryMd(sql: ProjectSql, userId: string, input: Memo
     const batchId = randomUUID();
     const actor = actorOf(input.actor);
     const reason = `${input.file}.md edit`;
-    for (const a of diff.added) {
-      const m = await insertMemoryRow(tx, { userId, memoryType: a.memory_type, content: a.content, importance: a.importance_score });
-      await writeEmbeddings(tx, m.id, userId, await vectorsFor(a.content));
-      await recordEvent(tx, { memoryId: m.id, type: "create", actor, after: snapshot(m), reason, batchId });
-    }
+    // The added bullets in three statements (rows, vectors, events), not three per bullet.
+    const added = await insertMemoryRows(
+      tx,
+      diff.added.map((a) => ({ userId, memoryType: a.memory_type, content: a.content, importance: a.importance_score })),
+    );
+    const addedVectors = await Promise.all(diff.added.map((a) => vectorsFor(a.content)));
+    await writeEmbeddingsMany(tx, userId, added.map((m, i) => ({ memoryId: m.id, vectors: addedVectors[i] })));
+    await recordEvents(tx, added.map((m) => ({ memoryId: m.id, type: "create", actor, after: snapshot(m), reason, batchId })));
     for (const c of diff.changed) {
       const [before] = await tx.query<MemoryRow>(`SELECT ${MEMORY_COLUMNS} FROM memories m WHERE m.id = $1 AND m.project_id = $2`, [c.id, tx.projectId]);
       const [row] = await tx.query<MemoryRow>(
