@@ -33,7 +33,7 @@ for (const kind of DATABASE_KINDS) {
       expect((await call("/api/v1/conversations")).status).toBe(200);
       const state = await (await call("/api/auth/state")).json();
       expect(state).toMatchObject({ mode: "open", project: { id: "default" } });
-      // Self sign-up through better-auth's own endpoint is closed (shut at /api/auth/*: lib/auth/auth-endpoint-policy.ts).
+      // Self sign-up through better-auth's own endpoint is closed (shut at /api/auth/*: lib/api/auth-endpoint-policy.ts).
       const walkIn = await call("/api/auth/sign-up/email", {
         method: "POST",
         headers: { "content-type": "application/json", origin: app.url },

@@ -98,7 +98,7 @@ describe("what /api/auth trusts", () => {
     const inn = await signIn("csrf@example.com", OWNER_PASSWORD);
     expect(inn.status).toBe(200);
     const cookie = cookieOf(inn);
-    // The endpoints of better-auth's that the app lets through (lib/auth/auth-endpoint-policy.ts)
+    // The endpoints of better-auth's that the app lets through (lib/api/auth-endpoint-policy.ts)
     // must refuse; the rest answer 404 before better-auth sees them, and a refusal is enough there
     // (auth-access.test.ts sends them to the better-auth instance itself).
     const writes: [string, unknown, number[]][] = [

@@ -68,7 +68,8 @@ async function seedWithOldCode(env: Record<string, string>, dataDir: string | nu
     }
     const closed = () => (dataDir ? !fs.existsSync(path.join(dataDir, "memscope.lock")) : true);
     while (!closed() && child.exitCode === null && Date.now() < deadline) await sleep(200);
-    if (!dataDir) await sleep(1000);
+    // PostgreSQL has no lock file to watch: up to a second for the seed to close and exit.
+    for (const end = Date.now() + 1000; !dataDir && child.exitCode === null && Date.now() < end; ) await sleep(50);
   } finally {
     try {
       process.kill(-child.pid!, "SIGKILL");

@@ -17,7 +17,7 @@ const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 // Served without a contract on purpose, each for its reason.
 const UNCONTRACTED: Record<string, string> = {
   "/api/v1/openapi.json": "the document itself",
-  "/api/auth/{...all}": "better-auth's own endpoints (an allow-list: lib/auth/auth-endpoint-policy.ts); their bodies are better-auth's",
+  "/api/auth/{...all}": "better-auth's own endpoints (an allow-list: lib/api/auth-endpoint-policy.ts); their bodies are better-auth's",
   "/api/mcp": "JSON-RPC over Streamable HTTP: the MCP transport reads the body; each tool call goes through the contracted routes with the caller's key",
 };
 
