@@ -28,8 +28,8 @@ export type CapturedChat = {
   conversationKey: string | null;
   appId: string;
   endUserId: string | null;
-  /** attributes: gen_ai.input.messages / gen_ai.output.messages; events: the older span events. */
-  messageForm: "attributes" | "events";
+  /** attributes: gen_ai.input.messages / gen_ai.output.messages; events: the older span events; logs: GenAI log events joined to the span. */
+  messageForm: "attributes" | "events" | "logs";
   systemInstructions: ChatPart[] | null;
   /** Exactly as sent, in order (the events form turned into the same shape). */
   inputMessages: ChatMessage[];
@@ -44,7 +44,12 @@ export type CapturedChat = {
   toolCalls: { id: string | null; name: string; arguments: string }[];
 };
 
-export type SpanReading = { kind: "chat"; chat: CapturedChat } | { kind: "ignored"; what: string } | { kind: "rejected"; field: string; problem: string };
+export type SpanReading =
+  | { kind: "chat"; chat: CapturedChat }
+  | { kind: "ignored"; what: string }
+  | { kind: "rejected"; field: string; problem: string }
+  /** A chat span without content: instrumentations such as @opentelemetry/instrumentation-openai send it as log events (POST /logs). */
+  | { kind: "awaiting_logs" };
 
 class SpanProblem extends Error {
   constructor(
@@ -61,12 +66,14 @@ const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object
 
 const nsToDate = (ns: bigint, fallback: Date) => (ns > 0n ? new Date(Number(ns / 1_000_000n)) : fallback);
 
-export function readGenAiSpan(span: OtlpSpan, resource: OtlpAttributes, receivedAt: Date): SpanReading {
+export function readGenAiSpan(span: OtlpSpan, resource: OtlpAttributes, receivedAt: Date, logEvents?: OtlpEvent[]): SpanReading {
   const a = span.attributes;
   const op = text(a["gen_ai.operation.name"]);
   if (!op) return { kind: "ignored", what: Object.keys(a).some((k) => k.startsWith("gen_ai.")) ? "gen_ai span without gen_ai.operation.name" : "not a GenAI span" };
   if (!(CHAT_OPERATIONS as readonly string[]).includes(op)) return { kind: "ignored", what: `gen_ai.operation.name=${op}` };
+  if (!logEvents && a["gen_ai.input.messages"] === undefined && !span.events.some((e) => EVENT_ROLES[e.name])) return { kind: "awaiting_logs" };
   try {
+    if (logEvents) return { kind: "chat", chat: { ...readChat(withLogEvents(span, logEvents), resource, op, receivedAt), messageForm: "logs" } };
     return { kind: "chat", chat: readChat(span, resource, op, receivedAt) };
   } catch (e) {
     if (e instanceof SpanProblem) return { kind: "rejected", field: e.field, problem: e.problem };
@@ -236,4 +243,45 @@ function eventMessage(a: OtlpAttributes, defaultRole: string, path: string): Cha
     });
   }
   return { role, parts: out };
+}
+
+// --- GenAI log events (OTLP logs joined to their span by trace and span id) ---
+
+/** The newer conventions' single event: its attributes hold gen_ai.input.messages / output / system_instructions. */
+export const DETAILS_EVENT = "gen_ai.client.inference.operation.details";
+
+/** Whether a log record's event name is one capture reads. */
+export const isGenAiLogEvent = (name: string) => name === DETAILS_EVENT || name === "gen_ai.choice" || name in EVENT_ROLES;
+
+/**
+ * A log record as the span event it stands for. The older events carry their fields in the
+ * body ({content, tool_calls, id}; the choice {index, finish_reason, message}), where span
+ * events carried them in attributes: the body's fields are laid over the attributes.
+ */
+export function logRecordAsEvent(name: string, timeUnixNano: bigint, attributes: OtlpAttributes, body: OtlpValue): OtlpEvent {
+  const rest = Object.fromEntries(Object.entries(attributes).filter(([k]) => k !== "event.name"));
+  return { name, timeUnixNano, attributes: isObj(body) ? { ...rest, ...(body as OtlpAttributes) } : rest };
+}
+
+/** A span's log events can make its turn: it has its input and its answer. */
+export function logEventsComplete(events: OtlpEvent[]): boolean {
+  const input = events.some((e) => e.name in EVENT_ROLES || (e.name === DETAILS_EVENT && e.attributes["gen_ai.input.messages"] !== undefined));
+  const output = events.some((e) => e.name === "gen_ai.choice" || (e.name === DETAILS_EVENT && e.attributes["gen_ai.output.messages"] !== undefined));
+  return input && output;
+}
+
+/** The span as if it carried its log events: details events as attributes, the older ones as span events. */
+function withLogEvents(span: OtlpSpan, events: OtlpEvent[]): OtlpSpan {
+  const attributes = { ...span.attributes };
+  const details = events.filter((e) => e.name === DETAILS_EVENT);
+  for (const key of ["gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.system_instructions"]) {
+    const carrier = details.find((e) => e.attributes[key] !== undefined);
+    if (carrier) attributes[key] = carrier.attributes[key];
+  }
+  // Input from the details event, else from the older events (both never: the details win).
+  if (attributes["gen_ai.input.messages"] !== undefined && attributes["gen_ai.output.messages"] === undefined) {
+    const choices = eventMessages(events.filter((e) => e.name === "gen_ai.choice"), span.path).output;
+    attributes["gen_ai.output.messages"] = JSON.stringify(choices);
+  }
+  return { ...span, attributes, events: attributes["gen_ai.input.messages"] !== undefined ? [] : events.filter((e) => e.name !== DETAILS_EVENT) };
 }
