@@ -61,8 +61,10 @@ export const ZCapturedTurn = z.object({
   provider: z.string().nullable(),
   request_model: z.string().nullable(),
   message_form: z
-    .enum(["attributes", "events", "logs"])
-    .describe("attributes: gen_ai.input.messages / gen_ai.output.messages; events: the older gen_ai.*.message span events; logs: GenAI log events (POST /logs) joined to the span"),
+    .enum(["attributes", "events", "logs", "ai_sdk"])
+    .describe(
+      "attributes: gen_ai.input.messages / gen_ai.output.messages; events: the older gen_ai.*.message span events; logs: GenAI log events (POST /logs) joined to the span; ai_sdk: the Vercel AI SDK's ai.prompt.messages / ai.response.*",
+    ),
   input_message_count: z.number().int(),
   started_at: z.string(),
 });
@@ -112,7 +114,7 @@ export const ZSentVsModelled = z.object({
     operation: z.string(),
     provider: z.string().nullable(),
     request_model: z.string().nullable(),
-    message_form: z.enum(["attributes", "events", "logs"]),
+    message_form: z.enum(["attributes", "events", "logs", "ai_sdk"]),
     started_at: z.string(),
     system_instructions: z.unknown().nullable().describe("gen_ai.system_instructions as sent"),
     input_messages: z.array(z.unknown()).describe("gen_ai.input.messages exactly as sent (the events form in the same shape)"),

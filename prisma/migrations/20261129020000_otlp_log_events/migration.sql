@@ -23,6 +23,6 @@ CREATE TABLE "otlp_pending" (
 
 CREATE INDEX "otlp_pending_project_id_received_at_idx" ON "otlp_pending" ("project_id", "received_at");
 
--- A turn made from log events says so.
+-- A turn made from log events, or from the Vercel AI SDK's ai.* spans, says so.
 ALTER TABLE "captured_spans" DROP CONSTRAINT "captured_spans_message_form_check",
-  ADD CONSTRAINT "captured_spans_message_form_check" CHECK ("message_form" IN ('attributes', 'events', 'logs'));
+  ADD CONSTRAINT "captured_spans_message_form_check" CHECK ("message_form" IN ('attributes', 'events', 'logs', 'ai_sdk'));
