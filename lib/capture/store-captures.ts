@@ -8,7 +8,7 @@ import { planTurns, turnTotals, writeTurnRows } from "../messages/insert-turns";
 import type { TurnInput } from "../messages/schemas";
 import { countsAt, countTextsAllEncodings, type TokenCounts } from "../tokens/count-tokens-parallel";
 import { createHash } from "node:crypto";
-import { isGenAiLogEvent, logEventsComplete, logRecordAsEvent, readGenAiSpan, type CapturedChat } from "./genai-span";
+import { isGenAiLogEvent, logEventsComplete, logRecordAsEvent, messageText, readGenAiSpan, type CapturedChat } from "./genai-span";
 import type { OtlpAttributes, OtlpEvent, OtlpLogs, OtlpSpan, OtlpTraces, OtlpValue } from "./otlp-types";
 import { StageTimes } from "./stage-times";
 
@@ -556,6 +556,21 @@ export function byJsonSize(rows: unknown[], bytes: number): string[] {
   return out;
 }
 
+/** When every message the agent added since the model's last answer is a tool result: their ids and texts, in order. */
+function toolQuery(c: CapturedChat): { query_role?: "tool"; tool_results?: { id: string | null; content: string }[] } {
+  let start = c.inputMessages.length;
+  while (start > 0 && c.inputMessages[start - 1].role !== "assistant" && c.inputMessages[start - 1].role !== "system") start--;
+  const added = c.inputMessages.slice(start);
+  if (!added.length || added.some((m) => m.role !== "tool")) return {};
+  return {
+    query_role: "tool",
+    tool_results: added.map((m) => {
+      const response = m.parts.find((p) => p.type === "tool_call_response");
+      return { id: typeof response?.id === "string" ? response.id : typeof m.tool_call_id === "string" ? m.tool_call_id : null, content: messageText(m) };
+    }),
+  };
+}
+
 function turnMetadata(c: CapturedChat): Record<string, unknown> {
   return {
     source: "otlp",
@@ -568,6 +583,8 @@ function turnMetadata(c: CapturedChat): Record<string, unknown> {
       ...(c.responseModel ? { response_model: c.responseModel } : {}),
       // The model's tool call requests; their results arrive as the next span's input.
       ...(c.toolCalls.length ? { tool_calls: c.toolCalls } : {}),
+      // A query that was tool results (the agent sent role tool): the thread models them so (load-thread-messages.ts).
+      ...toolQuery(c),
     },
     ...(c.inputTokens !== null || c.outputTokens !== null ? { usage: { prompt_tokens: c.inputTokens, completion_tokens: c.outputTokens } } : {}),
   };

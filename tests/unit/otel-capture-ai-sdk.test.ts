@@ -116,3 +116,26 @@ describe("Vercel AI SDK spans", () => {
     ]);
   });
 });
+
+describe("Sent vs modelled with tools (issue 35, item 6)", () => {
+  it("a tool result is modelled with the role it was sent with, and tool calls compare by name and arguments", async () => {
+    const { sentVsModelled } = await import("@/lib/capture/sent-vs-modelled");
+    const sql = projectSql(store.db.sql, DEFAULT_PROJECT_ID);
+    await ingestTraces(sql, aiSdkRun("conv-tools"));
+    const [conv] = await store.db.sql.query<{ id: string }>(`SELECT id FROM conversations WHERE name = 'conv-tools'`);
+    const [second] = await store.db.sql.query<{ message_id: string }>(`SELECT message_id FROM captured_spans WHERE conversation_id = $1 ORDER BY started_at DESC LIMIT 1`, [conv.id]);
+    const r = await sentVsModelled(sql, conv.id, second.message_id);
+    const call = '[tool call] weather({"city":"Paris"})';
+    expect(r.sent.messages.filter((l) => l.section !== "system").map((l) => [l.section, l.role, l.content])).toEqual([
+      ["history", "user", "Weather in Paris?"],
+      ["history", "assistant", call],
+      ["query", "tool", '{"temp":18}'],
+    ]);
+    expect(r.modelled.messages.filter((l) => l.section === "history" || l.section === "query").map((l) => [l.section, l.role, l.content])).toEqual([
+      ["history", "user", "Weather in Paris?"],
+      ["history", "assistant", call],
+      ["query", "tool", '{"temp":18}'],
+    ]);
+    expect(r.diff).toMatchObject({ query_matches: true, history: { sent: 2, modelled: 2, both: 2, sent_only: 0, modelled_only: 0 } });
+  });
+});
