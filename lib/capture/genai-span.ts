@@ -42,6 +42,8 @@ export type CapturedChat = {
   query: string;
   answer: string;
   toolCalls: { id: string | null; name: string; arguments: string }[];
+  /** Set when stored without a conversation id: the digest a later call of the conversation begins with (store-captures.ts). */
+  stateKey?: string | null;
 };
 
 export type SpanReading =

@@ -238,6 +238,7 @@ async function ingestChats(
         }
       }
       if (!all.length) return { created: 0, duplicates: 0, deleted: new Set<string>(), groups: [] as [string, Placed[]][] };
+      await continueConversations(tx, all);
       const groups = groupByConversation(all);
       return { ...(await storeTurns(tx, groups, counts, sizes)), groups };
     }),
@@ -248,6 +249,73 @@ async function ingestChats(
     for (const { chat: c } of result.groups.find(([g]) => g === id)![1]) rejected.push({ field: `${c.path}.attributes[gen_ai.conversation.id]`, message: "the conversation was deleted in Memscope" });
   }
   out.conversationIds = result.groups.map(([id]) => id);
+  return out;
+}
+
+/**
+ * Calls without gen_ai.conversation.id: a call whose input begins with an earlier call's
+ * input and answer (same app, same system instructions) joins that call's conversation,
+ * the longest such beginning winning; otherwise it keeps its trace's. Earlier calls of the
+ * same request count, shortest input first. Sets each chat's `stateKey` (what a later call
+ * looks for) and its conversation.
+ */
+async function continueConversations(tx: ProjectSql, all: Placed[]) {
+  const open = all.filter((p) => !p.chat.conversationKey).sort((x, y) => x.chat.inputMessages.length - y.chat.inputMessages.length);
+  if (!open.length) return;
+  const prefixes = open.map((p) => prefixKeys(p.chat));
+  const wanted = [...new Set(prefixes.flatMap((ks) => ks.map((k) => k.key)))];
+  const known = new Map(
+    wanted.length
+      ? (
+          await tx.query<{ state_key: string; conversation_id: string }>(
+            `SELECT DISTINCT ON (state_key) state_key, conversation_id FROM captured_spans WHERE project_id = $1 AND state_key = ANY($2::text[]) ORDER BY state_key, started_at`,
+            [tx.projectId, wanted],
+          )
+        ).map((r) => [r.state_key, r.conversation_id] as const)
+      : [],
+  );
+  open.forEach((p, i) => {
+    // Longest prefix first.
+    const hit = prefixes[i].find((k) => known.has(k.key));
+    if (hit) p.conversationId = known.get(hit.key)!;
+    p.chat.stateKey = stateKeyOf(p.chat);
+    if (p.chat.stateKey && !known.has(p.chat.stateKey)) known.set(p.chat.stateKey, p.conversationId);
+  });
+}
+
+/** A message as compared for continuation: role and the content of its parts (an answer's finish_reason and ids aside). */
+function messageKey(m: { role: string; parts: { type: string; [k: string]: unknown }[] }): unknown {
+  const norm = (v: unknown) => {
+    if (typeof v !== "string") return v ?? null;
+    try {
+      return JSON.parse(v);
+    } catch {
+      return v;
+    }
+  };
+  return [
+    m.role,
+    m.parts
+      .filter((p) => !(p.type === "text" && !p.content))
+      .map((p) =>
+        p.type === "text" ? ["text", p.content] : p.type === "tool_call" ? ["tool_call", p.name, norm(p.arguments)] : p.type === "tool_call_response" ? ["tool_call_response", norm(p.response)] : [p.type, p],
+      ),
+  ];
+}
+
+const digest = (c: CapturedChat, messages: unknown[]) => createHash("sha256").update(stableJson([c.appId, c.systemInstructions, messages])).digest("hex");
+
+/** The call's input followed by its answer: what the next call of the conversation begins with. */
+function stateKeyOf(c: CapturedChat): string | null {
+  if (c.conversationKey || !c.outputMessages.length) return null;
+  return digest(c, [...c.inputMessages, c.outputMessages[0]].map(messageKey));
+}
+
+/** The digests of the input's beginnings that end with an answer, longest first. */
+function prefixKeys(c: CapturedChat): { key: string; length: number }[] {
+  const keys = c.inputMessages.map(messageKey);
+  const out: { key: string; length: number }[] = [];
+  for (let k = c.inputMessages.length; k > 0; k--) if (c.inputMessages[k - 1].role === "assistant") out.push({ key: digest(c, keys.slice(0, k)), length: k });
   return out;
 }
 
@@ -519,18 +587,20 @@ async function storeTurns(tx: ProjectSql, groups: [string, Placed[]][], counts: 
     output_tokens: x.c.outputTokens,
     started_at: x.c.startedAt.toISOString(),
     ended_at: x.c.endedAt.toISOString(),
+    state_key: x.c.stateKey ?? null,
   }));
   for (const chunk of byJsonSize(rows, sizes.captureBytes)) {
     await tx.query(
     `INSERT INTO captured_spans (project_id, trace_id, span_id, conversation_id, message_id, conversation_key, operation, provider,
        request_model, response_model, message_form, system_instructions, input_messages, output_messages, input_tokens, output_tokens,
-       started_at, ended_at)
+       started_at, ended_at, state_key)
      SELECT $1, u.trace_id, u.span_id, u.conversation_id, u.message_id, u.conversation_key, u.operation, u.provider, u.request_model,
             u.response_model, u.message_form, NULLIF(u.system_instructions::text, 'null')::json, u.input_messages, u.output_messages,
-            u.input_tokens, u.output_tokens, u.started_at, u.ended_at
+            u.input_tokens, u.output_tokens, u.started_at, u.ended_at, u.state_key
        FROM json_to_recordset($2::json) AS u(trace_id text, span_id text, conversation_id uuid, message_id uuid, conversation_key text,
               operation text, provider text, request_model text, response_model text, message_form text, system_instructions json,
-              input_messages json, output_messages json, input_tokens int, output_tokens int, started_at timestamptz, ended_at timestamptz)`,
+              input_messages json, output_messages json, input_tokens int, output_tokens int, started_at timestamptz, ended_at timestamptz,
+              state_key text)`,
     [tx.projectId, chunk],
     );
   }

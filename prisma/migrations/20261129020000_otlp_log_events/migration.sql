@@ -26,3 +26,11 @@ CREATE INDEX "otlp_pending_project_id_received_at_idx" ON "otlp_pending" ("proje
 -- A turn made from log events, or from the Vercel AI SDK's ai.* spans, says so.
 ALTER TABLE "captured_spans" DROP CONSTRAINT "captured_spans_message_form_check",
   ADD CONSTRAINT "captured_spans_message_form_check" CHECK ("message_form" IN ('attributes', 'events', 'logs', 'ai_sdk'));
+
+-- Conversations without an id (issue 35): a call whose input begins with an earlier call's
+-- input and output (same app, same system instructions) continues that call's conversation.
+-- state_key: a digest of the app, the system instructions and the call's input followed by
+-- its answer, so a later call finds it by the digests of its input's prefixes. Only set for
+-- calls without gen_ai.conversation.id.
+ALTER TABLE "captured_spans" ADD COLUMN "state_key" TEXT;
+CREATE INDEX "captured_spans_project_id_state_key_idx" ON "captured_spans" ("project_id", "state_key") WHERE "state_key" IS NOT NULL;
