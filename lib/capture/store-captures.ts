@@ -515,31 +515,48 @@ async function storeTurns(tx: ProjectSql, groups: [string, Placed[]][], counts: 
     else byConversation.set(x.conversationId, [x]);
   }
   const heads = [...byConversation.entries()];
-  // The first new turn of a conversation follows its newest turn stored before it; the rest follow each other.
-  const before = new Map(
-    (
-      await tx.query<{ cid: string; id: string }>(
-        `SELECT u.cid, b.id FROM unnest($2::uuid[], $3::timestamptz[]) AS u(cid, at)
-           CROSS JOIN LATERAL (SELECT m.id FROM messages m WHERE m.project_id = $1 AND m.conversation_id = u.cid AND m.created_at <= u.at
-                                ORDER BY m.created_at DESC, m.seq DESC LIMIT 1) b`,
-        [tx.projectId, heads.map(([cid]) => cid), heads.map(([, list]) => list[0].c.startedAt.toISOString())],
-      )
-    ).map((r) => [r.cid, r.id]),
+  // Each new turn follows the newest turn before its start, stored or of this request: the
+  // thread is the conversation's calls in time order, whatever order they were exported in.
+  const flat = heads.flatMap(([cid, list]) => list.map((x) => ({ cid, x })));
+  const around = await tx.query<{ i: number; before_id: string | null; before_at: string | null; after_id: string | null; after_at: string | null }>(
+    `SELECT u.i, b.id AS before_id, b.created_at::text AS before_at, a.id AS after_id, a.created_at::text AS after_at
+       FROM unnest($2::uuid[], $3::timestamptz[], $4::int[]) AS u(cid, at, i)
+       LEFT JOIN LATERAL (SELECT m.id, m.created_at FROM messages m WHERE m.project_id = $1 AND m.conversation_id = u.cid AND m.created_at <= u.at
+                           ORDER BY m.created_at DESC, m.seq DESC LIMIT 1) b ON true
+       LEFT JOIN LATERAL (SELECT m.id, m.created_at FROM messages m WHERE m.project_id = $1 AND m.conversation_id = u.cid AND m.created_at > u.at
+                           ORDER BY m.created_at, m.seq LIMIT 1) a ON true`,
+    [tx.projectId, flat.map((f) => f.cid), flat.map((f) => f.x.c.startedAt.toISOString()), flat.map((_, i) => i)],
   );
+  const storedBefore = new Map(around.map((r) => [r.i, r.before_id ? { id: r.before_id, at: new Date(r.before_at!).getTime() } : null]));
+  const storedAfter = new Map(around.map((r) => [r.i, r.after_id ? { id: r.after_id, at: new Date(r.after_at!).getTime() } : null]));
+  // A stored turn that an earlier export placed after a turn arriving only now: it moves under the newcomer.
+  const reparent: { id: string; parent: string; cid: string }[] = [];
+  let at = 0;
   const prepared = heads.flatMap(([cid, list]) => {
-    const parent = before.get(cid) ?? null;
-    const turns: TurnInput[] = list.map((x, k) => ({
-      id: x.id,
-      parent_message_id: k === 0 ? parent : list[k - 1].id,
-      query: x.c.query,
-      answer: x.c.answer,
-      ...(x.c.outputTokens !== null ? { answer_tokens: x.c.outputTokens } : {}),
-      created_at: x.c.startedAt.toISOString(),
-      files: [],
-      metadata: turnMetadata(x.c),
-    }));
+    const parents = new Set<string>();
+    const turns: TurnInput[] = list.map((x, k) => {
+      const i = at + k;
+      const stored = storedBefore.get(i) ?? null;
+      const previous = k > 0 ? list[k - 1] : null;
+      const parent = previous && (!stored || previous.c.startedAt.getTime() >= stored.at) ? previous.id : (stored?.id ?? null);
+      if (stored && parent === stored.id) parents.add(stored.id);
+      const next = storedAfter.get(i) ?? null;
+      const nextNew = list[k + 1];
+      if (next && !(nextNew && nextNew.c.startedAt.getTime() < next.at)) reparent.push({ id: next.id, parent: x.id, cid });
+      return {
+        id: x.id,
+        parent_message_id: parent,
+        query: x.c.query,
+        answer: x.c.answer,
+        ...(x.c.outputTokens !== null ? { answer_tokens: x.c.outputTokens } : {}),
+        created_at: x.c.startedAt.toISOString(),
+        files: [],
+        metadata: turnMetadata(x.c),
+      };
+    });
+    at += list.length;
     const kept = countsAt(counts, list.flatMap((x) => [2 * x.i, 2 * x.i + 1]));
-    return planTurns(cid, turns, turns.map((t) => t.id!), kept, { newest: null, stored: new Set(parent ? [parent] : []) }, { fieldPrefix: "spans" });
+    return planTurns(cid, turns, turns.map((t) => t.id!), kept, { newest: null, stored: parents }, { fieldPrefix: "spans" });
   });
   const parents = [...new Set(prepared.map((p) => p.treeParent).filter((p): p is string => !!p))];
   const hasChildren = new Set(
@@ -567,6 +584,20 @@ async function storeTurns(tx: ProjectSql, groups: [string, Placed[]][], counts: 
       WHERE c.project_id = $1 AND c.id = u.id`,
     [tx.projectId, totals.map((t) => t.cid), totals.map((t) => t.turns), totals.map((t) => t.leafDelta), totals.map((t) => t.tokenDelta), totals.map((t) => t.at)],
   );
+  if (reparent.length) {
+    await tx.query(
+      `UPDATE messages m SET parent_message_id = u.parent, tree_parent_id = u.parent
+         FROM unnest($2::uuid[], $3::uuid[]) AS u(id, parent) WHERE m.project_id = $1 AND m.id = u.id`,
+      [tx.projectId, reparent.map((r) => r.id), reparent.map((r) => r.parent)],
+    );
+    // A turn slid in between two others is no leaf: the affected conversations' leaves are counted again.
+    await tx.query(
+      `UPDATE conversations c SET leaf_count = (SELECT count(*) FROM messages m WHERE m.project_id = c.project_id AND m.conversation_id = c.id
+                 AND NOT EXISTS (SELECT 1 FROM messages k WHERE k.project_id = m.project_id AND k.conversation_id = m.conversation_id AND k.tree_parent_id = m.id))
+        WHERE c.project_id = $1 AND c.id = ANY($2::uuid[])`,
+      [tx.projectId, [...new Set(reparent.map((r) => r.cid))]],
+    );
+  }
   // The rows as one JSON document rather than a text[] per column: the messages are JSON
   // themselves, and an array literal of them (every quote escaped) cost more than the rest.
   const rows = fresh.map((x) => ({
