@@ -268,7 +268,10 @@ async function continueConversations(tx: ProjectSql, all: Placed[]) {
     wanted.length
       ? (
           await tx.query<{ state_key: string; conversation_id: string }>(
-            `SELECT DISTINCT ON (state_key) state_key, conversation_id FROM captured_spans WHERE project_id = $1 AND state_key = ANY($2::text[]) ORDER BY state_key, started_at`,
+            // A conversation deleted in Memscope is not continued: the call starts one.
+            `SELECT DISTINCT ON (s.state_key) s.state_key, s.conversation_id FROM captured_spans s
+               JOIN conversations c ON c.project_id = s.project_id AND c.id = s.conversation_id AND c.deleted_at IS NULL
+              WHERE s.project_id = $1 AND s.state_key = ANY($2::text[]) ORDER BY s.state_key, s.started_at`,
             [tx.projectId, wanted],
           )
         ).map((r) => [r.state_key, r.conversation_id] as const)
