@@ -28,8 +28,8 @@ export type CapturedChat = {
   conversationKey: string | null;
   appId: string;
   endUserId: string | null;
-  /** attributes: gen_ai.input.messages / gen_ai.output.messages; events: the older span events. */
-  messageForm: "attributes" | "events";
+  /** attributes: gen_ai.input.messages / gen_ai.output.messages; events: the older span events; logs: GenAI log events joined to the span. */
+  messageForm: "attributes" | "events" | "logs" | "ai_sdk";
   systemInstructions: ChatPart[] | null;
   /** Exactly as sent, in order (the events form turned into the same shape). */
   inputMessages: ChatMessage[];
@@ -42,9 +42,16 @@ export type CapturedChat = {
   query: string;
   answer: string;
   toolCalls: { id: string | null; name: string; arguments: string }[];
+  /** Set when stored without a conversation id: the digest a later call of the conversation begins with (store-captures.ts). */
+  stateKey?: string | null;
 };
 
-export type SpanReading = { kind: "chat"; chat: CapturedChat } | { kind: "ignored"; what: string } | { kind: "rejected"; field: string; problem: string };
+export type SpanReading =
+  | { kind: "chat"; chat: CapturedChat }
+  | { kind: "ignored"; what: string }
+  | { kind: "rejected"; field: string; problem: string }
+  /** A chat span without content: instrumentations such as @opentelemetry/instrumentation-openai send it as log events (POST /logs). */
+  | { kind: "awaiting_logs" };
 
 class SpanProblem extends Error {
   constructor(
@@ -61,12 +68,16 @@ const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object
 
 const nsToDate = (ns: bigint, fallback: Date) => (ns > 0n ? new Date(Number(ns / 1_000_000n)) : fallback);
 
-export function readGenAiSpan(span: OtlpSpan, resource: OtlpAttributes, receivedAt: Date): SpanReading {
+export function readGenAiSpan(span: OtlpSpan, resource: OtlpAttributes, receivedAt: Date, logEvents?: OtlpEvent[]): SpanReading {
   const a = span.attributes;
+  // The Vercel AI SDK's own spans name no gen_ai.operation.name: its model calls carry ai.prompt.messages.
+  if (a["gen_ai.operation.name"] === undefined && a["ai.prompt.messages"] !== undefined) return readAiSdkSpan(span, resource, receivedAt);
   const op = text(a["gen_ai.operation.name"]);
   if (!op) return { kind: "ignored", what: Object.keys(a).some((k) => k.startsWith("gen_ai.")) ? "gen_ai span without gen_ai.operation.name" : "not a GenAI span" };
   if (!(CHAT_OPERATIONS as readonly string[]).includes(op)) return { kind: "ignored", what: `gen_ai.operation.name=${op}` };
+  if (!logEvents && a["gen_ai.input.messages"] === undefined && !span.events.some((e) => EVENT_ROLES[e.name])) return { kind: "awaiting_logs" };
   try {
+    if (logEvents) return { kind: "chat", chat: { ...readChat(withLogEvents(span, logEvents), resource, op, receivedAt), messageForm: "logs" } };
     return { kind: "chat", chat: readChat(span, resource, op, receivedAt) };
   } catch (e) {
     if (e instanceof SpanProblem) return { kind: "rejected", field: e.field, problem: e.problem };
@@ -236,4 +247,139 @@ function eventMessage(a: OtlpAttributes, defaultRole: string, path: string): Cha
     });
   }
   return { role, parts: out };
+}
+
+// --- GenAI log events (OTLP logs joined to their span by trace and span id) ---
+
+/** The newer conventions' single event: its attributes hold gen_ai.input.messages / output / system_instructions. */
+export const DETAILS_EVENT = "gen_ai.client.inference.operation.details";
+
+/** Whether a log record's event name is one capture reads. */
+export const isGenAiLogEvent = (name: string) => name === DETAILS_EVENT || name === "gen_ai.choice" || name in EVENT_ROLES;
+
+/**
+ * A log record as the span event it stands for. The older events carry their fields in the
+ * body ({content, tool_calls, id}; the choice {index, finish_reason, message}), where span
+ * events carried them in attributes: the body's fields are laid over the attributes.
+ */
+export function logRecordAsEvent(name: string, timeUnixNano: bigint, attributes: OtlpAttributes, body: OtlpValue): OtlpEvent {
+  const rest = Object.fromEntries(Object.entries(attributes).filter(([k]) => k !== "event.name"));
+  return { name, timeUnixNano, attributes: isObj(body) ? { ...rest, ...(body as OtlpAttributes) } : rest };
+}
+
+/** A span's log events can make its turn: it has its input and its answer. */
+export function logEventsComplete(events: OtlpEvent[]): boolean {
+  const input = events.some((e) => e.name in EVENT_ROLES || (e.name === DETAILS_EVENT && e.attributes["gen_ai.input.messages"] !== undefined));
+  const output = events.some((e) => e.name === "gen_ai.choice" || (e.name === DETAILS_EVENT && e.attributes["gen_ai.output.messages"] !== undefined));
+  return input && output;
+}
+
+/** The span as if it carried its log events: details events as attributes, the older ones as span events. */
+function withLogEvents(span: OtlpSpan, events: OtlpEvent[]): OtlpSpan {
+  const attributes = { ...span.attributes };
+  const details = events.filter((e) => e.name === DETAILS_EVENT);
+  for (const key of ["gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.system_instructions"]) {
+    const carrier = details.find((e) => e.attributes[key] !== undefined);
+    if (carrier) attributes[key] = carrier.attributes[key];
+  }
+  // Input from the details event, else from the older events (both never: the details win).
+  if (attributes["gen_ai.input.messages"] !== undefined && attributes["gen_ai.output.messages"] === undefined) {
+    const choices = eventMessages(events.filter((e) => e.name === "gen_ai.choice"), span.path).output;
+    attributes["gen_ai.output.messages"] = JSON.stringify(choices);
+  }
+  return { ...span, attributes, events: attributes["gen_ai.input.messages"] !== undefined ? [] : events.filter((e) => e.name !== DETAILS_EVENT) };
+}
+
+// --- the Vercel AI SDK's spans (package `ai`, experimental_telemetry) ---
+//
+// Its model calls are the spans ai.generateText.doGenerate, ai.streamText.doStream (and the
+// object variants), with ai.prompt.messages (the provider-level prompt, JSON: system content
+// is a string; user, assistant and tool content are parts: text, file, reasoning, tool-call
+// {toolCallId, toolName, input}, tool-result {toolCallId, toolName, output {type, value}}),
+// ai.response.text, ai.response.toolCalls (JSON [{toolCallId, toolName, input}]),
+// ai.response.finishReason, gen_ai.system, gen_ai.request.model, gen_ai.usage.*. Read here
+// into the conventions' parts, so the rest of capture sees one shape. The outer spans
+// (ai.generateText, ai.streamText) repeat the call without the prompt: not read.
+
+function readAiSdkSpan(span: OtlpSpan, resource: OtlpAttributes, receivedAt: Date): SpanReading {
+  const a = span.attributes;
+  const attr = (key: string) => `${span.path}.attributes[${key}]`;
+  try {
+    const raw = jsonValue(a["ai.prompt.messages"], attr("ai.prompt.messages"));
+    if (!Array.isArray(raw)) throw new SpanProblem(attr("ai.prompt.messages"), "must be an array of messages");
+    const input = raw.map((m, i) => aiSdkMessage(m, `${attr("ai.prompt.messages")}[${i}]`));
+    const out: ChatPart[] = [];
+    if (typeof a["ai.response.text"] === "string" && a["ai.response.text"] !== "") out.push({ type: "text", content: a["ai.response.text"] });
+    if (a["ai.response.toolCalls"] !== undefined) {
+      const calls = jsonValue(a["ai.response.toolCalls"], attr("ai.response.toolCalls"));
+      if (!Array.isArray(calls)) throw new SpanProblem(attr("ai.response.toolCalls"), "must be an array");
+      calls.forEach((c, i) => {
+        if (!isObj(c) || typeof c.toolName !== "string") throw new SpanProblem(`${attr("ai.response.toolCalls")}[${i}].toolName`, "must be a string");
+        out.push({ type: "tool_call", id: typeof c.toolCallId === "string" ? c.toolCallId : null, name: c.toolName, arguments: c.input ?? null });
+      });
+    }
+    const output: ChatMessage[] = out.length || a["ai.response.finishReason"] !== undefined
+      ? [{ role: "assistant", parts: out, ...(typeof a["ai.response.finishReason"] === "string" ? { finish_reason: a["ai.response.finishReason"] } : {}) }]
+      : [];
+    const startedAt = nsToDate(span.startTimeUnixNano, receivedAt);
+    const metadata = (key: string) => text(a[`ai.telemetry.metadata.${key}`]);
+    return {
+      kind: "chat",
+      chat: {
+        traceId: span.traceId,
+        spanId: span.spanId,
+        path: span.path,
+        operation: "chat",
+        provider: text(a["gen_ai.system"]) ?? text(a["ai.model.provider"]),
+        requestModel: text(a["gen_ai.request.model"]) ?? text(a["ai.model.id"]),
+        responseModel: text(a["gen_ai.response.model"]) ?? text(a["ai.response.model"]),
+        // The SDK has no conversation or user attribute of its own: telemetry metadata carries them (README).
+        conversationKey: text(a["gen_ai.conversation.id"]) ?? metadata("conversationId") ?? metadata("conversation_id"),
+        appId: (text(a["memscope.app_id"]) ?? text(resource["memscope.app_id"]) ?? text(resource["service.name"]) ?? "otel").slice(0, 200),
+        endUserId: (text(a["user.id"]) ?? metadata("userId") ?? metadata("user_id") ?? text(resource["user.id"]) ?? text(a["enduser.id"]))?.slice(0, 200) ?? null,
+        messageForm: "ai_sdk",
+        systemInstructions: null,
+        inputMessages: input,
+        outputMessages: output,
+        inputTokens: int(a["gen_ai.usage.input_tokens"]) ?? int(a["ai.usage.inputTokens"]) ?? int(a["ai.usage.promptTokens"]),
+        outputTokens: int(a["gen_ai.usage.output_tokens"]) ?? int(a["ai.usage.outputTokens"]) ?? int(a["ai.usage.completionTokens"]),
+        startedAt,
+        endedAt: nsToDate(span.endTimeUnixNano, startedAt),
+        query: newInput(input),
+        answer: output[0] ? messageText(output[0]) : "",
+        toolCalls: output[0] ? toolCalls(output[0]) : [],
+      },
+    };
+  } catch (e) {
+    if (e instanceof SpanProblem) return { kind: "rejected", field: e.field, problem: e.problem };
+    throw e;
+  }
+}
+
+/** One message of ai.prompt.messages in the conventions' shape. */
+function aiSdkMessage(m: unknown, field: string): ChatMessage {
+  if (!isObj(m)) throw new SpanProblem(field, "must be an object");
+  if (typeof m.role !== "string" || !m.role) throw new SpanProblem(`${field}.role`, "must be a non-empty string");
+  if (typeof m.content === "string") return { role: m.role, parts: [{ type: "text", content: m.content }] };
+  if (!Array.isArray(m.content)) throw new SpanProblem(`${field}.content`, "must be a string or an array of parts");
+  const parts = m.content.map((p, i): ChatPart => {
+    if (!isObj(p) || typeof p.type !== "string") throw new SpanProblem(`${field}.content[${i}].type`, "every part needs a type");
+    switch (p.type) {
+      case "text":
+        return { type: "text", content: typeof p.text === "string" ? p.text : "" };
+      case "reasoning":
+        return { type: "reasoning", content: typeof p.text === "string" ? p.text : "" };
+      case "tool-call":
+        return { type: "tool_call", id: typeof p.toolCallId === "string" ? p.toolCallId : null, name: typeof p.toolName === "string" ? p.toolName : "", arguments: p.input ?? null };
+      case "tool-result": {
+        const o = isObj(p.output) ? p.output : null;
+        // text and json outputs carry their value; the others (content, error-*, execution-denied) are kept whole.
+        const response = o && (o.type === "text" || o.type === "json") ? o.value : (p.output ?? null);
+        return { type: "tool_call_response", id: typeof p.toolCallId === "string" ? p.toolCallId : null, response };
+      }
+      default:
+        return { ...p, type: p.type };
+    }
+  });
+  return { role: m.role, parts };
 }

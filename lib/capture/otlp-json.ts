@@ -7,23 +7,23 @@ import { checkIds, MAX_SPANS_PER_REQUEST, OtlpProblem, type OtlpAttributes, type
 
 const MAX_DEPTH = 32;
 
-type Obj = Record<string, unknown>;
+export type Obj = Record<string, unknown>;
 const at = (path: string, key: string) => (path ? `${path}.${key}` : key);
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+export const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
-function list(o: Obj, key: string, path: string): unknown[] {
+export function list(o: Obj, key: string, path: string): unknown[] {
   const v = o[key];
   if (v === undefined || v === null) return [];
   if (!Array.isArray(v)) throw new OtlpProblem(at(path, key), "must be an array");
   return v;
 }
 
-function obj(v: unknown, path: string): Obj {
+export function obj(v: unknown, path: string): Obj {
   if (!isObj(v)) throw new OtlpProblem(path, "must be an object");
   return v;
 }
 
-function str(o: Obj, key: string, path: string): string {
+export function str(o: Obj, key: string, path: string): string {
   const v = o[key];
   if (v === undefined || v === null) return "";
   if (typeof v !== "string") throw new OtlpProblem(`${path}.${key}`, "must be a string");
@@ -31,7 +31,7 @@ function str(o: Obj, key: string, path: string): string {
 }
 
 /** fixed64 / int64: a decimal string or a number. */
-function int64(o: Obj, key: string, path: string): bigint {
+export function int64(o: Obj, key: string, path: string): bigint {
   const v = o[key];
   if (v === undefined || v === null) return 0n;
   if (typeof v === "number" && Number.isInteger(v)) return BigInt(v);
@@ -39,7 +39,7 @@ function int64(o: Obj, key: string, path: string): bigint {
   throw new OtlpProblem(`${path}.${key}`, "must be an integer (a number or a decimal string)");
 }
 
-function hexId(o: Obj, key: string, path: string): string {
+export function hexId(o: Obj, key: string, path: string): string {
   const v = str(o, key, path);
   return v.toLowerCase();
 }
@@ -90,7 +90,7 @@ function span(s: Obj, path: string): OtlpSpan {
   };
 }
 
-function attributes(o: Obj, path: string): OtlpAttributes {
+export function attributes(o: Obj, path: string): OtlpAttributes {
   return Object.fromEntries(list(o, "attributes", path).map((kvRaw, i) => keyValue(kvRaw, `${path}.attributes[${i}]`, 0)));
 }
 
@@ -101,7 +101,7 @@ function keyValue(raw: unknown, path: string, depth: number): [string, OtlpValue
   return [key, kv.value === undefined || kv.value === null ? null : anyValue(kv.value, `${path}.value`, depth + 1)];
 }
 
-function anyValue(raw: unknown, path: string, depth: number): OtlpValue {
+export function anyValue(raw: unknown, path: string, depth: number): OtlpValue {
   if (depth > MAX_DEPTH) throw new OtlpProblem(path, `attribute values nested deeper than ${MAX_DEPTH}`);
   const v = obj(raw, path);
   if ("stringValue" in v) return str(v, "stringValue", path);

@@ -9,7 +9,8 @@ import { checkIds, MAX_SPANS_PER_REQUEST, OtlpProblem, type OtlpAttributes, type
 
 const MAX_DEPTH = 32;
 
-class Reader {
+/** A protobuf message being read: the OTLP logs and metrics decoders (otlp-logs.ts) share it. */
+export class Reader {
   pos: number;
   constructor(
     readonly buf: Uint8Array,
@@ -124,7 +125,7 @@ class Reader {
 
 const UTF8 = new TextDecoder("utf-8", { fatal: true });
 
-const hex = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
+export const hex = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
 
 export function decodeTracesProto(body: Uint8Array): OtlpTraces {
   const r = new Reader(body, 0, body.length, "");
@@ -249,7 +250,7 @@ function readEvent(r: Reader, path: string): OtlpEvent {
   return { name, timeUnixNano: time, attributes: Object.fromEntries(attrs) };
 }
 
-function readKeyValue(r: Reader, depth: number): [string, OtlpValue] {
+export function readKeyValue(r: Reader, depth: number): [string, OtlpValue] {
   let key = "";
   let value: OtlpValue = null;
   r.fields((field, wire) => {
@@ -266,7 +267,7 @@ function readKeyValue(r: Reader, depth: number): [string, OtlpValue] {
   return [key, value];
 }
 
-function readAnyValue(r: Reader, depth: number): OtlpValue {
+export function readAnyValue(r: Reader, depth: number): OtlpValue {
   if (depth > MAX_DEPTH) r.fail(`attribute values nested deeper than ${MAX_DEPTH}`);
   let value: OtlpValue = null;
   r.fields((field, wire) => {
@@ -329,7 +330,7 @@ export function encodeTraceResponseProto(partial: { rejectedSpans: number; error
   return Uint8Array.from([0x0a, ...varintBytes(inner.length), ...inner]);
 }
 
-function varintBytes(n: number): number[] {
+export function varintBytes(n: number): number[] {
   const out: number[] = [];
   let v = n;
   while (v >= 0x80) {

@@ -46,3 +46,26 @@ export function checkIds(traceId: string, spanId: string, path: string) {
   if (!/^[0-9a-f]{32}$/.test(traceId) || /^0+$/.test(traceId)) throw new OtlpProblem(`${path}.traceId`, "must be 16 bytes, not all zero");
   if (!/^[0-9a-f]{16}$/.test(spanId) || /^0+$/.test(spanId)) throw new OtlpProblem(`${path}.spanId`, "must be 8 bytes, not all zero");
 }
+
+/**
+ * A log record of an ExportLogsServiceRequest (opentelemetry/proto/logs/v1/logs.proto): what
+ * POST /api/v1/logs keeps of it. GenAI instrumentations put message content in log records
+ * ("events": event_name, or the older attribute event.name) tied to their span by trace and
+ * span id. Ids are lowercase hex, "" when absent.
+ */
+export type OtlpLogRecord = {
+  path: string;
+  traceId: string;
+  spanId: string;
+  eventName: string;
+  timeUnixNano: bigint;
+  attributes: OtlpAttributes;
+  body: OtlpValue;
+};
+
+export type OtlpResourceLogs = { resource: OtlpAttributes; records: OtlpLogRecord[] };
+
+export type OtlpLogs = { resourceLogs: OtlpResourceLogs[]; recordCount: number };
+
+/** Most log records one request may carry (one chat call emits one per input message and choice). */
+export const MAX_LOG_RECORDS_PER_REQUEST = 50_000;

@@ -8,7 +8,7 @@ import { decodeTracesProto } from "./otlp-proto";
 import { OtlpProblem, type OtlpTraces } from "./otlp-types";
 import { StageTimes } from "./stage-times";
 
-// The body of POST /api/v1/traces as OTLP/HTTP sends it (opentelemetry-proto
+// The body of POST /api/v1/traces (and /logs, /metrics) as OTLP/HTTP sends it (opentelemetry-proto
 // docs/specification.md, "OTLP/HTTP Request"): binary protobuf or JSON by Content-Type,
 // optionally gzip-compressed (Content-Encoding: gzip). Both sizes are bounded: the bytes
 // on the wire, and what they inflate to (a small gzip body can inflate to gigabytes).
@@ -31,7 +31,17 @@ export function encodingOf(req: Request): OtlpEncoding {
   ]);
 }
 
-export async function readOtlpBody(req: Request, encoding: OtlpEncoding, times = new StageTimes()): Promise<OtlpTraces> {
+/** How one OTLP request type is decoded from each encoding (traces, logs, metrics). */
+export type OtlpDecoder<T> = { name: string; protobuf: (bytes: Uint8Array) => T; json: (raw: unknown) => T };
+
+export const TRACES: OtlpDecoder<OtlpTraces> = { name: "ExportTraceServiceRequest", protobuf: decodeTracesProto, json: decodeTracesJson };
+
+export async function readOtlpBody<T = OtlpTraces>(
+  req: Request,
+  encoding: OtlpEncoding,
+  times = new StageTimes(),
+  decoder: OtlpDecoder<T> = TRACES as unknown as OtlpDecoder<T>,
+): Promise<T> {
   const contentEncoding = (req.headers.get("content-encoding") ?? "identity").trim().toLowerCase();
   if (contentEncoding !== "gzip" && contentEncoding !== "identity") {
     throw new DomainError("unsupported_media_type", "unsupported_media_type", "Content-Encoding must be gzip or none", [
@@ -49,22 +59,22 @@ export async function readOtlpBody(req: Request, encoding: OtlpEncoding, times =
     }
   }
   const body = bytes;
-  return times.time("decode", () => decode(body, encoding));
+  return times.time("decode", () => decode(body, encoding, decoder));
 }
 
-function decode(bytes: Buffer, encoding: OtlpEncoding): OtlpTraces {
+function decode<T>(bytes: Buffer, encoding: OtlpEncoding, decoder: OtlpDecoder<T>): T {
   try {
-    if (encoding === "protobuf") return decodeTracesProto(bytes);
+    if (encoding === "protobuf") return decoder.protobuf(bytes);
     let raw: unknown;
     try {
       raw = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
     } catch {
       throw new BadRequestError("invalid_otlp", "The body is not valid JSON", [{ field: "body", message: "invalid JSON" }]);
     }
-    return decodeTracesJson(raw);
+    return decoder.json(raw);
   } catch (e) {
     if (e instanceof OtlpProblem) {
-      throw new BadRequestError("invalid_otlp", `Not a valid OTLP ExportTraceServiceRequest: ${e.field}: ${e.problem}`, [{ field: e.field, message: e.problem }]);
+      throw new BadRequestError("invalid_otlp", `Not a valid OTLP ${decoder.name}: ${e.field}: ${e.problem}`, [{ field: e.field, message: e.problem }]);
     }
     throw e;
   }

@@ -5,6 +5,7 @@ import { z } from "zod";
 
 const ZIngestCounts = z.object({
   spans: z.number().int(),
+  awaiting_logs: z.number().int().describe("Chat spans without content kept (an hour at most) until their GenAI log events arrive on POST /logs."),
   turns_created: z.number().int(),
   duplicates: z.number().int().describe("Spans already stored (a retried export): the same span twice is one turn."),
   ignored: z.number().int().describe("Spans that are not GenAI chat spans (HTTP, embeddings, tool executions, agent spans...)."),
@@ -27,6 +28,31 @@ export const ZTraceExportResult = z
   );
 export type TraceExportResult = z.infer<typeof ZTraceExportResult> & { partialSuccess?: { rejectedSpans: string; errorMessage: string } };
 
+const ZLogIngestCounts = z.object({
+  log_records: z.number().int(),
+  awaiting_span: z.number().int().describe("GenAI events kept (an hour at most) until their chat span arrives on POST /traces."),
+  turns_created: z.number().int().describe("Turns completed by these events (their span had arrived before)."),
+  duplicates: z.number().int().describe("Events already received, or of a span already captured."),
+  ignored: z.number().int().describe("Log records that are not GenAI message events."),
+  ignored_by_kind: z.record(z.string(), z.number().int()),
+  rejected: z.array(z.object({ field: z.string(), message: z.string() })).describe("GenAI events that cannot be used (no span ids, unreadable messages), each with the field that is wrong."),
+  conversation_ids: z.array(z.string()),
+});
+
+export const ZLogsExportResult = z
+  .object({ memscope: ZLogIngestCounts })
+  .loose()
+  .describe(
+    "OTLP's ExportLogsServiceResponse. `partialSuccess` ({rejectedLogRecords, errorMessage}, OTLP/JSON spelling) is present when records were ignored or rejected; `memscope` holds the counts.",
+  );
+export type LogsExportResult = z.infer<typeof ZLogsExportResult> & { partialSuccess?: { rejectedLogRecords: string; errorMessage: string } };
+
+export const ZMetricsExportResult = z
+  .object({ memscope: z.object({ data_points: z.number().int().describe("Data points received; Memscope keeps none.") }) })
+  .loose()
+  .describe("OTLP's ExportMetricsServiceResponse: `partialSuccess` ({rejectedDataPoints, errorMessage}) counts every data point, since none is kept.");
+export type MetricsExportResult = z.infer<typeof ZMetricsExportResult> & { partialSuccess?: { rejectedDataPoints: string; errorMessage: string } };
+
 export const ZCapturedTurn = z.object({
   message_id: z.string(),
   trace_id: z.string(),
@@ -34,7 +60,11 @@ export const ZCapturedTurn = z.object({
   operation: z.string(),
   provider: z.string().nullable(),
   request_model: z.string().nullable(),
-  message_form: z.enum(["attributes", "events"]).describe("attributes: gen_ai.input.messages / gen_ai.output.messages; events: the older gen_ai.*.message span events"),
+  message_form: z
+    .enum(["attributes", "events", "logs", "ai_sdk"])
+    .describe(
+      "attributes: gen_ai.input.messages / gen_ai.output.messages; events: the older gen_ai.*.message span events; logs: GenAI log events (POST /logs) joined to the span; ai_sdk: the Vercel AI SDK's ai.prompt.messages / ai.response.*",
+    ),
   input_message_count: z.number().int(),
   started_at: z.string(),
 });
@@ -84,7 +114,7 @@ export const ZSentVsModelled = z.object({
     operation: z.string(),
     provider: z.string().nullable(),
     request_model: z.string().nullable(),
-    message_form: z.enum(["attributes", "events"]),
+    message_form: z.enum(["attributes", "events", "logs", "ai_sdk"]),
     started_at: z.string(),
     system_instructions: z.unknown().nullable().describe("gen_ai.system_instructions as sent"),
     input_messages: z.array(z.unknown()).describe("gen_ai.input.messages exactly as sent (the events form in the same shape)"),

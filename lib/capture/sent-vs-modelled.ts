@@ -26,7 +26,7 @@ type CaptureRow = {
   operation: string;
   provider: string | null;
   request_model: string | null;
-  message_form: "attributes" | "events";
+  message_form: "attributes" | "events" | "logs" | "ai_sdk";
   system_instructions: ChatPart[] | null;
   input_messages: ChatMessage[];
   output_messages: ChatMessage[];
@@ -58,13 +58,46 @@ export function sentLines(system: ChatPart[] | null, input: ChatMessage[]): Prom
   let queryStart = input.length;
   while (queryStart > lead && input[queryStart - 1].role !== "assistant") queryStart--;
   input.forEach((m, i) => {
-    lines.push({ role: m.role, content: messageText(m), section: i < lead ? "system" : i >= queryStart ? "query" : "history" });
+    const calls = m.parts.filter((p) => p.type === "tool_call").map((p) => toolCallLine(String(p.name ?? ""), p.arguments));
+    lines.push({ role: m.role, content: [messageText(m), ...calls].filter(Boolean).join("\n"), section: i < lead ? "system" : i >= queryStart ? "query" : "history" });
   });
   return lines;
 }
 
-export function modelledLines(context: ContextResult): PromptLine[] {
-  return context.messages.map((m, i) => ({ role: m.role, content: textOf(m), section: context.message_sections[i] }));
+/**
+ * A tool call as a line of text, so the two prompts compare by name and arguments: the
+ * arguments as JSON with sorted keys (a JSON string is parsed first; the conventions allow
+ * both).
+ */
+export function toolCallLine(name: string, args: unknown): string {
+  let value = args;
+  if (typeof args === "string") {
+    try {
+      value = JSON.parse(args);
+    } catch {
+      value = args;
+    }
+  }
+  const sorted = JSON.stringify(value ?? null, (_k, x) => (x && typeof x === "object" && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => a.localeCompare(b))) : x));
+  return `[tool call] ${name}(${sorted})`;
+}
+
+/** `queryRole`: the role the agent sent the turn's new input with (tool results: "tool"); the assembly's query is a user message. */
+export function modelledLines(context: ContextResult, queryRole = "user"): PromptLine[] {
+  return context.messages.map((m, i) => {
+    const calls = (m.tool_calls ?? []).map((c) => toolCallLine(c.name, c.arguments));
+    const section = context.message_sections[i];
+    const role = section === "query" && m.role === "user" ? queryRole : m.role;
+    return { role, content: [textOf(m), ...calls].filter(Boolean).join("\n"), section };
+  });
+}
+
+/** "tool" when every message the agent added since the model's last answer is a tool result, else "user". */
+function queryRoleOf(input: ChatMessage[]): string {
+  let start = input.length;
+  while (start > 0 && input[start - 1].role !== "assistant" && input[start - 1].role !== "system") start--;
+  const added = input.slice(start);
+  return added.length && added.every((m) => m.role === "tool") ? "tool" : "user";
 }
 
 export async function sentVsModelled(sql: ProjectSql, conversationId: string, messageId: string): Promise<SentVsModelled> {
@@ -116,7 +149,7 @@ export async function sentVsModelled(sql: ProjectSql, conversationId: string, me
   }
 
   const sent = sentLines(row.system_instructions, row.input_messages);
-  const modelled = modelledLines(context);
+  const modelled = modelledLines(context, queryRoleOf(row.input_messages));
   const asRole = (l: PromptLine): RoleMessage => ({ role: l.role === "tool" ? "user" : (l.role as RoleMessage["role"]), content: l.content });
   return {
     conversation_id: conversationId,

@@ -7,8 +7,9 @@ import { stableUuid } from "../imports/stable-id";
 import { planTurns, turnTotals, writeTurnRows } from "../messages/insert-turns";
 import type { TurnInput } from "../messages/schemas";
 import { countsAt, countTextsAllEncodings, type TokenCounts } from "../tokens/count-tokens-parallel";
-import { readGenAiSpan, type CapturedChat } from "./genai-span";
-import type { OtlpTraces } from "./otlp-types";
+import { createHash } from "node:crypto";
+import { isGenAiLogEvent, logEventsComplete, logRecordAsEvent, messageText, readGenAiSpan, type CapturedChat } from "./genai-span";
+import type { OtlpAttributes, OtlpEvent, OtlpLogs, OtlpSpan, OtlpTraces, OtlpValue } from "./otlp-types";
 import { StageTimes } from "./stage-times";
 
 // GenAI chat spans as turns. A span's turn has an id derived from its trace and span ids,
@@ -37,6 +38,8 @@ export const STATEMENT_SIZES: Record<"embedded" | "server", StatementSizes> = {
 
 export type IngestResult = {
   spans: number;
+  /** Chat spans without content, kept until their GenAI log events arrive (POST /logs). */
+  awaiting_logs: number;
   turns_created: number;
   duplicates: number;
   ignored: number;
@@ -54,12 +57,16 @@ export const conversationIdOf = (c: Pick<CapturedChat, "conversationKey" | "trac
 
 export const messageIdOf = (c: Pick<CapturedChat, "traceId" | "spanId">) => stableUuid(`otlp-span:${c.traceId}:${c.spanId}`);
 
-/** A chat with its turn's id and its conversation's id, each hashed once per request. */
-type Placed = { chat: CapturedChat; id: string; conversationId: string };
+/** A chat with its turn's id, its conversation's id (each hashed once per request) and its place `k` among the counted texts (2k, 2k+1). */
+type Placed = { chat: CapturedChat; id: string; conversationId: string; k: number };
+
+/** A chat span whose content comes as log events: the span and its resource, as the pending row keeps them. */
+type AwaitingSpan = { span: OtlpSpan; resource: OtlpAttributes };
 
 /** Sorts a request's spans into chats to store, ignored spans (by kind) and rejected ones. */
 export function classifySpans(traces: OtlpTraces, receivedAt: Date) {
   const placed = new Map<string, Placed>();
+  const awaiting = new Map<string, AwaitingSpan>();
   const ignored: Record<string, number> = {};
   const rejected: IngestResult["rejected"] = [];
   let repeated = 0;
@@ -67,7 +74,10 @@ export function classifySpans(traces: OtlpTraces, receivedAt: Date) {
     for (const span of rs.spans) {
       const r = readGenAiSpan(span, rs.resource, receivedAt);
       if (r.kind === "ignored") ignored[r.what] = (ignored[r.what] ?? 0) + 1;
-      else if (r.kind === "rejected") rejected.push({ field: r.field, message: r.problem });
+      else if (r.kind === "awaiting_logs") {
+        if (awaiting.has(spanKey(span))) repeated++;
+        else awaiting.set(spanKey(span), { span, resource: rs.resource });
+      } else if (r.kind === "rejected") rejected.push({ field: r.field, message: r.problem });
       else {
         const problem = storable(r.chat);
         if (problem) {
@@ -76,12 +86,12 @@ export function classifySpans(traces: OtlpTraces, receivedAt: Date) {
         }
         const id = messageIdOf(r.chat);
         if (placed.has(id)) repeated++;
-        else placed.set(id, { chat: r.chat, id, conversationId: conversationIdOf(r.chat) });
+        else placed.set(id, { chat: r.chat, id, conversationId: conversationIdOf(r.chat), k: placed.size });
       }
     }
   }
   const all = [...placed.values()];
-  return { chats: all.map((p) => p.chat), placed: all, ignored, rejected, repeated };
+  return { chats: all.map((p) => p.chat), placed: all, awaiting: [...awaiting.values()], ignored, rejected, repeated };
 }
 
 /** What the database cannot hold (NUL characters, lone surrogates) or the turn's size limit refuses. */
@@ -107,7 +117,213 @@ export async function ingestTraces(
   times = new StageTimes(),
   sizes: StatementSizes = STATEMENT_SIZES.embedded,
 ): Promise<IngestResult> {
-  const { placed, ignored, rejected, repeated } = await times.time("classify", () => classifySpans(traces, receivedAt));
+  const { placed, awaiting, ignored, rejected, repeated } = await times.time("classify", () => classifySpans(traces, receivedAt));
+  const stored = await ingestChats(sql, placed, { spans: awaiting, events: new Map() }, receivedAt, times, sizes, rejected);
+  const ignoredCount = Object.values(ignored).reduce((a, b) => a + b, 0);
+  return {
+    spans: traces.spanCount,
+    awaiting_logs: stored.pendingSpans,
+    turns_created: stored.created,
+    duplicates: repeated + stored.duplicates,
+    ignored: ignoredCount,
+    ignored_by_kind: ignored,
+    rejected,
+    conversation_ids: stored.conversationIds,
+  };
+}
+
+export type LogIngestResult = {
+  log_records: number;
+  /** GenAI events kept until their span arrives (POST /traces). */
+  awaiting_span: number;
+  turns_created: number;
+  duplicates: number;
+  ignored: number;
+  ignored_by_kind: Record<string, number>;
+  rejected: { field: string; message: string }[];
+  conversation_ids: string[];
+};
+
+/** A GenAI log event of a span, with the digest that makes a resent record one row. */
+type PendingEvent = { key: string; event: OtlpEvent; seq: number };
+
+/** Sorts a request's log records into GenAI events by span, ignored records (by kind) and rejected ones. */
+export function classifyLogs(logs: OtlpLogs) {
+  const events = new Map<string, PendingEvent[]>();
+  const ignored: Record<string, number> = {};
+  const rejected: LogIngestResult["rejected"] = [];
+  let seq = 0;
+  for (const rl of logs.resourceLogs) {
+    for (const r of rl.records) {
+      if (!isGenAiLogEvent(r.eventName)) {
+        const what = r.eventName ? `event ${r.eventName}` : "not a GenAI event";
+        ignored[what] = (ignored[what] ?? 0) + 1;
+        continue;
+      }
+      if (!r.traceId || !r.spanId) {
+        rejected.push({ field: `${r.path}.spanId`, message: `a ${r.eventName} event without the trace and span ids of its chat span` });
+        continue;
+      }
+      const event = logRecordAsEvent(r.eventName, r.timeUnixNano, r.attributes, r.body);
+      const key = `${r.traceId}:${r.spanId}`;
+      const list = events.get(key) ?? [];
+      const digest = createHash("sha256").update(stableJson([event.name, String(event.timeUnixNano), event.attributes])).digest("hex");
+      // The same record twice within a span (two identical messages in one prompt) is two rows: numbered by occurrence.
+      const occurrence = list.filter((e) => e.key.startsWith(digest)).length;
+      list.push({ key: `${digest}:${occurrence}`, event, seq: seq++ });
+      events.set(key, list);
+    }
+  }
+  return { events, ignored, rejected };
+}
+
+export async function ingestLogs(
+  sql: ProjectSql,
+  logs: OtlpLogs,
+  receivedAt = new Date(),
+  times = new StageTimes(),
+  sizes: StatementSizes = STATEMENT_SIZES.embedded,
+): Promise<LogIngestResult> {
+  const { events, ignored, rejected } = await times.time("classify", () => classifyLogs(logs));
+  const stored = await ingestChats(sql, [], { spans: [], events }, receivedAt, times, sizes, rejected);
+  return {
+    log_records: logs.recordCount,
+    awaiting_span: stored.pendingEvents,
+    turns_created: stored.created,
+    duplicates: stored.duplicates,
+    ignored: Object.values(ignored).reduce((a, b) => a + b, 0),
+    ignored_by_kind: ignored,
+    rejected,
+    conversation_ids: stored.conversationIds,
+  };
+}
+
+/** How long a half of a turn waits for the other (a chat span for its log events, or the reverse). */
+export const PENDING_HOURS = 1;
+
+/**
+ * Stores the chats of a request, and joins the halves that came apart (a chat span without
+ * content, its GenAI log events): in one transaction, whichever half arrives second finds the
+ * first, and the turn is written and the pending half deleted together.
+ */
+async function ingestChats(
+  sql: ProjectSql,
+  placed: Placed[],
+  halves: { spans: AwaitingSpan[]; events: Map<string, PendingEvent[]> },
+  receivedAt: Date,
+  times: StageTimes,
+  sizes: StatementSizes,
+  rejected: { field: string; message: string }[],
+) {
+  // CPU work before the transaction opens (as insertTurns does).
+  // Off the request thread whatever the batch's size: an exporter's steady stream of small
+  // batches would otherwise tokenize on the thread that answers every other request.
+  let counts = await times.time("tokens", () => countTextsAllEncodings(placed.flatMap(({ chat }) => [chat.query, chat.answer]), { offThread: true }));
+  const out = { created: 0, duplicates: 0, pendingSpans: 0, pendingEvents: 0, conversationIds: [] as string[] };
+  if (!placed.length && !halves.spans.length && !halves.events.size) return out;
+  const result = await times.time("db", () =>
+    sql.transaction(async (raw) => {
+      const tx = yielding(raw);
+      let all = placed;
+      if (halves.spans.length || halves.events.size) {
+        const joined = await joinHalves(tx, halves, receivedAt, rejected);
+        out.duplicates += joined.duplicates;
+        out.pendingSpans = joined.pendingSpans;
+        out.pendingEvents = joined.pendingEvents;
+        const fresh = joined.chats.filter((c) => !all.some((p) => p.id === messageIdOf(c)));
+        if (fresh.length) {
+          const more = await countTextsAllEncodings(fresh.flatMap((c) => [c.query, c.answer]), { offThread: true });
+          all = [...all, ...fresh.map((chat, i) => ({ chat, id: messageIdOf(chat), conversationId: conversationIdOf(chat), k: placed.length + i }))];
+          counts = concatCounts(counts, more);
+        }
+      }
+      if (!all.length) return { created: 0, duplicates: 0, deleted: new Set<string>(), groups: [] as [string, Placed[]][] };
+      await continueConversations(tx, all);
+      const groups = groupByConversation(all);
+      return { ...(await storeTurns(tx, groups, counts, sizes)), groups };
+    }),
+  );
+  out.created = result.created;
+  out.duplicates += result.duplicates;
+  for (const id of result.deleted) {
+    for (const { chat: c } of result.groups.find(([g]) => g === id)![1]) rejected.push({ field: `${c.path}.attributes[gen_ai.conversation.id]`, message: "the conversation was deleted in Memscope" });
+  }
+  out.conversationIds = result.groups.map(([id]) => id);
+  return out;
+}
+
+/**
+ * Calls without gen_ai.conversation.id: a call whose input begins with an earlier call's
+ * input and answer (same app, same system instructions) joins that call's conversation,
+ * the longest such beginning winning; otherwise it keeps its trace's. Earlier calls of the
+ * same request count, shortest input first. Sets each chat's `stateKey` (what a later call
+ * looks for) and its conversation.
+ */
+async function continueConversations(tx: ProjectSql, all: Placed[]) {
+  const open = all.filter((p) => !p.chat.conversationKey).sort((x, y) => x.chat.inputMessages.length - y.chat.inputMessages.length);
+  if (!open.length) return;
+  const prefixes = open.map((p) => prefixKeys(p.chat));
+  const wanted = [...new Set(prefixes.flatMap((ks) => ks.map((k) => k.key)))];
+  const known = new Map(
+    wanted.length
+      ? (
+          await tx.query<{ state_key: string; conversation_id: string }>(
+            // A conversation deleted in Memscope is not continued: the call starts one.
+            `SELECT DISTINCT ON (s.state_key) s.state_key, s.conversation_id FROM captured_spans s
+               JOIN conversations c ON c.project_id = s.project_id AND c.id = s.conversation_id AND c.deleted_at IS NULL
+              WHERE s.project_id = $1 AND s.state_key = ANY($2::text[]) ORDER BY s.state_key, s.started_at`,
+            [tx.projectId, wanted],
+          )
+        ).map((r) => [r.state_key, r.conversation_id] as const)
+      : [],
+  );
+  open.forEach((p, i) => {
+    // Longest prefix first.
+    const hit = prefixes[i].find((k) => known.has(k.key));
+    if (hit) p.conversationId = known.get(hit.key)!;
+    p.chat.stateKey = stateKeyOf(p.chat);
+    if (p.chat.stateKey && !known.has(p.chat.stateKey)) known.set(p.chat.stateKey, p.conversationId);
+  });
+}
+
+/** A message as compared for continuation: role and the content of its parts (an answer's finish_reason and ids aside). */
+function messageKey(m: { role: string; parts: { type: string; [k: string]: unknown }[] }): unknown {
+  const norm = (v: unknown) => {
+    if (typeof v !== "string") return v ?? null;
+    try {
+      return JSON.parse(v);
+    } catch {
+      return v;
+    }
+  };
+  return [
+    m.role,
+    m.parts
+      .filter((p) => !(p.type === "text" && !p.content))
+      .map((p) =>
+        p.type === "text" ? ["text", p.content] : p.type === "tool_call" ? ["tool_call", p.name, norm(p.arguments)] : p.type === "tool_call_response" ? ["tool_call_response", norm(p.response)] : [p.type, p],
+      ),
+  ];
+}
+
+const digest = (c: CapturedChat, messages: unknown[]) => createHash("sha256").update(stableJson([c.appId, c.systemInstructions, messages])).digest("hex");
+
+/** The call's input followed by its answer: what the next call of the conversation begins with. */
+function stateKeyOf(c: CapturedChat): string | null {
+  if (c.conversationKey || !c.outputMessages.length) return null;
+  return digest(c, [...c.inputMessages, c.outputMessages[0]].map(messageKey));
+}
+
+/** The digests of the input's beginnings that end with an answer, longest first. */
+function prefixKeys(c: CapturedChat): { key: string; length: number }[] {
+  const keys = c.inputMessages.map(messageKey);
+  const out: { key: string; length: number }[] = [];
+  for (let k = c.inputMessages.length; k > 0; k--) if (c.inputMessages[k - 1].role === "assistant") out.push({ key: digest(c, keys.slice(0, k)), length: k });
+  return out;
+}
+
+/** The chats by conversation: conversations in id order (two requests lock shared ones in the same order), each oldest first. */
+function groupByConversation(placed: Placed[]): [string, Placed[]][] {
   const byConversation = new Map<string, Placed[]>();
   for (const p of placed) {
     const list = byConversation.get(p.conversationId);
@@ -116,35 +332,128 @@ export async function ingestTraces(
   }
   // Oldest first within a conversation: each turn follows the one sent before it.
   for (const list of byConversation.values()) list.sort(({ chat: x }, { chat: y }) => x.startedAt.getTime() - y.startedAt.getTime() || x.spanId.localeCompare(y.spanId));
-  // Conversations in id order, so two requests lock shared ones in the same order.
-  const groups = [...byConversation.entries()].sort(([x], [y]) => x.localeCompare(y));
-  const ordered = groups.flatMap(([, list]) => list);
-  // CPU work before the transaction opens (as insertTurns does).
-  // Off the request thread whatever the batch's size: an exporter's steady stream of small
-  // batches would otherwise tokenize on the thread that answers every other request.
-  const counts = await times.time("tokens", () => countTextsAllEncodings(ordered.flatMap(({ chat }) => [chat.query, chat.answer]), { offThread: true }));
+  return [...byConversation.entries()].sort(([x], [y]) => x.localeCompare(y));
+}
 
-  let created = 0;
-  let duplicates = repeated;
-  if (ordered.length) {
-    const stored = await times.time("db", () => sql.transaction((tx) => storeTurns(yielding(tx), groups, counts, sizes)));
-    created = stored.created;
-    duplicates += stored.duplicates;
-    for (const id of stored.deleted) {
-      for (const { chat: c } of byConversation.get(id)!) rejected.push({ field: `${c.path}.attributes[gen_ai.conversation.id]`, message: "the conversation was deleted in Memscope" });
-    }
-  }
-  const ignoredCount = Object.values(ignored).reduce((a, b) => a + b, 0);
+function concatCounts(a: TokenCounts, b: TokenCounts): TokenCounts {
+  const cat = <T extends Int32Array | Uint8Array>(x: T, y: T, make: (n: number) => T) => {
+    const out = make(x.length + y.length);
+    out.set(x);
+    out.set(y, x.length);
+    return out;
+  };
   return {
-    spans: traces.spanCount,
-    turns_created: created,
-    duplicates,
-    ignored: ignoredCount,
-    ignored_by_kind: ignored,
-    rejected,
-    conversation_ids: groups.map(([id]) => id),
+    o200k_base: cat(a.o200k_base, b.o200k_base, (n) => new Int32Array(n)),
+    cl100k_base: cat(a.cl100k_base, b.cl100k_base, (n) => new Int32Array(n)),
+    approximate: cat(a.approximate, b.approximate, (n) => new Uint8Array(n)),
+    path: a.path,
   };
 }
+
+const spanKey = (s: { traceId: string; spanId: string }) => `${s.traceId}:${s.spanId}`;
+
+/** JSON with object keys sorted: the same record always hashes the same. */
+function stableJson(v: unknown): string {
+  return JSON.stringify(v, (_k, x) => (x && typeof x === "object" && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => a.localeCompare(b))) : x));
+}
+
+type SpanPayload = { name: string; start: string; end: string; attributes: OtlpAttributes; resource: OtlpAttributes };
+type EventPayload = { name: string; time: string; attributes: OtlpAttributes };
+
+/**
+ * Under a lock per span (so a span and its events sent at the same moment cannot both wait),
+ * the halves of each span: already captured (a resent half: a duplicate), complete (the chat
+ * to store, its pending rows deleted) or still waiting (the arriving half stored).
+ */
+async function joinHalves(tx: ProjectSql, halves: { spans: AwaitingSpan[]; events: Map<string, PendingEvent[]> }, receivedAt: Date, rejected: { field: string; message: string }[]) {
+  await tx.query(`DELETE FROM otlp_pending WHERE project_id = $1 AND received_at < $2::timestamptz`, [tx.projectId, new Date(receivedAt.getTime() - PENDING_HOURS * 3_600_000).toISOString()]);
+  const spans = new Map(halves.spans.map((s) => [spanKey(s.span), s]));
+  const keys = [...new Set([...spans.keys(), ...halves.events.keys()])].sort();
+  await tx.query(`SELECT count(pg_advisory_xact_lock(h)) FROM (SELECT DISTINCT hashtextextended($1 || ':' || k, 0) AS h FROM unnest($2::text[]) AS k ORDER BY h) s`, [tx.projectId, keys]);
+  const [traceIds, spanIds] = [keys.map((k) => k.split(":")[0]), keys.map((k) => k.split(":")[1])];
+  const captured = new Set(
+    (
+      await tx.query<{ k: string }>(
+        `SELECT c.trace_id || ':' || c.span_id AS k FROM unnest($2::text[], $3::text[]) AS u(t, s) JOIN captured_spans c ON c.project_id = $1 AND c.trace_id = u.t AND c.span_id = u.s`,
+        [tx.projectId, traceIds, spanIds],
+      )
+    ).map((r) => r.k),
+  );
+  const pending = await tx.query<{ k: string; part: string; part_key: string; payload: SpanPayload | EventPayload }>(
+    `SELECT p.trace_id || ':' || p.span_id AS k, p.part, p.part_key, p.payload FROM unnest($2::text[], $3::text[]) AS u(t, s)
+       JOIN otlp_pending p ON p.project_id = $1 AND p.trace_id = u.t AND p.span_id = u.s
+      ORDER BY p.time_unix_nano, p.received_at, p.seq`,
+    [tx.projectId, traceIds, spanIds],
+  );
+  let duplicates = 0;
+  const chats: CapturedChat[] = [];
+  const done: string[] = [];
+  const waiting: { k: string; part: "span" | "event"; partKey: string; seq: number; time: string; payload: SpanPayload | EventPayload }[] = [];
+  for (const k of keys) {
+    const arrivingSpan = spans.get(k);
+    const arrivingEvents = halves.events.get(k) ?? [];
+    if (captured.has(k)) {
+      duplicates += (arrivingSpan ? 1 : 0) + arrivingEvents.length;
+      continue;
+    }
+    const mine = pending.filter((p) => p.k === k);
+    const storedSpan = mine.find((p) => p.part === "span")?.payload as SpanPayload | undefined;
+    const storedKeys = new Set(mine.filter((p) => p.part === "event").map((p) => p.part_key));
+    const newEvents = arrivingEvents.filter((e) => !storedKeys.has(e.key));
+    duplicates += arrivingEvents.length - newEvents.length + (arrivingSpan && storedSpan ? 1 : 0);
+    const events = [
+      ...mine.filter((p) => p.part === "event").map((p) => eventFromPayload(p.payload as EventPayload)),
+      ...newEvents.map((e) => e.event),
+    ].sort((x, y) => (x.timeUnixNano < y.timeUnixNano ? -1 : x.timeUnixNano > y.timeUnixNano ? 1 : 0));
+    const span = arrivingSpan ?? (storedSpan ? spanFromPayload(k, storedSpan) : null);
+    if (span && logEventsComplete(events)) {
+      done.push(k);
+      const r = readGenAiSpan(span.span, span.resource, receivedAt, events);
+      if (r.kind === "chat") {
+        const problem = storable(r.chat);
+        if (problem) rejected.push(problem);
+        else chats.push(r.chat);
+      } else if (r.kind === "rejected") rejected.push({ field: r.field, message: r.problem });
+      continue;
+    }
+    if (arrivingSpan && !storedSpan) {
+      const s = arrivingSpan.span;
+      waiting.push({ k, part: "span", partKey: "", seq: 0, time: String(s.startTimeUnixNano), payload: { name: s.name, start: String(s.startTimeUnixNano), end: String(s.endTimeUnixNano), attributes: s.attributes, resource: arrivingSpan.resource } });
+    }
+    for (const e of newEvents) waiting.push({ k, part: "event", partKey: e.key, seq: e.seq, time: String(e.event.timeUnixNano), payload: { name: e.event.name, time: String(e.event.timeUnixNano), attributes: e.event.attributes } });
+  }
+  if (done.length) {
+    await tx.query(`DELETE FROM otlp_pending p USING unnest($2::text[], $3::text[]) AS u(t, s) WHERE p.project_id = $1 AND p.trace_id = u.t AND p.span_id = u.s`, [
+      tx.projectId,
+      done.map((k) => k.split(":")[0]),
+      done.map((k) => k.split(":")[1]),
+    ]);
+  }
+  if (waiting.length) {
+    const rows = waiting.map((w) => ({ trace_id: w.k.split(":")[0], span_id: w.k.split(":")[1], part: w.part, part_key: w.partKey, seq: w.seq, time_unix_nano: w.time, payload: w.payload }));
+    await tx.query(
+      `INSERT INTO otlp_pending (project_id, trace_id, span_id, part, part_key, seq, time_unix_nano, payload)
+       SELECT $1, u.trace_id, u.span_id, u.part, u.part_key, u.seq, u.time_unix_nano::bigint, u.payload
+         FROM json_to_recordset($2::json) AS u(trace_id text, span_id text, part text, part_key text, seq int, time_unix_nano text, payload json)
+       ON CONFLICT DO NOTHING`,
+      [tx.projectId, JSON.stringify(rows)],
+    );
+  }
+  return {
+    chats,
+    duplicates,
+    pendingSpans: waiting.filter((w) => w.part === "span").length,
+    pendingEvents: waiting.filter((w) => w.part === "event").length,
+  };
+}
+
+function spanFromPayload(k: string, p: SpanPayload): AwaitingSpan {
+  const [traceId, spanId] = k.split(":");
+  const span: OtlpSpan = { path: `span ${traceId}/${spanId}`, traceId, spanId, name: p.name, startTimeUnixNano: BigInt(p.start), endTimeUnixNano: BigInt(p.end), attributes: p.attributes, events: [] };
+  return { span, resource: p.resource };
+}
+
+const eventFromPayload = (p: EventPayload): OtlpEvent => ({ name: p.name, timeUnixNano: BigInt(p.time), attributes: p.attributes as Record<string, OtlpValue> });
 
 /**
  * The transaction with a turn of the event loop before each statement. On the embedded
@@ -193,8 +502,7 @@ async function storeTurns(tx: ProjectSql, groups: [string, Placed[]][], counts: 
   const deleted = new Set(locked.filter((c) => c.deleted).map((c) => c.id));
 
   // Every chat with its place among the counted texts; spans stored before are skipped.
-  let offset = 0;
-  const all = groups.flatMap(([conversationId, list]) => list.map(({ chat: c, id }) => ({ c, conversationId, i: offset++, id })));
+  const all = groups.flatMap(([conversationId, list]) => list.map(({ chat: c, id, k }) => ({ c, conversationId, i: k, id })));
   const live = all.filter((x) => !deleted.has(x.conversationId));
   const existing = new Set(
     (await tx.query<{ id: string }>(`SELECT id FROM messages WHERE project_id = $1 AND id = ANY($2::uuid[])`, [tx.projectId, live.map((x) => x.id)])).map((r) => r.id),
@@ -210,31 +518,48 @@ async function storeTurns(tx: ProjectSql, groups: [string, Placed[]][], counts: 
     else byConversation.set(x.conversationId, [x]);
   }
   const heads = [...byConversation.entries()];
-  // The first new turn of a conversation follows its newest turn stored before it; the rest follow each other.
-  const before = new Map(
-    (
-      await tx.query<{ cid: string; id: string }>(
-        `SELECT u.cid, b.id FROM unnest($2::uuid[], $3::timestamptz[]) AS u(cid, at)
-           CROSS JOIN LATERAL (SELECT m.id FROM messages m WHERE m.project_id = $1 AND m.conversation_id = u.cid AND m.created_at <= u.at
-                                ORDER BY m.created_at DESC, m.seq DESC LIMIT 1) b`,
-        [tx.projectId, heads.map(([cid]) => cid), heads.map(([, list]) => list[0].c.startedAt.toISOString())],
-      )
-    ).map((r) => [r.cid, r.id]),
+  // Each new turn follows the newest turn before its start, stored or of this request: the
+  // thread is the conversation's calls in time order, whatever order they were exported in.
+  const flat = heads.flatMap(([cid, list]) => list.map((x) => ({ cid, x })));
+  const around = await tx.query<{ i: number; before_id: string | null; before_at: string | null; after_id: string | null; after_at: string | null }>(
+    `SELECT u.i, b.id AS before_id, b.created_at::text AS before_at, a.id AS after_id, a.created_at::text AS after_at
+       FROM unnest($2::uuid[], $3::timestamptz[], $4::int[]) AS u(cid, at, i)
+       LEFT JOIN LATERAL (SELECT m.id, m.created_at FROM messages m WHERE m.project_id = $1 AND m.conversation_id = u.cid AND m.created_at <= u.at
+                           ORDER BY m.created_at DESC, m.seq DESC LIMIT 1) b ON true
+       LEFT JOIN LATERAL (SELECT m.id, m.created_at FROM messages m WHERE m.project_id = $1 AND m.conversation_id = u.cid AND m.created_at > u.at
+                           ORDER BY m.created_at, m.seq LIMIT 1) a ON true`,
+    [tx.projectId, flat.map((f) => f.cid), flat.map((f) => f.x.c.startedAt.toISOString()), flat.map((_, i) => i)],
   );
+  const storedBefore = new Map(around.map((r) => [r.i, r.before_id ? { id: r.before_id, at: new Date(r.before_at!).getTime() } : null]));
+  const storedAfter = new Map(around.map((r) => [r.i, r.after_id ? { id: r.after_id, at: new Date(r.after_at!).getTime() } : null]));
+  // A stored turn that an earlier export placed after a turn arriving only now: it moves under the newcomer.
+  const reparent: { id: string; parent: string; cid: string }[] = [];
+  let at = 0;
   const prepared = heads.flatMap(([cid, list]) => {
-    const parent = before.get(cid) ?? null;
-    const turns: TurnInput[] = list.map((x, k) => ({
-      id: x.id,
-      parent_message_id: k === 0 ? parent : list[k - 1].id,
-      query: x.c.query,
-      answer: x.c.answer,
-      ...(x.c.outputTokens !== null ? { answer_tokens: x.c.outputTokens } : {}),
-      created_at: x.c.startedAt.toISOString(),
-      files: [],
-      metadata: turnMetadata(x.c),
-    }));
+    const parents = new Set<string>();
+    const turns: TurnInput[] = list.map((x, k) => {
+      const i = at + k;
+      const stored = storedBefore.get(i) ?? null;
+      const previous = k > 0 ? list[k - 1] : null;
+      const parent = previous && (!stored || previous.c.startedAt.getTime() >= stored.at) ? previous.id : (stored?.id ?? null);
+      if (stored && parent === stored.id) parents.add(stored.id);
+      const next = storedAfter.get(i) ?? null;
+      const nextNew = list[k + 1];
+      if (next && !(nextNew && nextNew.c.startedAt.getTime() < next.at)) reparent.push({ id: next.id, parent: x.id, cid });
+      return {
+        id: x.id,
+        parent_message_id: parent,
+        query: x.c.query,
+        answer: x.c.answer,
+        ...(x.c.outputTokens !== null ? { answer_tokens: x.c.outputTokens } : {}),
+        created_at: x.c.startedAt.toISOString(),
+        files: [],
+        metadata: turnMetadata(x.c),
+      };
+    });
+    at += list.length;
     const kept = countsAt(counts, list.flatMap((x) => [2 * x.i, 2 * x.i + 1]));
-    return planTurns(cid, turns, turns.map((t) => t.id!), kept, { newest: null, stored: new Set(parent ? [parent] : []) }, { fieldPrefix: "spans" });
+    return planTurns(cid, turns, turns.map((t) => t.id!), kept, { newest: null, stored: parents }, { fieldPrefix: "spans" });
   });
   const parents = [...new Set(prepared.map((p) => p.treeParent).filter((p): p is string => !!p))];
   const hasChildren = new Set(
@@ -262,6 +587,20 @@ async function storeTurns(tx: ProjectSql, groups: [string, Placed[]][], counts: 
       WHERE c.project_id = $1 AND c.id = u.id`,
     [tx.projectId, totals.map((t) => t.cid), totals.map((t) => t.turns), totals.map((t) => t.leafDelta), totals.map((t) => t.tokenDelta), totals.map((t) => t.at)],
   );
+  if (reparent.length) {
+    await tx.query(
+      `UPDATE messages m SET parent_message_id = u.parent, tree_parent_id = u.parent
+         FROM unnest($2::uuid[], $3::uuid[]) AS u(id, parent) WHERE m.project_id = $1 AND m.id = u.id`,
+      [tx.projectId, reparent.map((r) => r.id), reparent.map((r) => r.parent)],
+    );
+    // A turn slid in between two others is no leaf: the affected conversations' leaves are counted again.
+    await tx.query(
+      `UPDATE conversations c SET leaf_count = (SELECT count(*) FROM messages m WHERE m.project_id = c.project_id AND m.conversation_id = c.id
+                 AND NOT EXISTS (SELECT 1 FROM messages k WHERE k.project_id = m.project_id AND k.conversation_id = m.conversation_id AND k.tree_parent_id = m.id))
+        WHERE c.project_id = $1 AND c.id = ANY($2::uuid[])`,
+      [tx.projectId, [...new Set(reparent.map((r) => r.cid))]],
+    );
+  }
   // The rows as one JSON document rather than a text[] per column: the messages are JSON
   // themselves, and an array literal of them (every quote escaped) cost more than the rest.
   const rows = fresh.map((x) => ({
@@ -282,18 +621,20 @@ async function storeTurns(tx: ProjectSql, groups: [string, Placed[]][], counts: 
     output_tokens: x.c.outputTokens,
     started_at: x.c.startedAt.toISOString(),
     ended_at: x.c.endedAt.toISOString(),
+    state_key: x.c.stateKey ?? null,
   }));
   for (const chunk of byJsonSize(rows, sizes.captureBytes)) {
     await tx.query(
     `INSERT INTO captured_spans (project_id, trace_id, span_id, conversation_id, message_id, conversation_key, operation, provider,
        request_model, response_model, message_form, system_instructions, input_messages, output_messages, input_tokens, output_tokens,
-       started_at, ended_at)
+       started_at, ended_at, state_key)
      SELECT $1, u.trace_id, u.span_id, u.conversation_id, u.message_id, u.conversation_key, u.operation, u.provider, u.request_model,
             u.response_model, u.message_form, NULLIF(u.system_instructions::text, 'null')::json, u.input_messages, u.output_messages,
-            u.input_tokens, u.output_tokens, u.started_at, u.ended_at
+            u.input_tokens, u.output_tokens, u.started_at, u.ended_at, u.state_key
        FROM json_to_recordset($2::json) AS u(trace_id text, span_id text, conversation_id uuid, message_id uuid, conversation_key text,
               operation text, provider text, request_model text, response_model text, message_form text, system_instructions json,
-              input_messages json, output_messages json, input_tokens int, output_tokens int, started_at timestamptz, ended_at timestamptz)`,
+              input_messages json, output_messages json, input_tokens int, output_tokens int, started_at timestamptz, ended_at timestamptz,
+              state_key text)`,
     [tx.projectId, chunk],
     );
   }
@@ -319,6 +660,21 @@ export function byJsonSize(rows: unknown[], bytes: number): string[] {
   return out;
 }
 
+/** When every message the agent added since the model's last answer is a tool result: their ids and texts, in order. */
+function toolQuery(c: CapturedChat): { query_role?: "tool"; tool_results?: { id: string | null; content: string }[] } {
+  let start = c.inputMessages.length;
+  while (start > 0 && c.inputMessages[start - 1].role !== "assistant" && c.inputMessages[start - 1].role !== "system") start--;
+  const added = c.inputMessages.slice(start);
+  if (!added.length || added.some((m) => m.role !== "tool")) return {};
+  return {
+    query_role: "tool",
+    tool_results: added.map((m) => {
+      const response = m.parts.find((p) => p.type === "tool_call_response");
+      return { id: typeof response?.id === "string" ? response.id : typeof m.tool_call_id === "string" ? m.tool_call_id : null, content: messageText(m) };
+    }),
+  };
+}
+
 function turnMetadata(c: CapturedChat): Record<string, unknown> {
   return {
     source: "otlp",
@@ -331,6 +687,8 @@ function turnMetadata(c: CapturedChat): Record<string, unknown> {
       ...(c.responseModel ? { response_model: c.responseModel } : {}),
       // The model's tool call requests; their results arrive as the next span's input.
       ...(c.toolCalls.length ? { tool_calls: c.toolCalls } : {}),
+      // A query that was tool results (the agent sent role tool): the thread models them so (load-thread-messages.ts).
+      ...toolQuery(c),
     },
     ...(c.inputTokens !== null || c.outputTokens !== null ? { usage: { prompt_tokens: c.inputTokens, completion_tokens: c.outputTokens } } : {}),
   };

@@ -92,13 +92,19 @@ export async function loadThreadMessages(
   const out: RoleMessage[] = [];
   for (const t of thread.reverse()) {
     const f = files.get(t.id) ?? { user: [], assistant: [] };
-    const user = { role: "user", content: turnContent(t.query, f.user) } as RoleMessage;
-    primeContentTokens(user, encoding, t.q + imageTokens(f.user));
+    // A turn captured over OTLP whose query was tool results is modelled as the tool messages the agent sent.
+    const otlp = capturedToolTurn(t.metadata);
     // A stored turn without a long piece in its query or answer (known per message id, turns
     // are never edited): its two text messages need no scan (plain text only: files add parts).
     const plain = !withText || f.user.length || f.assistant.length ? false : !messageHasLongPiece(t.id, t.query, t.answer, encoding);
-    if (plain) primeLongPiece(user, encoding, false);
-    out.push(user);
+    if (otlp.results.length) {
+      otlp.results.forEach((r, i) => out.push({ role: "tool", tool_call_id: r.id ?? `${t.id}-result-${i}`, content: r.content }));
+    } else {
+      const user = { role: "user", content: turnContent(t.query, f.user) } as RoleMessage;
+      primeContentTokens(user, encoding, t.q + imageTokens(f.user));
+      if (plain) primeLongPiece(user, encoding, false);
+      out.push(user);
+    }
     const calls = Array.isArray(t.metadata?.tool_calls) ? (t.metadata!.tool_calls as ToolCallMeta[]) : [];
     if (calls.length) {
       const withIds = calls.map((c, i) => ({ ...c, id: String(c.id ?? `${t.id}-call-${i}`) }));
@@ -116,11 +122,26 @@ export async function loadThreadMessages(
       }
     }
     const answer = { role: "assistant", content: turnContent(t.answer, f.assistant) } as RoleMessage;
-    primeContentTokens(answer, encoding, t.a + imageTokens(f.assistant));
-    if (plain) primeLongPiece(answer, encoding, false);
+    // A captured answer that asked for tools: one assistant message with its text and its calls, as the model sent it.
+    if (otlp.calls.length) {
+      answer.tool_calls = otlp.calls.map((c, i) => ({ id: c.id ?? `${t.id}-call-${i}`, name: c.name, arguments: c.arguments }));
+    } else {
+      primeContentTokens(answer, encoding, t.a + imageTokens(f.assistant));
+      if (plain) primeLongPiece(answer, encoding, false);
+    }
     out.push(answer);
   }
   return out;
+}
+
+/** What a turn captured over OTLP (metadata.otlp, lib/capture/store-captures.ts) says of tools: its query's tool results and its answer's calls. */
+function capturedToolTurn(metadata: Row["metadata"]): { results: { id: string | null; content: string }[]; calls: { id: string | null; name: string; arguments: string }[] } {
+  const otlp = metadata && typeof metadata === "object" ? (metadata as Record<string, unknown>).otlp : null;
+  if (!otlp || typeof otlp !== "object") return { results: [], calls: [] };
+  const o = otlp as { query_role?: unknown; tool_results?: unknown; tool_calls?: unknown };
+  const results = o.query_role === "tool" && Array.isArray(o.tool_results) ? (o.tool_results as { id: string | null; content: string }[]) : [];
+  const calls = Array.isArray(o.tool_calls) ? (o.tool_calls as { id: string | null; name: string; arguments: string }[]) : [];
+  return { results, calls };
 }
 
 /** Reads query and answer for the newest thread turns (newest first) the scope can reach. */

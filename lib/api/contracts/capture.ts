@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ZCapturedTurnList, ZSentVsModelled, ZTraceExportResult } from "../../capture/schemas";
+import { ZCapturedTurnList, ZLogsExportResult, ZMetricsExportResult, ZSentVsModelled, ZTraceExportResult } from "../../capture/schemas";
 import { contract, pathId } from "../contract";
 
 // Live capture over OpenTelemetry (issue 25, part 2). POST /traces is an OTLP/HTTP
@@ -22,6 +22,25 @@ export const exportTraces = contract({
   response: ZTraceExportResult, errors: [413, 415],
 });
 
+export const exportLogs = contract({
+  tag, method: "POST", path: "/logs", scope: "conversations:write",
+  summary: "OTLP/HTTP log receiver: GenAI log events (message content) joined to their chat span by trace and span id",
+  description:
+    "Body: an OTLP ExportLogsServiceRequest, protobuf or JSON, optionally gzip, with the limits of POST /traces. " +
+    "Instrumentations such as @opentelemetry/instrumentation-openai send a chat span without content and the messages as log records: gen_ai.system.message, gen_ai.user.message, gen_ai.assistant.message, gen_ai.tool.message and gen_ai.choice (body {content, tool_calls, id} / {index, finish_reason, message}), or gen_ai.client.inference.operation.details (attributes gen_ai.input.messages, gen_ai.output.messages, gen_ai.system_instructions). " +
+    "Whichever of span and events arrives first waits (an hour at most); the request that brings the other half writes the turn, in one transaction. " +
+    "Other records are ignored and, with GenAI events that cannot be used (no span ids), counted in partialSuccess.rejectedLogRecords. A body that is not OTLP is a 400 naming the field.",
+  response: ZLogsExportResult, errors: [413, 415],
+});
+
+export const exportMetrics = contract({
+  tag, method: "POST", path: "/metrics", scope: "conversations:write",
+  summary: "OTLP/HTTP metric receiver that keeps nothing: answers 200 with every data point counted as rejected",
+  description:
+    "So that an SDK whose defaults export metrics to the same endpoint (NodeSDK) reports no errors. Body: an OTLP ExportMetricsServiceRequest, protobuf or JSON, optionally gzip; a body that is not OTLP is a 400 naming the field.",
+  response: ZMetricsExportResult, errors: [413, 415],
+});
+
 const ZConversationParams = z.object({ id: pathId("Conversation") });
 
 export const listCapturedTurns = contract({
@@ -39,4 +58,4 @@ export const getSentVsModelled = contract({
   params: ZConversationParams.extend({ message_id: pathId("Message") }), response: ZSentVsModelled, errors: [404, 422],
 });
 
-export const CAPTURE_CONTRACTS = [exportTraces, listCapturedTurns, getSentVsModelled];
+export const CAPTURE_CONTRACTS = [exportTraces, exportLogs, exportMetrics, listCapturedTurns, getSentVsModelled];

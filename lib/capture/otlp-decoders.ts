@@ -1,0 +1,9 @@
+import { countMetricsJson, countMetricsProto, decodeLogsJson, decodeLogsProto, type OtlpMetricsCount } from "./otlp-logs";
+import type { OtlpLogs } from "./otlp-types";
+import type { OtlpDecoder } from "./read-otlp-body";
+
+// The logs and metrics requests, for readOtlpBody (the traces' decoder is its default).
+
+export const LOGS: OtlpDecoder<OtlpLogs> = { name: "ExportLogsServiceRequest", protobuf: decodeLogsProto, json: decodeLogsJson };
+
+export const METRICS: OtlpDecoder<OtlpMetricsCount> = { name: "ExportMetricsServiceRequest", protobuf: countMetricsProto, json: countMetricsJson };
