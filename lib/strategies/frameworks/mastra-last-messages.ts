@@ -13,10 +13,8 @@ export function mastraStoredGroups(messages: RoleMessage[]): number[][] {
   const groups: number[][] = [];
   let replyOpen = false;
   messages.forEach((m, i) => {
-    if (m.role === "system") {
-      replyOpen = false;
-      return;
-    }
+    // Never stored: a reply runs on across it.
+    if (m.role === "system") return;
     if (m.role === "user") {
       groups.push([i]);
       replyOpen = false;
