@@ -70,15 +70,16 @@ type FirstOpts = { max: number; cost: (c: Content) => number; partial?: "first" 
 /** _firstMaxTokens: the longest prefix that fits, then optionally a part of the next message, then cut back to end_on. */
 function firstMaxTokens(list: Item[], o: FirstOpts, why: Map<number, string>, overReason: string, pruneReason: string): Item[] {
   let copy = [...list];
-  const n = copy.length;
+  // LangChain tries the whole list, then one message fewer, and so on, and keeps the first
+  // that fits. Costs are never negative, so that is the longest prefix that fits: found from
+  // the front, counting only the messages up to the first that does not fit (not all 1000).
   const before = [0];
-  for (const it of copy) before.push(before[before.length - 1] + o.cost(it.content));
   let idx = 0;
-  for (let i = 0; i < n; i++) {
-    if (before[n - i] <= o.max) {
-      idx = n - i;
-      break;
-    }
+  while (idx < copy.length) {
+    const next = before[idx] + o.cost(copy[idx].content);
+    if (next > o.max) break;
+    before.push(next);
+    idx++;
   }
   for (const it of copy.slice(idx)) why.set(it.index, overReason);
   if (idx < copy.length && o.partial) {

@@ -108,9 +108,16 @@ export function llamaindexMemoryStrategy(history: RoleMessage[], opts: LlamaMemo
   const shortTerm = Math.ceil(remaining * opts.short_term_token_limit_ratio);
   const newestFirst = [...history].reverse();
   const newestTexts = newestFirst.map(llamaText);
-  const joined = new JoinedTexts(newestTexts, LLAMAINDEX_ENCODING);
+  // Only the newest messages are reached: the joined text is scanned over a window of them that
+  // doubles when the loop gets to its end (a prefix's count does not depend on what follows it).
+  let scanned = Math.min(newestTexts.length, 64);
+  let joined = new JoinedTexts(newestTexts.slice(0, scanned), LLAMAINDEX_ENCODING);
   let taken = 0;
   for (let i = 0; i < newestFirst.length; i++) {
+    if (i >= scanned) {
+      scanned = Math.min(newestTexts.length, scanned * 2);
+      joined = new JoinedTexts(newestTexts.slice(0, scanned), LLAMAINDEX_ENCODING);
+    }
     // LlamaIndex tokenizes only the messages it reaches (newest first, up to the first that does not fit).
     checkSpecial([newestTexts[i]], "messages");
     const next = joined.prefix(taken) + countTextTokens(llamaText(newestFirst[i]), LLAMAINDEX_ENCODING) + tempTokens;
