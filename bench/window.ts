@@ -23,6 +23,8 @@ import { ZConversationCreate } from "../lib/conversations/schemas";
 import { insertTurns } from "../lib/messages/insert-turns";
 import { ZHistoryQuery, ZTurnInput, type HistoryQuery, type HistoryResponse, type TurnInput } from "../lib/messages/schemas";
 import { getHistory } from "../lib/window/get-history";
+import { applyStrategy } from "../lib/strategies/apply-strategy";
+import { ZStrategy, type RoleMessage } from "../lib/strategies/schemas";
 import { extractThread } from "../lib/threads/extract-thread";
 import { countChatTokens, type ChatMessage } from "../lib/tokens/chat-formula";
 import { makeTurnGenerator, wordCount } from "./lib/text";
@@ -251,6 +253,20 @@ const FRAMEWORK_STRATEGIES: { name: string; strategy: Record<string, unknown> }[
   { name: "mastra_last_messages 10", strategy: { type: "mastra_last_messages", last_messages: 10 } },
 ];
 
+/** e') The same strategies in process (applyStrategy), to split the HTTP time into the strategy and the rest. */
+async function measureFrameworksInProcess(thread: ChatMessage[]) {
+  const out: { name: string; stats: Stats }[] = [];
+  for (const f of FRAMEWORK_STRATEGIES) {
+    const strategy = ZStrategy.parse(f.strategy);
+    // Fresh message objects per call, as a request brings (no counts cached on them).
+    const r = await measure(() => applyStrategy(structuredClone(thread) as RoleMessage[], strategy, { model: "gpt-4o", temporary: [{ role: "user", content: "And what next?" }] }), { warmup: 5, n: 50 });
+    const st = stats(r.samples);
+    console.log(`(e') in process: applyStrategy ${f.name}: p50 ${ms(st.p50)} ms, p95 ${ms(st.p95)} ms`);
+    out.push({ name: f.name, stats: st });
+  }
+  return out;
+}
+
 async function measureFrameworks(base: string, thread: ChatMessage[]) {
   const out: { name: string; stats: Stats; kept: number }[] = [];
   for (const f of FRAMEWORK_STRATEGIES) {
@@ -422,6 +438,8 @@ runMain("bench:window", async (onCleanup) => {
   console.log(`  trimMessages kept ${lcOut.length} messages; identical to lib: ${lcSame}`);
   if (!lcSame) throw new Error(`trimMessages kept ${lcOut.length} messages, lib ${libMessages.length}: they must agree`);
 
+  const inProcess = await measureFrameworksInProcess(threadMessages);
+
   // d) HTTP: close the lib handle (one process per PGlite folder), then `next start`.
   await db.close();
   db = null;
@@ -460,6 +478,7 @@ runMain("bench:window", async (onCleanup) => {
   console.log(fmtRow("d) HTTP GET /history, as shipped", d1.http));
   console.log(fmtRow("d) HTTP GET /history, after ANALYZE", d2.http));
   for (const f of d1.frameworks) console.log(fmtRow(`e) POST /window ${f.name}`, f.stats));
+  for (const f of inProcess) console.log(fmtRow(`e') in process ${f.name}`, f.stats));
   console.log(fmtRow("   floor: HTTP GET /api/v1/models (no DB)", d2.models));
   console.log(fmtRow("   floor: HTTP GET /conversations/{id}", d2.conv));
   console.log(fmtRow("   in-process requireConversation (Prisma)", a2.prisma));
@@ -494,6 +513,7 @@ runMain("bench:window", async (onCleanup) => {
     asShipped: { lib: a1.lib, select: a1.read, prisma: a1.prisma, plan: a1.plan, http: d1.http, httpBytes: d1.bytes, composition: d1.composition, models: d1.models, conv: d1.conv },
     afterAnalyze: { lib: a2.lib, select: a2.read, prisma: a2.prisma, plan: a2.plan, http: d2.http, models: d2.models, conv: d2.conv },
     frameworks: d1.frameworks.map((f) => ({ name: f.name, kept: f.kept, ...f.stats })),
+    frameworksInProcess: inProcess.map((f) => ({ name: f.name, ...f.stats })),
     naive: { ...bStats, truncated: b.truncated, samples: b.samples },
     naiveSingle: bSingle,
     langchain: { ...cStats, truncated: c.truncated, samples: c.samples },
