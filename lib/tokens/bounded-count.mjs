@@ -84,6 +84,7 @@ const PIECE_CACHE_MAX = 50_000;
 const CACHED_PIECE_MAX_CHARS = 32;
 const pieceCounts = { o200k_base: new Map(), cl100k_base: new Map() };
 const splitters = {};
+const scanners = {};
 
 /** A piece's (or segment's) count, from the cache or the encoder. */
 function cachedCount(enc, cache, piece) {
@@ -175,7 +176,9 @@ export function hasLongPiece(text, encodingName) {
  */
 export function scanPieces(enc, text, encodingName, from = 0, to = text.length, stopAt = null) {
   const cache = pieceCounts[encodingName];
-  const split = new RegExp(SPLIT_PATTERNS[encodingName], "gu");
+  // One compiled pattern per encoding (compiling it costs more than scanning a message): the
+  // scan is synchronous, so sharing its lastIndex is safe.
+  const split = (scanners[encodingName] ??= new RegExp(SPLIT_PATTERNS[encodingName], "gu"));
   const s = from === 0 && to === text.length ? text : text.slice(0, to);
   split.lastIndex = from;
   const starts = [];
