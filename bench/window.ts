@@ -6,6 +6,7 @@
 //   b) Dify's naive loop: re-tokenize the whole list after every drop
 //   c) @langchain/core trimMessages (strategy "last") with a tiktoken counter
 //   d) GET /api/v1/conversations/{id}/history against `next start` on the same folder
+//   e) POST /api/v1/window with that 500-turn thread under the framework strategies (issue 42)
 // (a) and (d) run twice: as shipped, then after `ANALYZE messages` (diagnostic for the
 // stale-statistics plan problem described in docs/benchmarks.md).
 // Knobs (env): BENCH_TURNS, BENCH_N, BENCH_READ_N, BENCH_SLOW_BUDGET_S, BENCH_SLOW_MAX_N,
@@ -22,6 +23,8 @@ import { ZConversationCreate } from "../lib/conversations/schemas";
 import { insertTurns } from "../lib/messages/insert-turns";
 import { ZHistoryQuery, ZTurnInput, type HistoryQuery, type HistoryResponse, type TurnInput } from "../lib/messages/schemas";
 import { getHistory } from "../lib/window/get-history";
+import { applyStrategy } from "../lib/strategies/apply-strategy";
+import { ZStrategy, type RoleMessage } from "../lib/strategies/schemas";
 import { extractThread } from "../lib/threads/extract-thread";
 import { countChatTokens, type ChatMessage } from "../lib/tokens/chat-formula";
 import { makeTurnGenerator, wordCount } from "./lib/text";
@@ -239,10 +242,58 @@ async function measureLib(db: Database, conversationId: string, query: HistoryQu
   return r;
 }
 
-async function measureHttp(dataDir: string, conversationId: string, expectedKept: number, label: string, onCleanup: (fn: () => unknown) => void) {
+// e) The framework strategies of issue 42 over the same 500-turn thread, sent inline to POST
+// /window as an agent's history (tiktoken and LlamaIndex's joined-text counts included).
+const FRAMEWORK_TARGET_P95_MS = 60;
+const FRAMEWORK_STRATEGIES: { name: string; strategy: Record<string, unknown> }[] = [
+  { name: "langchain_trim last 2000 (model)", strategy: { type: "langchain_trim", max_tokens: LIMIT, strategy: "last", token_counter: "model", start_on: "human" } },
+  { name: "llamaindex_buffer 0.75 x 128k", strategy: { type: "llamaindex_buffer" } },
+  { name: "llamaindex_buffer 2000", strategy: { type: "llamaindex_buffer", token_limit: LIMIT } },
+  { name: "llamaindex_memory 30000 (default)", strategy: { type: "llamaindex_memory" } },
+  { name: "mastra_last_messages 10", strategy: { type: "mastra_last_messages", last_messages: 10 } },
+];
+
+/** e') The same strategies in process (applyStrategy), to split the HTTP time into the strategy and the rest. */
+async function measureFrameworksInProcess(thread: ChatMessage[]) {
+  const out: { name: string; stats: Stats }[] = [];
+  for (const f of FRAMEWORK_STRATEGIES) {
+    const strategy = ZStrategy.parse(f.strategy);
+    // Fresh message objects per call, as a request brings (no counts cached on them).
+    const r = await measure(() => applyStrategy(structuredClone(thread) as RoleMessage[], strategy, { model: "gpt-4o", temporary: [{ role: "user", content: "And what next?" }] }), { warmup: 5, n: 50 });
+    const st = stats(r.samples);
+    console.log(`(e') in process: applyStrategy ${f.name}: p50 ${ms(st.p50)} ms, p95 ${ms(st.p95)} ms`);
+    out.push({ name: f.name, stats: st });
+  }
+  return out;
+}
+
+async function measureFrameworks(base: string, thread: ChatMessage[]) {
+  const out: { name: string; stats: Stats; kept: number }[] = [];
+  for (const f of FRAMEWORK_STRATEGIES) {
+    const body = JSON.stringify({ messages: thread, model: "gpt-4o", strategy: f.strategy, temporary_messages: [{ role: "user", content: "And what next?" }] });
+    let kept = 0;
+    console.log(`(e) HTTP POST /api/v1/window ${f.name}, ${thread.length} messages: warm-up ${WARMUP}, N=${N} sequential...`);
+    const r = await measure(
+      async () => {
+        const res = await fetch(`${base}/api/v1/window`, { method: "POST", headers: { "content-type": "application/json" }, body });
+        const text = await res.text();
+        if (res.status !== 200) throw new Error(`window answered ${res.status}: ${text.slice(0, 500)}`);
+        kept = (JSON.parse(text) as { messages: unknown[] }).messages.length;
+      },
+      { warmup: WARMUP, n: N },
+    );
+    const st = stats(r.samples);
+    console.log(`  p50 ${ms(st.p50)} ms, p95 ${ms(st.p95)} ms; kept ${kept} messages`);
+    out.push({ name: f.name, stats: st, kept });
+  }
+  return out;
+}
+
+async function measureHttp(dataDir: string, conversationId: string, expectedKept: number, label: string, onCleanup: (fn: () => unknown) => void, thread?: ChatMessage[]) {
   const server = await startBuiltServer(dataDir);
   onCleanup(() => server.stop());
   try {
+    const frameworks = thread ? await measureFrameworks(server.base, thread) : [];
     const url = `${server.base}/api/v1/conversations/${conversationId}/history?max_token_limit=${LIMIT}&model=gpt-4o`;
     let body: HistoryResponse | null = null;
     let bytes = 0;
@@ -282,7 +333,7 @@ async function measureHttp(dataDir: string, conversationId: string, expectedKept
       : "";
     console.log(`  p50 ${ms(s.p50)} ms, p95 ${ms(s.p95)} ms; kept ${kept} messages; response ${(bytes / 1024).toFixed(1)} KiB (${composition})`);
     console.log(`  floors: GET /api/v1/models (no DB) p50 ${ms(models.p50)} / p95 ${ms(models.p95)} ms; GET /api/v1/conversations/{id} (Prisma lookup) p50 ${ms(conv.p50)} / p95 ${ms(conv.p95)} ms`);
-    return { http: s, kept, bytes, composition, models, conv };
+    return { http: s, kept, bytes, composition, models, conv, frameworks };
   } finally {
     await server.stop();
   }
@@ -387,11 +438,13 @@ runMain("bench:window", async (onCleanup) => {
   console.log(`  trimMessages kept ${lcOut.length} messages; identical to lib: ${lcSame}`);
   if (!lcSame) throw new Error(`trimMessages kept ${lcOut.length} messages, lib ${libMessages.length}: they must agree`);
 
+  const inProcess = await measureFrameworksInProcess(threadMessages);
+
   // d) HTTP: close the lib handle (one process per PGlite folder), then `next start`.
   await db.close();
   db = null;
   console.log("");
-  const d1 = await measureHttp(dataDir, conv.id, libMessages.length, "as shipped", onCleanup);
+  const d1 = await measureHttp(dataDir, conv.id, libMessages.length, "as shipped", onCleanup, threadMessages);
 
   // Phase 2: the same after `ANALYZE messages` — what the suggested fix would give.
   // PGlite has no autovacuum daemon, so nothing analyzes the table on its own.
@@ -424,6 +477,8 @@ runMain("bench:window", async (onCleanup) => {
   console.log(fmtRow("c) LangChain trimMessages (tiktoken)", cStats, budgetNote(c.truncated)));
   console.log(fmtRow("d) HTTP GET /history, as shipped", d1.http));
   console.log(fmtRow("d) HTTP GET /history, after ANALYZE", d2.http));
+  for (const f of d1.frameworks) console.log(fmtRow(`e) POST /window ${f.name}`, f.stats));
+  for (const f of inProcess) console.log(fmtRow(`e') in process ${f.name}`, f.stats));
   console.log(fmtRow("   floor: HTTP GET /api/v1/models (no DB)", d2.models));
   console.log(fmtRow("   floor: HTTP GET /conversations/{id}", d2.conv));
   console.log(fmtRow("   in-process requireConversation (Prisma)", a2.prisma));
@@ -436,6 +491,9 @@ runMain("bench:window", async (onCleanup) => {
       `HTTP p95 ${label}: ${ms(s.p95)} ms vs target ${HTTP_TARGET_P95_MS} ms: ${s.p95 <= HTTP_TARGET_P95_MS ? "MET" : "MISSED"} ` +
         `(${((s.p95 / HTTP_TARGET_P95_MS) * 100).toFixed(0)}% of target)`,
     );
+  }
+  for (const f of d1.frameworks) {
+    console.log(`POST /window ${f.name}: p95 ${ms(f.stats.p95)} ms vs target ${FRAMEWORK_TARGET_P95_MS} ms: ${f.stats.p95 <= FRAMEWORK_TARGET_P95_MS ? "MET" : "MISSED"}; kept ${f.kept}`);
   }
   console.log(`Kept: lib ${libMessages.length} = naive(turn) ${naiveOut.length} = langchain ${lcOut.length} = HTTP ${d1.kept}; literal message-drop loop ${literal.length}`);
   const totalS = (now() - started) / 1000;
@@ -454,6 +512,8 @@ runMain("bench:window", async (onCleanup) => {
     analyzeMs,
     asShipped: { lib: a1.lib, select: a1.read, prisma: a1.prisma, plan: a1.plan, http: d1.http, httpBytes: d1.bytes, composition: d1.composition, models: d1.models, conv: d1.conv },
     afterAnalyze: { lib: a2.lib, select: a2.read, prisma: a2.prisma, plan: a2.plan, http: d2.http, models: d2.models, conv: d2.conv },
+    frameworks: d1.frameworks.map((f) => ({ name: f.name, kept: f.kept, ...f.stats })),
+    frameworksInProcess: inProcess.map((f) => ({ name: f.name, ...f.stats })),
     naive: { ...bStats, truncated: b.truncated, samples: b.samples },
     naiveSingle: bSingle,
     langchain: { ...cStats, truncated: c.truncated, samples: c.samples },

@@ -12,13 +12,26 @@ export type SectionName = ContextResult["message_sections"][number];
 export type MemoryFormat = ContextInput["memory"]["format"];
 export type TransformAction = WindowResult["transformed"][number]["action"];
 
-export const STRATEGY_TYPES: StrategyType[] = ["token_buffer", "message_window", "auto_context", "summary_buffer"];
+export const STRATEGY_TYPES: StrategyType[] = [
+  "token_buffer",
+  "message_window",
+  "auto_context",
+  "summary_buffer",
+  "langchain_trim",
+  "llamaindex_buffer",
+  "llamaindex_memory",
+  "mastra_last_messages",
+];
 
 export const STRATEGY_LABEL: Record<StrategyType, string> = {
   token_buffer: "Token buffer",
   message_window: "Message window",
   auto_context: "AgentScope AutoContextMemory",
   summary_buffer: "Summary buffer (Memscope)",
+  langchain_trim: "LangChain JS trimMessages",
+  llamaindex_buffer: "LlamaIndex TS ChatMemoryBuffer",
+  llamaindex_memory: "LlamaIndex TS Memory.getLLM",
+  mastra_last_messages: "Mastra lastMessages",
 };
 
 export const STRATEGY_HINT: Record<StrategyType, string> = {
@@ -26,7 +39,26 @@ export const STRATEGY_HINT: Record<StrategyType, string> = {
   message_window: "Keep the newest N messages, optionally truncating each (Agents-Flex MemoryPrompt).",
   auto_context: "AgentScope v1.0.12 AutoContextMemory: at a message or estimated-token threshold, one of six strategies per model call (tool runs, large messages, past rounds, current round). Plain chat is never summarized.",
   summary_buffer: "Memscope's own: over a threshold, merge, summarize the older history into one message, offload large contents. Tool results stay with their calls.",
+  langchain_trim:
+    "@langchain/core 1.4 trimMessages, exactly: the newest (last) or oldest (first) messages that fit max_tokens. It cuts tool calls from their results unless start_on/end_on say otherwise.",
+  llamaindex_buffer:
+    "llamaindex 0.12 ChatMemoryBuffer.getMessages: the call's messages go BEFORE the history; the oldest go while over token_limit, counted as one text in cl100k_base.",
+  llamaindex_memory:
+    "llamaindex 0.12 Memory.getLLM: the newest messages that fit 0.7 of the limit (0.75 × the LLM's context window when given), the call's messages counted twice, then appended.",
+  mastra_last_messages:
+    "@mastra/memory 1.31 lastMessages: the newest N stored messages, where a whole agent reply (tool calls, results, text) is one; a user \".\" is inserted when the history starts with an assistant.",
 };
+
+/** Strategies with an include_tools switch (the peers' own strategies send tools as their framework does). */
+export const HAS_INCLUDE_TOOLS: StrategyType[] = ["token_buffer", "message_window", "summary_buffer"];
+
+const LC_TYPES = ["human", "ai", "system", "tool"] as const;
+/** "human, tool" → ["human", "tool"]; one name alone is sent as a string; unknown names are left for the API to name. */
+function lcTypes(text: string): Extract<Strategy, { type: "langchain_trim" }>["start_on"] {
+  const names = text.split(/[\s,]+/).filter(Boolean) as (typeof LC_TYPES)[number][];
+  if (!names.length) return undefined;
+  return names.length === 1 ? names[0] : names;
+}
 
 /** Every strategy's parameters kept side by side, so switching type keeps what was typed. */
 export type StrategyDraft = {
@@ -46,6 +78,21 @@ export type StrategyDraft = {
     summarizer: "auto" | "placeholder";
   };
   summary_buffer: { msg_threshold: number; token_ratio: number; last_keep: number; offload_tokens: number; include_tools: boolean };
+  /** start_on / end_on: type names separated by commas ("" none). */
+  langchain_trim: {
+    max_tokens: number;
+    strategy: "first" | "last";
+    include_system: boolean;
+    start_on: string;
+    end_on: string;
+    allow_partial: boolean;
+    token_counter: "messages" | "chars" | "words" | "model";
+  };
+  /** 0: not set (LlamaIndex's default from the context window; the model's context window). */
+  llamaindex_buffer: { token_limit: number; initial_token_count: number; context_window: number };
+  /** context_window 0: no LLM given to getLLM (token_limit applies). */
+  llamaindex_memory: { token_limit: number; short_term_token_limit_ratio: number; context_window: number };
+  mastra_last_messages: { last_messages: number };
 };
 
 /** The schema defaults (token_buffer has none for max_token_limit: 2 000 is a useful start). Token buffer first, as in the rest of the app. */
@@ -77,6 +124,10 @@ export function defaultDraft(type: StrategyType = "token_buffer"): StrategyDraft
       summarizer: "placeholder",
     },
     summary_buffer: { msg_threshold: 30, token_ratio: 0.3, last_keep: 10, offload_tokens: 2000, include_tools: true },
+    langchain_trim: { max_tokens: 2000, strategy: "last", include_system: false, start_on: "", end_on: "", allow_partial: false, token_counter: "model" },
+    llamaindex_buffer: { token_limit: 0, initial_token_count: 0, context_window: 0 },
+    llamaindex_memory: { token_limit: 30_000, short_term_token_limit_ratio: 0.7, context_window: 0 },
+    mastra_last_messages: { last_messages: 10 },
   };
 }
 
@@ -97,6 +148,22 @@ export function toStrategy(d: StrategyDraft): Strategy {
       return { type: "auto_context", system_prompt: "", ...d.auto_context };
     case "summary_buffer":
       return { type: "summary_buffer", ...d.summary_buffer };
+    case "langchain_trim": {
+      const { start_on, end_on, ...rest } = d.langchain_trim;
+      const s = lcTypes(start_on);
+      const e = lcTypes(end_on);
+      return { type: "langchain_trim", ...rest, ...(s ? { start_on: s } : {}), ...(e ? { end_on: e } : {}) };
+    }
+    case "llamaindex_buffer": {
+      const { token_limit, context_window, initial_token_count } = d.llamaindex_buffer;
+      return { type: "llamaindex_buffer", initial_token_count, ...(token_limit ? { token_limit } : {}), ...(context_window ? { context_window } : {}) };
+    }
+    case "llamaindex_memory": {
+      const m = d.llamaindex_memory;
+      return { type: "llamaindex_memory", token_limit: m.token_limit, short_term_token_limit_ratio: m.short_term_token_limit_ratio, context_window: m.context_window || null };
+    }
+    case "mastra_last_messages":
+      return { type: "mastra_last_messages", last_messages: d.mastra_last_messages.last_messages };
   }
 }
 
@@ -115,6 +182,14 @@ export function strategySummary(d: StrategyDraft): string {
       return `auto_context · ${d.auto_context.msg_threshold} msgs / ${Math.floor(d.auto_context.max_token * d.auto_context.token_ratio)} est. tok · keep ${d.auto_context.last_keep}`;
     case "summary_buffer":
       return `summary_buffer · ${d.summary_buffer.msg_threshold} msgs / ${d.summary_buffer.token_ratio} ratio · keep ${d.summary_buffer.last_keep}`;
+    case "langchain_trim":
+      return `langchain_trim · ${d.langchain_trim.strategy} ${d.langchain_trim.max_tokens} (${d.langchain_trim.token_counter})`;
+    case "llamaindex_buffer":
+      return `llamaindex_buffer · ${d.llamaindex_buffer.token_limit || "0.75 × window"} tok`;
+    case "llamaindex_memory":
+      return `llamaindex_memory · ${d.llamaindex_memory.context_window ? `0.75 × ${d.llamaindex_memory.context_window}` : d.llamaindex_memory.token_limit} tok`;
+    case "mastra_last_messages":
+      return `mastra_last_messages · ${d.mastra_last_messages.last_messages} stored msgs`;
   }
 }
 

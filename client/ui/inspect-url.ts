@@ -58,6 +58,18 @@ export const STRATEGY_PARAMS: { [T in StrategyType]: Specs<T> } = {
     offload_tokens: int(50, 1_000_000),
     include_tools: bool,
   },
+  langchain_trim: {
+    max_tokens: int(0, 100_000_000),
+    strategy: { kind: "choice", values: ["first", "last"] },
+    include_system: bool,
+    start_on: { kind: "text" },
+    end_on: { kind: "text" },
+    allow_partial: bool,
+    token_counter: { kind: "choice", values: ["messages", "chars", "words", "model"] },
+  },
+  llamaindex_buffer: { token_limit: int(0, 100_000_000), initial_token_count: int(0, 100_000_000), context_window: int(0, 100_000_000) },
+  llamaindex_memory: { token_limit: int(0, 100_000_000), short_term_token_limit_ratio: { kind: "ratio" }, context_window: int(0, 100_000_000) },
+  mastra_last_messages: { last_messages: int(0, 1_000_000) },
 };
 
 type Value = number | boolean | string;

@@ -14,6 +14,9 @@ const ACTION_TONE: Record<TransformAction, string> = {
   system_inserted: "bg-zinc-200 text-zinc-800 dark:bg-zinc-800 dark:text-zinc-200",
   temporary_appended: "bg-pink-100 text-pink-800 dark:bg-pink-900/50 dark:text-pink-200",
   tool_calls_removed: "bg-emerald-100 text-emerald-800 dark:bg-emerald-900/50 dark:text-emerald-200",
+  split: "bg-orange-100 text-orange-800 dark:bg-orange-900/50 dark:text-orange-200",
+  message_inserted: "bg-zinc-200 text-zinc-800 dark:bg-zinc-800 dark:text-zinc-200",
+  kept_unpaired: "bg-yellow-100 text-yellow-900 dark:bg-yellow-900/50 dark:text-yellow-200",
 };
 
 const SHOW = 4;

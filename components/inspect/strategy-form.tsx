@@ -1,6 +1,6 @@
 "use client";
 import { useId } from "react";
-import { STRATEGY_HINT, STRATEGY_LABEL, STRATEGY_TYPES, type StrategyDraft, type StrategyType } from "@/client/ui/inspect-model";
+import { HAS_INCLUDE_TOOLS, STRATEGY_HINT, STRATEGY_LABEL, STRATEGY_TYPES, type StrategyDraft, type StrategyType } from "@/client/ui/inspect-model";
 
 export const inputCls =
   "h-8 w-full rounded-md border border-zinc-300 bg-white px-2 text-sm tabular-nums shadow-xs aria-[invalid=true]:border-red-500 aria-[invalid=true]:ring-1 aria-[invalid=true]:ring-red-500 dark:border-zinc-700 dark:bg-zinc-950";
@@ -65,6 +65,40 @@ export function StrategyForm({ draft, onChange, errors, suffix = "" }: Props) {
         className="size-3.5 accent-indigo-600"
       />
       {label}
+    </label>
+  );
+
+  const choice = <T extends StrategyType>(type: T, key: keyof StrategyDraft[T] & string, label: string, values: string[], hint?: string) => (
+    <label className={labelCls} key={`${type}.${key}`}>
+      <span title={hint}>{label}</span>
+      <select
+        value={draft[type][key] as string}
+        onChange={(e) => set(type, { [key]: e.target.value } as Partial<StrategyDraft[T]>)}
+        data-testid={`strategy${suffix}-field-${key}`}
+        className={inputCls}
+      >
+        {values.map((v) => (
+          <option key={v} value={v}>
+            {v}
+          </option>
+        ))}
+      </select>
+      <FieldError id={`${id}-${key}-err`} message={errors[`strategy.${key}`]} />
+    </label>
+  );
+  const text = <T extends StrategyType>(type: T, key: keyof StrategyDraft[T] & string, label: string, placeholder: string) => (
+    <label className={labelCls} key={`${type}.${key}`}>
+      <span>{label}</span>
+      <input
+        type="text"
+        value={draft[type][key] as string}
+        placeholder={placeholder}
+        onChange={(e) => set(type, { [key]: e.target.value } as Partial<StrategyDraft[T]>)}
+        aria-invalid={errors[`strategy.${key}`] ? true : undefined}
+        data-testid={`strategy${suffix}-field-${key}`}
+        className={inputCls}
+      />
+      <FieldError id={`${id}-${key}-err`} message={errors[`strategy.${key}`]} />
     </label>
   );
 
@@ -169,7 +203,41 @@ export function StrategyForm({ draft, onChange, errors, suffix = "" }: Props) {
         </div>
       )}
 
-      {t !== "auto_context" && check(t, "include_tools" as never, "Include tool calls and results")}
+      {t === "langchain_trim" && (
+        <div className="grid grid-cols-2 gap-3">
+          {num("langchain_trim", "max_tokens", "max_tokens", { min: 0 })}
+          {choice("langchain_trim", "strategy", "strategy", ["last", "first"])}
+          {choice("langchain_trim", "token_counter", "token_counter", ["model", "messages", "chars", "words"], "model: a ChatOpenAI as tokenCounter (tiktoken of each message's text)")}
+          {text("langchain_trim", "start_on", "start_on", "human, ai, system, tool (last only)")}
+          {text("langchain_trim", "end_on", "end_on", "human, ai, system, tool")}
+          <div className="col-span-2 flex flex-col gap-1.5">
+            {check("langchain_trim", "include_system", "include_system (last only)")}
+            {check("langchain_trim", "allow_partial", "allow_partial")}
+          </div>
+        </div>
+      )}
+
+      {t === "llamaindex_buffer" && (
+        <div className="grid grid-cols-2 gap-3">
+          {num("llamaindex_buffer", "token_limit", "token_limit", { min: 0, hint: "0: not set, ceil(0.75 × context window)" })}
+          {num("llamaindex_buffer", "initial_token_count", "initial_token_count", { min: 0 })}
+          {num("llamaindex_buffer", "context_window", "context_window", { min: 0, hint: "0: the model's" })}
+        </div>
+      )}
+
+      {t === "llamaindex_memory" && (
+        <div className="grid grid-cols-2 gap-3">
+          {num("llamaindex_memory", "token_limit", "token_limit", { min: 0 })}
+          {num("llamaindex_memory", "short_term_token_limit_ratio", "short_term_token_limit_ratio", { step: 0.05, min: 0, max: 1 })}
+          {num("llamaindex_memory", "context_window", "LLM context_window", { min: 0, hint: "0: no LLM given to getLLM; else 0.75 of it replaces token_limit" })}
+        </div>
+      )}
+
+      {t === "mastra_last_messages" && (
+        <div className="grid grid-cols-2 gap-3">{num("mastra_last_messages", "last_messages", "last_messages", { min: 0, hint: "stored messages; 0: no history (as false)" })}</div>
+      )}
+
+      {HAS_INCLUDE_TOOLS.includes(t) && check(t, "include_tools" as never, "Include tool calls and results")}
     </div>
   );
 }

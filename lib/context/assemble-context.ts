@@ -18,6 +18,8 @@ import type { ContextInput, ContextResult } from "./schemas";
 
 type Section = ContextResult["message_sections"][number];
 
+const CALL_PLACING = new Set<ContextInput["strategy"]["type"]>(["llamaindex_buffer", "llamaindex_memory", "mastra_last_messages"]);
+
 /** The stored text a strategy can send: a window keeps only the newest turns; auto_context and summary_buffer read everything. */
 function textScopeFor(strategy: ContextInput["strategy"]): TextScope {
   if (strategy.type === "token_buffer") return { kind: "newest_tokens", tokens: strategy.max_token_limit };
@@ -103,9 +105,16 @@ export async function assembleContext(sql: ProjectSql, input: ContextInput, retr
   // auto_context replays the agent over the history with the query appended (AgentScope
   // compresses before each model call); nothing of its history is dropped to fit.
   const auto = input.strategy.type === "auto_context" ? input.strategy : null;
+  const temporary = input.temporary_messages ?? [];
+  // LlamaIndex and Mastra place the call's messages themselves (LlamaIndex's buffer before the
+  // history, its Memory counting them twice; Mastra's "." looks at the whole prompt): the query
+  // and temporary messages go through the strategy and come back where the framework puts them.
+  const framework = CALL_PLACING.has(input.strategy.type);
+  const callMessages = framework ? [queryMessage, ...temporary] : undefined;
   const applied = await applyStrategy(history, input.strategy, {
     model: input.model,
     presets,
+    ...(callMessages ? { temporary: callMessages } : {}),
     ...(auto ? { autoContext: { replay: { next: queryMessage, conversationId: input.conversation_id ?? null }, summaryCache: storedSummaryCache(sql) } } : {}),
   });
   if (deps.storeOffloads !== false) await storeOffloads(sql, applied.offloads, { userId: input.user_id, conversationId: input.conversation_id ?? null });
@@ -117,7 +126,7 @@ export async function assembleContext(sql: ProjectSql, input: ContextInput, retr
   // below around the assembled system text, and the query goes in its own section.
   if (auto && hist.at(-1)?.m === queryMessage) hist = hist.slice(1, -1);
   let included = [...retrieved];
-  const temporary = input.temporary_messages ?? [];
+  const temporarySet = new Set<RoleMessage>(temporary);
 
   const systemText = (mems: Retrieved[]) => [input.system_prompt, formatMemories(mems, input.memory.format)].filter((s) => s.trim()).join("\n\n");
   const build = () => {
@@ -135,8 +144,9 @@ export async function assembleContext(sql: ProjectSql, input: ContextInput, retr
     }
     for (const h of hist) {
       messages.push(h.m);
-      sections.push("history");
+      sections.push(h.m === queryMessage ? "query" : temporarySet.has(h.m) && h.index < 0 ? "temporary" : "history");
     }
+    if (framework) return { messages, sections };
     messages.push(queryMessage);
     sections.push("query");
     for (const t of temporary) {
@@ -153,7 +163,8 @@ export async function assembleContext(sql: ProjectSql, input: ContextInput, retr
   while (listTokens(built.messages, enc) > budget) {
     let lead = 0;
     while (lead < hist.length && hist[lead].m.role === "system") lead++;
-    if (lead < hist.length && !auto) {
+    // auto_context and the frameworks that place the call's messages keep their history as they made it.
+    if (lead < hist.length && !auto && !framework) {
       let end = lead + 1;
       while (end < hist.length && hist[end].m.role !== "user") end++;
       for (const h of hist.slice(lead, end)) {

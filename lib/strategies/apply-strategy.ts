@@ -5,6 +5,9 @@ import { modelSummarizer } from "./agentscope/model-summarizer";
 import { replayAutoContext, runAutoContext, type AutoContextRun, type SummaryInfo } from "./agentscope/run-auto-context";
 import { placeholderSummarizer } from "./agentscope/summarize-placeholder";
 import type { SummaryCache } from "./agentscope/summary-cache";
+import { langchainTrimStrategy } from "./frameworks/langchain-trim";
+import { llamaindexBufferStrategy, llamaindexMemoryStrategy } from "./frameworks/llamaindex-memory";
+import { mastraLastMessagesStrategy } from "./frameworks/mastra-last-messages";
 import { anyLongPiece, listTokens } from "./message-tokens";
 import { messageWindowStrategy } from "./message-window-strategy";
 import type { AutoContextStrategy, RoleMessage, Strategy, WindowResult } from "./schemas";
@@ -30,13 +33,24 @@ export async function applyStrategy(
   let report: AutoContextRun["report"] | undefined;
   if (strategy.type === "message_window") {
     out = messageWindowStrategy(messages, strategy, temporary);
+  } else if (strategy.type === "llamaindex_buffer") {
+    out = llamaindexBufferStrategy(messages, strategy, ctx, temporary);
+  } else if (strategy.type === "llamaindex_memory") {
+    out = llamaindexMemoryStrategy(messages, strategy, temporary);
+  } else if (strategy.type === "mastra_last_messages") {
+    out = mastraLastMessagesStrategy(messages, strategy, temporary);
   } else {
     if (strategy.type === "auto_context") {
       const run = await runAutoContextPlan(messages, strategy, opts.autoContext ?? {});
       out = run;
       report = run.report;
     } else {
-      out = strategy.type === "token_buffer" ? tokenBufferStrategy(messages, strategy, ctx) : await summaryBufferStrategy(messages, strategy, ctx, configuredChat());
+      out =
+        strategy.type === "token_buffer"
+          ? tokenBufferStrategy(messages, strategy, ctx)
+          : strategy.type === "langchain_trim"
+            ? langchainTrimStrategy(messages, strategy, ctx)
+            : await summaryBufferStrategy(messages, strategy, ctx, configuredChat());
     }
     if (temporary.length) {
       out.messages = [...out.messages, ...temporary];

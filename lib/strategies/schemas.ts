@@ -91,7 +91,77 @@ export const ZAutoContextStrategy = z
   .strict();
 export type AutoContextStrategy = z.infer<typeof ZAutoContextStrategy>;
 
-export const ZStrategy = z.discriminatedUnion("type", [ZTokenBufferStrategy, ZMessageWindowStrategy, ZAutoContextStrategy, ZSummaryBufferStrategy]);
+const ZLangChainType = z.enum(["human", "ai", "system", "tool"]);
+const ZLangChainTypes = z.union([ZLangChainType, z.array(ZLangChainType).min(1).max(4)]);
+
+/** LangChain JS trimMessages (@langchain/core 1.4): its options in snake_case, with its defaults. */
+export const ZLangChainTrimStrategy = z
+  .object({
+    type: z.literal("langchain_trim"),
+    max_tokens: z.number().int().min(0).max(100_000_000),
+    strategy: z.enum(["first", "last"]).default("last"),
+    include_system: z.boolean().default(false).describe("Keep a leading system message (strategy last only: LangChain throws otherwise)."),
+    start_on: ZLangChainTypes.optional().describe("strategy last only: LangChain throws with first."),
+    end_on: ZLangChainTypes.optional(),
+    allow_partial: z.boolean().default(false),
+    token_counter: z
+      .enum(["messages", "chars", "words", "model"])
+      .default("model")
+      .describe(
+        "messages: 1 per message; chars: characters (UTF-16 units) of text content; words: whitespace-separated words of text content; model: a ChatOpenAI as tokenCounter (tiktoken of each message's text content, the request's model's encoding).",
+      ),
+  })
+  .strict();
+export type LangChainTrimStrategy = z.infer<typeof ZLangChainTrimStrategy>;
+
+/** LlamaIndex TS ChatMemoryBuffer (llamaindex 0.12, @llamaindex/core 0.6.22). */
+export const ZLlamaIndexBufferStrategy = z
+  .object({
+    type: z.literal("llamaindex_buffer"),
+    token_limit: z.number().int().min(0).max(100_000_000).optional().describe("Absent: ceil(0.75 × context_window), as LlamaIndex."),
+    initial_token_count: z.number().int().min(0).max(100_000_000).default(0).describe("getMessages' second argument."),
+    context_window: z.number().int().min(1).max(100_000_000).optional().describe("The LLM's metadata.contextWindow; absent: the model's."),
+  })
+  .strict();
+
+/** LlamaIndex TS Memory.getLLM without memory blocks (llamaindex 0.12, @llamaindex/core 0.6.22). */
+export const ZLlamaIndexMemoryStrategy = z
+  .object({
+    type: z.literal("llamaindex_memory"),
+    token_limit: z.number().int().min(0).max(100_000_000).default(30_000),
+    short_term_token_limit_ratio: z.number().min(0).max(1).default(0.7),
+    context_window: z
+      .number()
+      .int()
+      .min(1)
+      .max(100_000_000)
+      .nullable()
+      .default(null)
+      .describe("The metadata.contextWindow of the LLM given to getLLM (or Memory's llm); when set, 0.75 of it replaces token_limit. null: no LLM."),
+  })
+  .strict();
+
+/** Mastra Memory's lastMessages (@mastra/core 1.71, @mastra/memory 1.31). */
+export const ZMastraLastMessagesStrategy = z
+  .object({
+    type: z.literal("mastra_last_messages"),
+    last_messages: z
+      .union([z.number().int().min(0).max(1_000_000), z.literal(false)])
+      .default(10)
+      .describe("Stored messages (a whole agent reply is one); 0 or false: no history."),
+  })
+  .strict();
+
+export const ZStrategy = z.discriminatedUnion("type", [
+  ZTokenBufferStrategy,
+  ZMessageWindowStrategy,
+  ZAutoContextStrategy,
+  ZSummaryBufferStrategy,
+  ZLangChainTrimStrategy,
+  ZLlamaIndexBufferStrategy,
+  ZLlamaIndexMemoryStrategy,
+  ZMastraLastMessagesStrategy,
+]);
 export type Strategy = z.infer<typeof ZStrategy>;
 
 export const ZWindowInput = z
@@ -107,7 +177,7 @@ export type WindowInput = z.infer<typeof ZWindowInput>;
 export const ZDropped = z.object({ index: z.number().int(), reason: z.string() });
 export const ZTransformed = z.object({
   index: z.number().int().describe("Index in the input; -1 for a message the strategy added."),
-  action: z.enum(["truncated", "system_inserted", "merged", "summarized", "offloaded", "temporary_appended", "tool_calls_removed"]),
+  action: z.enum(["truncated", "system_inserted", "merged", "summarized", "offloaded", "temporary_appended", "tool_calls_removed", "split", "message_inserted", "kept_unpaired"]),
   reason: z.string(),
   ref: z.string().optional().describe("Offloaded content: GET /api/v1/offloaded/{ref}"),
 });

@@ -4,7 +4,20 @@ import type { RoleMessage } from "./schemas";
 export type Dropped = { index: number; reason: string };
 export type Transformed = {
   index: number;
-  action: "truncated" | "system_inserted" | "merged" | "summarized" | "offloaded" | "temporary_appended" | "tool_calls_removed";
+  action:
+    | "truncated"
+    | "system_inserted"
+    | "merged"
+    | "summarized"
+    | "offloaded"
+    | "temporary_appended"
+    | "tool_calls_removed"
+    /** A framework kept part of a message as one or more messages (LangChain allow_partial). */
+    | "split"
+    /** A framework added a message of its own (Mastra's "." user message). */
+    | "message_inserted"
+    /** Kept although its tool call or result was cut: a framework's rule, explained in the reason. */
+    | "kept_unpaired";
   reason: string;
   ref?: string;
 };

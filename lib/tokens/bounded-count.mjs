@@ -84,6 +84,7 @@ const PIECE_CACHE_MAX = 50_000;
 const CACHED_PIECE_MAX_CHARS = 32;
 const pieceCounts = { o200k_base: new Map(), cl100k_base: new Map() };
 const splitters = {};
+const scanners = {};
 
 /** A piece's (or segment's) count, from the cache or the encoder. */
 function cachedCount(enc, cache, piece) {
@@ -159,4 +160,46 @@ export function hasLongPiece(text, encodingName) {
     else if (m[0].length >= RUN && utf8Length(m[0]) > MAX_PIECE_BYTES) return true;
   }
   return false;
+}
+
+/**
+ * The pieces of `text` (tiktoken's split) with their counts: piece i starts at `starts[i]`
+ * and the pieces before it hold `before[i]` tokens (`before[starts.length]` is the total).
+ * Used where many prefixes or suffixes of one long text are counted (LlamaIndex's memory
+ * counts its messages joined with spaces): a scan once, then a lookup per count.
+ * @param {{ encode_ordinary(text: string): ArrayLike<number> }} enc
+ * @param {string} text
+ * @param {"o200k_base" | "cl100k_base"} encodingName
+ * @param {number} [from] where to start (a scan from a position is the scan of the text's tail: the pattern has no lookbehind)
+ * @param {number} [to] where to stop (exclusive); the text past it is not looked at
+ * @param {Uint8Array | null} [stopAt] stop before the first piece (after the first) that starts where this is 1: the scan has met another scan's piece boundary and would go on as that scan
+ */
+export function scanPieces(enc, text, encodingName, from = 0, to = text.length, stopAt = null) {
+  const cache = pieceCounts[encodingName];
+  // One compiled pattern per encoding (compiling it costs more than scanning a message): the
+  // scan is synchronous, so sharing its lastIndex is safe.
+  const split = (scanners[encodingName] ??= new RegExp(SPLIT_PATTERNS[encodingName], "gu"));
+  const s = from === 0 && to === text.length ? text : text.slice(0, to);
+  split.lastIndex = from;
+  const starts = [];
+  const before = [0];
+  let tokens = 0;
+  let approximate = false;
+  for (let m = split.exec(s); m; m = split.exec(s)) {
+    const piece = m[0];
+    if (piece.length === 0) {
+      split.lastIndex++;
+      continue;
+    }
+    if (stopAt && starts.length && stopAt[m.index]) return { starts, before, approximate, stoppedAt: m.index };
+    starts.push(m.index);
+    if (piece.length <= CACHED_PIECE_MAX_CHARS) tokens += cachedCount(enc, cache, piece);
+    else if (piece.length < RUN || utf8Length(piece) <= MAX_PIECE_BYTES) tokens += enc.encode_ordinary(piece).length;
+    else {
+      for (const seg of segments(piece)) tokens += cachedCount(enc, cache, seg);
+      approximate = true;
+    }
+    before.push(tokens);
+  }
+  return { starts, before, approximate, stoppedAt: -1 };
 }

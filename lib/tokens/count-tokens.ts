@@ -1,5 +1,5 @@
 import { get_encoding, type Tiktoken } from "tiktoken";
-import { countBounded, hasLongPiece, MAX_PIECE_BYTES } from "./bounded-count.mjs";
+import { countBounded, hasLongPiece, MAX_PIECE_BYTES, scanPieces } from "./bounded-count.mjs";
 import type { EncodingName } from "./registry";
 
 export { hasLongPiece, MAX_PIECE_BYTES };
@@ -41,3 +41,9 @@ export function countTextTokens(text: string, encoding: EncodingName): number {
 }
 
 export type TokenCache = Record<EncodingName, number>;
+
+/** tiktoken's pieces of `text` (or of text[from, to)) with their running token counts (bounded-count.mjs scanPieces). */
+export function textPieces(text: string, encoding: EncodingName, from?: number, to?: number, stopAt?: Uint8Array | null) {
+  countedHere++;
+  return scanPieces(encoder(encoding), text, encoding, from, to, stopAt);
+}
