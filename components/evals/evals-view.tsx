@@ -16,6 +16,7 @@ import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Skeleton } from "@/components/ui/skeleton";
 import { EmptyState, ErrorBox, Spinner } from "@/components/ui/states";
+import { metricLabel } from "@/client/ui/eval-metrics";
 import { MetricChart } from "./metric-chart";
 
 // /evals: sets, their runs (a chart of each metric over runs, a table of the same numbers),
@@ -23,6 +24,13 @@ import { MetricChart } from "./metric-chart";
 // of two runs. Which set, run, case and base are open lives in the URL.
 
 const f3 = (v: number | null | undefined) => (v === null || v === undefined ? "–" : v.toFixed(3));
+
+/** An expected memory as its text (an id says nothing to a reader); a deleted one says so. */
+function expectedText(memories: { id: string; content: string | null; status: string | null }[], id: string): string {
+  const m = memories.find((x) => x.id === id);
+  if (!m || m.content === null) return `(deleted memory ${id.slice(0, 8)})`;
+  return m.status === "active" ? m.content : `${m.content} (${m.status})`;
+}
 
 function useParam() {
   const params = useSearchParams();
@@ -272,7 +280,7 @@ function ComparisonPanel({ runId, baseId, onOpen }: { runId: string; baseId: str
           <tbody>
             {d.deltas.map((x) => (
               <tr key={x.metric} className="border-t border-zinc-100 dark:border-zinc-800">
-                <th scope="row" className="py-1 pr-3 text-left font-normal">{x.metric}</th>
+                <th scope="row" className="py-1 pr-3 text-left font-normal">{metricLabel(x.metric)}</th>
                 <td className="py-1 pr-3 text-right tabular-nums">{f3(x.base)}</td>
                 <td className="py-1 pr-3 text-right tabular-nums">{f3(x.head)}</td>
                 <td className={`py-1 pr-3 text-right tabular-nums ${x.worse ? "font-semibold text-red-700 dark:text-red-400" : x.significant ? "text-emerald-700 dark:text-emerald-400" : ""}`}>
@@ -369,7 +377,15 @@ function CaseDrillDown({ runId, caseId, k }: { runId: string; caseId: string; k:
         {d.expected_ranks.map((r) => (
           <li key={`${r.kind}:${r.target}`} className="flex gap-2">
             <Badge>{r.kind}</Badge>
-            <span className="min-w-0 flex-1 truncate">{r.kind === "memory" ? <Link className="text-indigo-700 hover:underline dark:text-indigo-300" href={`/memories/${r.target}`}>{r.target}</Link> : r.target}</span>
+            <span className="min-w-0 flex-1 truncate">
+              {r.kind === "memory" ? (
+                <Link className="text-indigo-700 hover:underline dark:text-indigo-300" href={`/memories/${r.target}`} title={r.target} data-testid="expected-memory">
+                  {expectedText(d.expected_memories, r.target)}
+                </Link>
+              ) : (
+                r.target
+              )}
+            </span>
             <span className="shrink-0 tabular-nums">{r.rank === null ? "not retrieved" : `rank ${r.rank}`}</span>
           </li>
         ))}
