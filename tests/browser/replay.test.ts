@@ -182,6 +182,10 @@ describe("replay a turn in a browser", () => {
     await page.locator('[data-testid="ask-why-not"]').click();
     await expect.poll(() => page.locator('[data-testid="why-panel"]').getAttribute("data-rule")).toBe("created_after_turn");
     expect(await page.locator('[data-testid="why-verdict"]').textContent()).toMatch(/created after this turn/);
+    // Its times in plain words, not ISO stamps.
+    const reason = (await page.locator('[data-testid="why-reason"]').textContent()) ?? "";
+    expect(reason).toMatch(/^created [A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d{2}\s?[AP]M, after this turn/);
+    expect(reason).not.toMatch(/\d{4}-\d{2}-\d{2}T/);
 
     await page.goto(`${suite.url}/memories?user=${encodeURIComponent(USER)}&replay=${ref}`);
     const row = page.locator(`[data-testid="memory-row"][data-id="${ids.postcards}"]`);
