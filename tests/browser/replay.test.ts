@@ -102,6 +102,14 @@ describe("replay a turn in a browser", () => {
     expect(await page.locator('[data-testid="prompt-then"] [data-testid="prompt-bubble"]').evaluateAll((els) => els.map((e) => e.getAttribute("data-section")))).toEqual(["system", "query"]);
     const inPrompt = () => page.locator('[data-testid="retrieval-row"][data-in-prompt="true"]').evaluateAll((els) => els.map((e) => e.getAttribute("data-id")));
     expect(await inPrompt()).toEqual([ids.window, ids.lisbon]);
+    // Lisbon, in this prompt and edited since, is asked why it was in, not why not.
+    const lisbonSince = page.locator(`[data-testid="since-row"][data-id="${ids.lisbon}"]`);
+    expect(await lisbonSince.locator('[data-testid="since-why"]').textContent()).toBe("Why in the prompt?");
+    expect(await lisbonSince.locator('[data-testid="since-times"]').textContent()).toMatch(/^changed /);
+    const duolingoSince = page.locator(`[data-testid="since-row"][data-id="${ids.duolingo}"]`);
+    expect(await duolingoSince.locator('[data-testid="since-times"]').textContent()).toMatch(/^created /);
+    expect(await duolingoSince.locator('[data-testid="since-why"]').textContent()).toBe("Why not this memory?");
+    expect(await page.locator(`[data-testid="since-row"][data-id="${ids.veggie}"] [data-testid="since-times"]`).textContent()).toMatch(/^archived /);
 
     // Scrub three turns with the keyboard: the window, the memories and the prompt follow.
     const range = page.locator('[data-testid="scrub-range"]');
