@@ -15,6 +15,7 @@ import {
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Skeleton } from "@/components/ui/skeleton";
+import { WriteButton, WriteFieldset } from "@/components/ui/write-button";
 import { EmptyState, ErrorBox, Spinner } from "@/components/ui/states";
 import { metricLabel } from "@/client/ui/eval-metrics";
 import { MetricChart } from "./metric-chart";
@@ -111,7 +112,7 @@ function NewSet({ onMade }: { onMade: (id: string) => void }) {
       <label htmlFor="new-set" className="text-xs font-medium text-zinc-700 dark:text-zinc-300">
         New set
       </label>
-      <div className="flex gap-1.5">
+      <WriteFieldset className="flex gap-1.5">
         <input
           id="new-set"
           value={name}
@@ -122,7 +123,7 @@ function NewSet({ onMade }: { onMade: (id: string) => void }) {
         <Button type="submit" disabled={!name.trim() || create.isPending}>
           Add
         </Button>
-      </div>
+      </WriteFieldset>
       {create.isError && (
         <p role="alert" className="text-xs text-red-700 dark:text-red-400">
           {create.error.message}
@@ -164,7 +165,7 @@ function SetPanel({ setId, name, cases }: { setId: string; name: string; cases: 
           Label
           <input value={label} onChange={(e) => setLabel(e.target.value)} className="mt-1 h-9 w-36 rounded-md border border-zinc-300 bg-white px-2 text-sm dark:border-zinc-700 dark:bg-zinc-900" placeholder="optional" />
         </label>
-        <Button
+        <WriteButton
           variant="primary"
           disabled={run.isPending || cases === 0}
           onClick={async () => {
@@ -173,7 +174,7 @@ function SetPanel({ setId, name, cases }: { setId: string; name: string; cases: 
           }}
         >
           {run.isPending && <Spinner />} Run set
-        </Button>
+        </WriteButton>
         {run.isError && (
           <p role="alert" className="w-full text-xs text-red-700 dark:text-red-400">
             {run.error.message}
