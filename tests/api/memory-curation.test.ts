@@ -134,7 +134,7 @@ describe.each(DATABASE_KINDS)("memory curation API on %s (no chat model)", (kind
       expect(s.body).toEqual({ content: "Works at Acme. Lives in Oslo. Has a dog.", source: "local" });
       // Two wordings of one preference: one sentence, not both joined.
       const c = await createMemory(api, u, { memory_type: "preference", content: "Prefers window seats on flights." });
-      const d = await createMemory(api, u, { memory_type: "preference", content: "Prefers a window seat on flights." });
+      const d = await createMemory(api, u, { memory_type: "preference", content: "Prefers a window seat on flights.", dedupe_threshold: 1 });
       const same = await api.post("/memories/merge/suggest", { ids: [c.id, d.id] });
       expect(same.body).toEqual({ content: "Prefers window seats on flights.", source: "local" });
     });
