@@ -4,7 +4,7 @@
 import { useEffect, useState } from "react";
 import { useAuthState } from "@/client/hooks/auth";
 import { useErasePreview, useEraseUser, useExportUser, type ErasureReceipt } from "@/client/hooks/privacy";
-import { downloadJson, fileSafe } from "@/client/ui/download";
+import { downloadJson, fileSafe, receiptFileName } from "@/client/ui/download";
 import { formatInt } from "@/client/ui/format";
 import { Dialog } from "@/components/memories/dialog";
 import { Button } from "@/components/ui/button";
@@ -54,7 +54,7 @@ function EraseDialog({ user, onClose }: { user: string; onClose: () => void }) {
       footer={
         receipt ? (
           <>
-            <Button key="download" onClick={() => downloadJson(`memscope-erasure-receipt-${receipt.receipt_id}.json`, receipt)} data-testid="receipt-download">
+            <Button key="download" onClick={() => downloadJson(receiptFileName(receipt.receipt_id), receipt)} data-testid="receipt-download">
               Download receipt
             </Button>
             <Button key="done" variant="primary" onClick={onClose}>
