@@ -28,18 +28,19 @@ export function useProfileHistory(appId: string | null) {
 export function useCreateProfileVersion() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (v: { appId: string; settings: unknown; note?: string; effective_from?: string }) =>
-      ok(
-        api.POST("/profiles/{app_id}/versions", {
-          params: { path: { app_id: v.appId } },
-          body: {
-            settings: v.settings as NewVersion["settings"],
-            ...(v.note ? { note: v.note } : {}),
-            ...(v.effective_from ? { effective_from: v.effective_from } : {}),
-          },
-        }),
-        { detailsApart: true },
-      ),
+    // 201: a new version; 200: the settings were the newest version's already, nothing was made.
+    mutationFn: async (v: { appId: string; settings: unknown; note?: string; effective_from?: string }): Promise<ProfileVersion & { created: boolean }> => {
+      const pending = api.POST("/profiles/{app_id}/versions", {
+        params: { path: { app_id: v.appId } },
+        body: {
+          settings: v.settings as NewVersion["settings"],
+          ...(v.note ? { note: v.note } : {}),
+          ...(v.effective_from ? { effective_from: v.effective_from } : {}),
+        },
+      });
+      const version = await ok(pending, { detailsApart: true });
+      return { ...version, created: (await pending).response.status === 201 };
+    },
     // The root: the list and every app's history.
     onSuccess: () => qc.invalidateQueries({ queryKey: keys.profiles.all }),
   });

@@ -73,14 +73,45 @@ export function useThreadTurns(conversation: string) {
     queryFn: async ({ signal }) => {
       const thread = await ok(api.GET("/conversations/{id}/thread", { params: { path: { id: conversation } }, signal }));
       // Every page of messages: a thread can be longer than one page.
-      const byId = new Map((await allMessages(conversation, signal)).map((m) => [m.id, m]));
-      return threadPickerTurns(thread.message_ids, byId);
+      const all = await allMessages(conversation, signal);
+      return threadPickerTurns(thread.message_ids, all);
     },
     staleTime: 30_000,
   });
 }
 
-/** `ids` newest first (as /thread answers): the picker's rows in that order, numbered from the oldest turn (#1). */
-export function threadPickerTurns(ids: readonly string[], byId: ReadonlyMap<string, Pick<Message, "query">>) {
-  return ids.map((id, i) => ({ id, n: ids.length - i, query: byId.get(id)?.query ?? "" }));
+type PickerTurn = { id: string; n: number; query: string };
+
+/**
+ * The leaf picker's rows: the current thread (`ids` newest first, as /thread answers; numbered
+ * from its oldest turn, #1), then every other turn of the conversation, on other branches,
+ * oldest first, each numbered by its depth in its own thread: any turn can end a window.
+ */
+export function threadPickerTurns(
+  ids: readonly string[],
+  messages: readonly Pick<Message, "id" | "query" | "tree_parent_id">[],
+): { current: PickerTurn[]; other: PickerTurn[] } {
+  const byId = new Map(messages.map((m) => [m.id, m]));
+  const current = ids.map((id, i) => ({ id, n: ids.length - i, query: byId.get(id)?.query ?? "" }));
+  const onThread = new Set(ids);
+  const depth = new Map<string, number>();
+  const depthOf = (id: string): number => {
+    // Walk up to a turn whose depth is known (or a root), then fill the path in: no recursion on long threads.
+    const path: string[] = [];
+    let at: string | null = id;
+    let base = 0;
+    while (at && byId.has(at) && path.length <= byId.size) {
+      const known = depth.get(at);
+      if (known !== undefined) {
+        base = known;
+        break;
+      }
+      path.push(at);
+      at = byId.get(at)!.tree_parent_id;
+    }
+    for (let i = path.length - 1; i >= 0; i--) depth.set(path[i], ++base);
+    return depth.get(id)!;
+  };
+  const other = messages.filter((m) => !onThread.has(m.id)).map((m) => ({ id: m.id, n: depthOf(m.id), query: m.query }));
+  return { current, other };
 }

@@ -42,3 +42,11 @@ export function oneLine(text: string, max: number): string {
 export function plural(n: number, one: string, many = `${one}s`): string {
   return `${formatInt(n)} ${n === 1 ? one : many}`;
 }
+
+// An ISO-8601 instant inside a sentence (the API's reasons name times that way).
+const ISO_INSTANT = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})/g;
+
+/** A sentence from the API with its ISO times as people read them ("Oct 2, 2026, 9:14 AM"). */
+export function plainTimes(text: string): string {
+  return text.replace(ISO_INSTANT, (t) => absoluteTime(t));
+}

@@ -31,11 +31,11 @@ export const TYPE_STYLE: Record<MemoryType, { badge: string; dot: string; bar: s
 };
 
 export const RELATION_STYLE: Record<string, { color: string; text: string; label: string }> = {
-  supports: { color: "#10b981", text: "text-emerald-600 dark:text-emerald-400", label: "supports" },
-  contradicts: { color: "#ef4444", text: "text-red-600 dark:text-red-400", label: "contradicts" },
-  refines: { color: "#6366f1", text: "text-indigo-600 dark:text-indigo-400", label: "refines" },
-  merged_into: { color: "#a855f7", text: "text-purple-600 dark:text-purple-400", label: "merged into" },
-  derived_from: { color: "#f59e0b", text: "text-amber-600 dark:text-amber-400", label: "derived from" },
+  supports: { color: "#10b981", text: "text-emerald-700 dark:text-emerald-400", label: "supports" },
+  contradicts: { color: "#ef4444", text: "text-red-700 dark:text-red-400", label: "contradicts" },
+  refines: { color: "#6366f1", text: "text-indigo-700 dark:text-indigo-400", label: "refines" },
+  merged_into: { color: "#a855f7", text: "text-purple-700 dark:text-purple-400", label: "merged into" },
+  derived_from: { color: "#f59e0b", text: "text-amber-700 dark:text-amber-400", label: "derived from" },
 };
 
 export const fmt2 = (n: number | null | undefined) => (n === null || n === undefined || Number.isNaN(n) ? "—" : n.toFixed(2));

@@ -114,7 +114,11 @@ export function variantLabel(v: VariantSpec): string {
   if (v.profile_version !== undefined) parts.push(`profile v${v.profile_version}`);
   if (v.k !== undefined) parts.push(`k = ${v.k}`);
   if (v.min_score !== undefined) parts.push(`min score ${v.min_score}`);
-  if (v.weights) parts.push(`weights ${["similarity", "recency", "importance"].map((n) => v.weights?.[n as "similarity"] ?? "·").join(" / ")}`);
+  // Only the weights the variant sets, each by name: "similarity 0.1, importance 0.7".
+  if (v.weights) {
+    const set = (["similarity", "recency", "importance"] as const).filter((n) => v.weights?.[n] !== undefined).map((n) => `${n} ${v.weights![n]}`);
+    if (set.length) parts.push(`weights: ${set.join(", ")}`);
+  }
   if (v.strategy) parts.push(v.strategy);
   return parts.join(" · ") || "no change";
 }

@@ -15,7 +15,9 @@ import {
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Skeleton } from "@/components/ui/skeleton";
+import { WriteButton, WriteFieldset } from "@/components/ui/write-button";
 import { EmptyState, ErrorBox, Spinner } from "@/components/ui/states";
+import { metricLabel } from "@/client/ui/eval-metrics";
 import { MetricChart } from "./metric-chart";
 
 // /evals: sets, their runs (a chart of each metric over runs, a table of the same numbers),
@@ -23,6 +25,13 @@ import { MetricChart } from "./metric-chart";
 // of two runs. Which set, run, case and base are open lives in the URL.
 
 const f3 = (v: number | null | undefined) => (v === null || v === undefined ? "–" : v.toFixed(3));
+
+/** An expected memory as its text (an id says nothing to a reader); a deleted one says so. */
+function expectedText(memories: { id: string; content: string | null; status: string | null }[], id: string): string {
+  const m = memories.find((x) => x.id === id);
+  if (!m || m.content === null) return `(deleted memory ${id.slice(0, 8)})`;
+  return m.status === "active" ? m.content : `${m.content} (${m.status})`;
+}
 
 function useParam() {
   const params = useSearchParams();
@@ -103,7 +112,7 @@ function NewSet({ onMade }: { onMade: (id: string) => void }) {
       <label htmlFor="new-set" className="text-xs font-medium text-zinc-700 dark:text-zinc-300">
         New set
       </label>
-      <div className="flex gap-1.5">
+      <WriteFieldset className="flex gap-1.5">
         <input
           id="new-set"
           value={name}
@@ -114,7 +123,7 @@ function NewSet({ onMade }: { onMade: (id: string) => void }) {
         <Button type="submit" disabled={!name.trim() || create.isPending}>
           Add
         </Button>
-      </div>
+      </WriteFieldset>
       {create.isError && (
         <p role="alert" className="text-xs text-red-700 dark:text-red-400">
           {create.error.message}
@@ -156,7 +165,7 @@ function SetPanel({ setId, name, cases }: { setId: string; name: string; cases: 
           Label
           <input value={label} onChange={(e) => setLabel(e.target.value)} className="mt-1 h-9 w-36 rounded-md border border-zinc-300 bg-white px-2 text-sm dark:border-zinc-700 dark:bg-zinc-900" placeholder="optional" />
         </label>
-        <Button
+        <WriteButton
           variant="primary"
           disabled={run.isPending || cases === 0}
           onClick={async () => {
@@ -165,7 +174,7 @@ function SetPanel({ setId, name, cases }: { setId: string; name: string; cases: 
           }}
         >
           {run.isPending && <Spinner />} Run set
-        </Button>
+        </WriteButton>
         {run.isError && (
           <p role="alert" className="w-full text-xs text-red-700 dark:text-red-400">
             {run.error.message}
@@ -272,7 +281,7 @@ function ComparisonPanel({ runId, baseId, onOpen }: { runId: string; baseId: str
           <tbody>
             {d.deltas.map((x) => (
               <tr key={x.metric} className="border-t border-zinc-100 dark:border-zinc-800">
-                <th scope="row" className="py-1 pr-3 text-left font-normal">{x.metric}</th>
+                <th scope="row" className="py-1 pr-3 text-left font-normal">{metricLabel(x.metric)}</th>
                 <td className="py-1 pr-3 text-right tabular-nums">{f3(x.base)}</td>
                 <td className="py-1 pr-3 text-right tabular-nums">{f3(x.head)}</td>
                 <td className={`py-1 pr-3 text-right tabular-nums ${x.worse ? "font-semibold text-red-700 dark:text-red-400" : x.significant ? "text-emerald-700 dark:text-emerald-400" : ""}`}>
@@ -369,7 +378,15 @@ function CaseDrillDown({ runId, caseId, k }: { runId: string; caseId: string; k:
         {d.expected_ranks.map((r) => (
           <li key={`${r.kind}:${r.target}`} className="flex gap-2">
             <Badge>{r.kind}</Badge>
-            <span className="min-w-0 flex-1 truncate">{r.kind === "memory" ? <Link className="text-indigo-700 hover:underline dark:text-indigo-300" href={`/memories/${r.target}`}>{r.target}</Link> : r.target}</span>
+            <span className="min-w-0 flex-1 truncate">
+              {r.kind === "memory" ? (
+                <Link className="text-indigo-700 hover:underline dark:text-indigo-300" href={`/memories/${r.target}`} title={r.target} data-testid="expected-memory">
+                  {expectedText(d.expected_memories, r.target)}
+                </Link>
+              ) : (
+                r.target
+              )}
+            </span>
             <span className="shrink-0 tabular-nums">{r.rank === null ? "not retrieved" : `rank ${r.rank}`}</span>
           </li>
         ))}

@@ -1,18 +1,13 @@
 "use client";
 import { useState } from "react";
 import type { EvalRun } from "@/client/hooks/evals";
+import { METRIC_LABELS } from "@/client/ui/eval-metrics";
 
 // Each metric over a set's runs, oldest to newest, as an SVG line with the 95% interval as a
 // band. Accessible: the SVG has a title and description, every point a <title>, and the same
 // numbers are in the runs table below it (the chart is never the only place they are).
 
-const METRICS = [
-  { key: "recall", label: "Recall@k" },
-  { key: "precision", label: "Precision@k" },
-  { key: "mrr", label: "MRR" },
-  { key: "ndcg", label: "nDCG@k" },
-  { key: "hit_rate", label: "Hit rate" },
-] as const;
+const METRICS = (["recall", "precision", "mrr", "ndcg", "hit_rate"] as const).map((key) => ({ key, label: METRIC_LABELS[key] }));
 type MetricKey = (typeof METRICS)[number]["key"];
 
 const W = 640;

@@ -3,6 +3,7 @@ import Link from "next/link";
 import { useState } from "react";
 import { useSaveEvalCase } from "@/client/hooks/evals";
 import { Button } from "@/components/ui/button";
+import { WriteFieldset } from "@/components/ui/write-button";
 
 // "Save as test": a question and the memories that must answer it, added as a case to an
 // eval set (made when missing). Used by the retrieval playground (the marked hits) and a
@@ -32,6 +33,7 @@ export function SaveAsTest({ userId, question: initial, memoryIds, hint, idPrefi
     >
       <h3 className="text-sm font-semibold">Save as test</h3>
       <p className="text-xs text-zinc-600 dark:text-zinc-400">{hint}</p>
+      <WriteFieldset className="flex flex-col gap-2">
       <label className="text-xs font-medium" htmlFor={`${idPrefix}-question`}>
         Question
       </label>
@@ -68,6 +70,7 @@ export function SaveAsTest({ userId, question: initial, memoryIds, hint, idPrefi
           </span>
         )}
       </div>
+      </WriteFieldset>
     </form>
   );
 }

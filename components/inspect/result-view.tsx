@@ -70,7 +70,7 @@ function Summary({ result, ms, pending }: { result: InspectResult; ms?: number; 
         {result.endpoint === "context" ? ` · history: ${result.historySource}` : ""}
       </span>
       {result.fits ? <Badge tone="green">fits</Badge> : <Badge tone="red">does not fit</Badge>}
-      {pending ? <Spinner className="text-indigo-500" /> : ms !== undefined && <span className="tabular-nums text-zinc-400">{Math.round(ms)} ms</span>}
+      {pending ? <Spinner className="text-indigo-500" /> : ms !== undefined && <span className="tabular-nums text-zinc-600 dark:text-zinc-400" data-testid="result-timing">{Math.round(ms)} ms</span>}
     </div>
   );
 }

@@ -139,12 +139,25 @@ function StoredSource({ src, onChange, errors }: { src: InspectSource; onChange:
             {turns.isFetching && <Spinner className="size-3 text-zinc-400" />}
           </span>
           <select value={src.leaf} onChange={(e) => onChange({ leaf: e.target.value })} data-testid="inspect-leaf" aria-invalid={leafErr ? true : undefined} className={inputCls}>
-            <option value="">Newest turn (current thread{turns.data ? `, ${plural(turns.data.length, "turn")}` : ""})</option>
-            {turns.data?.map((t) => (
-              <option key={t.id} value={t.id}>
-                #{t.n} · {oneLine(t.query, 60)}
-              </option>
-            ))}
+            <option value="">Newest turn (current thread{turns.data ? `, ${plural(turns.data.current.length, "turn")}` : ""})</option>
+            {turns.data && (
+              <optgroup label="Current thread">
+                {turns.data.current.map((t) => (
+                  <option key={t.id} value={t.id}>
+                    #{t.n} · {oneLine(t.query, 60)}
+                  </option>
+                ))}
+              </optgroup>
+            )}
+            {!!turns.data?.other.length && (
+              <optgroup label="Other branches">
+                {turns.data.other.map((t) => (
+                  <option key={t.id} value={t.id}>
+                    #{t.n} · {oneLine(t.query, 60)}
+                  </option>
+                ))}
+              </optgroup>
+            )}
           </select>
           <FieldError id={`${id}-leaf`} message={leafErr ?? (turns.isError ? turns.error.message : undefined)} />
         </label>

@@ -1,5 +1,5 @@
 "use client";
-import { WriteButton } from "@/components/ui/write-button";
+import { WriteButton, WriteFieldset } from "@/components/ui/write-button";
 import Link from "next/link";
 import { SaveAsTest } from "@/components/evals/save-as-test";
 import { useRouter, useSearchParams } from "next/navigation";
@@ -76,7 +76,9 @@ export function MemoryDetail({ id }: { id: string }) {
               <div className="flex min-w-0 flex-col gap-5">
                 <FieldsEditor key={m.version} m={m} />
                 <Card title="Structured data" testId="structured-card">
-                  <JsonEditor key={m.version} memory={m} />
+                  <WriteFieldset>
+                    <JsonEditor key={m.version} memory={m} />
+                  </WriteFieldset>
                 </Card>
               </div>
               <div className="flex min-w-0 flex-col gap-5">
@@ -101,7 +103,9 @@ export function MemoryDetail({ id }: { id: string }) {
                   <RelationsGraph memory={m} relations={relations.data ?? []} />
                   <div className="flex min-w-0 flex-col gap-3">
                     <RelationList memory={m} relations={relations.data ?? []} />
-                    <AddRelation memory={m} />
+                    <WriteFieldset>
+                      <AddRelation memory={m} />
+                    </WriteFieldset>
                   </div>
                 </div>
               )}
@@ -312,6 +316,7 @@ function FieldsEditor({ m }: { m: Memory }) {
 
   return (
     <Card title="Edit" testId="fields-card" actions={<span className="font-mono text-[11px] text-zinc-500">editing v{m.version}</span>}>
+      <WriteFieldset note>
       <textarea
         value={content}
         onChange={(e) => setContent(e.target.value)}
@@ -370,6 +375,7 @@ function FieldsEditor({ m }: { m: Memory }) {
         </div>
       )}
       <p className="mt-2 text-[11px] text-zinc-500">{formatInt(content.length)} characters</p>
+      </WriteFieldset>
     </Card>
   );
 }

@@ -51,6 +51,8 @@ export function MemoryTableView() {
   const listFilters = useMemo<MemoryFilters>(() => ({ ...filters, q: q.trim() }), [filters, q]);
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [merging, setMerging] = useState(false);
+  // The user just erased: the page leaves them and says so (their id stays only in this message).
+  const [erased, setErased] = useState<{ user: string; total: number; receiptId: string } | null>(null);
   // Opened from a replayed turn (?replay=): each row can ask "why not?" for that turn.
   const [replayed] = useState(() => parseReplayRef(params.get("replay")));
   const whyHref = useCallback((id: string) => replayHref({ ...replayed!, memory: id }), [replayed]);
@@ -122,11 +124,26 @@ export function MemoryTableView() {
             {refreshing && <Spinner className="text-indigo-500" />}
           </p>
           {/* Not only while the user has memories: the erase dialog stays open on its receipt. */}
-          {user && <UserPrivacyActions user={user} />}
+          {user && (
+            <UserPrivacyActions
+              user={user}
+              onErased={(receipt) => {
+                setErased({ user, total: receipt.total, receiptId: receipt.receipt_id });
+                // On to the user with the most memories, never back to the erased one (the list may not have refetched yet).
+                const next = [...(users.data ?? [])].filter((u) => u.user_id !== user).sort((a, b) => b.total - a.total)[0]?.user_id;
+                setUser(next ?? "");
+              }}
+            />
+          )}
         </>
       }
     >
       <main className="mx-auto flex min-h-0 w-full max-w-7xl flex-1 flex-col px-4 pt-4 pb-4 sm:px-6">
+        {erased && user !== erased.user && (
+          <p role="status" className="mb-3 rounded-lg border border-emerald-200 bg-emerald-50 px-3 py-2 text-sm text-emerald-900 dark:border-emerald-900 dark:bg-emerald-950/40 dark:text-emerald-100" data-testid="erased-banner">
+            <strong>{erased.user}</strong> was erased: {formatInt(erased.total)} rows removed (receipt {erased.receiptId.slice(0, 8)}, also in Settings → Audit log).
+          </p>
+        )}
         {replayed && (
           <p className="mb-3 flex flex-wrap items-center gap-2 rounded-lg border border-indigo-200 bg-indigo-50/60 px-3 py-2 text-xs text-zinc-800 dark:border-indigo-900 dark:bg-indigo-950/30 dark:text-zinc-200" data-testid="replay-banner">
             Opened from a replayed turn: <strong>Why not?</strong> on a row explains that memory for the turn.

@@ -319,7 +319,7 @@ const Row = memo(function Row({ m, index, focused, selected, editing, href, cols
       onDoubleClick={() => onEdit(m.id)}
       className={`${cols} group h-full min-h-[inherit] border-b border-zinc-100 text-sm transition-colors dark:border-zinc-800/80 ${
         selected ? "bg-indigo-50/80 dark:bg-indigo-950/40" : "hover:bg-zinc-50 dark:hover:bg-zinc-800/40"
-      } ${focused ? "shadow-[inset_3px_0_0_var(--color-indigo-500)]" : ""} ${archived ? "text-zinc-500 dark:text-zinc-400" : ""}`}
+      } ${focused ? "shadow-[inset_3px_0_0_var(--color-indigo-500)]" : ""} ${archived ? "text-zinc-600 dark:text-zinc-400" : ""}`}
     >
       <div role="gridcell" className="flex items-start justify-center pt-[13px]">
         <input
@@ -344,11 +344,11 @@ const Row = memo(function Row({ m, index, focused, selected, editing, href, cols
           <InlineEditor memory={m} onDone={onEditDone} />
         ) : (
           <div className="flex min-w-0 items-center gap-2">
-            {archived && <span className="shrink-0 text-[10px] font-medium tracking-wide text-zinc-500 uppercase">archived</span>}
+            {archived && <span className="shrink-0 text-[10px] font-medium tracking-wide text-zinc-600 uppercase">archived</span>}
             <span data-testid="memory-content" title={m.content} className="min-w-0 flex-1 cursor-default truncate leading-5 text-zinc-800 select-text dark:text-zinc-200">
               {m.content}
             </span>
-            <span className="shrink-0 font-mono text-[10px] text-zinc-500 tabular-nums" data-testid="memory-version" title="version">
+            <span className="shrink-0 font-mono text-[10px] text-zinc-600 tabular-nums" data-testid="memory-version" title="version">
               v{m.version}
             </span>
           </div>
@@ -365,7 +365,7 @@ const Row = memo(function Row({ m, index, focused, selected, editing, href, cols
             {relativeTime(m.last_accessed_at)}
           </time>
         ) : (
-          <span className="text-zinc-500">never</span>
+          <span className="text-zinc-600">never</span>
         )}
       </div>
       <div role="gridcell" className="px-2 pt-3 text-xs whitespace-nowrap text-zinc-600 dark:text-zinc-400">

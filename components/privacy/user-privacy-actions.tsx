@@ -4,14 +4,15 @@
 import { useEffect, useState } from "react";
 import { useAuthState } from "@/client/hooks/auth";
 import { useErasePreview, useEraseUser, useExportUser, type ErasureReceipt } from "@/client/hooks/privacy";
-import { downloadJson, fileSafe } from "@/client/ui/download";
+import { downloadJson, fileSafe, receiptFileName } from "@/client/ui/download";
 import { formatInt } from "@/client/ui/format";
 import { Dialog } from "@/components/memories/dialog";
 import { Button } from "@/components/ui/button";
 import { ErrorBox, Spinner } from "@/components/ui/states";
 import { CountsTable, ReceiptSummary } from "./receipt-view";
 
-export function UserPrivacyActions({ user }: { user: string }) {
+/** `onErased`: the dialog closed on a receipt; the page leaves the erased user (nothing of theirs is left to show). */
+export function UserPrivacyActions({ user, onErased }: { user: string; onErased?: (receipt: ErasureReceipt) => void }) {
   const { data: state } = useAuthState();
   const admin = !!state?.scopes.includes("admin");
   const exporter = useExportUser();
@@ -31,12 +32,20 @@ export function UserPrivacyActions({ user }: { user: string }) {
         </Button>
       )}
       {exporter.isError && <span role="alert" className="text-xs text-red-700 dark:text-red-300">Export failed: {(exporter.error as Error).message}</span>}
-      {erasing && <EraseDialog user={user} onClose={() => setErasing(false)} />}
+      {erasing && (
+        <EraseDialog
+          user={user}
+          onClose={(receipt) => {
+            setErasing(false);
+            if (receipt) onErased?.(receipt);
+          }}
+        />
+      )}
     </>
   );
 }
 
-function EraseDialog({ user, onClose }: { user: string; onClose: () => void }) {
+function EraseDialog({ user, onClose }: { user: string; onClose: (receipt: ErasureReceipt | null) => void }) {
   const preview = useErasePreview();
   const erase = useEraseUser();
   const [typed, setTyped] = useState("");
@@ -48,22 +57,22 @@ function EraseDialog({ user, onClose }: { user: string; onClose: () => void }) {
   return (
     <Dialog
       title={receipt ? "Erasure receipt" : `Erase ${user}`}
-      onClose={onClose}
+      onClose={() => onClose(receipt)}
       wide={!!receipt}
       testId="erase-dialog"
       footer={
         receipt ? (
           <>
-            <Button key="download" onClick={() => downloadJson(`memscope-erasure-receipt-${receipt.receipt_id}.json`, receipt)} data-testid="receipt-download">
+            <Button key="download" onClick={() => downloadJson(receiptFileName(receipt.receipt_id), receipt)} data-testid="receipt-download">
               Download receipt
             </Button>
-            <Button key="done" variant="primary" onClick={onClose}>
+            <Button key="done" variant="primary" onClick={() => onClose(receipt)}>
               Done
             </Button>
           </>
         ) : (
           <>
-            <Button key="cancel" onClick={onClose}>
+            <Button key="cancel" onClick={() => onClose(null)}>
               Cancel
             </Button>
             <Button key="erase" variant="danger" disabled={!matches || !preview.data || erase.isPending} onClick={() => erase.mutate(user)} data-testid="erase-confirm">

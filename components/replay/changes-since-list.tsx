@@ -5,9 +5,26 @@ import { absoluteTime, plural } from "@/client/ui/format";
 import { TypeBadge } from "@/components/memories/type-badge";
 import { SinceBadges } from "./retrieval-list";
 
+/**
+ * When each mark happened: "created Oct 2" for a memory made after the turn, its last change
+ * for the rest ("archived Oct 5"): never the archive time beside "created later" alone.
+ */
+function sinceTimes(c: ChangeSince): string {
+  const at = absoluteTime(c.changed_at);
+  if (c.changes.includes("created_later") && c.created_at) {
+    const created = `created ${absoluteTime(c.created_at)}`;
+    return c.changes.includes("archived_since") ? `${created} · archived ${at}` : created;
+  }
+  if (c.changes.includes("deleted_since")) return `deleted ${at}`;
+  if (c.changes.includes("archived_since")) return `archived ${at}`;
+  if (c.changes.includes("restored_since")) return `restored ${at}`;
+  return `changed ${at}`;
+}
+
 /** The user's memories as they are now, marked by what happened to them after the replayed turn. */
 export function ChangesSinceList({ result, selected, onWhy }: { result: ReplayResult; selected: string | null; onWhy: (id: string) => void }) {
   const list = result.changes_since.memories;
+  const inPrompt = new Set(result.why.filter((w) => w.in_prompt).map((w) => w.memory_id));
   return (
     <section aria-labelledby="since-h" data-testid="changes-since">
       <header className="mb-2 flex flex-wrap items-baseline gap-x-2">
@@ -42,9 +59,9 @@ export function ChangesSinceList({ result, selected, onWhy }: { result: ReplayRe
               <div className="flex flex-wrap items-center gap-1.5">
                 <TypeBadge type={c.memory_type} />
                 <SinceBadges change={c} />
-                <time dateTime={c.changed_at} className="ml-auto text-[11px] text-zinc-600 tabular-nums">
-                  {absoluteTime(c.changed_at)}
-                </time>
+                <span className="ml-auto text-[11px] text-zinc-600 tabular-nums" data-testid="since-times">
+                  {sinceTimes(c)}
+                </span>
               </div>
               {c.content_then !== null && (
                 <p className="mt-1 text-zinc-600 line-through decoration-zinc-400" data-testid="content-then">
@@ -54,7 +71,7 @@ export function ChangesSinceList({ result, selected, onWhy }: { result: ReplayRe
               <p className="mt-1 line-clamp-2 text-zinc-800 dark:text-zinc-200">{c.content}</p>
               {!c.changes.includes("deleted_since") && (
                 <button type="button" onClick={() => onWhy(c.memory_id)} className="mt-1 text-[11px] font-medium text-indigo-700 hover:underline dark:text-indigo-300" data-testid="since-why">
-                  Why not this memory?
+                  {inPrompt.has(c.memory_id) ? "Why in the prompt?" : "Why not this memory?"}
                 </button>
               )}
             </li>

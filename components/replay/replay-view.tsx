@@ -70,6 +70,29 @@ export function ReplayView() {
   return <Replay state={state} setState={setState} />;
 }
 
+/** The turn whose answer is being explained: its question and answer, and the way back to it in the transcript. */
+function ExplainedTurn({ turn, href }: { turn: Message; href: string }) {
+  return (
+    <section aria-labelledby="explained-turn-h" className="rounded-lg border border-zinc-200 bg-zinc-50 px-3 py-2 text-sm dark:border-zinc-800 dark:bg-zinc-900" data-testid="explained-turn">
+      <div className="flex flex-wrap items-baseline gap-x-3">
+        <h2 id="explained-turn-h" className="text-xs font-semibold uppercase tracking-wide text-zinc-600 dark:text-zinc-400">
+          The answer being explained
+        </h2>
+        <span className="text-xs text-zinc-600 dark:text-zinc-400">{absoluteTime(turn.created_at)}</span>
+        <Link href={href} className="ml-auto text-xs font-medium text-indigo-700 hover:underline dark:text-indigo-300" data-testid="explained-turn-link">
+          Show in the transcript
+        </Link>
+      </div>
+      <dl className="mt-1 grid gap-x-3 gap-y-1 sm:grid-cols-[5rem_minmax(0,1fr)]">
+        <dt className="text-xs font-medium text-zinc-600 dark:text-zinc-400">User</dt>
+        <dd className="line-clamp-3 whitespace-pre-wrap break-words" data-testid="explained-query">{turn.query || "(no text)"}</dd>
+        <dt className="text-xs font-medium text-zinc-600 dark:text-zinc-400">Agent</dt>
+        <dd className="line-clamp-4 whitespace-pre-wrap break-words" data-testid="explained-answer">{turn.answer || "(no answer yet)"}</dd>
+      </dl>
+    </section>
+  );
+}
+
 function Shell({ children }: { children: React.ReactNode }) {
   return <div className="flex min-h-0 flex-1 flex-col">{children}</div>;
 }
@@ -161,6 +184,7 @@ function Replay({ state, setState }: { state: ReplayState; setState: React.Dispa
           ) : (
             <Skeleton className="h-14 w-full" />
           )}
+          {byId.get(state.turn) && <ExplainedTurn turn={byId.get(state.turn)!} href={`/conversations/${state.conversation}${leaf ? `?leaf=${leaf}` : ""}#turn-${state.turn}`} />}
           <StepSummary step={step} index={index} first={index === 0} loading={!!prevBody && !step && !replay.isError} />
           <TabList<ReplayTab>
             tabs={[

@@ -1,6 +1,7 @@
 "use client";
 import Link from "next/link";
 import type { ChangeSince, ReplayResult, Why } from "@/client/api-types";
+import { plainTimes } from "@/client/ui/format";
 import { CHANGE_LABEL, RULE_LABEL } from "@/client/ui/replay-model";
 import { Badge } from "@/components/ui/badge";
 import { SCORE_TERMS, ScoreBar } from "@/components/ui/score-bar";
@@ -22,7 +23,7 @@ export function SinceBadges({ change }: { change: ChangeSince | undefined }) {
 
 export function RuleBadge({ why }: { why: Why }) {
   return (
-    <Badge tone={why.in_prompt ? "green" : why.rule === "created_after_turn" ? "accent" : "neutral"} testId="why-rule" title={why.reason}>
+    <Badge tone={why.in_prompt ? "green" : why.rule === "created_after_turn" ? "accent" : "neutral"} testId="why-rule" title={plainTimes(why.reason)}>
       {RULE_LABEL[why.rule]}
     </Badge>
   );

@@ -50,7 +50,8 @@ const field = "h-8 w-full rounded-md border border-zinc-300 bg-white px-2 text-s
 /** Counterfactuals: the same turn under another k, weights, minimum score, strategy or profile version, side by side with the diff drawn. */
 export function WhatIf({ result, variant, onVariant, pending }: { result: ReplayResult; variant: VariantSpec | null; onVariant: (v: VariantSpec | null) => void; pending: boolean }) {
   // Re-seeded when the replayed turn or the applied variant changes (the key of the form below).
-  const profiles = useProfileHistory(result.profile.source === "profile" ? result.app_id : null);
+  // Every version of the app's profile, also for a turn older than its first one (which ran on defaults).
+  const profiles = useProfileHistory(result.app_id ?? null);
   const v = result.variants[0];
   return (
     <div className="flex flex-col gap-4" data-testid="what-if">

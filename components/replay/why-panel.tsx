@@ -1,7 +1,7 @@
 "use client";
 import Link from "next/link";
 import type { ChangeSince, ReplayResult, Why } from "@/client/api-types";
-import { absoluteTime, formatInt } from "@/client/ui/format";
+import { absoluteTime, formatInt, plainTimes } from "@/client/ui/format";
 import { RULE_LABEL } from "@/client/ui/replay-model";
 import { ScoreBar } from "@/components/ui/score-bar";
 import { Spinner } from "@/components/ui/states";
@@ -47,7 +47,7 @@ export function WhyPanel({ memoryId, result, pending, since, onClose }: { memory
             className={`mt-3 rounded-lg px-3 py-2 text-sm ${why.in_prompt ? "bg-emerald-50 text-emerald-900 dark:bg-emerald-950/40 dark:text-emerald-100" : "bg-zinc-100 text-zinc-900 dark:bg-zinc-800 dark:text-zinc-100"}`}
             data-testid="why-verdict"
           >
-            <strong>{why.in_prompt ? "In the prompt" : `Left out: ${RULE_LABEL[why.rule]}`}.</strong> <span data-testid="why-reason">{why.reason}</span>
+            <strong>{why.in_prompt ? "In the prompt" : `Left out: ${RULE_LABEL[why.rule]}`}.</strong> <span data-testid="why-reason">{plainTimes(why.reason)}</span>
           </p>
           <dl className="mt-3 grid grid-cols-[auto_minmax(0,1fr)] gap-x-3 gap-y-1 text-xs">
             <dt className="text-zinc-600">Turn</dt>

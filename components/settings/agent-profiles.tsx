@@ -135,7 +135,9 @@ export function AgentProfiles() {
             <FormError message={jsonError ?? (create.isError ? errorMessage(create.error) : null)} />
             {create.isSuccess && (
               <p role="status" className="text-sm text-emerald-700">
-                Saved as version {create.data.version} of {create.data.app_id}.
+                {create.data.created
+                  ? `Saved as version ${create.data.version} of ${create.data.app_id}.`
+                  : `No change: these are the settings of version ${create.data.version} of ${create.data.app_id} already, so no new version was made.`}
               </p>
             )}
             <div>

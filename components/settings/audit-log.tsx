@@ -1,7 +1,7 @@
 "use client";
 import { useAuthState } from "@/client/hooks/auth";
 import { ErrorBox } from "@/components/ui/states";
-import { downloadJson } from "@/client/ui/download";
+import { auditFileName, downloadJson } from "@/client/ui/download";
 import { Button } from "@/components/ui/button";
 import { fmtTime, Section } from "./settings-nav";
 import { useAudit } from "@/client/hooks/project";
@@ -60,7 +60,7 @@ export function AuditLog() {
                 <Button
                   size="sm"
                   data-testid="audit-download"
-                  onClick={() => downloadJson(`memscope-${e.action.replace(".", "-")}-${e.id}.json`, e.details)}
+                  onClick={() => downloadJson(auditFileName(e), e.details)}
                   aria-label={`Download ${DOWNLOADABLE[e.action]} of ${fmtTime(e.created_at)}`}
                 >
                   Download {DOWNLOADABLE[e.action]}

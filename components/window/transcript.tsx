@@ -199,6 +199,7 @@ const Turn = memo(function Turn({
   const botFiles = m.files.filter((f) => f.belongs_to === "assistant");
   return (
     <article
+      id={`turn-${m.id}`}
       data-testid="transcript-turn"
       data-id={m.id}
       data-state={state}

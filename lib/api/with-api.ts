@@ -86,7 +86,9 @@ async function authorize(req: Request, contract: ApiContract): Promise<Access> {
   if (!need) return { projectId: "default", grants: new Set(), actor: { kind: "open", label: "public" } };
   const access = await resolveAccess(req);
   if (!access.grants.has(need)) {
-    throw new ForbiddenError(`This needs the ${need} scope (${contract.scope})`, [{ field: "scope", message: `needs ${need}` }], "missing_scope");
+    // Named as the docs name scopes (read, write, admin), not by the contract's internal label.
+    const has = [...access.grants].join(", ") || "none";
+    throw new ForbiddenError(`This needs the ${need} scope; this key or role has: ${has}`, [{ field: "scope", message: `needs ${need}` }], "missing_scope");
   }
   return access;
 }

@@ -1,4 +1,4 @@
-import { metricStat, percentile, ResampledStat, seededRandom, seedOf, type CaseRow } from "./metrics";
+import { metricStat, minCasesForPercentileInterval, percentile, ResampledStat, seededRandom, seedOf, type CaseRow } from "./metrics";
 import { METRIC_NAMES, type Comparison, type MetricDelta, type MetricName } from "./schemas";
 
 // Run against run: which cases broke or were mended, and for each metric whether the
@@ -51,6 +51,10 @@ function metricDelta(metric: MetricName, pairs: readonly (readonly [CaseRow, Cas
   const head = s.stat(vals.map((p) => p[1]));
   if (base === null || head === null) return { metric, base, head, delta: null, low: null, high: null, p_value: null, significant: false, worse: false };
   const delta = head - base;
+  // A percentile of too few cases has no interval (metrics.ts): nothing can be called significant.
+  if (s.kind.kind === "percentile" && vals.length < minCasesForPercentileInterval(s.kind.q)) {
+    return { metric, base, head, delta, low: null, high: null, p_value: null, significant: false, worse: false };
+  }
   const rand = seededRandom(seedOf(`compare:${metric}`));
   const n = vals.length;
   const diffs: number[] = [];

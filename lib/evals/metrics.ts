@@ -189,9 +189,21 @@ export function bootstrapStat(values: readonly number[], kind: StatKind, seed: n
 /** Resamples drawn between two steps (a few ms for 1 000 cases). */
 const RESAMPLES_PER_STEP = 250;
 
+/**
+ * The fewest cases for which a percentile has a 95% interval at all: with fewer, the chance
+ * that every case lies above the percentile (or every one below) is over 2.5 %, so any
+ * interval, bootstrap or exact, reaches the sample's smallest or largest value. A p95 of 5
+ * cases then "has" the interval [min, max], the very one of its p50. 6 cases for a median,
+ * 72 for a p95.
+ */
+export function minCasesForPercentileInterval(q: number): number {
+  return Math.ceil(Math.log(0.025) / Math.log(Math.max(q, 1 - q)));
+}
+
 function* bootstrapSteps(values: readonly number[], kind: StatKind, seed: number, resamples: number): Generator<void, Interval> {
   const n = values.length;
   if (n === 0) return { value: null, low: null, high: null };
+  if (kind.kind === "percentile" && n < minCasesForPercentileInterval(kind.q)) return { value: statOf(kind)(values), low: null, high: null };
   const rand = seededRandom(seed);
   const acc = new ResampledStat(values, kind);
   const stats = new Float64Array(resamples);

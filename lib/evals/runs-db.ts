@@ -107,7 +107,14 @@ export async function getRunCase(sql: ProjectSql, runId: string, caseId: string)
     [sql.projectId, runId, caseId],
   );
   if (!r) throw new NotFoundError("Eval case", caseId, "case_id");
-  return { ...toRunCase(r), expected: ZExpected.parse(r.expected), retrieved: r.retrieved ?? [] };
+  const expected = ZExpected.parse(r.expected);
+  const ids = expected.memory_ids;
+  const found = ids.length
+    ? await sql.query<{ id: string; content: string; status: string }>(`SELECT id, content, status::text AS status FROM memories WHERE project_id = $1 AND id = ANY($2::uuid[])`, [sql.projectId, ids])
+    : [];
+  const byId = new Map(found.map((m) => [m.id, m]));
+  const expected_memories = expected.memory_ids.map((id) => ({ id, content: byId.get(id)?.content ?? null, status: byId.get(id)?.status ?? null }));
+  return { ...toRunCase(r), expected, retrieved: r.retrieved ?? [], expected_memories };
 }
 
 async function compareCases(sql: ProjectSql, runId: string): Promise<CompareCase[]> {

@@ -136,7 +136,11 @@ export const ZRunCreate = z
 export const METRIC_NAMES = ["recall", "precision", "mrr", "ndcg", "hit_rate", "tokens", "latency_p50", "latency_p95"] as const;
 export type MetricName = (typeof METRIC_NAMES)[number];
 
-export const ZInterval = z.object({ value: z.number().nullable(), low: z.number().nullable(), high: z.number().nullable() });
+export const ZInterval = z.object({
+  value: z.number().nullable(),
+  low: z.number().nullable().describe("95% bootstrap interval; null with no value, or for a percentile of too few cases to bound it (6 for p50, 72 for p95)."),
+  high: z.number().nullable(),
+});
 export type Interval = z.infer<typeof ZInterval>;
 export const ZMetricSet = z.object({
   cases: z.number().int(),
@@ -205,7 +209,16 @@ export const ZRunCase = z.object({
   tokens: z.number().int(),
 });
 export type RunCase = z.infer<typeof ZRunCase>;
-export const ZRunCaseDetail = ZRunCase.extend({ expected: ZExpected, retrieved: z.array(ZRetrievedItem) });
+export const ZExpectedMemory = z.object({
+  id: z.string(),
+  content: z.string().nullable().describe("The memory's text now; null when it no longer exists."),
+  status: z.string().nullable(),
+});
+export const ZRunCaseDetail = ZRunCase.extend({
+  expected: ZExpected,
+  retrieved: z.array(ZRetrievedItem),
+  expected_memories: z.array(ZExpectedMemory).describe("The expected memories (expected.memory_ids) with their text, so a reader sees what was expected, not an id."),
+});
 
 export const ZMetricDelta = z.object({
   metric: z.enum(METRIC_NAMES),

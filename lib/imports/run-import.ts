@@ -14,6 +14,7 @@ import { ZTurnInput, type TurnInput } from "../messages/schemas";
 import { UUID_NIL } from "../threads/uuid-nil";
 import { countsAt, countTextsAllEncodings, type TokenCounts } from "../tokens/count-tokens-parallel";
 import { stableUuid } from "./stable-id";
+import { IMPORT_DEFAULTS, importedChain } from "./imported-history";
 import { emptyCounts, type ImportConversation, type ImportCounts, type ImportMemory, type ImportProblem, type ImportTurn, type ParsedImport } from "./types";
 
 // Writes normalized records into one project. Each conversation is all or nothing: created
@@ -384,31 +385,42 @@ export class ImportRun {
 
   private async writeMemory(source: string, m: ImportMemory, vectors: MemoryVector[]) {
     const id = randomUUID();
+    // A history is written as whole snapshots with moving versions, so as_of reads rebuild it.
+    const chain = importedChain(m);
     try {
       await this.sql.transaction(async (tx) => {
         const created = m.created_at ?? new Date().toISOString();
         await tx.query(
-          `INSERT INTO memories (id, project_id, app_id, user_id, memory_type, content, structured_data, content_key, status, created_at, updated_at)
-           VALUES ($1, $11, $2, $3, $4, $5, $6::jsonb, $7, $8::memory_status, $9, $10)`,
-          [id, m.app_id, m.user_id, m.memory_type, m.content, m.structured_data ? JSON.stringify(m.structured_data) : null, contentKey(m.content), m.status, created, m.updated_at ?? created, tx.projectId],
+          `INSERT INTO memories (id, project_id, app_id, user_id, memory_type, content, structured_data, content_key, status, created_at, updated_at, version)
+           VALUES ($1, $11, $2, $3, $4, $5, $6::jsonb, $7, $8::memory_status, $9, $10, $12)`,
+          [
+            id,
+            m.app_id,
+            m.user_id,
+            m.memory_type,
+            m.content,
+            m.structured_data ? JSON.stringify(m.structured_data) : null,
+            contentKey(m.content),
+            m.status,
+            created,
+            chain?.updatedAt ?? m.updated_at ?? created,
+            tx.projectId,
+            chain?.final.version ?? 1,
+          ],
         );
         await writeEmbeddings(tx, id, m.user_id, vectors);
-        for (const e of m.history) {
-          await recordEvent(tx, {
-            memoryId: id,
-            type: e.type,
-            actor: "system",
-            before: e.before !== null ? { content: e.before } : null,
-            after: e.after !== null ? { content: e.after } : null,
-            reason: e.reason,
-            createdAt: e.created_at ?? null,
-          });
+        for (const e of chain?.events ?? []) {
+          await recordEvent(tx, { memoryId: id, type: e.type, actor: "system", before: e.before, after: e.after, reason: e.reason, createdAt: e.created_at });
         }
+        // With a history, the import itself changed nothing (its version does not move): as_of
+        // reads skip it. Without one, it is where the memory began in Memscope.
+        const now = { memory_type: m.memory_type, content: m.content, structured_data: m.structured_data, ...IMPORT_DEFAULTS, status: m.status, version: chain?.final.version ?? 1 };
         await recordEvent(tx, {
           memoryId: id,
           type: "import",
           actor: "api",
-          after: { memory_type: m.memory_type, content: m.content, status: m.status },
+          before: chain ? now : null,
+          after: chain ? now : { memory_type: m.memory_type, content: m.content, status: m.status },
           reason: `imported from ${source} (${m.externalId})`,
         });
         await tx.query(

@@ -15,25 +15,56 @@ function terminate(s: string): string {
   return /[.!?。！？]$/u.test(s) ? s : `${s}.`;
 }
 
+const ARTICLES = new Set(["a", "an", "the"]);
+const NEGATIONS = /^(not|no|never|none|nor|nothing|cannot|dont|doesnt|didnt|isnt|arent|wasnt|wont|cant|n't)$/;
+
+/** A sentence's words for comparison: lower case, no articles, a plural's final "s" dropped. */
+function wordsOf(sentence: string): Set<string> {
+  const words = sentence
+    .toLowerCase()
+    .replace(/['’]/g, "")
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((w) => w && !ARTICLES.has(w))
+    .map((w) => (w.length > 3 && w.endsWith("s") && !w.endsWith("ss") ? w.slice(0, -1) : w));
+  return new Set(words);
+}
+
+/** Every word of `a` is in `b`, and what `b` adds negates nothing ("eats meat" vs "does not eat meat" differ). */
+function saysNoMoreThan(a: Set<string>, b: Set<string>): boolean {
+  for (const w of a) if (!b.has(w)) return false;
+  for (const w of b) if (!a.has(w) && NEGATIONS.test(w)) return false;
+  return true;
+}
+
 /**
  * The distinct sentences of several texts, in order of first appearance, joined into
- * one text. Two sentences are the same when their contentKey is (case, spacing and
- * end punctuation aside).
+ * one text. A sentence whose words another one already says (articles and plurals aside:
+ * "Prefers a window seat on flights" beside "Prefers window seats on flights") is left
+ * out; one that says more than a kept one takes its place. Negations never count as
+ * saying the same.
  */
 export function joinDistinctSentences(texts: string[], maxChars = 20_000): string {
-  const seen = new Set<string>();
-  const out: string[] = [];
-  let size = 0;
+  const kept: { text: string; words: Set<string> }[] = [];
   for (const t of texts) {
     for (const s of splitSentences(t)) {
-      const key = contentKey(s);
-      if (!key || seen.has(key)) continue;
-      seen.add(key);
-      const piece = terminate(s);
-      if (size + piece.length + 1 > maxChars) return out.join(" ");
-      out.push(piece);
-      size += piece.length + 1;
+      if (!contentKey(s)) continue;
+      const words = wordsOf(s);
+      if (kept.some((k) => saysNoMoreThan(words, k.words))) continue;
+      const covered = kept.findIndex((k) => saysNoMoreThan(k.words, words));
+      const piece = { text: terminate(s), words };
+      if (covered >= 0) {
+        kept[covered] = piece;
+        // A longer sentence may cover several kept ones: the rest go.
+        for (let i = kept.length - 1; i > covered; i--) if (saysNoMoreThan(kept[i].words, words)) kept.splice(i, 1);
+      } else kept.push(piece);
     }
+  }
+  const out: string[] = [];
+  let size = 0;
+  for (const k of kept) {
+    if (size + k.text.length + 1 > maxChars) break;
+    out.push(k.text);
+    size += k.text.length + 1;
   }
   return out.join(" ");
 }

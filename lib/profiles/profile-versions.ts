@@ -98,13 +98,19 @@ export async function profileInForce(sql: ProjectSql, appId: string, at: Date): 
  * A new version (the first one creates the profile). Serialized per app by an advisory
  * lock, so two concurrent changes get versions n and n+1, never the same number.
  */
-export async function createProfileVersion(sql: ProjectSql, appId: string, input: z.infer<typeof ZProfileVersionCreate>): Promise<ProfileVersion> {
+/**
+ * A new version, or (`created: false`) the newest one when it already has exactly these settings
+ * and no other start is asked for: saving a form unchanged is no change to the profile.
+ */
+export async function createProfileVersion(sql: ProjectSql, appId: string, input: z.infer<typeof ZProfileVersionCreate>): Promise<{ version: ProfileVersion; created: boolean }> {
   return sql.transaction(async (tx) => {
     await tx.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`agent_profile:${tx.projectId}:${appId}`]);
-    const [last] = await tx.query<{ version: number; effective_from: Date | string }>(
-      `SELECT version, effective_from FROM agent_profile_versions WHERE project_id = $1 AND app_id = $2 ORDER BY version DESC LIMIT 1`,
-      [tx.projectId, appId],
+    // jsonb equality: the same settings whatever the order of their keys.
+    const [last] = await tx.query<Row & { same: boolean }>(
+      `SELECT ${COLUMNS}, settings = $3::jsonb AS same FROM agent_profile_versions WHERE project_id = $1 AND app_id = $2 ORDER BY version DESC LIMIT 1`,
+      [tx.projectId, appId, JSON.stringify(input.settings)],
     );
+    if (last?.same && !input.effective_from) return { version: toVersion(last), created: false };
     if (last && input.effective_from && Date.parse(input.effective_from) < new Date(last.effective_from).getTime()) {
       const prev = new Date(last.effective_from).toISOString();
       throw new ValidationError(`effective_from ${input.effective_from} is before version ${last.version}'s (${prev})`, [
@@ -126,6 +132,6 @@ export async function createProfileVersion(sql: ProjectSql, appId: string, input
         tx.actorLabel,
       ],
     );
-    return toVersion(row);
+    return { version: toVersion(row), created: true };
   });
 }

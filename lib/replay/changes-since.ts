@@ -29,7 +29,9 @@ type Row = {
 const iso = (d: Date | string) => new Date(d).toISOString();
 
 function kindsOf(r: Row, at: string): ChangeSince["changes"] {
-  if (iso(r.created_at) > at) return ["created_later"];
+  // Made after the turn: nothing of it existed then, so no "content then" and no edit; it may
+  // have been archived since all the same, which is said too.
+  if (iso(r.created_at) > at) return r.status === "archived" ? ["created_later", "archived_since"] : ["created_later"];
   const then = r.then_state;
   // Changed outside Memscope's writers (no event after T): it changed, the history cannot say how.
   if (!then) return ["edited_since"];
@@ -83,7 +85,8 @@ export async function changesSince(sql: ProjectSql, userId: string, at: string, 
       changes: kindsOf(r, at),
       memory_type: r.memory_type,
       content: r.content,
-      content_then: r.then_state && typeof r.then_state.content === "string" && r.then_state.content !== r.content ? r.then_state.content : null,
+      content_then:
+        iso(r.created_at) <= at && r.then_state && typeof r.then_state.content === "string" && r.then_state.content !== r.content ? r.then_state.content : null,
       status: r.status,
       created_at: iso(r.created_at),
       changed_at: iso(r.updated_at),

@@ -86,6 +86,11 @@ describe.each(DATABASE_KINDS)("evals on %s", (kind) => {
     expect(detail.status).toBe(200);
     expect(detail.body.retrieved[rank - 1]).toMatchObject({ rank, memory_id: ids[1], relevant: true });
     expect(detail.body.retrieved.filter((r: { relevant: boolean }) => r.relevant)).toHaveLength(1);
+    // The expected memory comes with its text: a reader sees what was expected, not an id.
+    expect(detail.body.expected_memories).toEqual([{ id: ids[1], content: "Lives in Lisbon near the river", status: "active" }]);
+    // Latency percentiles of 4 cases: too few for any interval, so none is claimed.
+    expect(m.latency_p95).toMatchObject({ low: null, high: null });
+    expect(m.latency_p50).toMatchObject({ low: null, high: null });
     expect(detail.body.retrieved[rank - 1].breakdown.similarity_term).toBeGreaterThan(0);
     expect((await api.get(`/evals/runs/${run.body.id}/cases?only=failed`)).body.data).toHaveLength(1);
     expect((await api.get(`/evals/runs/${run.body.id}/cases?only=bogus`)).status).toBe(422);

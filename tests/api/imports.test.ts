@@ -129,6 +129,55 @@ describe("imports API (embedded)", () => {
     expect((await api.get(`/users/${user}/memories?status=all`)).body.data).toHaveLength(4);
   });
 
+  it("Mem0 history of add, update, update, delete: as_of reads each state at its instant, rebuilt exactly", async () => {
+    const user = "mem0-history@example.com";
+    const mid = "c1d2e3f4-0000-4000-8000-0000000000aa";
+    const ev = (n: number, event: string, old_memory: string | null, new_memory: string | null, created_at: string) => ({
+      id: `e0000000-0000-4000-8000-0000000000a${n}`,
+      memory_id: mid,
+      event,
+      old_memory,
+      new_memory,
+      created_at,
+    });
+    const doc = {
+      results: [{ id: mid, memory: "Lives in Porto", user_id: user, created_at: "2026-02-01T10:00:00Z", updated_at: "2026-02-03T10:00:00Z" }],
+      history: {
+        [mid]: [
+          ev(1, "ADD", null, "Lives in Lisbon", "2026-02-01T10:00:00Z"),
+          ev(2, "UPDATE", "Lives in Lisbon", "Lives in Madrid", "2026-02-02T10:00:00Z"),
+          ev(3, "UPDATE", "Lives in Madrid", "Lives in Porto", "2026-02-03T10:00:00Z"),
+          ev(4, "DELETE", "Lives in Porto", null, "2026-02-04T10:00:00Z"),
+        ],
+      },
+    };
+    const job = await runImport({ content: JSON.stringify(doc), format: "mem0" });
+    expect(job.counts).toMatchObject({ memories: 1, failed: 0 });
+    const u = encodeURIComponent(user);
+    const [live] = (await api.get(`/users/${u}/memories?status=all`)).body.data as any[];
+    expect(live).toMatchObject({ content: "Lives in Porto", status: "archived", version: 4 });
+
+    const at = async (t: string) => {
+      const one = await api.get(`/memories/${live.id}?as_of=${encodeURIComponent(t)}`);
+      const list = (await api.get(`/users/${u}/memories?status=all&as_of=${encodeURIComponent(t)}`)).body.data as any[];
+      return { one, list };
+    };
+    const before = await at("2026-01-31T00:00:00Z");
+    expect(before.one.status).toBe(404);
+    expect(before.list).toEqual([]);
+    for (const [t, content, status, version] of [
+      ["2026-02-01T12:00:00Z", "Lives in Lisbon", "active", 1],
+      ["2026-02-02T12:00:00Z", "Lives in Madrid", "active", 2],
+      ["2026-02-03T12:00:00Z", "Lives in Porto", "active", 3],
+      ["2026-02-04T12:00:00Z", "Lives in Porto", "archived", 4],
+    ] as const) {
+      const { one, list } = await at(t);
+      expect(one.status, t).toBe(200);
+      expect(one.body, t).toMatchObject({ content, status, version, reconstructed: true, reason: null });
+      expect(list.map((x) => [x.content, x.status]), t).toEqual([[content, status]]);
+    }
+  });
+
   it("OpenAI JSONL: turns, system messages, tool calls; bad lines are named by line and field", async () => {
     const job = await runImport({ content: fixture("openai.jsonl"), format: "openai", app_id: "cooking" });
     expect(job.counts).toEqual({ conversations: 2, turns: 3, memories: 0, skipped: 0, failed: 2 });

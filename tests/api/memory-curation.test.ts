@@ -132,6 +132,11 @@ describe.each(DATABASE_KINDS)("memory curation API on %s (no chat model)", (kind
       const s = await api.post("/memories/merge/suggest", { ids: [a.id, b.id] });
       expect(s.status).toBe(200);
       expect(s.body).toEqual({ content: "Works at Acme. Lives in Oslo. Has a dog.", source: "local" });
+      // Two wordings of one preference: one sentence, not both joined.
+      const c = await createMemory(api, u, { memory_type: "preference", content: "Prefers window seats on flights." });
+      const d = await createMemory(api, u, { memory_type: "preference", content: "Prefers a window seat on flights.", dedupe_threshold: 1 });
+      const same = await api.post("/memories/merge/suggest", { ids: [c.id, d.id] });
+      expect(same.body).toEqual({ content: "Prefers window seats on flights.", source: "local" });
     });
   });
 
@@ -304,7 +309,8 @@ describe.each(DATABASE_KINDS)("memory curation API on %s (no chat model)", (kind
 
       const merge = await api.post(`/users/${u}/review/${itemFor(p2.second.id).id}/resolve`, { action: "merge" });
       expect(merge.status, JSON.stringify(merge.body)).toBe(200);
-      expect(merge.body.memory.content).toBe("Likes hiking in the alps. Likes hiking in the alps in summer.");
+      // The newer sentence says all the older one does, and more: it alone is the merged text.
+      expect(merge.body.memory.content).toBe("Likes hiking in the alps in summer.");
       expect(merge.body.item.resolution).toBe("merge");
       expect((await api.get(`/memories/${p2.first.id}`)).body.status).toBe("archived");
       expect((await api.get(`/memories/${p2.second.id}`)).body.status).toBe("archived");

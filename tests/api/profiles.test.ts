@@ -68,6 +68,15 @@ describe.each(DATABASE_KINDS)("agent profiles on %s", (kind) => {
     const list = await api.get("/profiles");
     expect(list.status).toBe(200);
     expect(list.body.data).toEqual([{ app_id: "support-bot", version_count: 2, latest_version: 2, current: v2.body }]);
+
+    // Saving the same settings again (keys in another order) is no change: 200 with version 2, no version 3.
+    const same = await api.post("/profiles/support-bot/versions", { settings: { system_prompt: "", strategy: { max_token_limit: 2000, type: "token_buffer" } } });
+    expect(same.status).toBe(200);
+    expect(same.body).toEqual(v2.body);
+    expect((await api.get("/profiles/support-bot")).body.versions).toHaveLength(2);
+    // A different setting is a new version.
+    const v3 = await api.post("/profiles/support-bot/versions", { settings: { strategy: { type: "token_buffer", max_token_limit: 2001 } } });
+    expect([v3.status, v3.body.version]).toEqual([201, 3]);
   });
 
   it("a version scheduled ahead is not current yet; the history only grows forward", async () => {

@@ -107,6 +107,10 @@ describe.each(DATABASE_KINDS)("replay on %s", (kind) => {
     expect(merged.status).toBe(201);
     expect((await api.post(`/memories/${s.ids[3]}/archive`, {})).status).toBe(200);
     const later = await api.post(`/users/${s.user}/memories`, { memory_type: "fact", content: "Plays the cello", importance_score: 1 });
+    // Made after the turn, then edited and archived: nothing of it existed then.
+    const gone = await api.post(`/users/${s.user}/memories`, { memory_type: "fact", content: "Takes the bus to work", importance_score: 0.1 });
+    expect((await api.patch(`/memories/${gone.body.id}`, { version: gone.body.version, content: "Takes the tram to work" })).status).toBe(200);
+    expect((await api.post(`/memories/${gone.body.id}/archive`, {})).status).toBe(200);
     await api.post("/profiles/travel-bot/versions", { settings: { strategy: { type: "message_window" }, system_prompt: "Changed.", memory: { k: 1 } } });
 
     // Today's prompt is another one.
@@ -144,7 +148,8 @@ describe.each(DATABASE_KINDS)("replay on %s", (kind) => {
     expect(since[s.ids[3]]).toMatchObject({ changes: ["archived_since"], content_then: null, status: "archived" });
     expect(since[later.body.id].changes).toEqual(["created_later"]);
     expect(since[merged.body.id].changes).toEqual(["created_later"]);
-    expect(r.body.changes_since.memories).toHaveLength(6);
+    expect(since[gone.body.id]).toMatchObject({ changes: ["created_later", "archived_since"], content: "Takes the tram to work", content_then: null, status: "archived" });
+    expect(r.body.changes_since.memories).toHaveLength(7);
     expect(r.body.changes_since.truncated).toBe(false);
 
     // The first turn: no history at all (not the newest thread's).

@@ -228,7 +228,22 @@ describe("accounts in a browser", () => {
     await viewer.getByTestId("memory-open").first().click();
     await viewer.getByTestId("detail-save").waitFor();
     expect(await writeControls()).toMatchObject({ enabled: 0 });
+    // Nor can a viewer type into the editor: content, type, sliders, JSON, the relation form.
+    const editable = viewer.locator(
+      '[data-testid="fields-card"] :is(input, textarea, select), [data-testid="structured-card"] :is(input, textarea, select), [data-testid="relations-card"] :is(input, textarea, select)',
+    );
+    expect(await editable.count()).toBeGreaterThan(4);
+    expect(await editable.evaluateAll((els) => els.filter((e) => !(e as HTMLInputElement).matches(":disabled")).map((e) => e.outerHTML.slice(0, 80)))).toEqual([]);
+    expect(await viewer.getByTestId("read-only-note").textContent()).toMatch(/Read only: your role in this project is viewer/);
     await shots("viewer-memory", viewer);
+    // Evals: no new set, no run, no saved case for a viewer; the reason on hover.
+    await viewer.goto(`${suite.url}/evals`);
+    const addSet = viewer.getByRole("button", { name: "Add", exact: true });
+    await addSet.waitFor();
+    // Disabled through their fieldset (:disabled), once the page knows the role.
+    await expect.poll(() => addSet.evaluate((e) => e.matches(":disabled"))).toBe(true);
+    expect(await viewer.locator("#new-set").evaluate((e) => e.matches(":disabled"))).toBe(true);
+    expect(await viewer.locator("fieldset[data-read-only]").first().getAttribute("title")).toMatch(/Read only/);
     await viewer.goto(`${suite.url}/settings/members`);
     const roleSelect = viewer.getByLabel("Role of admin@example.com");
     await roleSelect.waitFor();
@@ -237,9 +252,10 @@ describe("accounts in a browser", () => {
     expect(await viewer.getByRole("link", { name: "API keys" }).count()).toBe(0);
     const status = await viewer.evaluate(async () => {
       const r = await fetch("/api/v1/users/u/memories", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ memory_type: "fact", content: "x" }) });
-      return r.status;
+      return { status: r.status, body: await r.json() };
     });
-    expect(status).toBe(403);
+    // The refusal names the scope as the docs do (read, write, admin).
+    expect(status).toMatchObject({ status: 403, body: { error: { code: "missing_scope", message: "This needs the write scope; this key or role has: read" } } });
     await viewer.context().close();
 
     await page.goto(`${suite.url}/settings/audit`);

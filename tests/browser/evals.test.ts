@@ -53,6 +53,10 @@ describe("evals in a browser", () => {
     expect(await detail.textContent()).toMatch(/miss: nothing expected within k=10/);
     expect(await detail.locator('[data-testid="eval-retrieved"]').count()).toBeGreaterThan(0);
     expect(await detail.textContent()).toMatch(/cosine \d\.\d{3}/);
+    // The saved case expects a memory: shown by its text, the id only on hover.
+    await page.locator('[data-testid="eval-run-case"]', { hasText: "Which seat do I prefer on flights?" }).first().click();
+    await expect.poll(async () => (await detail.locator('[data-testid="expected-memory"]').first().textContent()) ?? "").toMatch(/window seat/i);
+    expect(await detail.locator('[data-testid="expected-memory"]').first().getAttribute("title")).toBe(rightId);
 
     // Compare the second run against the first.
     await page.screenshot({ path: screenshotPath("evals-before-compare"), fullPage: true });
@@ -62,6 +66,9 @@ describe("evals in a browser", () => {
     await cmp.waitFor();
     expect(await cmp.textContent()).toMatch(/paired cases/);
     expect(await cmp.locator("tbody tr").count()).toBe(8);
+    // Metrics by their names, not the API's keys.
+    const metricNames = await cmp.locator("tbody th").allTextContents();
+    expect(metricNames).toEqual(["Recall@k", "Precision@k", "MRR", "nDCG@k", "Hit rate", "Tokens per case", "Latency p50 (ms)", "Latency p95 (ms)"]);
 
     for (const [w, h] of [
       [1440, 900],

@@ -45,13 +45,18 @@ describe("page defects a new user hit", () => {
     return r.json();
   };
 
-  it("leaf picker: newest turn first, numbered from the thread's first turn", async () => {
+  it("leaf picker: newest turn first, numbered from the thread's first turn; every turn of other branches after it", async () => {
     const thread = await api(`/conversations/${DEMO_IDS.long}/thread`);
     const ids: string[] = thread.message_ids; // newest first
     expect(ids.length).toBe(640);
+    const { turn_count } = await api(`/conversations/${DEMO_IDS.long}`);
+    expect(turn_count).toBeGreaterThan(640);
     await page.goto(`${suite.url}/inspect?${new URLSearchParams({ user: ANA, conversation: DEMO_IDS.long, q: "What about food?" })}`);
     const picker = page.getByTestId("inspect-leaf");
-    await page.waitForFunction(() => (document.querySelector('[data-testid="inspect-leaf"]') as HTMLSelectElement | null)?.options.length === 641);
+    await page.waitForFunction((n) => (document.querySelector('[data-testid="inspect-leaf"]') as HTMLSelectElement | null)?.options.length === n + 1, turn_count);
+    // Turns of other branches can end the window too (issue 40: only the current thread was listed).
+    const otherBranches = await picker.locator('optgroup[label="Other branches"] option').count();
+    expect(otherBranches).toBe(turn_count - 640);
     const options = await picker.locator("option").evaluateAll((os) => os.map((o) => ({ value: (o as HTMLOptionElement).value, text: o.textContent ?? "" })));
     // After "Newest turn": the newest turn is #640 and the oldest #1, each with its own query.
     expect(options[1].value).toBe(ids[0]);

@@ -21,9 +21,12 @@ async function check(page: Page, name: string) {
   expect(v.map((x) => `${x.impact} ${x.id} (${x.help}) at ${x.targets.join(" | ")}`), name).toEqual([]);
 }
 
-async function downloaded(page: Page, click: () => Promise<void>): Promise<any> {
+async function downloadedAs(page: Page, click: () => Promise<void>): Promise<{ name: string; body: any }> {
   const [download] = await Promise.all([page.waitForEvent("download"), click()]);
-  return JSON.parse(fs.readFileSync((await download.path())!, "utf8"));
+  return { name: download.suggestedFilename(), body: JSON.parse(fs.readFileSync((await download.path())!, "utf8")) };
+}
+async function downloaded(page: Page, click: () => Promise<void>): Promise<any> {
+  return (await downloadedAs(page, click)).body;
 }
 
 describe("a person's data in the UI: export, erase with a receipt, retention rules", () => {
@@ -95,17 +98,24 @@ describe("a person's data in the UI: export, erase with a receipt, retention rul
     await page.locator('[data-testid="erase-receipt"]').waitFor({ timeout: 60_000 });
     expect(await page.locator('[data-testid="receipt-probes"]').innerText()).toBe("probes passed");
     await check(page, "erase-receipt-1440");
-    const receipt = await downloaded(page, () => page.locator('[data-testid="receipt-download"]').click());
+    const { name: receiptName, body: receipt } = await downloadedAs(page, () => page.locator('[data-testid="receipt-download"]').click());
     expect(receipt).toMatchObject({ kind: "user", counts: { memories: 2, messages: 1, conversations: 1 }, probes: { passed: true } });
     expect(JSON.stringify(receipt)).not.toContain(user);
     expect((await suite.api.get(`/users/${user}/export`)).status).toBe(404);
+    // Done: the page leaves the erased user and says what happened.
+    await page.getByRole("button", { name: "Done" }).click();
+    const banner = page.locator('[data-testid="erased-banner"]');
+    await banner.waitFor();
+    expect(await banner.innerText()).toMatch(new RegExp(`${user} was erased: \\d+ rows removed`));
+    await expect.poll(() => new URL(page.url()).searchParams.get("user")).not.toBe(user);
 
-    // The audit page offers the same receipt.
+    // The audit page offers the same receipt, under the same file name.
     await page.goto(`${suite.url}/settings/audit`);
     const row = page.locator('[data-testid="audit-row"]', { hasText: "erased the end user" }).first();
     await row.waitFor();
-    const again = await downloaded(page, () => row.locator('[data-testid="audit-download"]').click());
+    const { name: againName, body: again } = await downloadedAs(page, () => row.locator('[data-testid="audit-download"]').click());
     expect(again.receipt_id).toBe(receipt.receipt_id);
+    expect(againName).toBe(receiptName);
     for (const width of WIDTHS) {
       await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
       await check(page, `audit-${width}`);

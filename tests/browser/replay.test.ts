@@ -102,6 +102,14 @@ describe("replay a turn in a browser", () => {
     expect(await page.locator('[data-testid="prompt-then"] [data-testid="prompt-bubble"]').evaluateAll((els) => els.map((e) => e.getAttribute("data-section")))).toEqual(["system", "query"]);
     const inPrompt = () => page.locator('[data-testid="retrieval-row"][data-in-prompt="true"]').evaluateAll((els) => els.map((e) => e.getAttribute("data-id")));
     expect(await inPrompt()).toEqual([ids.window, ids.lisbon]);
+    // Lisbon, in this prompt and edited since, is asked why it was in, not why not.
+    const lisbonSince = page.locator(`[data-testid="since-row"][data-id="${ids.lisbon}"]`);
+    expect(await lisbonSince.locator('[data-testid="since-why"]').textContent()).toBe("Why in the prompt?");
+    expect(await lisbonSince.locator('[data-testid="since-times"]').textContent()).toMatch(/^changed /);
+    const duolingoSince = page.locator(`[data-testid="since-row"][data-id="${ids.duolingo}"]`);
+    expect(await duolingoSince.locator('[data-testid="since-times"]').textContent()).toMatch(/^created /);
+    expect(await duolingoSince.locator('[data-testid="since-why"]').textContent()).toBe("Why not this memory?");
+    expect(await page.locator(`[data-testid="since-row"][data-id="${ids.veggie}"] [data-testid="since-times"]`).textContent()).toMatch(/^archived /);
 
     // Scrub three turns with the keyboard: the window, the memories and the prompt follow.
     const range = page.locator('[data-testid="scrub-range"]');
@@ -122,6 +130,10 @@ describe("replay a turn in a browser", () => {
     }
     expect(page.url()).toContain(`turn=${turns[3]}`);
     await expect.poll(() => range.getAttribute("aria-valuetext")).toMatch(/^turn 4 of 4/);
+    // The answer being explained is on the page, with the way back to it.
+    await expect.poll(() => page.locator('[data-testid="explained-answer"]').textContent()).toBe("Fruit, rice cakes and cheese; skip the trail mix.");
+    expect(await page.locator('[data-testid="explained-query"]').textContent()).toBe("What snacks are safe for the flight?");
+    expect(await page.locator('[data-testid="explained-turn-link"]').getAttribute("href")).toMatch(new RegExp(`^/conversations/${conversation}\\?leaf=.*#turn-${turns[3]}$`));
 
     // Marks of what happened since: edited, archived, created later.
     const changes = (id: string) => page.locator(`[data-testid="since-row"][data-id="${id}"]`).getAttribute("data-changes");
@@ -182,6 +194,10 @@ describe("replay a turn in a browser", () => {
     await page.locator('[data-testid="ask-why-not"]').click();
     await expect.poll(() => page.locator('[data-testid="why-panel"]').getAttribute("data-rule")).toBe("created_after_turn");
     expect(await page.locator('[data-testid="why-verdict"]').textContent()).toMatch(/created after this turn/);
+    // Its times in plain words, not ISO stamps.
+    const reason = (await page.locator('[data-testid="why-reason"]').textContent()) ?? "";
+    expect(reason).toMatch(/^created [A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d{2}\s?[AP]M, after this turn/);
+    expect(reason).not.toMatch(/\d{4}-\d{2}-\d{2}T/);
 
     await page.goto(`${suite.url}/memories?user=${encodeURIComponent(USER)}&replay=${ref}`);
     const row = page.locator(`[data-testid="memory-row"][data-id="${ids.postcards}"]`);
@@ -189,6 +205,23 @@ describe("replay a turn in a browser", () => {
     await page.waitForURL(/\/inspect\/replay\?/);
     await expect.poll(() => page.locator('[data-testid="why-panel"]').getAttribute("data-rule")).toBe("k");
     expect(await page.locator('[data-testid="why-reason"]').textContent()).toMatch(/rank 6 is past k = 2/);
+  });
+
+  it("what if, for a turn older than the profile's first version: every version of the app's profile is offered", async () => {
+    const api = suite.api;
+    const c = await api.post("/conversations", { app_id: APP, end_user_id: USER, name: "An old question" });
+    expect(c.status).toBe(201);
+    const old = randomUUID();
+    const r = await api.post(`/conversations/${c.body.id}/messages/batch`, {
+      messages: [{ id: old, parent_message_id: null, query: "Where do I live?", answer: "In Lisbon.", created_at: "2020-03-01T10:00:00Z" }],
+    });
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    const page = await suite.tab.take(1440, 900);
+    await page.goto(`${suite.url}/inspect/replay?conversation=${c.body.id}&turn=${old}`);
+    await settled(page);
+    await page.locator('[data-testid="tab-whatif"]').click();
+    const select = page.locator('[data-testid="whatif-profile"]');
+    await expect.poll(() => select.locator("option").allTextContents()).toEqual(["as then", "v1"]);
   });
 
   for (const width of [1024, 390]) {

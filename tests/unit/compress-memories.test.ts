@@ -66,6 +66,13 @@ describe("curation text helpers", () => {
     expect(joinDistinctSentences(["Likes tea. Lives in Oslo", "likes tea!", "Has a dog"])).toBe("Likes tea. Lives in Oslo. Has a dog.");
     expect(mostCommon(["fact", "skill", "skill", "fact"])).toBe("fact");
   });
+  it("a sentence that says no more than a kept one is left out; one that says more takes its place; negations stay apart", () => {
+    expect(joinDistinctSentences(["Prefers window seats on flights.", "Prefers a window seat on flights."])).toBe("Prefers window seats on flights.");
+    expect(joinDistinctSentences(["Likes cats.", "Likes cats and dogs.", "Lives in Oslo."])).toBe("Likes cats and dogs. Lives in Oslo.");
+    expect(joinDistinctSentences(["Likes tea", "Likes coffee", "Likes tea and coffee"])).toBe("Likes tea and coffee.");
+    expect(joinDistinctSentences(["Eats meat.", "Does not eat meat."])).toBe("Eats meat. Does not eat meat.");
+    expect(joinDistinctSentences(["Does not eat meat.", "Eats meat."])).toBe("Does not eat meat. Eats meat.");
+  });
 });
 
 describe("rule-based extraction", () => {

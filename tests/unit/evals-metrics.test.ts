@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { compareRuns, type CompareCase } from "@/lib/evals/compare";
-import { bootstrapInterval, bootstrapStat, metricSet, metricStat, percentile, runMetrics, runMetricsYielding, scoreCase, seededRandom, seedOf, type CaseRow, type MemoryFacts } from "@/lib/evals/metrics";
+import { bootstrapInterval, bootstrapStat, metricSet, metricStat, minCasesForPercentileInterval, percentile, runMetrics, runMetricsYielding, scoreCase, seededRandom, seedOf, type CaseRow, type MemoryFacts } from "@/lib/evals/metrics";
 import { parseCsvCases, parseJsonlCases } from "@/lib/evals/parse-cases";
 import { ZExpected } from "@/lib/evals/schemas";
 
@@ -110,9 +110,28 @@ describe("resampled statistics without copying or sorting each resample", () => 
     for (const n of [1, 2, 7, 100, 333]) {
       const xs = data(n, n);
       expect(bootstrapStat(xs, { kind: "mean" }, 11, 300)).toEqual(bootstrapInterval(xs, mean, 11, 300));
-      for (const q of [0.025, 0.5, 0.95, 1]) expect(bootstrapStat(xs, { kind: "percentile", q }, 12, 300)).toEqual(bootstrapInterval(xs, (v) => percentile(v, q), 12, 300));
+      for (const q of [0.025, 0.5, 0.95, 1]) {
+        const reference = bootstrapInterval(xs, (v) => percentile(v, q), 12, 300);
+        const expected = n < minCasesForPercentileInterval(q) ? { value: reference.value, low: null, high: null } : reference;
+        expect(bootstrapStat(xs, { kind: "percentile", q }, 12, 300)).toEqual(expected);
+      }
     }
     expect(bootstrapStat([], { kind: "mean" }, 1)).toEqual({ value: null, low: null, high: null });
+  });
+  it("a percentile of too few cases has no interval, rather than the sample's [min, max] for p50 and p95 alike", () => {
+    expect(minCasesForPercentileInterval(0.5)).toBe(6);
+    expect(minCasesForPercentileInterval(0.95)).toBe(72);
+    const rows = (n: number): CaseRow[] => Array.from({ length: n }, (_, i) => ({ category: null, scores: null, hit: null, tokens: 1, latency_ms: 2 + ((i * 7) % 11) * 3 }));
+    const few = metricSet(rows(5));
+    expect(few.latency_p50).toMatchObject({ low: null, high: null });
+    expect(few.latency_p95).toMatchObject({ low: null, high: null });
+    expect(few.latency_p95.value).toBe(32);
+    const some = metricSet(rows(30));
+    expect(some.latency_p50.low).not.toBeNull();
+    expect(some.latency_p95).toMatchObject({ low: null, high: null });
+    const many = metricSet(rows(200));
+    expect([many.latency_p50.low, many.latency_p50.high]).not.toEqual([many.latency_p95.low, many.latency_p95.high]);
+    expect(many.latency_p95.low).not.toBeNull();
   });
   it("runMetricsYielding gives runMetrics' metrics and lets the event loop in between", async () => {
     const rows: CaseRow[] = data(300, 3).map((v, i) => ({ category: i % 3 ? "a" : "b", scores: { recall: v > 1 ? 1 : v, precision: v / 10, rr: v > 1 ? 0.5 : v, ndcg: v / 5 }, hit: v > 0, tokens: 10 + i, latency_ms: v * 3 }));
@@ -169,6 +188,14 @@ describe("compareRuns (paired bootstrap)", () => {
       const ref = reference(m, base, head, 700);
       expect({ low: d.low, high: d.high, p: d.p_value }).toEqual(ref);
     }
+  });
+  it("latency percentiles of too few paired cases get no interval and are never significant", () => {
+    const slow = (ms: number) => runOf([true, true, true]).map((c, i) => ({ ...c, latency_ms: ms + i * 10 }));
+    const c = compareRuns({ id: "a", cases: slow(300) }, { id: "b", cases: slow(100) }, 500);
+    for (const m of ["latency_p50", "latency_p95"] as const) {
+      expect(c.deltas.find((d) => d.metric === m)).toMatchObject({ delta: -200, low: null, high: null, p_value: null, significant: false, worse: false });
+    }
+    expect(c.deltas.find((d) => d.metric === "tokens")!.low).not.toBeNull();
   });
   it("one flipped case of 30 is noise; identical runs are no difference", () => {
     const base = runOf(Array(30).fill(true));

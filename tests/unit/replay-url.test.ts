@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { replayBody, stepDiff } from "@/client/ui/replay-model";
-import { encodeReplayQuery, parseReplayQuery, parseReplayRef, replayRef, type ReplayState } from "@/client/ui/replay-url";
+import { absoluteTime, plainTimes } from "@/client/ui/format";
+import { encodeReplayQuery, parseReplayQuery, parseReplayRef, replayRef, variantLabel, type ReplayState } from "@/client/ui/replay-url";
 
 // The replay page's state lives in its URL (issue 22, part 4): a reload must read back what was written.
 
@@ -47,5 +48,19 @@ describe("replay URL", () => {
     });
     const d = stepDiff(ctx(["sys a b", "q1"], ["a", "b"], 10) as never, ctx(["sys c a", "q1", "a1", "q2"], ["c", "a"], 25) as never);
     expect(d).toEqual({ marks: ["only", "both", "only", "only"], newMessages: 3, goneMessages: 1, memoriesIn: ["c"], memoriesOut: ["b"], tokenDelta: 15 });
+  });
+});
+
+describe("plain words for people", () => {
+  it("a variant's label names each weight it sets, and only those", () => {
+    expect(variantLabel({ weights: { similarity: 0.1, importance: 0.7 } })).toBe("weights: similarity 0.1, importance 0.7");
+    expect(variantLabel({ k: 10, weights: { recency: 0 } })).toBe("k = 10 · weights: recency 0");
+    expect(variantLabel({})).toBe("no change");
+  });
+  it("a reason's ISO times read as dates and times", () => {
+    const text = plainTimes("created 2026-10-02T09:14:05.123Z, after this turn (2026-09-30T18:00:00.000Z)");
+    expect(text).not.toMatch(/\d{4}-\d{2}-\d{2}T/);
+    expect(text).toBe(`created ${absoluteTime("2026-10-02T09:14:05.123Z")}, after this turn (${absoluteTime("2026-09-30T18:00:00.000Z")})`);
+    expect(text).toMatch(/Oct 2, 2026/);
   });
 });

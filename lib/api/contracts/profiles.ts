@@ -23,8 +23,9 @@ export const getProfile = contract({
 export const createProfileVersion = contract({
   tag, method: "POST", path: "/profiles/{app_id}/versions", scope: "settings:write",
   summary: "Change an app's profile: a new version (the first creates the profile), in force from effective_from (default now)",
-  description: "Versions are never changed or deleted, so a replay of an old turn finds the settings of then. effective_from may not precede the newest version's.",
-  params: ZAppParams, body: ZProfileVersionCreate, response: ZProfileVersion, status: 201, errors: [422],
+  description:
+    "Versions are never changed or deleted, so a replay of an old turn finds the settings of then. effective_from may not precede the newest version's. Settings identical to the newest version's (and no effective_from) make no new version: 200 with that version.",
+  params: ZAppParams, body: ZProfileVersionCreate, response: ZProfileVersion, status: 201, alsoStatus: [200], errors: [422],
 });
 
 export const getProfileVersion = contract({
