@@ -1,6 +1,6 @@
 import type { Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
-import { TOOL_AGENT_DEMO_ID } from "@/lib/db/seed/demo-tool-agent";
+import { TOOL_AGENT_DEMO_ID } from "@/lib/demo/demo-tool-agent";
 import { browserSuite, newPage, screenshotPath } from "../helpers/browser";
 
 // The framework strategies of issue 42 in the inspector: listed in the strategy menu, and their
