@@ -133,8 +133,6 @@ async function writeRecord(
         ],
       );
       await writeTurnRows(tx, planned.flatMap((p) => p.prepared), false);
-      summary.conversations += planned.length;
-      summary.turns += planned.reduce((n, p) => n + p.prepared.length, 0);
     }
     if (fresh.length) {
       // One statement per table for the record's memories (a LongMemEval question holds
@@ -171,9 +169,12 @@ async function writeRecord(
            FROM unnest($3::uuid[], $4::jsonb[], $5::timestamptz[]) AS x(id, after, created_at)`,
         [tx.projectId, tx.actorLabel, fresh.map((x) => x.id), fresh.map((x) => JSON.stringify({ memory_type: x.m.memory_type, content: x.m.content, status: "active" })), fresh.map((x) => x.m.created_at)],
       );
-      summary.memories += fresh.length;
     }
   });
+  // Counted once committed: the transaction may run more than once (lib/db/retry-contention.ts).
+  summary.conversations += planned.length;
+  summary.turns += planned.reduce((n, p) => n + p.prepared.length, 0);
+  summary.memories += fresh.length;
   // Planner statistics follow bulk writes (as insertTurns does after each batch).
   if (planned.length) await noteBulkWrite(sql, planned.reduce((n, p) => n + p.prepared.length, 0), ["messages", "conversations"]);
   if (fresh.length) await noteBulkWrite(sql, fresh.length, MEMORY_TABLES);
