@@ -10,7 +10,8 @@ import { planTurns, turnIds, turnTotals, writeTurnRows, type PreparedTurn } from
 import { MEMORY_TABLES, noteBulkWrite } from "../db/planner-stats";
 import { countTextsAllEncodings } from "../tokens/count-tokens-parallel";
 import { badTextReason } from "../api/input-guard";
-import { parseLoCoMo, parseLongMemEval, RecordError, type BenchConversation, type BenchRecord, type Extraction } from "./benchmark-formats";
+import { parseLoCoMo, parseLongMemEval, RecordError, type BenchConversation, type BenchDefect, type BenchRecord, type Extraction } from "./benchmark-formats";
+import { MAX_LISTED_DEFECTS } from "./schemas";
 import { chatMemories } from "./chat-extraction";
 import { BenchmarkFileError, benchmarkRecords, type BenchmarkChunks } from "./benchmark-records";
 import { addCases, requireSet } from "./sets-db";
@@ -29,6 +30,8 @@ export type BenchmarkImport = {
   chunks: BenchmarkChunks;
   userPrefix?: string;
   extraction: Extraction;
+  /** Read the whole file and report what it holds and every defect; write nothing. */
+  dryRun?: boolean;
   /** After each record (the CLI prints progress). */
   onRecord?: (s: ImportSummary) => void;
 };
@@ -37,20 +40,44 @@ const APP_ID = "memscope-evals";
 
 export async function importBenchmark(sql: ProjectSql, setId: string, o: BenchmarkImport): Promise<ImportSummary> {
   await requireSet(sql, setId);
-  const summary: ImportSummary = { cases: 0, skipped: 0, conversations: 0, turns: 0, memories: 0 };
+  const summary: ImportSummary = { cases: 0, skipped: 0, conversations: 0, turns: 0, memories: 0, dry_run: !!o.dryRun, defects: [], defect_count: 0 };
+  const report = (d: BenchDefect) => {
+    summary.defect_count++;
+    if (summary.defects.length < MAX_LISTED_DEFECTS) summary.defects.push(d);
+  };
   const prefix = o.userPrefix ?? o.format;
   const chat = o.extraction === "chat" ? configuredChat() : null;
-  if (o.extraction === "chat" && !chat) {
+  if (o.extraction === "chat" && !chat && !o.dryRun) {
     throw new ConfigurationError("chat_not_configured", "extraction \"chat\" needs a chat model: set MEMSCOPE_CHAT_BASE_URL and MEMSCOPE_CHAT_MODEL on the server, or import with \"rules\" or \"turns\"", [
       { field: "extraction", message: "no chat model configured" },
     ]);
   }
-  const providers = await writeProviders(sql);
+  const providers = o.dryRun ? [] : await writeProviders(sql);
   try {
     for await (const el of benchmarkRecords(o.chunks)) {
       const parse = o.format === "longmemeval" ? parseLongMemEval : parseLoCoMo;
+      if (o.dryRun) {
+        // Every defect of the file, not the first: a record that cannot be read is one more.
+        try {
+          const rec = parse(el.value, el.index, { projectId: sql.projectId, prefix, extraction: o.extraction });
+          rec.defects.forEach(report);
+          for (const c of rec.conversations) for (const t of c.turns) {
+            const why = badTextReason(t.query) ?? badTextReason(t.answer);
+            if (why) report({ record: `conversation ${c.externalId}`, external_id: null, field: `turn ${t.evidenceKey}`, message: why, unscorable: true });
+          }
+          summary.cases += rec.cases.length;
+          summary.conversations += rec.conversations.length;
+          summary.turns += rec.conversations.reduce((n, c) => n + c.turns.length, 0);
+          summary.memories += rec.memories.length;
+        } catch (e) {
+          if (!(e instanceof RecordError)) throw e;
+          report({ record: e.record, external_id: null, field: e.field, message: e.message, unscorable: true });
+        }
+        continue;
+      }
       const rec = parse(el.value, el.index, { projectId: sql.projectId, prefix, extraction: o.extraction });
       await writeRecord(sql, setId, rec, providers, summary, chat);
+      rec.defects.forEach(report);
       o.onRecord?.(summary);
       // The embedded database answers on this thread: let other requests in between records.
       await new Promise((r) => setImmediate(r));

@@ -3,12 +3,12 @@ import fs from "node:fs";
 import { removeUpload } from "../imports/upload-file";
 import type { ProjectSql } from "../db/project-sql";
 import { parseCsvCases, parseJsonlCases } from "./parse-cases";
-import type { BenchmarkUploadQuery, CaseImport } from "./schemas";
+import type { BenchmarkUploadQuery, CaseImport, ImportSummaryOut } from "./schemas";
 import { addCases, requireSet } from "./sets-db";
 import { importBenchmark } from "./import-benchmark";
 import { withBulkJobHeap } from "../server/bulk-job-heap";
 
-export type ImportSummary = { cases: number; skipped: number; conversations: number; turns: number; memories: number };
+export type ImportSummary = ImportSummaryOut;
 
 /** POST /evals/sets/{id}/import: a case file, or a benchmark file with its conversations and memories. */
 export async function importCases(sql: ProjectSql, setId: string, input: CaseImport): Promise<ImportSummary> {
@@ -16,10 +16,12 @@ export async function importCases(sql: ProjectSql, setId: string, input: CaseImp
   await requireSet(sql, setId);
   if (input.format === "jsonl" || input.format === "csv") {
     const cases = input.format === "jsonl" ? parseJsonlCases(input.content) : parseCsvCases(input.content);
+    const none = { conversations: 0, turns: 0, memories: 0, defects: [], defect_count: 0 };
+    if (input.dry_run) return { cases: cases.length, skipped: 0, ...none, dry_run: true };
     const r = await addCases(sql, setId, cases);
-    return { cases: r.data.length, skipped: r.skipped, conversations: 0, turns: 0, memories: 0 };
+    return { cases: r.data.length, skipped: r.skipped, ...none, dry_run: false };
   }
-  return importBenchmark(sql, setId, { format: input.format, chunks: [input.content], userPrefix: input.user_prefix, extraction: input.extraction });
+  return importBenchmark(sql, setId, { format: input.format, chunks: [input.content], userPrefix: input.user_prefix, extraction: input.extraction, dryRun: input.dry_run });
 }
 
 /**
@@ -35,6 +37,7 @@ export async function importBenchmarkUpload(sql: ProjectSql, setId: string, file
         chunks: fs.createReadStream(file, { highWaterMark: 1024 * 1024 }),
         userPrefix: q.user_prefix,
         extraction: q.extraction,
+        dryRun: q.dry_run,
       }),
     );
   } finally {
