@@ -4,7 +4,8 @@
 // 32 concurrent clients for 60 s per endpoint, on the embedded database and on PostgreSQL:
 //   GET /ready (reference), GET /conversations/{id} (the baseline), GET /history of a
 //   640-turn thread, memory search, POST /context, then a mixed run that adds writes
-//   (10-turn batch imports, memory edits with their version) to those reads.
+//   (10-turn batch imports, memory edits with their version, memory saves, counted searches
+//   that bump access counters) to those reads.
 // Prints per run: requests/s, p50/p99, errors (connection errors and timeouts), non-2xx,
 // and the server's RSS before and after; and its RSS at rest (issue 21, part 8): after a fresh
 // seeded start (as `npm start` on an empty database) and again after the load, each after
@@ -62,7 +63,7 @@ async function loadData(base: string) {
     );
     memoryIds.push(...made.map((r) => r.id));
   }
-  return { conversationId: conv.id, sinkId: sink.id, memoryIds, turnGen: makeTurnGenerator(7) };
+  return { conversationId: conv.id, sinkId: sink.id, memoryIds, turnGen: makeTurnGenerator(7), memoryGen: makeMemoryGenerator(7) };
 }
 
 type Row = { name: string; rps: number; p50: number; p99: number; errors: number; non2xx: number; rssBefore: number; rssAfter: number };
@@ -120,7 +121,12 @@ async function runOn(label: string, env: Record<string, string>, restTarget: num
       { method: "POST", path: `${api}/context`, headers: JSON_HEADERS, body: contextBody },
     ];
     // Writes: a 10-turn import; an edit of this connection's own memory with the version
-    // its GET just read (so no edit conflicts with another client's).
+    // its GET just read (so no edit conflicts with another client's); a memory saved; and a
+    // counted search (not a dry run: it bumps its hits' access counters), over a few queries
+    // whose hits overlap in different orders: concurrent ones deadlocked on PostgreSQL before
+    // the counters were locked in id order (issue 43).
+    const countedQueries = ["what does the user prefer for travel and food", "food the user prefers", "travel plans and preferences", "what the user likes to eat when travelling"];
+    let nextQuery = 0;
     let nextMemory = 0;
     type Ctx = { memoryId?: string; version?: number };
     const writes: autocannon.Request[] = [
@@ -149,6 +155,21 @@ async function runOn(label: string, env: Record<string, string>, restTarget: num
           path: `${api}/memories/${(c as Ctx).memoryId}`,
           body: JSON.stringify({ version: (c as Ctx).version, importance_score: Math.round(Math.random() * 100) / 100, reason: "bench:load" }),
         }),
+      },
+      {
+        method: "POST",
+        path: `${api}/users/${USER}/memories`,
+        headers: JSON_HEADERS,
+        setupRequest: (req) => {
+          const m = data.memoryGen();
+          return { ...req, body: JSON.stringify({ memory_type: m.memory_type, content: m.content, importance_score: m.importance }) };
+        },
+      },
+      {
+        method: "POST",
+        path: `${api}/users/${USER}/memories/search`,
+        headers: JSON_HEADERS,
+        setupRequest: (req) => ({ ...req, body: JSON.stringify({ query: countedQueries[nextQuery++ % countedQueries.length], k: 10 }) }),
       },
     ];
 

@@ -1,4 +1,4 @@
-// npm run eval -- --set NAME [--cases FILE] [--import FILE] [--config FILE] [--compare RUN|previous] [--fail-under recall@10=0.85 ...] [--out DIR] [--label TEXT]
+// npm run eval -- --set NAME [--cases FILE] [--import FILE] [--config FILE] [--compare RUN|previous [--allow-config-change]] [--fail-under recall@10=0.85 ...] [--out DIR] [--label TEXT]
 //
 // Puts memory recall under CI. Talks to a running Memscope over HTTP (MEMSCOPE_URL, default
 // http://localhost:3000; MEMSCOPE_API_KEY as a Bearer key with read and write): the server
@@ -15,22 +15,27 @@
 //   --extraction turns|rules|chat  how --import's turns become memories (default turns;
 //                  chat: the server's configured chat model)
 //   --user-prefix P  --import's end-user id prefix (default the format's name)
+//   --dry-run      with --import: read the whole file and list every defect, writing nothing
+//                  (then stop; exits 1 when the file has defects)
 //   --no-run       stop after --cases / --import (no run)
 //   --config FILE  JSON run configuration: k, weights, min_score, memory_types, status,
 //                  embedding_model, as_of (and optionally label)
 //   --compare RUN  a run id, or "previous" (the set's newest run before this one): prints
 //                  metric deltas with the paired bootstrap test and the cases it broke
+//   --allow-config-change  compare even when the two runs' retrieval differs (k, weights,
+//                  min_score, memory_types, status, model, as_of); without it that exits 2
 //   --fail-under M@K=V  fail when metric M (recall, precision, mrr, ndcg, hit_rate) at k=K is below V
 //   --out DIR      where eval-<set>.json and eval-<set>.junit.xml go (default ./eval-results)
 //
 // Exit status: 0 when every threshold holds and the comparison found no significant
-// regression; 1 when one fails; 2 on a usage or server error.
+// regression; 1 when one fails; 2 on a usage or server error, or when --compare met a run
+// of another configuration without --allow-config-change.
 
 import fs from "node:fs";
 import http from "node:http";
 import https from "node:https";
 import path from "node:path";
-import type { Comparison, EvalRun, EvalSet, Interval, MetricName, RunCase } from "../lib/evals/schemas";
+import type { Comparison, EvalRun, EvalSet, ImportSummaryOut as ImportSummary, Interval, MetricName, RunCase } from "../lib/evals/schemas";
 
 type Threshold = { metric: MetricName; k: number; min: number; spec: string };
 type Args = {
@@ -38,6 +43,7 @@ type Args = {
   cases?: string;
   config?: string;
   compare?: string;
+  allowConfigChange?: boolean;
   failUnder: Threshold[];
   out: string;
   label?: string;
@@ -46,6 +52,7 @@ type Args = {
   extraction?: string;
   userPrefix?: string;
   noRun?: boolean;
+  dryRun?: boolean;
 };
 
 const QUALITY = ["recall", "precision", "mrr", "ndcg", "hit_rate"] as const;
@@ -72,6 +79,8 @@ function parseArgs(argv: string[]): Args {
     else if (flag === "--extraction") a.extraction = value();
     else if (flag === "--user-prefix") a.userPrefix = value();
     else if (flag === "--no-run") a.noRun = true;
+    else if (flag === "--dry-run") a.dryRun = true;
+    else if (flag === "--allow-config-change") a.allowConfigChange = true;
     else if (flag === "--fail-under" || flag.startsWith("--fail-under=")) a.failUnder.push(parseThreshold(flag.startsWith("--fail-under=") ? flag.slice(13) : value()));
     else if (flag === "--help" || flag === "-h") {
       console.log(fs.readFileSync(new URL(import.meta.url), "utf8").split("\n\n")[0].replace(/^\/\/ ?/gm, ""));
@@ -189,7 +198,7 @@ if (args.cases) {
 }
 if (args.import) {
   const format = args.format ?? (/locomo/i.test(path.basename(args.import)) ? "locomo" : /longmemeval/i.test(path.basename(args.import)) ? "longmemeval" : fail("--import: give --format longmemeval|locomo"));
-  const q = new URLSearchParams({ format, ...(args.extraction ? { extraction: args.extraction } : {}), ...(args.userPrefix ? { user_prefix: args.userPrefix } : {}) });
+  const q = new URLSearchParams({ format, ...(args.extraction ? { extraction: args.extraction } : {}), ...(args.userPrefix ? { user_prefix: args.userPrefix } : {}), ...(args.dryRun ? { dry_run: "true" } : {}) });
   const mb = (fs.statSync(args.import).size / 1048576).toFixed(1);
   console.log(`importing ${args.import} (${format}, ${mb} MB)...`);
   const t0 = Date.now();
@@ -197,12 +206,17 @@ if (args.import) {
   // The server answers when the whole file is imported (tens of minutes for hundreds of MB):
   // meanwhile the set's case count, which grows record by record, is the progress.
   let progress: NodeJS.Timeout | undefined;
-  const r = await api<{ cases: number; skipped: number; conversations: number; turns: number; memories: number }>("POST", `/evals/sets/${set.id}/import/upload?${q}`, { file: args.import }, () => {
+  const r = await api<ImportSummary>("POST", `/evals/sets/${set.id}/import/upload?${q}`, { file: args.import }, () => {
     console.log(`uploaded ${mb} MB in ${((Date.now() - t0) / 1000).toFixed(1)} s; the server is importing it record by record`);
     progress = setInterval(() => void printImportProgress(set.id, before, t0), PROGRESS_EVERY_MS);
   });
   clearInterval(progress);
-  console.log(`imported in ${((Date.now() - t0) / 1000).toFixed(1)} s: ${r.cases} case(s) (${r.skipped} already there), ${r.conversations} conversation(s), ${r.turns} turn(s), ${r.memories} memorie(s)`);
+  console.log(`${r.dry_run ? "read (dry run, nothing written)" : "imported"} in ${((Date.now() - t0) / 1000).toFixed(1)} s: ${r.cases} case(s) (${r.skipped} already there), ${r.conversations} conversation(s), ${r.turns} turn(s), ${r.memories} memorie(s)`);
+  if (r.defect_count) {
+    console.log(`\n${r.defect_count} defect(s)${r.defect_count > r.defects.length ? ` (the first ${r.defects.length})` : ""}:`);
+    for (const d of r.defects) console.log(`  - ${d.record}: ${d.field}: ${d.message}${d.unscorable ? " (unscorable)" : ""}`);
+  }
+  if (r.dry_run) process.exit(r.defect_count ? 1 : 0);
 }
 if (args.noRun) process.exit(0);
 const previous = await api<{ data: EvalRun[] }>("GET", `/evals/sets/${set.id}/runs`);
@@ -262,6 +276,10 @@ if (comparison) {
   console.log(`\nagainst run ${comparison.base_run_id} (${comparison.paired_cases} paired cases, paired bootstrap):`);
   console.log(`  newly failed (${comparison.newly_failed.length}):${comparison.newly_failed.map((c) => `\n    - ${c.question}`).join("")}`);
   console.log(`  newly passed (${comparison.newly_passed.length}):${comparison.newly_passed.map((c) => `\n    + ${c.question}`).join("")}`);
+  if (comparison.config_changes.length) {
+    console.log(`\nWARNING: the two runs differ in configuration, so their scores do not compare like with like:`);
+    for (const c of comparison.config_changes) console.log(`  ${c.field}: ${c.base ?? "(unset)"} in the base run, ${c.head ?? "(unset)"} in this one`);
+  }
 }
 
 fs.mkdirSync(args.out, { recursive: true });
@@ -274,4 +292,7 @@ fs.writeFileSync(xmlPath, junit(set.name, run, cases, checks));
 console.log("");
 for (const c of checks) console.log(`${c.ok ? "PASS" : "FAIL"}  ${c.name}${c.ok ? "" : `: ${c.message}`}`);
 console.log(`\nwrote ${jsonPath} and ${xmlPath}`);
+if (comparison?.config_changes.length && !args.allowConfigChange) {
+  fail(`--compare: run ${comparison.base_run_id} differs in ${comparison.config_changes.map((c) => c.field).join(", ")}; compare runs of one configuration, or pass --allow-config-change`);
+}
 process.exit(checks.every((c) => c.ok) ? 0 : 1);

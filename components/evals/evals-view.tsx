@@ -267,6 +267,18 @@ function ComparisonPanel({ runId, baseId, onOpen }: { runId: string; baseId: str
         Against the base run {d.regressed ? <Badge tone="red">regressed</Badge> : <Badge tone="green">no significant regression</Badge>}
       </h3>
       <p className="mb-2 text-xs text-zinc-600 dark:text-zinc-400">{d.paired_cases} paired cases · paired bootstrap, 10 000 resamples: a difference counts when its 95% interval excludes 0.</p>
+      {d.config_changes.length > 0 && (
+        <div role="alert" className="mb-2 rounded border border-amber-300 bg-amber-50 p-2 text-sm text-amber-900 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-200" data-testid="config-changes">
+          <p className="font-semibold">These runs differ in configuration: their scores do not compare like with like.</p>
+          <ul className="mt-1 list-disc pl-5">
+            {d.config_changes.map((c) => (
+              <li key={c.field}>
+                {c.field}: {c.base ?? "unset"} in the base run, {c.head ?? "unset"} in this one
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
       <div tabIndex={0} role="region" aria-label="Metric deltas" className="overflow-x-auto">
         <table className="w-full text-sm whitespace-nowrap">
           <thead className="text-left text-xs text-zinc-600 dark:text-zinc-400">

@@ -43,7 +43,7 @@ export type ApiContract = {
   alsoStatus?: number[];
   /** Content type of a non-JSON success body (the response schema then describes a string). */
   produces?: string;
-  /** Error statuses the handler itself can answer, besides those every route can (400, 401, 403, 404 of a project, 413, 415, 429; 422 for a path, query or body field its schema refuses). */
+  /** Error statuses the handler itself can answer, besides those every route can (400, 401, 403, 404 of a project, 413, 415, 429; 422 for a path, query or body field its schema refuses; 503 database_busy). */
   errors?: number[];
 };
 

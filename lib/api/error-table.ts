@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { DomainError, RateLimitedError, type ErrorDetail, type ErrorKind } from "../errors/domain-errors";
+import { ContentionError, DomainError, RateLimitedError, type ErrorDetail, type ErrorKind } from "../errors/domain-errors";
 import { ERROR_CODE_LIST, ERROR_CODES, type ErrorCode } from "../errors/error-codes";
 
 // The one table from a typed error to an HTTP status. Anything else is a fault of ours: 500.
@@ -39,7 +39,7 @@ export function errorBody(code: ErrorCode, message: string, details: ErrorDetail
 
 export function domainErrorResponse(e: DomainError): Response {
   const headers: Record<string, string> = {};
-  if (e instanceof RateLimitedError) headers["retry-after"] = String(e.retryAfterSeconds);
+  if (e instanceof RateLimitedError || e instanceof ContentionError) headers["retry-after"] = String(e.retryAfterSeconds);
   return Response.json(errorBody(e.code, e.message, e.details), { status: STATUS_OF[e.kind], headers });
 }
 

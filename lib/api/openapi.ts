@@ -22,7 +22,7 @@ const ERROR_TEXT: Record<number, string> = {
   422: "Invalid field (details name it)",
   429: "Rate limited (Retry-After)",
   502: "The embedding or chat endpoint failed",
-  503: "The database is not ready",
+  503: "The database is not ready, or kept refusing the work for contention with concurrent requests (database_busy: retry after Retry-After)",
 };
 
 function operation(c: ApiContract) {
@@ -44,7 +44,9 @@ function operation(c: ApiContract) {
   const responses: Record<string, unknown> = {};
   for (const status of [c.status ?? 200, ...(c.alsoStatus ?? [])]) responses[String(status)] = success;
   const grant = grantOf(c.scope);
-  const common = grant ? [400, 401, 403, 429] : [];
+  // 503 database_busy: a deadlock or serialization failure that outlasted the retry rule
+  // (lib/db/retry-contention.ts); any route that reaches the database, from the key check on.
+  const common = grant ? [400, 401, 403, 429, 503] : [];
   if (c.body || c.rawBody) common.push(413, 415, 422);
   // withApi checks path and query fields against their schemas before the handler: a value
   // outside them (a user_id of 201 characters, a limit of -5) is a 422 naming the field.

@@ -6,6 +6,7 @@ import { PrismaClient } from "../generated/prisma/client";
 import { DEFAULT_PGLITE_SHARED_BUFFERS, PGLITE_STATISTICS_TARGET, readDbConfig, type DbConfig } from "./db-config";
 import { acquireFolderLock, type FolderLock } from "./folder-lock";
 import { applyMigrations, type SqlRunner } from "./migrations";
+import { withContentionRetry } from "./retry-contention";
 
 // Opens the configured database, applies pending migrations and returns a Prisma
 // client plus a raw SQL runner for the hot paths. Knows nothing of Next.js: scripts,
@@ -107,7 +108,8 @@ async function openPglite(dataDir: string, migrate: boolean, sharedBuffers = DEF
     return {
       config: { kind: "pglite", dataDir, sharedBuffers },
       prisma,
-      sql,
+      // One connection cannot deadlock with itself; the rule is the same on both databases.
+      sql: withContentionRetry(sql),
       withLock: memoryWithLock(),
       tryLock: memoryTryLock(),
       async close() {
@@ -181,7 +183,8 @@ async function openPostgres(url: string, migrate: boolean): Promise<Database> {
   return {
     config: { kind: "postgres", url },
     prisma,
-    sql,
+    // Deadlocks and serialization failures are retried here, for every caller (retry-contention.ts).
+    sql: withContentionRetry(sql),
     async withLock(key, fn) {
       const client = await pool.connect();
       try {

@@ -108,6 +108,19 @@ export class UnavailableError extends DomainError {
   }
 }
 
+/**
+ * The database kept rolling the work back for contention (a deadlock or a serialization
+ * failure) through every attempt of the retry rule (lib/db/retry-contention.ts): the request
+ * was fine and nothing of it was written, so the client may simply send it again.
+ */
+export class ContentionError extends UnavailableError {
+  readonly retryAfterSeconds = 1;
+  constructor(attempts: number, cause: unknown) {
+    super("database_busy", `The database kept refusing this work for contention with concurrent requests (tried ${attempts} time${attempts === 1 ? "" : "s"}): nothing was written, retry shortly`);
+    this.cause = cause;
+  }
+}
+
 export const notFound = (what: string, id: string, field = "id") => new NotFoundError(what, id, field);
 export const unprocessable = (message: string, details: ErrorDetail[] = []) => new ValidationError(message, details, "unprocessable");
 export const conflict = (message: string, details: ErrorDetail[] = []) => new ConflictError(message, details);

@@ -63,6 +63,7 @@ export const ERROR_CODES = {
   internal: { kind: "internal", meaning: "A fault of the server, not of the request; its log has the details." },
   provider_error: { kind: "provider", meaning: "The configured embeddings or chat endpoint failed or answered something unusable." },
   database_unavailable: { kind: "unavailable", meaning: "The database is not reachable; /api/v1/ready says why." },
+  database_busy: { kind: "unavailable", meaning: "Concurrent requests kept colliding in the database (a deadlock or serialization failure, retried a few times already): nothing was written; retry after the Retry-After header's seconds." },
 } as const satisfies Record<string, { kind: ErrorKind; meaning: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -25,7 +25,15 @@ import type { EvalCaseInput } from "./schemas";
 export type BenchTurn = { id: string; query: string; answer: string; created_at: string; evidenceKey: string };
 export type BenchConversation = { externalId: string; id: string; name: string; created_at: string; turns: BenchTurn[] };
 export type BenchMemory = { externalId: string; content: string; memory_type: MemoryType; importance: number; conversationId: string; messageId: string; created_at: string };
-export type BenchRecord = { userId: string; conversations: BenchConversation[]; memories: BenchMemory[]; cases: EvalCaseInput[] };
+/**
+ * A reference of the file that names nothing (an answer session not in the haystack, an
+ * evidence id no turn has), or a question left with no evidence: reported per question in the
+ * import's answer, never silently dropped. `unscorable`: the question has no evidence left, so
+ * no run can score it (its case carries the tag "unscorable").
+ */
+export type BenchDefect = { record: string; external_id: string | null; field: string; message: string; unscorable: boolean };
+export type BenchRecord = { userId: string; conversations: BenchConversation[]; memories: BenchMemory[]; cases: EvalCaseInput[]; defects: BenchDefect[] };
+export const UNSCORABLE_TAG = "unscorable";
 /** How turns become memories; "chat" leaves them to the chat model (chat-extraction.ts), after parsing. */
 export type Extraction = "turns" | "rules" | "chat";
 
@@ -146,15 +154,26 @@ export function parseLongMemEval(raw: unknown, at: number, o: { projectId: strin
     conversations.push(conv);
   });
   const evidence = marked.length ? marked : [...answerSessions].flatMap((s) => bySession.get(s) ?? []);
+  const externalId = `longmemeval:${qid}`;
+  const abstention = qid.endsWith("_abs");
+  // An abstention question may have no evidence (the answer is that there is none); any other
+  // without evidence cannot be scored.
+  const unscorable = !evidence.length && !abstention;
+  const defects: BenchDefect[] = [];
+  const inHaystack = new Set(sids.map(String));
+  for (const s of answerSessions) {
+    if (!inHaystack.has(s)) defects.push({ record: rec, external_id: externalId, field: "answer_session_ids", message: `session "${s}" is not in haystack_session_ids`, unscorable });
+  }
+  if (unscorable && !defects.length) defects.push({ record: rec, external_id: externalId, field: "haystack_sessions", message: "no turn has has_answer and answer_session_ids names no session of the haystack: nothing to score", unscorable });
   const c: EvalCaseInput = {
     user_id: userId,
     question,
     expected: { memory_ids: [], texts: [], turns: evidence.slice(0, 100) },
     category: type,
-    tags: qid.endsWith("_abs") ? ["longmemeval", "abstention"] : ["longmemeval"],
-    external_id: `longmemeval:${qid}`,
+    tags: [...(abstention ? ["longmemeval", "abstention"] : ["longmemeval"]), ...(unscorable ? [UNSCORABLE_TAG] : [])],
+    external_id: externalId,
   };
-  return { userId, conversations, memories, cases: [c] };
+  return { userId, conversations, memories, cases: [c], defects };
 }
 
 const LOCOMO_CATEGORIES: Record<string, string> = { "1": "multi_hop", "2": "temporal", "3": "open_domain", "4": "single_hop", "5": "adversarial" };
@@ -201,6 +220,7 @@ export function parseLoCoMo(raw: unknown, at: number, o: { projectId: string; pr
     conversations.push(c);
   }
   const qa = raw.qa === undefined ? [] : arr(raw, "qa", rec);
+  const defects: BenchDefect[] = [];
   const cases: EvalCaseInput[] = qa.map((q, i) => {
     const field = `qa[${i}]`;
     if (!isObj(q)) throw new RecordError(rec, field, "not an object");
@@ -208,18 +228,24 @@ export function parseLoCoMo(raw: unknown, at: number, o: { projectId: string; pr
     if (!question) throw new RecordError(rec, `${field}.question`, "empty");
     const ev = q.evidence === undefined ? [] : arr(q, "evidence", rec, `${field}.evidence`);
     // Published entries sometimes hold two ids in one string ("D8:6; D9:17"); ids the
-    // conversation does not have are left out (the file's own slips), never guessed.
-    const ids = ev.flatMap((e) => String(e).split(/[;,\s]+/)).filter(Boolean);
-    const turns = [...new Set(ids)].map((d) => byDia.get(d)).filter((x): x is { conversation_id: string; message_id: string } => !!x);
+    // conversation does not have are left out (the file's own slips), never guessed, and
+    // reported as defects of the question.
+    const ids = [...new Set(ev.flatMap((e) => String(e).split(/[;,\s]+/)).filter(Boolean))];
+    const turns = ids.map((d) => byDia.get(d)).filter((x): x is { conversation_id: string; message_id: string } => !!x);
     const cat = q.category === undefined ? null : String(q.category);
+    const externalId = `locomo:${sample}:${i}`;
+    const unscorable = !turns.length;
+    const missing = ids.filter((d) => !byDia.has(d));
+    for (const d of missing) defects.push({ record: rec, external_id: externalId, field: `qa[${i}].evidence`, message: `"${d}" names no turn of this conversation`, unscorable });
+    if (unscorable && !missing.length) defects.push({ record: rec, external_id: externalId, field: `qa[${i}].evidence`, message: "no evidence ids: nothing to score", unscorable });
     return {
       user_id: userId,
       question,
       expected: { memory_ids: [], texts: [], turns: turns.slice(0, 100) },
       category: cat === null ? null : (LOCOMO_CATEGORIES[cat] ?? `category_${cat}`),
-      tags: ["locomo", ...(cat ? [`locomo-category-${cat}`] : [])],
-      external_id: `locomo:${sample}:${i}`,
+      tags: ["locomo", ...(cat ? [`locomo-category-${cat}`] : []), ...(unscorable ? [UNSCORABLE_TAG] : [])],
+      external_id: externalId,
     };
   });
-  return { userId, conversations, memories, cases };
+  return { userId, conversations, memories, cases, defects };
 }

@@ -1,5 +1,6 @@
 import { metricStat, minCasesForPercentileInterval, percentile, ResampledStat, seededRandom, seedOf, type CaseRow } from "./metrics";
-import { METRIC_NAMES, type Comparison, type MetricDelta, type MetricName } from "./schemas";
+import { DEFAULT_WEIGHTS } from "../memories/schemas";
+import { METRIC_NAMES, type Comparison, type EvalConfig, type MetricDelta, type MetricName } from "./schemas";
 
 // Run against run: which cases broke or were mended, and for each metric whether the
 // difference is more than noise.
@@ -20,9 +21,35 @@ const COSTS: readonly MetricName[] = ["tokens", "latency_p50", "latency_p95"];
 
 export type CompareCase = CaseRow & { case_id: string; question: string };
 
+/** What decides a run's retrieval: its config and the model it read. */
+export type RunSetup = { config: EvalConfig; embedding_model: string };
+
+/**
+ * Where two runs' retrieval differs: k, the effective weights (defaults filled in), min_score,
+ * memory_types (as a set), status, the model read and as_of. Runs that differ there measure
+ * different things, so a delta between them is no verdict on a change of the memory.
+ */
+export function configChanges(base: RunSetup, head: RunSetup): Comparison["config_changes"] {
+  const view = (r: RunSetup): Record<string, unknown> => ({
+    k: r.config.k,
+    weights: { ...DEFAULT_WEIGHTS, ...r.config.weights },
+    min_score: r.config.min_score ?? null,
+    memory_types: r.config.memory_types ? [...r.config.memory_types].sort() : null,
+    status: r.config.status,
+    embedding_model: r.embedding_model,
+    as_of: r.config.as_of ? (Number.isNaN(Date.parse(r.config.as_of)) ? r.config.as_of : new Date(r.config.as_of).toISOString()) : null,
+  });
+  const b = view(base);
+  const h = view(head);
+  const text = (v: unknown) => (v === null || v === undefined ? null : typeof v === "string" ? v : JSON.stringify(v));
+  return Object.keys(b)
+    .filter((f) => text(b[f]) !== text(h[f]))
+    .map((field) => ({ field, base: text(b[field]), head: text(h[field]) }));
+}
+
 export function compareRuns(
-  base: { id: string; cases: readonly CompareCase[] },
-  head: { id: string; cases: readonly CompareCase[] },
+  base: { id: string; cases: readonly CompareCase[]; setup?: RunSetup },
+  head: { id: string; cases: readonly CompareCase[]; setup?: RunSetup },
   resamples = COMPARE_RESAMPLES,
 ): Comparison {
   const byId = new Map(base.cases.map((c) => [c.case_id, c]));
@@ -40,6 +67,7 @@ export function compareRuns(
     newly_passed,
     deltas,
     regressed: deltas.some((d) => d.worse && QUALITY.includes(d.metric)),
+    config_changes: base.setup && head.setup ? configChanges(base.setup, head.setup) : [],
   };
 }
 

@@ -10,7 +10,8 @@ import { planTurns, turnIds, turnTotals, writeTurnRows, type PreparedTurn } from
 import { MEMORY_TABLES, noteBulkWrite } from "../db/planner-stats";
 import { countTextsAllEncodings } from "../tokens/count-tokens-parallel";
 import { badTextReason } from "../http/input-guard";
-import { parseLoCoMo, parseLongMemEval, RecordError, type BenchConversation, type BenchRecord, type Extraction } from "./benchmark-formats";
+import { parseLoCoMo, parseLongMemEval, RecordError, type BenchConversation, type BenchDefect, type BenchRecord, type Extraction } from "./benchmark-formats";
+import { MAX_LISTED_DEFECTS, type ImportSummaryOut } from "./schemas";
 import { chatMemories } from "./chat-extraction";
 import { BenchmarkFileError, benchmarkRecords, type BenchmarkChunks } from "./benchmark-records";
 import { addCases, requireSet } from "./sets-db";
@@ -22,7 +23,8 @@ import { addCases, requireSet } from "./sets-db";
 // it wrote and skips it. A malformed record stops the import with a 422 naming it; the
 // records before it stay written (each was whole).
 
-export type ImportSummary = { cases: number; skipped: number; conversations: number; turns: number; memories: number };
+/** What an import of cases answers (its schema: ZImportSummary). */
+export type ImportSummary = ImportSummaryOut;
 
 export type BenchmarkImport = {
   format: "longmemeval" | "locomo";
@@ -30,6 +32,8 @@ export type BenchmarkImport = {
   chunks: BenchmarkChunks;
   userPrefix?: string;
   extraction: Extraction;
+  /** Read the whole file and report what it holds and every defect; write nothing. */
+  dryRun?: boolean;
   /** After each record (the CLI prints progress). */
   onRecord?: (s: ImportSummary) => void;
 };
@@ -38,20 +42,44 @@ const APP_ID = "memscope-evals";
 
 export async function importBenchmark(sql: ProjectSql, setId: string, o: BenchmarkImport): Promise<ImportSummary> {
   await requireSet(sql, setId);
-  const summary: ImportSummary = { cases: 0, skipped: 0, conversations: 0, turns: 0, memories: 0 };
+  const summary: ImportSummary = { cases: 0, skipped: 0, conversations: 0, turns: 0, memories: 0, dry_run: !!o.dryRun, defects: [], defect_count: 0 };
+  const report = (d: BenchDefect) => {
+    summary.defect_count++;
+    if (summary.defects.length < MAX_LISTED_DEFECTS) summary.defects.push(d);
+  };
   const prefix = o.userPrefix ?? o.format;
   const chat = o.extraction === "chat" ? configuredChat() : null;
-  if (o.extraction === "chat" && !chat) {
+  if (o.extraction === "chat" && !chat && !o.dryRun) {
     throw new ConfigurationError("chat_not_configured", "extraction \"chat\" needs a chat model: set MEMSCOPE_CHAT_BASE_URL and MEMSCOPE_CHAT_MODEL on the server, or import with \"rules\" or \"turns\"", [
       { field: "extraction", message: "no chat model configured" },
     ]);
   }
-  const providers = await writeProviders(sql);
+  const providers = o.dryRun ? [] : await writeProviders(sql);
   try {
     for await (const el of benchmarkRecords(o.chunks)) {
       const parse = o.format === "longmemeval" ? parseLongMemEval : parseLoCoMo;
+      if (o.dryRun) {
+        // Every defect of the file, not the first: a record that cannot be read is one more.
+        try {
+          const rec = parse(el.value, el.index, { projectId: sql.projectId, prefix, extraction: o.extraction });
+          rec.defects.forEach(report);
+          for (const c of rec.conversations) for (const t of c.turns) {
+            const why = badTextReason(t.query) ?? badTextReason(t.answer);
+            if (why) report({ record: `conversation ${c.externalId}`, external_id: null, field: `turn ${t.evidenceKey}`, message: why, unscorable: true });
+          }
+          summary.cases += rec.cases.length;
+          summary.conversations += rec.conversations.length;
+          summary.turns += rec.conversations.reduce((n, c) => n + c.turns.length, 0);
+          summary.memories += rec.memories.length;
+        } catch (e) {
+          if (!(e instanceof RecordError)) throw e;
+          report({ record: e.record, external_id: null, field: e.field, message: e.message, unscorable: true });
+        }
+        continue;
+      }
       const rec = parse(el.value, el.index, { projectId: sql.projectId, prefix, extraction: o.extraction });
       await writeRecord(sql, setId, rec, providers, summary, chat);
+      rec.defects.forEach(report);
       o.onRecord?.(summary);
       // The embedded database answers on this thread: let other requests in between records.
       await new Promise((r) => setImmediate(r));
@@ -134,8 +162,6 @@ async function writeRecord(
         ],
       );
       await writeTurnRows(tx, planned.flatMap((p) => p.prepared), false);
-      summary.conversations += planned.length;
-      summary.turns += planned.reduce((n, p) => n + p.prepared.length, 0);
     }
     if (fresh.length) {
       // One statement per table for the record's memories (a LongMemEval question holds
@@ -172,9 +198,12 @@ async function writeRecord(
            FROM unnest($3::uuid[], $4::jsonb[], $5::timestamptz[]) AS x(id, after, created_at)`,
         [tx.projectId, tx.actorLabel, fresh.map((x) => x.id), fresh.map((x) => JSON.stringify({ memory_type: x.m.memory_type, content: x.m.content, status: "active" })), fresh.map((x) => x.m.created_at)],
       );
-      summary.memories += fresh.length;
     }
   });
+  // Counted once committed: the transaction may run more than once (lib/db/retry-contention.ts).
+  summary.conversations += planned.length;
+  summary.turns += planned.reduce((n, p) => n + p.prepared.length, 0);
+  summary.memories += fresh.length;
   // Planner statistics follow bulk writes (as insertTurns does after each batch).
   if (planned.length) await noteBulkWrite(sql, planned.reduce((n, p) => n + p.prepared.length, 0), ["messages", "conversations"]);
   if (fresh.length) await noteBulkWrite(sql, fresh.length, MEMORY_TABLES);

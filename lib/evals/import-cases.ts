@@ -15,10 +15,12 @@ export async function importCases(sql: ProjectSql, setId: string, input: CaseImp
   await requireSet(sql, setId);
   if (input.format === "jsonl" || input.format === "csv") {
     const cases = input.format === "jsonl" ? parseJsonlCases(input.content) : parseCsvCases(input.content);
+    const none = { conversations: 0, turns: 0, memories: 0, defects: [], defect_count: 0 };
+    if (input.dry_run) return { cases: cases.length, skipped: 0, ...none, dry_run: true };
     const r = await addCases(sql, setId, cases);
-    return { cases: r.data.length, skipped: r.skipped, conversations: 0, turns: 0, memories: 0 };
+    return { cases: r.data.length, skipped: r.skipped, ...none, dry_run: false };
   }
-  return importBenchmark(sql, setId, { format: input.format, chunks: [input.content], userPrefix: input.user_prefix, extraction: input.extraction });
+  return importBenchmark(sql, setId, { format: input.format, chunks: [input.content], userPrefix: input.user_prefix, extraction: input.extraction, dryRun: input.dry_run });
 }
 
 /**
@@ -34,6 +36,7 @@ export async function importBenchmarkUpload(sql: ProjectSql, setId: string, file
         chunks: fs.createReadStream(file, { highWaterMark: 1024 * 1024 }),
         userPrefix: q.user_prefix,
         extraction: q.extraction,
+        dryRun: q.dry_run,
       }),
     );
   } finally {

@@ -135,8 +135,8 @@ export async function compareStoredRuns(sql: ProjectSql, headId: string, baseId?
     if (!prev) throw new ValidationError("This run is its set's first: name a run to compare against", [{ field: "base", message: "no earlier run of this set" }]);
     baseId = prev.id;
   }
-  await getRun(sql, baseId, "base");
-  return compareRuns({ id: baseId, cases: await compareCases(sql, baseId) }, { id: headId, cases: await compareCases(sql, headId) });
+  const base = await getRun(sql, baseId, "base");
+  return compareRuns({ id: baseId, cases: await compareCases(sql, baseId), setup: base }, { id: headId, cases: await compareCases(sql, headId), setup: head });
 }
 
 export async function deleteRun(sql: ProjectSql, id: string): Promise<void> {

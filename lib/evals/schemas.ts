@@ -84,12 +84,15 @@ const ZExtraction = z
     "LongMemEval/LoCoMo: how turns become memories: every turn verbatim (turns), Memscope's rule-based extractor (rules), or the configured chat model (chat: MEMSCOPE_CHAT_BASE_URL and MEMSCOPE_CHAT_MODEL; 409 chat_not_configured without one), which reads each session and names the turn each memory comes from.",
   );
 
+const ZImportDryRun = z.boolean().default(false).describe("Read the whole file and answer 200 with what it holds and every defect (LongMemEval/LoCoMo), writing nothing.");
+
 export const ZCaseImport = z
   .object({
     format: z.enum([...CASE_FILE_FORMATS, ...BENCHMARK_FORMATS]),
     content: z.string().min(1).describe("The file's text. JSONL: one case (the case body) per line. CSV: a header row with user_id, question, expected_memory_ids, expected_texts, expected_turns (conversation_id:message_id), category, tags; lists separated by |. LongMemEval / LoCoMo: the published JSON file."),
     user_prefix: ZUserPrefix,
     extraction: ZExtraction,
+    dry_run: ZImportDryRun,
   })
   .strict();
 export type CaseImport = z.infer<typeof ZCaseImport>;
@@ -100,17 +103,34 @@ export const ZBenchmarkUploadQuery = z
     format: z.enum(BENCHMARK_FORMATS),
     user_prefix: ZUserPrefix,
     extraction: ZExtraction,
+    dry_run: z
+      .enum(["true", "false"])
+      .default("false")
+      .transform((v) => v === "true")
+      .describe("true: read the whole file and answer 200 with what it holds and every defect, writing nothing."),
   })
   .strict();
 export type BenchmarkUploadQuery = z.infer<typeof ZBenchmarkUploadQuery>;
 
+export const MAX_LISTED_DEFECTS = 1000;
+export const ZImportDefect = z.object({
+  record: z.string().describe("The record, by its position and id (\"record 3 (question_id q7)\")."),
+  external_id: z.string().nullable().describe("The question's case (its external_id); null for a record that could not be read."),
+  field: z.string(),
+  message: z.string(),
+  unscorable: z.boolean().describe("The question has no evidence left: no run can score it (its case is tagged \"unscorable\"); a record that could not be read is not imported at all."),
+});
 export const ZImportSummary = z.object({
   cases: z.number().int(),
   skipped: z.number().int(),
   conversations: z.number().int(),
   turns: z.number().int(),
   memories: z.number().int(),
+  dry_run: z.boolean().describe("Nothing was written: the counts are what the file holds (records already imported included, skipped 0)."),
+  defects: z.array(ZImportDefect).describe(`LongMemEval/LoCoMo: every reference that names nothing (an answer_session_ids session not in the haystack, an evidence id no turn has) and every question left without evidence, per question; in a dry run also every record that cannot be read. The first ${MAX_LISTED_DEFECTS}.`),
+  defect_count: z.number().int(),
 });
+export type ImportSummaryOut = z.infer<typeof ZImportSummary>;
 
 /** The retrieval a run evaluates under. */
 export const ZEvalConfig = z
@@ -242,5 +262,8 @@ export const ZComparison = z.object({
   newly_passed: z.array(z.object({ case_id: z.string(), question: z.string(), category: z.string().nullable() })),
   deltas: z.array(ZMetricDelta),
   regressed: z.boolean().describe("A quality metric (recall, precision, MRR, nDCG, hit rate) is significantly worse."),
+  config_changes: z
+    .array(z.object({ field: z.string(), base: z.string().nullable(), head: z.string().nullable() }))
+    .describe("Where the two runs' retrieval differs (k, weights, min_score, memory_types, status, embedding_model, as_of; values as JSON, null when unset): their scores do not compare like with like. Empty when alike."),
 });
 export type Comparison = z.infer<typeof ZComparison>;

@@ -210,13 +210,32 @@ export function diffMarkdown(bullets: MdBullet[], current: Memory[], referenced:
 // ---------- database ----------
 
 async function currentFor(sql: ProjectSql, userId: string, file: MemoryMdFile, lock = false): Promise<Memory[]> {
+  // Locked in id order, as every writer of many memory rows locks them (a search's access
+  // bump among them: issue 43), then put in the file's order (oldest first).
   const rows = await sql.query<MemoryRow>(
     `SELECT ${MEMORY_COLUMNS} FROM memories m
       WHERE m.user_id = $1 AND m.project_id = $3 AND m.status = 'active' AND m.memory_type::text = ANY($2::text[])
-      ORDER BY m.created_at, m.id ${lock ? "FOR UPDATE" : ""}`,
+      ORDER BY ${lock ? "m.id FOR UPDATE" : "m.created_at, m.id"}`,
     [userId, fileTypes(file), sql.projectId],
   );
-  return rows.map(serializeMemory);
+  const out = rows.map(serializeMemory);
+  if (lock) out.sort((a, b) => Date.parse(a.created_at) - Date.parse(b.created_at) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return out;
+}
+
+/**
+ * Every row an edit may write, locked in id order in one statement: the file's current rows
+ * and those its bullets name (two sets, whose union two statements would lock out of order).
+ */
+async function lockForEdit(tx: ProjectSql, userId: string, file: MemoryMdFile, bullets: MdBullet[]): Promise<void> {
+  const ids = bullets.map((b) => b.id).filter((x): x is string => !!x);
+  await tx.query(
+    `SELECT m.id FROM memories m
+      WHERE m.user_id = $1 AND m.project_id = $3
+        AND ((m.status = 'active' AND m.memory_type::text = ANY($2::text[])) OR m.id = ANY($4::uuid[]))
+      ORDER BY m.id FOR UPDATE`,
+    [userId, fileTypes(file), tx.projectId, ids],
+  );
 }
 
 async function referencedFor(sql: ProjectSql, userId: string, bullets: MdBullet[], lock = false): Promise<Map<string, Memory>> {
@@ -250,6 +269,7 @@ export async function applyMemoryMd(sql: ProjectSql, userId: string, input: Memo
 
   return sql.transaction(async (tx) => {
     // Re-read under lock: the diff that is written is the one against the locked rows.
+    await lockForEdit(tx, userId, input.file, bullets);
     const current = await currentFor(tx, userId, input.file, true);
     const diff = diffMarkdown(bullets, current, await referencedFor(tx, userId, bullets, true));
     const batchId = randomUUID();

@@ -316,14 +316,23 @@ export async function searchMemories(sql: ProjectSql, userId: string, input: Sea
   const latency = performance.now() - started;
 
   // The access bump, the retrieval and its hits: one statement, so one round trip and
-  // all or nothing without an explicit transaction.
+  // all or nothing without an explicit transaction. The bump locks its rows first, in id
+  // order (`locked`): an UPDATE alone visits them in heap order, which differs between two
+  // searches once rows have moved (every bump rewrites them), so concurrent searches with
+  // overlapping hits locked them in opposite orders and deadlocked (issue 43). Every other
+  // writer of many memory rows locks them in id order too (bulk-update.ts, curation-db.ts).
   const bump = opts.recordAccess && !input.dry_run && ranked.length > 0;
   if (opts.log === false) {
     return { data: ranked, embedding_model: provider.model, embedding_kind: provider.kind, weights, retrieval_id: null, latency_ms: latency, vector_path: vectorPath, access_recorded: false };
   }
   const retrievalId = randomUUID();
   await sql.query(
-    `WITH ${bump ? `bumped AS (UPDATE memories SET access_count = access_count + 1, last_accessed_at = now() WHERE id = ANY($11::uuid[]) AND project_id = $17),` : ""}
+    `WITH ${
+      bump
+        ? `locked AS (SELECT id FROM memories WHERE id = ANY($11::uuid[]) AND project_id = $17 ORDER BY id FOR NO KEY UPDATE),
+           bumped AS (UPDATE memories m SET access_count = m.access_count + 1, last_accessed_at = now() FROM locked WHERE m.id = locked.id AND m.project_id = $17),`
+        : ""
+    }
           retrieval AS (
             INSERT INTO memory_retrievals (id, user_id, query, conversation_id, embedding_model, k, weights, dry_run, latency_ms, result_count, project_id, access_recorded)
             VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $17, $18))

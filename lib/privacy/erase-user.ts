@@ -124,6 +124,8 @@ export class Batches implements AnchorBatches {
   async run(step: (tx: ProjectSql, del: Deleter) => Promise<number>): Promise<number> {
     const ids: [string, string[]][] = [];
     const n = await this.sql.transaction(async (tx) => {
+      // This attempt's rows only: a transaction rolled back for contention runs again (lib/db/retry-contention.ts).
+      ids.length = 0;
       const counts: Record<string, number> = {};
       const del: Deleter = async (table, text, params) => {
         if (!this.present.has(table)) return 0;

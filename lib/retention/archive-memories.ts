@@ -32,8 +32,13 @@ export async function runMemories(sql: ProjectSql, cutoff: string, ctx: RunConte
     // snapshots before and after (lib/memories/memory-row.ts `snapshot`).
     const n = await sql.transaction(async (tx) => {
       const rows = await tx.query(
-        `WITH picked AS (
-           SELECT id FROM memories WHERE ${CANDIDATE} ORDER BY coalesce(last_accessed_at, created_at), id LIMIT ${BATCH} FOR UPDATE
+        `WITH chosen AS (
+           SELECT id FROM memories WHERE ${CANDIDATE} ORDER BY coalesce(last_accessed_at, created_at), id LIMIT ${BATCH}
+         ), picked AS (
+           -- Locked in id order, as every writer of many memory rows locks them (a search's
+           -- access bump among them: issue 43); the oldest-first order would lock them in
+           -- another. A memory retrieved since it was chosen is no longer a candidate: it stays.
+           SELECT id FROM memories WHERE ${CANDIDATE} AND id IN (SELECT id FROM chosen) ORDER BY id FOR UPDATE OF memories
          ), archived AS (
            UPDATE memories m SET status = 'archived', version = m.version + 1, updated_at = now()
              FROM picked WHERE m.project_id = $1 AND m.id = picked.id

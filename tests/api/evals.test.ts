@@ -108,6 +108,9 @@ describe.each(DATABASE_KINDS)("evals on %s", (kind) => {
     const cmp = await api.get(`/evals/runs/${past.body.id}/compare?base=${run.body.id}`);
     expect(cmp.status).toBe(200);
     expect(cmp.body.newly_failed.map((c: { question: string }) => c.question).sort()).toEqual(["What is the user allergic to?", "Where does the user live?"]);
+    // The two runs read the memory at different instants: said, not compared silently.
+    expect(cmp.body.config_changes).toEqual([{ field: "as_of", base: null, head: "2020-01-01T00:00:00.000Z" }]);
+    expect((await api.get(`/evals/runs/${run.body.id}/compare?base=${run.body.id}`)).body.config_changes).toEqual([]);
     expect((await api.get(`/evals/runs/${past.body.id}/compare?base=nope`)).status).toBe(422);
     // Without base: against the run of the same set made just before; the first run has none.
     const previous = await api.get(`/evals/runs/${past.body.id}/compare`);
@@ -150,11 +153,12 @@ describe.each(DATABASE_KINDS)("evals on %s", (kind) => {
     const set = (await api.post("/evals/sets", { name: "bench" })).body;
     const lme = await api.post(`/evals/sets/${set.id}/import`, { format: "longmemeval", content: fs.readFileSync(path.join(FIX, "longmemeval-sample.json"), "utf8") });
     expect(lme.status).toBe(201);
-    expect(lme.body).toEqual({ cases: 2, skipped: 0, conversations: 3, turns: 4, memories: 8 });
+    expect(lme.body).toEqual({ cases: 2, skipped: 0, conversations: 3, turns: 4, memories: 8, dry_run: false, defects: [], defect_count: 0 });
     const again = await api.post(`/evals/sets/${set.id}/import`, { format: "longmemeval", content: fs.readFileSync(path.join(FIX, "longmemeval-sample.json"), "utf8") });
-    expect(again.body).toEqual({ cases: 0, skipped: 2, conversations: 0, turns: 0, memories: 0 });
+    expect(again.body).toEqual({ cases: 0, skipped: 2, conversations: 0, turns: 0, memories: 0, dry_run: false, defects: [], defect_count: 0 });
     const loc = await api.post(`/evals/sets/${set.id}/import`, { format: "locomo", content: fs.readFileSync(path.join(FIX, "locomo-sample.json"), "utf8") });
-    expect(loc.body).toEqual({ cases: 3, skipped: 0, conversations: 2, turns: 5, memories: 5 });
+    // Its adversarial question has no evidence: imported, flagged, and said so.
+    expect(loc.body).toEqual({ cases: 3, skipped: 0, conversations: 2, turns: 5, memories: 5, dry_run: false, defects: [{ record: "record 0 (sample_id conv-26)", external_id: "locomo:conv-26:2", field: "qa[2].evidence", message: "no evidence ids: nothing to score", unscorable: true }], defect_count: 1 });
 
     // Sessions are conversations with their dates; the evidence is the marked turn.
     const convs = await api.get(`/conversations?user_id=${encodeURIComponent("locomo:conv-26")}`);
@@ -182,6 +186,43 @@ describe.each(DATABASE_KINDS)("evals on %s", (kind) => {
     const bad = await api.post(`/evals/sets/${set.id}/import`, { format: "locomo", content: JSON.stringify(broken) });
     expect(bad.status).toBe(422);
     expect(bad.body.error.details[0].field).toBe("record 0 (sample_id conv-26): conversation.session_2[0].text");
+
+    // References that name nothing (issue 40, item 7): reported per question, the rest imported.
+    const lmeFile = JSON.parse(fs.readFileSync(path.join(FIX, "longmemeval-sample.json"), "utf8"));
+    const refs = lmeFile.map((r: Record<string, unknown>, i: number) => ({ ...r, question_id: `refs${i}_${r.question_id}` }));
+    refs[0].answer_session_ids = [...(refs[0].answer_session_ids ?? []), "nowhere_1"];
+    const nowhere = await api.post(`/evals/sets/${set.id}/import`, { format: "longmemeval", content: JSON.stringify(refs), user_prefix: "refs" });
+    expect(nowhere.status).toBe(201);
+    expect(nowhere.body.cases).toBe(2);
+    expect(nowhere.body.defects).toEqual([
+      { record: `record 0 (question_id ${refs[0].question_id})`, external_id: `longmemeval:${refs[0].question_id}`, field: "answer_session_ids", message: 'session "nowhere_1" is not in haystack_session_ids', unscorable: false },
+    ]);
+    const locRefs = JSON.parse(fs.readFileSync(path.join(FIX, "locomo-sample.json"), "utf8")).map((r: Record<string, unknown>) => ({ ...r, sample_id: `${r.sample_id}-refs` }));
+    locRefs[0].qa[0].evidence = ["D9:99"];
+    const noTurn = await api.post(`/evals/sets/${set.id}/import`, { format: "locomo", content: JSON.stringify(locRefs) });
+    expect(noTurn.status).toBe(201);
+    expect(noTurn.body.cases).toBe(3);
+    expect(noTurn.body.defects.map((d: { field: string; message: string; unscorable: boolean }) => [d.field, d.message, d.unscorable])).toEqual([
+      ["qa[0].evidence", '"D9:99" names no turn of this conversation', true],
+      ["qa[2].evidence", "no evidence ids: nothing to score", true],
+    ]);
+    const flagged = (await api.get(`/evals/sets/${set.id}/cases`)).body.data.find((c: { external_id: string }) => c.external_id === "locomo:conv-26-refs:0");
+    expect(flagged.tags).toContain("unscorable");
+    // A dry run lists every defect of a file, bad records included, and writes nothing.
+    const both = JSON.parse(JSON.stringify(locRefs)).map((r: Record<string, unknown>) => ({ ...r, sample_id: `${r.sample_id}-dry` }));
+    both.push({ ...both[0], sample_id: "broken-dry", conversation: { ...both[0].conversation, session_1_date_time: "someday" } });
+    const casesBefore = (await api.get(`/evals/sets/${set.id}`)).body.case_count;
+    expect(casesBefore).toBeGreaterThan(0);
+    const dry = await api.post(`/evals/sets/${set.id}/import`, { format: "locomo", content: JSON.stringify(both), dry_run: true });
+    expect(dry.status).toBe(200);
+    expect(dry.body.dry_run).toBe(true);
+    expect(dry.body.defects.map((d: { record: string; field: string }) => `${d.record}: ${d.field}`)).toEqual([
+      "record 0 (sample_id conv-26-refs-dry): qa[0].evidence",
+      "record 0 (sample_id conv-26-refs-dry): qa[2].evidence",
+      `record ${both.length - 1} (sample_id broken-dry): conversation.session_1_date_time`,
+    ]);
+    expect(dry.body.defect_count).toBe(3);
+    expect((await api.get(`/evals/sets/${set.id}`)).body.case_count).toBe(casesBefore);
     expect((await api.post(`/evals/sets/${randomUUID()}/import`, { format: "jsonl", content: "{}" })).status).toBe(404);
   });
 
@@ -200,7 +241,7 @@ describe.each(DATABASE_KINDS)("evals on %s", (kind) => {
     const big = new Uint8Array(Buffer.concat([Buffer.from(sample.trimEnd().replace(/\]$/, "")), Buffer.alloc(25 * 1024 * 1024, 0x20), Buffer.from("]\n")]));
     const up = await upload(set.id, "format=longmemeval&extraction=rules", big);
     expect(up.status).toBe(201);
-    expect(up.body).toEqual({ cases: 2, skipped: 0, conversations: 3, turns: 4, memories: expect.any(Number) });
+    expect(up.body).toEqual({ cases: 2, skipped: 0, conversations: 3, turns: 4, memories: expect.any(Number), dry_run: false, defects: [], defect_count: 0 });
     expect((await api.get(`/evals/sets/${set.id}/cases`)).body.data).toHaveLength(2);
 
     expect((await upload(set.id, "format=longmemeval", sample, "text/plain")).status).toBe(415);
@@ -240,7 +281,8 @@ describe.each(DATABASE_KINDS)("evals on %s", (kind) => {
       expect(ok.status, ok.stdout).toBe(0);
       expect(ok.stdout).toMatch(/recall@3\s+0\.706/);
       expect(ok.stdout).toContain(`PASS  recall@3 >= ${DEMO_RECALL_AT_3}`);
-      const worse = cli("--set", "demo", "--config", "evals/no-cosine.config.json", "--compare", "previous", "--fail-under", `recall@3=${DEMO_RECALL_AT_3}`);
+      const okRun = JSON.parse(fs.readFileSync(path.join(out, "eval-demo.json"), "utf8")).run.id;
+      const worse = cli("--set", "demo", "--config", "evals/no-cosine.config.json", "--compare", "previous", "--allow-config-change", "--fail-under", `recall@3=${DEMO_RECALL_AT_3}`);
       expect(worse.status, worse.stdout + worse.stderr).toBe(1);
       expect(worse.stdout).toMatch(/recall@3 .*WORSE/);
       expect(worse.stdout).toMatch(/newly failed \([1-9]\d*\):\n {4}- /);
@@ -249,12 +291,24 @@ describe.each(DATABASE_KINDS)("evals on %s", (kind) => {
       expect(junit).toMatch(/<testsuite name="demo" tests="19" failures="[1-9]/);
       const json = JSON.parse(fs.readFileSync(path.join(out, "eval-demo.json"), "utf8"));
       expect(json.comparison.regressed).toBe(true);
+      // Another configuration (similarity weight 0) compared with the demo's own run: no verdict without --allow-config-change.
+      const unlike = cli("--set", "demo", "--config", "evals/no-cosine.config.json", "--compare", okRun, "--fail-under", `recall@3=${DEMO_RECALL_AT_3}`);
+      expect(unlike.status, unlike.stdout + unlike.stderr).toBe(2);
+      expect(unlike.stdout).toContain("WARNING: the two runs differ in configuration");
+      expect(unlike.stdout).toContain('weights: {"similarity":0.6,"recency":0.2,"importance":0.2} in the base run, {"similarity":0,"recency":0.2,"importance":0.2} in this one');
+      expect(unlike.stderr).toMatch(/differs in weights; compare runs of one configuration, or pass --allow-config-change/);
       // --import streams a benchmark file to POST .../import/upload (the format from its name).
       fs.copyFileSync(path.join(FIX, "locomo-sample.json"), path.join(out, "locomo10.json"));
       const imp = cli("--set", "cli-import", "--import", path.join(out, "locomo10.json"), "--extraction", "rules", "--user-prefix", `cli-${kind}`, "--no-run");
       expect(imp.status, imp.stdout + imp.stderr).toBe(0);
       expect(imp.stdout).toMatch(/uploaded [\d.]+ MB in [\d.]+ s; the server is importing it/);
       expect(imp.stdout).toMatch(/imported in [\d.]+ s: 3 case\(s\) \(0 already there\), 2 conversation\(s\), 5 turn\(s\)/);
+      expect(imp.stdout).toContain("1 defect(s):\n  - record 0 (sample_id conv-26): qa[2].evidence: no evidence ids: nothing to score (unscorable)");
+      // --dry-run: every defect listed, nothing written, exit 1 when there are any.
+      const dryImp = cli("--set", "cli-import", "--import", path.join(out, "locomo10.json"), "--dry-run", "--user-prefix", `cli-dry-${kind}`);
+      expect(dryImp.status, dryImp.stdout + dryImp.stderr).toBe(1);
+      expect(dryImp.stdout).toMatch(/read \(dry run, nothing written\) in [\d.]+ s: 3 case\(s\) \(0 already there\)/);
+      expect(dryImp.stdout).toContain("1 defect(s):\n  - record 0 (sample_id conv-26): qa[2].evidence: no evidence ids: nothing to score (unscorable)");
     } finally {
       fs.rmSync(out, { recursive: true, force: true });
     }

@@ -128,6 +128,39 @@ describe("benchmark formats", () => {
     ]);
   });
 
+  it("references that name nothing are defects of their question; a question left without evidence is tagged unscorable", async () => {
+    const [a, b] = await records("longmemeval-sample.json", 1 << 20);
+    expect(parseLongMemEval(a, 0, o).defects).toEqual([]);
+    // An abstention question may have no evidence: not a defect.
+    expect(parseLongMemEval(b, 1, o).defects).toEqual([]);
+    const extra = { ...JSON.parse(JSON.stringify(a)), answer_session_ids: ["answer_280352e9", "nowhere_1", "nowhere_2"] };
+    const r = parseLongMemEval(extra, 3, o);
+    expect(r.defects).toEqual([
+      { record: "record 3 (question_id e47becba)", external_id: "longmemeval:e47becba", field: "answer_session_ids", message: 'session "nowhere_1" is not in haystack_session_ids', unscorable: false },
+      { record: "record 3 (question_id e47becba)", external_id: "longmemeval:e47becba", field: "answer_session_ids", message: 'session "nowhere_2" is not in haystack_session_ids', unscorable: false },
+    ]);
+    expect(r.cases[0].expected.turns).toHaveLength(1);
+    // No has_answer mark and only sessions the haystack lacks: nothing left to score.
+    const none = JSON.parse(JSON.stringify(a));
+    for (const sess of none.haystack_sessions) for (const t of sess) delete t.has_answer;
+    none.answer_session_ids = ["nowhere_1"];
+    const u = parseLongMemEval(none, 0, o);
+    expect(u.defects.map((d) => [d.field, d.unscorable])).toEqual([["answer_session_ids", true]]);
+    expect(u.cases[0].tags).toEqual(["longmemeval", "unscorable"]);
+
+    const [s] = await records("locomo-sample.json", 1 << 20);
+    const loc = JSON.parse(JSON.stringify(s));
+    loc.qa[0].evidence = ["D1:3; D7:1"];
+    loc.qa[1].evidence = ["D9:9"];
+    const l = parseLoCoMo(loc, 0, { ...o, prefix: "locomo" });
+    expect(l.defects.map((d) => [d.external_id, d.field, d.message, d.unscorable])).toEqual([
+      ["locomo:conv-26:0", "qa[0].evidence", '"D7:1" names no turn of this conversation', false],
+      ["locomo:conv-26:1", "qa[1].evidence", '"D9:9" names no turn of this conversation', true],
+      ["locomo:conv-26:2", "qa[2].evidence", "no evidence ids: nothing to score", true],
+    ]);
+    expect(l.cases.map((c) => c.tags.includes("unscorable"))).toEqual([false, true, true]);
+  });
+
   it("malformed records are named: the record, its id and the field", async () => {
     const [a] = await records("longmemeval-sample.json", 1 << 20);
     const bad = JSON.parse(JSON.stringify(a));

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { compareRuns, type CompareCase } from "@/lib/evals/compare";
+import { compareRuns, configChanges, type CompareCase } from "@/lib/evals/compare";
 import { bootstrapInterval, bootstrapStat, metricSet, metricStat, minCasesForPercentileInterval, percentile, runMetrics, runMetricsYielding, scoreCase, seededRandom, seedOf, type CaseRow, type MemoryFacts } from "@/lib/evals/metrics";
 import { parseCsvCases, parseJsonlCases } from "@/lib/evals/parse-cases";
-import { ZExpected } from "@/lib/evals/schemas";
+import { ZExpected, type EvalConfig } from "@/lib/evals/schemas";
 
 // Every metric of lib/evals/metrics.ts against values worked out by hand (k = 3).
 
@@ -205,6 +205,27 @@ describe("compareRuns (paired bootstrap)", () => {
     expect(one.newly_failed).toHaveLength(1);
     const same = compareRuns({ id: "a", cases: base }, { id: "b", cases: base }, 500);
     expect(same.deltas.every((d) => !d.significant && (d.delta === 0 || d.delta === null))).toBe(true);
+  });
+});
+
+describe("configChanges: runs compared like with like", () => {
+  const setup = (config: Partial<EvalConfig>, model = "lexical-hash-v1") => ({ config: { k: 10, status: "active" as const, ...config }, embedding_model: model });
+  it("names each field the runs' retrieval differs in, with both values; defaults and order do not count as differences", () => {
+    expect(configChanges(setup({}), setup({ weights: { similarity: 0.6 }, memory_types: undefined }))).toEqual([]);
+    expect(configChanges(setup({ memory_types: ["fact", "skill"] }), setup({ memory_types: ["skill", "fact"] }))).toEqual([]);
+    expect(configChanges(setup({ as_of: "2026-01-01T00:00:00Z" }), setup({ as_of: "2026-01-01T01:00:00+01:00" }))).toEqual([]);
+    expect(configChanges(setup({ k: 3 }), setup({ k: 10, weights: { similarity: 0 }, min_score: 0.2, status: "archived", as_of: "2026-01-01T00:00:00Z" }, "other-model"))).toEqual([
+      { field: "k", base: "3", head: "10" },
+      { field: "weights", base: '{"similarity":0.6,"recency":0.2,"importance":0.2}', head: '{"similarity":0,"recency":0.2,"importance":0.2}' },
+      { field: "min_score", base: null, head: "0.2" },
+      { field: "status", base: "active", head: "archived" },
+      { field: "embedding_model", base: "lexical-hash-v1", head: "other-model" },
+      { field: "as_of", base: null, head: "2026-01-01T00:00:00.000Z" },
+    ]);
+  });
+  it("compareRuns carries them when it knows the runs' setup", () => {
+    const cases: CompareCase[] = [{ case_id: "c", question: "q", category: null, hit: true, scores: { recall: 1, precision: 1, rr: 1, ndcg: 1 }, tokens: 1, latency_ms: 1 }];
+    expect(compareRuns({ id: "a", cases, setup: setup({ k: 3 }) }, { id: "b", cases, setup: setup({ k: 5 }) }, 10).config_changes).toEqual([{ field: "k", base: "3", head: "5" }]);
   });
 });
 

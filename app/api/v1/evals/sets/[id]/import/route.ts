@@ -1,8 +1,12 @@
 import * as api from "@/lib/api/contracts/evals";
-import { withApi } from "@/lib/api/with-api";
+import { reply, withApi } from "@/lib/api/with-api";
 import { dataSql } from "@/lib/api/data-sql";
 import { importCases } from "@/lib/evals/import-cases";
 
 export const dynamic = "force-dynamic";
 
-export const POST = withApi(api.importEvalCases, async ({ access, params, body }) => importCases(await dataSql(access), params.id, body));
+export const POST = withApi(api.importEvalCases, async ({ access, params, body }) => {
+  const summary = await importCases(await dataSql(access), params.id, body);
+  // A dry run made nothing: 200, not 201.
+  return summary.dry_run ? reply(summary, 200) : summary;
+});

@@ -1,5 +1,5 @@
 import * as api from "@/lib/api/contracts/evals";
-import { withApi } from "@/lib/api/with-api";
+import { reply, withApi } from "@/lib/api/with-api";
 import { dataSql } from "@/lib/api/data-sql";
 import { DomainError } from "@/lib/errors/domain-errors";
 import { importBenchmarkUpload } from "@/lib/evals/import-cases";
@@ -21,5 +21,7 @@ export const POST = withApi(api.uploadEvalBenchmark, async ({ req, access, param
   const sql = await dataSql(access);
   // An unknown set is a 404 before a byte of the file is read.
   await requireSet(sql, params.id);
-  return importBenchmarkUpload(sql, params.id, await saveUpload(req.body), query);
+  const summary = await importBenchmarkUpload(sql, params.id, await saveUpload(req.body), query);
+  // A dry run made nothing: 200, not 201.
+  return summary.dry_run ? reply(summary, 200) : summary;
 });
