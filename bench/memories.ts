@@ -110,7 +110,7 @@ async function recallPhase(db: Database, plan: Plan) {
         ? `EXPLAIN SELECT e.memory_id AS id, 1 - (e.embedding::vector(${d}) <=> $3::vector(${d})) AS cosine
              FROM memories m JOIN memory_embeddings e ON e.memory_id = m.id AND e.model = $1 AND e.project_id = $4
             WHERE m.project_id = $4 AND m.user_id = $2 AND m.status = 'active' ORDER BY cosine DESC, e.memory_id LIMIT ${VECTOR_N}`
-        : `EXPLAIN SELECT e.memory_id AS id FROM memory_embeddings e JOIN memories m ON m.id = e.memory_id
+        : `EXPLAIN SELECT e.memory_id AS id FROM memory_embeddings e JOIN memories m ON m.project_id = e.project_id AND m.id = e.memory_id
             WHERE e.model = $1 AND e.user_id = $2 AND e.project_id = $4 AND m.status = 'active'
             ORDER BY e.embedding::vector(${d}) <=> $3::vector(${d}) LIMIT ${VECTOR_N}`;
       const rows = await tx.query<{ "QUERY PLAN": string }>(text, [LEXICAL_MODEL, user, queries[0].vec, DEFAULT_PROJECT_ID]);

@@ -343,7 +343,7 @@ async function runPages(sql: ProjectSql, jobId: string, provider: EmbeddingProvi
   for (;;) {
     const page = await sql.query<Page[number]>(
       `SELECT m.id, m.user_id, m.content FROM memories m
-        WHERE m.project_id = $2 AND NOT EXISTS (SELECT 1 FROM memory_embeddings e WHERE e.model = $1 AND e.memory_id = m.id)
+        WHERE m.project_id = $2 AND NOT EXISTS (SELECT 1 FROM memory_embeddings e WHERE e.model = $1 AND e.project_id = m.project_id AND e.memory_id = m.id)
         ORDER BY m.id LIMIT ${pageSize}`,
       [provider.model, sql.projectId],
     );
@@ -388,7 +388,7 @@ async function upsertVectors(tx: ProjectSql, provider: EmbeddingProvider, page: 
      SELECT m.id, $1, m.user_id, $2, u.v::vector, m.project_id
        FROM unnest($3::uuid[], $4::text[], $5::text[]) AS u(id, content, v)
        JOIN memories m ON m.id = u.id AND m.content = u.content AND m.project_id = $6
-     ON CONFLICT (model, memory_id) DO UPDATE SET embedding = EXCLUDED.embedding, dimensions = EXCLUDED.dimensions,
+     ON CONFLICT (project_id, model, memory_id) DO UPDATE SET embedding = EXCLUDED.embedding, dimensions = EXCLUDED.dimensions,
             user_id = EXCLUDED.user_id, created_at = now()`,
     [provider.model, provider.dimensions, page.map((m) => m.id), page.map((m) => m.content), vectors.map(toVectorLiteral), tx.projectId],
   );

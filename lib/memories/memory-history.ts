@@ -26,7 +26,7 @@ export async function memoryAccesses(sql: ProjectSql, memoryId: string, limit = 
     created_at: Date | string;
   }>(
     `SELECT h.retrieval_id, r.query, r.conversation_id, h.rank, h.score, h.cosine, h.time_decay, h.importance, r.dry_run, r.created_at
-       FROM memory_retrieval_hits h JOIN memory_retrievals r ON r.id = h.retrieval_id
+       FROM memory_retrieval_hits h JOIN memory_retrievals r ON r.project_id = h.project_id AND r.id = h.retrieval_id
       WHERE h.memory_id = $1 AND h.project_id = $3 AND NOT r.dry_run
       ORDER BY r.created_at DESC LIMIT $2`,
     [memoryId, limit, sql.projectId],

@@ -195,11 +195,10 @@ async function approve(sql: ProjectSql, userId: string, item: ReviewRow, input: 
       if (!resolved) throw conflict(`Review item ${item.id} is already resolved`, [{ field: "item_id", message: "already resolved" }]);
       // Provenance: the turn the candidate was found in (a save that landed on an older memory keeps that one's).
       if (c.source_message_id)
-        await tx.query(`UPDATE memories SET source_message_id = $2 WHERE id = $1 AND source_message_id IS NULL AND source_session_id IS NOT DISTINCT FROM $3`, [
-          memory.id,
-          c.source_message_id,
-          item.source_session_id,
-        ]);
+        await tx.query(
+          `UPDATE memories SET source_message_id = $2 WHERE project_id = $4 AND id = $1 AND source_message_id IS NULL AND source_session_id IS NOT DISTINCT FROM $3`,
+          [memory.id, c.source_message_id, item.source_session_id, tx.projectId],
+        );
     },
   );
   return { item: (await withMemories(sql, [resolved!]))[0], memory: saved.memory, dedupe: saved.dedupe };

@@ -65,7 +65,7 @@ export async function saveMemory(
   const threshold = input.dedupe_threshold ?? DEFAULT_DEDUPE_THRESHOLD;
   const [near] = await sql.query<{ id: string; content: string; similarity: number }>(
     `SELECT m.id, m.content, 1 - (e.embedding::vector(${active.provider.dimensions}) <=> $3::vector(${active.provider.dimensions})) AS similarity
-       FROM memory_embeddings e JOIN memories m ON m.id = e.memory_id
+       FROM memory_embeddings e JOIN memories m ON m.project_id = e.project_id AND m.id = e.memory_id
       WHERE e.model = $1 AND e.user_id = $2 AND e.project_id = $4 AND m.status = 'active'
       ORDER BY e.embedding::vector(${active.provider.dimensions}) <=> $3::vector(${active.provider.dimensions})
       LIMIT 1`,

@@ -138,7 +138,7 @@ export function hnswQuery(projectId: string, v: VectorQuery): { text: string; pa
   const key = v.ownIndex ? userVectorIndexExpression(d, "e.") : `e.embedding::vector(${d})`;
   return {
     text: `SELECT e.memory_id AS id, 1 - (e.embedding::vector(${d}) <=> $3::vector(${d})) AS cosine, m.importance_score, m.last_accessed_at
-       FROM memory_embeddings e JOIN memories m ON m.id = e.memory_id
+       FROM memory_embeddings e JOIN memories m ON m.project_id = e.project_id AND m.id = e.memory_id
       WHERE e.model = $1 AND e.user_id = $2 AND e.project_id = $6 ${own} AND m.status = $4::memory_status
         AND ($5::text[] IS NULL OR m.memory_type::text = ANY($5::text[]))${unchangedSince(v, 7)}
       ORDER BY ${key} <=> $3::vector(${d})

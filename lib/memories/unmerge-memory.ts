@@ -17,7 +17,7 @@ export async function unmergeMemory(sql: ProjectSql, id: string, input: ActorRea
   return sql.transaction(async (tx) => {
     const merged = await requireMemory(tx, id, { forUpdate: true });
     const relations = await tx.query<{ id: string; source_id: string }>(
-      `SELECT r.id, r.source_id FROM memory_relations r JOIN memories s ON s.id = r.source_id
+      `SELECT r.id, r.source_id FROM memory_relations r JOIN memories s ON s.project_id = r.project_id AND s.id = r.source_id
         WHERE r.target_id = $1 AND r.project_id = $2 AND r.relation_type = 'merged_into' AND r.removed_at IS NULL
         ORDER BY s.created_at, s.id`,
       [id, tx.projectId],

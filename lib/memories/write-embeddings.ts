@@ -35,7 +35,7 @@ export async function writeEmbeddings(tx: ProjectSql, memoryId: string, userId: 
     await tx.query(
       `INSERT INTO memory_embeddings (memory_id, model, user_id, dimensions, embedding, project_id)
        VALUES ($1, $2, $3, $4, $5::vector, $6)
-       ON CONFLICT (model, memory_id) DO UPDATE SET embedding = EXCLUDED.embedding, dimensions = EXCLUDED.dimensions, created_at = now()`,
+       ON CONFLICT (project_id, model, memory_id) DO UPDATE SET embedding = EXCLUDED.embedding, dimensions = EXCLUDED.dimensions, created_at = now()`,
       [memoryId, v.provider.model, userId, v.provider.dimensions, toVectorLiteral(v.vector), tx.projectId],
     );
   }

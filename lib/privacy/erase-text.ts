@@ -54,7 +54,7 @@ async function scanUser(sql: ProjectSql, strings: string[], cols: TextColumn[], 
     if (!where) continue;
     const list = strings.flatMap((s, i) => needles(s, c.json).map((n) => ({ n, i })));
     const rows = await sql.query<{ i: number; n: number }>(
-      `SELECT s.i, count(*)::int AS n FROM ${c.table} t, unnest($3::text[], $4::int[]) AS s(needle, i)
+      `SELECT s.i, count(DISTINCT t.ctid)::int AS n FROM ${c.table} t, unnest($3::text[], $4::int[]) AS s(needle, i)
         WHERE ${where} AND strpos(t."${c.column}"::text, s.needle) > 0 GROUP BY s.i`,
       [sql.projectId, userId, list.map((x) => x.n), list.map((x) => x.i)],
     );
@@ -115,6 +115,8 @@ export async function eraseText(sql: ProjectSql, strings: string[], scope: TextS
         [...params, list],
       );
       for (const h of hits) {
+        // strpos of a NULL is NULL, so no hit is NULL; kept explicit: a NULL is never rewritten.
+        if (h.v === null || h.v === undefined) continue;
         const next = c.json ? JSON.stringify(redactJson(h.v, strings)) : redact(String(h.v), strings);
         await tx.query(`UPDATE ${c.table} SET "${c.column}" = $2${c.json ? "::jsonb" : ""} WHERE ctid = $1::tid`, [h.ctid, next]);
       }

@@ -2,6 +2,7 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import type { ProjectSql } from "../db/project-sql";
 import { dropUserVectorIndexes } from "./drop-user-indexes";
+import { redact, redactJson } from "./erase-text";
 import { ANCHORED_FROM, ANCHORS, type Anchor, type AnchorBatches } from "./erase-anchors";
 import { USER_TABLES, userHasRows, type TableCounts } from "./user-tables";
 
@@ -227,6 +228,7 @@ export async function eraseUser(
   const done = await b.timed("end", () =>
     sql.transaction(async (tx) => {
       if (await userHasRows(tx, userId)) throw new Error(`erasure: rows of the user appeared before the end`);
+      await eraseFromImportJobs(tx, userId);
       const [row] = await tx.query<{ counts: TableCounts; finished_at: Date | string }>(
         `DELETE FROM privacy_erasures WHERE project_id = $1 AND user_id = $2 RETURNING counts, now() AS finished_at`,
         [tx.projectId, userId],
@@ -248,22 +250,60 @@ export async function eraseUser(
   };
 }
 
-/** Rows deleted from a table past which its planner statistics are refreshed (autovacuum's base threshold x 100). */
-export const ANALYZE_AFTER_ROWS = 5000;
+/**
+ * Import jobs whose label, error or problems name the user (a file called `mem0-<id>.json`,
+ * issue 39): the id is replaced by ERASED there, as text erasure would. Not rows of the user
+ * (a job imports many people), so not in USER_TABLES nor in the counts; run in the erasure's
+ * last transaction, and again by a re-run that finishes a failed probe. Import jobs are few
+ * per project (one per upload): read whole.
+ */
+export async function eraseFromImportJobs(tx: ProjectSql, userId: string): Promise<number> {
+  const escaped = JSON.stringify(userId).slice(1, -1);
+  const jobs = await tx.query<{ id: string; label: string; error: string | null; problems: unknown }>(
+    `SELECT id, label, error, problems FROM import_jobs
+      WHERE project_id = $1 AND (strpos(label, $2) > 0 OR strpos(coalesce(error, ''), $2) > 0 OR strpos(problems::text, $2) > 0 OR strpos(problems::text, $3) > 0)`,
+    [tx.projectId, userId, escaped],
+  );
+  for (const j of jobs) {
+    await tx.query(`UPDATE import_jobs SET label = $3, error = $4, problems = $5::jsonb WHERE project_id = $1 AND id = $2`, [
+      tx.projectId,
+      j.id,
+      redact(j.label, [userId]),
+      j.error === null ? null : redact(j.error, [userId]),
+      JSON.stringify(redactJson(j.problems, [userId])),
+    ]);
+  }
+  return jobs.length;
+}
 
 /**
- * ANALYZE of the tables an erasure emptied of many rows. Their statistics still counted the
- * user's rows: a query for the user (the search probe, the user's page) or for a neighbour
- * then chose a parallel sequential scan (56 ms at bench:erase's fifth size) where, analyzed,
- * an index scan answers in 0.4 ms. PostgreSQL's autovacuum gets there in its own time;
- * PGlite runs none. Returns the tables analyzed.
+ * ANALYZE of every table the erasure took rows from (counts are over every run of the
+ * erasure, so a re-run that finishes an interrupted one analyzes what the first run touched).
+ * The planner's statistics (pg_statistic) sample column values: the user's id, names and
+ * texts sat in their most common values and histograms, a copy no probe or receipt listed
+ * (issue 39). It is cheap (a sample of at most 30 000 rows a table), and it also keeps the
+ * planner from choosing a sequential scan on counts that still include the user's rows.
+ * ANALYZE of a table left empty writes no statistics and keeps the old ones: those are
+ * deleted where the role may (a superuser: always on the embedded database) and returned in
+ * `kept` otherwise, for the receipt to say so.
  */
-export async function analyzeErased(sql: ProjectSql, counts: TableCounts): Promise<string[]> {
-  const tables = Object.entries(counts)
-    .filter(([, n]) => n >= ANALYZE_AFTER_ROWS)
+export async function analyzeErased(sql: ProjectSql, counts: TableCounts): Promise<{ analyzed: string[]; kept: string[] }> {
+  const analyzed = Object.entries(counts)
+    .filter(([, n]) => n > 0)
     .map(([t]) => t);
-  for (const t of tables) await sql.exec(`ANALYZE ${t}`);
-  return tables;
+  const kept: string[] = [];
+  for (const t of analyzed) {
+    await sql.exec(`ANALYZE ${t}`);
+    const [r] = await sql.query<{ empty: boolean; stats: boolean; su: boolean }>(
+      `SELECT NOT EXISTS (SELECT 1 FROM ${t}) AS empty,
+              EXISTS (SELECT 1 FROM pg_statistic WHERE starelid = '${t}'::regclass) AS stats,
+              coalesce((SELECT rolsuper FROM pg_roles WHERE rolname = current_user), false) AS su`,
+    );
+    if (!r.empty || !r.stats) continue;
+    if (r.su) await sql.query(`DELETE FROM pg_statistic WHERE starelid = '${t}'::regclass`);
+    else kept.push(t);
+  }
+  return { analyzed, kept };
 }
 
 /**

@@ -12,7 +12,7 @@ import type { Probes } from "./probes";
 // that a receipt is about it, which is what a data protection officer needs to answer the
 // person.
 
-const SALT_KEY = "privacy.salt";
+export const SALT_KEY = "privacy.salt";
 
 export async function projectSalt(sql: ProjectSql): Promise<string> {
   await sql.query(

@@ -33,19 +33,45 @@ export function needles(s: string, json: boolean): string[] {
 
 export type Occurrence = { table: string; column: string; string_index: number; rows: number };
 
-/** Where each string occurs in the project's rows (rows per table, column and string). */
-export async function scanProject(sql: Pick<ProjectSql, "query" | "projectId">, strings: string[], columns?: TextColumn[]): Promise<{ columns: number; found: Occurrence[] }> {
+// Characters that continue a token: an id `conv` is not in `conv-trunc-7` nor in `conv_2`.
+const WORD = /[\p{L}\p{N}_-]/u;
+const escapeRegex = (s: string) => s.replace(/[\\^$.|?*+()[\]{}]/g, (c) => `\\${c}`);
+
+/**
+ * A PostgreSQL regular expression matching the needle as a whole token: at an end where the
+ * needle has a word character, the text must end or hold a character that cannot continue
+ * the token. An end with another character (a space, a quote) is a boundary already.
+ */
+export function tokenPattern(needle: string): string {
+  const head = WORD.test(needle[0] ?? "") ? "(^|[^[:alnum:]_-])" : "";
+  const tail = WORD.test(needle[needle.length - 1] ?? "") ? "($|[^[:alnum:]_-])" : "";
+  return `${head}${escapeRegex(needle)}${tail}`;
+}
+
+/**
+ * Where each string occurs in the project's rows (rows per table, column and string).
+ * `tokens`: only as a whole token (tokenPattern), the probes' reading; else anywhere in the
+ * text, what text erasure replaces.
+ */
+export async function scanProject(
+  sql: Pick<ProjectSql, "query" | "projectId">,
+  strings: string[],
+  columns?: TextColumn[],
+  opts: { tokens?: boolean } = {},
+): Promise<{ columns: number; found: Occurrence[] }> {
   const cols = columns ?? (await projectTextColumns(sql));
   const found: Occurrence[] = [];
   if (!strings.length) return { columns: cols.length, found };
   for (const c of cols) {
     const list = strings.flatMap((s, i) => needles(s, c.json).map((n) => ({ n, i })));
+    // strpos first: the regular expression runs only on rows that hold the text at all.
+    const token = opts.tokens ? ` AND t."${c.column}"::text ~ s.pattern` : "";
     const rows = await sql.query<{ i: number; n: number }>(
-      `SELECT s.i, count(*)::int AS n
-         FROM "${c.table}" t, unnest($2::text[], $3::int[]) AS s(needle, i)
-        WHERE t.project_id = $1 AND strpos(t."${c.column}"::text, s.needle) > 0
+      `SELECT s.i, count(DISTINCT t.ctid)::int AS n
+         FROM "${c.table}" t, unnest($2::text[], $3::int[], $4::text[]) AS s(needle, i, pattern)
+        WHERE t.project_id = $1 AND strpos(t."${c.column}"::text, s.needle) > 0${token}
         GROUP BY s.i`,
-      [sql.projectId, list.map((x) => x.n), list.map((x) => x.i)],
+      [sql.projectId, list.map((x) => x.n), list.map((x) => x.i), list.map((x) => tokenPattern(x.n))],
     );
     for (const r of rows) found.push({ table: c.table, column: c.column, string_index: r.i, rows: r.n });
   }

@@ -27,6 +27,16 @@ const ZProbes = z.object({
       strings: z.number().int(),
       found: z.number().int(),
       where: z.array(z.object({ table: z.string(), column: z.string(), rows: z.number().int() })),
+      by_string: z
+        .array(
+          z.object({
+            probe: z.enum(["user id", "memory text", "turn text", "erased string"]).describe("What the probe string is (never the string itself)."),
+            matched_as: z.enum(["token", "substring"]).describe("token: a whole value or token (the id `conv` is not found in `conv-2`); substring: anywhere (text erasure)."),
+            found: z.number().int(),
+            where: z.array(z.object({ table: z.string(), column: z.string(), rows: z.number().int() })),
+          }),
+        )
+        .describe("Per probe string, in order: what it is, how it was matched, where it was found."),
     })
     .describe("Every text and JSON column of the project scanned for the probe strings."),
   passed: z.boolean(),

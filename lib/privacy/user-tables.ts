@@ -45,9 +45,12 @@ export type UserTable = {
   guard?: string;
 };
 
+// `where` is parenthesised as a whole (and each part inside it): callers append `AND ...` to
+// it, which on a bare `A OR B` would bind to B alone and select every row of A (issue 39: a
+// text erasure scoped to a user rewrote every row of the user, NULLs included).
 const t = (table: string, parts: string[], exported = true, guard?: string): UserTable => ({
   table,
-  where: parts.length === 1 ? parts[0] : parts.map((p) => `(${p})`).join(" OR "),
+  where: `(${parts.map((p) => `(${p})`).join(" OR ")})`,
   parts,
   exported,
   guard,
@@ -80,8 +83,10 @@ export const USER_TABLES: readonly UserTable[] = [
   t("embedding_cache_users", [`t.project_id = $1 AND t.user_id = $2`], false),
   // Eval cases asked for this user (lib/evals), and their results in runs (which keep the
   // retrieved memories' texts); a run's aggregate metrics hold nothing of the person.
-  t("eval_run_cases", [`t.project_id = $1 AND t.case_id IN (SELECT ec.id FROM eval_cases ec WHERE ec.project_id = $1 AND ec.user_id = $2)`], false),
-  t("eval_cases", [`t.project_id = $1 AND t.user_id = $2`], false),
+  // Exported (issue 39): what the erasure takes, the export gives; an import puts them back
+  // under their set and run, which must exist in the importing project.
+  t("eval_run_cases", [`t.project_id = $1 AND t.case_id IN (SELECT ec.id FROM eval_cases ec WHERE ec.project_id = $1 AND ec.user_id = $2)`]),
+  t("eval_cases", [`t.project_id = $1 AND t.user_id = $2`]),
   // Before the turns go (the erasure deletes them by conversation, lib/privacy/erase-user.ts):
   // its last part reads their texts. Offloads without user or conversation are rows written
   // before offloads named them; the uncorrelated EXISTS skips reading every turn when there
@@ -139,6 +144,9 @@ export const IMPORT_ORDER = [
   "memory_review_items",
   "offloaded_contents",
   "import_external_ids",
+  // Under their set and run (project-level rows an erasure keeps): a case before its results.
+  "eval_cases",
+  "eval_run_cases",
 ] as const;
 
 export type TableCounts = Record<string, number>;

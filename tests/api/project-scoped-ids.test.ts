@@ -265,4 +265,54 @@ describe.each(DATABASE_KINDS)("client-chosen ids are per project, on %s", (kind)
     expect((await ok(keyB, "GET", `/conversations/${C1}`)).turn_count).toBe(aConversation.turn_count + 1);
     expect(await ok(keyA, "GET", `/conversations/${C1}`)).toEqual(aConversation);
   });
+
+  // Issue 39: memories, their history, relations, retrievals, review items and offloaded
+  // contents had ids unique across projects, so a user export carrying an id another project
+  // held answered 409 where a fresh id answered 201.
+  it("POST /user-imports: a document with every kind of id A holds answers B as one with fresh ids does; both copies live side by side", async () => {
+    const { keyA, keyB } = await twoProjects("user imports");
+    const user = `export-${randomUUID().slice(0, 8)}`;
+    const conv = await ok(keyA, "POST", "/conversations", { app_id: "ids-app", end_user_id: user, name: "A's chat" });
+    await ok(keyA, "POST", `/conversations/${conv.id}/messages/batch`, { messages: [{ query: "hello", answer: "words ".repeat(200) }] });
+    const m1 = await ok(keyA, "POST", `/users/${user}/memories`, { memory_type: "fact", content: "Prefers green tea over coffee" });
+    const m2 = await ok(keyA, "POST", `/users/${user}/memories`, { memory_type: "fact", content: "Prefers green tea over coffee in the morning", dedupe_threshold: 0.3 });
+    await ok(keyA, "POST", `/memories/${m1.id}/relations`, { target_id: m2.id, relation_type: "supports" });
+    await ok(keyA, "POST", `/users/${user}/memories/search`, { query: "tea", conversation_id: conv.id });
+    await ok(keyA, "POST", "/context", {
+      user_id: user,
+      conversation_id: conv.id,
+      query: "context",
+      strategy: { type: "summary_buffer", msg_threshold: 1, last_keep: 10, offload_tokens: 50 },
+    });
+    const doc = await ok(keyA, "GET", `/users/${user}/export`);
+    for (const t of ["memories", "memory_events", "memory_relations", "memory_retrievals", "memory_retrieval_hits", "memory_review_items", "offloaded_contents"]) {
+      expect(doc.tables[t]?.length, t).toBeGreaterThan(0);
+    }
+
+    // The same document with every id replaced by a fresh one (the same fresh one wherever it recurs).
+    const fresh = new Map<string, string>();
+    const renamed = JSON.parse(
+      JSON.stringify(doc).replace(UUID, (id: string) => {
+        if (!fresh.has(id)) fresh.set(id, randomUUID());
+        return fresh.get(id)!;
+      }),
+    );
+    const answerFresh = await call(keyB, "POST", "/user-imports", renamed);
+    const answerTaken = await call(keyB, "POST", "/user-imports", doc);
+    expect(answerFresh.status, answerFresh.text).toBe(201);
+    expect(seen(answerTaken)).toEqual(seen(answerFresh));
+    // Taken in B itself now: the same document again is a conflict, as before.
+    expect((await call(keyB, "POST", "/user-imports", doc)).status).toBe(409);
+
+    // Each project reads its own copy; B's changes leave A's alone.
+    expect(await ok(keyB, "GET", `/memories/${m1.id}`)).toMatchObject({ id: m1.id, content: "Prefers green tea over coffee" });
+    const aMemory = await ok(keyA, "GET", `/memories/${m1.id}`);
+    await ok(keyB, "PATCH", `/memories/${m1.id}`, { content: "Prefers black tea", version: aMemory.version });
+    expect(await ok(keyA, "GET", `/memories/${m1.id}`)).toEqual(aMemory);
+    await ok(keyB, "POST", `/memories/${m1.id}/archive`, {});
+    expect((await call(keyB, "DELETE", `/memories/${m1.id}?confirm=true`)).status).toBe(204);
+    expect((await call(keyB, "GET", `/memories/${m1.id}`)).status).toBe(404);
+    expect(await ok(keyA, "GET", `/memories/${m1.id}`)).toEqual(aMemory);
+    expect((await ok(keyA, "GET", `/memories/${m1.id}/history`)).data.length).toBeGreaterThan(0);
+  });
 });
