@@ -31,7 +31,7 @@ describe.each(DATABASE_KINDS)("hostile input on %s", (kind) => {
     const conversationId = randomUUID();
     const tables = {
       conversations: [{ id: conversationId, app_id: "imp", end_user_id: user, name: "c", mode: "chat", created_at: "2026-01-01T00:00:00+00:00", updated_at: "2026-01-01T00:00:00+00:00" } as Record<string, unknown>],
-      messages: [{ id: randomUUID(), conversation_id: conversationId, query: "q", answer: "a", created_at: "2026-01-01T00:00:00+00:00", seq: 1 } as Record<string, unknown>],
+      messages: [{ id: randomUUID(), conversation_id: conversationId, query: "q", answer: "a", created_at: "2026-01-01T00:00:00+00:00" } as Record<string, unknown>],
       memories: [{ id: randomUUID(), user_id: user, memory_type: "fact", content: "x", content_key: "x" } as Record<string, unknown>],
     };
     change(tables);
@@ -72,7 +72,7 @@ describe.each(DATABASE_KINDS)("hostile input on %s", (kind) => {
     expect(top.body.error.details[0].field).toBe("profile_version");
     const variant = await api.post("/replay", { ...base, variants: [{ profile_version: 2_147_483_648 }] });
     expect(variant.status).toBe(422);
-    expect(variant.body.error.details[0].field).toBe("variants.0.profile_version");
+    expect(variant.body.error.details[0].field).toBe("variants[0].profile_version");
     const date = await api.post("/replay", { ...base, as_of: "300000-01-01T00:00:00Z" });
     expect(date.status).toBe(422);
     expect(date.body.error.details[0].field).toBe("as_of");
