@@ -22,7 +22,7 @@ export const MAX_OTLP_INFLATED_BYTES = 64 * 1024 * 1024;
 /**
  * A gzip body past GZIP_RATIO_FREE_BYTES inflated may inflate at most this many times its wire
  * size: what a request can store is bounded by what it cost to send. The SDK's 512-span batch
- * of chat spans that repeat a 16 KB system prompt inflates 35-45 times (docs/benchmarks.md);
+ * of chat spans that repeat a 16 KB system prompt inflates 49-58 times (docs/benchmarks.md, section 18);
  * gzip's own ceiling is about 1 000.
  */
 export const MAX_GZIP_RATIO = 200;
