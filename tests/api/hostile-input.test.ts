@@ -151,4 +151,21 @@ describe.each(DATABASE_KINDS)("hostile input on %s", (kind) => {
     for (const bad of ["..", ".", ""]) expect(users).not.toContain(bad);
     await stillReady();
   });
+
+  it("GET /users/{id}/export streams a user of more rows than one cursor page: every row, the same document", async () => {
+    const user = `big-${tag()}`;
+    const memories = Array.from({ length: 2_345 }, (_, i) => ({ id: randomUUID(), user_id: user, memory_type: "fact", content: `fact ${i} é 🌍 "quoted"`, content_key: `fact ${i}` }));
+    const d = doc(user, (t) => (t.memories = memories));
+    expect((await api.post("/user-imports", d)).status).toBe(201);
+    const r = await fetch(`${server.url}/api/v1/users/${user}/export`);
+    expect(r.status).toBe(200);
+    expect(r.headers.get("content-type")).toBe("application/json");
+    const body = await r.json();
+    expect(Object.keys(body)).toEqual(["format", "version", "user_id", "exported_at", "tables"]);
+    expect(body).toMatchObject({ format: "memscope.user-export", version: 1, user_id: user });
+    expect(body.tables.memories).toHaveLength(2_345);
+    expect(body.tables.memories.map((m: { id: string }) => m.id).sort()).toEqual(memories.map((m) => m.id).sort());
+    expect(body.tables.memories.find((m: { id: string }) => m.id === memories[7].id).content).toBe('fact 7 é 🌍 "quoted"');
+    expect(body.tables.conversations.map((c: { id: string }) => c.id)).toEqual([d.tables.conversations[0].id]);
+  }, 120_000);
 });
