@@ -1,6 +1,6 @@
 import "server-only";
 import { z } from "zod";
-import { isContention } from "../db/retry-contention";
+import { ContentionExhausted, isContention } from "../db/retry-contention";
 import { BadRequestError, ConflictError, ContentionError, DomainError, ForbiddenError, NotFoundError, TooLargeError } from "../errors/domain-errors";
 import { readBodyLimited } from "../http/read-body";
 import { resolveAccess, type Access } from "./access";
@@ -64,9 +64,9 @@ export function withApi<const C extends ApiContract>(
     } catch (e) {
       if (e instanceof DomainError) return answer(domainErrorResponse(e));
       if (isErasureGuard(e)) return answer(domainErrorResponse(erasureInProgress()));
-      // Contention that did not come through the SQL runner's retry rule (a Prisma
+      // Contention the SQL runner retried until it gave up (ContentionExhausted), or that did not come through its retry rule (a Prisma
       // transaction): the same 503 with Retry-After that the rule gives when it runs out.
-      if (isContention(e)) return answer(domainErrorResponse(new ContentionError(1, e)));
+      if (isContention(e)) return answer(domainErrorResponse(new ContentionError(e instanceof ContentionExhausted ? e.attempts : 1, e)));
       console.error(`[api] ${req.method} ${contract.path}`, e);
       return answer(Response.json(errorBody("internal", "Internal error"), { status: 500 }));
     }

@@ -1,4 +1,5 @@
-import type { OtlpAttributes, OtlpEvent, OtlpSpan, OtlpValue } from "./otlp-types";
+import { userIdProblem } from "../http/user-id";
+import { MAX_TIME_UNIX_NANO, type OtlpAttributes, type OtlpEvent, type OtlpSpan, type OtlpValue } from "./otlp-types";
 
 // A span read as an OpenTelemetry GenAI inference span (semantic conventions, docs/gen-ai/
 // gen-ai-spans.md and the JSON schemas gen-ai-input-messages.json / gen-ai-output-messages.json
@@ -66,10 +67,31 @@ const text = (v: OtlpValue | undefined): string | null => (typeof v === "string"
 const int = (v: OtlpValue | undefined): number | null => (typeof v === "number" && Number.isInteger(v) && v >= 0 ? v : null);
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
-const nsToDate = (ns: bigint, fallback: Date) => (ns > 0n ? new Date(Number(ns / 1_000_000n)) : fallback);
+/** Nesting a structured attribute may have (the messages' JSON): deeper, the span is rejected (recursive code would overflow the stack). */
+export const MAX_JSON_DEPTH = 64;
+
+/** A span time: 0 is unset (the fallback); outside fixed64 (a JSON number such as 1e21 or 1e300, or negative) the span is rejected. */
+function nsToDate(ns: bigint, fallback: Date, field: string): Date {
+  if (ns === 0n) return fallback;
+  if (ns < 0n || ns > MAX_TIME_UNIX_NANO) throw new SpanProblem(field, "must be nanoseconds since 1970 within fixed64 (0 to 18446744073709551615)");
+  return new Date(Number(ns / 1_000_000n));
+}
+
+/** Whether a parsed JSON value nests deeper than `max`: an explicit stack, so any depth is safe to ask about. */
+export function nestsDeeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== "object") continue;
+    if (depth >= max) return true;
+    for (const x of Array.isArray(v) ? v : Object.values(v)) if (x !== null && typeof x === "object") stack.push([x, depth + 1]);
+  }
+  return false;
+}
 
 export function readGenAiSpan(span: OtlpSpan, resource: OtlpAttributes, receivedAt: Date, logEvents?: OtlpEvent[]): SpanReading {
   const a = span.attributes;
+  if (span.problem) return { kind: "rejected", field: span.problem.field, problem: span.problem.message };
   // The Vercel AI SDK's own spans name no gen_ai.operation.name: its model calls carry ai.prompt.messages.
   if (a["gen_ai.operation.name"] === undefined && a["ai.prompt.messages"] !== undefined) return readAiSdkSpan(span, resource, receivedAt);
   const op = text(a["gen_ai.operation.name"]);
@@ -109,7 +131,13 @@ function readChat(span: OtlpSpan, resource: OtlpAttributes, operation: string, r
     output = fromEvents.output;
   }
   const answerMessage = output[0];
-  const startedAt = nsToDate(span.startTimeUnixNano, receivedAt);
+  const startedAt = nsToDate(span.startTimeUnixNano, receivedAt, `${span.path}.startTimeUnixNano`);
+  const endedAt = nsToDate(span.endTimeUnixNano, startedAt, `${span.path}.endTimeUnixNano`);
+  const userKey = text(a["user.id"]) !== null ? "user.id" : text(resource["user.id"]) !== null ? "resource user.id" : text(a["enduser.id"]) !== null ? "enduser.id" : null;
+  const endUserId = userKey === null ? null : text(userKey === "user.id" ? a["user.id"] : userKey === "enduser.id" ? a["enduser.id"] : resource["user.id"])!;
+  // The one user id rule (lib/http/user-id.ts): an id no route could address rejects the span (storing it under another id would misfile the person).
+  const userProblem = endUserId === null ? null : userIdProblem(endUserId);
+  if (userProblem) throw new SpanProblem(userKey === "resource user.id" ? `${span.path.replace(/\.scopeSpans.*/, "")}.resource.attributes[user.id]` : attr(userKey!), `not a usable user id: ${userProblem}`);
   return {
     traceId: span.traceId,
     spanId: span.spanId,
@@ -120,7 +148,7 @@ function readChat(span: OtlpSpan, resource: OtlpAttributes, operation: string, r
     responseModel: text(a["gen_ai.response.model"]),
     conversationKey: text(a["gen_ai.conversation.id"]),
     appId: (text(a["memscope.app_id"]) ?? text(resource["memscope.app_id"]) ?? text(resource["service.name"]) ?? "otel").slice(0, 200),
-    endUserId: (text(a["user.id"]) ?? text(resource["user.id"]) ?? text(a["enduser.id"]))?.slice(0, 200) ?? null,
+    endUserId,
     messageForm: form,
     systemInstructions: system,
     inputMessages: input,
@@ -128,7 +156,7 @@ function readChat(span: OtlpSpan, resource: OtlpAttributes, operation: string, r
     inputTokens: int(a["gen_ai.usage.input_tokens"]),
     outputTokens: int(a["gen_ai.usage.output_tokens"]),
     startedAt,
-    endedAt: nsToDate(span.endTimeUnixNano, startedAt),
+    endedAt,
     query: newInput(input),
     answer: answerMessage ? messageText(answerMessage) : "",
     toolCalls: answerMessage ? toolCalls(answerMessage) : [],
@@ -138,11 +166,15 @@ function readChat(span: OtlpSpan, resource: OtlpAttributes, operation: string, r
 /** An attribute that holds structured data: as a structured value, or a JSON string (what SDKs without maps, such as JS, send). */
 function jsonValue(v: OtlpValue, field: string): unknown {
   if (typeof v !== "string") return v;
+  let parsed: unknown;
   try {
-    return JSON.parse(v);
+    parsed = JSON.parse(v);
   } catch {
     throw new SpanProblem(field, "not valid JSON");
   }
+  // JSON.parse takes any depth; what reads the value afterwards (JSON.stringify, the checks) recurses.
+  if (nestsDeeperThan(parsed, MAX_JSON_DEPTH)) throw new SpanProblem(field, `nested deeper than ${MAX_JSON_DEPTH} levels`);
+  return parsed;
 }
 
 function messages(v: OtlpValue, field: string): ChatMessage[] {
@@ -321,8 +353,12 @@ function readAiSdkSpan(span: OtlpSpan, resource: OtlpAttributes, receivedAt: Dat
     const output: ChatMessage[] = out.length || a["ai.response.finishReason"] !== undefined
       ? [{ role: "assistant", parts: out, ...(typeof a["ai.response.finishReason"] === "string" ? { finish_reason: a["ai.response.finishReason"] } : {}) }]
       : [];
-    const startedAt = nsToDate(span.startTimeUnixNano, receivedAt);
+    const startedAt = nsToDate(span.startTimeUnixNano, receivedAt, `${span.path}.startTimeUnixNano`);
     const metadata = (key: string) => text(a[`ai.telemetry.metadata.${key}`]);
+    const endUserId = text(a["user.id"]) ?? metadata("userId") ?? metadata("user_id") ?? text(resource["user.id"]) ?? text(a["enduser.id"]);
+    // The one user id rule, as for the conventions' spans: an id no route could address rejects the span.
+    const userProblem = endUserId === null ? null : userIdProblem(endUserId);
+    if (userProblem) throw new SpanProblem(attr("ai.telemetry.metadata.userId"), `not a usable user id: ${userProblem}`);
     return {
       kind: "chat",
       chat: {
@@ -336,7 +372,7 @@ function readAiSdkSpan(span: OtlpSpan, resource: OtlpAttributes, receivedAt: Dat
         // The SDK has no conversation or user attribute of its own: telemetry metadata carries them (README).
         conversationKey: text(a["gen_ai.conversation.id"]) ?? metadata("conversationId") ?? metadata("conversation_id"),
         appId: (text(a["memscope.app_id"]) ?? text(resource["memscope.app_id"]) ?? text(resource["service.name"]) ?? "otel").slice(0, 200),
-        endUserId: (text(a["user.id"]) ?? metadata("userId") ?? metadata("user_id") ?? text(resource["user.id"]) ?? text(a["enduser.id"]))?.slice(0, 200) ?? null,
+        endUserId,
         messageForm: "ai_sdk",
         systemInstructions: null,
         inputMessages: input,
@@ -344,7 +380,7 @@ function readAiSdkSpan(span: OtlpSpan, resource: OtlpAttributes, receivedAt: Dat
         inputTokens: int(a["gen_ai.usage.input_tokens"]) ?? int(a["ai.usage.inputTokens"]) ?? int(a["ai.usage.promptTokens"]),
         outputTokens: int(a["gen_ai.usage.output_tokens"]) ?? int(a["ai.usage.outputTokens"]) ?? int(a["ai.usage.completionTokens"]),
         startedAt,
-        endedAt: nsToDate(span.endTimeUnixNano, startedAt),
+        endedAt: nsToDate(span.endTimeUnixNano, startedAt, `${span.path}.endTimeUnixNano`),
         query: newInput(input),
         answer: output[0] ? messageText(output[0]) : "",
         toolCalls: output[0] ? toolCalls(output[0]) : [],

@@ -1,4 +1,4 @@
-import { checkIds, MAX_SPANS_PER_REQUEST, OtlpProblem, type OtlpAttributes, type OtlpEvent, type OtlpResourceSpans, type OtlpSpan, type OtlpTraces, type OtlpValue } from "./otlp-types";
+import { checkIds, MAX_ATTRIBUTES_PER_SPAN, MAX_EVENTS_PER_SPAN, MAX_SPANS_PER_REQUEST, OtlpProblem, type OtlpAttributes, type OtlpEvent, type OtlpResourceSpans, type OtlpSpan, type OtlpTraces, type OtlpValue } from "./otlp-types";
 
 // OTLP/JSON (application/json): the proto3 JSON mapping of ExportTraceServiceRequest with
 // OTLP's deviations (opentelemetry-proto docs/specification.md, "JSON Protobuf Encoding"):
@@ -30,7 +30,10 @@ export function str(o: Obj, key: string, path: string): string {
   return v;
 }
 
-/** fixed64 / int64: a decimal string or a number. */
+/**
+ * fixed64 / int64: a decimal string or a number. A number may be any integer JSON can write
+ * (1e300 is one): its range is checked where it is used (a span's times: genai-span.ts).
+ */
 export function int64(o: Obj, key: string, path: string): bigint {
   const v = o[key];
   if (v === undefined || v === null) return 0n;
@@ -50,7 +53,12 @@ export function decodeTracesJson(raw: unknown): OtlpTraces {
   const resourceSpans = list(root, "resourceSpans", "").map((rsRaw, i): OtlpResourceSpans => {
     const path = `resourceSpans[${i}]`;
     const rs = obj(rsRaw, path);
-    const resource = rs.resource === undefined || rs.resource === null ? {} : attributes(obj(rs.resource, `${path}.resource`), `${path}.resource`);
+    const res = rs.resource === undefined || rs.resource === null ? null : obj(rs.resource, `${path}.resource`);
+    // The resource applies to all its spans: over the limit, the request is refused.
+    if (res && list(res, "attributes", `${path}.resource`).length > MAX_ATTRIBUTES_PER_SPAN) {
+      throw new OtlpProblem(`${path}.resource.attributes`, `more than the ${MAX_ATTRIBUTES_PER_SPAN} attributes a resource may carry`);
+    }
+    const resource = res ? attributes(res, `${path}.resource`) : {};
     const spans: OtlpSpan[] = [];
     list(rs, "scopeSpans", path).forEach((ssRaw, j) => {
       const sp = `${path}.scopeSpans[${j}]`;
@@ -73,11 +81,23 @@ function span(s: Obj, path: string): OtlpSpan {
   if (kind !== undefined && kind !== null && !(typeof kind === "number" && Number.isInteger(kind))) {
     throw new OtlpProblem(`${path}.kind`, "must be an integer (OTLP/JSON encodes enums as integers)");
   }
-  const events = list(s, "events", path).map((eRaw, i): OtlpEvent => {
-    const ep = `${path}.events[${i}]`;
-    const e = obj(eRaw, ep);
-    return { name: str(e, "name", ep), timeUnixNano: int64(e, "timeUnixNano", ep), attributes: attributes(e, ep) };
-  });
+  // A span over a limit is rejected alone (its problem), its oversized lists left undecoded.
+  let problem: OtlpSpan["problem"];
+  const rawEvents = list(s, "events", path);
+  const tooMany = (what: unknown[], field: string, max: number) => {
+    if (what.length <= max) return false;
+    problem ??= { field, message: `${what.length} ${field.endsWith("events") ? "events" : "attributes"}, more than the ${max} a span may carry` };
+    return true;
+  };
+  const events = tooMany(rawEvents, `${path}.events`, MAX_EVENTS_PER_SPAN)
+    ? []
+    : rawEvents.map((eRaw, i): OtlpEvent => {
+        const ep = `${path}.events[${i}]`;
+        const e = obj(eRaw, ep);
+        if (tooMany(list(e, "attributes", ep), `${ep}.attributes`, MAX_ATTRIBUTES_PER_SPAN)) return { name: str(e, "name", ep), timeUnixNano: 0n, attributes: {} };
+        return { name: str(e, "name", ep), timeUnixNano: int64(e, "timeUnixNano", ep), attributes: attributes(e, ep) };
+      });
+  const attrs = tooMany(list(s, "attributes", path), `${path}.attributes`, MAX_ATTRIBUTES_PER_SPAN) ? {} : attributes(s, path);
   return {
     path,
     traceId,
@@ -85,8 +105,9 @@ function span(s: Obj, path: string): OtlpSpan {
     name: str(s, "name", path),
     startTimeUnixNano: int64(s, "startTimeUnixNano", path),
     endTimeUnixNano: int64(s, "endTimeUnixNano", path),
-    attributes: attributes(s, path),
+    attributes: attrs,
     events,
+    ...(problem ? { problem } : {}),
   };
 }
 

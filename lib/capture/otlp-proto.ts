@@ -1,4 +1,4 @@
-import { checkIds, MAX_SPANS_PER_REQUEST, OtlpProblem, type OtlpAttributes, type OtlpEvent, type OtlpResourceSpans, type OtlpSpan, type OtlpTraces, type OtlpValue } from "./otlp-types";
+import { checkIds, MAX_ATTRIBUTES_PER_SPAN, MAX_EVENTS_PER_SPAN, MAX_SPANS_PER_REQUEST, OtlpProblem, type OtlpAttributes, type OtlpEvent, type OtlpResourceSpans, type OtlpSpan, type OtlpTraces, type OtlpValue } from "./otlp-types";
 
 // Binary OTLP (application/x-protobuf): ExportTraceServiceRequest decoded straight from the
 // protobuf wire format. The field numbers are those of open-telemetry/opentelemetry-proto
@@ -156,6 +156,7 @@ function readResourceSpans(r: Reader, path: string, counted: () => void): OtlpRe
       rr.fields((f, w) => {
         if (f !== 1) return false;
         rr.expect(w, 2, `${path}.resource.attributes`);
+        if (attrs.length >= MAX_ATTRIBUTES_PER_SPAN) rr.fail(`more than the ${MAX_ATTRIBUTES_PER_SPAN} attributes a resource may carry`, `${path}.resource.attributes`);
         attrs.push(readKeyValue(rr.sub(`${path}.resource.attributes[${attrs.length}]`), 0));
         return true;
       });
@@ -190,6 +191,10 @@ function readSpan(r: Reader, path: string): OtlpSpan {
   let end = 0n;
   const attrs: [string, OtlpValue][] = [];
   const events: OtlpEvent[] = [];
+  // Past a limit the span is rejected alone: its further attributes and events are counted and skipped, not decoded.
+  let attrCount = 0;
+  let eventCount = 0;
+  let eventAttrsOver: string | null = null;
   r.fields((field, wire) => {
     switch (field) {
       case 1:
@@ -214,12 +219,16 @@ function readSpan(r: Reader, path: string): OtlpSpan {
         return true;
       case 9:
         r.expect(wire, 2, `${path}.attributes`);
+        if (++attrCount > MAX_ATTRIBUTES_PER_SPAN) return false;
         attrs.push(readKeyValue(r.sub(`${path}.attributes[${attrs.length}]`), 0));
         return true;
       case 11: {
-        const p = `${path}.events[${events.length}]`;
+        const p = `${path}.events[${eventCount}]`;
         r.expect(wire, 2, p);
-        events.push(readEvent(r.sub(p), p));
+        if (++eventCount > MAX_EVENTS_PER_SPAN || eventAttrsOver) return false;
+        const e = readEvent(r.sub(p), p);
+        if (e === null) eventAttrsOver = `${p}.attributes`;
+        else events.push(e);
         return true;
       }
       default:
@@ -227,13 +236,24 @@ function readSpan(r: Reader, path: string): OtlpSpan {
     }
   });
   checkIds(traceId, spanId, path);
+  const problem: OtlpSpan["problem"] =
+    attrCount > MAX_ATTRIBUTES_PER_SPAN
+      ? { field: `${path}.attributes`, message: `${attrCount} attributes, more than the ${MAX_ATTRIBUTES_PER_SPAN} a span may carry` }
+      : eventCount > MAX_EVENTS_PER_SPAN
+        ? { field: `${path}.events`, message: `${eventCount} events, more than the ${MAX_EVENTS_PER_SPAN} a span may carry` }
+        : eventAttrsOver
+          ? { field: eventAttrsOver, message: `more than the ${MAX_ATTRIBUTES_PER_SPAN} attributes an event may carry` }
+          : undefined;
+  if (problem) return { path, traceId, spanId, name, startTimeUnixNano: start, endTimeUnixNano: end, attributes: {}, events: [], problem };
   return { path, traceId, spanId, name, startTimeUnixNano: start, endTimeUnixNano: end, attributes: Object.fromEntries(attrs), events };
 }
 
-function readEvent(r: Reader, path: string): OtlpEvent {
+/** An event, or null when it carries more attributes than MAX_ATTRIBUTES_PER_SPAN (the rest skipped). */
+function readEvent(r: Reader, path: string): OtlpEvent | null {
   let time = 0n;
   let name = "";
   const attrs: [string, OtlpValue][] = [];
+  let over = false;
   r.fields((field, wire) => {
     if (field === 1) {
       r.expect(wire, 1, `${path}.timeUnixNano`);
@@ -243,10 +263,15 @@ function readEvent(r: Reader, path: string): OtlpEvent {
       name = r.string(`${path}.name`);
     } else if (field === 3) {
       r.expect(wire, 2, `${path}.attributes`);
+      if (over || attrs.length >= MAX_ATTRIBUTES_PER_SPAN) {
+        over = true;
+        return false;
+      }
       attrs.push(readKeyValue(r.sub(`${path}.attributes[${attrs.length}]`), 0));
     } else return false;
     return true;
   });
+  if (over) return null;
   return { name, timeUnixNano: time, attributes: Object.fromEntries(attrs) };
 }
 

@@ -23,6 +23,12 @@ export type OtlpSpan = {
   endTimeUnixNano: bigint;
   attributes: OtlpAttributes;
   events: OtlpEvent[];
+  /**
+   * A defect of this span alone (more attributes or events than a span may carry): the span
+   * is rejected in partialSuccess, the rest of the request is read. Its attributes or events
+   * past the limit were skipped, not decoded.
+   */
+  problem?: { field: string; message: string };
 };
 
 export type OtlpResourceSpans = { resource: OtlpAttributes; spans: OtlpSpan[] };
@@ -41,6 +47,12 @@ export class OtlpProblem extends Error {
 
 /** Most spans one request may carry (the JS exporters send batches of 512 by default). */
 export const MAX_SPANS_PER_REQUEST = 10_000;
+/** Most attributes one span (or one of its events, or a resource) may carry; the SDKs' default limit is 128. */
+export const MAX_ATTRIBUTES_PER_SPAN = 1_000;
+/** Most events one span may carry (the SDKs' default limit is 128). */
+export const MAX_EVENTS_PER_SPAN = 1_000;
+/** Latest span time accepted: the largest fixed64, in nanoseconds since 1970 (the year 2554). */
+export const MAX_TIME_UNIX_NANO = 2n ** 64n - 1n;
 
 export function checkIds(traceId: string, spanId: string, path: string) {
   if (!/^[0-9a-f]{32}$/.test(traceId) || /^0+$/.test(traceId)) throw new OtlpProblem(`${path}.traceId`, "must be 16 bytes, not all zero");

@@ -1,7 +1,5 @@
 import "server-only";
-import { promisify } from "node:util";
-import { gunzip } from "node:zlib";
-import { readBodyLimited } from "../http/read-body";
+import { createGunzip } from "node:zlib";
 import { BadRequestError, DomainError, TooLargeError } from "../errors/domain-errors";
 import { decodeTracesJson } from "./otlp-json";
 import { decodeTracesProto } from "./otlp-proto";
@@ -10,15 +8,25 @@ import { StageTimes } from "./stage-times";
 
 // The body of POST /api/v1/traces (and /logs, /metrics) as OTLP/HTTP sends it (opentelemetry-proto
 // docs/specification.md, "OTLP/HTTP Request"): binary protobuf or JSON by Content-Type,
-// optionally gzip-compressed (Content-Encoding: gzip). Both sizes are bounded: the bytes
-// on the wire, and what they inflate to (a small gzip body can inflate to gigabytes).
+// optionally gzip-compressed (Content-Encoding: gzip). Both sizes are bounded while the
+// body streams in: the bytes on the wire, and what they inflate to (a small gzip body can
+// inflate to gigabytes), so neither is ever held past its limit. The SDKs' default batch
+// (512 spans) of chat spans that repeat a ~16 KB system prompt is ~10 MB, hence the room.
+// Over a limit: 413, which OTLP/HTTP exporters do not retry (only 429, 502, 503 and 504 are
+// retryable), so a batch too large is dropped by the SDK, not sent forever.
 
 /** Bytes on the wire. */
-export const MAX_OTLP_BODY_BYTES = 8 * 1024 * 1024;
-/** Bytes after decompression. */
-export const MAX_OTLP_INFLATED_BYTES = 32 * 1024 * 1024;
-
-const inflate = promisify(gunzip);
+export const MAX_OTLP_BODY_BYTES = 32 * 1024 * 1024;
+/** Bytes after decompression (the bytes decoded). */
+export const MAX_OTLP_INFLATED_BYTES = 64 * 1024 * 1024;
+/**
+ * A gzip body past GZIP_RATIO_FREE_BYTES inflated may inflate at most this many times its wire
+ * size: what a request can store is bounded by what it cost to send. The SDK's 512-span batch
+ * of chat spans that repeat a 16 KB system prompt inflates 49-58 times (docs/benchmarks.md, section 21);
+ * gzip's own ceiling is about 1 000.
+ */
+export const MAX_GZIP_RATIO = 200;
+export const GZIP_RATIO_FREE_BYTES = 4 * 1024 * 1024;
 
 export type OtlpEncoding = "protobuf" | "json";
 
@@ -48,18 +56,74 @@ export async function readOtlpBody<T = OtlpTraces>(
       { field: "content-encoding", message: `got ${contentEncoding}` },
     ]);
   }
-  let bytes = await times.time("read", () => readLimited(req, MAX_OTLP_BODY_BYTES));
-  if (contentEncoding === "gzip") {
-    try {
-      const wire = bytes;
-      bytes = await times.time("inflate", () => inflate(wire, { maxOutputLength: MAX_OTLP_INFLATED_BYTES }));
-    } catch (e) {
-      if (e instanceof RangeError || (e as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") throw new TooLargeError(MAX_OTLP_INFLATED_BYTES, "body (decompressed)");
-      throw new BadRequestError("invalid_otlp", "The body is not valid gzip (Content-Encoding: gzip)", [{ field: "content-encoding", message: "not valid gzip" }]);
-    }
-  }
-  const body = bytes;
+  const declared = Number(req.headers.get("content-length") ?? "0");
+  if (declared > MAX_OTLP_BODY_BYTES) throw new TooLargeError(MAX_OTLP_BODY_BYTES);
+  const body = await times.time("read", () => readStreamed(req, contentEncoding === "gzip"));
   return times.time("decode", () => decode(body, encoding, decoder));
+}
+
+/**
+ * The body read as it arrives, inflated on the way when gzip: the wire bytes and the inflated
+ * bytes are each counted chunk by chunk and the read stops at the first chunk over its limit.
+ */
+export async function readStreamed(req: Request, gzip: boolean): Promise<Buffer> {
+  if (!req.body) return Buffer.alloc(0);
+  const reader = req.body.getReader();
+  const out: Buffer[] = [];
+  let wire = 0;
+  let inflated = 0;
+  let over: TooLargeError | null = null;
+  const gunzip = gzip ? createGunzip() : null;
+  const gunzipDone = gunzip
+    ? new Promise<void>((resolve, reject) => {
+        gunzip.on("data", (chunk: Buffer) => {
+          inflated += chunk.length;
+          if (inflated > MAX_OTLP_INFLATED_BYTES) {
+            over ??= new TooLargeError(MAX_OTLP_INFLATED_BYTES, "body (decompressed)");
+            gunzip.destroy();
+            resolve();
+            return;
+          }
+          out.push(chunk);
+        });
+        gunzip.on("end", resolve);
+        gunzip.on("close", resolve);
+        gunzip.on("error", () =>
+          reject(new BadRequestError("invalid_otlp", "The body is not valid gzip (Content-Encoding: gzip)", [{ field: "content-encoding", message: "not valid gzip" }])),
+        );
+      })
+    : null;
+  // A rejection before the read loop ends is awaited below; keep it from counting as unhandled meanwhile.
+  gunzipDone?.catch(() => {});
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      wire += value.byteLength;
+      if (wire > MAX_OTLP_BODY_BYTES) throw new TooLargeError(MAX_OTLP_BODY_BYTES);
+      if (over) throw over;
+      if (!gunzip) {
+        out.push(Buffer.from(value.buffer, value.byteOffset, value.byteLength));
+        continue;
+      }
+      if (gunzip.destroyed) break;
+      // Backpressure: wait for the inflater to take the chunk before reading the next one.
+      if (!gunzip.write(value)) await new Promise<void>((r) => (gunzip.destroyed ? r() : gunzip.once("drain", r).once("close", r)));
+    }
+    if (gunzip && !gunzip.destroyed) gunzip.end();
+    if (gunzipDone) await gunzipDone;
+    if (over) throw over;
+    if (gzip && inflated > GZIP_RATIO_FREE_BYTES && inflated > MAX_GZIP_RATIO * wire) {
+      throw new DomainError("too_large", "payload_too_large", `The gzip body inflates ${Math.round(inflated / wire)} times its size (at most ${MAX_GZIP_RATIO} beyond ${GZIP_RATIO_FREE_BYTES} bytes)`, [
+        { field: "body (decompressed)", message: `${inflated} bytes from ${wire}: more than ${MAX_GZIP_RATIO} times` },
+      ]);
+    }
+  } catch (e) {
+    await reader.cancel().catch(() => {});
+    gunzip?.destroy();
+    throw e;
+  }
+  return Buffer.concat(out);
 }
 
 function decode<T>(bytes: Buffer, encoding: OtlpEncoding, decoder: OtlpDecoder<T>): T {
@@ -78,10 +142,4 @@ function decode<T>(bytes: Buffer, encoding: OtlpEncoding, decoder: OtlpDecoder<T
     }
     throw e;
   }
-}
-
-async function readLimited(req: Request, maxBytes: number): Promise<Buffer> {
-  const declared = Number(req.headers.get("content-length") ?? "0");
-  if (declared > maxBytes) throw new TooLargeError(maxBytes);
-  return readBodyLimited(req, maxBytes);
 }

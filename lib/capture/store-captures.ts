@@ -8,7 +8,7 @@ import { planTurns, turnTotals, writeTurnRows } from "../messages/insert-turns";
 import type { TurnInput } from "../messages/schemas";
 import { countsAt, countTextsAllEncodings, type TokenCounts } from "../tokens/count-tokens-parallel";
 import { createHash } from "node:crypto";
-import { isGenAiLogEvent, logEventsComplete, logRecordAsEvent, messageText, readGenAiSpan, type CapturedChat } from "./genai-span";
+import { isGenAiLogEvent, logEventsComplete, logRecordAsEvent, messageText, readGenAiSpan, type CapturedChat, type SpanReading } from "./genai-span";
 import type { OtlpAttributes, OtlpEvent, OtlpLogs, OtlpSpan, OtlpTraces, OtlpValue } from "./otlp-types";
 import { StageTimes } from "./stage-times";
 
@@ -19,6 +19,12 @@ import { StageTimes } from "./stage-times";
 // of one request are written in one transaction: all of them or none.
 
 const MAX_TEXT = 200_000;
+/**
+ * Bytes of captured prompt (input, output and system messages as JSON) one span may store.
+ * A gzip body inflates up to 64 MiB; without a bound per span a few highly compressible
+ * spans stored hundreds of times their wire size. A 128k-token context is ~0.5 MB of text.
+ */
+export const MAX_CAPTURED_BYTES_PER_SPAN = 1024 * 1024;
 
 /** How large one statement of an ingest may be: turns per messages insert, bytes of JSON per captured-prompts insert. */
 export type StatementSizes = { turns: number; captureBytes: number };
@@ -72,7 +78,7 @@ export function classifySpans(traces: OtlpTraces, receivedAt: Date) {
   let repeated = 0;
   for (const rs of traces.resourceSpans) {
     for (const span of rs.spans) {
-      const r = readGenAiSpan(span, rs.resource, receivedAt);
+      const r = readSpan(span, rs.resource, receivedAt);
       if (r.kind === "ignored") ignored[r.what] = (ignored[r.what] ?? 0) + 1;
       else if (r.kind === "awaiting_logs") {
         if (awaiting.has(spanKey(span))) repeated++;
@@ -94,7 +100,20 @@ export function classifySpans(traces: OtlpTraces, receivedAt: Date) {
   return { chats: all.map((p) => p.chat), placed: all, awaiting: [...awaiting.values()], ignored, rejected, repeated };
 }
 
-/** What the database cannot hold (NUL characters, lone surrogates) or the turn's size limit refuses. */
+/**
+ * One span's reading; a value no check foresaw that still breaks it (a RangeError: a date or
+ * a string out of range) rejects that span, not the request (an exporter retries a 5xx forever).
+ */
+function readSpan(span: OtlpSpan, resource: OtlpAttributes, receivedAt: Date): SpanReading {
+  try {
+    return readGenAiSpan(span, resource, receivedAt);
+  } catch (e) {
+    if (e instanceof RangeError) return { kind: "rejected", field: span.path, problem: `cannot be read: ${e.message}` };
+    throw e;
+  }
+}
+
+/** What the database cannot hold (NUL characters, lone surrogates) or the turn's size limits refuse. */
 function storable(c: CapturedChat): { field: string; message: string } | null {
   try {
     checkJsonValue(c.inputMessages, `${c.path}.attributes[gen_ai.input.messages]`);
@@ -107,8 +126,14 @@ function storable(c: CapturedChat): { field: string; message: string } | null {
   }
   if (c.query.length > MAX_TEXT) return { field: `${c.path}.attributes[gen_ai.input.messages]`, message: `the new input is longer than ${MAX_TEXT} characters` };
   if (c.answer.length > MAX_TEXT) return { field: `${c.path}.attributes[gen_ai.output.messages]`, message: `the answer is longer than ${MAX_TEXT} characters` };
+  const bytes = jsonBytes(c.inputMessages) + jsonBytes(c.outputMessages) + jsonBytes(c.systemInstructions);
+  if (bytes > MAX_CAPTURED_BYTES_PER_SPAN) {
+    return { field: `${c.path}.attributes[gen_ai.input.messages]`, message: `the span's messages are ${bytes} bytes of JSON, more than the ${MAX_CAPTURED_BYTES_PER_SPAN} a span may store` };
+  }
   return null;
 }
+
+const jsonBytes = (v: unknown) => Buffer.byteLength(JSON.stringify(v) ?? "");
 
 export async function ingestTraces(
   sql: ProjectSql,

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { ZMemoryType, ZWeights } from "../memories/schemas";
 import { ZLeafMessageId } from "../messages/schemas";
 import { ZAutoContextReport, ZDropped, ZRoleMessage, ZStrategy, ZTransformed } from "../strategies/schemas";
+import { ZUserIdInput } from "../http/user-id";
 
 export const MEMORY_FORMATS = ["user_memory", "xml_block"] as const;
 
@@ -19,7 +20,7 @@ export const ZContextMemory = z
 
 export const ZContextInput = z
   .object({
-    user_id: z.string().trim().min(1).max(200),
+    user_id: ZUserIdInput,
     conversation_id: z.uuid().optional(),
     leaf_message_id: ZLeafMessageId,
     messages: z.array(ZRoleMessage).max(20_000).optional().describe("Inline history instead of a stored conversation."),

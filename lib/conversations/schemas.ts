@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { ZDateTime } from "../http/scalars";
+import { ZUserIdInput } from "../http/user-id";
 
 // Shared by the API (parsing) and the UI (forms, types). No server imports here.
 
@@ -11,12 +13,12 @@ export const ZConversationCreate = z
   .object({
     id: z.uuid().optional().describe("Keep an existing id (imports); generated when omitted. Unique within the project (409 when this project has it); other projects' ids do not count."),
     app_id: ZId,
-    end_user_id: ZId.nullish(),
+    end_user_id: ZUserIdInput.nullish(),
     name: z.string().max(500).default(""),
     mode: z.string().trim().min(1).max(50).default("chat"),
     model_config: z.record(z.string(), z.unknown()).nullish(),
     status: ZConversationStatus.default("active"),
-    created_at: z.iso.datetime({ offset: true }).optional(),
+    created_at: ZDateTime.optional(),
   })
   .strict();
 export type ConversationCreate = z.infer<typeof ZConversationCreate>;

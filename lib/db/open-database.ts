@@ -6,6 +6,7 @@ import { PrismaClient } from "../generated/prisma/client";
 import { DEFAULT_PGLITE_SHARED_BUFFERS, PGLITE_STATISTICS_TARGET, readDbConfig, type DbConfig } from "./db-config";
 import { acquireFolderLock, type FolderLock } from "./folder-lock";
 import { applyMigrations, type SqlRunner } from "./migrations";
+import { parsePgTimestamp } from "./parse-timestamp";
 import { withContentionRetry } from "./retry-contention";
 
 // Opens the configured database, applies pending migrations and returns a Prisma
@@ -84,6 +85,8 @@ async function openPglite(dataDir: string, migrate: boolean, sharedBuffers = DEF
       extensions: { vector },
       // PGlite's own start parameters, then the buffer pool (db-config.ts says why it is smaller).
       startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${sharedBuffers}`, "-c", `default_statistics_target=${PGLITE_STATISTICS_TARGET}`],
+      // timestamptz (1184) and timestamp (1114) read field by field: PGlite's own parser read years 0001-0099 as 19xx/20xx.
+      parsers: { 1184: (text: string) => parsePgTimestamp(text, true), 1114: (text: string) => parsePgTimestamp(text, false) },
     });
     const wrap = (t: Pick<typeof pg, "exec" | "query">, inTx: boolean): SqlRunner => ({
       async exec(text) {

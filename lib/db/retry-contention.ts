@@ -1,4 +1,3 @@
-import { ContentionError } from "../errors/domain-errors";
 import type { SqlRunner } from "./migrations";
 
 // The one retry rule for contention (issue 43). A serialization failure (SQLSTATE 40001) or a
@@ -6,8 +5,9 @@ import type { SqlRunner } from "./migrations";
 // well succeed a moment later: the runner retries it, a bounded number of times, after a
 // randomized (jittered) back-off, so two victims do not collide again in step. Everything
 // that reaches the database through the SqlRunner of openDatabase comes through here: every
-// route, job and script. When the last attempt fails too, a ContentionError: 503 with
-// Retry-After (lib/api/error-table.ts), never 500.
+// route, job and script. When the last attempt fails too, a ContentionExhausted, which withApi
+// answers as a ContentionError: 503 with Retry-After (lib/api/error-table.ts), never 500.
+// (lib/db is the ground floor: it throws its own error, and lib/api maps it.)
 //
 // A transaction's fn may therefore run more than once: it must not have effects outside the
 // database that cannot repeat (they would happen once per attempt). Inside a transaction
@@ -34,11 +34,22 @@ export function isContention(e: unknown, depth = 0): boolean {
   return isContention(x.cause, depth + 1);
 }
 
+/** Contention on every attempt: the last attempt's error is its cause (isContention holds for it). */
+export class ContentionExhausted extends Error {
+  constructor(
+    readonly attempts: number,
+    readonly cause: unknown,
+  ) {
+    super(`The database stayed busy (deadlock or serialization failure) through ${attempts} attempts`);
+    this.name = "ContentionExhausted";
+  }
+}
+
 type RetryOptions = { attempts?: number; sleep?: (ms: number) => Promise<void>; label?: string };
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** fn, run again on contention up to `attempts` times in all; then a ContentionError. */
+/** fn, run again on contention up to `attempts` times in all; then a ContentionExhausted. */
 export async function retryOnContention<T>(fn: () => Promise<T>, opts: RetryOptions = {}): Promise<T> {
   const attempts = opts.attempts ?? CONTENTION_ATTEMPTS;
   for (let attempt = 1; ; attempt++) {
@@ -47,7 +58,7 @@ export async function retryOnContention<T>(fn: () => Promise<T>, opts: RetryOpti
     } catch (e) {
       if (!isContention(e)) throw e;
       const code = (e as { code?: string }).code;
-      if (attempt >= attempts) throw new ContentionError(attempts, e);
+      if (attempt >= attempts) throw new ContentionExhausted(attempts, e);
       retries++;
       const ms = Math.random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** attempt);
       console.warn(`[db] ${code === "40001" ? "serialization failure" : "deadlock"} (${code}) in ${opts.label ?? "a statement"}: attempt ${attempt} of ${attempts}, again in ${ms.toFixed(0)} ms`);

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ZBreakdown, ZMemoryStatus, ZMemoryType, ZWeights } from "../memories/schemas";
+import { ZUserIdInput } from "../http/user-id";
 
 // Contracts of memory evals (issue 23), shared by routes, OpenAPI, the CLI and the UI.
 // Client-safe: zod only.
@@ -29,7 +30,7 @@ const ZTag = z.string().trim().min(1).max(100);
 
 export const ZEvalCaseInput = z
   .object({
-    user_id: z.string().trim().min(1).max(200),
+    user_id: ZUserIdInput,
     question: z.string().trim().min(1).max(5000),
     expected: ZExpected.default({ memory_ids: [], turns: [], texts: [] }),
     category: z.string().trim().min(1).max(100).nullish(),

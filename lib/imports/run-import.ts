@@ -16,6 +16,7 @@ import { countsAt, countTextsAllEncodings, type TokenCounts } from "../tokens/co
 import { stableUuid } from "./stable-id";
 import { IMPORT_DEFAULTS, importedChain } from "./imported-history";
 import { emptyCounts, type ImportConversation, type ImportCounts, type ImportMemory, type ImportProblem, type ImportTurn, type ParsedImport } from "./types";
+import { userIdProblem } from "../http/user-id";
 
 // Writes normalized records into one project. Each conversation is all or nothing: created
 // with its turns and its external id, or not at all. New conversations are written a chunk
@@ -107,18 +108,30 @@ export class ImportRun {
   /** One parsed batch (a whole file, or one page of Dify's database). */
   async add(parsed: ParsedImport): Promise<void> {
     for (const p of parsed.problems) await this.fail(p);
+    // The one user id rule (lib/http/user-id.ts), whatever the source: a record whose user no
+    // route could address (a zip entry ../x.md makes the user "..") is reported, not written.
+    const conversations = parsed.conversations.filter((c) => c.end_user_id === null || !userIdProblem(c.end_user_id));
+    const memories = parsed.memories.filter((m) => !userIdProblem(m.user_id));
+    for (const c of parsed.conversations) {
+      const why = c.end_user_id === null ? null : userIdProblem(c.end_user_id);
+      if (why) await this.fail({ record: c.record, field: "end_user_id", message: `${JSON.stringify(c.end_user_id)} is not a usable user id: ${why}` });
+    }
+    for (const m of parsed.memories) {
+      const why = userIdProblem(m.user_id);
+      if (why) await this.fail({ record: m.record, field: "user_id", message: `${JSON.stringify(m.user_id)} is not a usable user id: ${why}` });
+    }
     if (parsed.skipped) {
       this.counts.skipped += parsed.skipped;
       await this.tick(parsed.skipped);
     }
     const ahead = this.ahead.get(parsed);
     this.ahead.delete(parsed);
-    await this.conversations(parsed.source, parsed.conversations, ahead);
+    await this.conversations(parsed.source, conversations, ahead);
     if (this.unanalyzed) {
       await noteBulkWrite(this.sql, this.unanalyzed, ["messages", "conversations"]);
       this.unanalyzed = 0;
     }
-    await this.memories(parsed.source, parsed.memories);
+    await this.memories(parsed.source, memories);
   }
 
   // ---- conversations ----

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { IMPORT_FORMATS, UPLOAD_FORMATS } from "./types";
+import { ZUserIdInput } from "../http/user-id";
 
 // Contracts of the import API, shared by routes, OpenAPI, the CLI and the /import page.
 // Client-safe: zod only.
@@ -21,7 +22,7 @@ export const ZImportCreate = z
     namespace_user_index: z.number().int().min(-20).max(20).optional().describe("langgraph: which segment of a store namespace names the user (default -1, the last: LangMem's (\"memories\", user_id))."),
     dify_app_id: z.uuid().optional().describe("dify-db: the Dify app whose conversations to import (see GET /imports/dify-apps)."),
     app_id: z.string().trim().min(1).max(200).optional().describe("The Memscope app id imported conversations get (default: the source: dify, openai; dify-db: the Dify app's id)."),
-    end_user_id: z.string().trim().min(1).max(200).optional().describe("The end user of conversations whose source names none."),
+    end_user_id: ZUserIdInput.optional().describe("The end user of conversations whose source names none."),
     dry_run: z.boolean().default(false).describe("Read and check everything, write nothing: the job's counts say what would change."),
   })
   .strict()
@@ -97,7 +98,7 @@ export const ZImportUploadQuery = z
     format: z.enum(UPLOAD_FORMATS).optional().describe("Detected from the file when omitted (zip, SQLite or JSON, and its shape)."),
     file_name: z.string().trim().max(500).optional().describe("Shown as the job's label."),
     app_id: z.string().trim().min(1).max(200).optional().describe("The Memscope app id imported records get (default: the source's name)."),
-    end_user_id: z.string().trim().min(1).max(200).optional().describe("The end user (and memory owner) of records whose source names none."),
+    end_user_id: ZUserIdInput.optional().describe("The end user (and memory owner) of records whose source names none."),
     namespace_user_index: z.coerce.number().int().min(-20).max(20).optional().describe("langgraph: which namespace segment names the user (default -1, the last)."),
     dry_run: z.enum(["true", "false"]).default("false").transform((v) => v === "true").describe("true: read and check everything, write nothing."),
   })

@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { int32, ZDateTime } from "../http/scalars";
+import { ZUserIdInput } from "../http/user-id";
 
 // Contracts of the memory API, shared by routes (parsing), OpenAPI and the UI.
 // Client-safe: zod only.
@@ -17,8 +19,8 @@ export const ZActor = z.enum(["ui", "api", "system"]);
 export type Actor = z.infer<typeof ZActor>;
 
 const ZUnit = z.number().min(0).max(1);
-const ZUserId = z.string().trim().min(1).max(200);
-/** A user id from the path: any non-empty string up to 200 characters. */
+const ZUserId = ZUserIdInput;
+/** A user id from the path: any non-empty string up to 200 characters (an unreachable one is a 404 anyway). */
 export const ZPathUserId = z.string().trim().min(1, "1 to 200 characters").max(200, "1 to 200 characters");
 export const ZContent = z.string().trim().min(1, "content must not be empty").max(20_000);
 const ZStructured = z.record(z.string(), z.unknown());
@@ -39,7 +41,7 @@ export type MemoryCreate = z.infer<typeof ZMemoryCreate>;
 
 export const ZMemoryPatch = z
   .object({
-    version: z.number().int().min(1).describe("The version you edited; a stale one answers 409 with the current memory."),
+    version: int32(1).describe("The version you edited; a stale one answers 409 with the current memory."),
     memory_type: ZMemoryType.optional(),
     content: ZContent.optional(),
     structured_data: ZStructured.nullable().optional(),
@@ -196,9 +198,7 @@ export const ZActorOnly = z.object({ actor: ZActor.optional(), reason: z.string(
 
 // ---- As of an instant (issue 22): a memory's state at T, rebuilt from its history ----
 
-export const ZAsOf = z.iso
-  .datetime({ offset: true })
-  .describe("An instant (ISO 8601). The answer is the state at that instant, rebuilt from the history; a future instant reads as now.");
+export const ZAsOf = ZDateTime.describe("An instant (ISO 8601). The answer is the state at that instant, rebuilt from the history; a future instant reads as now.");
 
 export const ZMemoryAsOfExtra = {
   relations: z.array(ZRelation).describe("With as_of: the relations alive at that instant, from and to this memory."),

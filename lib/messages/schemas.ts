@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { UUID_NIL } from "../threads/uuid-nil";
+import { INT32_MAX, int32, ZDateTime } from "../http/scalars";
 
 export const FILE_TYPES = ["image", "document", "audio", "video", "custom"] as const;
 export const TRANSFER_METHODS = ["remote_url", "local_file", "tool_file"] as const;
@@ -34,8 +35,8 @@ export const ZTurnInput = z
     ),
     query: z.string().max(MAX_TEXT).default(""),
     answer: z.string().max(MAX_TEXT).default(""),
-    answer_tokens: z.number().int().min(0).optional(),
-    created_at: z.iso.datetime({ offset: true }).optional(),
+    answer_tokens: int32(0).optional(),
+    created_at: ZDateTime.optional(),
     files: z.array(ZMessageFile).max(20).default([]),
     metadata: z
       .record(z.string(), z.unknown())
@@ -69,7 +70,7 @@ export const ZLeafMessageId = z.uuid().optional().describe("The thread's newest 
 
 export const ZThreadQuery = z.object({ leaf_message_id: ZLeafMessageId }).strict();
 
-const ZOptionalInt = z.preprocess((v) => (v === "" ? undefined : v), z.coerce.number().int().optional());
+const ZOptionalInt = z.preprocess((v) => (v === "" ? undefined : v), z.coerce.number().int().min(-INT32_MAX - 1).max(INT32_MAX).optional());
 
 export const ZHistoryQuery = z
   .object({

@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { ZPathUserId } from "../memories/schemas";
 import { EXPORT_FORMAT, EXPORT_VERSION } from "./export-user";
+import { ZDateTime } from "../http/scalars";
+import { ZUserIdInput } from "../http/user-id";
 
 // Request and answer shapes of the privacy routes (lib/api/contracts/privacy.ts).
 
@@ -9,8 +11,8 @@ const ZCounts = z.record(z.string(), z.number().int()).describe("Rows per table.
 export const ZUserExport = z.object({
   format: z.literal(EXPORT_FORMAT),
   version: z.literal(EXPORT_VERSION),
-  user_id: z.string().min(1).max(200),
-  exported_at: z.iso.datetime({ offset: true }),
+  user_id: ZUserIdInput,
+  exported_at: ZDateTime,
   tables: z
     .record(z.string(), z.array(z.record(z.string(), z.unknown())))
     .describe("Table name -> the user's rows, each as stored (snake_case columns, ids and times kept), without project_id."),

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ZContextMemory } from "../context/schemas";
 import { ZStrategy } from "../strategies/schemas";
+import { ZDateTime } from "../http/scalars";
 
 // Agent profiles (issue 22, part 2): the settings an agent runs with, per app_id. Every
 // change is a new version with the instant it took effect. Client-safe.
@@ -23,9 +24,7 @@ export type ProfileSettings = z.infer<typeof ZProfileSettings>;
 export const ZProfileVersionCreate = z
   .object({
     settings: ZProfileSettings,
-    effective_from: z.iso
-      .datetime({ offset: true })
-      .optional()
+    effective_from: ZDateTime.optional()
       .describe("When this version took (or takes) effect; default now. Not before the newest version's: the history only grows forward."),
     note: z.string().max(2000).optional().describe("Why it changed."),
   })

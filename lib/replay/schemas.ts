@@ -3,6 +3,8 @@ import { MEMORY_FORMATS, SECTION_NAMES, ZContextInput, ZContextResult } from "..
 import { ZBreakdown, ZMemoryStatus, ZMemoryType, ZWeights } from "../memories/schemas";
 import { ZProfileSettings } from "../profiles/schemas";
 import { ZRoleMessage, ZStrategy } from "../strategies/schemas";
+import { int32, ZDateTime } from "../http/scalars";
+import { ZUserIdInput } from "../http/user-id";
 
 // POST /api/v1/replay (issue 22, part 3): one past turn replayed as it ran then. Client-safe.
 
@@ -36,7 +38,7 @@ export type SettingsOverrides = z.infer<typeof ZSettingsOverrides>;
 export const ZVariant = z
   .object({
     label: z.string().trim().min(1).max(200).optional(),
-    profile_version: z.number().int().min(1).optional().describe("Start from this version of the app's profile instead of the original's settings."),
+    profile_version: int32(1).optional().describe("Start from this version of the app's profile instead of the original's settings."),
     overrides: ZSettingsOverrides.optional(),
   })
   .strict();
@@ -45,9 +47,9 @@ export const ZReplayInput = z
   .object({
     conversation_id: z.uuid(),
     message_id: z.uuid().describe("The turn to replay (a message of the conversation): its query is the query, the thread before it the history."),
-    as_of: z.iso.datetime({ offset: true }).optional().describe("The instant whose memories and profile are used; default the turn's time."),
-    user_id: z.string().trim().min(1).max(200).optional().describe("Whose memories: default the conversation's end user (required when it has none)."),
-    profile_version: z.number().int().min(1).optional().describe("This version of the app's profile instead of the one in force then."),
+    as_of: ZDateTime.optional().describe("The instant whose memories and profile are used; default the turn's time."),
+    user_id: ZUserIdInput.optional().describe("Whose memories: default the conversation's end user (required when it has none)."),
+    profile_version: int32(1).optional().describe("This version of the app's profile instead of the one in force then."),
     overrides: ZSettingsOverrides.optional(),
     variants: z.array(ZVariant).max(10).optional(),
     explain: z.array(z.uuid()).max(100).optional().describe("Memories to explain (why in, why out) besides those the retrieval ranked."),

@@ -248,8 +248,8 @@ describe.each(DATABASE_KINDS)("OTLP capture on %s", (kind) => {
     expect(notGzip.body.error.details[0].field).toBe("content-encoding");
     expect((await post("{}", { "content-type": "text/plain" })).status).toBe(415);
     // Over the limit on the wire, and a gzip bomb over the limit once inflated.
-    expect((await post(new Uint8Array(9 * 1024 * 1024), { "content-type": "application/x-protobuf" })).status).toBe(413);
-    const bomb = await post(gzipSync(Buffer.alloc(40 * 1024 * 1024, 0x20)), { ...JSON_TYPE, "content-encoding": "gzip" });
+    expect((await post(new Uint8Array(33 * 1024 * 1024), { "content-type": "application/x-protobuf" })).status).toBe(413);
+    const bomb = await post(gzipSync(Buffer.alloc(70 * 1024 * 1024, 0x20)), { ...JSON_TYPE, "content-encoding": "gzip" });
     expect(bomb.status).toBe(413);
     expect(bomb.body.error.details[0].field).toBe("body (decompressed)");
     expect((await post(request([]), JSON_TYPE, "")).status).toBe(401);

@@ -261,3 +261,35 @@ describe("captured prompts in statements of bounded size", () => {
     expect(byJsonSize([], 120)).toEqual([]);
   });
 });
+
+describe("GenAI spans that would break the batch", () => {
+  const chatAttrs = (input: string) => ({ "gen_ai.operation.name": "chat", "gen_ai.input.messages": input });
+  it("messages nested 10 000 deep inside a string attribute: the span is rejected naming the attribute, nothing thrown", () => {
+    const deep = `${"[".repeat(10_000)}${"]".repeat(10_000)}`;
+    const r = readGenAiSpan(span(chatAttrs(`[{"role":"user","parts":[{"type":"tool_call_response","response":${deep}}]}]`)), {}, now);
+    expect(r).toEqual({ kind: "rejected", field: "resourceSpans[0].scopeSpans[0].spans[4].attributes[gen_ai.input.messages]", problem: "nested deeper than 64 levels" });
+  });
+  it("span times past fixed64 (1e300, 1e21 from JSON numbers) or negative: the span is rejected naming the time", () => {
+    const input = JSON.stringify(INPUT);
+    for (const [start, end, field] of [
+      [BigInt(1e300), 0n, "startTimeUnixNano"],
+      [1_700_000_000_000_000_000n, BigInt(1e21), "endTimeUnixNano"],
+      [-1n, 0n, "startTimeUnixNano"],
+    ] as const) {
+      const r = readGenAiSpan({ ...span(chatAttrs(input)), startTimeUnixNano: start, endTimeUnixNano: end }, {}, now);
+      expect(r).toMatchObject({ kind: "rejected", field: `resourceSpans[0].scopeSpans[0].spans[4].${field}` });
+    }
+  });
+  it("a span with more than 1 000 attributes is decoded as rejected, from JSON and from protobuf", () => {
+    const attributes = Array.from({ length: 1_001 }, (_, i) => ({ key: `k${i}`, value: { stringValue: "v" } }));
+    const t = decodeTracesJson({ resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: "0102030405060708090a0b0c0d0e0f10", spanId: "0102030405060708", attributes }] }] }] });
+    expect(t.resourceSpans[0].spans[0].problem).toEqual({ field: "resourceSpans[0].scopeSpans[0].spans[0].attributes", message: "1001 attributes, more than the 1000 a span may carry" });
+    const exporter = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)], spanLimits: { attributeCountLimit: 5_000 } });
+    const s = provider.getTracer("t").startSpan("chat", { attributes: Object.fromEntries(Array.from({ length: 1_001 }, (_, i) => [`k${i}`, "v"])) });
+    s.end();
+    const p = decodeTracesProto(ProtobufTraceSerializer.serializeRequest(exporter.getFinishedSpans())!);
+    expect(p.resourceSpans[0].spans[0].problem?.field).toBe("resourceSpans[0].scopeSpans[0].spans[0].attributes");
+    expect(readGenAiSpan(p.resourceSpans[0].spans[0], {}, now).kind).toBe("rejected");
+  });
+});

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { openDatabase, type Database } from "@/lib/db/open-database";
-import { CONTENTION_ATTEMPTS, contentionRetries } from "@/lib/db/retry-contention";
+import { CONTENTION_ATTEMPTS, ContentionExhausted, contentionRetries } from "@/lib/db/retry-contention";
 import { ContentionError } from "@/lib/errors/domain-errors";
 import { withApi } from "@/lib/api/with-api";
 import type { ApiContract } from "@/lib/api/contract";
@@ -92,7 +92,7 @@ describe.each(KINDS)("the retry rule on %s", (kind) => {
         })
         .catch((e: unknown) => e);
       expect(tries).toBe(CONTENTION_ATTEMPTS);
-      expect(err).toBeInstanceOf(ContentionError);
+      expect(err).toBeInstanceOf(ContentionExhausted);
       expect(err).toMatchObject({ kind: "unavailable", code: "database_busy", retryAfterSeconds: 1 });
       expect(((err as Error).cause as { code?: string }).code).toBe(code);
     }
@@ -145,7 +145,7 @@ describe("a route whose work runs out of retries", () => {
   const contract = { method: "POST", path: "/contention-probe", scope: "public", summary: "probe", tag: "Test", response: z.object({ ok: z.boolean() }) } as unknown as ApiContract;
 
   it("answers 503 database_busy with Retry-After, never 500: a ContentionError from the runner, or contention the runner never saw (Prisma P2034)", async () => {
-    for (const thrown of [new ContentionError(CONTENTION_ATTEMPTS, Object.assign(new Error("deadlock detected"), { code: "40P01" })), Object.assign(new Error("Transaction failed due to a write conflict or a deadlock"), { code: "P2034" })]) {
+    for (const thrown of [new ContentionExhausted(CONTENTION_ATTEMPTS, Object.assign(new Error("deadlock detected"), { code: "40P01" })), new ContentionError(CONTENTION_ATTEMPTS, Object.assign(new Error("deadlock detected"), { code: "40P01" })), Object.assign(new Error("Transaction failed due to a write conflict or a deadlock"), { code: "P2034" })]) {
       const route = withApi(contract, async () => {
         throw thrown;
       });

@@ -13,7 +13,8 @@ export const exportTraces = contract({
   tag, method: "POST", path: "/traces", scope: "conversations:write",
   summary: "OTLP/HTTP trace receiver: GenAI chat spans become turns of their conversation, with the exact input messages the agent sent",
   description:
-    "Body: an OTLP ExportTraceServiceRequest, binary protobuf (Content-Type: application/x-protobuf) or OTLP/JSON (application/json), optionally gzip (Content-Encoding: gzip); at most 8 MiB on the wire and 32 MiB decompressed. " +
+    "Body: an OTLP ExportTraceServiceRequest, binary protobuf (Content-Type: application/x-protobuf) or OTLP/JSON (application/json), optionally gzip (Content-Encoding: gzip); at most 32 MiB on the wire and 64 MiB decompressed (a gzip body past 4 MiB inflated at most 200 times its size), 10 000 spans; over a limit: 413, which exporters do not retry. " +
+    "A span with more than 1 000 attributes or events, times outside fixed64, message JSON nested deeper than 64 levels or over 1 MiB, or a user id no route can address is rejected alone (partialSuccess names the field); the rest of the batch is stored. " +
     "Spans whose gen_ai.operation.name is chat, generate_content or text_completion become turns: the conversation is gen_ai.conversation.id (one conversation per trace without it), the app_id the resource's service.name (or memscope.app_id), the end user user.id. " +
     "Input messages are read from gen_ai.input.messages / gen_ai.output.messages / gen_ai.system_instructions (structured or JSON text), or from the older gen_ai.*.message and gen_ai.choice span events. " +
     "The same span sent twice is one turn. Other spans are ignored and, with chat spans whose content cannot be read, counted in partialSuccess.rejectedSpans. " +

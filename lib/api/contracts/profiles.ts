@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ZAppId, ZProfileHistory, ZProfileList, ZProfileVersion, ZProfileVersionCreate } from "../../profiles/schemas";
 import { contract } from "../contract";
+import { ZDateTime } from "../../http/scalars";
 
 // Agent profiles (issue 22, part 2): per app_id, versioned settings. Scopes as the model
 // presets' (settings:read / settings:write).
@@ -40,7 +41,7 @@ export const getProfileInForce = contract({
   tag, method: "GET", path: "/profiles/{app_id}/in-force", scope: "settings:read",
   summary: "The version of an app's profile in force at an instant, default now (404 when none was yet)",
   params: ZAppParams,
-  query: z.object({ at: z.iso.datetime({ offset: true }).optional().describe("The instant (ISO 8601); default now") }).strict(),
+  query: z.object({ at: ZDateTime.optional().describe("The instant (ISO 8601); default now") }).strict(),
   response: ZProfileVersion, errors: [404, 422],
 });
 

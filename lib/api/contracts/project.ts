@@ -16,6 +16,7 @@ import {
   ZProjectList,
 } from "../../auth/schemas";
 import { contract } from "../contract";
+import { ZDateTime } from "../../http/scalars";
 
 // The caller's project: who they are, its keys, members, invitations and audit log.
 // The project is the one the key (or the signed-in member's switcher) names.
@@ -79,7 +80,7 @@ export const cancelInvitation = contract({
 export const listAuditEvents = contract({
   tag: "project", method: "GET", path: "/project/audit", scope: "project:admin",
   summary: "Keys created and revoked, members added, removed and re-roled: newest first",
-  query: z.object({ before: z.iso.datetime().optional(), limit: z.coerce.number().int().min(1).max(500).optional() }),
+  query: z.object({ before: ZDateTime.optional(), limit: z.coerce.number().int().min(1).max(500).optional() }),
   response: ZAuditList, errors: [422],
 });
 
