@@ -30,6 +30,10 @@ export async function startNodeServer() {
       console.error(`[memscope] not starting: the start rules failed: ${(e as Error).message}`);
       process.exit(1);
     }
+    // Temporary upload files of a process that crashed mid-import (lib/imports/upload-file.ts).
+    const { removeStaleUploads } = await import("./lib/imports/upload-file");
+    const stale = removeStaleUploads();
+    if (stale) console.log(`[memscope] removed ${stale} temporary upload file(s) left by a stopped process`);
     const { collectStartGarbage } = await import("./lib/server/collect-start-garbage");
     await collectStartGarbage();
   } finally {

@@ -6,7 +6,8 @@ export type MarkdownItem = { text: string; section: string | null; line: number 
 
 const LIST = /^\s{0,3}(?:[-*+]|\d{1,3}[.)])\s+(?:\[[ xX]\]\s+)?/;
 
-export function markdownItems(text: string): MarkdownItem[] {
+/** `max`: stop after this many items plus one (the caller refuses a file over its records limit without reading all of it). */
+export function markdownItems(text: string, max = Infinity): MarkdownItem[] {
   const lines = text.replace(/^\uFEFF/, "").split(/\r?\n/);
   const out: MarkdownItem[] = [];
   let section: string | null = null;
@@ -24,7 +25,7 @@ export function markdownItems(text: string): MarkdownItem[] {
     const end = lines.findIndex((l, k) => k > 0 && l.trim() === "---");
     if (end > 0) i = end + 1;
   }
-  for (; i < lines.length; i++) {
+  for (; i < lines.length && out.length <= max; i++) {
     const l = lines[i];
     if (/^\s*(```|~~~)/.test(l)) {
       fence = !fence;

@@ -1,5 +1,6 @@
 import { isObj, optTime, RecordProblem, typeName, type Obj } from "./field-readers";
 import { markdownItems } from "./markdown-items";
+import { ImportLimitError } from "./upload-limits";
 import { sha256Hex, stableUuid } from "./stable-id";
 import type { ImportConversation, ImportMemory, ImportTurn, ParsedImport } from "./types";
 
@@ -15,7 +16,8 @@ import type { ImportConversation, ImportMemory, ImportTurn, ParsedImport } from 
 // A session held twice (the same transcript copied, or a copy that grew) is one
 // conversation: its messages are joined by their ids, so an identical copy adds nothing.
 
-export type AgentScopeOptions = { app_id?: string; end_user_id?: string | null };
+/** maxRecords: messages and memories past it are an ImportLimitError (records), thrown as soon as they are found. */
+export type AgentScopeOptions = { app_id?: string; end_user_id?: string | null; maxRecords?: number };
 
 type Msg = { id: string; role: string; name: string | null; created?: string; blocks: Obj[]; text: string; line: string };
 
@@ -25,6 +27,12 @@ export function parseAgentScope(files: Map<string, Uint8Array>, opts: AgentScope
   // A zip of the workspace folder itself has that folder as its first segment.
   const root = names.every((n) => n.includes("/") && n.split("/")[0] === names[0].split("/")[0]) && !names.some((n) => /^(sessions|memory|Memory)\//.test(n) || n === "MEMORY.md") ? `${names[0].split("/")[0]}/` : "";
   const sessions = new Map<string, { msgs: Map<string, Msg>; files: string[]; hashes: Set<string> }>();
+  const max = opts.maxRecords ?? Infinity;
+  let records = 0;
+  const count = (n: number) => {
+    records += n;
+    if (records > max) throw new ImportLimitError("records", `more than ${max} messages and memories`);
+  };
   for (const name of names) {
     const rel = name.slice(root.length);
     const text = Buffer.from(files.get(name)!).toString("utf8");
@@ -42,6 +50,7 @@ export function parseAgentScope(files: Map<string, Uint8Array>, opts: AgentScope
       entry.files.push(rel);
       text.split(/\r?\n/).forEach((line, i) => {
         if (!line.trim()) return;
+        count(1);
         const record = `${rel} line ${i + 1}`;
         try {
           const m = msgOf(JSON.parse(line), line);
@@ -54,7 +63,8 @@ export function parseAgentScope(files: Map<string, Uint8Array>, opts: AgentScope
     }
     if (rel === "MEMORY.md" || /^(memory|Memory)\/.+\.md$/.test(rel)) {
       const day = /(\d{4}-\d{2}-\d{2})\.md$/.exec(rel)?.[1];
-      for (const it of markdownItems(text)) {
+      for (const it of markdownItems(text, max - records)) {
+        count(1);
         // MEMORY.md's pointers to topic files are an index, not memories.
         if (rel === "MEMORY.md" && /^\[[^\]]*\]\([^)]+\.md\)\s*(?:[-–—:].{0,80})?$/.test(it.text)) continue;
         const user = opts.end_user_id ?? "agentscope";

@@ -1,4 +1,5 @@
 import { markdownItems } from "./markdown-items";
+import { ImportLimitError } from "./upload-limits";
 import { sha256Hex } from "./stable-id";
 import type { ImportMemory, ParsedImport } from "./types";
 
@@ -14,7 +15,8 @@ import type { ImportMemory, ParsedImport } from "./types";
 // temporary files (editor backups, swap files, .tmp, dot files) and binary files are left
 // out. MEMORY.md lines that only point to a topic file are not memories themselves.
 
-export type MemoryDirOptions = { app_id?: string; end_user_id?: string | null };
+/** maxRecords: memories past it are an ImportLimitError (records), thrown as soon as they are found. */
+export type MemoryDirOptions = { app_id?: string; end_user_id?: string | null; maxRecords?: number };
 
 const TEMP = /(^|\/)(\.[^/]*|#[^/]*#|[^/]*~|[^/]*\.(tmp|temp|swp|swo|bak|orig|part|crdownload))$|(^|\/)(__MACOSX|\.DS_Store|Thumbs\.db)(\/|$)/i;
 const TEXT = /\.(md|markdown|txt|text|json|ya?ml|xml|csv|org|rst)$|(^|\/)[^./]+$/i;
@@ -27,6 +29,7 @@ export function parseMemoryFiles(files: Map<string, Uint8Array>, opts: MemoryDir
   const rel = (n: string) => (common ? n.slice(common.length + 1) : n);
   const claudeCode = names.some((n) => rel(n) === "MEMORY.md");
   const seen = new Set<string>();
+  const max = opts.maxRecords ?? Infinity;
   for (const [name, bytes] of [...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     const path = rel(name);
     if (TEMP.test(path) || !TEXT.test(path)) {
@@ -43,7 +46,7 @@ export function parseMemoryFiles(files: Map<string, Uint8Array>, opts: MemoryDir
     const inUser = claudeCode || parts.length === 1 ? path : parts.slice(1).join("/");
     const provenance = `/memories/${path}`;
     const md = /\.(md|markdown)$/i.test(path);
-    const items = md ? markdownItems(text) : [];
+    const items = md ? markdownItems(text, max - out.memories.length) : [];
     const listed = md && /^\s{0,3}(?:[-*+]|\d{1,3}[.)])\s+/m.test(text);
     const add = (content: string, line: number | null, section: string | null) => {
       const c = content.trim();
@@ -51,6 +54,7 @@ export function parseMemoryFiles(files: Map<string, Uint8Array>, opts: MemoryDir
       const externalId = `memory-dir:${user}:${inUser}:${sha256Hex(c)}`;
       if (seen.has(externalId)) return;
       seen.add(externalId);
+      if (out.memories.length >= max) throw new ImportLimitError("records", `more than ${max} memories`);
       out.memories.push({
         externalId,
         record: `${provenance}${line ? `:${line}` : ""}`,
