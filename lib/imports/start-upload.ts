@@ -305,6 +305,7 @@ function streamedExport(file: string, kind: FileKind, format: "chatgpt" | "claud
         await settle(); // the batches before the error are written, as before
         throw syntax instanceof ImportLimitError ? syntax : syntaxError(syntax, records);
       }
+      run.checkCancelled(); // between batches too: reading a large file stops at once
       await flush(false);
     };
     try {
