@@ -8,8 +8,14 @@ const LIST = /^\s{0,3}(?:[-*+]|\d{1,3}[.)])\s+(?:\[[ xX]\]\s+)?/;
 
 /** `max`: stop after this many items plus one (the caller refuses a file over its records limit without reading all of it). */
 export function markdownItems(text: string, max = Infinity): MarkdownItem[] {
+  return [...markdownItemsLazily(text, max)];
+}
+
+/** The items one at a time, for a caller that yields to the event loop between them (a file of 100 000 items). */
+export function* markdownItemsLazily(text: string, max = Infinity): Generator<MarkdownItem, void, void> {
   const lines = text.replace(/^\uFEFF/, "").split(/\r?\n/);
   const out: MarkdownItem[] = [];
+  let given = 0;
   let section: string | null = null;
   let cur: { lines: string[]; line: number } | null = null;
   let fence = false;
@@ -25,7 +31,11 @@ export function markdownItems(text: string, max = Infinity): MarkdownItem[] {
     const end = lines.findIndex((l, k) => k > 0 && l.trim() === "---");
     if (end > 0) i = end + 1;
   }
-  for (; i < lines.length && out.length <= max; i++) {
+  for (; i < lines.length && given <= max; i++) {
+    if (out.length) {
+      given += out.length;
+      yield* out.splice(0);
+    }
     const l = lines[i];
     if (/^\s*(```|~~~)/.test(l)) {
       fence = !fence;
@@ -52,5 +62,5 @@ export function markdownItems(text: string, max = Infinity): MarkdownItem[] {
     }
   }
   close();
-  return out;
+  yield* out;
 }

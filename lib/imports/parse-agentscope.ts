@@ -1,5 +1,6 @@
 import { isObj, optTime, RecordProblem, typeName, type Obj } from "./field-readers";
-import { markdownItems } from "./markdown-items";
+import { markdownItemsLazily } from "./markdown-items";
+import { runSteps, runStepsYielding, STEP, type Steps } from "./steps";
 import { ImportLimitError } from "./upload-limits";
 import { sha256Hex, stableUuid } from "./stable-id";
 import type { ImportConversation, ImportMemory, ImportTurn, ParsedImport } from "./types";
@@ -22,6 +23,15 @@ export type AgentScopeOptions = { app_id?: string; end_user_id?: string | null; 
 type Msg = { id: string; role: string; name: string | null; created?: string; blocks: Obj[]; text: string; line: string };
 
 export function parseAgentScope(files: Map<string, Uint8Array>, opts: AgentScopeOptions = {}): ParsedImport {
+  return runSteps(agentScopeSteps(files, opts));
+}
+
+/** The same, turning the event loop every STEP records (an upload). */
+export function parseAgentScopeYielding(files: Map<string, Uint8Array>, opts: AgentScopeOptions = {}): Promise<ParsedImport> {
+  return runStepsYielding(agentScopeSteps(files, opts));
+}
+
+function* agentScopeSteps(files: Map<string, Uint8Array>, opts: AgentScopeOptions): Steps<ParsedImport> {
   const out: ParsedImport = { format: "agentscope", source: "agentscope", conversations: [], memories: [], problems: [], skipped: 0 };
   const names = [...files.keys()].sort();
   // A zip of the workspace folder itself has that folder as its first segment.
@@ -29,7 +39,9 @@ export function parseAgentScope(files: Map<string, Uint8Array>, opts: AgentScope
   const sessions = new Map<string, { msgs: Map<string, Msg>; files: string[]; hashes: Set<string> }>();
   const max = opts.maxRecords ?? Infinity;
   let records = 0;
+  let sinceYield = 0;
   const count = (n: number) => {
+    sinceYield += n;
     records += n;
     if (records > max) throw new ImportLimitError("records", `more than ${max} messages and memories`);
   };
@@ -48,9 +60,15 @@ export function parseAgentScope(files: Map<string, Uint8Array>, opts: AgentScope
       }
       entry.hashes.add(hash);
       entry.files.push(rel);
-      text.split(/\r?\n/).forEach((line, i) => {
-        if (!line.trim()) return;
+      const lines = text.split(/\r?\n/);
+      for (let i = 0; i < lines.length; i++) {
+        const line = lines[i];
+        if (!line.trim()) continue;
         count(1);
+        if (sinceYield >= STEP) {
+          sinceYield = 0;
+          yield;
+        }
         const record = `${rel} line ${i + 1}`;
         try {
           const m = msgOf(JSON.parse(line), line);
@@ -58,13 +76,17 @@ export function parseAgentScope(files: Map<string, Uint8Array>, opts: AgentScope
         } catch (e) {
           out.problems.push(e instanceof RecordProblem ? { record, field: e.field, message: e.message } : { record, message: `not JSON: ${(e as Error).message}` });
         }
-      });
+      }
       continue;
     }
     if (rel === "MEMORY.md" || /^(memory|Memory)\/.+\.md$/.test(rel)) {
       const day = /(\d{4}-\d{2}-\d{2})\.md$/.exec(rel)?.[1];
-      for (const it of markdownItems(text, max - records)) {
+      for (const it of markdownItemsLazily(text, max - records)) {
         count(1);
+        if (sinceYield >= STEP) {
+          sinceYield = 0;
+          yield;
+        }
         // MEMORY.md's pointers to topic files are an index, not memories.
         if (rel === "MEMORY.md" && /^\[[^\]]*\]\([^)]+\.md\)\s*(?:[-–—:].{0,80})?$/.test(it.text)) continue;
         const user = opts.end_user_id ?? "agentscope";
@@ -85,7 +107,13 @@ export function parseAgentScope(files: Map<string, Uint8Array>, opts: AgentScope
     }
     out.skipped!++; // skills, data, tool results: not conversation or memory
   }
+  let built = 0;
   for (const [sessionId, s] of sessions) {
+    built += s.msgs.size + 1;
+    if (built >= STEP) {
+      built = 0;
+      yield;
+    }
     const conv = sessionConversation(sessionId, [...s.msgs.values()], s.files, opts);
     if (conv) out.conversations.push(conv);
     else out.skipped!++;

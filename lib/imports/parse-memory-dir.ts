@@ -1,4 +1,5 @@
-import { markdownItems } from "./markdown-items";
+import { markdownItemsLazily } from "./markdown-items";
+import { runSteps, runStepsYielding, STEP, type Steps } from "./steps";
 import { ImportLimitError } from "./upload-limits";
 import { sha256Hex } from "./stable-id";
 import type { ImportMemory, ParsedImport } from "./types";
@@ -22,6 +23,15 @@ const TEMP = /(^|\/)(\.[^/]*|#[^/]*#|[^/]*~|[^/]*\.(tmp|temp|swp|swo|bak|orig|pa
 const TEXT = /\.(md|markdown|txt|text|json|ya?ml|xml|csv|org|rst)$|(^|\/)[^./]+$/i;
 
 export function parseMemoryFiles(files: Map<string, Uint8Array>, opts: MemoryDirOptions = {}): ParsedImport {
+  return runSteps(memoryFileSteps(files, opts));
+}
+
+/** The same, turning the event loop every STEP memories (an upload). */
+export function parseMemoryFilesYielding(files: Map<string, Uint8Array>, opts: MemoryDirOptions = {}): Promise<ParsedImport> {
+  return runStepsYielding(memoryFileSteps(files, opts));
+}
+
+function* memoryFileSteps(files: Map<string, Uint8Array>, opts: MemoryDirOptions): Steps<ParsedImport> {
   const out: ParsedImport = { format: "memory-dir", source: "memory-dir", conversations: [], memories: [], problems: [], skipped: 0 };
   // A zip of "memories/" (or of a folder holding MEMORY.md) has that folder as its first segment: drop it.
   const names = [...files.keys()];
@@ -46,7 +56,7 @@ export function parseMemoryFiles(files: Map<string, Uint8Array>, opts: MemoryDir
     const inUser = claudeCode || parts.length === 1 ? path : parts.slice(1).join("/");
     const provenance = `/memories/${path}`;
     const md = /\.(md|markdown)$/i.test(path);
-    const items = md ? markdownItems(text, max - out.memories.length) : [];
+    const items = md ? markdownItemsLazily(text, max - out.memories.length) : [];
     const listed = md && /^\s{0,3}(?:[-*+]|\d{1,3}[.)])\s+/m.test(text);
     const add = (content: string, line: number | null, section: string | null) => {
       const c = content.trim();
@@ -68,7 +78,9 @@ export function parseMemoryFiles(files: Map<string, Uint8Array>, opts: MemoryDir
       } satisfies ImportMemory);
     };
     if (listed) {
+      let n = 0;
       for (const it of items) {
+        if (++n % STEP === 0) yield;
         // MEMORY.md's index lines ("- [Debugging](debugging.md)") point to a topic file, imported on its own.
         if (/^\[[^\]]*\]\([^)]+\.md\)\s*(?:[-–—:].{0,80})?$/.test(it.text) && claudeCode) continue;
         add(it.text, it.line, it.section);

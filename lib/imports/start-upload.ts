@@ -7,8 +7,8 @@ import { parseImportText, type FileFormat } from "./parse-import";
 import { chatgptConversation } from "./parse-chatgpt";
 import { claudeConversation, claudeMemories } from "./parse-claude";
 import { parseLetta } from "./parse-letta";
-import { parseMemoryFiles } from "./parse-memory-dir";
-import { parseAgentScope } from "./parse-agentscope";
+import { parseMemoryFilesYielding } from "./parse-memory-dir";
+import { parseAgentScopeYielding } from "./parse-agentscope";
 import { parseAgentsSqlite } from "./parse-openai-agents";
 import { langgraphMemories, storeRowsFromDump } from "./parse-langgraph";
 import type { ImportRun } from "./run-import";
@@ -127,11 +127,11 @@ async function readWholeFormat(file: string, kind: FileKind, format: UploadForma
     }
     case "memory-dir": {
       const files = kind === "zip" ? await readZip(file) : new Map([["MEMORY.md", new Uint8Array(readWhole(file))]]);
-      return parseMemoryFiles(files, { ...opts, maxRecords: LIMITS.records.value });
+      return parseMemoryFilesYielding(files, { ...opts, maxRecords: LIMITS.records.value });
     }
     case "agentscope":
       if (kind !== "zip") throw notKind(format, "a zip of the workspace folder");
-      return parseAgentScope(await readZip(file), { ...opts, maxRecords: LIMITS.records.value });
+      return parseAgentScopeYielding(await readZip(file), { ...opts, maxRecords: LIMITS.records.value });
     case "langgraph": {
       if (kind !== "text") throw notKind(format, "the store table's SQL dump (pg_dump), or no file: POST /imports with format langgraph reads MEMSCOPE_LANGGRAPH_DATABASE_URL");
       const dump = storeRowsFromDump(readWhole(file).toString("utf8"));

@@ -41,7 +41,7 @@ export const LIMITS = {
   record: limit("record_bytes", 64 * MB, "bytes", "One record of a streamed export: one conversation of conversations.json, Claude's memories.json.", "MEMSCOPE_IMPORT_MAX_RECORD_BYTES"),
   depth: limit("nesting_depth", 256, "count", "Nesting of one JSON record (arrays and objects).", "MEMSCOPE_IMPORT_MAX_DEPTH"),
   records: limit("records", 100_000, "count", "Records of one file read whole (memories, conversations, sessions); a streamed export has no such bound.", "MEMSCOPE_IMPORT_MAX_RECORDS"),
-  nodes: limit("nodes_per_conversation", 20_000, "count", "Message nodes of one ChatGPT conversation (its mapping); over it, that conversation is a problem of the job, not imported.", "MEMSCOPE_IMPORT_MAX_NODES"),
+  nodes: limit("nodes_per_conversation", 10_000, "count", "Message nodes of one ChatGPT conversation (its mapping); over it, that conversation is a problem of the job, not imported.", "MEMSCOPE_IMPORT_MAX_NODES"),
   sqliteValue: limit("sqlite_value_bytes", 16 * MB, "bytes", "One value of a SQLite row (message_data), measured with length() before it is read.", "MEMSCOPE_IMPORT_MAX_SQLITE_VALUE_BYTES"),
   sqliteRows: limit("sqlite_rows", 1_000_000, "count", "Rows read from a SQLite database.", "MEMSCOPE_IMPORT_MAX_SQLITE_ROWS"),
   parseTime: limit("parse_ms", 60_000, "ms", "Time the worker that reads a SQLite database may take; it is stopped past it.", "MEMSCOPE_IMPORT_MAX_PARSE_MS"),
