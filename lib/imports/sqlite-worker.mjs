@@ -81,18 +81,19 @@ function read({ bytes, file, maxValueBytes, maxRows }) {
 function readTables(db, maxValueBytes, maxRows) {
   const tables = rows(db, "SELECT name, sql FROM sqlite_master WHERE type = 'table'").filter((t) => !/^\s*CREATE\s+VIRTUAL\b/i.test(String(t.sql ?? "")));
   const cols = new Map(tables.map((t) => [String(t.name), columnsOf(db, String(t.name))]));
-  const plain = (t) => cols.get(t).filter((c) => c.hidden === 0).map((c) => c.name);
+  // Every column, hidden or not: a generated column is found here and refused by trusted(), not skipped.
+  const plain = (t) => cols.get(t).map((c) => c.name);
   const names = [...cols.keys()];
   const messages = names.find((t) => ["session_id", "message_data"].every((c) => plain(t).includes(c)));
   if (!messages) {
     throw invalid("No SQLiteSession messages table in this database", { field: "body", message: `a table with session_id and message_data columns (tables: ${names.join(", ") || "none"})` });
   }
   const mcols = plain(messages);
+  const hasCreated = mcols.includes("created_at");
+  trusted(messages, cols.get(messages), ["id", "session_id", "message_data", ...(hasCreated ? ["created_at"] : [])]);
   if (!mcols.includes("id")) {
     throw invalid(`Table ${messages} has no id column`, { field: `${messages}.id`, message: "missing: SQLiteSession's messages table orders a session's items by its integer id" });
   }
-  const hasCreated = mcols.includes("created_at");
-  trusted(messages, cols.get(messages), ["id", "session_id", "message_data", ...(hasCreated ? ["created_at"] : [])]);
   const sessions = names.find((t) => t !== messages && plain(t).includes("session_id") && !plain(t).includes("message_data"));
 
   const [{ n }] = rows(db, `SELECT count(*) AS n FROM ${q(messages)}`);
