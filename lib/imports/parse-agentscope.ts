@@ -1,5 +1,5 @@
 import { isObj, optTime, RecordProblem, typeName, type Obj } from "./field-readers";
-import { markdownItemsLazily } from "./markdown-items";
+import { Lines, markdownItemsLazily } from "./markdown-items";
 import { runSteps, runStepsYielding, STEP, type Steps } from "./steps";
 import { ImportLimitError } from "./upload-limits";
 import { sha256Hex, stableUuid } from "./stable-id";
@@ -60,9 +60,9 @@ function* agentScopeSteps(files: Map<string, Uint8Array>, opts: AgentScopeOption
       }
       entry.hashes.add(hash);
       entry.files.push(rel);
-      const lines = text.split(/\r?\n/);
-      for (let i = 0; i < lines.length; i++) {
-        const line = lines[i];
+      const lines = new Lines(text); // cut as read: a session of a million lines stops at the records limit
+      for (let i = 0; lines.at(i) !== undefined; i++) {
+        const line = lines.at(i)!;
         if (!line.trim()) continue;
         count(1);
         if (sinceYield >= STEP) {

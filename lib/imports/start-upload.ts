@@ -174,12 +174,13 @@ function jsonOf(text: string, record: string): unknown {
 const CONVERSATIONS = /(^|\/)conversations\.json$/;
 const MEMORIES = /(^|\/)memories\.json$/;
 
-/** A splitter that holds one conversation at most `record_bytes` long and `nesting_depth` deep. */
-const boundedSplitter = (scanOnly: boolean) => new JsonArraySplitter({ maxElementBytes: LIMITS.record.value, maxDepth: LIMITS.depth.value, scanOnly });
+/** A splitter that holds one conversation at most `record_bytes` long, `nesting_depth` deep and of `values_per_record` objects and arrays. */
+const boundedSplitter = (scanOnly: boolean) => new JsonArraySplitter({ maxElementBytes: LIMITS.record.value, maxDepth: LIMITS.depth.value, maxContainers: LIMITS.values.value, scanOnly });
 
 /** The splitter's bound errors as the 413 naming the limit; other errors as they are. */
 function boundError(e: unknown): unknown {
   if (e instanceof JsonArraySyntaxError && e.kind === "too_large") return new ImportLimitError("record", `conversations[${e.index}] is longer than ${LIMITS.record.value} bytes`);
+  if (e instanceof JsonArraySyntaxError && e.kind === "too_many_values") return new ImportLimitError("values", `conversations[${e.index}] holds more than ${LIMITS.values.value} objects and arrays`);
   if (e instanceof JsonArraySyntaxError && e.kind === "too_deep") return new ImportLimitError("depth", `conversations[${e.index}] is nested deeper than ${LIMITS.depth.value}`);
   return e;
 }

@@ -175,6 +175,7 @@ export async function walkZip(file: string, w: ZipWalk): Promise<string[]> {
   let failure: Error | null = null;
   let entries = 0;
   let unpacked = 0;
+  let turnedAt = 0;
   const read: string[] = [];
   const unzip = new Unzip();
   unzip.register(UnzipInflate);
@@ -225,6 +226,11 @@ export async function walkZip(file: string, w: ZipWalk): Promise<string[]> {
       check();
       await w.drain?.();
       check();
+      // A turn of the event loop per 8 MiB unpacked too: 1 MiB of deflate input can be 1 GB out.
+      if (unpacked - turnedAt >= 8 * 1024 * 1024) {
+        turnedAt = unpacked;
+        await turn();
+      }
     },
     ZIP_CHUNK,
   );

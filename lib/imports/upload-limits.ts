@@ -39,6 +39,7 @@ export const LIMITS = {
   entries: limit("entries", 10_000, "count", "Entries of one zip (files and folders).", "MEMSCOPE_IMPORT_MAX_ENTRIES"),
   entry: limit("entry_bytes", 64 * MB, "bytes", "One zip entry, unpacked (a memory file, a session, an .af agent file).", "MEMSCOPE_IMPORT_MAX_ENTRY_BYTES"),
   record: limit("record_bytes", 64 * MB, "bytes", "One record of a streamed export: one conversation of conversations.json, Claude's memories.json.", "MEMSCOPE_IMPORT_MAX_RECORD_BYTES"),
+  values: limit("values_per_record", 200_000, "count", "Objects and arrays in one record of a streamed export (what parsing it costs): a ChatGPT conversation of 10 000 nodes holds about 80 000.", "MEMSCOPE_IMPORT_MAX_VALUES"),
   depth: limit("nesting_depth", 256, "count", "Nesting of one JSON record (arrays and objects).", "MEMSCOPE_IMPORT_MAX_DEPTH"),
   records: limit("records", 100_000, "count", "Records of one file read whole (memories, conversations, sessions); a streamed export has no such bound.", "MEMSCOPE_IMPORT_MAX_RECORDS"),
   nodes: limit("nodes_per_conversation", 10_000, "count", "Message nodes of one ChatGPT conversation (its mapping); over it, that conversation is a problem of the job, not imported.", "MEMSCOPE_IMPORT_MAX_NODES"),

@@ -40,9 +40,10 @@ type Phase =
  * "not_object" (a scalar element where `scalars: false`), "element" (an element JSON.parse
  * refuses), "unexpected" (a misplaced "," or "]", a missing comma), "unclosed" (the input ends
  * before the closing "]"), "trailing" (more than whitespace after it), "too_large" (an element over
- * `maxElementBytes`, found before its bytes are held), "too_deep" (nesting over `maxDepth`).
+ * `maxElementBytes`, found before its bytes are held), "too_deep" (nesting over `maxDepth`),
+ * "too_many_values" (more objects and arrays in one element than `maxContainers`).
  */
-export type JsonArrayErrorKind = "empty" | "not_array" | "not_object" | "element" | "unexpected" | "unclosed" | "trailing" | "too_large" | "too_deep";
+export type JsonArrayErrorKind = "empty" | "not_array" | "not_object" | "element" | "unexpected" | "unclosed" | "trailing" | "too_large" | "too_deep" | "too_many_values";
 
 export class JsonArraySyntaxError extends Error {
   constructor(
@@ -66,6 +67,8 @@ export type SplitterOptions = {
   maxElementBytes?: number;
   /** Arrays and objects nested deeper than this (the top-level array not counted) are a "too_deep" error. */
   maxDepth?: number;
+  /** Objects and arrays one element may hold (JSON.parse's cost grows with them, not only with the bytes). */
+  maxContainers?: number;
   /** Only find the elements (onValue gets undefined): nothing is held or parsed, for a first pass that checks the bounds. */
   scanOnly?: boolean;
 };
@@ -95,12 +98,16 @@ export class JsonArraySplitter {
   private held = 0;
   private readonly maxBytes: number;
   private readonly maxDepth: number;
+  private readonly maxContainers: number;
+  /** Objects and arrays of the element being read. */
+  private containers = 0;
   private readonly scanOnly: boolean;
 
   constructor(opts: SplitterOptions = {}) {
     this.scalars = opts.scalars ?? true;
     this.maxBytes = opts.maxElementBytes ?? Infinity;
     this.maxDepth = opts.maxDepth ?? Infinity;
+    this.maxContainers = opts.maxContainers ?? Infinity;
     this.scanOnly = opts.scanOnly ?? false;
   }
 
@@ -151,6 +158,7 @@ export class JsonArraySplitter {
         if (b === QUOTE) this.inString = true;
         else if (b === OPEN_BRACE || b === OPEN_BRACKET) {
           if (++this.depth > this.maxDepth) throw new JsonArraySyntaxError("too_deep", `Element ${this.index} is nested deeper than ${this.maxDepth}`, this.index);
+          if (++this.containers > this.maxContainers) throw new JsonArraySyntaxError("too_many_values", `Element ${this.index} holds more than ${this.maxContainers} objects and arrays`, this.index);
         } else if (b === CLOSE_BRACE || b === CLOSE_BRACKET) {
           if (--this.depth === 0) this.emit(chunk, start, i + 1);
         }
@@ -180,6 +188,7 @@ export class JsonArraySplitter {
           this.phase = "element";
           start = i;
           this.depth = b === OPEN_BRACE || b === OPEN_BRACKET ? 1 : 0;
+          this.containers = this.depth;
           this.inString = b === QUOTE;
           this.scalar = !this.inString && this.depth === 0;
           break;

@@ -78,6 +78,7 @@ describe("hostile upload files (embedded database)", () => {
     "zip: compression method 99",
     "memory-dir zip: 1 M list items",
     "chatgpt zip: one 100 MB conversation",
+    "chatgpt json: a conversation of 100 000 nodes",
     "claude json: nesting 10 000 deep",
     "claude zip: a 100 MB memories.json",
   ];
@@ -93,8 +94,8 @@ describe("hostile upload files (embedded database)", () => {
     await refused(spacesExport(400 * MB));
   });
 
-  it("a ChatGPT conversation of 100 000 nodes fails alone, naming the nodes limit; the others are imported", async () => {
-    const chain = JSON.parse(Buffer.from(chatgptChain(100_000)).toString("utf8"));
+  it("a ChatGPT conversation of 12 000 nodes (under values_per_record) fails alone, naming the nodes limit; the others are imported", async () => {
+    const chain = JSON.parse(Buffer.from(chatgptChain(12_000)).toString("utf8"));
     const ok = { id: "hostile-ok", title: "fine", create_time: 1700000000, mapping: { u: { id: "u", parent: null, children: [], message: { id: "u", author: { role: "user" }, content: { content_type: "text", parts: ["hello"] } } } }, current_node: "u" };
     const body = strToU8(JSON.stringify([chain[0], ok]));
     const { result: job, slowest } = await slowestReady(server.url, async () => {

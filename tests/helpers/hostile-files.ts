@@ -194,6 +194,7 @@ export async function attacks(): Promise<Attack[]> {
     code: "import_limit_exceeded",
     field: "record_bytes",
   });
+  list.push({ name: "chatgpt json: a conversation of 100 000 nodes", body: chatgptChain(100_000), query: { format: "chatgpt" }, status: 413, code: "import_limit_exceeded", field: "values_per_record" });
   list.push({ name: "claude json: nesting 10 000 deep", body: strToU8(`[${"[".repeat(10_000)}${"]".repeat(10_000)}]`), query: { format: "claude" }, status: 413, code: "import_limit_exceeded", field: "nesting_depth" });
   list.push({
     name: "claude zip: a 100 MB memories.json",

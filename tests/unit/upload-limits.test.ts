@@ -70,6 +70,8 @@ describe("import limits", () => {
     expect(() => chunks.forEach((c) => big.write(Buffer.from(c)))).toThrow(expect.objectContaining({ kind: "too_large", index: 1 }));
     const deep = new JsonArraySplitter({ maxDepth: 3 });
     expect(() => deep.write(Buffer.from("[[[[[1]]]]]"))).toThrow(JsonArraySyntaxError);
+    const many = new JsonArraySplitter({ maxContainers: 3 });
+    expect(() => many.write(Buffer.from('[{"a":[1],"b":{}}, {"c":[[],[]]}]'))).toThrow(expect.objectContaining({ kind: "too_many_values", index: 1 }));
     const ok = new JsonArraySplitter({ maxDepth: 3, maxElementBytes: 100 });
     const got: unknown[] = [];
     ok.onValue = (v) => got.push(v);
