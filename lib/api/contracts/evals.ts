@@ -71,7 +71,7 @@ export const importEvalCases = contract({
   tag, method: "POST", path: "/evals/sets/{id}/import", scope: "memories:write",
   summary: "Import cases from JSONL or CSV, or a LongMemEval / LoCoMo file (its sessions, turns and memories too)",
   description:
-    "JSONL and CSV add cases only. LongMemEval and LoCoMo files also write their sessions as conversations (with their dates), turns as messages, and memories with their source turn; each question becomes a case whose evidence is the turns the file marks (LongMemEval `has_answer`, LoCoMo `evidence`). The file is read record by record; a bad record is a 422 naming it, and no record after it is written. Records already imported (by their ids) are skipped. Files over the body limit go to POST /evals/sets/{id}/import/upload (`npm run eval -- --import FILE`). 409 chat_not_configured: extraction chat without a chat model; 502 provider_error: the chat model or the embedding endpoint failed (records written before stay).",
+    "JSONL and CSV add cases only. LongMemEval and LoCoMo files also write their sessions as conversations (with their dates), turns as messages, and memories with their source turn; each question becomes a case whose evidence is the turns the file marks (LongMemEval `has_answer`, LoCoMo `evidence`). The file is read record by record, twice: a bad record is a 422 naming it, and nothing of the file is written (all or nothing). Records already imported (by their ids) are skipped. Files over the body limit go to POST /evals/sets/{id}/import/upload (`npm run eval -- --import FILE`). 409 chat_not_configured: extraction chat without a chat model; 502 provider_error: the chat model or the embedding endpoint failed (records written before stay).",
   params: ZSetParams, body: ZCaseImport, bodyLimit: 24 * 1024 * 1024, response: ZImportSummary, status: 201, errors: [404, 409, 422, 502],
 });
 
@@ -79,7 +79,7 @@ export const uploadEvalBenchmark = contract({
   tag, method: "POST", path: "/evals/sets/{id}/import/upload", scope: "memories:write",
   summary: "Import a LongMemEval / LoCoMo file of any size: the body is the file (application/octet-stream)",
   description:
-    "The same import as POST /evals/sets/{id}/import with a LongMemEval or LoCoMo file, for files of hundreds of MB: the body is the file's bytes (Content-Type application/octet-stream), written to a temporary file as it arrives and read from there record by record, so the server's memory does not grow with the file. Answers when the import is done. 409 chat_not_configured: extraction chat without a chat model; 502 provider_error: the chat model or the embedding endpoint failed (records written before stay).",
+    "The same import as POST /evals/sets/{id}/import with a LongMemEval or LoCoMo file, for files of hundreds of MB: the body is the file's bytes (Content-Type application/octet-stream), written to a temporary file as it arrives and read from there record by record, so the server's memory does not grow with the file; it is checked whole first, so a bad record is a 422 with nothing written. Answers when the import is done. 409 chat_not_configured: extraction chat without a chat model; 502 provider_error: the chat model or the embedding endpoint failed (records written before stay).",
   params: ZSetParams, query: ZBenchmarkUploadQuery, rawBody: { contentType: "application/octet-stream", description: "The LongMemEval or LoCoMo file (a JSON array), up to 2 GiB." },
   response: ZImportSummary, status: 201, errors: [404, 409, 415, 422, 502],
 });
