@@ -4,7 +4,7 @@
 // records never holds other requests for seconds.
 
 /** Records between two yields: tens of milliseconds of work at most. */
-export const STEP = 500;
+export const STEP = 200;
 
 export type Steps<T> = Generator<void, T, void>;
 

@@ -112,8 +112,8 @@ export function fileSize(file: string): number {
   return fs.statSync(file).size;
 }
 
-/** Bytes pushed into an unzipper at a time: deflate expands at most ~1 000x, so one push unpacks at most ~16 MB before a bound is checked. */
-const ZIP_CHUNK = 16 * 1024;
+/** Bytes pushed into an unzipper at a time: deflate expands at most ~1 000x, so one push unpacks at most ~4 MB before a bound is checked. */
+const ZIP_CHUNK = 4 * 1024;
 /** Input between two turns of the event loop: reading and unpacking never hold other requests for long. */
 const YIELD_EVERY = 1024 * 1024;
 const turn = () => new Promise<void>((r) => setImmediate(r));
@@ -226,8 +226,8 @@ export async function walkZip(file: string, w: ZipWalk): Promise<string[]> {
       check();
       await w.drain?.();
       check();
-      // A turn of the event loop per 8 MiB unpacked too: 1 MiB of deflate input can be 1 GB out.
-      if (unpacked - turnedAt >= 8 * 1024 * 1024) {
+      // A turn of the event loop per 2 MiB unpacked too: 1 MiB of deflate input can be 1 GB out.
+      if (unpacked - turnedAt >= 2 * 1024 * 1024) {
         turnedAt = unpacked;
         await turn();
       }
