@@ -56,6 +56,8 @@ function* memoryFileSteps(files: Map<string, Uint8Array>, opts: MemoryDirOptions
     const inUser = claudeCode || parts.length === 1 ? path : parts.slice(1).join("/");
     const provenance = `/memories/${path}`;
     const md = /\.(md|markdown)$/i.test(path);
+    // Counted first, without parsing: a file of a million list items is refused in milliseconds.
+    if (md && listItemLines(text) > max) throw new ImportLimitError("records", `${path} has more than ${max} list items`);
     const items = md ? markdownItemsLazily(text, max - out.memories.length) : [];
     const listed = md && /^\s{0,3}(?:[-*+]|\d{1,3}[.)])\s+/m.test(text);
     const add = (content: string, line: number | null, section: string | null) => {
@@ -90,6 +92,31 @@ function* memoryFileSteps(files: Map<string, Uint8Array>, opts: MemoryDirOptions
     }
   }
   return out;
+}
+
+/** Lines that open a list item outside a code fence: each is one item (markdown-items.ts), so more of them than the limit is over it. */
+function listItemLines(text: string): number {
+  let n = 0;
+  let fence = false;
+  for (let at = 0; at < text.length; ) {
+    const nl = text.indexOf("\n", at);
+    const end = nl < 0 ? text.length : nl;
+    let i = at;
+    while (i < end && i - at < 4 && (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9)) i++;
+    const c = text.charCodeAt(i);
+    if ((c === 96 || c === 126) && (text.startsWith("```", i) || text.startsWith("~~~", i))) fence = !fence;
+    else if (!fence && i - at <= 3) {
+      if ((c === 45 || c === 42 || c === 43) && (text.charCodeAt(i + 1) === 32 || text.charCodeAt(i + 1) === 9)) n++;
+      else if (c >= 48 && c <= 57) {
+        let j = i;
+        while (j < end && j - i < 3 && text.charCodeAt(j) >= 48 && text.charCodeAt(j) <= 57) j++;
+        const d = text.charCodeAt(j);
+        if ((d === 46 || d === 41) && (text.charCodeAt(j + 1) === 32 || text.charCodeAt(j + 1) === 9)) n++;
+      }
+    }
+    at = end + 1;
+  }
+  return n;
 }
 
 function commonFolder(names: string[]): string | null {

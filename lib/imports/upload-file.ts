@@ -258,11 +258,15 @@ export async function pumpZipEntry(file: string, pick: (name: string) => boolean
   return found;
 }
 
-/** A zip's files (name → bytes), for archives read whole (a directory, a small export): all bounds checked while unpacking. */
+/** A zip's files (name → bytes), for archives read whole (a directory, a small export): all bounds checked while unpacking, in a first pass that keeps nothing. */
 export async function readZip(file: string, pick: (name: string) => boolean = () => true): Promise<Map<string, Uint8Array>> {
+  const wanted = (n: string) => !n.startsWith("__MACOSX/") && pick(n);
+  // A first pass holds nothing: a zip over a bound is refused before any of its bytes are kept
+  // (holding 64 MB of a hostile entry before refusing it cost the server seconds of collection).
+  await walkZip(file, { pick: wanted, write: () => {}, total: "wholeUnpacked", entry: "entry" });
   const parts = new Map<string, Uint8Array[]>();
   const names = await walkZip(file, {
-    pick: (n) => !n.startsWith("__MACOSX/") && pick(n),
+    pick: wanted,
     write: (n, c) => {
       const p = parts.get(n);
       if (p) p.push(c);

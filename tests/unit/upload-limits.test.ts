@@ -7,6 +7,7 @@ import { describe, expect, it, vi } from "vitest";
 import { JsonArraySplitter, JsonArraySyntaxError } from "@/lib/streams/json-array-splitter";
 import { parseAgentsSqlite } from "@/lib/imports/parse-openai-agents";
 import { readZip, removeStaleUploads, walkZip } from "@/lib/imports/upload-file";
+import { parseMemoryFiles } from "@/lib/imports/parse-memory-dir";
 import { LIMITS, limitsTable } from "@/lib/imports/upload-limits";
 import { bombZip, rawZip, sqliteFile } from "../helpers/hostile-files";
 
@@ -84,6 +85,15 @@ describe("import limits", () => {
     scan.onValue = (v, i) => seen.push([v, i]);
     scan.write(Buffer.from('[{"a":1},[2],"x"]'));
     expect(seen).toEqual([[undefined, 0], [undefined, 1], [undefined, 2]]);
+  });
+
+  it("a memory file with more list items than the records limit is refused before it is parsed; list lines in a code fence do not count", () => {
+    const many = strToU8(Array.from({ length: 1001 }, (_, i) => `- item ${i}`).join("\n"));
+    const t = performance.now();
+    expect(() => parseMemoryFiles(new Map([["memories/u/MEMORY.md", many]]), { maxRecords: 1000 })).toThrow(expect.objectContaining({ code: "import_limit_exceeded", details: [expect.objectContaining({ field: "records" })] }));
+    expect(performance.now() - t).toBeLessThan(1000);
+    const fenced = strToU8(["- one", "```", ...Array.from({ length: 2000 }, (_, i) => `- code ${i}`), "```", "- two"].join("\n"));
+    expect(parseMemoryFiles(new Map([["memories/u/MEMORY.md", fenced]]), { maxRecords: 1000 }).memories.map((m) => m.content.slice(0, 3))).toEqual(["one", "two"]);
   });
 
   it("SQLite: a generated column is refused before it is read; no id column is a 422 naming it", async () => {
