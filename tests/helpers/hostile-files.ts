@@ -1,5 +1,4 @@
 import zlib from "node:zlib";
-import path from "node:path";
 import { zipSync, strToU8 } from "fflate";
 import initSqlJs from "sql.js";
 
@@ -91,7 +90,7 @@ export function bombZip(name: string, size: number, fill: string = " ", head = "
 
 /** A SQLiteSession database whose messages table is built by `ddl` and filled by `fill`. */
 export async function sqliteFile(ddl: string, fill = ""): Promise<Uint8Array> {
-  const SQL = await initSqlJs({ locateFile: (f) => path.join(path.dirname(require.resolve("sql.js")), f) });
+  const SQL = await initSqlJs(); // finds its .wasm beside its own script under Node
   const db = new SQL.Database();
   db.exec(ddl);
   if (fill) db.exec(fill);
