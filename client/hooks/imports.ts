@@ -8,7 +8,7 @@ import { keys } from "../query-keys";
 import { api, ok, type paths } from "../transport";
 
 export const isRunning = (j: ImportJob | undefined) => j?.status === "running" || j?.status === "pending";
-const ended = (j: ImportJob | undefined) => j?.status === "done" || j?.status === "failed";
+const ended = (j: ImportJob | undefined) => j?.status === "done" || j?.status === "failed" || j?.status === "cancelled";
 
 /**
  * One job, polled while it runs. When an import that writes ends, every list it may have
@@ -88,6 +88,18 @@ export function useStartImport() {
     onSuccess: (job) => {
       qc.setQueryData(keys.imports.job(job.id), job);
       void qc.invalidateQueries({ queryKey: keys.imports.jobs });
+    },
+  });
+}
+
+/** Stops a running import between two transactions; the answer is the job once stopped (what it wrote stays). */
+export function useCancelImport() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => ok(api.POST("/imports/{id}/cancel", { params: { path: { id } } })),
+    onSuccess: (job) => {
+      qc.setQueryData(keys.imports.job(job.id), job);
+      void qc.invalidateQueries({ queryKey: keys.imports.all });
     },
   });
 }

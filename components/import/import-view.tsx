@@ -3,7 +3,7 @@ import { WriteButton } from "@/components/ui/write-button";
 import Link from "next/link";
 import { useEffect, useRef, useState, type DragEvent } from "react";
 import type { ImportCreate, ImportJob } from "@/client/api-types";
-import { isRunning, useDifyApps, useImportJob, useStartImport, useUploadImport, type UploadFormat } from "@/client/hooks/imports";
+import { isRunning, useCancelImport, useDifyApps, useImportJob, useStartImport, useUploadImport, type UploadFormat } from "@/client/hooks/imports";
 import { Badge } from "@/components/ui/badge";
 import { SegmentedControl } from "@/components/ui/segmented-control";
 import { ErrorBox, Spinner } from "@/components/ui/states";
@@ -211,6 +211,7 @@ export function ImportView() {
 
 function JobPanel({ job }: { job: ImportJob }) {
   const running = isRunning(job);
+  const cancel = useCancelImport();
   return (
     <div className="space-y-3" data-testid={job.dry_run ? "preview-panel" : "run-panel"} aria-live="polite">
       <div className="flex flex-wrap items-center gap-2 text-sm">
@@ -219,7 +220,18 @@ function JobPanel({ job }: { job: ImportJob }) {
         <span className="truncate text-zinc-600 dark:text-zinc-400">
           {job.label} · {job.format}
         </span>
+        {running && (
+          // Stops between two transactions: what was written stays, and the counts below say what.
+          <WriteButton onClick={() => cancel.mutate(job.id)} disabled={cancel.isPending} data-testid="cancel-button" className="ml-auto">
+            {cancel.isPending ? <Spinner /> : null}
+            Cancel
+          </WriteButton>
+        )}
       </div>
+      {cancel.isError && <ErrorBox title="The import could not be cancelled" error={cancel.error} />}
+      {job.status === "cancelled" && (
+        <p className="text-sm text-zinc-600 dark:text-zinc-400">{job.dry_run ? "Cancelled." : "Cancelled: the records counted below were written; the rest were not."}</p>
+      )}
       <ProgressBar job={job} />
       <JobCounts job={job} />
       <JobProblems job={job} />

@@ -50,6 +50,7 @@ export const ERROR_CODES = {
   langgraph_database_not_configured: { kind: "configuration", meaning: "Importing from LangGraph's store database needs MEMSCOPE_LANGGRAPH_DATABASE_URL on the server." },
   langgraph_database_unreachable: { kind: "configuration", meaning: "The database named by MEMSCOPE_LANGGRAPH_DATABASE_URL does not answer, refuses the login, or has no store table." },
   dify_database_unreachable: { kind: "configuration", meaning: "The Dify database named by MEMSCOPE_DIFY_DATABASE_URL does not answer or refuses the login." },
+  import_limit_exceeded: { kind: "too_large", meaning: "An uploaded import file is over one of the import limits (unpacked size, entries, entry size, record size, nesting depth, records, SQLite value size, parse time or memory): details[0].field names the limit, its message the value." },
   payload_too_large: { kind: "too_large", meaning: "The body is over the route's size limit (named in details)." },
   unsupported_media_type: { kind: "unsupported_media_type", meaning: "The body's Content-Type is not the one the route takes (JSON)." },
   validation_error: { kind: "validation", meaning: "A field of the body, query or path is invalid; details name each field and what is wrong." },

@@ -20,16 +20,18 @@ import { addCases, requireSet } from "./sets-db";
 // memory at a time). Each record is one transaction: its conversations and turns, its
 // memories (with their source turn, embedded for every model retrieval writes) and its
 // cases. Ids are derived from the project and the file's own ids, so a re-import finds what
-// it wrote and skips it. A malformed record stops the import with a 422 naming it; the
-// records before it stay written (each was whole).
+// it wrote and skips it. A malformed record is a 422 naming it, and nothing is written: the
+// file is read twice when it can be (a first pass parses and checks every record, writing
+// nothing; the second writes), all or nothing. A one-shot stream is read once, and the
+// records before a bad one stay written (each was whole).
 
 /** What an import of cases answers (its schema: ZImportSummary). */
 export type ImportSummary = ImportSummaryOut;
 
 export type BenchmarkImport = {
   format: "longmemeval" | "locomo";
-  /** The file: bytes (an upload read from disk) or text (an API body). */
-  chunks: BenchmarkChunks;
+  /** The file: bytes (an upload read from disk) or text (an API body); a function or an array can be read twice (all or nothing). */
+  chunks: BenchmarkChunks | (() => BenchmarkChunks);
   userPrefix?: string;
   extraction: Extraction;
   /** Read the whole file and report what it holds and every defect; write nothing. */
@@ -55,10 +57,13 @@ export async function importBenchmark(sql: ProjectSql, setId: string, o: Benchma
     ]);
   }
   const providers = o.dryRun ? [] : await writeProviders(sql);
+  const parse = o.format === "longmemeval" ? parseLongMemEval : parseLoCoMo;
+  const source = o.chunks;
+  const again = typeof source === "function" ? source : Array.isArray(source) ? () => source : null;
+  const once = () => (again ? again() : (source as BenchmarkChunks));
   try {
-    for await (const el of benchmarkRecords(o.chunks)) {
-      const parse = o.format === "longmemeval" ? parseLongMemEval : parseLoCoMo;
-      if (o.dryRun) {
+    if (o.dryRun) {
+      for await (const el of benchmarkRecords(once())) {
         // Every defect of the file, not the first: a record that cannot be read is one more.
         try {
           const rec = parse(el.value, el.index, { projectId: sql.projectId, prefix, extraction: o.extraction });
@@ -75,8 +80,18 @@ export async function importBenchmark(sql: ProjectSql, setId: string, o: Benchma
           if (!(e instanceof RecordError)) throw e;
           report({ record: e.record, external_id: null, field: e.field, message: e.message, unscorable: true });
         }
-        continue;
+        await new Promise((r) => setImmediate(r));
       }
+      return summary;
+    }
+    if (again) {
+      // The checking pass: every record parsed and its texts checked, nothing written.
+      for await (const el of benchmarkRecords(again())) {
+        checkTexts(parse(el.value, el.index, { projectId: sql.projectId, prefix, extraction: o.extraction }));
+        await new Promise((r) => setImmediate(r));
+      }
+    }
+    for await (const el of benchmarkRecords(once())) {
       const rec = parse(el.value, el.index, { projectId: sql.projectId, prefix, extraction: o.extraction });
       await writeRecord(sql, setId, rec, providers, summary, chat);
       rec.defects.forEach(report);
@@ -94,6 +109,14 @@ export async function importBenchmark(sql: ProjectSql, setId: string, o: Benchma
   return summary;
 }
 
+/** Text the database cannot store is the record's problem (a 422 naming it), found before anything is written. */
+function checkTexts(rec: BenchRecord) {
+  for (const c of rec.conversations) for (const t of c.turns) {
+    const why = badTextReason(t.query) ?? badTextReason(t.answer);
+    if (why) throw new RecordError(`conversation ${c.externalId}`, `turn ${t.evidenceKey}`, why);
+  }
+}
+
 async function writeRecord(
   sql: ProjectSql,
   setId: string,
@@ -102,10 +125,7 @@ async function writeRecord(
   summary: ImportSummary,
   chat: ChatConfig | null,
 ) {
-  for (const c of rec.conversations) for (const t of [...c.turns]) {
-    const why = badTextReason(t.query) ?? badTextReason(t.answer);
-    if (why) throw new RecordError(`conversation ${c.externalId}`, `turn ${t.evidenceKey}`, why);
-  }
+  checkTexts(rec);
   const heldConv = await sql.query<{ id: string }>(`SELECT id FROM conversations WHERE project_id = $1 AND id = ANY($2::uuid[])`, [sql.projectId, rec.conversations.map((c) => c.id)]);
   const convDone = new Set(heldConv.map((r) => r.id));
   if (chat) {

@@ -33,7 +33,8 @@ export async function importBenchmarkUpload(sql: ProjectSql, setId: string, file
     return await withBulkJobHeap(() =>
       importBenchmark(sql, setId, {
         format: q.format,
-        chunks: fs.createReadStream(file, { highWaterMark: 1024 * 1024 }),
+        // A fresh stream per pass: the file is checked whole before anything is written.
+        chunks: () => fs.createReadStream(file, { highWaterMark: 1024 * 1024 }),
         userPrefix: q.user_prefix,
         extraction: q.extraction,
         dryRun: q.dry_run,

@@ -1,7 +1,7 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import type { ProjectSql } from "../db/project-sql";
-import { NotFoundError } from "../errors/domain-errors";
+import { ConflictError, NotFoundError } from "../errors/domain-errors";
 import type { ImportJob } from "./schemas";
 import type { ImportProgress } from "./run-import";
 import type { ImportFormat } from "./types";
@@ -39,6 +39,51 @@ type Holder = { [RUNNING]?: Set<string> };
 export function runningHere(): Set<string> {
   const g = globalThis as Holder;
   return (g[RUNNING] ??= new Set());
+}
+
+/** A job run by this process: how to stop it, and when it has ended. */
+type Control = { controller: AbortController; ended: Promise<void>; end: () => void };
+const CONTROLS = Symbol.for("memscope.import-jobs.controls");
+type ControlHolder = { [CONTROLS]?: Map<string, Control> };
+function controls(): Map<string, Control> {
+  const g = globalThis as ControlHolder;
+  return (g[CONTROLS] ??= new Map());
+}
+
+/** Called when a job's run starts here: the signal its run checks between transactions. */
+export function controlJob(id: string): { signal: AbortSignal; ended: () => void } {
+  let end!: () => void;
+  const ended = new Promise<void>((r) => (end = r));
+  const c: Control = { controller: new AbortController(), ended, end };
+  controls().set(id, c);
+  return {
+    signal: c.controller.signal,
+    ended: () => {
+      controls().delete(id);
+      end();
+    },
+  };
+}
+
+/** How long a cancel waits for the run to reach its next stop (between two transactions) before answering. */
+const CANCEL_WAIT_MS = 30_000;
+
+/**
+ * POST /imports/{id}/cancel: the run stops before its next transaction; what it wrote stays and
+ * its counts say so. Another project's job is a 404; a job that has ended (or that no process
+ * of this server runs) is a 409. Answers the job once its run has stopped.
+ */
+export async function cancelJob(sql: ProjectSql, id: string): Promise<ImportJob> {
+  const job = await getJob(sql, id);
+  const c = controls().get(id);
+  if ((job.status !== "running" && job.status !== "pending") || !c) {
+    throw new ConflictError(`The import has already ended (${job.status})`, [{ field: "id", message: `status ${job.status}` }]);
+  }
+  c.controller.abort();
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([c.ended, new Promise<void>((r) => (timer = setTimeout(r, CANCEL_WAIT_MS)))]);
+  clearTimeout(timer);
+  return getJob(sql, id);
 }
 
 const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
@@ -93,12 +138,13 @@ export async function saveProgress(sql: ProjectSql, id: string, p: ImportProgres
   );
 }
 
-export async function finishJob(sql: ProjectSql, id: string, p: ImportProgress | null, error: string | null) {
+/** `cancelled`: stopped by a cancel (error is null then: nothing went wrong). */
+export async function finishJob(sql: ProjectSql, id: string, p: ImportProgress | null, error: string | null, cancelled = false) {
   try {
     if (p) await saveProgress(sql, id, p);
     await sql.query(
       `UPDATE import_jobs SET status = $2, error = $3, total = GREATEST(total, processed), finished_at = now(), updated_at = now() WHERE id = $1 AND project_id = $4`,
-      [id, error ? "failed" : "done", error, sql.projectId],
+      [id, cancelled ? "cancelled" : error ? "failed" : "done", error, sql.projectId],
     );
   } finally {
     runningHere().delete(id);

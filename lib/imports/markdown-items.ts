@@ -6,9 +6,16 @@ export type MarkdownItem = { text: string; section: string | null; line: number 
 
 const LIST = /^\s{0,3}(?:[-*+]|\d{1,3}[.)])\s+(?:\[[ xX]\]\s+)?/;
 
-export function markdownItems(text: string): MarkdownItem[] {
-  const lines = text.replace(/^\uFEFF/, "").split(/\r?\n/);
+/** `max`: stop after this many items plus one (the caller refuses a file over its records limit without reading all of it). */
+export function markdownItems(text: string, max = Infinity): MarkdownItem[] {
+  return [...markdownItemsLazily(text, max)];
+}
+
+/** The items one at a time, for a caller that yields to the event loop between them (a file of 100 000 items). */
+export function* markdownItemsLazily(text: string, max = Infinity): Generator<MarkdownItem, void, void> {
+  const lines = new Lines(text.replace(/^\uFEFF/, ""));
   const out: MarkdownItem[] = [];
+  let given = 0;
   let section: string | null = null;
   let cur: { lines: string[]; line: number } | null = null;
   let fence = false;
@@ -20,12 +27,20 @@ export function markdownItems(text: string): MarkdownItem[] {
     cur = null;
   };
   let i = 0;
-  if (lines[0]?.trim() === "---") {
-    const end = lines.findIndex((l, k) => k > 0 && l.trim() === "---");
-    if (end > 0) i = end + 1;
+  if (lines.at(0)?.trim() === "---") {
+    for (let k = 1; lines.at(k) !== undefined; k++) {
+      if (lines.at(k)!.trim() === "---") {
+        i = k + 1;
+        break;
+      }
+    }
   }
-  for (; i < lines.length; i++) {
-    const l = lines[i];
+  for (; lines.at(i) !== undefined && given <= max; i++) {
+    if (out.length) {
+      given += out.length;
+      yield* out.splice(0);
+    }
+    const l = lines.at(i)!;
     if (/^\s*(```|~~~)/.test(l)) {
       fence = !fence;
       (cur ??= { lines: [], line: i + 1 }).lines.push(l);
@@ -51,5 +66,26 @@ export function markdownItems(text: string): MarkdownItem[] {
     }
   }
   close();
-  return out;
+  yield* out;
+}
+
+/**
+ * A text's lines ("\n" or "\r\n" ends one), cut as they are asked for, in order: a file of a
+ * million lines is not split whole when only its first items are read (the records limit).
+ */
+export class Lines {
+  private cut: string[] = [];
+  private pos = 0;
+  constructor(private readonly text: string) {}
+
+  /** Line k (from 0), or undefined past the last. */
+  at(k: number): string | undefined {
+    while (this.cut.length <= k && this.pos <= this.text.length) {
+      const nl = this.text.indexOf("\n", this.pos);
+      const end = nl < 0 ? this.text.length : nl;
+      this.cut.push(this.text.slice(this.pos, end > this.pos && this.text.charCodeAt(end - 1) === 13 ? end - 1 : end));
+      this.pos = end + 1;
+    }
+    return this.cut[k];
+  }
 }

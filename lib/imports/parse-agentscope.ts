@@ -1,5 +1,7 @@
 import { isObj, optTime, RecordProblem, typeName, type Obj } from "./field-readers";
-import { markdownItems } from "./markdown-items";
+import { Lines, markdownItemsLazily } from "./markdown-items";
+import { runSteps, runStepsYielding, STEP, type Steps } from "./steps";
+import { ImportLimitError } from "./upload-limits";
 import { sha256Hex, stableUuid } from "./stable-id";
 import type { ImportConversation, ImportMemory, ImportTurn, ParsedImport } from "./types";
 
@@ -15,16 +17,34 @@ import type { ImportConversation, ImportMemory, ImportTurn, ParsedImport } from 
 // A session held twice (the same transcript copied, or a copy that grew) is one
 // conversation: its messages are joined by their ids, so an identical copy adds nothing.
 
-export type AgentScopeOptions = { app_id?: string; end_user_id?: string | null };
+/** maxRecords: messages and memories past it are an ImportLimitError (records), thrown as soon as they are found. */
+export type AgentScopeOptions = { app_id?: string; end_user_id?: string | null; maxRecords?: number };
 
 type Msg = { id: string; role: string; name: string | null; created?: string; blocks: Obj[]; text: string; line: string };
 
 export function parseAgentScope(files: Map<string, Uint8Array>, opts: AgentScopeOptions = {}): ParsedImport {
+  return runSteps(agentScopeSteps(files, opts));
+}
+
+/** The same, turning the event loop every STEP records (an upload). */
+export function parseAgentScopeYielding(files: Map<string, Uint8Array>, opts: AgentScopeOptions = {}): Promise<ParsedImport> {
+  return runStepsYielding(agentScopeSteps(files, opts));
+}
+
+function* agentScopeSteps(files: Map<string, Uint8Array>, opts: AgentScopeOptions): Steps<ParsedImport> {
   const out: ParsedImport = { format: "agentscope", source: "agentscope", conversations: [], memories: [], problems: [], skipped: 0 };
   const names = [...files.keys()].sort();
   // A zip of the workspace folder itself has that folder as its first segment.
   const root = names.every((n) => n.includes("/") && n.split("/")[0] === names[0].split("/")[0]) && !names.some((n) => /^(sessions|memory|Memory)\//.test(n) || n === "MEMORY.md") ? `${names[0].split("/")[0]}/` : "";
   const sessions = new Map<string, { msgs: Map<string, Msg>; files: string[]; hashes: Set<string> }>();
+  const max = opts.maxRecords ?? Infinity;
+  let records = 0;
+  let sinceYield = 0;
+  const count = (n: number) => {
+    sinceYield += n;
+    records += n;
+    if (records > max) throw new ImportLimitError("records", `more than ${max} messages and memories`);
+  };
   for (const name of names) {
     const rel = name.slice(root.length);
     const text = Buffer.from(files.get(name)!).toString("utf8");
@@ -40,8 +60,15 @@ export function parseAgentScope(files: Map<string, Uint8Array>, opts: AgentScope
       }
       entry.hashes.add(hash);
       entry.files.push(rel);
-      text.split(/\r?\n/).forEach((line, i) => {
-        if (!line.trim()) return;
+      const lines = new Lines(text); // cut as read: a session of a million lines stops at the records limit
+      for (let i = 0; lines.at(i) !== undefined; i++) {
+        const line = lines.at(i)!;
+        if (!line.trim()) continue;
+        count(1);
+        if (sinceYield >= STEP) {
+          sinceYield = 0;
+          yield;
+        }
         const record = `${rel} line ${i + 1}`;
         try {
           const m = msgOf(JSON.parse(line), line);
@@ -49,12 +76,17 @@ export function parseAgentScope(files: Map<string, Uint8Array>, opts: AgentScope
         } catch (e) {
           out.problems.push(e instanceof RecordProblem ? { record, field: e.field, message: e.message } : { record, message: `not JSON: ${(e as Error).message}` });
         }
-      });
+      }
       continue;
     }
     if (rel === "MEMORY.md" || /^(memory|Memory)\/.+\.md$/.test(rel)) {
       const day = /(\d{4}-\d{2}-\d{2})\.md$/.exec(rel)?.[1];
-      for (const it of markdownItems(text)) {
+      for (const it of markdownItemsLazily(text, max - records)) {
+        count(1);
+        if (sinceYield >= STEP) {
+          sinceYield = 0;
+          yield;
+        }
         // MEMORY.md's pointers to topic files are an index, not memories.
         if (rel === "MEMORY.md" && /^\[[^\]]*\]\([^)]+\.md\)\s*(?:[-–—:].{0,80})?$/.test(it.text)) continue;
         const user = opts.end_user_id ?? "agentscope";
@@ -75,7 +107,13 @@ export function parseAgentScope(files: Map<string, Uint8Array>, opts: AgentScope
     }
     out.skipped!++; // skills, data, tool results: not conversation or memory
   }
+  let built = 0;
   for (const [sessionId, s] of sessions) {
+    built += s.msgs.size + 1;
+    if (built >= STEP) {
+      built = 0;
+      yield;
+    }
     const conv = sessionConversation(sessionId, [...s.msgs.values()], s.files, opts);
     if (conv) out.conversations.push(conv);
     else out.skipped!++;

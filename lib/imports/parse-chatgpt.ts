@@ -3,6 +3,7 @@ import { isObj, optString, optTime, RecordProblem, typeName, type Obj } from "./
 import { sha256Hex, stableUuid } from "./stable-id";
 import type { ImportConversation, ImportMemory, ImportTurn } from "./types";
 import { difyRoots } from "./dify-roots";
+import { LIMITS } from "./upload-limits";
 
 // ChatGPT's data export, conversations.json: an array of conversations, each a tree of
 // message nodes in `mapping` ({id, message|null, parent, children}), with `current_node`
@@ -34,6 +35,9 @@ export function chatgptConversation(v: unknown, record: string, opts: ChatGptOpt
   const convId = optString(v, "conversation_id") ?? optString(v, "id");
   if (!convId) throw new RecordProblem("id", "missing (conversation_id or id)");
   if (!isObj(v.mapping)) throw new RecordProblem("mapping", v.mapping === undefined ? "missing (the message tree)" : `must be an object, got ${typeName(v.mapping)}`);
+  let count = 0;
+  for (const _ in v.mapping) count++;
+  if (count > LIMITS.nodes.value) throw new RecordProblem("mapping", `${count} nodes: over the ${LIMITS.nodes.name} limit (${LIMITS.nodes.value}${LIMITS.nodes.env ? `, ${LIMITS.nodes.env}` : ""})`);
   const nodes = new Map<string, Node>();
   for (const [key, raw] of Object.entries(v.mapping)) {
     const path = `mapping.${key}`;
@@ -62,6 +66,7 @@ export function chatgptConversation(v: unknown, record: string, opts: ChatGptOpt
   // question) and the id of the turn above.
   type Open = { user: Node; query: string; texts: string[]; files: MessageFileInput[]; calls: Call[]; nodeIds: string[]; model?: string };
   type Frame = { node: Node; open: Open | null; parentTurn: string | null };
+  const copyOpen = (o: Open): Open => ({ ...o, texts: [...o.texts], files: [...o.files], calls: o.calls.map((c) => ({ ...c })), nodeIds: [...o.nodeIds] });
   const stack: Frame[] = roots.reverse().map((node) => ({ node, open: null, parentTurn: null }));
   const seen = new Set<string>();
   while (stack.length) {
@@ -76,7 +81,9 @@ export function chatgptConversation(v: unknown, record: string, opts: ChatGptOpt
       const { text, files } = contentOf(node.message, path, "user");
       open = { user: node, query: text, texts: [], files, calls: [], nodeIds: [node.id] };
     } else if (open && node.message) {
-      open = { ...open, texts: [...open.texts], files: [...open.files], calls: open.calls.map((c) => ({ ...c })), nodeIds: [...open.nodeIds, node.id] };
+      // The open turn is this path's own (copied where the path forks, below): extended in place,
+      // so a long run of answer nodes costs linear time, not a copy per node.
+      open.nodeIds.push(node.id);
       addAnswerPart(open, node.message, path);
     }
     const children = node.children.map((c) => nodes.get(c)).filter((c): c is Node => !!c);
@@ -85,11 +92,11 @@ export function chatgptConversation(v: unknown, record: string, opts: ChatGptOpt
     if (open && (userChildren.length || !children.length)) {
       const id = stableUuid(`chatgpt-turn:${convId}:${node.id}`);
       const user = open.user.message!;
-      const metadata: Record<string, unknown> = { source: "chatgpt", node_ids: open.nodeIds, active: active.has(node.id) };
+      const metadata: Record<string, unknown> = { source: "chatgpt", node_ids: [...open.nodeIds], active: active.has(node.id) };
       if (open.model) metadata.model = open.model;
       // The turn is made when its answer is (a regenerated answer is a later turn, as in Dify); a question without one: its own time.
       const answered = [...open.nodeIds].reverse().map((n) => nodes.get(n)?.message).find((m) => m && roleOf(m) === "assistant" && m.create_time !== undefined && m.create_time !== null);
-      if (open.calls.length) metadata.tool_calls = open.calls;
+      if (open.calls.length) metadata.tool_calls = open.calls.map((c) => ({ ...c }));
       turns.push({
         id,
         path: `mapping.${open.user.id}`,
@@ -97,14 +104,17 @@ export function chatgptConversation(v: unknown, record: string, opts: ChatGptOpt
         query: open.query,
         answer: open.texts.join("\n\n"),
         created_at: (answered ? optTime(answered, "create_time", `mapping.${String(answered.id)}.message.create_time`) : undefined) ?? optTime(user, "create_time", `mapping.${open.user.id}.message.create_time`) ?? created,
-        files: open.files.slice(0, 20),
+        files: open.files.slice(0, 20).map((f) => ({ ...f })),
         metadata,
       });
       above = id;
     }
+    // Children that go on with this turn: each branch gets its own copy when there are several.
+    const continuing = open ? children.filter((c) => !(c.message && isVisibleUser(c.message))).length : 0;
     for (const c of [...children].reverse()) {
       const isQuestion = !!(c.message && isVisibleUser(c.message));
-      stack.push({ node: c, open: isQuestion ? null : open, parentTurn: isQuestion || !open ? above : parentTurn });
+      const mine = isQuestion || !open ? null : continuing > 1 ? copyOpen(open) : open;
+      stack.push({ node: c, open: mine, parentTurn: isQuestion || !open ? above : parentTurn });
     }
   }
   if (!turns.length) return { conversation: null, memories };
@@ -177,7 +187,11 @@ function addAnswerPart(open: { texts: string[]; files: MessageFileInput[]; calls
   }
   if (role === "tool") {
     const name = isObj(m.author) && typeof m.author.name === "string" ? m.author.name : "tool";
-    const call = [...open.calls].reverse().find((c) => c.result === null && (c.name === name || name.startsWith(`${c.name}.`) || c.name.startsWith(name)));
+    let call: Call | undefined;
+    for (let k = open.calls.length - 1; k >= 0 && !call; k--) {
+      const c = open.calls[k];
+      if (c.result === null && (c.name === name || name.startsWith(`${c.name}.`) || c.name.startsWith(name))) call = c;
+    }
     if (call) call.result = text;
     else open.calls.push({ id: String(m.id ?? `tool-${open.calls.length}`), name, arguments: "", result: text });
     // Images a tool made (DALL·E) belong to the answer.

@@ -1,4 +1,6 @@
-import { markdownItems } from "./markdown-items";
+import { markdownItemsLazily } from "./markdown-items";
+import { runSteps, runStepsYielding, STEP, type Steps } from "./steps";
+import { ImportLimitError } from "./upload-limits";
 import { sha256Hex } from "./stable-id";
 import type { ImportMemory, ParsedImport } from "./types";
 
@@ -14,12 +16,22 @@ import type { ImportMemory, ParsedImport } from "./types";
 // temporary files (editor backups, swap files, .tmp, dot files) and binary files are left
 // out. MEMORY.md lines that only point to a topic file are not memories themselves.
 
-export type MemoryDirOptions = { app_id?: string; end_user_id?: string | null };
+/** maxRecords: memories past it are an ImportLimitError (records), thrown as soon as they are found. */
+export type MemoryDirOptions = { app_id?: string; end_user_id?: string | null; maxRecords?: number };
 
 const TEMP = /(^|\/)(\.[^/]*|#[^/]*#|[^/]*~|[^/]*\.(tmp|temp|swp|swo|bak|orig|part|crdownload))$|(^|\/)(__MACOSX|\.DS_Store|Thumbs\.db)(\/|$)/i;
 const TEXT = /\.(md|markdown|txt|text|json|ya?ml|xml|csv|org|rst)$|(^|\/)[^./]+$/i;
 
 export function parseMemoryFiles(files: Map<string, Uint8Array>, opts: MemoryDirOptions = {}): ParsedImport {
+  return runSteps(memoryFileSteps(files, opts));
+}
+
+/** The same, turning the event loop every STEP memories (an upload). */
+export function parseMemoryFilesYielding(files: Map<string, Uint8Array>, opts: MemoryDirOptions = {}): Promise<ParsedImport> {
+  return runStepsYielding(memoryFileSteps(files, opts));
+}
+
+function* memoryFileSteps(files: Map<string, Uint8Array>, opts: MemoryDirOptions): Steps<ParsedImport> {
   const out: ParsedImport = { format: "memory-dir", source: "memory-dir", conversations: [], memories: [], problems: [], skipped: 0 };
   // A zip of "memories/" (or of a folder holding MEMORY.md) has that folder as its first segment: drop it.
   const names = [...files.keys()];
@@ -27,6 +39,7 @@ export function parseMemoryFiles(files: Map<string, Uint8Array>, opts: MemoryDir
   const rel = (n: string) => (common ? n.slice(common.length + 1) : n);
   const claudeCode = names.some((n) => rel(n) === "MEMORY.md");
   const seen = new Set<string>();
+  const max = opts.maxRecords ?? Infinity;
   for (const [name, bytes] of [...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     const path = rel(name);
     if (TEMP.test(path) || !TEXT.test(path)) {
@@ -43,7 +56,9 @@ export function parseMemoryFiles(files: Map<string, Uint8Array>, opts: MemoryDir
     const inUser = claudeCode || parts.length === 1 ? path : parts.slice(1).join("/");
     const provenance = `/memories/${path}`;
     const md = /\.(md|markdown)$/i.test(path);
-    const items = md ? markdownItems(text) : [];
+    // Counted first, without parsing: a file of a million list items is refused in milliseconds.
+    if (md && listItemLines(text) > max) throw new ImportLimitError("records", `${path} has more than ${max} list items`);
+    const items = md ? markdownItemsLazily(text, max - out.memories.length) : [];
     const listed = md && /^\s{0,3}(?:[-*+]|\d{1,3}[.)])\s+/m.test(text);
     const add = (content: string, line: number | null, section: string | null) => {
       const c = content.trim();
@@ -51,6 +66,7 @@ export function parseMemoryFiles(files: Map<string, Uint8Array>, opts: MemoryDir
       const externalId = `memory-dir:${user}:${inUser}:${sha256Hex(c)}`;
       if (seen.has(externalId)) return;
       seen.add(externalId);
+      if (out.memories.length >= max) throw new ImportLimitError("records", `more than ${max} memories`);
       out.memories.push({
         externalId,
         record: `${provenance}${line ? `:${line}` : ""}`,
@@ -64,7 +80,9 @@ export function parseMemoryFiles(files: Map<string, Uint8Array>, opts: MemoryDir
       } satisfies ImportMemory);
     };
     if (listed) {
+      let n = 0;
       for (const it of items) {
+        if (++n % STEP === 0) yield;
         // MEMORY.md's index lines ("- [Debugging](debugging.md)") point to a topic file, imported on its own.
         if (/^\[[^\]]*\]\([^)]+\.md\)\s*(?:[-–—:].{0,80})?$/.test(it.text) && claudeCode) continue;
         add(it.text, it.line, it.section);
@@ -74,6 +92,31 @@ export function parseMemoryFiles(files: Map<string, Uint8Array>, opts: MemoryDir
     }
   }
   return out;
+}
+
+/** Lines that open a list item outside a code fence: each is one item (markdown-items.ts), so more of them than the limit is over it. */
+function listItemLines(text: string): number {
+  let n = 0;
+  let fence = false;
+  for (let at = 0; at < text.length; ) {
+    const nl = text.indexOf("\n", at);
+    const end = nl < 0 ? text.length : nl;
+    let i = at;
+    while (i < end && i - at < 4 && (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9)) i++;
+    const c = text.charCodeAt(i);
+    if ((c === 96 || c === 126) && (text.startsWith("```", i) || text.startsWith("~~~", i))) fence = !fence;
+    else if (!fence && i - at <= 3) {
+      if ((c === 45 || c === 42 || c === 43) && (text.charCodeAt(i + 1) === 32 || text.charCodeAt(i + 1) === 9)) n++;
+      else if (c >= 48 && c <= 57) {
+        let j = i;
+        while (j < end && j - i < 3 && text.charCodeAt(j) >= 48 && text.charCodeAt(j) <= 57) j++;
+        const d = text.charCodeAt(j);
+        if ((d === 46 || d === 41) && (text.charCodeAt(j + 1) === 32 || text.charCodeAt(j + 1) === 9)) n++;
+      }
+    }
+    at = end + 1;
+  }
+  return n;
 }
 
 function commonFolder(names: string[]): string | null {

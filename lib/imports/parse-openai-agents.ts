@@ -1,6 +1,8 @@
 import "server-only";
-import initSqlJs, { type Database, type SqlValue } from "sql.js";
+import path from "node:path";
+import { Worker } from "node:worker_threads";
 import { ValidationError } from "../errors/domain-errors";
+import { ImportLimitError, LIMITS, type LimitKey } from "./upload-limits";
 import { isObj, optTime, type Obj } from "./field-readers";
 import { stableUuid } from "./stable-id";
 import type { ImportConversation, ImportTurn, ParsedImport } from "./types";
@@ -16,69 +18,85 @@ import type { ImportConversation, ImportTurn, ParsedImport } from "./types";
 //
 // SQLite is read with sql.js (SQLite compiled to WebAssembly): no native build, so it
 // installs offline and runs the same on Node 20, 22 and 24 (node:sqlite is not in Node 20).
+// It runs in a worker thread (sqlite-worker.mjs), which checks the columns and bounds each value.
 
 export type AgentsOptions = { app_id?: string; end_user_id?: string | null };
 
-let sqlJs: ReturnType<typeof initSqlJs> | null = null;
-function loadSqlJs() {
-  // sql.js finds its .wasm beside its own script (it is kept out of the server bundle: next.config.js).
-  return (sqlJs ??= initSqlJs());
+type SqlValue = string | number | null | Uint8Array;
+type MessageRow = { id: number; session_id: string; message_data: string | null; created_at: SqlValue };
+type SessionRow = { session_id: string; created_at: SqlValue; updated_at: SqlValue };
+type WorkerAnswer =
+  | { ok: true; result: { messages: MessageRow[]; sessions: SessionRow[] } }
+  | { ok: false; kind: "invalid" | "limit"; message: string; detail: { field: string; message: string }; limit: LimitKey | null };
+
+// The worker is a plain .mjs file read at run time from the app folder (as token-worker.mjs).
+const workerFile = () => path.join(process.cwd(), "lib", "imports", "sqlite-worker.mjs");
+
+/**
+ * The database read in a worker thread (sqlite-worker.mjs), with a heap cap and a time limit:
+ * past either it is stopped and the upload is a 413 naming the limit. `source`: the file's path
+ * (an upload: never read on this thread) or its bytes.
+ */
+export async function parseAgentsSqlite(source: string | Uint8Array, opts: AgentsOptions = {}): Promise<ParsedImport> {
+  const data = await readInWorker(source);
+  return readSessions(data.messages, data.sessions, opts);
 }
 
-export async function parseAgentsSqlite(bytes: Uint8Array, opts: AgentsOptions = {}): Promise<ParsedImport> {
-  const SQL = await loadSqlJs();
-  let db: Database;
-  try {
-    db = new SQL.Database(bytes);
-    db.exec("SELECT count(*) FROM sqlite_master");
-  } catch (e) {
-    throw new ValidationError("The file is not a SQLite database", [{ field: "body", message: (e as Error).message }], "invalid_import_file");
-  }
-  try {
-    return readSessions(db, opts);
-  } finally {
-    db.close();
-  }
+function readInWorker(source: string | Uint8Array): Promise<{ messages: MessageRow[]; sessions: SessionRow[] }> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(workerFile(), {
+      workerData: { ...(typeof source === "string" ? { file: source } : { bytes: source }), maxValueBytes: LIMITS.sqliteValue.value, maxRows: LIMITS.sqliteRows.value },
+      resourceLimits: { maxOldGenerationSizeMb: LIMITS.parseMemory.value },
+    });
+    let settled = false;
+    const settle = (f: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      f();
+      void worker.terminate();
+    };
+    const timer = setTimeout(() => settle(() => reject(new ImportLimitError("parseTime", `reading the SQLite database took more than ${LIMITS.parseTime.value} ms`))), LIMITS.parseTime.value);
+    worker.on("message", (m: WorkerAnswer) =>
+      settle(() => {
+        if (m.ok) resolve(m.result);
+        else if (m.kind === "limit" && m.limit) reject(new ImportLimitError(m.limit, m.message));
+        else reject(new ValidationError(m.message, [m.detail], "invalid_import_file"));
+      }),
+    );
+    worker.on("error", (e: Error & { code?: string }) =>
+      settle(() => reject(e.code === "ERR_WORKER_OUT_OF_MEMORY" ? new ImportLimitError("parseMemory", `reading the SQLite database needed more than ${LIMITS.parseMemory.value} MB`) : e)),
+    );
+    worker.on("exit", (code) => settle(() => reject(new Error(`the SQLite reader stopped (exit code ${code})`))));
+  });
 }
 
-function rows(db: Database, sql: string, params: SqlValue[] = []): Record<string, SqlValue>[] {
-  const [r] = db.exec(sql, params);
-  if (!r) return [];
-  return r.values.map((v) => Object.fromEntries(r.columns.map((c, i) => [c, v[i]])));
-}
+/** Rows between two turns of the event loop while the conversations are built. */
+const ROWS_PER_TURN = 2000;
 
-function readSessions(db: Database, opts: AgentsOptions): ParsedImport {
+async function readSessions(all: MessageRow[], sessionRows: SessionRow[], opts: AgentsOptions): Promise<ParsedImport> {
   const out: ParsedImport = { format: "openai-agents", source: "openai-agents", conversations: [], memories: [], problems: [], skipped: 0 };
-  const tables = rows(db, "SELECT name FROM sqlite_master WHERE type = 'table'").map((r) => String(r.name));
-  const columns = (t: string) => rows(db, `PRAGMA table_info("${t.replace(/"/g, '""')}")`).map((r) => String(r.name));
-  const messages = tables.find((t) => ["session_id", "message_data"].every((c) => columns(t).includes(c)));
-  if (!messages) {
-    throw new ValidationError("No SQLiteSession messages table in this database", [{ field: "body", message: `a table with session_id and message_data columns (tables: ${tables.join(", ") || "none"})` }], "invalid_import_file");
-  }
-  const sessions = tables.find((t) => t !== messages && columns(t).includes("session_id") && !columns(t).includes("message_data"));
-  const q = (t: string) => `"${t.replace(/"/g, '""')}"`;
   const meta = new Map<string, { created?: string; updated?: string }>();
-  if (sessions) {
-    const cols = columns(sessions);
-    for (const r of rows(db, `SELECT session_id${cols.includes("created_at") ? ", created_at" : ""}${cols.includes("updated_at") ? ", updated_at" : ""} FROM ${q(sessions)}`)) {
-      meta.set(String(r.session_id), { created: time(r.created_at), updated: time(r.updated_at) });
-    }
-  }
-  const hasCreated = columns(messages).includes("created_at");
-  const all = rows(db, `SELECT id, session_id, message_data${hasCreated ? ", created_at" : ""} FROM ${q(messages)} ORDER BY session_id, id`);
-  const bySession = new Map<string, typeof all>();
+  for (const r of sessionRows) meta.set(String(r.session_id), { created: time(r.created_at), updated: time(r.updated_at) });
+  const bySession = new Map<string, MessageRow[]>();
   for (const r of all) {
     const k = String(r.session_id);
     if (!bySession.has(k)) bySession.set(k, []);
     bySession.get(k)!.push(r);
   }
   for (const id of meta.keys()) if (!bySession.has(id)) bySession.set(id, []);
+  let sinceTurn = 0;
   for (const [sessionId, items] of bySession) {
     const record = `session ${sessionId}`;
     const { conv, undecodable } = sessionConversation(sessionId, items, meta.get(sessionId) ?? {}, record, opts);
     out.skipped! += undecodable;
     if (conv) out.conversations.push(conv);
     else out.skipped!++;
+    sinceTurn += items.length + 1;
+    if (sinceTurn >= ROWS_PER_TURN) {
+      sinceTurn = 0;
+      await new Promise((r) => setImmediate(r)); // other requests go on between sessions
+    }
   }
   return out;
 }
@@ -96,7 +114,7 @@ function time(v: SqlValue | undefined): string | undefined {
 
 type Call = { id: string; name: string; arguments: string; result: string | null };
 
-function sessionConversation(sessionId: string, items: Record<string, SqlValue>[], meta: { created?: string; updated?: string }, record: string, opts: AgentsOptions) {
+function sessionConversation(sessionId: string, items: MessageRow[], meta: { created?: string; updated?: string }, record: string, opts: AgentsOptions) {
   let undecodable = 0;
   const turns: ImportTurn[] = [];
   const system: string[] = [];

@@ -48,7 +48,16 @@ export type RunOptions = {
   jobId?: string | null;
   /** Called after each record (the caller throttles what it stores). */
   onProgress?: (p: ImportProgress) => void | Promise<void>;
+  /** Aborted by a cancel: the run stops at its next record's end, never inside a transaction. */
+  signal?: AbortSignal;
 };
+
+/** The run was cancelled (POST /imports/{id}/cancel): what it wrote before stays. */
+export class ImportCancelled extends Error {
+  constructor() {
+    super("The import was cancelled");
+  }
+}
 
 /** A batch's texts and their counts, started by countAhead(). */
 type Ahead = { texts: string[]; counted: Promise<TokenCounts>; index?: Map<string, number> };
@@ -82,6 +91,12 @@ export class ImportRun {
     // The embedded database runs queries on this thread and resolves them as microtasks:
     // without a macrotask turn between writes, HTTP requests would wait for the whole import.
     await new Promise((r) => setImmediate(r));
+    this.checkCancelled();
+  }
+
+  /** Throws ImportCancelled once the job is cancelled. Called only between transactions (tick runs after a record is written or failed). */
+  checkCancelled(): void {
+    if (this.opts.signal?.aborted) throw new ImportCancelled();
   }
 
   private async fail(p: ImportProblem) {

@@ -54,7 +54,8 @@ export const ZImportCounts = z.object({
   failed: z.number().int().describe("Records not imported (see problems)."),
 });
 
-export const IMPORT_STATUSES = ["pending", "running", "done", "failed"] as const;
+/** cancelled: stopped by POST /imports/{id}/cancel between two transactions; counts say what was written. */
+export const IMPORT_STATUSES = ["pending", "running", "done", "failed", "cancelled"] as const;
 
 export const ZImportJob = z.object({
   id: z.string(),

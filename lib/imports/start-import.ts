@@ -1,11 +1,11 @@
 import "server-only";
 import type { ProjectSql } from "../db/project-sql";
 import { compareKeys, connectDify, difyDatabaseUrl, difySourceKey, keyBefore, planDifyRun, readCursor, writeCursor, type MessageKey } from "./dify-db";
-import { createJob, finishJob, saveProgress } from "./import-jobs";
+import { controlJob, createJob, finishJob, saveProgress } from "./import-jobs";
 import { parseImportText, type FileFormat } from "./parse-import";
 import { readStoreRows } from "./langgraph-db";
 import { langgraphMemories, storeRowsFromDump } from "./parse-langgraph";
-import { ImportRun, type ImportProgress } from "./run-import";
+import { ImportCancelled, ImportRun, type ImportProgress } from "./run-import";
 import type { ImportCreate, ImportJob } from "./schemas";
 import { withBulkJobHeap } from "../process/bulk-job-heap";
 
@@ -101,9 +101,11 @@ async function startDifyDb(sql: ProjectSql, actor: string | null, req: ImportCre
 export function inBackground(sql: ProjectSql, jobId: string, work: (run: ImportRun) => Promise<void>, dryRun: boolean, totalOf?: () => number, cleanup?: () => void) {
   let last = 0;
   let saving: Promise<void> | null = null;
+  const control = controlJob(jobId);
   const run = new ImportRun(sql, {
     dryRun,
     jobId,
+    signal: control.signal,
     onProgress: async (p: ImportProgress) => {
       const now = Date.now();
       if (now - last < PROGRESS_MS || saving) return;
@@ -116,16 +118,22 @@ export function inBackground(sql: ProjectSql, jobId: string, work: (run: ImportR
   void (async () => {
     await new Promise((r) => setImmediate(r));
     let error: string | null = null;
+    let cancelled = false;
     try {
+      run.checkCancelled();
       await withBulkJobHeap(() => work(run));
     } catch (e) {
-      error = e instanceof Error ? e.message : String(e);
-      console.error(`[imports] job ${jobId} stopped:`, e);
+      if (e instanceof ImportCancelled) cancelled = true;
+      else {
+        error = e instanceof Error ? e.message : String(e);
+        console.error(`[imports] job ${jobId} stopped:`, e);
+      }
     } finally {
       cleanup?.();
     }
     await saving;
-    await finishJob(sql, jobId, run.snapshot(), error).catch((e) => console.error(`[imports] job ${jobId}: could not record the end`, e));
+    await finishJob(sql, jobId, run.snapshot(), error, cancelled).catch((e) => console.error(`[imports] job ${jobId}: could not record the end`, e));
+    control.ended();
   })();
 }
 

@@ -7,15 +7,17 @@ import { parseImportText, type FileFormat } from "./parse-import";
 import { chatgptConversation } from "./parse-chatgpt";
 import { claudeConversation, claudeMemories } from "./parse-claude";
 import { parseLetta } from "./parse-letta";
-import { parseMemoryFiles } from "./parse-memory-dir";
-import { parseAgentScope } from "./parse-agentscope";
+import { parseMemoryFilesYielding } from "./parse-memory-dir";
+import { parseAgentScopeYielding } from "./parse-agentscope";
 import { parseAgentsSqlite } from "./parse-openai-agents";
 import { langgraphMemories, storeRowsFromDump } from "./parse-langgraph";
 import type { ImportRun } from "./run-import";
 import type { ImportJob } from "./schemas";
 import { inBackground, zero } from "./start-import";
 import { JsonArraySplitter } from "../streams/json-array-splitter";
-import { zipEntryNames, fileSize, head, kindOf, pumpFile, pumpZipEntry, readWhole, readZip, removeUpload, type FileKind } from "./upload-file";
+import { zipEntryNames, fileSize, head, kindOf, pumpFile, pumpZipEntry, readWhole, readZip, removeUpload, walkZip, type FileKind } from "./upload-file";
+import { ImportLimitError, LIMITS } from "./upload-limits";
+import { JsonArraySyntaxError } from "../streams/json-array-splitter";
 import type { ImportConversation, ImportFormat, ImportMemory, ImportProblem, ParsedImport, UploadFormat } from "./types";
 
 // POST /api/v1/imports/upload: the file's bytes are the body (saved to a temporary file
@@ -47,12 +49,17 @@ export async function startUpload(sql: ProjectSql, actor: string | null, file: s
     format = asked;
     const parseOpts = { app_id: opts.app_id, end_user_id: opts.end_user_id ?? null, user_segment: opts.namespace_user_index };
     if (asked === "chatgpt" || asked === "claude") {
+      // A first pass, scanning only (nothing parsed, nothing held): every bound is checked
+      // before the job exists, so a file over one is a 413 and nothing is written.
+      await checkStreamedExport(file, kind);
       const stream = streamedExport(file, kind, asked, parseOpts);
       work = stream.work;
       totalOf = stream.totalOf;
     } else {
       // Read whole now: a file that cannot be read is a 422 before any job exists.
       const parsed = await readWholeFormat(file, kind, asked, parseOpts, !!opts.format);
+      const records = parsed.conversations.length + parsed.memories.length;
+      if (records > LIMITS.records.value) throw new ImportLimitError("records", `${records} records`);
       format = parsed.format; // the older formats are told apart while parsing
       work = (run) => run.add(parsed);
       totalOf = () => parsed.conversations.length + parsed.memories.length + parsed.problems.length + (parsed.skipped ?? 0);
@@ -107,10 +114,11 @@ async function readWholeFormat(file: string, kind: FileKind, format: UploadForma
   switch (format) {
     case "openai-agents":
       if (kind !== "sqlite") throw notKind(format, "a SQLite database file (SQLiteSession's)");
-      return parseAgentsSqlite(new Uint8Array(readWhole(file)), opts);
+      wholeSize(file);
+      return parseAgentsSqlite(file, opts); // read in a worker thread, from the file
     case "letta": {
       if (kind === "zip") {
-        const files = [...readZip(file)].filter(([n]) => n.endsWith(".af") || n.endsWith(".json"));
+        const files = await readZip(file, (n) => n.endsWith(".af") || n.endsWith(".json"));
         const all: ParsedImport = { format: "letta", source: "letta", conversations: [], memories: [], problems: [] };
         for (const [name, bytes] of files) merge(all, parseLetta(jsonOf(Buffer.from(bytes).toString("utf8"), name), name, opts));
         return all;
@@ -118,12 +126,12 @@ async function readWholeFormat(file: string, kind: FileKind, format: UploadForma
       return parseLetta(jsonOf(readWhole(file).toString("utf8"), "file"), "file", opts);
     }
     case "memory-dir": {
-      const files = kind === "zip" ? readZip(file) : new Map([["MEMORY.md", new Uint8Array(readWhole(file))]]);
-      return parseMemoryFiles(files, opts);
+      const files = kind === "zip" ? await readZip(file) : new Map([["MEMORY.md", new Uint8Array(readWhole(file))]]);
+      return parseMemoryFilesYielding(files, { ...opts, maxRecords: LIMITS.records.value });
     }
     case "agentscope":
       if (kind !== "zip") throw notKind(format, "a zip of the workspace folder");
-      return parseAgentScope(readZip(file), opts);
+      return parseAgentScopeYielding(await readZip(file), { ...opts, maxRecords: LIMITS.records.value });
     case "langgraph": {
       if (kind !== "text") throw notKind(format, "the store table's SQL dump (pg_dump), or no file: POST /imports with format langgraph reads MEMSCOPE_LANGGRAPH_DATABASE_URL");
       const dump = storeRowsFromDump(readWhole(file).toString("utf8"));
@@ -138,6 +146,12 @@ async function readWholeFormat(file: string, kind: FileKind, format: UploadForma
     default:
       throw new Error(`unreachable: ${format}`);
   }
+}
+
+/** A file read whole (in a worker or here) is bounded like a zip's unpacked bytes. */
+function wholeSize(file: string) {
+  const size = fileSize(file);
+  if (size > LIMITS.wholeUnpacked.value) throw new ImportLimitError("wholeUnpacked", `the file is ${size} bytes; this format is read whole`);
 }
 
 function merge(into: ParsedImport, from: ParsedImport) {
@@ -157,6 +171,71 @@ function jsonOf(text: string, record: string): unknown {
   }
 }
 
+const CONVERSATIONS = /(^|\/)conversations\.json$/;
+const MEMORIES = /(^|\/)memories\.json$/;
+
+/** A splitter that holds one conversation at most `record_bytes` long, `nesting_depth` deep and of `values_per_record` objects and arrays. */
+const boundedSplitter = (scanOnly: boolean) => new JsonArraySplitter({ maxElementBytes: LIMITS.record.value, maxDepth: LIMITS.depth.value, maxContainers: LIMITS.values.value, scanOnly });
+
+/** The splitter's bound errors as the 413 naming the limit; other errors as they are. */
+function boundError(e: unknown): unknown {
+  if (e instanceof JsonArraySyntaxError && e.kind === "too_large") return new ImportLimitError("record", `conversations[${e.index}] is longer than ${LIMITS.record.value} bytes`);
+  if (e instanceof JsonArraySyntaxError && e.kind === "too_many_values") return new ImportLimitError("values", `conversations[${e.index}] holds more than ${LIMITS.values.value} objects and arrays`);
+  if (e instanceof JsonArraySyntaxError && e.kind === "too_deep") return new ImportLimitError("depth", `conversations[${e.index}] is nested deeper than ${LIMITS.depth.value}`);
+  return e;
+}
+
+/**
+ * The streamed export's bounds, checked by scanning it once before the job starts: unpacked
+ * bytes and the zip's entries (walkZip), one conversation's bytes and nesting, memories.json's
+ * size. JSON syntax is left to the job (the conversations before an error are imported, as
+ * before); only the bounds are refused here.
+ */
+async function checkStreamedExport(file: string, kind: FileKind): Promise<void> {
+  if (kind === "sqlite") return; // refused by streamedExport
+  const splitter = boundedSplitter(true);
+  let failure: unknown = null;
+  let stopped = false; // a syntax error: the job reports it
+  let memories = 0;
+  const write = (name: string, chunk: Uint8Array) => {
+    if (failure) return;
+    if (MEMORIES.test(name)) {
+      memories += chunk.length;
+      if (memories > LIMITS.record.value) failure = new ImportLimitError("record", `${name} is longer than ${LIMITS.record.value} bytes`);
+      return;
+    }
+    if (stopped || splitter.ended) return;
+    try {
+      splitter.write(chunk);
+    } catch (e) {
+      const bound = boundError(e);
+      if (bound instanceof ImportLimitError) failure = bound;
+      else stopped = true;
+    }
+  };
+  const drain = async () => {
+    if (failure) throw failure;
+  };
+  if (kind === "zip") {
+    let conversations = false;
+    await walkZip(file, {
+      pick: (n) => {
+        if (MEMORIES.test(n)) return true;
+        if (conversations || !CONVERSATIONS.test(n)) return false;
+        conversations = true;
+        return true;
+      },
+      write,
+      drain,
+      total: "unpacked",
+      entry: null,
+    });
+  } else {
+    await pumpFile(file, (chunk) => write("conversations.json", chunk), drain);
+  }
+  if (failure) throw failure;
+}
+
 /**
  * ChatGPT's or Claude's conversations.json (bare, or inside the export's zip), one array
  * element at a time. Memories repeat across conversations (ChatGPT's custom instructions
@@ -173,7 +252,7 @@ function streamedExport(file: string, kind: FileKind, format: "chatgpt" | "claud
     let batch: ParsedImport = fresh(format);
     let turns = 0;
     // One array element (a conversation) at a time: lib/streams/json-array-splitter.ts.
-    const parser = new JsonArraySplitter();
+    const parser = boundedSplitter(false);
     let syntax: Error | null = null;
     parser.onValue = (value, key) => {
       records++;
@@ -219,20 +298,21 @@ function streamedExport(file: string, kind: FileKind, format: "chatgpt" | "claud
       try {
         parser.write(chunk);
       } catch (e) {
-        syntax = e as Error;
+        syntax = boundError(e) as Error;
       }
     };
     const drain = async () => {
       if (syntax) {
         await settle(); // the batches before the error are written, as before
-        throw syntaxError(syntax, records);
+        throw syntax instanceof ImportLimitError ? syntax : syntaxError(syntax, records);
       }
+      run.checkCancelled(); // between batches too: reading a large file stops at once
       await flush(false);
     };
     try {
       if (kind === "zip") {
         read = 0;
-        const found = await pumpZipEntry(file, (n) => /(^|\/)conversations\.json$/.test(n), write, drain);
+        const found = await pumpZipEntry(file, (n) => CONVERSATIONS.test(n), write, drain);
         if (!found) throw new ValidationError("The zip has no conversations.json", [{ field: "body", message: "no conversations.json in the archive" }], "invalid_import_file");
       } else {
         await pumpFile(file, (chunk) => write(chunk), drain);
@@ -255,7 +335,7 @@ function streamedExport(file: string, kind: FileKind, format: "chatgpt" | "claud
     if (parser.topLevelObject) batch.problems.push({ record: "file", message: "conversations.json must be an array of conversations" });
     read = size;
     if (format === "claude" && kind === "zip") {
-      const mem = await zipEntryText(file, /(^|\/)memories\.json$/);
+      const mem = await zipEntryText(file, MEMORIES);
       if (mem) {
         try {
           addMemories(batch, claudeMemories(JSON.parse(mem.text), mem.name, opts), seenMemories);
@@ -269,10 +349,10 @@ function streamedExport(file: string, kind: FileKind, format: "chatgpt" | "claud
   return { work, totalOf };
 }
 
-/** A small entry of a zip (Claude's memories.json), streamed out like conversations.json. */
+/** A small entry of a zip (Claude's memories.json), streamed out like conversations.json, at most record_bytes long. */
 async function zipEntryText(file: string, pick: RegExp): Promise<{ name: string; text: string } | null> {
   const parts: Uint8Array[] = [];
-  const name = await pumpZipEntry(file, (n) => pick.test(n), (c) => parts.push(c), async () => {});
+  const name = await pumpZipEntry(file, (n) => pick.test(n), (c) => parts.push(c), async () => {}, "record");
   return name ? { name, text: Buffer.concat(parts).toString("utf8") } : null;
 }
 

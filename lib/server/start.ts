@@ -9,6 +9,7 @@ import { ensureUserVectorIndexesAtStart, userVectorIndexMin } from "../embedding
 import { exactScanMaxMemories } from "../memories/exact-scan-max";
 import { retentionCheckMs, startRetentionScheduler } from "../retention/scheduler";
 import { collectStartGarbage } from "./collect-start-garbage";
+import { removeStaleUploads } from "../imports/upload-file";
 
 // The server's start, in one place above the domains: lib/db opens, migrates and analyses; what
 // the server then does with its database (demo seed, users' vector indexes, the re-embedding job,
@@ -81,5 +82,8 @@ export async function startServer(): Promise<void> {
     console.error(`[memscope] not starting: the start rules failed: ${(e as Error).message}`);
     process.exit(1);
   }
+  // Temporary upload files of a process that crashed mid-import (lib/imports/upload-file.ts).
+  const stale = removeStaleUploads();
+  if (stale) console.log(`[memscope] removed ${stale} temporary upload file(s) left by a stopped process`);
   await collectStartGarbage();
 }

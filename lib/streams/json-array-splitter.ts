@@ -39,9 +39,11 @@ type Phase =
  * What went wrong: "empty" (no value at all), "not_array" (the top-level value is not an array),
  * "not_object" (a scalar element where `scalars: false`), "element" (an element JSON.parse
  * refuses), "unexpected" (a misplaced "," or "]", a missing comma), "unclosed" (the input ends
- * before the closing "]"), "trailing" (more than whitespace after it).
+ * before the closing "]"), "trailing" (more than whitespace after it), "too_large" (an element over
+ * `maxElementBytes`, found before its bytes are held), "too_deep" (nesting over `maxDepth`),
+ * "too_many_values" (more objects and arrays in one element than `maxContainers`).
  */
-export type JsonArrayErrorKind = "empty" | "not_array" | "not_object" | "element" | "unexpected" | "unclosed" | "trailing";
+export type JsonArrayErrorKind = "empty" | "not_array" | "not_object" | "element" | "unexpected" | "unclosed" | "trailing" | "too_large" | "too_deep" | "too_many_values";
 
 export class JsonArraySyntaxError extends Error {
   constructor(
@@ -61,6 +63,14 @@ export class JsonArraySyntaxError extends Error {
 export type SplitterOptions = {
   /** false: every element must be an object or an array; a scalar is a "not_object" error as soon as it begins. */
   scalars?: boolean;
+  /** An element longer than this is a "too_large" error as soon as its bytes pass it. */
+  maxElementBytes?: number;
+  /** Arrays and objects nested deeper than this (the top-level array not counted) are a "too_deep" error. */
+  maxDepth?: number;
+  /** Objects and arrays one element may hold (JSON.parse's cost grows with them, not only with the bytes). */
+  maxContainers?: number;
+  /** Only find the elements (onValue gets undefined): nothing is held or parsed, for a first pass that checks the bounds. */
+  scanOnly?: boolean;
 };
 
 /** How many backslashes run right before `at`, not looking before `from`. */
@@ -84,9 +94,21 @@ export class JsonArraySplitter {
   private index = 0;
   private offset = 0;
   private readonly scalars: boolean;
+  /** Bytes of the element being read, in earlier chunks. */
+  private held = 0;
+  private readonly maxBytes: number;
+  private readonly maxDepth: number;
+  private readonly maxContainers: number;
+  /** Objects and arrays of the element being read. */
+  private containers = 0;
+  private readonly scanOnly: boolean;
 
   constructor(opts: SplitterOptions = {}) {
     this.scalars = opts.scalars ?? true;
+    this.maxBytes = opts.maxElementBytes ?? Infinity;
+    this.maxDepth = opts.maxDepth ?? Infinity;
+    this.maxContainers = opts.maxContainers ?? Infinity;
+    this.scanOnly = opts.scanOnly ?? false;
   }
 
   /** True when the top-level value was an object (not an array of conversations). */
@@ -134,8 +156,10 @@ export class JsonArraySplitter {
           continue;
         }
         if (b === QUOTE) this.inString = true;
-        else if (b === OPEN_BRACE || b === OPEN_BRACKET) this.depth++;
-        else if (b === CLOSE_BRACE || b === CLOSE_BRACKET) {
+        else if (b === OPEN_BRACE || b === OPEN_BRACKET) {
+          if (++this.depth > this.maxDepth) throw new JsonArraySyntaxError("too_deep", `Element ${this.index} is nested deeper than ${this.maxDepth}`, this.index);
+          if (++this.containers > this.maxContainers) throw new JsonArraySyntaxError("too_many_values", `Element ${this.index} holds more than ${this.maxContainers} objects and arrays`, this.index);
+        } else if (b === CLOSE_BRACE || b === CLOSE_BRACKET) {
           if (--this.depth === 0) this.emit(chunk, start, i + 1);
         }
         continue;
@@ -164,6 +188,7 @@ export class JsonArraySplitter {
           this.phase = "element";
           start = i;
           this.depth = b === OPEN_BRACE || b === OPEN_BRACKET ? 1 : 0;
+          this.containers = this.depth;
           this.inString = b === QUOTE;
           this.scalar = !this.inString && this.depth === 0;
           break;
@@ -178,7 +203,11 @@ export class JsonArraySplitter {
           return;
       }
     }
-    if (this.phase === "element" && start >= 0 && start < n) this.parts.push(chunk.subarray(start));
+    if (this.phase === "element" && start >= 0 && start < n) {
+      this.held += n - start;
+      if (this.held > this.maxBytes) throw new JsonArraySyntaxError("too_large", `Element ${this.index} is longer than ${this.maxBytes} bytes`, this.index);
+      if (!this.scanOnly) this.parts.push(chunk.subarray(start));
+    }
     this.offset += n;
   }
 
@@ -195,6 +224,15 @@ export class JsonArraySplitter {
   }
 
   private emit(chunk: Uint8Array, start: number, end: number): void {
+    const length = this.held + end - start;
+    this.held = 0;
+    if (length > this.maxBytes) throw new JsonArraySyntaxError("too_large", `Element ${this.index} is longer than ${this.maxBytes} bytes`, this.index);
+    if (this.scanOnly) {
+      this.phase = "after";
+      this.scalar = false;
+      this.onValue(undefined, this.index++);
+      return;
+    }
     const tail = chunk.subarray(start, end);
     const bytes = this.parts.length ? Buffer.concat([...this.parts, tail]) : Buffer.from(tail.buffer, tail.byteOffset, tail.byteLength);
     this.parts = [];

@@ -250,6 +250,8 @@ describe.each(DATABASE_KINDS)("evals on %s", (kind) => {
     broken[1].haystack_dates = [];
     const bad = await upload(set.id, "format=longmemeval&user_prefix=broken", JSON.stringify(broken));
     expect([bad.status, bad.body.error.code, bad.body.error.details[0].field]).toEqual([422, "invalid_eval_file", "record 1 (question_id gpt4_2655b836_abs): haystack_dates"]);
+    // All or nothing: record 0, good and new (another user prefix), was not written either.
+    expect((await api.get(`/evals/sets/${set.id}/cases`)).body.data).toHaveLength(2);
     // A file that is no array of records, read from disk as bytes: named on "content".
     const after = await upload(set.id, "format=longmemeval&user_prefix=after", `${sample.trimEnd()} x`);
     expect([after.status, after.body.error.code, after.body.error.message, after.body.error.details]).toEqual([

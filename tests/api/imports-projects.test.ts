@@ -70,6 +70,11 @@ describe("imports are per project", () => {
 
     // A: the job is not found, and not listed.
     expect((await call(keyA, "GET", `/imports/${jobB.id}`)).status).toBe(404);
+    // Cancelling it from A is the same 404 as for an id nobody has (not a 409 that would tell it exists).
+    const cancelA = await call(keyA, "POST", `/imports/${jobB.id}/cancel`);
+    expect([cancelA.status, cancelA.body.error.code]).toEqual([404, "not_found"]);
+    const cancelB = await call(keyB, "POST", `/imports/${jobB.id}/cancel`);
+    expect([cancelB.status, cancelB.body.error.code]).toEqual([409, "conflict"]);
     const listA = await call(keyA, "GET", "/imports");
     expect(listA.status).toBe(200);
     expect(listA.body.data.map((j: Job) => j.id)).not.toContain(jobB.id);

@@ -18,10 +18,12 @@ export const uploadImport = contract({
   summary: "Import an uploaded file: ChatGPT or Claude export, Letta agent file, OpenAI Agents SQLiteSession database, memory folder (zip), AgentScope workspace (zip), or the older formats",
   description:
     "The body is the file's bytes (Content-Type: application/octet-stream), up to 2 GiB; it is streamed to a temporary file, and ChatGPT's and Claude's conversations.json " +
-    "(bare or in the export's zip) are read a conversation at a time, so memory stays bounded. Answers 202 with the job; the rest is as POST /imports.",
+    "(bare or in the export's zip) are read a conversation at a time, so memory stays bounded. Answers 202 with the job; the rest is as POST /imports. " +
+    "Every bound of the import limits (README: unpacked size, zip entries, one entry's or one record's size, nesting depth, records, SQLite value size, " +
+    "parse time and memory) is checked while the file is read, before the job starts: over one, 413 import_limit_exceeded naming it (details[0].field), nothing written.",
   query: ZImportUploadQuery,
   rawBody: { contentType: "application/octet-stream", description: "The file: JSON, JSONL, a zip of an export or a folder, or a SQLite database." },
-  response: ZImportJob, status: 202, errors: [415, 422],
+  response: ZImportJob, status: 202, errors: [413, 415, 422],
 });
 
 export const listImports = contract({
@@ -34,6 +36,13 @@ export const getImport = contract({
   tag, method: "GET", path: "/imports/{id}", scope: "imports:read",
   summary: "An import job: status, progress, counts and the first problems",
   params: z.object({ id: pathId("Import") }), response: ZImportJob, errors: [404],
+});
+
+export const cancelImport = contract({
+  tag, method: "POST", path: "/imports/{id}/cancel", scope: "imports:write",
+  summary: "Stop a running import between two transactions; answers the job once it has stopped (status cancelled, counts: what was written)",
+  description: "What the job wrote before it stopped stays (each conversation and memory is its own transaction). 409 when the job has already ended.",
+  params: z.object({ id: pathId("Import") }), response: ZImportJob, errors: [404, 409],
 });
 
 export const listDifyApps = contract({
@@ -57,4 +66,4 @@ export const exportClaudeCodeMd = contract({
   params: ZUserParams, produces: "text/markdown", response: z.string(),
 });
 
-export const IMPORT_CONTRACTS = [exportMemoriesDir, exportClaudeCodeMd, createImport, uploadImport, listImports, getImport, listDifyApps];
+export const IMPORT_CONTRACTS = [exportMemoriesDir, exportClaudeCodeMd, createImport, uploadImport, listImports, getImport, cancelImport, listDifyApps];
