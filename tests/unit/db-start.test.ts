@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { dbSingleton, setDatabaseStart, type DatabaseStart } from "@/lib/db/db-singleton";
 import type { Database } from "@/lib/db/open-database";
 import { freePort } from "../helpers/free-port";
@@ -14,10 +14,20 @@ const KEYS = [Symbol.for("memscope.db"), Symbol.for("memscope.db.start")];
 describe.skipIf(!realPostgresUrl())("the process's database and the start registered with it", () => {
   const saved = process.env.DATABASE_URL;
   let opened: Database | undefined;
+  // Unit files share a worker (--no-isolate): a database another file opened through the
+  // process's singleton is set aside for the test and put back after it, not reused.
+  let held: unknown[] = [];
+  beforeEach(() => {
+    held = KEYS.map((k) => (globalThis as Record<symbol, unknown>)[k]);
+    for (const k of KEYS) delete (globalThis as Record<symbol, unknown>)[k];
+  });
   afterEach(async () => {
     await opened?.close();
     opened = undefined;
-    for (const k of KEYS) delete (globalThis as Record<symbol, unknown>)[k];
+    KEYS.forEach((k, i) => {
+      if (held[i] === undefined) delete (globalThis as Record<symbol, unknown>)[k];
+      else (globalThis as Record<symbol, unknown>)[k] = held[i];
+    });
     if (saved === undefined) delete process.env.DATABASE_URL;
     else process.env.DATABASE_URL = saved;
   });
