@@ -23,7 +23,7 @@ export async function writeEmbeddingsMany(tx: ProjectSql, userId: string, items:
     await tx.query(
       `INSERT INTO memory_embeddings (memory_id, model, user_id, dimensions, embedding, project_id)
        SELECT u.memory_id, $3, $4, $5, u.embedding::vector, $6 FROM unnest($1::uuid[], $2::text[]) AS u(memory_id, embedding)
-       ON CONFLICT (model, memory_id) DO UPDATE SET embedding = EXCLUDED.embedding, dimensions = EXCLUDED.dimensions, created_at = now()`,
+       ON CONFLICT (project_id, model, memory_id) DO UPDATE SET embedding = EXCLUDED.embedding, dimensions = EXCLUDED.dimensions, created_at = now()`,
       [ids, vectors, provider.model, userId, provider.dimensions, tx.projectId],
     );
   }
