@@ -344,11 +344,11 @@ const Row = memo(function Row({ m, index, focused, selected, editing, href, cols
           <InlineEditor memory={m} onDone={onEditDone} />
         ) : (
           <div className="flex min-w-0 items-center gap-2">
-            {archived && <span className="shrink-0 text-[10px] font-medium tracking-wide text-zinc-600 uppercase">archived</span>}
+            {archived && <span className="shrink-0 text-[10px] font-medium tracking-wide text-zinc-600 uppercase dark:text-zinc-400">archived</span>}
             <span data-testid="memory-content" title={m.content} className="min-w-0 flex-1 cursor-default truncate leading-5 text-zinc-800 select-text dark:text-zinc-200">
               {m.content}
             </span>
-            <span className="shrink-0 font-mono text-[10px] text-zinc-600 tabular-nums" data-testid="memory-version" title="version">
+            <span className="shrink-0 font-mono text-[10px] text-zinc-600 tabular-nums dark:text-zinc-400" data-testid="memory-version" title="version">
               v{m.version}
             </span>
           </div>
@@ -365,7 +365,7 @@ const Row = memo(function Row({ m, index, focused, selected, editing, href, cols
             {relativeTime(m.last_accessed_at)}
           </time>
         ) : (
-          <span className="text-zinc-600">never</span>
+          <span className="text-zinc-600 dark:text-zinc-400">never</span>
         )}
       </div>
       <div role="gridcell" className="px-2 pt-3 text-xs whitespace-nowrap text-zinc-600 dark:text-zinc-400">

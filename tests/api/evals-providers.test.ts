@@ -60,7 +60,7 @@ describe.each(DATABASE_KINDS)("evals with a chat model and an embedding endpoint
     const r = await api.post(`/evals/sets/${set.id}/import`, { format: "longmemeval", content, extraction: "chat", user_prefix: "chat" });
     expect(r.status).toBe(201);
     // Three sessions, four turns: one memory per turn (the one naming turn 99 is dropped).
-    expect(r.body).toEqual({ cases: 2, skipped: 0, conversations: 3, turns: 4, memories: 4 });
+    expect(r.body).toEqual({ cases: 2, skipped: 0, conversations: 3, turns: 4, memories: 4, dry_run: false, defects: [], defect_count: 0 });
     const mems = (await api.get(`/users/${encodeURIComponent("chat:e47becba")}/memories?limit=50`)).body.data as { content: string }[];
     expect(mems.map((m) => m.content).sort()).toEqual(["Said: Can you suggest a good road bike for commuting?", "Said: I graduated with a degree in Business Administration, and I am looking for jobs in marketing.", "Said: I ride about ten kilometres each way."]);
     const run = await api.post(`/evals/sets/${set.id}/runs`, { config: { k: 3 } });

@@ -102,7 +102,7 @@ describe.each(DATABASE_KINDS)("OTLP logs and metrics on %s", (kind) => {
     expect((await post("logs", null, "{}", JSON_TYPE)).status).toBe(401);
     expect((await post("logs", reader.key, "{}", JSON_TYPE)).status).toBe(403);
     expect((await post("logs", key, "{}", { "content-type": "text/plain" })).status).toBe(415);
-    expect((await post("logs", key, new Uint8Array(9 * 1024 * 1024), PROTO_TYPE)).status).toBe(413);
+    expect((await post("logs", key, new Uint8Array(33 * 1024 * 1024), PROTO_TYPE)).status).toBe(413);
     const badId = await post("logs", key, JSON.stringify({ resourceLogs: [{ scopeLogs: [{ logRecords: [{ traceId: "xyz" }] }] }] }), JSON_TYPE);
     expect(badId.status).toBe(400);
     expect(badId.body.error).toMatchObject({ code: "invalid_otlp", details: [{ field: "resourceLogs[0].scopeLogs[0].logRecords[0].traceId" }] });
@@ -156,7 +156,7 @@ describe.each(DATABASE_KINDS)("OTLP logs and metrics on %s", (kind) => {
     expect([...(proto.body as Uint8Array).slice(0, 4)]).toEqual([0x0a, (proto.body as Uint8Array).length - 2, 0x08, 0x02]);
     expect((await post("metrics", key, "[", JSON_TYPE)).status).toBe(400);
     expect((await post("metrics", key, "{}", { "content-type": "text/csv" })).status).toBe(415);
-    expect((await post("metrics", key, new Uint8Array(9 * 1024 * 1024), PROTO_TYPE)).status).toBe(413);
+    expect((await post("metrics", key, new Uint8Array(33 * 1024 * 1024), PROTO_TYPE)).status).toBe(413);
     expect((await post("metrics", null, "{}", JSON_TYPE)).status).toBe(401);
     expect((await post("metrics", reader.key, "{}", JSON_TYPE)).status).toBe(403);
   });

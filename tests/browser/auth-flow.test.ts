@@ -240,9 +240,10 @@ describe("accounts in a browser", () => {
     await viewer.goto(`${suite.url}/evals`);
     const addSet = viewer.getByRole("button", { name: "Add", exact: true });
     await addSet.waitFor();
-    // Disabled through their fieldset (:disabled), once the page knows the role.
-    await expect.poll(() => addSet.evaluate((e) => e.matches(":disabled"))).toBe(true);
-    expect(await viewer.locator("#new-set").evaluate((e) => e.matches(":disabled"))).toBe(true);
+    // Disabled through their fieldset (:disabled), once the page knows the role (the empty
+    // name field alone keeps Add disabled, so the field is what says it).
+    await expect.poll(() => viewer.locator("#new-set").evaluate((e) => e.matches(":disabled"))).toBe(true);
+    expect(await addSet.evaluate((e) => e.matches(":disabled"))).toBe(true);
     expect(await viewer.locator("fieldset[data-read-only]").first().getAttribute("title")).toMatch(/Read only/);
     await viewer.goto(`${suite.url}/settings/members`);
     const roleSelect = viewer.getByLabel("Role of admin@example.com");
