@@ -42,16 +42,20 @@ export const STATEMENT_SIZES: Record<"embedded" | "server", StatementSizes> = {
   server: { turns: Number.POSITIVE_INFINITY, captureBytes: Number.POSITIVE_INFINITY },
 };
 
-export type IngestResult = {
-  spans: number;
-  /** Chat spans without content, kept until their GenAI log events arrive (POST /logs). */
-  awaiting_logs: number;
+/** What an ingest of traces or of logs did, beside its own counts. */
+type IngestOutcome = {
   turns_created: number;
   duplicates: number;
   ignored: number;
   ignored_by_kind: Record<string, number>;
   rejected: { field: string; message: string }[];
   conversation_ids: string[];
+};
+
+export type IngestResult = IngestOutcome & {
+  spans: number;
+  /** Chat spans without content, kept until their GenAI log events arrive (POST /logs). */
+  awaiting_logs: number;
 };
 
 export const conversationIdOf = (c: Pick<CapturedChat, "conversationKey" | "traceId">) =>
@@ -157,16 +161,10 @@ export async function ingestTraces(
   };
 }
 
-export type LogIngestResult = {
+export type LogIngestResult = IngestOutcome & {
   log_records: number;
   /** GenAI events kept until their span arrives (POST /traces). */
   awaiting_span: number;
-  turns_created: number;
-  duplicates: number;
-  ignored: number;
-  ignored_by_kind: Record<string, number>;
-  rejected: { field: string; message: string }[];
-  conversation_ids: string[];
 };
 
 /** A GenAI log event of a span, with the digest that makes a resent record one row. */
