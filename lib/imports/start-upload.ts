@@ -83,7 +83,9 @@ export function detectUpload(kind: FileKind, first: Buffer, file: string): Uploa
       // Both exports have conversations.json; ChatGPT's has chat.html / message_feedback.json, Claude's users.json.
       return names.some((n) => /(^|\/)(chat\.html|message_feedback\.json|model_comparisons\.json|shared_conversations\.json)$/.test(n)) ? "chatgpt" : "claude";
     }
-    if (names.some((n) => /(^|\/)sessions\/[^/]+\.(log\.)?jsonl$/.test(n) || /(^|\/)memory\/\d{4}-\d{2}-\d{2}\.md$/.test(n))) return "agentscope";
+    // AgentScope: the harness's agents/<agent>/sessions/<id>.jsonl, the Python workspace's sessions/<id>/context.jsonl
+    // (or <id>.log.jsonl), daily notes memory/YYYY-MM-DD.md; only then a folder of memory files.
+    if (names.some((n) => /(^|\/)sessions\/[^/]+\.(log\.)?jsonl$/.test(n) || /(^|\/)sessions\/[^/]+\/context\.jsonl$/.test(n) || /(^|\/)memory\/\d{4}-\d{2}-\d{2}\.md$/.test(n))) return "agentscope";
     if (names.some((n) => /\.af$/.test(n))) return "letta";
     return "memory-dir";
   }
