@@ -1,4 +1,4 @@
-// npm run import -- [--format FORMAT] [--dry-run] [--app-id ID] [--end-user ID] <file|folder|url|dify-app-id>
+// npm run import -- [--format FORMAT] [--dry-run] [--app-id ID] [--end-user ID] [--user-from namespace[i]] <file|folder|url|dify-app-id>
 //
 // Talks to a running Memscope (MEMSCOPE_URL, default http://localhost:3000; MEMSCOPE_API_KEY
 // as a Bearer key when set): streams the file (or what the URL serves) to POST
@@ -15,7 +15,7 @@ import { zipFolder } from "../lib/imports/zip-folder";
 import { summaryLine, type DifyApps, type ImportJob } from "../lib/imports/schemas";
 import { IMPORT_FORMATS } from "../lib/imports/types";
 
-type Args = { format?: string; dryRun: boolean; appId?: string; endUser?: string; target?: string };
+type Args = { format?: string; dryRun: boolean; appId?: string; endUser?: string; userFrom?: number; target?: string };
 
 function parseArgs(argv: string[]): Args {
   const a: Args = { dryRun: false };
@@ -31,6 +31,13 @@ function parseArgs(argv: string[]): Args {
     else if (x.startsWith("--format=")) a.format = x.slice(9);
     else if (x === "--app-id") a.appId = value();
     else if (x === "--end-user") a.endUser = value();
+    else if (x === "--user-from" || x.startsWith("--user-from=")) {
+      // LangGraph: which part of a store namespace names the user, namespace[i] (0 = the first, -1 = the last, the default).
+      const v = x === "--user-from" ? value() : x.slice(12);
+      const m = /^namespace\[(-?\d{1,2})\]$/.exec(v.trim());
+      if (!m) fail(`--user-from must be namespace[i] (0 the first part, -1 the last), got ${v}`);
+      a.userFrom = Number(m[1]);
+    }
     else if (x === "--help" || x === "-h") usage(0);
     else if (x.startsWith("--")) fail(`unknown option ${x}`);
     else if (a.target) fail(`one source at a time (got ${a.target} and ${x})`);
@@ -41,7 +48,7 @@ function parseArgs(argv: string[]): Args {
 }
 
 function usage(code: number): never {
-  console.log(`usage: npm run import -- [--format ${IMPORT_FORMATS.join("|")}] [--dry-run] [--app-id ID] [--end-user ID] <file|folder|url|dify-app-id>`);
+  console.log(`usage: npm run import -- [--format ${IMPORT_FORMATS.join("|")}] [--dry-run] [--app-id ID] [--end-user ID] [--user-from namespace[i]] <file|folder|url|dify-app-id>`);
   process.exit(code);
 }
 
@@ -99,6 +106,7 @@ async function upload(args: Args, target: string): Promise<ImportJob> {
   if (args.format) q.set("format", args.format);
   if (args.appId) q.set("app_id", args.appId);
   if (args.endUser) q.set("end_user_id", args.endUser);
+  if (args.userFrom !== undefined) q.set("namespace_user_index", String(args.userFrom));
   let r: Response;
   try {
     r = await fetch(`${base}/api/v1/imports/upload?${q}`, {
@@ -133,11 +141,14 @@ async function main() {
       return;
     }
     body = { format: "dify-db", dify_app_id: args.target };
+  } else if (args.format === "langgraph" && !args.target) {
+    body = { format: "langgraph" }; // the store table of the server's MEMSCOPE_LANGGRAPH_DATABASE_URL
   } else if (!args.target) usage(1);
   let job: ImportJob;
   if (body) {
     if (args.appId) body.app_id = args.appId;
     if (args.endUser) body.end_user_id = args.endUser;
+    if (args.userFrom !== undefined) body.namespace_user_index = args.userFrom;
     body.dry_run = args.dryRun;
     job = await call<ImportJob>("POST", "/imports", body);
   } else {

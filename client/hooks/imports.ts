@@ -59,7 +59,7 @@ export function useDifyApps(enabled: boolean) {
 }
 
 export type UploadFormat = NonNullable<NonNullable<paths["/imports/upload"]["post"]["parameters"]["query"]>["format"]>;
-export type UploadRequest = { file: Blob; dry_run: boolean; file_name: string; format?: UploadFormat; app_id?: string };
+export type UploadRequest = { file: Blob; dry_run: boolean; file_name: string; format?: UploadFormat; app_id?: string; namespace_user_index?: number };
 
 /** A file import: the file's bytes are the body (zips, SQLite files, exports of hundreds of MB). */
 export function useUploadImport() {

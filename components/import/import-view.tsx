@@ -35,6 +35,7 @@ export function ImportView() {
   const [file, setFile] = useState<Picked | null>(null);
   const [format, setFormat] = useState<FileFormat>("");
   const [appId, setAppId] = useState("");
+  const [userFrom, setUserFrom] = useState("");
   const [difyApp, setDifyApp] = useState("");
   const [previewId, setPreviewId] = useState<string | null>(null);
   const [runId, setRunId] = useState<string | null>(null);
@@ -61,7 +62,14 @@ export function ImportView() {
     if (kind === "file") {
       if (!file) return Promise.resolve(null);
       return startFile
-        .mutateAsync({ file: file.file, dry_run: dryRun, file_name: file.name, ...(format ? { format } : {}), ...(appId.trim() ? { app_id: appId.trim() } : {}) })
+        .mutateAsync({
+          file: file.file,
+          dry_run: dryRun,
+          file_name: file.name,
+          ...(format ? { format } : {}),
+          ...(appId.trim() ? { app_id: appId.trim() } : {}),
+          ...(format === "langgraph" && userFrom !== "" ? { namespace_user_index: Number(userFrom) } : {}),
+        })
         .catch(() => null);
     }
     const body = request(dryRun);
@@ -138,6 +146,27 @@ export function ImportView() {
                 {(Object.keys(FORMAT_LABELS) as FileFormat[]).map((f) => (
                   <option key={f} value={f}>
                     {FORMAT_LABELS[f]}
+                  </option>
+                ))}
+              </select>
+            </label>
+          )}
+          {kind === "file" && format === "langgraph" && (
+            <label className="block text-sm">
+              <span className="mb-1 block font-medium">User from namespace part</span>
+              <select
+                value={userFrom}
+                onChange={(e) => {
+                  setUserFrom(e.target.value);
+                  reset();
+                }}
+                data-testid="user-from"
+                className="h-9 w-full rounded-md border border-zinc-300 bg-white px-2 text-sm dark:border-zinc-700 dark:bg-zinc-900"
+              >
+                <option value="">the last (default: LangMem&apos;s (&quot;memories&quot;, user_id))</option>
+                {[0, 1, 2, 3].map((i) => (
+                  <option key={i} value={String(i)}>
+                    namespace[{i}]
                   </option>
                 ))}
               </select>

@@ -90,7 +90,8 @@ export function detectUpload(kind: FileKind, first: Buffer, file: string): Uploa
     return "memory-dir";
   }
   const text = first.toString("utf8");
-  if (/^COPY\s+\S*store\s*\(/m.test(text) || /^--\s*PostgreSQL database dump/.test(text)) return "langgraph";
+  // SQL (pg_dump's header, or a statement first): LangGraph's store dump is the one SQL format, never a memory file.
+  if (looksLikeSql(text)) return "langgraph";
   if (/^\s*\[\s*\{/.test(text) || /^\s*\{/.test(text)) {
     if (/"mapping"\s*:/.test(text) && /"current_node"|"create_time"/.test(text)) return "chatgpt";
     if (/"chat_messages"\s*:/.test(text)) return "claude";
@@ -100,6 +101,14 @@ export function detectUpload(kind: FileKind, first: Buffer, file: string): Uploa
   if (/^\s*(#|-|\*)/.test(text) && !/^\s*[[{]/.test(text)) return "memory-dir";
   // The older formats (Dify API, Mem0, OpenAI chat) by their own detection.
   return "dify-api";
+}
+
+/** pg_dump's "-- PostgreSQL database dump" header, or a first statement that is SQL (after comments and blank lines). */
+export function looksLikeSql(text: string): boolean {
+  if (/^--\s*PostgreSQL database dump/m.test(text)) return true;
+  if (/^(COPY|INSERT\s+INTO)\s+\S*store\b/im.test(text)) return true;
+  const first = text.replace(/^\uFEFF/, "").split("\n").find((l) => l.trim() && !l.trim().startsWith("--"));
+  return !!first && /^\s*(SET|SELECT|CREATE|ALTER|INSERT|COPY|BEGIN|DROP)\s/i.test(first);
 }
 
 function zipNames(file: string): string[] {
