@@ -17,7 +17,8 @@ import type { ImportMemory, ParsedImport } from "./types";
 // out. MEMORY.md lines that only point to a topic file are not memories themselves.
 
 /** maxRecords: memories past it are an ImportLimitError (records), thrown as soon as they are found. */
-export type MemoryDirOptions = { app_id?: string; end_user_id?: string | null; maxRecords?: number };
+/** symlinks: the zip's symbolic links (name -> target as stored), read through to the file they name. */
+export type MemoryDirOptions = { app_id?: string; end_user_id?: string | null; maxRecords?: number; symlinks?: Map<string, string> };
 
 const TEMP = /(^|\/)(\.[^/]*|#[^/]*#|[^/]*~|[^/]*\.(tmp|temp|swp|swo|bak|orig|part|crdownload))$|(^|\/)(__MACOSX|\.DS_Store|Thumbs\.db)(\/|$)/i;
 const TEXT = /\.(md|markdown|txt|text|json|ya?ml|xml|csv|org|rst)$|(^|\/)[^./]+$/i;
@@ -40,21 +41,72 @@ function* memoryFileSteps(files: Map<string, Uint8Array>, opts: MemoryDirOptions
   const claudeCode = names.some((n) => rel(n) === "MEMORY.md");
   const seen = new Set<string>();
   const max = opts.maxRecords ?? Infinity;
-  for (const [name, bytes] of [...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+  const sdkLayout = !claudeCode && names.some((n) => rel(n).split("/").slice(0, -1).includes("memories"));
+  const unrepresented: Record<string, number> = {};
+  out.unrepresented = unrepresented;
+  for (const [name, stored] of [...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     const path = rel(name);
     if (TEMP.test(path) || !TEXT.test(path)) {
       out.skipped!++;
       continue;
     }
-    const text = decode(bytes);
-    if (text === null || !text.trim()) {
+    let bytes = stored;
+    const link = opts.symlinks?.get(name);
+    if (link !== undefined) {
+      // The memory tool reads through a link that stays inside the memory root; one that leaves it, or names nothing, is refused.
+      const target = resolveLink(name, link);
+      const to = target === null ? undefined : files.get(target);
+      if (to === undefined || opts.symlinks!.has(target!)) {
+        out.problems.push({ record: path, message: `a symbolic link to ${JSON.stringify(link)} that names no file in the folder: left out` });
+        continue;
+      }
+      if (!TEMP.test(rel(target!)) && TEXT.test(rel(target!))) {
+        // The file it names is imported under its own path: the link is another name for it.
+        out.skipped!++;
+        unrepresented.memory_dir_symlink = (unrepresented.memory_dir_symlink ?? 0) + 1;
+        continue;
+      }
+      bytes = to;
+    }
+    const decoded = decode(bytes);
+    if (decoded === null) {
+      out.problems.push({ record: path, message: "binary, not text (a NUL byte): left out" });
+      continue;
+    }
+    const text = decoded.text;
+    if (!text.trim()) {
       out.skipped!++;
       continue;
     }
     const parts = path.split("/");
-    const user = claudeCode ? (opts.end_user_id ?? "claude-code") : parts.length > 1 ? parts[0] : (opts.end_user_id ?? "default");
-    const inUser = claudeCode || parts.length === 1 ? path : parts.slice(1).join("/");
-    const provenance = `/memories/${path}`;
+    // Where the user's memory root is: Anthropic's SDK keeps <base>/memories/ (BetaLocalFilesystemMemoryTool),
+    // so a folder per user is <user>/memories/...; Memscope's own export is memories/<user>/...; a bare folder is <user>/...
+    const at = sdkLayout ? parts.slice(0, -1).indexOf("memories") : -1;
+    let user: string;
+    let inUser: string;
+    if (claudeCode) {
+      user = opts.end_user_id ?? "claude-code";
+      inUser = path;
+    } else if (at >= 0) {
+      // <user>/memories/...: that user's; memories/... (one base folder zipped): end_user_id's
+      user = at >= 1 ? parts[at - 1] : (opts.end_user_id ?? "default");
+      inUser = parts.slice(at + 1).join("/");
+    } else if (parts.length > 1) {
+      user = parts[0];
+      inUser = parts.slice(1).join("/");
+    } else {
+      user = opts.end_user_id ?? "default";
+      inUser = path;
+    }
+    if (!inUser) {
+      out.skipped!++;
+      continue;
+    }
+    // The path the memory tool itself would name: relative to the user's memory root.
+    const provenance = claudeCode ? `/memories/${path}` : `/memories/${inUser}`;
+    // Problems name the file as it is in the zip.
+    const recordPath = at >= 0 ? path : `/memories/${path}`;
+    if (decoded.encoding !== "utf-8") unrepresented.memory_dir_latin1_decoded = (unrepresented.memory_dir_latin1_decoded ?? 0) + 1;
     const md = /\.(md|markdown)$/i.test(path);
     // Counted first, without parsing: a file of a million list items is refused in milliseconds.
     if (md && listItemLines(text) > max) throw new ImportLimitError("records", `${path} has more than ${max} list items`);
@@ -69,12 +121,12 @@ function* memoryFileSteps(files: Map<string, Uint8Array>, opts: MemoryDirOptions
       if (out.memories.length >= max) throw new ImportLimitError("records", `more than ${max} memories`);
       out.memories.push({
         externalId,
-        record: `${provenance}${line ? `:${line}` : ""}`,
+        record: `${recordPath}${line ? `:${line}` : ""}`,
         user_id: user.slice(0, 200),
         app_id: opts.app_id ?? (claudeCode ? "claude-code" : "memory-tool"),
         memory_type: "fact",
         content: c.slice(0, 10_000),
-        structured_data: { source: "memory-dir", kind: claudeCode ? "claude_code_memory" : "memory_tool_file", path: provenance, ...(line ? { line } : {}), ...(section ? { section } : {}) },
+        structured_data: { source: "memory-dir", kind: claudeCode ? "claude_code_memory" : "memory_tool_file", path: provenance, ...(line ? { line } : {}), ...(section ? { section } : {}), ...(decoded.encoding !== "utf-8" ? { encoding: decoded.encoding } : {}), ...(link !== undefined ? { symlink: link } : {}) },
         status: "active",
         history: [],
       } satisfies ImportMemory);
@@ -128,12 +180,30 @@ function commonFolder(names: string[]): string | null {
   return null;
 }
 
-/** UTF-8 text, or null for a binary file (a NUL byte, or bytes that are not UTF-8). */
-function decode(bytes: Uint8Array): string | null {
+/**
+ * The file's text: UTF-8, else (bytes that are not UTF-8, as an editor on Windows or an old
+ * Latin-1 system writes) Windows-1252, the superset of Latin-1 browsers use for it; null for a
+ * binary file (a NUL byte).
+ */
+function decode(bytes: Uint8Array): { text: string; encoding: "utf-8" | "windows-1252" } | null {
   if (bytes.includes(0)) return null;
   try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes).replace(/^\uFEFF/, "");
+    return { text: new TextDecoder("utf-8", { fatal: true }).decode(bytes).replace(/^\uFEFF/, ""), encoding: "utf-8" };
   } catch {
-    return null;
+    return { text: new TextDecoder("windows-1252").decode(bytes), encoding: "windows-1252" };
   }
+}
+
+/** A link's target as a zip entry name (relative to the link's folder; absolute or climbing out: null). */
+function resolveLink(name: string, target: string): string | null {
+  if (target.startsWith("/")) return null;
+  const out = name.split("/").slice(0, -1);
+  for (const seg of target.split("/")) {
+    if (seg === "" || seg === ".") continue;
+    if (seg === "..") {
+      if (!out.length) return null;
+      out.pop();
+    } else out.push(seg);
+  }
+  return out.join("/");
 }

@@ -8,6 +8,7 @@ import { chatgptConversation } from "./parse-chatgpt";
 import { claudeConversation, claudeMemories } from "./parse-claude";
 import { parseLetta } from "./parse-letta";
 import { parseMemoryFilesYielding } from "./parse-memory-dir";
+import { zipSymlinkNames } from "./zip-symlinks";
 import { parseAgentScopeYielding } from "./parse-agentscope";
 import { parseAgentsSqlite } from "./parse-openai-agents";
 import { langgraphMemories, storeRowsFromDump } from "./parse-langgraph";
@@ -138,7 +139,10 @@ async function readWholeFormat(file: string, kind: FileKind, format: UploadForma
     }
     case "memory-dir": {
       const files = kind === "zip" ? await readZip(file) : new Map([["MEMORY.md", new Uint8Array(readWhole(file))]]);
-      return parseMemoryFilesYielding(files, { ...opts, maxRecords: LIMITS.records.value });
+      // A link's data is its target: read through it (or name it), never as the file's text.
+      const links = kind === "zip" ? zipSymlinkNames(file) : new Set<string>();
+      const symlinks = new Map([...links].filter((n) => files.has(n)).map((n) => [n, Buffer.from(files.get(n)!).toString("utf8")]));
+      return parseMemoryFilesYielding(files, { ...opts, maxRecords: LIMITS.records.value, symlinks });
     }
     case "agentscope":
       if (kind !== "zip") throw notKind(format, "a zip of the workspace folder");

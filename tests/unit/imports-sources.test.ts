@@ -233,7 +233,7 @@ describe("Memory folders (Anthropic memory tool, Claude Code)", () => {
       ["bob", "Learn Go", "/memories/bob/projects.md:1"],
       ["bob", "Lives in Zürich", "/memories/bob/projects.md:2"],
     ]);
-    expect(p.memories[3].structured_data).toEqual({ source: "memory-dir", kind: "memory_tool_file", path: "/memories/alice/preferences.md", line: 7, section: "Work" });
+    expect(p.memories[3].structured_data).toEqual({ source: "memory-dir", kind: "memory_tool_file", path: "/memories/preferences.md", line: 7, section: "Work" });
     expect(p.skipped).toBe(4); // .swp, draft.md~, empty.md, blank.md
   });
 
@@ -295,6 +295,6 @@ describe("LangGraph store (SQL dump of the store table)", () => {
   });
 
   it("says when a dump has no store COPY block", () => {
-    expect(storeRowsFromDump("-- nothing here\n").problems).toEqual([{ record: "file", message: "no COPY block of the store table (pg_dump's default format)" }]);
+    expect(storeRowsFromDump("-- nothing here\n").problems).toEqual([{ record: "file", message: "no COPY block and no INSERT INTO of the store table (pg_dump's default, --inserts or --column-inserts)" }]);
   });
 });
