@@ -5,7 +5,8 @@ import LongestFirstSequencer from "./tests/support/sequencer.ts";
 import { useTestTmpdir } from "./tests/support/test-tmpdir.ts";
 
 // Before any worker starts: they, and the servers and browsers they start, inherit TMPDIR.
-useTestTmpdir();
+// Said once per run, so that a CI log shows which folder the run had.
+console.log(`[tests] temporary files in ${useTestTmpdir()}`);
 
 export default defineConfig({
   resolve: {
