@@ -2,6 +2,11 @@ import path from "node:path";
 import { defineConfig } from "vitest/config";
 import { LOADED_MACHINE_TIMEOUT_MS } from "./tests/helpers/loaded-machine.ts";
 import LongestFirstSequencer from "./tests/support/sequencer.ts";
+import { useTestTmpdir } from "./tests/support/test-tmpdir.ts";
+
+// Before any worker starts: they, and the servers and browsers they start, inherit TMPDIR.
+// Said once per run, so that a CI log shows which folder the run had.
+console.log(`[tests] temporary files in ${useTestTmpdir()}`);
 
 export default defineConfig({
   resolve: {

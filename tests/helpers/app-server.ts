@@ -85,7 +85,10 @@ export async function startAppServer(
   // a hook may hold two starts, and a give-up here reports the server's log.
   const deadline = Date.now() + LOADED_MACHINE_TIMEOUT_MS / 2;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited (${child.exitCode}):\n${log}`);
+    if (child.exitCode !== null) {
+      if (dataDir && ownsDir) removeDir(dataDir);
+      throw new Error(`server exited (${child.exitCode}):\n${log}`);
+    }
     try {
       const r = await fetch(`${url}/api/v1/ready`);
       if (r.status === (opts.readyStatus ?? 200)) break;
@@ -93,7 +96,13 @@ export async function startAppServer(
       /* not listening yet */
     }
     if (Date.now() > deadline) {
-      child.kill("SIGKILL");
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((r) => child.once("exit", r));
+        child.kill("SIGKILL");
+        await exited;
+      }
+      // The folder it owned goes too: on tmpfs (tests/support/test-tmpdir.ts) a left folder is memory.
+      if (dataDir && ownsDir) removeDir(dataDir);
       throw new Error(`server did not become ready:\n${log}`);
     }
     await new Promise((r) => setTimeout(r, 100));

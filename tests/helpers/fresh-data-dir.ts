@@ -29,7 +29,12 @@ async function makeTemplate(): Promise<string> {
 
 /** `dir`, opened once by PGlite (with or without the migrations) into a temporary folder then renamed into place. */
 async function buildOnce(dir: string, label: string, migrate: boolean): Promise<string> {
-  if (fs.existsSync(dir)) return dir;
+  if (fs.existsSync(dir)) {
+    // In use: a temp folder on tmpfs drops what is unused for 12 hours (tests/support/test-tmpdir.ts).
+    const now = new Date();
+    fs.utimesSync(dir, now, now);
+    return dir;
+  }
   const building = tempDir(label);
   const { openDatabase } = await import("../../lib/db/open-database");
   const db = await openDatabase({ kind: "pglite", dataDir: building }, { migrate });

@@ -21,13 +21,25 @@ export async function startPgWireServer(opts: { port?: number } = {}) {
   child.stderr.on("data", (d) => (log += d));
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`pglite-socket exited:\n${log}`);
+    if (child.exitCode !== null) {
+      removeDir(dir);
+      throw new Error(`pglite-socket exited:\n${log}`);
+    }
     const ok = await new Promise<boolean>((resolve) => {
       const s = net.connect(port, "127.0.0.1", () => (s.end(), resolve(true)));
       s.on("error", () => resolve(false));
     });
     if (ok) break;
-    if (Date.now() > deadline) throw new Error(`pglite-socket did not listen:\n${log}`);
+    if (Date.now() > deadline) {
+      // Its data folder goes too: on tmpfs (tests/support/test-tmpdir.ts) a left folder is memory.
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((r) => child.once("exit", r));
+        child.kill("SIGKILL");
+        await exited;
+      }
+      removeDir(dir);
+      throw new Error(`pglite-socket did not listen:\n${log}`);
+    }
     await new Promise((r) => setTimeout(r, 200));
   }
   return {
