@@ -45,11 +45,32 @@ export type OffThreadOptions = {
 };
 
 type FromWorker =
-  | { type: "shape"; kind: "json"; skeleton: string; split: (string | null)[] }
+  | { type: "shape"; kind: "json"; skeleton: string }
   | { type: "shape"; kind: "jsonl"; bad: { record: string; message: string }[] }
-  | { type: "slice"; key: string | null; text: string }
+  /** `text`: the next elements (an array at `path`) or keys (an object at `path`) of the value being rebuilt. */
+  | { type: "slice"; path: (string | number)[]; text: string }
   | { type: "end" }
   | { type: "failed"; message: string; empty?: boolean; over?: "memory" | "depth" };
+
+/** The container at `path` of the value being rebuilt. */
+function at(root: unknown, path: (string | number)[]): unknown {
+  let t = root as Record<string | number, unknown>;
+  for (const k of path) t = t[k] as Record<string | number, unknown>;
+  return t;
+}
+
+function fill(target: unknown, parsed: unknown) {
+  if (Array.isArray(target)) {
+    for (const v of parsed as unknown[]) target.push(v);
+    return;
+  }
+  const into = target as Record<string, unknown>;
+  for (const [k, v] of Object.entries(parsed as Record<string, unknown>)) {
+    // A "__proto__" key of the document is an own key, as JSON.parse makes it.
+    if (k === "__proto__") Object.defineProperty(into, k, { value: v, writable: true, enumerable: true, configurable: true });
+    else into[k] = v;
+  }
+}
 
 // The worker is a plain .mjs file read at run time from the app folder (as sqlite-worker.mjs).
 const workerFile = () => path.join(process.cwd(), "lib", "streams", "json-worker.mjs");
@@ -83,7 +104,6 @@ export function parseJsonOffThread(source: { file: string } | { bytes: Uint8Arra
     // The limit is on the parse (until the worker's first answer); the slices come at this thread's pace.
     const timer = setTimeout(() => settle(() => reject(new JsonOffThreadError("time", `parsing took more than ${opts.maxMs} ms`))), opts.maxMs);
     let result: ParsedJson | null = null;
-    let targets = new Map<string | null, unknown[]>();
     worker.on("message", (m: FromWorker) => {
       if (settled) return;
       try {
@@ -93,20 +113,12 @@ export function parseJsonOffThread(source: { file: string } | { bytes: Uint8Arra
         }
         if (m.type === "shape") {
           clearTimeout(timer);
-          if (m.kind === "json") {
-            const value: unknown = JSON.parse(m.skeleton);
-            result = { kind: "json", value };
-            targets = new Map(m.split.map((k) => [k, (k === null ? value : (value as Record<string, unknown>)[k]) as unknown[]]));
-          } else {
-            const lines: JsonLine[] = [];
-            result = { kind: "jsonl", lines, bad: m.bad };
-            targets = new Map([[null, lines as unknown[]]]);
-          }
+          result = m.kind === "json" ? { kind: "json", value: JSON.parse(m.skeleton) } : { kind: "jsonl", lines: [], bad: m.bad };
         } else if (m.type === "slice") {
-          const into = targets.get(m.key)!;
-          const items = JSON.parse(m.text) as unknown[];
-          if (result?.kind === "jsonl") for (const l of items as { record: string; raw: string }[]) into.push({ value: JSON.parse(l.raw), record: l.record, raw: l.raw });
-          else for (const v of items) into.push(v);
+          const parsed: unknown = JSON.parse(m.text);
+          if (result!.kind === "jsonl") {
+            for (const l of parsed as { record: string; raw: string }[]) result!.lines.push({ value: JSON.parse(l.raw), record: l.record, raw: l.raw });
+          } else fill(at(result!.value, m.path), parsed);
         } else if (m.type === "end") {
           const done = result!;
           settle(() => resolve(done));

@@ -7,9 +7,8 @@
 // thread about twice what JSON.parse of its text does, in one uninterrupted task (a 174 MB
 // document: 4.9 s against 2.0 s). So the value goes back as JSON text in slices of about
 // `sliceBytes`, one slice each time the parent asks for the next; the parent parses a slice and
-// lets other requests run before asking again. The arrays split are the document's own (a
-// top-level array) and the arrays directly under a top-level object's keys, where every format
-// read this way keeps its records (conversations, agents, results, resourceSpans, ...).
+// lets other requests run before asking again. Any array or object larger than a slice is split,
+// at any depth (rebuild()).
 //
 // Messages to the parent: {type: "shape", ...} once parsed, then {type: "slice", ...} per request,
 // then {type: "end"}; or {type: "failed", message, over?} for a document that is not JSON (nor JSON
@@ -68,41 +67,76 @@ function read() {
   return { text: t.charCodeAt(0) === 0xfeff ? t.slice(1) : t };
 }
 
-/** Slices of `items` (already JSON texts) of about sliceBytes each, as `[a,b,...]` texts. */
-function* group(texts) {
+/** True when `v` as JSON text is longer than `limit` characters: walks at most about `limit` worth of it. */
+function larger(v, limit) {
+  let left = limit;
+  const stack = [v];
+  while (stack.length) {
+    const x = stack.pop();
+    if (typeof x === "string") left -= x.length + 2;
+    else if (x === null || typeof x !== "object") left -= 8;
+    else if (Array.isArray(x)) {
+      left -= 2 + x.length;
+      for (const e of x) stack.push(e);
+    } else {
+      for (const k in x) {
+        left -= k.length + 4;
+        stack.push(x[k]);
+      }
+    }
+    if (left < 0) return true;
+  }
+  return false;
+}
+
+/**
+ * The messages that rebuild `node` at `path` (its container already there, empty): its small
+ * members in slices of about sliceBytes (`items`: an array's next elements, or an object's next
+ * keys), and each member larger than a slice as an empty container followed by its own messages.
+ * So a record of any shape (OTLP's single resourceSpans holding every span) comes back a slice at a
+ * time, in order.
+ */
+function* rebuild(node, path) {
+  const isArray = Array.isArray(node);
   let parts = [];
   let size = 0;
-  for (const t of texts) {
+  const flush = () => {
+    const text = isArray ? `[${parts.join(",")}]` : `{${parts.join(",")}}`;
+    parts = [];
+    size = 0;
+    return { type: "slice", path, text };
+  };
+  const keys = isArray ? node.keys() : Object.keys(node);
+  for (const k of keys) {
+    const v = node[k];
+    const big = v !== null && typeof v === "object" && larger(v, sliceBytes);
+    const text = big ? (Array.isArray(v) ? "[]" : "{}") : v === undefined ? "null" : JSON.stringify(v);
+    parts.push(isArray ? text : `${JSON.stringify(k)}:${text}`);
+    size += text.length;
+    if (big) {
+      yield flush();
+      yield* rebuild(v, [...path, k]);
+      if (isArray) node[k] = null; // sent: its memory can go
+      else delete node[k];
+    } else if (size >= sliceBytes) yield flush();
+  }
+  if (parts.length) yield flush();
+}
+
+/** JSON lines: each line's text, grouped into slices. */
+function* lineSlices(good) {
+  let parts = [];
+  let size = 0;
+  for (const t of good) {
     parts.push(t);
     size += t.length;
     if (size >= sliceBytes) {
-      yield `[${parts.join(",")}]`;
+      yield { type: "slice", path: [], text: `[${parts.join(",")}]` };
       parts = [];
       size = 0;
     }
   }
-  if (parts.length) yield `[${parts.join(",")}]`;
-}
-
-function* stringified(array) {
-  for (const v of array) yield v === undefined ? "null" : JSON.stringify(v);
-}
-
-/** The shape message and the slices that fill its arrays, for one parsed value. */
-function plan(value) {
-  if (Array.isArray(value)) return { shape: { type: "shape", kind: "json", skeleton: "[]", split: [null] }, slices: [{ key: null, array: value }] };
-  if (value === null || typeof value !== "object") return { shape: { type: "shape", kind: "json", skeleton: JSON.stringify(value), split: [] }, slices: [] };
-  const rest = Object.create(null); // a "__proto__" key stays an own key
-  const split = [];
-  const slices = [];
-  for (const [k, v] of Object.entries(value)) {
-    if (Array.isArray(v) && v.length > 1) {
-      rest[k] = [];
-      split.push(k);
-      slices.push({ key: k, array: v });
-    } else rest[k] = v;
-  }
-  return { shape: { type: "shape", kind: "json", skeleton: JSON.stringify(rest), split }, slices };
+  if (parts.length) yield { type: "slice", path: [], text: `[${parts.join(",")}]` };
 }
 
 /** JSON lines: each line parsed here (a bad one is named by its line), its text sent back. */
@@ -151,13 +185,13 @@ function* run() {
   }
   if (parsed) {
     t = null;
-    const { shape, slices } = plan(value);
-    value = null;
-    yield shape;
-    for (const s of slices) {
-      for (const slice of group(stringified(s.array))) yield { type: "slice", key: s.key, text: slice };
-      s.array = null; // sent: its memory can go
+    if (value === null || typeof value !== "object") {
+      yield { type: "shape", kind: "json", skeleton: JSON.stringify(value) };
+    } else {
+      yield { type: "shape", kind: "json", skeleton: Array.isArray(value) ? "[]" : "{}" };
+      yield* rebuild(value, []);
     }
+    value = null;
     yield { type: "end" };
     return;
   }
@@ -172,7 +206,7 @@ function* run() {
     return;
   }
   yield { type: "shape", kind: "jsonl", bad };
-  for (const slice of group(good)) yield { type: "slice", key: null, text: slice };
+  yield* lineSlices(good);
   yield { type: "end" };
 }
 

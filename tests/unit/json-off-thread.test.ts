@@ -26,6 +26,10 @@ describe("parseJsonOffThread", () => {
     expect(Object.keys(v)).toEqual(Object.keys(doc)); // key order kept, __proto__ an own key
     expect(v.s).toBe("\ud800 lone");
 
+    // One record holding everything, deep down (OTLP: one resourceSpans of one scopeSpans of all spans), and a large object's keys.
+    const deep = { resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: "s" }, spans: big }] }], map: Object.fromEntries(big.map((b, i) => [`k${i}`, b])) };
+    expect(await parseJsonOffThread({ bytes: bytes(deep) }, opts)).toEqual({ kind: "json", value: deep });
+
     for (const scalar of [42, "text", null, true]) expect(await parseJsonOffThread({ bytes: bytes(scalar) }, opts)).toEqual({ kind: "json", value: scalar });
   });
 
