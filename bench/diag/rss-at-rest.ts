@@ -4,6 +4,8 @@
 // snapshot written by the server itself (--heapsnapshot-signal) for the largest retainers.
 // BENCH_DATABASES: embedded (default) and/or postgres (MEMSCOPE_TEST_POSTGRES_URL or DATABASE_URL server).
 import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { freshPostgres, rssMiB, startServer } from "../lib/serve-process";
 
 const IDLE_S = Number(process.env.BENCH_IDLE_S || 30);
@@ -18,7 +20,8 @@ function rollup(pid: number): string {
 for (const kind of kinds) {
   const pgServer = process.env.MEMSCOPE_TEST_POSTGRES_URL;
   const pg = kind === "postgres" ? await freshPostgres(pgServer!) : null;
-  const server = await startServer({ MEMSCOPE_SEED: "1", ...(pg ? { DATABASE_URL: pg.url } : {}) }, process.env.HEAP ? ["--heapsnapshot-signal=SIGUSR2"] : []);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "memscope-rss-at-rest-"));
+  const server = await startServer({ MEMSCOPE_SEED: "1", ...(pg ? { DATABASE_URL: pg.url } : { MEMSCOPE_DATA_DIR: dir }) }, process.env.HEAP ? ["--heapsnapshot-signal=SIGUSR2"] : []);
   try {
     await new Promise((r) => setTimeout(r, IDLE_S * 1000));
     console.log(`${kind}: RSS at rest after a fresh seeded start (${IDLE_S} s idle): ${rssMiB(server.pid).toFixed(0)} MiB (${rollup(server.pid)})`);
@@ -30,5 +33,6 @@ for (const kind of kinds) {
   } finally {
     await server.stop();
     await pg?.drop();
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 }
