@@ -5,6 +5,7 @@ import { decodeTracesJson } from "./otlp-json";
 import { decodeTracesProto } from "./otlp-proto";
 import { OtlpProblem, type OtlpTraces } from "./otlp-types";
 import { StageTimes } from "./stage-times";
+import { JsonOffThreadError, parseJsonOffThread } from "../streams/json-off-thread";
 
 // The body of POST /api/v1/traces (and /logs, /metrics) as OTLP/HTTP sends it (opentelemetry-proto
 // docs/specification.md, "OTLP/HTTP Request"): binary protobuf or JSON by Content-Type,
@@ -126,16 +127,49 @@ export async function readStreamed(req: Request, gzip: boolean): Promise<Buffer>
   return Buffer.concat(out);
 }
 
-function decode<T>(bytes: Buffer, encoding: OtlpEncoding, decoder: OtlpDecoder<T>): T {
+/**
+ * OTLP/JSON bodies from this size up are parsed in a worker (lib/streams/json-off-thread.ts), under
+ * a heap cap and a time limit, the value handed back a slice at a time; smaller ones by JSON.parse
+ * here. The worker costs more than it saves below it: starting one takes 20-40 ms of this thread
+ * and 0.3-0.7 s of wall time on a loaded machine, and the whole request several times the CPU of
+ * an inline parse, for a stall that at 16 MiB is about 0.1-0.4 s (docs/benchmarks.md section 24,
+ * `npm run bench:otlp-json`). The SDKs' default batch of 512 chat spans (9-12 MB, section 21) stays
+ * here; the worker takes the rare larger bodies, up to MAX_OTLP_INFLATED_BYTES, whose parse would
+ * stall every other request 0.4-1.7 s.
+ */
+export const OTLP_JSON_WORKER_FROM_BYTES = 16 * 1024 * 1024;
+/** The worker's heap: a 64 MiB body of chat spans parses to about 150 MB. */
+const OTLP_PARSE_HEAP_MB = 512;
+const OTLP_PARSE_MS = 30_000;
+/** JSON nesting a worker-parsed body may have: 32 levels of attribute values (otlp-json.ts) take about 130. */
+const OTLP_JSON_DEPTH = 256;
+
+async function parseJson(bytes: Buffer): Promise<unknown> {
+  const invalid = (message: string) => new BadRequestError("invalid_otlp", "The body is not valid JSON", [{ field: "body", message }]);
+  if (bytes.length < OTLP_JSON_WORKER_FROM_BYTES) {
+    try {
+      return JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+    } catch {
+      throw invalid("invalid JSON");
+    }
+  }
+  try {
+    const r = await parseJsonOffThread({ bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) }, { fatalUtf8: true, maxHeapMb: OTLP_PARSE_HEAP_MB, maxMs: OTLP_PARSE_MS, maxDepth: OTLP_JSON_DEPTH });
+    return r.kind === "json" ? r.value : null;
+  } catch (e) {
+    if (!(e instanceof JsonOffThreadError)) throw e;
+    if (e.kind === "memory" || e.kind === "time") {
+      throw new DomainError("too_large", "payload_too_large", `The body is too large to parse: ${e.message}`, [{ field: "body", message: e.message }]);
+    }
+    if (e.kind === "depth") throw new BadRequestError("invalid_otlp", `The body is ${e.message}`, [{ field: "body", message: e.message }]);
+    throw invalid("invalid JSON");
+  }
+}
+
+async function decode<T>(bytes: Buffer, encoding: OtlpEncoding, decoder: OtlpDecoder<T>): Promise<T> {
   try {
     if (encoding === "protobuf") return decoder.protobuf(bytes);
-    let raw: unknown;
-    try {
-      raw = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
-    } catch {
-      throw new BadRequestError("invalid_otlp", "The body is not valid JSON", [{ field: "body", message: "invalid JSON" }]);
-    }
-    return decoder.json(raw);
+    return decoder.json(await parseJson(bytes));
   } catch (e) {
     if (e instanceof OtlpProblem) {
       throw new BadRequestError("invalid_otlp", `Not a valid OTLP ${decoder.name}: ${e.field}: ${e.problem}`, [{ field: e.field, message: e.problem }]);

@@ -20,11 +20,16 @@ export const TEXT_FORMATS: readonly ImportFormat[] = ["dify-api", "mem0", "opena
 export type ParseOptions = { app_id?: string; end_user_id?: string | null };
 
 type Line = { value: unknown; record: string; raw: string };
-type Read = { kind: "json"; value: unknown } | { kind: "jsonl"; lines: Line[]; bad: { record: string; message: string }[] };
+export type Read = { kind: "json"; value: unknown } | { kind: "jsonl"; lines: Line[]; bad: { record: string; message: string }[] };
 
 export function parseImportText(text: string, format: FileFormat | undefined, opts: ParseOptions = {}): ParsedImport {
   if (format === "memory-dir") return parseMemoryFiles(new Map([["MEMORY.md", new TextEncoder().encode(text)]]), opts);
   const read = readJson(text);
+  return parseImportRead(read, format, opts);
+}
+
+/** A document already read as JSON or JSON lines (an upload is parsed in a worker: lib/streams/json-off-thread.ts). */
+export function parseImportRead(read: Read, format: FileFormat | undefined, opts: ParseOptions = {}): ParsedImport {
   const detected = format ?? detectFormat(read);
   if (read.kind === "jsonl") {
     if (detected !== "openai") {
@@ -48,7 +53,7 @@ export function parseImportText(text: string, format: FileFormat | undefined, op
     case "letta":
       return parseLetta(doc, "file", opts);
     case "memory-dir":
-      return parseMemoryFiles(new Map([["MEMORY.md", new TextEncoder().encode(text)]]), opts);
+      throw new ValidationError("A memory folder is Markdown, not JSON", [{ field: "format", message: "memory-dir takes Markdown" }], "invalid_import_file");
     case "openai": {
       const items = Array.isArray(doc) ? doc : [doc];
       return parseOpenAi(

@@ -3,7 +3,7 @@ import type { ProjectSql } from "../db/project-sql";
 import { ValidationError } from "../errors/domain-errors";
 import { problemOf } from "./field-readers";
 import { createJob, saveProgress } from "./import-jobs";
-import { parseImportText, type FileFormat } from "./parse-import";
+import { parseImportRead, type FileFormat, type Read } from "./parse-import";
 import { chatgptConversation } from "./parse-chatgpt";
 import { claudeConversation, claudeMemories } from "./parse-claude";
 import { parseLetta } from "./parse-letta";
@@ -16,6 +16,7 @@ import type { ImportRun } from "./run-import";
 import type { ImportJob } from "./schemas";
 import { inBackground, zero } from "./start-import";
 import { JsonArraySplitter } from "../streams/json-array-splitter";
+import { JsonOffThreadError, parseJsonOffThread } from "../streams/json-off-thread";
 import { zipEntryNames, fileSize, head, kindOf, pumpFile, pumpZipEntry, readWhole, readZip, removeUpload, walkZip, type FileKind } from "./upload-file";
 import { ImportLimitError, LIMITS } from "./upload-limits";
 import { JsonArraySyntaxError } from "../streams/json-array-splitter";
@@ -132,10 +133,14 @@ async function readWholeFormat(file: string, kind: FileKind, format: UploadForma
       if (kind === "zip") {
         const files = await readZip(file, (n) => n.endsWith(".af") || n.endsWith(".json"));
         const all: ParsedImport = { format: "letta", source: "letta", conversations: [], memories: [], problems: [] };
-        for (const [name, bytes] of files) merge(all, parseLetta(jsonOf(Buffer.from(bytes).toString("utf8"), name), name, opts));
+        for (const [name, bytes] of files) {
+          files.delete(name); // handed to the parser's worker: not held here meanwhile
+          merge(all, parseLetta(await jsonOf({ bytes }, name), name, opts));
+        }
         return all;
       }
-      return parseLetta(jsonOf(readWhole(file).toString("utf8"), "file"), "file", opts);
+      wholeSize(file);
+      return parseLetta(await jsonOf({ file }, "file"), "file", opts);
     }
     case "memory-dir": {
       const files = kind === "zip" ? await readZip(file) : new Map([["MEMORY.md", new Uint8Array(readWhole(file))]]);
@@ -156,8 +161,9 @@ async function readWholeFormat(file: string, kind: FileKind, format: UploadForma
     case "mem0":
     case "openai":
       if (kind !== "text") throw notKind(format, "a JSON or JSONL file");
+      wholeSize(file);
       // Detected as "dify-api" only by default: the older formats tell themselves apart (parse-import.ts).
-      return parseImportText(readWhole(file).toString("utf8"), named ? (format as FileFormat) : undefined, opts);
+      return parseImportRead(await readJsonFile(file), named ? (format as FileFormat) : undefined, opts);
     default:
       throw new Error(`unreachable: ${format}`);
   }
@@ -178,11 +184,35 @@ function merge(into: ParsedImport, from: ParsedImport) {
 
 const notKind = (format: string, want: string) => new ValidationError(`A ${format} import takes ${want}`, [{ field: "format", message: `${format} takes ${want}` }], "invalid_import_file");
 
-function jsonOf(text: string, record: string): unknown {
+const parseLimits = () => ({ maxHeapMb: LIMITS.parseMemory.value, maxMs: LIMITS.parseTime.value, maxDepth: LIMITS.depth.value });
+
+/** A parse failure of the worker as the upload's answer: 413 naming the limit it passed, 422 for what is not JSON. */
+function parseFailure(e: unknown, record: string, empty: string): unknown {
+  if (!(e instanceof JsonOffThreadError)) return e;
+  const where = record === "file" ? "the file" : record;
+  if (e.kind === "memory") return new ImportLimitError("parseMemory", `${where}: ${e.message}`);
+  if (e.kind === "time") return new ImportLimitError("parseTime", `${where}: ${e.message}`);
+  if (e.kind === "depth") return new ImportLimitError("depth", `${where} is ${e.message}`);
+  if (e.kind === "empty") return new ValidationError("The file is empty", [{ field: "content", message: "empty" }], "invalid_import_file");
+  return new ValidationError(empty, [{ field: record === "file" ? "body" : record, message: e.message }], "invalid_import_file");
+}
+
+/** One JSON document (a Letta .af, a zip's JSON entry) parsed in a worker, off this thread and under the parse limits. */
+async function jsonOf(source: { file: string } | { bytes: Uint8Array }, record: string): Promise<unknown> {
   try {
-    return JSON.parse(text.replace(/^\uFEFF/, ""));
+    const r = await parseJsonOffThread(source, parseLimits());
+    return r.kind === "json" ? r.value : null;
   } catch (e) {
-    throw new ValidationError("The file is not JSON", [{ field: record === "file" ? "body" : record, message: (e as Error).message }], "invalid_import_file");
+    throw parseFailure(e, record, "The file is not JSON");
+  }
+}
+
+/** A JSON or JSON-lines file (Dify API, Mem0, OpenAI), parsed in a worker like jsonOf. */
+async function readJsonFile(file: string): Promise<Read> {
+  try {
+    return await parseJsonOffThread({ file }, { ...parseLimits(), jsonl: true });
+  } catch (e) {
+    throw parseFailure(e, "file", "The file is neither JSON nor JSON lines");
   }
 }
 
@@ -350,10 +380,10 @@ function streamedExport(file: string, kind: FileKind, format: "chatgpt" | "claud
     if (parser.topLevelObject) batch.problems.push({ record: "file", message: "conversations.json must be an array of conversations" });
     read = size;
     if (format === "claude" && kind === "zip") {
-      const mem = await zipEntryText(file, MEMORIES);
+      const mem = await zipEntryBytes(file, MEMORIES);
       if (mem) {
         try {
-          addMemories(batch, claudeMemories(JSON.parse(mem.text), mem.name, opts), seenMemories);
+          addMemories(batch, claudeMemories(await jsonOf({ bytes: mem.bytes }, mem.name), mem.name, opts), seenMemories);
         } catch (e) {
           batch.problems.push(problemOf(mem.name, e));
         }
@@ -365,10 +395,10 @@ function streamedExport(file: string, kind: FileKind, format: "chatgpt" | "claud
 }
 
 /** A small entry of a zip (Claude's memories.json), streamed out like conversations.json, at most record_bytes long. */
-async function zipEntryText(file: string, pick: RegExp): Promise<{ name: string; text: string } | null> {
+async function zipEntryBytes(file: string, pick: RegExp): Promise<{ name: string; bytes: Uint8Array } | null> {
   const parts: Uint8Array[] = [];
   const name = await pumpZipEntry(file, (n) => pick.test(n), (c) => parts.push(c), async () => {}, "record");
-  return name ? { name, text: Buffer.concat(parts).toString("utf8") } : null;
+  return name ? { name, bytes: new Uint8Array(Buffer.concat(parts)) } : null;
 }
 
 function fresh(format: "chatgpt" | "claude"): ParsedImport {

@@ -203,6 +203,10 @@ export async function attacks(): Promise<Attack[]> {
     code: "import_limit_exceeded",
     field: "record_bytes",
   });
+  // JSON read whole, parsed in a worker: empty arrays are ~16 times their text once parsed (40 MB: ~10 M arrays, ~500 MB).
+  list.push({ name: "letta zip: a 40 MB .af of empty arrays", body: bombZip("agent.af", 40 * MB + 4, "[], ", "[", "[]]"), query: { format: "letta" }, status: 413, code: "import_limit_exceeded", field: "parse_heap_mb" });
+  list.push({ name: "dify-api json: 30 MB of empty arrays", body: strToU8(`{"conversations":[${"[], ".repeat(7_500_000)}[]]}`), query: { format: "dify-api" }, status: 413, code: "import_limit_exceeded", field: "parse_heap_mb" });
+  list.push({ name: "letta json: nested 300 deep", body: strToU8(`{"agents":[${"[".repeat(300)}${"]".repeat(300)}]}`), query: { format: "letta" }, status: 413, code: "import_limit_exceeded", field: "nesting_depth" });
   return list;
 }
 
