@@ -13,6 +13,9 @@ export class RecordProblem extends Error {
   }
 }
 
+/** How many records a problem list leaves out: a record names each of its defects, and counts once. */
+export const failedRecords = (problems: ImportProblem[]) => new Set(problems.map((p) => p.record)).size;
+
 export const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
 export function problemOf(record: string, e: unknown): ImportProblem {

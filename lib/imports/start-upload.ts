@@ -1,7 +1,7 @@
 import "server-only";
 import type { ProjectSql } from "../db/project-sql";
 import { ValidationError } from "../errors/domain-errors";
-import { problemOf } from "./field-readers";
+import { failedRecords, problemOf } from "./field-readers";
 import { createJob, saveProgress } from "./import-jobs";
 import { parseImportText, type FileFormat } from "./parse-import";
 import { chatgptConversation } from "./parse-chatgpt";
@@ -62,7 +62,7 @@ export async function startUpload(sql: ProjectSql, actor: string | null, file: s
       if (records > LIMITS.records.value) throw new ImportLimitError("records", `${records} records`);
       format = parsed.format; // the older formats are told apart while parsing
       work = (run) => run.add(parsed);
-      totalOf = () => parsed.conversations.length + parsed.memories.length + parsed.problems.length + (parsed.skipped ?? 0);
+      totalOf = () => parsed.conversations.length + parsed.memories.length + failedRecords(parsed.problems) + (parsed.skipped ?? 0);
     }
   } catch (e) {
     removeUpload(file);

@@ -80,6 +80,8 @@ export type ParsedImport = {
   problems: ImportProblem[];
   /** Records left out on purpose (an empty conversation, a row that does not decode): counted as skipped. */
   skipped?: number;
+  /** What the source holds that Memscope keeps only in metadata or leaves out, by reason ("letta_image", ...). */
+  unrepresented?: Record<string, number>;
 };
 
 export type ImportCounts = {
