@@ -13,6 +13,35 @@ export class RecordProblem extends Error {
   }
 }
 
+/**
+ * Every defect of one record, not only the first: each part is read through check(), which
+ * notes a RecordProblem and lets the caller go on to the next part. A record with any defect
+ * is left out whole, and all of them are named.
+ */
+export class Defects {
+  readonly list: ImportProblem[] = [];
+  constructor(readonly record: string) {}
+  check<T>(f: () => T): T | undefined {
+    try {
+      return f();
+    } catch (e) {
+      this.list.push(problemOf(this.record, e));
+      return undefined;
+    }
+  }
+  add(field: string | undefined, message: string) {
+    this.list.push({ record: this.record, ...(field ? { field } : {}), message });
+  }
+  get any(): boolean {
+    return this.list.length > 0;
+  }
+}
+
+/** Adds counts of unrepresented content by reason (ParsedImport.unrepresented). */
+export function addCounts(into: Record<string, number>, from: Record<string, number>) {
+  for (const [k, n] of Object.entries(from)) if (n) into[k] = (into[k] ?? 0) + n;
+}
+
 /** How many records a problem list leaves out: a record names each of its defects, and counts once. */
 export const failedRecords = (problems: ImportProblem[]) => new Set(problems.map((p) => p.record)).size;
 

@@ -187,10 +187,15 @@ describe("Letta agent file", () => {
     expect(p.problems).toEqual([
       { record: "file blocks[0]", field: "blocks[0].value", message: "is 20 characters, over the block's limit of 10" },
       { record: "file blocks[1]", field: "blocks[1].label", message: "missing" },
+      { record: "file blocks[1]", field: "blocks[1].limit", message: 'must be a whole number of characters, got "lots"' },
       { record: "file agents[0]", field: "agents[0].block_ids[0]", message: "names no block of the file (block-9)" },
-      { record: "file agents[1]", field: "agents[1].messages[0].role", message: 'must be system, user, assistant, tool or approval, got "narrator"' },
+      { record: "file agents[1]", field: "agents[1].messages[0].role", message: `must be one of Letta's roles (system, user, assistant, tool, function, approval, summary), got "narrator"` },
+      { record: "file agents[1]", field: "agents[1].messages[1].content[1].type", message: `must be one of Letta's content parts (text, image, tool_call, tool_return, reasoning, redacted_reasoning, omitted_reasoning, summarized_reasoning), got "video"` },
+      { record: "file agents[1]", field: "agents[1].messages[2].tool_call_id", message: "answers no earlier tool call (call-nope)" },
       { record: "file agents[2]", field: "agents[2].in_context_message_ids[0]", message: "names no message of this agent (m-missing)" },
     ]);
+    expect(p.conversations.map((c) => c.name)).toEqual(["D"]);
+    expect(p.memories.map((m) => m.content)).toEqual(["Likes jazz."]);
   });
 });
 
