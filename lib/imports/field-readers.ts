@@ -35,6 +35,10 @@ export class Defects {
   get any(): boolean {
     return this.list.length > 0;
   }
+  /** Throws them all (RecordDefects) when there is any. */
+  throwAny() {
+    if (this.list.length) throw new RecordDefects(this.list);
+  }
 }
 
 /** Adds counts of unrepresented content by reason (ParsedImport.unrepresented). */
@@ -44,6 +48,18 @@ export function addCounts(into: Record<string, number>, from: Record<string, num
 
 /** How many records a problem list leaves out: a record names each of its defects, and counts once. */
 export const failedRecords = (problems: ImportProblem[]) => new Set(problems.map((p) => p.record)).size;
+
+/** A record's defects, all of them (Defects.list): thrown to leave the record out whole. */
+export class RecordDefects extends Error {
+  constructor(readonly problems: ImportProblem[]) {
+    super(problems[0]?.message ?? "defective record");
+  }
+}
+
+/** A record's problems from what its parser threw: every defect of a RecordDefects, else the one. */
+export function problemsOf(record: string, e: unknown): ImportProblem[] {
+  return e instanceof RecordDefects ? e.problems : [problemOf(record, e)];
+}
 
 export const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 

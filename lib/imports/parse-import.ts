@@ -7,8 +7,8 @@ import { chatgptConversation } from "./parse-chatgpt";
 import { claudeConversation } from "./parse-claude";
 import { parseLetta } from "./parse-letta";
 import { parseMemoryFiles } from "./parse-memory-dir";
-import { problemOf } from "./field-readers";
-import type { ImportFormat, ImportMemory, ParsedImport } from "./types";
+import { addCounts, problemsOf, RecordProblem } from "./field-readers";
+import type { ImportConversation, ImportFormat, ImportMemory, ParsedImport } from "./types";
 
 // A file's text to normalized records: the format is detected when not given. JSON is
 // read whole; when it is not one JSON value it is read as JSONL, one record a line, and a
@@ -61,31 +61,49 @@ export function parseImportText(text: string, format: FileFormat | undefined, op
 
 /** A ChatGPT or Claude conversations.json sent as text (small ones; large ones stream through POST /imports/upload). */
 function wholeExport(format: "chatgpt" | "claude", doc: unknown, opts: ParseOptions): ParsedImport {
-  const out: ParsedImport = { format, source: format, conversations: [], memories: [], problems: [], skipped: 0 };
+  const out: ParsedImport = { format, source: format, conversations: [], memories: [], problems: [], skipped: 0, unrepresented: {} };
   if (!Array.isArray(doc)) {
     out.problems.push({ record: "file", message: "conversations.json must be an array of conversations" });
     return out;
   }
   const seen = new Set<string>();
   const keep = (ms: ImportMemory[]) => ms.filter((m) => !seen.has(m.externalId) && seen.add(m.externalId));
+  const ids = new ExportIds(format);
   doc.forEach((v, i) => {
     const record = `conversations[${i}]`;
     try {
       if (format === "chatgpt") {
         const r = chatgptConversation(v, record, opts);
+        if (r.conversation) ids.claim(r.conversation);
         out.memories.push(...keep(r.memories));
+        addCounts(out.unrepresented!, r.unrepresented);
         if (r.conversation) out.conversations.push(r.conversation);
         else out.skipped!++;
       } else {
         const c = claudeConversation(v, record, opts);
+        if (c) ids.claim(c);
         if (c) out.conversations.push(c);
         else out.skipped!++;
       }
     } catch (e) {
-      out.problems.push(problemOf(record, e));
+      out.problems.push(...problemsOf(record, e));
     }
   });
   return out;
+}
+
+/**
+ * Conversation ids of one export: a second conversation with an id already met is a defect
+ * (the source's id is the conversation's identity: two cannot both be it). The first stays.
+ */
+export class ExportIds {
+  private readonly first = new Map<string, string>();
+  constructor(private readonly format: "chatgpt" | "claude") {}
+  claim(c: ImportConversation) {
+    const before = this.first.get(c.externalId);
+    if (before !== undefined) throw new RecordProblem(this.format === "claude" ? "uuid" : "id", `repeats the id of ${before} (${c.externalId})`);
+    this.first.set(c.externalId, c.record);
+  }
 }
 
 function readJson(text: string): Read {

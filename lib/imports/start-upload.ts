@@ -1,10 +1,10 @@
 import "server-only";
 import type { ProjectSql } from "../db/project-sql";
 import { ValidationError } from "../errors/domain-errors";
-import { failedRecords, problemOf } from "./field-readers";
+import { addCounts, failedRecords, problemOf, problemsOf } from "./field-readers";
 import { createJob, saveProgress } from "./import-jobs";
-import { parseImportText, type FileFormat } from "./parse-import";
-import { chatgptConversation } from "./parse-chatgpt";
+import { ExportIds, parseImportText, type FileFormat } from "./parse-import";
+import { chatgptConversation, chatgptOwner } from "./parse-chatgpt";
 import { claudeConversation, claudeMemories } from "./parse-claude";
 import { parseLetta } from "./parse-letta";
 import { parseMemoryFilesYielding } from "./parse-memory-dir";
@@ -173,6 +173,7 @@ function jsonOf(text: string, record: string): unknown {
 
 const CONVERSATIONS = /(^|\/)conversations\.json$/;
 const MEMORIES = /(^|\/)memories\.json$/;
+const USER_JSON = /(^|\/)user\.json$/;
 
 /** A splitter that holds one conversation at most `record_bytes` long, `nesting_depth` deep and of `values_per_record` objects and arrays. */
 const boundedSplitter = (scanOnly: boolean) => new JsonArraySplitter({ maxElementBytes: LIMITS.record.value, maxDepth: LIMITS.depth.value, maxContainers: LIMITS.values.value, scanOnly });
@@ -241,7 +242,8 @@ async function checkStreamedExport(file: string, kind: FileKind): Promise<void> 
  * element at a time. Memories repeat across conversations (ChatGPT's custom instructions
  * sit in each): the first of each is kept. Claude's memories.json (zip only) follows.
  */
-function streamedExport(file: string, kind: FileKind, format: "chatgpt" | "claude", opts: ParseOpts) {
+function streamedExport(file: string, kind: FileKind, format: "chatgpt" | "claude", given: ParseOpts) {
+  let opts = given;
   if (kind === "sqlite") throw notKind(format, "conversations.json or the export's zip");
   const size = fileSize(file);
   let read = 0;
@@ -251,6 +253,20 @@ function streamedExport(file: string, kind: FileKind, format: "chatgpt" | "claud
     const seenMemories = new Set<string>();
     let batch: ParsedImport = fresh(format);
     let turns = 0;
+    const ids = new ExportIds(format);
+    // ChatGPT's user.json names the account: the owner of the conversations and memories (read before them).
+    if (format === "chatgpt" && kind === "zip") {
+      const user = await zipEntryText(file, USER_JSON);
+      if (user) {
+        let owner: string | null = null;
+        try {
+          owner = chatgptOwner(JSON.parse(user.text));
+        } catch (e) {
+          throw new ValidationError("The export's user.json is not JSON", [{ field: user.name, message: (e as Error).message }], "invalid_import_file");
+        }
+        if (owner) opts = { ...opts, end_user_id: owner };
+      }
+    }
     // One array element (a conversation) at a time: lib/streams/json-array-splitter.ts.
     const parser = boundedSplitter(false);
     let syntax: Error | null = null;
@@ -260,16 +276,19 @@ function streamedExport(file: string, kind: FileKind, format: "chatgpt" | "claud
       try {
         if (format === "chatgpt") {
           const r = chatgptConversation(value, record, opts);
+          if (r.conversation) ids.claim(r.conversation);
           addMemories(batch, r.memories, seenMemories);
+          addCounts(batch.unrepresented!, r.unrepresented);
           if (r.conversation) add(r.conversation);
           else batch.skipped = (batch.skipped ?? 0) + 1;
         } else {
           const c = claudeConversation(value, record, opts);
+          if (c) ids.claim(c);
           if (c) add(c);
           else batch.skipped = (batch.skipped ?? 0) + 1;
         }
       } catch (e) {
-        batch.problems.push(problemOf(record, e));
+        batch.problems.push(...problemsOf(record, e));
       }
     };
     const add = (c: ImportConversation) => {
@@ -357,7 +376,7 @@ async function zipEntryText(file: string, pick: RegExp): Promise<{ name: string;
 }
 
 function fresh(format: "chatgpt" | "claude"): ParsedImport {
-  return { format, source: format, conversations: [], memories: [], problems: [], skipped: 0 };
+  return { format, source: format, conversations: [], memories: [], problems: [], skipped: 0, unrepresented: {} };
 }
 
 function addMemories(batch: ParsedImport, memories: ImportMemory[], seen: Set<string>) {
