@@ -211,6 +211,16 @@ function sessionConversation(sessionId: string, items: MessageRow[], meta: { cre
     } else if (type === "function_call_output") {
       const callId = String(item.call_id ?? "");
       const output = typeof item.output === "string" ? item.output : (textOf(item.output) ?? JSON.stringify(item.output ?? null));
+      // A tool's output may hold images and files too (ToolOutputImage, ToolOutputFileContent): kept in metadata, counted.
+      if (Array.isArray(item.output)) {
+        for (const part of item.output) {
+          if (!isObj(part) || (part.type !== "input_image" && part.type !== "input_file")) continue;
+          const ref = typeof part.image_url === "string" ? part.image_url : typeof part.file_url === "string" ? part.file_url : typeof part.file_data === "string" ? part.file_data : null;
+          const inline = !!ref && (ref.startsWith("data:") || part.file_data === ref);
+          o.inline.push({ row_id: rowId, type: `function_call_output ${part.type}`, call_id: callId, ...(typeof part.file_id === "string" ? { file_id: part.file_id } : {}), ...(ref && !inline ? { url: ref } : {}), ...(ref && inline ? { sha256: sha256Hex(ref), chars: ref.length } : {}) });
+          unrepresented.openai_agents_tool_output_file = (unrepresented.openai_agents_tool_output_file ?? 0) + 1;
+        }
+      }
       const call = o.calls.find((c) => c.id === callId);
       if (call) call.result = output;
       else o.calls.push({ id: callId, name: "function", arguments: "", result: output });

@@ -1,6 +1,13 @@
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
+import { zipSync } from "fflate";
+import initSqlJs from "sql.js";
 import { describe, expect, it } from "vitest";
+import { getJob } from "@/lib/imports/import-jobs";
+import { parseAgentsSqlite } from "@/lib/imports/parse-openai-agents";
+import { startUpload } from "@/lib/imports/start-upload";
+import type { ImportJob } from "@/lib/imports/schemas";
 import { parseImportText } from "@/lib/imports/parse-import";
 import { ImportRun } from "@/lib/imports/run-import";
 import type { ParsedImport } from "@/lib/imports/types";
@@ -109,5 +116,127 @@ describe("Letta .af as Letta writes it (letta-ai/letta 56ba9c2)", () => {
     for (const name of ["A", "B", "C"]) expect(await turnsOf(name)).toEqual([]);
     const mems = await rec.writer().query<{ content: string }>(`SELECT content FROM memories WHERE structured_data->>'kind' = 'letta_core_block' AND content IN ('Likes jazz.', 'xxxxxxxxxxxxxxxxxxxx', 'no label')`);
     expect(mems.map((m) => m.content)).toEqual(["Likes jazz."]);
+  });
+});
+
+/** The export folder zipped as ChatGPT ships it, uploaded through the job the route starts; the finished job. */
+async function uploadChatGptZip(dryRun: boolean): Promise<ImportJob> {
+  const dir = path.join(FIX, "chatgpt-export");
+  const zip = zipSync(Object.fromEntries(fs.readdirSync(dir).filter((f) => f !== "README.md").map((f) => [f, new Uint8Array(fs.readFileSync(path.join(dir, f)))])));
+  const file = path.join(os.tmpdir(), `i36-chatgpt-${process.pid}-${Date.now()}.zip`);
+  fs.writeFileSync(file, zip);
+  const sql = rec.writer();
+  let job = await startUpload(sql, "test", file, { dry_run: dryRun });
+  for (let i = 0; i < 600 && (job.status === "running" || job.status === "pending"); i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    job = await getJob(sql, job.id);
+  }
+  return job;
+}
+
+describe("ChatGPT export as ChatGPT ships it (convoviz's specification)", () => {
+  it("user.json names the owner; the bio tool's memory, custom instructions without ChatGPT's wrapper; a browsing result's text and a citation kept; dry run, run and re-run agree", async () => {
+    const dry = await uploadChatGptZip(true);
+    const run = await uploadChatGptZip(false);
+    const again = await uploadChatGptZip(false);
+    expect(run).toMatchObject({ format: "chatgpt", status: "done", problems: [], counts: { conversations: 1, turns: 2, memories: 3, skipped: 0, failed: 0 }, unrepresented: { chatgpt_citation: 1 } });
+    expect(dry.counts).toEqual(run.counts);
+    expect(dry.unrepresented).toEqual(run.unrepresented);
+    expect(again.counts).toMatchObject({ conversations: 0, turns: 0, memories: 0, skipped: 4 });
+
+    const owner = "user-Zq8x3Lw0Pn2Kd7Yt";
+    const mems = await rec.writer().query<{ user_id: string; content: string; kind: string; created_at: Date }>(
+      `SELECT user_id, content, structured_data->>'kind' AS kind, created_at FROM memories WHERE structured_data->>'source' = 'chatgpt' AND user_id = $1 ORDER BY content`,
+      [owner],
+    );
+    expect(mems.map((m) => [m.content, m.kind])).toEqual([
+      ["Answer in French when I write in French.", "custom_instructions"],
+      ["I live in Lyon and bake on weekends.", "custom_instructions"],
+      ["User is allergic to peanuts.", "bio"],
+    ]);
+    expect(mems[2].created_at.toISOString()).toBe("2025-07-01T09:00:02.000Z");
+    const [conv] = await rec.writer().query<{ id: string; end_user_id: string }>(`SELECT id, end_user_id FROM conversations WHERE name = 'Peanut-free baking'`);
+    expect(conv.end_user_id).toBe(owner);
+    const turns = await turnsOf("Peanut-free baking");
+    expect(turns.map((t) => [t.query, t.answer])).toEqual([
+      ["Remember that I'm allergic to peanuts.", "Got it: I'll keep in mind that you're allergic to peanuts."],
+      ["Find a peanut-free bakery in Lyon", "Boulangerie Sans Noix in the 7th has no nuts on the premises【0†source】."],
+    ]);
+    expect(turns[0].metadata!.tool_calls).toEqual([{ id: "A1bio", name: "bio", arguments: "User is allergic to peanuts.", result: "Model set context updated." }]);
+    expect(turns[1].metadata!.tool_calls).toEqual([
+      { id: "A2search", name: "browser", arguments: 'search("peanut-free bakery Lyon")', result: "# 【0†Boulangerie Sans Noix†example.com】\nA bakery in Lyon's 7th arrondissement with no nuts on the premises." },
+    ]);
+    expect(turns[1].metadata!.citations).toEqual([{ node_id: "A2", citations: [expect.objectContaining({ start_ix: 70, end_ix: 80, metadata: expect.objectContaining({ url: "https://example.com/sans-noix" }) })] }]);
+  });
+});
+
+describe("bad files: every defect named, defective records left out whole, good ones imported", () => {
+  it("ChatGPT: a conversation with three defects names all three; a repeated conversation id is a defect", async () => {
+    const { dry, run } = await runThrice(() => parseImportText(read("chatgpt/conversations-bad.json"), undefined));
+    const expected = [
+      { record: "conversations[0]", field: "mapping", message: "missing (the message tree)" },
+      { record: "conversations[1]", field: "current_node", message: "names no node of mapping (nope)" },
+      { record: "conversations[2]", field: "mapping.X.message.author.role", message: 'must be user, assistant, system or tool, got "robot"' },
+      { record: "conversations[3]", field: "create_time", message: "not a valid time" },
+      { record: "conversations[5]", field: "mapping.r.children[1]", message: "names no node of mapping (Z)" },
+      { record: "conversations[5]", field: "mapping.X.message.author.role", message: 'must be user, assistant, system or tool, got "robot"' },
+      { record: "conversations[5]", field: "mapping.U.message.create_time", message: "not a valid time" },
+      { record: "conversations[6]", field: "id", message: "repeats the id of conversations[4] (c4-dup)" },
+    ];
+    expect(dry.problems).toEqual(expected);
+    expect(run.problems).toEqual(expected);
+    expect(run.counts).toMatchObject({ conversations: 1, failed: 6 });
+    expect(dry.counts).toEqual(run.counts);
+    const names = await rec.writer().query<{ name: string }>(`SELECT c.name FROM conversations c JOIN import_external_ids x ON x.local_id = c.id AND x.project_id = c.project_id WHERE x.source = 'chatgpt' AND x.external_id LIKE 'bad-%' OR c.name = 'Same id again'`);
+    expect(names).toEqual([]);
+  });
+
+  it("Claude: a conversation with a repeated uuid is a defect; every defect of a conversation named", async () => {
+    const { dry, run } = await runThrice(() => parseImportText(read("claude/conversations-bad.json"), undefined));
+    const expected = [
+      { record: "conversations[0]", field: "chat_messages[0].sender", message: 'must be human or assistant, got "bot"' },
+      { record: "conversations[1]", field: "chat_messages[0].parent_message_uuid", message: "names no message of this conversation (missing-parent)" },
+      { record: "conversations[2]", field: "chat_messages[0].content", message: "must be an array of parts, got string" },
+      { record: "conversations[3]", field: "uuid", message: "missing" },
+      { record: "conversations[5]", field: "chat_messages[0].sender", message: 'must be human or assistant, got "bot"' },
+      { record: "conversations[5]", field: "chat_messages[1].parent_message_uuid", message: "names no message of this conversation (x1)" },
+      { record: "conversations[5]", field: "chat_messages[1].content", message: "must be an array of parts, got string" },
+      { record: "conversations[6]", field: "uuid", message: "repeats the id of conversations[4] (22222222-2222-4222-8222-222222222222)" },
+    ];
+    expect(dry.problems).toEqual(expected);
+    expect(run.problems).toEqual(expected);
+    expect(run.counts).toMatchObject({ conversations: 1, turns: 2, failed: 6 });
+    expect(dry.counts).toEqual(run.counts);
+    expect(await rec.writer().query(`SELECT id FROM conversations WHERE name = 'Same uuid again'`)).toEqual([]);
+  });
+
+  it("OpenAI Agents: input images become files (inline bytes as digests, counted); items of a missing session are a named defect, the session left out", async () => {
+    const SQL = await initSqlJs({ locateFile: (f) => path.join(path.dirname(require.resolve("sql.js")), f) });
+    const db = new SQL.Database();
+    db.exec(read("openai-agents-images.sql"));
+    const bytes = (db as unknown as { export(): Uint8Array }).export();
+    const { dry, run, again } = await runThrice(() => parseAgentsSqlite(bytes));
+    const expected = [{ record: "session ghost", field: "session_id", message: "names no row of agent_sessions: 2 items (rows 5, 6) reference a missing session" }];
+    expect(run.problems).toEqual(expected);
+    expect(dry.problems).toEqual(expected);
+    expect(run.counts).toMatchObject({ conversations: 1, turns: 1, failed: 1 });
+    expect(dry.counts).toEqual(run.counts);
+    expect(run.unrepresented).toEqual({ openai_agents_image_data: 1, openai_agents_tool_output_file: 1 });
+    expect(again.counts).toMatchObject({ conversations: 0, turns: 0, skipped: 1 });
+    const [t] = await turnsOf("Session vision");
+    expect([t.query, t.answer, t.file_count]).toEqual(["Which of these is ripe?", "The yellow one on the left is ripe.", 3]);
+    const files = await rec.writer().query<{ transfer_method: string; url: string | null; upload_file_id: string | null }>(
+      `SELECT f.transfer_method, f.url, f.upload_file_id FROM message_files f JOIN messages m ON m.id = f.message_id AND m.project_id = f.project_id JOIN conversations c ON c.id = m.conversation_id AND c.project_id = m.project_id WHERE c.name = 'Session vision' ORDER BY f.position`,
+    );
+    expect(files.map((f) => [f.transfer_method, f.url ?? f.upload_file_id?.replace(/^sha256:[0-9a-f]{64}$/, "sha256:…")]).sort()).toEqual([
+      ["local_file", "file-7QhXr2"],
+      ["local_file", "sha256:…"],
+      ["remote_url", "https://example.com/bananas.jpg"],
+    ]);
+    expect(t.metadata!.inline_files).toEqual([
+      expect.objectContaining({ row_id: 1, type: "input_image", media_type: "image/png", sha256: expect.stringMatching(/^[0-9a-f]{64}$/) }),
+      expect.objectContaining({ row_id: 3, type: "function_call_output input_image", url: "https://example.com/bananas-crop.jpg" }),
+    ]);
+    expect(await turnsOf("Session ghost")).toEqual([]);
   });
 });

@@ -82,6 +82,11 @@ describe("ChatGPT export (conversations.json)", () => {
       { record: "conversations[1]", field: "current_node", message: "names no node of mapping (nope)" },
       { record: "conversations[2]", field: "mapping.X.message.author.role", message: 'must be user, assistant, system or tool, got "robot"' },
       { record: "conversations[3]", field: "create_time", message: "not a valid time" },
+      // every defect of a conversation, not only the first (issue 36); a repeated id is one
+      { record: "conversations[5]", field: "mapping.r.children[1]", message: "names no node of mapping (Z)" },
+      { record: "conversations[5]", field: "mapping.X.message.author.role", message: 'must be user, assistant, system or tool, got "robot"' },
+      { record: "conversations[5]", field: "mapping.U.message.create_time", message: "not a valid time" },
+      { record: "conversations[6]", field: "id", message: "repeats the id of conversations[4] (c4-dup)" },
     ]);
     expect(bad.conversations.map((c) => c.externalId)).toEqual(["c4-dup"]);
   });
@@ -144,6 +149,10 @@ describe("Claude.ai export", () => {
       { record: "conversations[1]", field: "chat_messages[0].parent_message_uuid", message: "names no message of this conversation (missing-parent)" },
       { record: "conversations[2]", field: "chat_messages[0].content", message: "must be an array of parts, got string" },
       { record: "conversations[3]", field: "uuid", message: "missing" },
+      { record: "conversations[5]", field: "chat_messages[0].sender", message: 'must be human or assistant, got "bot"' },
+      { record: "conversations[5]", field: "chat_messages[1].parent_message_uuid", message: "names no message of this conversation (x1)" },
+      { record: "conversations[5]", field: "chat_messages[1].content", message: "must be an array of parts, got string" },
+      { record: "conversations[6]", field: "uuid", message: "repeats the id of conversations[4] (22222222-2222-4222-8222-222222222222)" },
     ]);
     expect(bad.conversations).toHaveLength(1);
   });
