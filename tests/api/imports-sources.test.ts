@@ -141,14 +141,18 @@ describe.each(DATABASE_KINDS)("imports of 2026's sources on %s", (kind) => {
     expect((await api.get(`/conversations/${trip}/history?max_token_limit=100000`)).body.thread_message_ids).toEqual([t("A2e"), t("A1b")]);
   });
 
-  it("ChatGPT: each bad conversation is one problem naming it and the field; the rest imports", async () => {
+  it("ChatGPT: each bad conversation fails once, every one of its defects named; the rest imports", async () => {
     const job = await run(bytes("chatgpt/conversations-bad.json"), { format: "chatgpt", app_id: "bad-chatgpt" });
-    expect(job.counts).toMatchObject({ failed: 4 });
+    expect(job.counts).toMatchObject({ failed: 6 });
     expect(job.problems.map((p: { record: string; field: string }) => `${p.record} ${p.field}`)).toEqual([
       "conversations[0] mapping",
       "conversations[1] current_node",
       "conversations[2] mapping.X.message.author.role",
       "conversations[3] create_time",
+      "conversations[5] mapping.r.children[1]",
+      "conversations[5] mapping.X.message.author.role",
+      "conversations[5] mapping.U.message.create_time",
+      "conversations[6] id",
     ]);
   });
 
