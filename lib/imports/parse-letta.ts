@@ -380,9 +380,9 @@ function agentConversation(a: Obj, name: string, path: string, record: string, c
           const id = typeof ap.tool_call_id === "string" ? ap.tool_call_id : undefined;
           const call = o.calls.find((c) => c.id === id) ?? (id ? undefined : pending()[0]);
           if (!call) return d.add(`${ip}.tool_call_id`, `answers no tool call awaiting approval (${id ?? "no id"})`);
-          if (ap.type === "tool" || "func_response" in ap) {
-            // The approved call ran: its return.
-            call.result = returnText(ap.func_response, `${ip}.func_response`, d, bump) ?? null;
+          if (ap.type === "tool" || "func_response" in ap || "tool_return" in ap) {
+            // The approved call ran: its return (schemas/message.py ToolReturn: func_response; letta_message.py's: tool_return).
+            call.result = returnText(ap.func_response ?? ap.tool_return, `${ip}.${"tool_return" in ap ? "tool_return" : "func_response"}`, d, bump) ?? null;
             if (typeof ap.status === "string") call.status = ap.status;
             if (call.approval?.approve === null) call.approval = { approve: true, reason: null };
           } else {

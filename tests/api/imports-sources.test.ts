@@ -223,9 +223,29 @@ describe.each(DATABASE_KINDS)("imports of 2026's sources on %s", (kind) => {
     const mems = (await api.get("/users/zoe/memories")).body.data as { content: string; structured_data: { kind: string; label: string; agents: string[] } }[];
     const human = mems.find((m) => m.structured_data.label === "human")!;
     expect(human).toMatchObject({ content: "Name: Zoë. Lives in Paris. Vegetarian.", structured_data: { kind: "letta_core_block", limit: 5000, agents: ["Concierge", "Sleeptime"] } });
+    expect(job.unrepresented).toEqual({ letta_event: 2 }); // the login and the heartbeat, kept in metadata
     const bad = await run(bytes("letta/bad.af"), { format: "letta" });
     expect(bad.counts.failed).toBe(5);
+    expect(bad.problems).toHaveLength(8); // every defect of the 5 records
     expect(bad.problems[0]).toEqual({ record: "file blocks[0]", field: "blocks[0].value", message: "is 20 characters, over the block's limit of 10" });
+  });
+
+  it("Letta .af as Letta writes it (issue 36): the job says what only metadata keeps; the sleeptime agent's runs come back from GET /history", async () => {
+    const dry = await run(bytes("letta/scout.af"), { dry_run: "true" });
+    const job = await run(bytes("letta/scout.af"));
+    expect(job.counts).toEqual({ conversations: 2, turns: 5, memories: 3, skipped: 0, failed: 0 });
+    expect(dry.counts).toEqual(job.counts);
+    expect(job.unrepresented).toEqual({ letta_event: 2, letta_image_data: 1, letta_reasoning: 5, letta_summary: 1, letta_hidden_reasoning: 1 });
+    const list = (await api.get("/conversations?app_id=letta&limit=100")).body.data as { id: string; name: string }[];
+    const sleep = list.find((c) => c.name === "Scout-sleeptime")!;
+    const history = (await api.get(`/conversations/${sleep.id}/history?max_token_limit=100000`)).body;
+    expect(history.messages.map((m: { role: string; content: string }) => [m.role, m.content.slice(0, 17)])).toEqual([
+      ["user", "<system-reminder>"],
+      ["assistant", "Recorded that the"],
+      ["user", "<system-reminder>"],
+      ["assistant", "Noted the decline"],
+    ]);
+    expect((await run(bytes("letta/scout.af"))).counts).toMatchObject({ conversations: 0, turns: 0, memories: 0, skipped: 5 });
   });
 
   it("OpenAI Agents SQLiteSession file: a conversation per session; the undecodable row is skipped and counted", async () => {

@@ -191,6 +191,33 @@ describe("Letta agent file", () => {
     expect(p.conversations[0].turns.map((t) => [t.query, t.answer, t.created_at, t.metadata?.in_context])).toEqual([["Fancy a game?", "Always.", "2025-02-01T12:01:00.000Z", true]]);
   });
 
+  it("an approved call that ran: its ToolReturn in approvals is the call's result (letta/schemas/message.py ToolReturn)", () => {
+    const m = (id: string, role: string, extra: Record<string, unknown>) => ({ id, role, content: null, created_at: "2026-07-01T10:00:00Z", tool_calls: null, approvals: null, ...extra });
+    const af = {
+      agents: [
+        {
+          id: "agent-0",
+          name: "Booker",
+          agent_type: "letta_v1_agent",
+          block_ids: [],
+          in_context_message_ids: [],
+          messages: [
+            m("m0", "user", { content: [{ type: "text", text: "Book it" }] }),
+            m("m1", "approval", { tool_calls: [{ id: "c1", type: "function", function: { name: "book_table", arguments: "{}" } }] }),
+            m("m2", "approval", { approvals: [{ tool_call_id: "c1", status: "success", func_response: "Booked for 8 pm", stdout: null, stderr: null }] }),
+            m("m3", "assistant", { content: [{ type: "text", text: "Done: booked." }] }),
+          ],
+        },
+      ],
+      blocks: [],
+    };
+    const p = parseImportText(JSON.stringify(af), "letta");
+    expect(p.problems).toEqual([]);
+    expect(p.conversations[0].turns.map((t) => [t.query, t.answer, t.metadata?.tool_calls])).toEqual([
+      ["Book it", "Done: booked.", [{ id: "c1", name: "book_table", arguments: "{}", result: "Booked for 8 pm", status: "success", approval: { approve: true, reason: null } }]],
+    ]);
+  });
+
   it("names each defect of a bad file", () => {
     const p = parseImportText(read("letta/bad.af"), "letta");
     expect(p.problems).toEqual([
