@@ -47,7 +47,9 @@ export function JobCounts({ job }: { job: ImportJob }) {
 
 /** What the source held that Memscope keeps only in a turn's metadata or leaves out, by reason: nothing is lost without a word. */
 function Unrepresented({ job }: { job: ImportJob }) {
-  const kept = Object.entries(job.unrepresented ?? {}).filter(([, n]) => n > 0);
+  const kept = Object.entries(job.unrepresented ?? {})
+    .filter(([, n]) => n > 0)
+    .sort(([a], [b]) => a.localeCompare(b));
   if (!kept.length) return null;
   return (
     <div className="text-xs text-zinc-700 dark:text-zinc-300" data-testid="unrepresented">

@@ -112,7 +112,9 @@ export type ImportUploadQuery = z.infer<typeof ZImportUploadQuery>;
 /** The CLI's and the page's closing line. */
 export function summaryLine(c: z.infer<typeof ZImportCounts>, dryRun = false, unrepresented: Record<string, number> = {}): string {
   const verb = dryRun ? "would import" : "imported";
-  const kept = Object.entries(unrepresented).filter(([, n]) => n > 0);
+  const kept = Object.entries(unrepresented)
+    .filter(([, n]) => n > 0)
+    .sort(([a], [b]) => a.localeCompare(b));
   const note = kept.length ? `; kept only in metadata or left out: ${kept.map(([k, n]) => `${k} ${n}`).join(", ")}` : "";
   return `${verb}: ${c.conversations} conversations, ${c.turns} turns, ${c.memories} memories; skipped ${c.skipped}; failed ${c.failed}${note}`;
 }
