@@ -8,6 +8,7 @@ import { claudeConversation } from "./parse-claude";
 import { parseLetta } from "./parse-letta";
 import { parseMemoryFiles } from "./parse-memory-dir";
 import { addCounts, problemsOf, RecordProblem } from "./field-readers";
+import { sha256Hex } from "./stable-id";
 import type { ImportConversation, ImportFormat, ImportMemory, ParsedImport } from "./types";
 
 // A file's text to normalized records: the format is detected when not given. JSON is
@@ -74,15 +75,15 @@ function wholeExport(format: "chatgpt" | "claude", doc: unknown, opts: ParseOpti
     try {
       if (format === "chatgpt") {
         const r = chatgptConversation(v, record, opts);
-        if (r.conversation) ids.claim(r.conversation);
+        const first = !r.conversation || ids.claim(r.conversation);
         out.memories.push(...keep(r.memories));
-        addCounts(out.unrepresented!, r.unrepresented);
-        if (r.conversation) out.conversations.push(r.conversation);
-        else out.skipped!++;
+        if (r.conversation && first) {
+          addCounts(out.unrepresented!, r.unrepresented);
+          out.conversations.push(r.conversation);
+        } else out.skipped!++;
       } else {
         const c = claudeConversation(v, record, opts);
-        if (c) ids.claim(c);
-        if (c) out.conversations.push(c);
+        if (c && ids.claim(c)) out.conversations.push(c);
         else out.skipped!++;
       }
     } catch (e) {
@@ -94,15 +95,22 @@ function wholeExport(format: "chatgpt" | "claude", doc: unknown, opts: ParseOpti
 
 /**
  * Conversation ids of one export: a second conversation with an id already met is a defect
- * (the source's id is the conversation's identity: two cannot both be it). The first stays.
+ * when it differs from the first (the source's id is the conversation's identity: two cannot
+ * both be it; the first stays), and a copy when it is the same conversation again (skipped).
  */
 export class ExportIds {
-  private readonly first = new Map<string, string>();
+  private readonly first = new Map<string, { record: string; digest: string }>();
   constructor(private readonly format: "chatgpt" | "claude") {}
-  claim(c: ImportConversation) {
+  /** true: the first with this id; false: an identical copy of it. Throws for a different one. */
+  claim(c: ImportConversation): boolean {
+    const digest = sha256Hex(JSON.stringify([c.name, c.end_user_id, c.model_config, c.turns.map((t) => [t.id, t.parent_message_id, t.query, t.answer, t.created_at, t.files, t.metadata])]));
     const before = this.first.get(c.externalId);
-    if (before !== undefined) throw new RecordProblem(this.format === "claude" ? "uuid" : "id", `repeats the id of ${before} (${c.externalId})`);
-    this.first.set(c.externalId, c.record);
+    if (before === undefined) {
+      this.first.set(c.externalId, { record: c.record, digest });
+      return true;
+    }
+    if (before.digest === digest) return false;
+    throw new RecordProblem(this.format === "claude" ? "uuid" : "id", `repeats the id of ${before.record} (${c.externalId}) with other content`);
   }
 }
 

@@ -276,15 +276,15 @@ function streamedExport(file: string, kind: FileKind, format: "chatgpt" | "claud
       try {
         if (format === "chatgpt") {
           const r = chatgptConversation(value, record, opts);
-          if (r.conversation) ids.claim(r.conversation);
+          const first = !r.conversation || ids.claim(r.conversation);
           addMemories(batch, r.memories, seenMemories);
-          addCounts(batch.unrepresented!, r.unrepresented);
-          if (r.conversation) add(r.conversation);
-          else batch.skipped = (batch.skipped ?? 0) + 1;
+          if (r.conversation && first) {
+            addCounts(batch.unrepresented!, r.unrepresented);
+            add(r.conversation);
+          } else batch.skipped = (batch.skipped ?? 0) + 1;
         } else {
           const c = claudeConversation(value, record, opts);
-          if (c) ids.claim(c);
-          if (c) add(c);
+          if (c && ids.claim(c)) add(c);
           else batch.skipped = (batch.skipped ?? 0) + 1;
         }
       } catch (e) {

@@ -181,7 +181,7 @@ describe("bad files: every defect named, defective records left out whole, good 
       { record: "conversations[5]", field: "mapping.r.children[1]", message: "names no node of mapping (Z)" },
       { record: "conversations[5]", field: "mapping.X.message.author.role", message: 'must be user, assistant, system or tool, got "robot"' },
       { record: "conversations[5]", field: "mapping.U.message.create_time", message: "not a valid time" },
-      { record: "conversations[6]", field: "id", message: "repeats the id of conversations[4] (c4-dup)" },
+      { record: "conversations[6]", field: "id", message: "repeats the id of conversations[4] (c4-dup) with other content" },
     ];
     expect(dry.problems).toEqual(expected);
     expect(run.problems).toEqual(expected);
@@ -201,7 +201,7 @@ describe("bad files: every defect named, defective records left out whole, good 
       { record: "conversations[5]", field: "chat_messages[0].sender", message: 'must be human or assistant, got "bot"' },
       { record: "conversations[5]", field: "chat_messages[1].parent_message_uuid", message: "names no message of this conversation (x1)" },
       { record: "conversations[5]", field: "chat_messages[1].content", message: "must be an array of parts, got string" },
-      { record: "conversations[6]", field: "uuid", message: "repeats the id of conversations[4] (22222222-2222-4222-8222-222222222222)" },
+      { record: "conversations[6]", field: "uuid", message: "repeats the id of conversations[4] (22222222-2222-4222-8222-222222222222) with other content" },
     ];
     expect(dry.problems).toEqual(expected);
     expect(run.problems).toEqual(expected);

@@ -86,9 +86,21 @@ describe("ChatGPT export (conversations.json)", () => {
       { record: "conversations[5]", field: "mapping.r.children[1]", message: "names no node of mapping (Z)" },
       { record: "conversations[5]", field: "mapping.X.message.author.role", message: 'must be user, assistant, system or tool, got "robot"' },
       { record: "conversations[5]", field: "mapping.U.message.create_time", message: "not a valid time" },
-      { record: "conversations[6]", field: "id", message: "repeats the id of conversations[4] (c4-dup)" },
+      { record: "conversations[6]", field: "id", message: "repeats the id of conversations[4] (c4-dup) with other content" },
     ]);
     expect(bad.conversations.map((c) => c.externalId)).toEqual(["c4-dup"]);
+  });
+});
+
+describe("a conversation id met twice in one export (issue 36)", () => {
+  it("an identical copy is skipped; a copy with other content is a defect naming the first", () => {
+    const [conv] = JSON.parse(read("chatgpt-export/conversations.json"));
+    const same = parseImportText(JSON.stringify([conv, conv]), "chatgpt");
+    expect(same.problems).toEqual([]);
+    expect([same.conversations.length, same.skipped]).toEqual([1, 1]);
+    const other = parseImportText(JSON.stringify([conv, { ...conv, title: "Renamed" }]), "chatgpt");
+    expect(other.problems).toEqual([{ record: "conversations[1]", field: "id", message: "repeats the id of conversations[0] (6863a1b0-0c1e-8000-9a3b-5d1f2e3c4b5a) with other content" }]);
+    expect(other.conversations.map((c) => c.name)).toEqual(["Peanut-free baking"]);
   });
 });
 
@@ -152,7 +164,7 @@ describe("Claude.ai export", () => {
       { record: "conversations[5]", field: "chat_messages[0].sender", message: 'must be human or assistant, got "bot"' },
       { record: "conversations[5]", field: "chat_messages[1].parent_message_uuid", message: "names no message of this conversation (x1)" },
       { record: "conversations[5]", field: "chat_messages[1].content", message: "must be an array of parts, got string" },
-      { record: "conversations[6]", field: "uuid", message: "repeats the id of conversations[4] (22222222-2222-4222-8222-222222222222)" },
+      { record: "conversations[6]", field: "uuid", message: "repeats the id of conversations[4] (22222222-2222-4222-8222-222222222222) with other content" },
     ]);
     expect(bad.conversations).toHaveLength(1);
   });
