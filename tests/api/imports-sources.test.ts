@@ -175,11 +175,12 @@ describe.each(DATABASE_KINDS)("imports of 2026's sources on %s", (kind) => {
     });
     const many = Array.from({ length: 300 }, (_, k) => conv(k, k % 2 ? "The same question, asked again?" : `question ${k}`));
     many[140] = { ...many[140], current_node: 7 } as never; // a bad one in the second batch
-    many.push(conv(3)); // a repeat, in the third batch: imported once
+    many.push(conv(3)); // its id again with another question, in the third batch: a defect naming the first (issue 36)
+    many.push(many[5]); // an identical copy: skipped
     const job = await run(strToU8(JSON.stringify(many)), { format: "chatgpt", app_id: "many-chatgpt" });
     expect(job.status).toBe("done");
-    expect(job.counts).toMatchObject({ conversations: 299, turns: 299, failed: 1 });
-    expect(job.problems.map((p: { record: string; field: string }) => `${p.record} ${p.field}`)).toEqual(["conversations[140] current_node"]);
+    expect(job.counts).toMatchObject({ conversations: 299, turns: 299, failed: 2 });
+    expect(job.problems.map((p: { record: string; field: string }) => `${p.record} ${p.field}`)).toEqual(["conversations[140] current_node", "conversations[300] id"]);
     const last = (await api.get(`/conversations/${stableUuid("chatgpt-conversation:many-299")}/messages`)).body.data;
     expect(last.map((m: { query: string; answer: string }) => [m.query, m.answer])).toEqual([["The same question, asked again?", `answer 299${long}`]]);
 
