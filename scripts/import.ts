@@ -170,7 +170,7 @@ async function main() {
   for (const p of job.problems.slice(0, 10)) console.log(`  problem: ${p.record}${p.field ? ` ${p.field}` : ""}: ${p.message}`);
   if (job.problems.length > 10) console.log(`  ... ${job.problems.length - 10} more problems (GET /api/v1/imports/${job.id})`);
   if (job.error) console.log(`  stopped: ${job.error}`);
-  console.log(summaryLine(job.counts, job.dry_run));
+  console.log(summaryLine(job.counts, job.dry_run, job.unrepresented));
   process.exit(job.status === "done" && job.counts.failed === 0 ? 0 : 1);
 }
 

@@ -38,8 +38,29 @@ export function JobCounts({ job }: { job: ImportJob }) {
         </ul>
       </div>
       <p className="font-mono text-xs text-zinc-700 dark:text-zinc-300" data-testid="summary-line">
-        {summaryLine(c, job.dry_run)}
+        {summaryLine(c, job.dry_run, job.unrepresented)}
       </p>
+      <Unrepresented job={job} />
+    </div>
+  );
+}
+
+/** What the source held that Memscope keeps only in a turn's metadata or leaves out, by reason: nothing is lost without a word. */
+function Unrepresented({ job }: { job: ImportJob }) {
+  const kept = Object.entries(job.unrepresented ?? {})
+    .filter(([, n]) => n > 0)
+    .sort(([a], [b]) => a.localeCompare(b));
+  if (!kept.length) return null;
+  return (
+    <div className="text-xs text-zinc-700 dark:text-zinc-300" data-testid="unrepresented">
+      <p className="font-medium">Kept only in metadata or left out</p>
+      <ul className="mt-1 flex flex-wrap gap-x-4 gap-y-1">
+        {kept.map(([reason, n]) => (
+          <li key={reason}>
+            <span className="font-mono">{reason}</span>: {n}
+          </li>
+        ))}
+      </ul>
     </div>
   );
 }
@@ -52,10 +73,10 @@ export function JobProblems({ job }: { job: ImportJob }) {
       {job.problems.length > 0 && (
         <>
           <p className="font-medium text-amber-900 dark:text-amber-200">
-            {job.counts.failed} {job.counts.failed === 1 ? "record" : "records"} not imported{job.counts.failed > job.problems.length ? ` (first ${job.problems.length} shown)` : ""}
+            {job.counts.failed} {job.counts.failed === 1 ? "record" : "records"} not imported, each defect named{job.problems.length >= 50 ? ` (first ${job.problems.length} defects shown)` : ""}
           </p>
           <ul className="mt-1.5 space-y-1">
-            {job.problems.slice(0, 10).map((p, i) => (
+            {job.problems.map((p, i) => (
               <li key={i} className="text-amber-900 dark:text-amber-200">
                 <span className="font-mono text-xs">{p.record}</span>
                 {p.field && (

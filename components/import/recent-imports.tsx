@@ -21,7 +21,7 @@ export function RecentImports() {
             <span className="min-w-0 flex-1 truncate font-medium">{j.label}</span>
             {j.dry_run && <Badge tone="accent">dry run</Badge>}
             <Badge tone={j.status === "failed" ? "red" : j.status === "done" ? "neutral" : "amber"}>{j.status}</Badge>
-            <span className="w-full font-mono text-xs text-zinc-600 sm:w-auto dark:text-zinc-400">{summaryLine(j.counts, j.dry_run)}</span>
+            <span className="w-full font-mono text-xs text-zinc-600 sm:w-auto dark:text-zinc-400">{summaryLine(j.counts, j.dry_run, j.unrepresented)}</span>
             {j.actor && <span className="text-xs text-zinc-600 dark:text-zinc-400">by {j.actor}</span>}
             <time className="text-xs text-zinc-500" dateTime={j.created_at}>
               {relativeTime(j.created_at)}

@@ -13,6 +13,54 @@ export class RecordProblem extends Error {
   }
 }
 
+/**
+ * Every defect of one record, not only the first: each part is read through check(), which
+ * notes a RecordProblem and lets the caller go on to the next part. A record with any defect
+ * is left out whole, and all of them are named.
+ */
+export class Defects {
+  readonly list: ImportProblem[] = [];
+  constructor(readonly record: string) {}
+  check<T>(f: () => T): T | undefined {
+    try {
+      return f();
+    } catch (e) {
+      this.list.push(problemOf(this.record, e));
+      return undefined;
+    }
+  }
+  add(field: string | undefined, message: string) {
+    this.list.push({ record: this.record, ...(field ? { field } : {}), message });
+  }
+  get any(): boolean {
+    return this.list.length > 0;
+  }
+  /** Throws them all (RecordDefects) when there is any. */
+  throwAny() {
+    if (this.list.length) throw new RecordDefects(this.list);
+  }
+}
+
+/** Adds counts of unrepresented content by reason (ParsedImport.unrepresented). */
+export function addCounts(into: Record<string, number>, from: Record<string, number>) {
+  for (const [k, n] of Object.entries(from)) if (n) into[k] = (into[k] ?? 0) + n;
+}
+
+/** How many records a problem list leaves out: a record names each of its defects, and counts once. */
+export const failedRecords = (problems: ImportProblem[]) => new Set(problems.map((p) => p.record)).size;
+
+/** A record's defects, all of them (Defects.list): thrown to leave the record out whole. */
+export class RecordDefects extends Error {
+  constructor(readonly problems: ImportProblem[]) {
+    super(problems[0]?.message ?? "defective record");
+  }
+}
+
+/** A record's problems from what its parser threw: every defect of a RecordDefects, else the one. */
+export function problemsOf(record: string, e: unknown): ImportProblem[] {
+  return e instanceof RecordDefects ? e.problems : [problemOf(record, e)];
+}
+
 export const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
 export function problemOf(record: string, e: unknown): ImportProblem {

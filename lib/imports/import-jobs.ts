@@ -11,7 +11,7 @@ import type { ImportFormat } from "./types";
 // is running (a restart) reads as failed.
 
 const COLUMNS = `id, format, label, dry_run, status, total, processed, conversations, turns, memories, skipped, failed,
-  problems, error, actor, created_at, updated_at, finished_at`;
+  problems, unrepresented, error, actor, created_at, updated_at, finished_at`;
 
 type Row = {
   id: string;
@@ -27,6 +27,7 @@ type Row = {
   skipped: number;
   failed: number;
   problems: ImportJob["problems"];
+  unrepresented: Record<string, number> | null;
   error: string | null;
   actor: string | null;
   created_at: Date | string;
@@ -100,6 +101,7 @@ function serialize(r: Row): ImportJob {
     processed: r.processed,
     counts: { conversations: r.conversations, turns: r.turns, memories: r.memories, skipped: r.skipped, failed: r.failed },
     problems: r.problems,
+    unrepresented: r.unrepresented ?? {},
     error: orphaned ? "The server stopped while this import ran; run it again (records already imported are skipped)." : r.error,
     actor: r.actor,
     created_at: iso(r.created_at)!,
@@ -132,9 +134,10 @@ export async function listJobs(sql: ProjectSql, limit = 20): Promise<ImportJob[]
 export async function saveProgress(sql: ProjectSql, id: string, p: ImportProgress & { total?: number; status?: "running" }) {
   await sql.query(
     `UPDATE import_jobs SET status = COALESCE($2, status), total = GREATEST(total, COALESCE($3, total), $4), processed = $4,
-            conversations = $5, turns = $6, memories = $7, skipped = $8, failed = $9, problems = $10::jsonb, updated_at = now()
+            conversations = $5, turns = $6, memories = $7, skipped = $8, failed = $9, problems = $10::jsonb,
+            unrepresented = $12::jsonb, updated_at = now()
       WHERE id = $1 AND project_id = $11`,
-    [id, p.status ?? null, p.total ?? null, p.processed, p.conversations, p.turns, p.memories, p.skipped, p.failed, JSON.stringify(p.problems), sql.projectId],
+    [id, p.status ?? null, p.total ?? null, p.processed, p.conversations, p.turns, p.memories, p.skipped, p.failed, JSON.stringify(p.problems), sql.projectId, JSON.stringify(p.unrepresented)],
   );
 }
 

@@ -1,5 +1,5 @@
 import type { MessageFileInput } from "../messages/schemas";
-import { isObj, optArray, optString, optTime, RecordProblem, typeName, type Obj } from "./field-readers";
+import { Defects, isObj, optArray, optString, optTime, RecordProblem, typeName, type Obj } from "./field-readers";
 import { markdownItems } from "./markdown-items";
 import { sha256Hex, stableUuid } from "./stable-id";
 import type { ImportConversation, ImportMemory, ImportTurn } from "./types";
@@ -28,29 +28,53 @@ type Msg = { uuid: string; sender: "human" | "assistant"; parent: string | null 
 
 export function claudeConversation(v: unknown, record: string, opts: ClaudeOptions = {}): ImportConversation | null {
   if (!isObj(v)) throw new RecordProblem(undefined, `must be an object (a conversation), got ${typeName(v)}`);
-  const convId = optString(v, "uuid");
-  if (!convId) throw new RecordProblem("uuid", "missing");
-  const raw = optArray(v, "chat_messages");
-  const msgs: Msg[] = raw.map((m, i) => {
+  // Every defect is named (each message read on its own); a conversation with any is left out whole.
+  const d = new Defects(record);
+  const convId = d.check(() => optString(v, "uuid"));
+  if (!convId && !d.any) d.add("uuid", "missing");
+  const created = d.check(() => optTime(v, "created_at"));
+  const updated = d.check(() => optTime(v, "updated_at"));
+  const name = d.check(() => optString(v, "name"));
+  const summary = d.check(() => optString(v, "summary"));
+  const raw = d.check(() => optArray(v, "chat_messages")) ?? [];
+  const msgs: Msg[] = raw.flatMap((m, i) => {
     const path = `chat_messages[${i}]`;
-    if (!isObj(m)) throw new RecordProblem(path, `must be an object, got ${typeName(m)}`);
-    const uuid = optString(m, "uuid", `${path}.uuid`);
-    if (!uuid) throw new RecordProblem(`${path}.uuid`, "missing");
+    if (!isObj(m)) {
+      d.add(path, `must be an object, got ${typeName(m)}`);
+      return [];
+    }
+    const before = d.list.length;
+    const uuid = d.check(() => optString(m, "uuid", `${path}.uuid`));
+    if (!uuid && d.list.length === before) d.add(`${path}.uuid`, "missing");
     const sender = m.sender;
-    if (sender !== "human" && sender !== "assistant") throw new RecordProblem(`${path}.sender`, `must be human or assistant, got ${JSON.stringify(sender ?? null)}`);
+    if (sender !== "human" && sender !== "assistant") d.add(`${path}.sender`, `must be human or assistant, got ${JSON.stringify(sender ?? null)}`);
     const parentRaw = m.parent_message_uuid;
-    if (parentRaw !== undefined && parentRaw !== null && typeof parentRaw !== "string") throw new RecordProblem(`${path}.parent_message_uuid`, `must be a string, got ${typeName(parentRaw)}`);
-    const parent = parentRaw === undefined ? undefined : parentRaw === null || parentRaw === CLAUDE_ROOT || parentRaw === "" ? null : parentRaw;
-    return { uuid, sender, parent, created: optTime(m, "created_at", `${path}.created_at`), pos: i, path, m };
+    if (parentRaw !== undefined && parentRaw !== null && typeof parentRaw !== "string") d.add(`${path}.parent_message_uuid`, `must be a string, got ${typeName(parentRaw)}`);
+    const at = d.check(() => optTime(m, "created_at", `${path}.created_at`));
+    if (d.list.length > before) return [];
+    const parent = parentRaw === undefined ? undefined : parentRaw === null || parentRaw === CLAUDE_ROOT || parentRaw === "" ? null : (parentRaw as string);
+    return [{ uuid: uuid!, sender: sender as Msg["sender"], parent, created: at, pos: i, path, m }];
   });
-  if (!msgs.length) return null;
-  const byId = new Map(msgs.map((x) => [x.uuid, x]));
+  const byId = new Map<string, Msg>();
+  for (const x of msgs) {
+    const seen = byId.get(x.uuid);
+    if (seen) d.add(`${x.path}.uuid`, `repeats the uuid of ${seen.path} (${x.uuid})`);
+    else byId.set(x.uuid, x);
+  }
   const tree = msgs.some((x) => x.parent !== undefined);
   // Linear exports: each message's parent is the one before it.
   if (!tree) msgs.forEach((x, i) => (x.parent = i ? msgs[i - 1].uuid : null));
   for (const x of msgs) {
-    if (x.parent && !byId.has(x.parent)) throw new RecordProblem(`${x.path}.parent_message_uuid`, `names no message of this conversation (${x.parent})`);
+    if (x.parent && !byId.has(x.parent)) d.add(`${x.path}.parent_message_uuid`, `names no message of this conversation (${x.parent})`);
   }
+  // What each message holds, read now: a defect in any is named with the others.
+  const parts = new Map<string, Parts>();
+  for (const x of msgs) {
+    const p = d.check(() => partsOf(x, x.sender === "human" ? "user" : "assistant"));
+    if (p) parts.set(x.uuid, p);
+  }
+  d.throwAny();
+  if (!msgs.length) return null;
   const children = new Map<string | null, Msg[]>();
   for (const x of msgs) {
     const k = x.parent ?? null;
@@ -73,12 +97,12 @@ export function claudeConversation(v: unknown, record: string, opts: ClaudeOptio
     seen.add(x.uuid);
     const kids = children.get(x.uuid) ?? [];
     if (x.sender === "human") {
-      const q = partsOf(x, "user");
+      const q = parts.get(x.uuid)!;
       const answers = kids.filter((k) => k.sender === "assistant");
       const made = answers.length ? answers : [null];
       for (const a of made) {
         const end = a ?? x;
-        const ans: Parts = a ? partsOf(a, "assistant") : { text: "", files: [], calls: [], thinking: [], attachments: [] };
+        const ans: Parts = a ? { ...parts.get(a.uuid)!, files: [...parts.get(a.uuid)!.files] } : { text: "", files: [], calls: [], thinking: [], attachments: [] };
         const id = stableUuid(`claude-turn:${convId}:${end.uuid}`);
         const metadata: Record<string, unknown> = { source: "claude", message_ids: a ? [x.uuid, a.uuid] : [x.uuid], active: active.has(end.uuid) };
         if (ans.calls.length) metadata.tool_calls = ans.calls;
@@ -102,7 +126,7 @@ export function claudeConversation(v: unknown, record: string, opts: ClaudeOptio
       for (const k of kids.filter((k) => k.sender === "human")) queue.push({ x: k, parentTurn: turnOf.get(x.uuid) ?? parentTurn });
     } else {
       // An assistant message without a question (a greeting, or its question deleted): a turn with an empty query.
-      const ans = partsOf(x, "assistant");
+      const ans = parts.get(x.uuid)!;
       const id = stableUuid(`claude-turn:${convId}:${x.uuid}`);
       const metadata: Record<string, unknown> = { source: "claude", message_ids: [x.uuid], active: active.has(x.uuid) };
       if (ans.calls.length) metadata.tool_calls = ans.calls;
@@ -118,11 +142,9 @@ export function claudeConversation(v: unknown, record: string, opts: ClaudeOptio
   const config: Record<string, unknown> = { source: "claude", active_leaf_rule: "newest message" };
   if (activeLeaf) config.active_leaf_message_id = activeLeaf;
   if (isObj(v.project)) config.project = v.project;
-  const summary = optString(v, "summary");
   if (summary) config.summary = summary;
-  const name = optString(v, "name");
   return {
-    externalId: convId,
+    externalId: convId!,
     record,
     id: conversationId,
     app_id: opts.app_id ?? "claude",
@@ -130,8 +152,8 @@ export function claudeConversation(v: unknown, record: string, opts: ClaudeOptio
     name: (name || firstLine(turns[0]?.query ?? "") || "(untitled)").slice(0, 255),
     mode: "chat",
     model_config: config,
-    created_at: optTime(v, "created_at"),
-    updated_at: optTime(v, "updated_at"),
+    created_at: created,
+    updated_at: updated,
     turns,
     // Only a later root's parent, the conversation (dify-roots.ts), names no turn: every other parent was checked above.
     allowMissingParents: true,

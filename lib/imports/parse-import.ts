@@ -7,8 +7,9 @@ import { chatgptConversation } from "./parse-chatgpt";
 import { claudeConversation } from "./parse-claude";
 import { parseLetta } from "./parse-letta";
 import { parseMemoryFiles } from "./parse-memory-dir";
-import { problemOf } from "./field-readers";
-import type { ImportFormat, ImportMemory, ParsedImport } from "./types";
+import { addCounts, problemsOf, RecordProblem } from "./field-readers";
+import { sha256Hex } from "./stable-id";
+import type { ImportConversation, ImportFormat, ImportMemory, ParsedImport } from "./types";
 
 // A file's text to normalized records: the format is detected when not given. JSON is
 // read whole; when it is not one JSON value it is read as JSONL, one record a line, and a
@@ -66,31 +67,56 @@ export function parseImportRead(read: Read, format: FileFormat | undefined, opts
 
 /** A ChatGPT or Claude conversations.json sent as text (small ones; large ones stream through POST /imports/upload). */
 function wholeExport(format: "chatgpt" | "claude", doc: unknown, opts: ParseOptions): ParsedImport {
-  const out: ParsedImport = { format, source: format, conversations: [], memories: [], problems: [], skipped: 0 };
+  const out: ParsedImport = { format, source: format, conversations: [], memories: [], problems: [], skipped: 0, unrepresented: {} };
   if (!Array.isArray(doc)) {
     out.problems.push({ record: "file", message: "conversations.json must be an array of conversations" });
     return out;
   }
   const seen = new Set<string>();
   const keep = (ms: ImportMemory[]) => ms.filter((m) => !seen.has(m.externalId) && seen.add(m.externalId));
+  const ids = new ExportIds(format);
   doc.forEach((v, i) => {
     const record = `conversations[${i}]`;
     try {
       if (format === "chatgpt") {
         const r = chatgptConversation(v, record, opts);
+        const first = !r.conversation || ids.claim(r.conversation);
         out.memories.push(...keep(r.memories));
-        if (r.conversation) out.conversations.push(r.conversation);
-        else out.skipped!++;
+        if (r.conversation && first) {
+          addCounts(out.unrepresented!, r.unrepresented);
+          out.conversations.push(r.conversation);
+        } else out.skipped!++;
       } else {
         const c = claudeConversation(v, record, opts);
-        if (c) out.conversations.push(c);
+        if (c && ids.claim(c)) out.conversations.push(c);
         else out.skipped!++;
       }
     } catch (e) {
-      out.problems.push(problemOf(record, e));
+      out.problems.push(...problemsOf(record, e));
     }
   });
   return out;
+}
+
+/**
+ * Conversation ids of one export: a second conversation with an id already met is a defect
+ * when it differs from the first (the source's id is the conversation's identity: two cannot
+ * both be it; the first stays), and a copy when it is the same conversation again (skipped).
+ */
+export class ExportIds {
+  private readonly first = new Map<string, { record: string; digest: string }>();
+  constructor(private readonly format: "chatgpt" | "claude") {}
+  /** true: the first with this id; false: an identical copy of it. Throws for a different one. */
+  claim(c: ImportConversation): boolean {
+    const digest = sha256Hex(JSON.stringify([c.name, c.end_user_id, c.model_config, c.turns.map((t) => [t.id, t.parent_message_id, t.query, t.answer, t.created_at, t.files, t.metadata])]));
+    const before = this.first.get(c.externalId);
+    if (before === undefined) {
+      this.first.set(c.externalId, { record: c.record, digest });
+      return true;
+    }
+    if (before.digest === digest) return false;
+    throw new RecordProblem(this.format === "claude" ? "uuid" : "id", `repeats the id of ${before.record} (${c.externalId}) with other content`);
+  }
 }
 
 function readJson(text: string): Read {

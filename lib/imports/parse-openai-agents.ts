@@ -3,7 +3,9 @@ import path from "node:path";
 import { Worker } from "node:worker_threads";
 import { ValidationError } from "../errors/domain-errors";
 import { ImportLimitError, LIMITS, type LimitKey } from "./upload-limits";
-import { isObj, optTime, type Obj } from "./field-readers";
+import { addCounts, isObj, optTime, type Obj } from "./field-readers";
+import { sha256Hex } from "./stable-id";
+import type { MessageFileInput } from "../messages/schemas";
 import { stableUuid } from "./stable-id";
 import type { ImportConversation, ImportTurn, ParsedImport } from "./types";
 
@@ -15,6 +17,11 @@ import type { ImportConversation, ImportTurn, ParsedImport } from "./types";
 // turn, assistant output messages answer it, function_call / function_call_output pairs are
 // its tool calls, reasoning summaries go to its metadata. A row whose message_data does not
 // decode (not JSON, not an item) is skipped and counted, as the SDK's own reader skips it.
+// Images and files a user message carries (input_image: image_url or file_id; input_file)
+// become the turn's files; inline bytes (a data: URL, file_data) have no place in Memscope:
+// their digest and size stay in metadata, counted as unrepresented. Items whose session_id
+// names no row of the sessions table (the table's foreign key, which SQLite enforces only
+// when asked) are a defect of that session: named, and the session left out.
 //
 // SQLite is read with sql.js (SQLite compiled to WebAssembly): no native build, so it
 // installs offline and runs the same on Node 20, 22 and 24 (node:sqlite is not in Node 20).
@@ -25,8 +32,9 @@ export type AgentsOptions = { app_id?: string; end_user_id?: string | null };
 type SqlValue = string | number | null | Uint8Array;
 type MessageRow = { id: number; session_id: string; message_data: string | null; created_at: SqlValue };
 type SessionRow = { session_id: string; created_at: SqlValue; updated_at: SqlValue };
+type WorkerResult = { messages: MessageRow[]; sessions: SessionRow[]; sessionsTable: string | null };
 type WorkerAnswer =
-  | { ok: true; result: { messages: MessageRow[]; sessions: SessionRow[] } }
+  | { ok: true; result: WorkerResult }
   | { ok: false; kind: "invalid" | "limit"; message: string; detail: { field: string; message: string }; limit: LimitKey | null };
 
 // The worker is a plain .mjs file read at run time from the app folder (as token-worker.mjs).
@@ -39,10 +47,10 @@ const workerFile = () => path.join(process.cwd(), "lib", "imports", "sqlite-work
  */
 export async function parseAgentsSqlite(source: string | Uint8Array, opts: AgentsOptions = {}): Promise<ParsedImport> {
   const data = await readInWorker(source);
-  return readSessions(data.messages, data.sessions, opts);
+  return readSessions(data.messages, data.sessions, data.sessionsTable, opts);
 }
 
-function readInWorker(source: string | Uint8Array): Promise<{ messages: MessageRow[]; sessions: SessionRow[] }> {
+function readInWorker(source: string | Uint8Array): Promise<WorkerResult> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(workerFile(), {
       workerData: { ...(typeof source === "string" ? { file: source } : { bytes: source }), maxValueBytes: LIMITS.sqliteValue.value, maxRows: LIMITS.sqliteRows.value },
@@ -74,8 +82,8 @@ function readInWorker(source: string | Uint8Array): Promise<{ messages: MessageR
 /** Rows between two turns of the event loop while the conversations are built. */
 const ROWS_PER_TURN = 2000;
 
-async function readSessions(all: MessageRow[], sessionRows: SessionRow[], opts: AgentsOptions): Promise<ParsedImport> {
-  const out: ParsedImport = { format: "openai-agents", source: "openai-agents", conversations: [], memories: [], problems: [], skipped: 0 };
+async function readSessions(all: MessageRow[], sessionRows: SessionRow[], sessionsTable: string | null, opts: AgentsOptions): Promise<ParsedImport> {
+  const out: ParsedImport = { format: "openai-agents", source: "openai-agents", conversations: [], memories: [], problems: [], skipped: 0, unrepresented: {} };
   const meta = new Map<string, { created?: string; updated?: string }>();
   for (const r of sessionRows) meta.set(String(r.session_id), { created: time(r.created_at), updated: time(r.updated_at) });
   const bySession = new Map<string, MessageRow[]>();
@@ -88,8 +96,14 @@ async function readSessions(all: MessageRow[], sessionRows: SessionRow[], opts: 
   let sinceTurn = 0;
   for (const [sessionId, items] of bySession) {
     const record = `session ${sessionId}`;
-    const { conv, undecodable } = sessionConversation(sessionId, items, meta.get(sessionId) ?? {}, record, opts);
+    if (sessionsTable && !meta.has(sessionId)) {
+      // Rows of a session the sessions table does not hold (its foreign key broken): a defect, not a session.
+      out.problems.push({ record, field: "session_id", message: `names no row of ${sessionsTable}: ${items.length} item${items.length === 1 ? "" : "s"} (rows ${items.map((r) => r.id).join(", ")}) reference a missing session` });
+      continue;
+    }
+    const { conv, undecodable, unrepresented } = sessionConversation(sessionId, items, meta.get(sessionId) ?? {}, record, opts);
     out.skipped! += undecodable;
+    addCounts(out.unrepresented!, unrepresented);
     if (conv) out.conversations.push(conv);
     else out.skipped!++;
     sinceTurn += items.length + 1;
@@ -116,9 +130,10 @@ type Call = { id: string; name: string; arguments: string; result: string | null
 
 function sessionConversation(sessionId: string, items: MessageRow[], meta: { created?: string; updated?: string }, record: string, opts: AgentsOptions) {
   let undecodable = 0;
+  const unrepresented: Record<string, number> = {};
   const turns: ImportTurn[] = [];
   const system: string[] = [];
-  type Open = { query: string[]; answer: string[]; calls: Call[]; reasoning: string[]; other: string[]; first: number; created?: string; rows: number[] };
+  type Open = { query: string[]; answer: string[]; calls: Call[]; reasoning: string[]; other: string[]; files: MessageFileInput[]; inline: Obj[]; first: number; created?: string; rows: number[] };
   let open: Open | null = null;
   const close = () => {
     if (!open) return;
@@ -126,6 +141,7 @@ function sessionConversation(sessionId: string, items: MessageRow[], meta: { cre
     if (open.calls.length) metadata.tool_calls = open.calls;
     if (open.reasoning.length) metadata.reasoning = open.reasoning.join("\n\n");
     if (open.other.length) metadata.other_items = open.other;
+    if (open.inline.length) metadata.inline_files = open.inline;
     turns.push({
       id: stableUuid(`openai-agents-turn:${sessionId}:${open.first}`),
       path: `row ${open.first}`,
@@ -133,7 +149,7 @@ function sessionConversation(sessionId: string, items: MessageRow[], meta: { cre
       query: open.query.join("\n\n"),
       answer: open.answer.join("\n\n"),
       created_at: open.created,
-      files: [],
+      files: open.files.slice(0, 20),
       metadata,
     });
     open = null;
@@ -152,7 +168,7 @@ function sessionConversation(sessionId: string, items: MessageRow[], meta: { cre
       continue;
     }
     const created = time(r.created_at);
-    const start = (): Open => (open ??= { query: [], answer: [], calls: [], reasoning: [], other: [], first: rowId, created, rows: [] });
+    const start = (): Open => (open ??= { query: [], answer: [], calls: [], reasoning: [], other: [], files: [], inline: [], first: rowId, created, rows: [] });
     const type = typeof item.type === "string" ? item.type : item.role !== undefined ? "message" : undefined;
     if (type === "message") {
       const role = item.role;
@@ -169,7 +185,14 @@ function sessionConversation(sessionId: string, items: MessageRow[], meta: { cre
         if (open && ((open as Open).answer.length || (open as Open).calls.length)) close();
         const o = start();
         o.rows.push(rowId);
-        o.query.push(text);
+        if (text) o.query.push(text);
+        for (const f of inputFiles(item.content, rowId)) {
+          if (f.file) o.files.push(f.file);
+          if (f.inline) {
+            o.inline.push(f.inline);
+            unrepresented[f.reason!] = (unrepresented[f.reason!] ?? 0) + 1;
+          }
+        }
         continue;
       }
       if (role === "assistant") {
@@ -188,6 +211,16 @@ function sessionConversation(sessionId: string, items: MessageRow[], meta: { cre
     } else if (type === "function_call_output") {
       const callId = String(item.call_id ?? "");
       const output = typeof item.output === "string" ? item.output : (textOf(item.output) ?? JSON.stringify(item.output ?? null));
+      // A tool's output may hold images and files too (ToolOutputImage, ToolOutputFileContent): kept in metadata, counted.
+      if (Array.isArray(item.output)) {
+        for (const part of item.output) {
+          if (!isObj(part) || (part.type !== "input_image" && part.type !== "input_file")) continue;
+          const ref = typeof part.image_url === "string" ? part.image_url : typeof part.file_url === "string" ? part.file_url : typeof part.file_data === "string" ? part.file_data : null;
+          const inline = !!ref && (ref.startsWith("data:") || part.file_data === ref);
+          o.inline.push({ row_id: rowId, type: `function_call_output ${part.type}`, call_id: callId, ...(typeof part.file_id === "string" ? { file_id: part.file_id } : {}), ...(ref && !inline ? { url: ref } : {}), ...(ref && inline ? { sha256: sha256Hex(ref), chars: ref.length } : {}) });
+          unrepresented.openai_agents_tool_output_file = (unrepresented.openai_agents_tool_output_file ?? 0) + 1;
+        }
+      }
       const call = o.calls.find((c) => c.id === callId);
       if (call) call.result = output;
       else o.calls.push({ id: callId, name: "function", arguments: "", result: output });
@@ -202,7 +235,7 @@ function sessionConversation(sessionId: string, items: MessageRow[], meta: { cre
     }
   }
   close();
-  if (!turns.length) return { conv: null, undecodable };
+  if (!turns.length) return { conv: null, undecodable, unrepresented };
   const config: Record<string, unknown> = { source: "openai-agents", session_id: sessionId };
   if (system.length) config.system_messages = system;
   const conv: ImportConversation = {
@@ -219,7 +252,35 @@ function sessionConversation(sessionId: string, items: MessageRow[], meta: { cre
     turns,
     allowMissingParents: false,
   };
-  return { conv, undecodable };
+  return { conv, undecodable, unrepresented };
+}
+
+/**
+ * A user message's input_image and input_file parts (the Responses API's input content): a URL
+ * or a file id is a file of the turn; inline bytes (a data: URL, file_data) are kept as their
+ * digest and size in metadata (inline), under a reason counted as unrepresented.
+ */
+function inputFiles(c: unknown, rowId: number): { file?: MessageFileInput; inline?: Obj; reason?: string }[] {
+  if (!Array.isArray(c)) return [];
+  const out: { file?: MessageFileInput; inline?: Obj; reason?: string }[] = [];
+  for (const p of c) {
+    if (!isObj(p)) continue;
+    if (p.type === "input_image") {
+      const url = typeof p.image_url === "string" ? p.image_url : null;
+      if (url && url.startsWith("data:")) {
+        const media = /^data:([^;,]+)/.exec(url)?.[1] ?? null;
+        out.push({ file: { type: "image", transfer_method: "local_file", upload_file_id: `sha256:${sha256Hex(url)}`, url: null, belongs_to: "user" }, inline: { row_id: rowId, type: "input_image", media_type: media, sha256: sha256Hex(url), data_url_chars: url.length, detail: p.detail ?? null }, reason: "openai_agents_image_data" });
+      } else if (url && url.length <= 4000) out.push({ file: { type: "image", transfer_method: "remote_url", url, upload_file_id: null, belongs_to: "user" } });
+      else if (typeof p.file_id === "string" && p.file_id.length <= 200) out.push({ file: { type: "image", transfer_method: "local_file", upload_file_id: p.file_id, url: null, belongs_to: "user" } });
+    } else if (p.type === "input_file") {
+      if (typeof p.file_id === "string" && p.file_id.length <= 200) out.push({ file: { type: "document", transfer_method: "local_file", upload_file_id: p.file_id, url: null, belongs_to: "user" } });
+      else if (typeof p.file_url === "string" && p.file_url.length <= 4000) out.push({ file: { type: "document", transfer_method: "remote_url", url: p.file_url, upload_file_id: null, belongs_to: "user" } });
+      else if (typeof p.file_data === "string") {
+        out.push({ inline: { row_id: rowId, type: "input_file", filename: typeof p.filename === "string" ? p.filename : null, sha256: sha256Hex(p.file_data), file_data_chars: p.file_data.length }, reason: "openai_agents_file_data" });
+      }
+    }
+  }
+  return out;
 }
 
 /** A message's text: a string, or its text parts (input_text, output_text, text); null when the content is not one of those. */

@@ -42,7 +42,7 @@ const CHUNK_TURNS = 4000;
 const CHUNK_CONVERSATIONS = 250;
 const MEMORY_CHUNK = 100;
 
-export type ImportProgress = ImportCounts & { processed: number; problems: ImportProblem[] };
+export type ImportProgress = ImportCounts & { processed: number; problems: ImportProblem[]; unrepresented: Record<string, number> };
 export type RunOptions = {
   dryRun: boolean;
   jobId?: string | null;
@@ -70,6 +70,8 @@ export const projectLocalId = (projectId: string, sourceId: string) => stableUui
 export class ImportRun {
   readonly counts: ImportCounts = emptyCounts();
   readonly problems: ImportProblem[] = [];
+  /** What the sources held that Memscope keeps only in metadata or leaves out, by reason (ParsedImport.unrepresented, summed). */
+  readonly unrepresented: Record<string, number> = {};
   processed = 0;
   /** Turns written by the bulk path since planner statistics were last noted (once per batch, not per chunk). */
   private unanalyzed = 0;
@@ -82,7 +84,7 @@ export class ImportRun {
   ) {}
 
   snapshot(): ImportProgress {
-    return { ...this.counts, processed: this.processed, problems: this.problems.slice(0, MAX_PROBLEMS) };
+    return { ...this.counts, processed: this.processed, problems: this.problems.slice(0, MAX_PROBLEMS), unrepresented: { ...this.unrepresented } };
   }
 
   private async tick(n = 1) {
@@ -99,10 +101,11 @@ export class ImportRun {
     if (this.opts.signal?.aborted) throw new ImportCancelled();
   }
 
-  private async fail(p: ImportProblem) {
-    this.counts.failed++;
+  /** `counted`: false for a record's further defects (a record left out counts once, each of its defects is named). */
+  private async fail(p: ImportProblem, counted = true) {
+    if (counted) this.counts.failed++;
     if (this.problems.length < MAX_PROBLEMS) this.problems.push(p);
-    await this.tick();
+    if (counted) await this.tick();
   }
 
   /**
@@ -122,7 +125,13 @@ export class ImportRun {
 
   /** One parsed batch (a whole file, or one page of Dify's database). */
   async add(parsed: ParsedImport): Promise<void> {
-    for (const p of parsed.problems) await this.fail(p);
+    // A parser names every defect of a record it left out (several for one record): the record fails once.
+    let last: string | null = null;
+    for (const p of parsed.problems) {
+      await this.fail(p, p.record !== last);
+      last = p.record;
+    }
+    for (const [k, n] of Object.entries(parsed.unrepresented ?? {})) this.unrepresented[k] = (this.unrepresented[k] ?? 0) + n;
     // The one user id rule (lib/http/user-id.ts), whatever the source: a record whose user no
     // route could address (a zip entry ../x.md makes the user "..") is reported, not written.
     const conversations = parsed.conversations.filter((c) => c.end_user_id === null || !userIdProblem(c.end_user_id));

@@ -51,7 +51,7 @@ export const ZImportCounts = z.object({
   turns: z.number().int().describe("Turns written."),
   memories: z.number().int().describe("Memories written."),
   skipped: z.number().int().describe("Records already imported with nothing new."),
-  failed: z.number().int().describe("Records not imported (see problems)."),
+  failed: z.number().int().describe("Records not imported: each has one or more defects in problems (a record is imported whole or not at all)."),
 });
 
 /** cancelled: stopped by POST /imports/{id}/cancel between two transactions; counts say what was written. */
@@ -66,7 +66,10 @@ export const ZImportJob = z.object({
   total: z.number().int().describe("Records to go through (known once the source is read; 0 before)."),
   processed: z.number().int(),
   counts: ZImportCounts,
-  problems: z.array(ZImportProblem).describe("The first 50 problems."),
+  problems: z.array(ZImportProblem).describe("The first 50 problems: every defect of a record that was left out (record, field, reason), not only its first."),
+  unrepresented: z
+    .record(z.string(), z.number().int())
+    .describe("What the source holds that Memscope keeps only in a turn's metadata or leaves out, counted by reason (letta_image, chatgpt_citation, ...). {} when nothing."),
   error: z.string().nullable().describe("Why the whole job stopped (a record's problem is in problems)."),
   actor: z.string().nullable().describe("Who started it: an account's email or an API key's name (null for jobs from before this was kept)."),
   created_at: z.string(),
@@ -107,7 +110,11 @@ export const ZImportUploadQuery = z
 export type ImportUploadQuery = z.infer<typeof ZImportUploadQuery>;
 
 /** The CLI's and the page's closing line. */
-export function summaryLine(c: z.infer<typeof ZImportCounts>, dryRun = false): string {
+export function summaryLine(c: z.infer<typeof ZImportCounts>, dryRun = false, unrepresented: Record<string, number> = {}): string {
   const verb = dryRun ? "would import" : "imported";
-  return `${verb}: ${c.conversations} conversations, ${c.turns} turns, ${c.memories} memories; skipped ${c.skipped}; failed ${c.failed}`;
+  const kept = Object.entries(unrepresented)
+    .filter(([, n]) => n > 0)
+    .sort(([a], [b]) => a.localeCompare(b));
+  const note = kept.length ? `; kept only in metadata or left out: ${kept.map(([k, n]) => `${k} ${n}`).join(", ")}` : "";
+  return `${verb}: ${c.conversations} conversations, ${c.turns} turns, ${c.memories} memories; skipped ${c.skipped}; failed ${c.failed}${note}`;
 }

@@ -145,7 +145,7 @@ function readTables(db, maxValueBytes, maxRows) {
   } finally {
     stmt.free();
   }
-  return { messages: out, sessions: meta };
+  return { messages: out, sessions: meta, sessionsTable: sessions ?? null };
 }
 
 read(workerData).then(

@@ -1,4 +1,5 @@
 import "server-only";
+import { failedRecords } from "./field-readers";
 import type { ProjectSql } from "../db/project-sql";
 import { compareKeys, connectDify, difyDatabaseUrl, difySourceKey, keyBefore, planDifyRun, readCursor, writeCursor, type MessageKey } from "./dify-db";
 import { controlJob, createJob, finishJob, saveProgress } from "./import-jobs";
@@ -25,7 +26,7 @@ export async function startImport(sql: ProjectSql, actor: string | null, req: Im
       ? langgraphDump(req.content!, req)
       : parseImportText(req.content!, req.format as FileFormat | undefined, { app_id: req.app_id, end_user_id: req.end_user_id ?? null });
   const job = await createJob(sql, { format: parsed.format, label: req.file_name ?? `${parsed.format} file`, dryRun: req.dry_run, actor });
-  const total = parsed.conversations.length + parsed.memories.length + parsed.problems.length;
+  const total = parsed.conversations.length + parsed.memories.length + failedRecords(parsed.problems);
   await saveProgress(sql, job.id, { ...zero(), total, status: "running" });
   inBackground(sql, job.id, async (run) => {
     await run.add(parsed);
@@ -42,7 +43,7 @@ function langgraphDump(text: string, req: ImportCreate) {
 async function startLangGraphDb(sql: ProjectSql, actor: string | null, req: ImportCreate): Promise<ImportJob> {
   const parsed = langgraphMemories(await readStoreRows(), { app_id: req.app_id, user_segment: req.namespace_user_index });
   const job = await createJob(sql, { format: "langgraph", label: "LangGraph store", dryRun: req.dry_run, actor });
-  const total = parsed.memories.length + parsed.problems.length + (parsed.skipped ?? 0);
+  const total = parsed.memories.length + failedRecords(parsed.problems) + (parsed.skipped ?? 0);
   await saveProgress(sql, job.id, { ...zero(), total, status: "running" });
   inBackground(sql, job.id, (run) => run.add(parsed), req.dry_run);
   return { ...job, status: "running", total };
@@ -137,4 +138,4 @@ export function inBackground(sql: ProjectSql, jobId: string, work: (run: ImportR
   })();
 }
 
-export const zero = (): ImportProgress => ({ conversations: 0, turns: 0, memories: 0, skipped: 0, failed: 0, processed: 0, problems: [] });
+export const zero = (): ImportProgress => ({ conversations: 0, turns: 0, memories: 0, skipped: 0, failed: 0, processed: 0, problems: [], unrepresented: {} });

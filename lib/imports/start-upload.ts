@@ -1,10 +1,10 @@
 import "server-only";
 import type { ProjectSql } from "../db/project-sql";
 import { ValidationError } from "../errors/domain-errors";
-import { problemOf } from "./field-readers";
+import { addCounts, failedRecords, problemOf, problemsOf } from "./field-readers";
 import { createJob, saveProgress } from "./import-jobs";
-import { parseImportRead, type FileFormat, type Read } from "./parse-import";
-import { chatgptConversation } from "./parse-chatgpt";
+import { ExportIds, parseImportRead, type FileFormat, type Read } from "./parse-import";
+import { chatgptConversation, chatgptOwner } from "./parse-chatgpt";
 import { claudeConversation, claudeMemories } from "./parse-claude";
 import { parseLetta } from "./parse-letta";
 import { parseMemoryFilesYielding } from "./parse-memory-dir";
@@ -64,7 +64,7 @@ export async function startUpload(sql: ProjectSql, actor: string | null, file: s
       if (records > LIMITS.records.value) throw new ImportLimitError("records", `${records} records`);
       format = parsed.format; // the older formats are told apart while parsing
       work = (run) => run.add(parsed);
-      totalOf = () => parsed.conversations.length + parsed.memories.length + parsed.problems.length + (parsed.skipped ?? 0);
+      totalOf = () => parsed.conversations.length + parsed.memories.length + failedRecords(parsed.problems) + (parsed.skipped ?? 0);
     }
   } catch (e) {
     removeUpload(file);
@@ -218,6 +218,7 @@ async function readJsonFile(file: string): Promise<Read> {
 
 const CONVERSATIONS = /(^|\/)conversations\.json$/;
 const MEMORIES = /(^|\/)memories\.json$/;
+const USER_JSON = /(^|\/)user\.json$/;
 
 /** A splitter that holds one conversation at most `record_bytes` long, `nesting_depth` deep and of `values_per_record` objects and arrays. */
 const boundedSplitter = (scanOnly: boolean) => new JsonArraySplitter({ maxElementBytes: LIMITS.record.value, maxDepth: LIMITS.depth.value, maxContainers: LIMITS.values.value, scanOnly });
@@ -286,7 +287,8 @@ async function checkStreamedExport(file: string, kind: FileKind): Promise<void> 
  * element at a time. Memories repeat across conversations (ChatGPT's custom instructions
  * sit in each): the first of each is kept. Claude's memories.json (zip only) follows.
  */
-function streamedExport(file: string, kind: FileKind, format: "chatgpt" | "claude", opts: ParseOpts) {
+function streamedExport(file: string, kind: FileKind, format: "chatgpt" | "claude", given: ParseOpts) {
+  let opts = given;
   if (kind === "sqlite") throw notKind(format, "conversations.json or the export's zip");
   const size = fileSize(file);
   let read = 0;
@@ -296,6 +298,21 @@ function streamedExport(file: string, kind: FileKind, format: "chatgpt" | "claud
     const seenMemories = new Set<string>();
     let batch: ParsedImport = fresh(format);
     let turns = 0;
+    const ids = new ExportIds(format);
+    // ChatGPT's user.json names the account: the owner of the conversations and memories (read before them).
+    if (format === "chatgpt" && kind === "zip") {
+      const user = await zipEntryBytes(file, USER_JSON);
+      if (user) {
+        let read: Awaited<ReturnType<typeof parseJsonOffThread>>;
+        try {
+          read = await parseJsonOffThread({ bytes: user.bytes }, parseLimits());
+        } catch (e) {
+          throw parseFailure(e, user.name, "The export's user.json is not JSON");
+        }
+        const owner = chatgptOwner(read.kind === "json" ? read.value : null);
+        if (owner) opts = { ...opts, end_user_id: owner };
+      }
+    }
     // One array element (a conversation) at a time: lib/streams/json-array-splitter.ts.
     const parser = boundedSplitter(false);
     let syntax: Error | null = null;
@@ -305,16 +322,19 @@ function streamedExport(file: string, kind: FileKind, format: "chatgpt" | "claud
       try {
         if (format === "chatgpt") {
           const r = chatgptConversation(value, record, opts);
+          const first = !r.conversation || ids.claim(r.conversation);
           addMemories(batch, r.memories, seenMemories);
-          if (r.conversation) add(r.conversation);
-          else batch.skipped = (batch.skipped ?? 0) + 1;
+          if (r.conversation && first) {
+            addCounts(batch.unrepresented!, r.unrepresented);
+            add(r.conversation);
+          } else batch.skipped = (batch.skipped ?? 0) + 1;
         } else {
           const c = claudeConversation(value, record, opts);
-          if (c) add(c);
+          if (c && ids.claim(c)) add(c);
           else batch.skipped = (batch.skipped ?? 0) + 1;
         }
       } catch (e) {
-        batch.problems.push(problemOf(record, e));
+        batch.problems.push(...problemsOf(record, e));
       }
     };
     const add = (c: ImportConversation) => {
@@ -394,7 +414,7 @@ function streamedExport(file: string, kind: FileKind, format: "chatgpt" | "claud
   return { work, totalOf };
 }
 
-/** A small entry of a zip (Claude's memories.json), streamed out like conversations.json, at most record_bytes long. */
+/** A small entry of a zip (Claude's memories.json, ChatGPT's user.json), streamed out like conversations.json, at most record_bytes long. */
 async function zipEntryBytes(file: string, pick: RegExp): Promise<{ name: string; bytes: Uint8Array } | null> {
   const parts: Uint8Array[] = [];
   const name = await pumpZipEntry(file, (n) => pick.test(n), (c) => parts.push(c), async () => {}, "record");
@@ -402,7 +422,7 @@ async function zipEntryBytes(file: string, pick: RegExp): Promise<{ name: string
 }
 
 function fresh(format: "chatgpt" | "claude"): ParsedImport {
-  return { format, source: format, conversations: [], memories: [], problems: [], skipped: 0 };
+  return { format, source: format, conversations: [], memories: [], problems: [], skipped: 0, unrepresented: {} };
 }
 
 function addMemories(batch: ParsedImport, memories: ImportMemory[], seen: Set<string>) {

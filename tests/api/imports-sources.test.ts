@@ -141,14 +141,18 @@ describe.each(DATABASE_KINDS)("imports of 2026's sources on %s", (kind) => {
     expect((await api.get(`/conversations/${trip}/history?max_token_limit=100000`)).body.thread_message_ids).toEqual([t("A2e"), t("A1b")]);
   });
 
-  it("ChatGPT: each bad conversation is one problem naming it and the field; the rest imports", async () => {
+  it("ChatGPT: each bad conversation fails once, every one of its defects named; the rest imports", async () => {
     const job = await run(bytes("chatgpt/conversations-bad.json"), { format: "chatgpt", app_id: "bad-chatgpt" });
-    expect(job.counts).toMatchObject({ failed: 4 });
+    expect(job.counts).toMatchObject({ failed: 6 });
     expect(job.problems.map((p: { record: string; field: string }) => `${p.record} ${p.field}`)).toEqual([
       "conversations[0] mapping",
       "conversations[1] current_node",
       "conversations[2] mapping.X.message.author.role",
       "conversations[3] create_time",
+      "conversations[5] mapping.r.children[1]",
+      "conversations[5] mapping.X.message.author.role",
+      "conversations[5] mapping.U.message.create_time",
+      "conversations[6] id",
     ]);
   });
 
@@ -171,11 +175,12 @@ describe.each(DATABASE_KINDS)("imports of 2026's sources on %s", (kind) => {
     });
     const many = Array.from({ length: 300 }, (_, k) => conv(k, k % 2 ? "The same question, asked again?" : `question ${k}`));
     many[140] = { ...many[140], current_node: 7 } as never; // a bad one in the second batch
-    many.push(conv(3)); // a repeat, in the third batch: imported once
+    many.push(conv(3)); // its id again with another question, in the third batch: a defect naming the first (issue 36)
+    many.push(many[5]); // an identical copy: skipped
     const job = await run(strToU8(JSON.stringify(many)), { format: "chatgpt", app_id: "many-chatgpt" });
     expect(job.status).toBe("done");
-    expect(job.counts).toMatchObject({ conversations: 299, turns: 299, failed: 1 });
-    expect(job.problems.map((p: { record: string; field: string }) => `${p.record} ${p.field}`)).toEqual(["conversations[140] current_node"]);
+    expect(job.counts).toMatchObject({ conversations: 299, turns: 299, failed: 2 });
+    expect(job.problems.map((p: { record: string; field: string }) => `${p.record} ${p.field}`)).toEqual(["conversations[140] current_node", "conversations[300] id"]);
     const last = (await api.get(`/conversations/${stableUuid("chatgpt-conversation:many-299")}/messages`)).body.data;
     expect(last.map((m: { query: string; answer: string }) => [m.query, m.answer])).toEqual([["The same question, asked again?", `answer 299${long}`]]);
 
@@ -219,9 +224,29 @@ describe.each(DATABASE_KINDS)("imports of 2026's sources on %s", (kind) => {
     const mems = (await api.get("/users/zoe/memories")).body.data as { content: string; structured_data: { kind: string; label: string; agents: string[] } }[];
     const human = mems.find((m) => m.structured_data.label === "human")!;
     expect(human).toMatchObject({ content: "Name: Zoë. Lives in Paris. Vegetarian.", structured_data: { kind: "letta_core_block", limit: 5000, agents: ["Concierge", "Sleeptime"] } });
+    expect(job.unrepresented).toEqual({ letta_event: 2 }); // the login and the heartbeat, kept in metadata
     const bad = await run(bytes("letta/bad.af"), { format: "letta" });
     expect(bad.counts.failed).toBe(5);
+    expect(bad.problems).toHaveLength(8); // every defect of the 5 records
     expect(bad.problems[0]).toEqual({ record: "file blocks[0]", field: "blocks[0].value", message: "is 20 characters, over the block's limit of 10" });
+  });
+
+  it("Letta .af as Letta writes it (issue 36): the job says what only metadata keeps; the sleeptime agent's runs come back from GET /history", async () => {
+    const dry = await run(bytes("letta/scout.af"), { dry_run: "true" });
+    const job = await run(bytes("letta/scout.af"));
+    expect(job.counts).toEqual({ conversations: 2, turns: 5, memories: 3, skipped: 0, failed: 0 });
+    expect(dry.counts).toEqual(job.counts);
+    expect(job.unrepresented).toEqual({ letta_event: 2, letta_image_data: 1, letta_reasoning: 5, letta_summary: 1, letta_hidden_reasoning: 1 });
+    const list = (await api.get("/conversations?app_id=letta&limit=100")).body.data as { id: string; name: string }[];
+    const sleep = list.find((c) => c.name === "Scout-sleeptime")!;
+    const history = (await api.get(`/conversations/${sleep.id}/history?max_token_limit=100000`)).body;
+    expect(history.messages.map((m: { role: string; content: string }) => [m.role, m.content.slice(0, 17)])).toEqual([
+      ["user", "<system-reminder>"],
+      ["assistant", "Recorded that the"],
+      ["user", "<system-reminder>"],
+      ["assistant", "Noted the decline"],
+    ]);
+    expect((await run(bytes("letta/scout.af"))).counts).toMatchObject({ conversations: 0, turns: 0, memories: 0, skipped: 5 });
   });
 
   it("OpenAI Agents SQLiteSession file: a conversation per session; the undecodable row is skipped and counted", async () => {

@@ -101,6 +101,22 @@ describe("import page in a browser", () => {
     expect(await text("recent-imports")).toContain("dify-api.json");
   });
 
+  it("a Letta agent file as Letta writes it (issue 36): the preview names what only metadata keeps, by reason, and the run's summary says it too", async () => {
+    await openImport();
+    await page.getByLabel("Import file").setInputFiles(path.join(FIXTURES, "letta/scout.af"));
+    await page.getByText("scout.af").first().waitFor();
+    await page.getByTestId("preview-button").click();
+    await waitDone("preview-panel");
+    const kept = "kept only in metadata or left out: letta_event 2, letta_hidden_reasoning 1, letta_image_data 1, letta_reasoning 5, letta_summary 1";
+    expect(await page.locator('[data-testid="preview-panel"] [data-testid="summary-line"]').innerText()).toBe(`would import: 2 conversations, 5 turns, 3 memories; skipped 0; failed 0; ${kept}`);
+    const list = await page.locator('[data-testid="preview-panel"] [data-testid="unrepresented"]').innerText();
+    expect(list).toContain("letta_summary: 1");
+    expect(list).toContain("letta_reasoning: 5");
+    await page.getByTestId("run-button").click();
+    await waitDone("run-panel");
+    expect(await page.locator('[data-testid="run-panel"] [data-testid="summary-line"]').innerText()).toBe(`imported: 2 conversations, 5 turns, 3 memories; skipped 0; failed 0; ${kept}`);
+  });
+
   it("a ChatGPT export zip (issue 25): detected, previewed, imported with its memories, the job's progress and result; the imported conversation opens with its branches; the format list names every source", async () => {
     await openImport();
     const options = await page.getByLabel("Format").locator("option").allInnerTexts();

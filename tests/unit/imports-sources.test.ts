@@ -82,8 +82,25 @@ describe("ChatGPT export (conversations.json)", () => {
       { record: "conversations[1]", field: "current_node", message: "names no node of mapping (nope)" },
       { record: "conversations[2]", field: "mapping.X.message.author.role", message: 'must be user, assistant, system or tool, got "robot"' },
       { record: "conversations[3]", field: "create_time", message: "not a valid time" },
+      // every defect of a conversation, not only the first (issue 36); a repeated id is one
+      { record: "conversations[5]", field: "mapping.r.children[1]", message: "names no node of mapping (Z)" },
+      { record: "conversations[5]", field: "mapping.X.message.author.role", message: 'must be user, assistant, system or tool, got "robot"' },
+      { record: "conversations[5]", field: "mapping.U.message.create_time", message: "not a valid time" },
+      { record: "conversations[6]", field: "id", message: "repeats the id of conversations[4] (c4-dup) with other content" },
     ]);
     expect(bad.conversations.map((c) => c.externalId)).toEqual(["c4-dup"]);
+  });
+});
+
+describe("a conversation id met twice in one export (issue 36)", () => {
+  it("an identical copy is skipped; a copy with other content is a defect naming the first", () => {
+    const [conv] = JSON.parse(read("chatgpt-export/conversations.json"));
+    const same = parseImportText(JSON.stringify([conv, conv]), "chatgpt");
+    expect(same.problems).toEqual([]);
+    expect([same.conversations.length, same.skipped]).toEqual([1, 1]);
+    const other = parseImportText(JSON.stringify([conv, { ...conv, title: "Renamed" }]), "chatgpt");
+    expect(other.problems).toEqual([{ record: "conversations[1]", field: "id", message: "repeats the id of conversations[0] (6863a1b0-0c1e-8000-9a3b-5d1f2e3c4b5a) with other content" }]);
+    expect(other.conversations.map((c) => c.name)).toEqual(["Peanut-free baking"]);
   });
 });
 
@@ -144,6 +161,10 @@ describe("Claude.ai export", () => {
       { record: "conversations[1]", field: "chat_messages[0].parent_message_uuid", message: "names no message of this conversation (missing-parent)" },
       { record: "conversations[2]", field: "chat_messages[0].content", message: "must be an array of parts, got string" },
       { record: "conversations[3]", field: "uuid", message: "missing" },
+      { record: "conversations[5]", field: "chat_messages[0].sender", message: 'must be human or assistant, got "bot"' },
+      { record: "conversations[5]", field: "chat_messages[1].parent_message_uuid", message: "names no message of this conversation (x1)" },
+      { record: "conversations[5]", field: "chat_messages[1].content", message: "must be an array of parts, got string" },
+      { record: "conversations[6]", field: "uuid", message: "repeats the id of conversations[4] (22222222-2222-4222-8222-222222222222) with other content" },
     ]);
     expect(bad.conversations).toHaveLength(1);
   });
@@ -182,15 +203,47 @@ describe("Letta agent file", () => {
     expect(p.conversations[0].turns.map((t) => [t.query, t.answer, t.created_at, t.metadata?.in_context])).toEqual([["Fancy a game?", "Always.", "2025-02-01T12:01:00.000Z", true]]);
   });
 
+  it("an approved call that ran: its ToolReturn in approvals is the call's result (letta/schemas/message.py ToolReturn)", () => {
+    const m = (id: string, role: string, extra: Record<string, unknown>) => ({ id, role, content: null, created_at: "2026-07-01T10:00:00Z", tool_calls: null, approvals: null, ...extra });
+    const af = {
+      agents: [
+        {
+          id: "agent-0",
+          name: "Booker",
+          agent_type: "letta_v1_agent",
+          block_ids: [],
+          in_context_message_ids: [],
+          messages: [
+            m("m0", "user", { content: [{ type: "text", text: "Book it" }] }),
+            m("m1", "approval", { tool_calls: [{ id: "c1", type: "function", function: { name: "book_table", arguments: "{}" } }] }),
+            m("m2", "approval", { approvals: [{ tool_call_id: "c1", status: "success", func_response: "Booked for 8 pm", stdout: null, stderr: null }] }),
+            m("m3", "assistant", { content: [{ type: "text", text: "Done: booked." }] }),
+          ],
+        },
+      ],
+      blocks: [],
+    };
+    const p = parseImportText(JSON.stringify(af), "letta");
+    expect(p.problems).toEqual([]);
+    expect(p.conversations[0].turns.map((t) => [t.query, t.answer, t.metadata?.tool_calls])).toEqual([
+      ["Book it", "Done: booked.", [{ id: "c1", name: "book_table", arguments: "{}", result: "Booked for 8 pm", status: "success", approval: { approve: true, reason: null } }]],
+    ]);
+  });
+
   it("names each defect of a bad file", () => {
     const p = parseImportText(read("letta/bad.af"), "letta");
     expect(p.problems).toEqual([
       { record: "file blocks[0]", field: "blocks[0].value", message: "is 20 characters, over the block's limit of 10" },
       { record: "file blocks[1]", field: "blocks[1].label", message: "missing" },
+      { record: "file blocks[1]", field: "blocks[1].limit", message: 'must be a whole number of characters, got "lots"' },
       { record: "file agents[0]", field: "agents[0].block_ids[0]", message: "names no block of the file (block-9)" },
-      { record: "file agents[1]", field: "agents[1].messages[0].role", message: 'must be system, user, assistant, tool or approval, got "narrator"' },
+      { record: "file agents[1]", field: "agents[1].messages[0].role", message: `must be one of Letta's roles (system, user, assistant, tool, function, approval, summary), got "narrator"` },
+      { record: "file agents[1]", field: "agents[1].messages[1].content[1].type", message: `must be one of Letta's content parts (text, image, tool_call, tool_return, reasoning, redacted_reasoning, omitted_reasoning, summarized_reasoning), got "video"` },
+      { record: "file agents[1]", field: "agents[1].messages[2].tool_call_id", message: "answers no earlier tool call (call-nope)" },
       { record: "file agents[2]", field: "agents[2].in_context_message_ids[0]", message: "names no message of this agent (m-missing)" },
     ]);
+    expect(p.conversations.map((c) => c.name)).toEqual(["D"]);
+    expect(p.memories.map((m) => m.content)).toEqual(["Likes jazz."]);
   });
 });
 
