@@ -208,7 +208,7 @@ async function agentsOn(label: string, env: Record<string, string>, db: Paramete
     console.log(`  load average before: ${loadAverage()}`);
     const r = await runAgents(server.base, key, db, () => server.stop());
     console.log(`  spans: ${r.spansMade} made, ${r.ended} ended, ${r.dropped} dropped by the batch processor, ${r.exports} exports, ${r.exportErrors} export errors (${r.failedSpans} spans)${r.errors.length ? `: ${r.errors.join("; ")}` : ""}`);
-    console.log(`  stored: ${r.stored} captured spans in ${r.conversations} conversations; split conversations ${r.split} (agents whose calls are not one conversation of ${AGENT_TURNS} turns)`);
+    console.log(`  stored: ${r.stored} captured spans in ${r.conversations} conversations, ${r.messageRows} captured messages; split conversations ${r.split} (agents whose calls are not one conversation of ${AGENT_TURNS} turns)`);
     console.log(`  ${r.spansPerSecond.toFixed(0)} spans/s stored (calls ${r.callsSeconds.toFixed(1)} s, until the last export ${r.totalSeconds.toFixed(1)} s, client and server on this machine)`);
     console.log(`  GET /ready meanwhile: ${r.readyCount} requests, p50 ${r.readyP50.toFixed(0)} ms, p99 ${r.readyP99.toFixed(0)} ms, max ${r.readyMax.toFixed(0)} ms, errors ${r.readyErrors}`);
     console.log(

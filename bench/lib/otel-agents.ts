@@ -70,7 +70,44 @@ const pct = (xs: number[], p: number) => {
   return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] : NaN;
 };
 
+/** One chat span of another app first (the route, the token workers and the planner warm, as on a running server). */
+async function warmUp(base: string, key: string) {
+  const kv = (k: string, v: string) => ({ key: k, value: { stringValue: v } });
+  const now = BigInt(Date.now()) * 1_000_000n;
+  const r = await fetch(`${base}/api/v1/traces`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+    body: JSON.stringify({
+      resourceSpans: [
+        {
+          resource: { attributes: [kv("service.name", "bench-warm-up")] },
+          scopeSpans: [
+            {
+              spans: [
+                {
+                  traceId: "1".repeat(32),
+                  spanId: "1".repeat(16),
+                  name: "chat",
+                  startTimeUnixNano: String(now),
+                  endTimeUnixNano: String(now + 1_000_000n),
+                  attributes: [
+                    kv("gen_ai.operation.name", "chat"),
+                    kv("gen_ai.input.messages", JSON.stringify([{ role: "user", parts: [{ type: "text", content: "warm up" }] }])),
+                    kv("gen_ai.output.messages", JSON.stringify([{ role: "assistant", parts: [{ type: "text", content: "warm" }] }])),
+                  ],
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    }),
+  });
+  if (r.status !== 200) throw new Error(`warm-up export answered ${r.status}: ${await r.text()}`);
+}
+
 export async function runAgents(base: string, key: string, db: { kind: "pglite"; dataDir: string } | { kind: "postgres"; url: string }, stopServer: () => Promise<void>) {
+  await warmUp(base, key);
   const answerText = makeTurnGenerator(1);
   const stub = await startOpenAiStub({ chat: () => answerText().answer });
   const exporter = new CountingExporter(new OTLPTraceExporter({ url: `${base}/api/v1/traces`, headers: { authorization: `Bearer ${key}` } }));
@@ -124,7 +161,8 @@ export async function runAgents(base: string, key: string, db: { kind: "pglite";
     }),
   );
   const called = performance.now();
-  await provider.forceFlush();
+  // A failed export is counted by the exporter (forceFlush rejects with its error).
+  await provider.forceFlush().catch(() => undefined);
   const flushed = performance.now();
   probing = false;
   await probe;
@@ -136,13 +174,14 @@ export async function runAgents(base: string, key: string, db: { kind: "pglite";
   // The database, read once the server is gone (the embedded one has a single owner).
   const store = await openDatabase(db);
   try {
-    const [c] = await store.sql.query<{ conversations: number; full: number; spans: number; span_bytes: string; message_bytes: string; bodies: string }>(
+    const [c] = await store.sql.query<{ conversations: number; full: number; spans: number; span_bytes: string; message_bytes: string; bodies: string; rows: number }>(
       `SELECT (SELECT count(*)::int FROM conversations WHERE app_id = $1) AS conversations,
               (SELECT count(*)::int FROM conversations WHERE app_id = $1 AND turn_count = $2) AS full,
-              (SELECT count(*)::int FROM captured_spans) AS spans,
+              (SELECT count(*)::int FROM captured_spans s JOIN conversations c ON c.project_id = s.project_id AND c.id = s.conversation_id WHERE c.app_id = $1) AS spans,
               pg_total_relation_size('captured_spans')::text AS span_bytes,
               pg_total_relation_size('captured_messages')::text AS message_bytes,
-              (SELECT coalesce(sum(octet_length(body::text)), 0)::text FROM captured_messages) AS bodies`,
+              (SELECT coalesce(sum(octet_length(body::text)), 0)::text FROM captured_messages) AS bodies,
+              (SELECT count(*)::int FROM captured_messages) AS rows`,
       [APP, AGENT_TURNS],
     );
     const spansMade = AGENTS * AGENT_TURNS;
@@ -158,6 +197,7 @@ export async function runAgents(base: string, key: string, db: { kind: "pglite";
       failedSpans: exporter.failedSpans,
       errors: exporter.errors,
       stored: c.spans,
+      messageRows: c.rows,
       conversations: c.conversations,
       split: AGENTS - c.full,
       callsSeconds: (called - t0) / 1000,

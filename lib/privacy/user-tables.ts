@@ -123,7 +123,8 @@ export const USER_TABLES: readonly UserTable[] = [
   // Their messages, stored once per conversation (lib/capture/prompt-store.ts).
   t("captured_messages", [`t.project_id = $1 AND t.conversation_id IN (${CONV})`]),
   // A half of a turn still waiting for the other over OTLP (lib/capture), under the end user it or its span names.
-  t("otlp_pending", [`t.project_id = $1 AND t.end_user_id = $2`]),
+  // Erased, not exported: a buffer of at most an hour whose content the export gives once joined (captured_messages).
+  t("otlp_pending", [`t.project_id = $1 AND t.end_user_id = $2`], false),
   t("messages", [`t.project_id = $1 AND t.conversation_id IN (${CONV})`]),
   t("conversations", [`t.project_id = $1 AND t.end_user_id = $2`]),
   t("memory_user_counts", [`t.project_id = $1 AND t.user_id = $2`], false),
@@ -152,7 +153,6 @@ export const IMPORT_ORDER = [
   // Under their set and run (project-level rows an erasure keeps): a case before its results.
   "eval_cases",
   "eval_run_cases",
-  "otlp_pending",
 ] as const;
 
 export type TableCounts = Record<string, number>;

@@ -1,10 +1,14 @@
 import { randomUUID } from "node:crypto";
-import { ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
+import { context, trace } from "@opentelemetry/api";
+import { SeverityNumber } from "@opentelemetry/api-logs";
+import { ProtobufLogsSerializer, ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
+import { InMemoryLogRecordExporter, LoggerProvider, SimpleLogRecordProcessor } from "@opentelemetry/sdk-logs";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { afterAll, describe, expect, it } from "vitest";
 import { decodeTracesProto } from "@/lib/capture/otlp-proto";
 import { loadCapturedPrompts } from "@/lib/capture/prompt-store";
-import { conversationIdOf, ingestTraces, STATEMENT_SIZES } from "@/lib/capture/store-captures";
+import { conversationIdOf, ingestLogs, ingestTraces, STATEMENT_SIZES } from "@/lib/capture/store-captures";
+import { decodeLogsProto } from "@/lib/capture/otlp-logs";
 import { StageTimes } from "@/lib/capture/stage-times";
 import { applyMigrations, readMigrations } from "@/lib/db/migrations";
 import { openDatabase, type Database } from "@/lib/db/open-database";
@@ -131,7 +135,7 @@ describe.each(KINDS)("captured prompts stored once, on %s", (kind) => {
     }
   });
 
-  it("the conversation's captured messages go with it, and count as its end user's rows", { timeout: LOADED_MACHINE_TIMEOUT_MS }, async () => {
+  it("the conversation's captured messages go with it; they and the waiting halves of a call count as its end user's rows", { timeout: LOADED_MACHINE_TIMEOUT_MS }, async () => {
     const db = await open(kind);
     try {
       const sql = projectSql(db.sql, DEFAULT_PROJECT_ID);
@@ -139,6 +143,21 @@ describe.each(KINDS)("captured prompts stored once, on %s", (kind) => {
       await ingestTraces(sql, traces(run.spans));
       expect((await nodes(db, "erased")).n).toBe(9);
       expect((await countUserRows(sql, "traveller")).captured_messages).toBe(9);
+      // A call whose halves wait (otlp_pending): its user message as a log event naming no one, then its
+      // content-less span naming the user; the answer's event never comes. Both halves are the user's rows.
+      const spans = new InMemorySpanExporter();
+      const logs = new InMemoryLogRecordExporter();
+      const span = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] })
+        .getTracer("@opentelemetry/instrumentation-openai")
+        .startSpan("chat gpt-4o-mini", { attributes: { "gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4o-mini", "user.id": "traveller" } });
+      new LoggerProvider({ processors: [new SimpleLogRecordProcessor({ exporter: logs })] })
+        .getLogger("@opentelemetry/instrumentation-openai")
+        .emit({ context: trace.setSpan(context.active(), span), severityNumber: SeverityNumber.INFO, attributes: { "event.name": "gen_ai.user.message" }, body: { content: "my passport number is X123" } });
+      span.end();
+      expect(await ingestLogs(sql, decodeLogsProto(ProtobufLogsSerializer.serializeRequest(logs.getFinishedLogRecords())!))).toMatchObject({ awaiting_span: 1 });
+      expect((await countUserRows(sql, "traveller")).otlp_pending).toBe(0);
+      expect(await ingestTraces(sql, traces(spans.getFinishedSpans()))).toMatchObject({ awaiting_logs: 1, turns_created: 0 });
+      expect((await countUserRows(sql, "traveller")).otlp_pending).toBe(2);
       const [conv] = await db.sql.query<{ id: string }>(`SELECT id FROM conversations WHERE name = 'erased'`);
       // A conversation deleted (retention, erasure) takes its messages with it.
       await db.sql.query(`DELETE FROM captured_spans WHERE conversation_id = $1`, [conv.id]);
