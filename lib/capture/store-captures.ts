@@ -455,7 +455,7 @@ async function joinHalves(tx: ProjectSql, halves: { spans: AwaitingSpan[]; event
     if (arrivingSpan && !storedSpan) {
       const s = arrivingSpan.span;
       waiting.push({ k, part: "span", partKey: "", seq: 0, time: String(s.startTimeUnixNano), payload: { name: s.name, start: String(s.startTimeUnixNano), end: String(s.endTimeUnixNano), attributes: s.attributes, resource: arrivingSpan.resource }, user: spanUser });
-      if (false) named.push({ k, user: spanUser! });
+      if (spanUser && mine.some((p) => p.part === "event" && p.end_user_id === null)) named.push({ k, user: spanUser });
     }
     for (const e of newEvents) waiting.push({ k, part: "event", partKey: e.key, seq: e.seq, time: String(e.event.timeUnixNano), payload: { name: e.event.name, time: String(e.event.timeUnixNano), attributes: e.event.attributes }, user: e.user ?? spanUser });
   }
