@@ -106,6 +106,8 @@ async function warmUp(base: string, key: string) {
   if (r.status !== 200) throw new Error(`warm-up export answered ${r.status}: ${await r.text()}`);
 }
 
+let instrumentation: OpenAIInstrumentation | undefined;
+
 export async function runAgents(base: string, key: string, db: { kind: "pglite"; dataDir: string } | { kind: "postgres"; url: string }, stopServer: () => Promise<void>) {
   await warmUp(base, key);
   const answerText = makeTurnGenerator(1);
@@ -114,7 +116,9 @@ export async function runAgents(base: string, key: string, db: { kind: "pglite";
   const ended = new Ended();
   // At the SDK's defaults: nothing passed but the exporter.
   const provider = new BasicTracerProvider({ resource: resourceFromAttributes({ "service.name": APP }), spanProcessors: [ended, new BatchSpanProcessor(exporter)] });
-  const instrumentation = new OpenAIInstrumentation({ traceContent: true });
+  // One instrumentation for the process: its require hook patches `openai` once (a second one would find the
+  // module cached and patch nothing); each run gives it that run's provider.
+  instrumentation ??= new OpenAIInstrumentation({ traceContent: true });
   instrumentation.setTracerProvider(provider);
   instrumentation.enable();
   // Required (CommonJS) after the instrumentation is enabled, so its require hook patches the client.
@@ -166,7 +170,6 @@ export async function runAgents(base: string, key: string, db: { kind: "pglite";
   const flushed = performance.now();
   probing = false;
   await probe;
-  instrumentation.disable();
   await provider.shutdown();
   await stub.stop();
   await stopServer();
