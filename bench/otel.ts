@@ -21,6 +21,11 @@
 // PostgreSQL: BENCH_DATABASE_URL, else MEMSCOPE_TEST_POSTGRES_URL (a fresh database on that
 // server); neither: embedded only. The load average is printed beside the figures: on a
 // shared machine they are pessimistic.
+// Scenario "agents" (issue 35, bench/lib/otel-agents.ts): BENCH_AGENTS (250) agents of
+// BENCH_AGENT_TURNS (20) calls each with growing history, through the real Traceloop
+// instrumentation and the SDK's BatchSpanProcessor at its defaults; prints spans dropped, split
+// conversations, export errors, spans/s, GET /ready p99 and bytes stored per captured span
+// beside the span's new messages (target <= 2x). BENCH_SCENARIOS ("synthetic,agents").
 // Knobs (env): BENCH_DURATION (60 s), BENCH_CONNECTIONS (4), BENCH_BATCH (100 spans a request),
 // BENCH_TURNS (10: turns per conversation in a request, so 10 conversations a request),
 // BENCH_READY_RATE (20), BENCH_DATABASES ("embedded,postgres"), BENCH_AUTH ("key" | "open").
@@ -36,6 +41,7 @@ import { makeTempDir, printMachine, removeDir, runMain } from "./lib/common";
 import { makeTurnGenerator } from "./lib/text";
 import { freshPostgres, rssMiB, startServer, type Server } from "./lib/serve-process";
 import { processCpuSeconds, backendCpuSeconds } from "./lib/otel-cpu";
+import { AGENT_TURNS, AGENTS, runAgents } from "./lib/otel-agents";
 
 const DURATION = Number(process.env.BENCH_DURATION || 60);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 4);
@@ -193,20 +199,58 @@ async function runOn(label: string, env: Record<string, string>, pgDatabase?: st
   }
 }
 
+/** The agents scenario on a fresh server and database; the figures from the database once the server stopped. */
+async function agentsOn(label: string, env: Record<string, string>, db: Parameters<typeof runAgents>[2]) {
+  console.log(`\n## ${label}: ${AGENTS} agents x ${AGENT_TURNS} calls, real Traceloop instrumentation, BatchSpanProcessor at its defaults`);
+  const server = await startServer({ ...env, ...OWNER, MEMSCOPE_KEY_RATE_LIMIT: process.env.MEMSCOPE_KEY_RATE_LIMIT || "off" });
+  try {
+    const key = await projectKey(server.base);
+    console.log(`  load average before: ${loadAverage()}`);
+    const r = await runAgents(server.base, key, db, () => server.stop());
+    console.log(`  spans: ${r.spansMade} made, ${r.ended} ended, ${r.dropped} dropped by the batch processor, ${r.exports} exports, ${r.exportErrors} export errors (${r.failedSpans} spans)${r.errors.length ? `: ${r.errors.join("; ")}` : ""}`);
+    console.log(`  stored: ${r.stored} captured spans in ${r.conversations} conversations, ${r.messageRows} captured messages; split conversations ${r.split} (agents whose calls are not one conversation of ${AGENT_TURNS} turns)`);
+    console.log(`  ${r.spansPerSecond.toFixed(0)} spans/s stored (calls ${r.callsSeconds.toFixed(1)} s, until the last export ${r.totalSeconds.toFixed(1)} s, client and server on this machine)`);
+    console.log(`  GET /ready meanwhile: ${r.readyCount} requests, p50 ${r.readyP50.toFixed(0)} ms, p99 ${r.readyP99.toFixed(0)} ms, max ${r.readyMax.toFixed(0)} ms, errors ${r.readyErrors}`);
+    console.log(
+      `  bytes stored per captured span: ${r.bytesPerSpan.toFixed(0)} (captured_spans ${r.spanRowBytesPerSpan.toFixed(0)} + captured_messages ${r.messageBytesPerSpan.toFixed(0)}, of which message JSON ${r.bodyBytesPerSpan.toFixed(0)}, tables and indexes); ` +
+        `the span's new messages ${r.newBytesPerSpan.toFixed(0)} B, its whole prompt ${r.wholeBytesPerSpan.toFixed(0)} B: ${r.ratio.toFixed(2)}x the new messages (target <= 2x)`,
+    );
+    console.log(`  load average after: ${loadAverage()} (${os.cpus().length} cores)`);
+    return r.dropped === 0 && r.exportErrors === 0 && r.split === 0 && r.ratio <= 2;
+  } finally {
+    await server.stop();
+  }
+}
+
 runMain("bench:otel", async (cleanup) => {
   printMachine();
   const kinds = (process.env.BENCH_DATABASES || "embedded,postgres").split(",");
+  const scenarios = (process.env.BENCH_SCENARIOS || "synthetic,agents").split(",");
   const results: boolean[] = [];
-  if (kinds.includes("embedded")) {
-    const dir = makeTempDir("memscope-bench-otel-");
-    cleanup(() => removeDir(dir));
-    results.push(await runOn("embedded database (PGlite)", { MEMSCOPE_DATA_DIR: dir }));
-  }
   const pgUrl = process.env.BENCH_DATABASE_URL || process.env.MEMSCOPE_TEST_POSTGRES_URL;
-  if (kinds.includes("postgres") && pgUrl) {
-    const db = await freshPostgres(pgUrl);
-    cleanup(() => db.drop());
-    results.push(await runOn("PostgreSQL", { DATABASE_URL: db.url }, db.url));
+  if (scenarios.includes("synthetic")) {
+    if (kinds.includes("embedded")) {
+      const dir = makeTempDir("memscope-bench-otel-");
+      cleanup(() => removeDir(dir));
+      results.push(await runOn("embedded database (PGlite)", { MEMSCOPE_DATA_DIR: dir }));
+    }
+    if (kinds.includes("postgres") && pgUrl) {
+      const db = await freshPostgres(pgUrl);
+      cleanup(() => db.drop());
+      results.push(await runOn("PostgreSQL", { DATABASE_URL: db.url }, db.url));
+    }
+  }
+  if (scenarios.includes("agents")) {
+    if (kinds.includes("embedded")) {
+      const dir = makeTempDir("memscope-bench-otel-agents-");
+      cleanup(() => removeDir(dir));
+      results.push(await agentsOn("embedded database (PGlite)", { MEMSCOPE_DATA_DIR: dir }, { kind: "pglite", dataDir: dir }));
+    }
+    if (kinds.includes("postgres") && pgUrl) {
+      const db = await freshPostgres(pgUrl);
+      cleanup(() => db.drop());
+      results.push(await agentsOn("PostgreSQL", { DATABASE_URL: db.url }, { kind: "postgres", url: db.url }));
+    }
   }
   if (results.some((ok) => !ok)) process.exitCode = 1;
 });

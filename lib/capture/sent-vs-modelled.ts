@@ -13,6 +13,7 @@ import { listTokens, textOf } from "../strategies/message-tokens";
 import type { RoleMessage } from "../strategies/schemas";
 import { messageText, type ChatMessage, type ChatPart } from "./genai-span";
 import { promptDiff } from "./prompt-diff";
+import { loadCapturedPrompt, type CapturedPrompt } from "./prompt-store";
 import type { CapturedTurn, PromptLine, SentVsModelled } from "./schemas";
 
 // For a captured turn: the prompt the agent sent (its span's input messages) beside the
@@ -27,18 +28,15 @@ type CaptureRow = {
   provider: string | null;
   request_model: string | null;
   message_form: "attributes" | "events" | "logs" | "ai_sdk";
-  system_instructions: ChatPart[] | null;
-  input_messages: ChatMessage[];
-  output_messages: ChatMessage[];
   started_at: Date | string;
-};
+} & CapturedPrompt;
 
 export async function listCapturedTurns(sql: ProjectSql, conversationId: string): Promise<CapturedTurn[]> {
   const [conv] = await sql.query(`SELECT 1 FROM conversations WHERE id = $1 AND project_id = $2 AND deleted_at IS NULL`, [conversationId, sql.projectId]);
   if (!conv) throw new NotFoundError("Conversation", conversationId);
   const rows = await sql.query<Omit<CapturedTurn, "started_at"> & { started_at: Date | string }>(
     `SELECT message_id, trace_id, span_id, operation, provider, request_model, message_form,
-            json_array_length(input_messages)::int AS input_message_count, started_at
+            input_count AS input_message_count, started_at
        FROM captured_spans WHERE project_id = $1 AND conversation_id = $2 ORDER BY started_at, span_id LIMIT 1000`,
     [sql.projectId, conversationId],
   );
@@ -102,12 +100,15 @@ function queryRoleOf(input: ChatMessage[]): string {
 
 export async function sentVsModelled(sql: ProjectSql, conversationId: string, messageId: string): Promise<SentVsModelled> {
   const turn = await loadReplayTurn(sql, conversationId, messageId);
-  const [row] = await sql.query<CaptureRow>(
-    `SELECT trace_id, span_id, operation, provider, request_model, message_form, system_instructions, input_messages, output_messages, started_at
+  const [found] = await sql.query<Omit<CaptureRow, keyof CapturedPrompt>>(
+    `SELECT trace_id, span_id, operation, provider, request_model, message_form, started_at
        FROM captured_spans WHERE project_id = $1 AND conversation_id = $2 AND message_id = $3`,
     [sql.projectId, conversationId, messageId],
   );
-  if (!row) throw new NotFoundError("Captured turn", messageId, "message_id");
+  if (!found) throw new NotFoundError("Captured turn", messageId, "message_id");
+  // The prompt as sent, read back from its messages stored once per conversation.
+  const prompt = await loadCapturedPrompt(sql, found.trace_id, found.span_id);
+  const row: CaptureRow = { ...found, ...(prompt ?? { system_instructions: null, input_messages: [], output_messages: [] }) };
 
   let context: ContextResult;
   let profile: SentVsModelled["modelled"]["profile"];

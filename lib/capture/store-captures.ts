@@ -10,6 +10,7 @@ import { countsAt, countTextsAllEncodings, type TokenCounts } from "../tokens/co
 import { createHash } from "node:crypto";
 import { isGenAiLogEvent, logEventsComplete, logRecordAsEvent, messageText, readGenAiSpan, type CapturedChat, type SpanReading } from "./genai-span";
 import type { OtlpAttributes, OtlpEvent, OtlpLogs, OtlpSpan, OtlpTraces, OtlpValue } from "./otlp-types";
+import { promptChain, storePromptNodes } from "./prompt-store";
 import { StageTimes } from "./stage-times";
 
 // GenAI chat spans as turns. A span's turn has an id derived from its trace and span ids,
@@ -168,7 +169,15 @@ export type LogIngestResult = IngestOutcome & {
 };
 
 /** A GenAI log event of a span, with the digest that makes a resent record one row. */
-type PendingEvent = { key: string; event: OtlpEvent; seq: number };
+type PendingEvent = { key: string; event: OtlpEvent; seq: number; user: string | null };
+
+const userText = (v: OtlpValue | undefined) => (typeof v === "string" && v.trim() ? v : null);
+/**
+ * The end user a waiting half names (user.id, else enduser.id, on it or its resource), kept on
+ * its otlp_pending row so a user erasure reaches it before the other half arrives.
+ */
+const halfUser = (attributes: OtlpAttributes, resource: OtlpAttributes) =>
+  userText(attributes["user.id"]) ?? userText(resource["user.id"]) ?? userText(attributes["enduser.id"]) ?? userText(resource["enduser.id"]);
 
 /** Sorts a request's log records into GenAI events by span, ignored records (by kind) and rejected ones. */
 export function classifyLogs(logs: OtlpLogs) {
@@ -193,7 +202,7 @@ export function classifyLogs(logs: OtlpLogs) {
       const digest = createHash("sha256").update(stableJson([event.name, String(event.timeUnixNano), event.attributes])).digest("hex");
       // The same record twice within a span (two identical messages in one prompt) is two rows: numbered by occurrence.
       const occurrence = list.filter((e) => e.key.startsWith(digest)).length;
-      list.push({ key: `${digest}:${occurrence}`, event, seq: seq++ });
+      list.push({ key: `${digest}:${occurrence}`, event, seq: seq++, user: halfUser(r.attributes, rl.resource) });
       events.set(key, list);
     }
   }
@@ -402,8 +411,8 @@ async function joinHalves(tx: ProjectSql, halves: { spans: AwaitingSpan[]; event
       )
     ).map((r) => r.k),
   );
-  const pending = await tx.query<{ k: string; part: string; part_key: string; payload: SpanPayload | EventPayload }>(
-    `SELECT p.trace_id || ':' || p.span_id AS k, p.part, p.part_key, p.payload FROM unnest($2::text[], $3::text[]) AS u(t, s)
+  const pending = await tx.query<{ k: string; part: string; part_key: string; payload: SpanPayload | EventPayload; end_user_id: string | null }>(
+    `SELECT p.trace_id || ':' || p.span_id AS k, p.part, p.part_key, p.payload, p.end_user_id FROM unnest($2::text[], $3::text[]) AS u(t, s)
        JOIN otlp_pending p ON p.project_id = $1 AND p.trace_id = u.t AND p.span_id = u.s
       ORDER BY p.time_unix_nano, p.received_at, p.seq`,
     [tx.projectId, traceIds, spanIds],
@@ -411,7 +420,9 @@ async function joinHalves(tx: ProjectSql, halves: { spans: AwaitingSpan[]; event
   let duplicates = 0;
   const chats: CapturedChat[] = [];
   const done: string[] = [];
-  const waiting: { k: string; part: "span" | "event"; partKey: string; seq: number; time: string; payload: SpanPayload | EventPayload }[] = [];
+  const waiting: { k: string; part: "span" | "event"; partKey: string; seq: number; time: string; payload: SpanPayload | EventPayload; user: string | null }[] = [];
+  // Events that waited without a user, whose span (naming one) arrives now without completing them.
+  const named: { k: string; user: string }[] = [];
   for (const k of keys) {
     const arrivingSpan = spans.get(k);
     const arrivingEvents = halves.events.get(k) ?? [];
@@ -439,11 +450,14 @@ async function joinHalves(tx: ProjectSql, halves: { spans: AwaitingSpan[]; event
       } else if (r.kind === "rejected") rejected.push({ field: r.field, message: r.problem });
       continue;
     }
+    // The span names the end user of the whole turn: its events wait under it too.
+    const spanUser = arrivingSpan ? halfUser(arrivingSpan.span.attributes, arrivingSpan.resource) : (mine.find((p) => p.part === "span")?.end_user_id ?? null);
     if (arrivingSpan && !storedSpan) {
       const s = arrivingSpan.span;
-      waiting.push({ k, part: "span", partKey: "", seq: 0, time: String(s.startTimeUnixNano), payload: { name: s.name, start: String(s.startTimeUnixNano), end: String(s.endTimeUnixNano), attributes: s.attributes, resource: arrivingSpan.resource } });
+      waiting.push({ k, part: "span", partKey: "", seq: 0, time: String(s.startTimeUnixNano), payload: { name: s.name, start: String(s.startTimeUnixNano), end: String(s.endTimeUnixNano), attributes: s.attributes, resource: arrivingSpan.resource }, user: spanUser });
+      if (spanUser && mine.some((p) => p.part === "event" && p.end_user_id === null)) named.push({ k, user: spanUser });
     }
-    for (const e of newEvents) waiting.push({ k, part: "event", partKey: e.key, seq: e.seq, time: String(e.event.timeUnixNano), payload: { name: e.event.name, time: String(e.event.timeUnixNano), attributes: e.event.attributes } });
+    for (const e of newEvents) waiting.push({ k, part: "event", partKey: e.key, seq: e.seq, time: String(e.event.timeUnixNano), payload: { name: e.event.name, time: String(e.event.timeUnixNano), attributes: e.event.attributes }, user: e.user ?? spanUser });
   }
   if (done.length) {
     await tx.query(`DELETE FROM otlp_pending p USING unnest($2::text[], $3::text[]) AS u(t, s) WHERE p.project_id = $1 AND p.trace_id = u.t AND p.span_id = u.s`, [
@@ -453,13 +467,20 @@ async function joinHalves(tx: ProjectSql, halves: { spans: AwaitingSpan[]; event
     ]);
   }
   if (waiting.length) {
-    const rows = waiting.map((w) => ({ trace_id: w.k.split(":")[0], span_id: w.k.split(":")[1], part: w.part, part_key: w.partKey, seq: w.seq, time_unix_nano: w.time, payload: w.payload }));
+    const rows = waiting.map((w) => ({ trace_id: w.k.split(":")[0], span_id: w.k.split(":")[1], part: w.part, part_key: w.partKey, seq: w.seq, time_unix_nano: w.time, payload: w.payload, end_user_id: w.user }));
     await tx.query(
-      `INSERT INTO otlp_pending (project_id, trace_id, span_id, part, part_key, seq, time_unix_nano, payload)
-       SELECT $1, u.trace_id, u.span_id, u.part, u.part_key, u.seq, u.time_unix_nano::bigint, u.payload
-         FROM json_to_recordset($2::json) AS u(trace_id text, span_id text, part text, part_key text, seq int, time_unix_nano text, payload json)
+      `INSERT INTO otlp_pending (project_id, trace_id, span_id, part, part_key, seq, time_unix_nano, payload, end_user_id)
+       SELECT $1, u.trace_id, u.span_id, u.part, u.part_key, u.seq, u.time_unix_nano::bigint, u.payload, u.end_user_id
+         FROM json_to_recordset($2::json) AS u(trace_id text, span_id text, part text, part_key text, seq int, time_unix_nano text, payload json, end_user_id text)
        ON CONFLICT DO NOTHING`,
       [tx.projectId, JSON.stringify(rows)],
+    );
+  }
+  if (named.length) {
+    await tx.query(
+      `UPDATE otlp_pending p SET end_user_id = u.user_id FROM unnest($2::text[], $3::text[], $4::text[]) AS u(t, s, user_id)
+        WHERE p.project_id = $1 AND p.trace_id = u.t AND p.span_id = u.s AND p.end_user_id IS NULL`,
+      [tx.projectId, named.map((n) => n.k.split(":")[0]), named.map((n) => n.k.split(":")[1]), named.map((n) => n.user)],
     );
   }
   return {
@@ -624,9 +645,11 @@ async function storeTurns(tx: ProjectSql, groups: [string, Placed[]][], counts: 
       [tx.projectId, [...new Set(reparent.map((r) => r.cid))]],
     );
   }
-  // The rows as one JSON document rather than a text[] per column: the messages are JSON
-  // themselves, and an array literal of them (every quote escaped) cost more than the rest.
-  const rows = fresh.map((x) => ({
+  // The prompts as nodes stored once per conversation (prompt-store.ts): a span's history is
+  // found stored and only its new messages are written.
+  const chains = fresh.map((x) => promptChain(x.conversationId, x.c.systemInstructions, x.c.inputMessages, x.c.outputMessages));
+  await storePromptNodes(tx, chains, sizes.captureBytes);
+  const rows = fresh.map((x, i) => ({
     trace_id: x.c.traceId,
     span_id: x.c.spanId,
     conversation_id: x.conversationId,
@@ -637,9 +660,10 @@ async function storeTurns(tx: ProjectSql, groups: [string, Placed[]][], counts: 
     request_model: x.c.requestModel,
     response_model: x.c.responseModel,
     message_form: x.c.messageForm,
-    system_instructions: x.c.systemInstructions,
-    input_messages: x.c.inputMessages,
-    output_messages: x.c.outputMessages,
+    prompt_node: chains[i].promptNode,
+    system_node: chains[i].system?.id ?? null,
+    input_count: chains[i].inputCount,
+    output_count: chains[i].outputCount,
     input_tokens: x.c.inputTokens,
     output_tokens: x.c.outputTokens,
     started_at: x.c.startedAt.toISOString(),
@@ -648,17 +672,17 @@ async function storeTurns(tx: ProjectSql, groups: [string, Placed[]][], counts: 
   }));
   for (const chunk of byJsonSize(rows, sizes.captureBytes)) {
     await tx.query(
-    `INSERT INTO captured_spans (project_id, trace_id, span_id, conversation_id, message_id, conversation_key, operation, provider,
-       request_model, response_model, message_form, system_instructions, input_messages, output_messages, input_tokens, output_tokens,
-       started_at, ended_at, state_key)
-     SELECT $1, u.trace_id, u.span_id, u.conversation_id, u.message_id, u.conversation_key, u.operation, u.provider, u.request_model,
-            u.response_model, u.message_form, NULLIF(u.system_instructions::text, 'null')::json, u.input_messages, u.output_messages,
-            u.input_tokens, u.output_tokens, u.started_at, u.ended_at, u.state_key
-       FROM json_to_recordset($2::json) AS u(trace_id text, span_id text, conversation_id uuid, message_id uuid, conversation_key text,
-              operation text, provider text, request_model text, response_model text, message_form text, system_instructions json,
-              input_messages json, output_messages json, input_tokens int, output_tokens int, started_at timestamptz, ended_at timestamptz,
-              state_key text)`,
-    [tx.projectId, chunk],
+      `INSERT INTO captured_spans (project_id, trace_id, span_id, conversation_id, message_id, conversation_key, operation, provider,
+         request_model, response_model, message_form, prompt_node, system_node, input_count, output_count, input_tokens, output_tokens,
+         started_at, ended_at, state_key)
+       SELECT $1, u.trace_id, u.span_id, u.conversation_id, u.message_id, u.conversation_key, u.operation, u.provider, u.request_model,
+              u.response_model, u.message_form, u.prompt_node, u.system_node, u.input_count, u.output_count,
+              u.input_tokens, u.output_tokens, u.started_at, u.ended_at, u.state_key
+         FROM json_to_recordset($2::json) AS u(trace_id text, span_id text, conversation_id uuid, message_id uuid, conversation_key text,
+                operation text, provider text, request_model text, response_model text, message_form text, prompt_node uuid, system_node uuid,
+                input_count int, output_count int, input_tokens int, output_tokens int, started_at timestamptz, ended_at timestamptz,
+                state_key text)`,
+      [tx.projectId, chunk],
     );
   }
   return { created: fresh.length, duplicates, deleted };

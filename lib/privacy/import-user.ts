@@ -105,6 +105,7 @@ const OWN_REFS: Record<string, [column: string, table: "conversations" | "messag
   messages: ["conversation_id", "conversations"],
   message_files: ["message_id", "messages"],
   captured_spans: ["conversation_id", "conversations"],
+  captured_messages: ["conversation_id", "conversations"],
   node_memories: ["conversation_id", "conversations"],
   memory_embeddings: ["memory_id", "memories"],
 };

@@ -120,6 +120,11 @@ export const USER_TABLES: readonly UserTable[] = [
   t("message_files", [`t.project_id = $1 AND t.message_id IN (${MSG})`]),
   // The prompts captured over OTLP (lib/capture): the messages' own texts and more.
   t("captured_spans", [`t.project_id = $1 AND t.conversation_id IN (${CONV})`]),
+  // Their messages, stored once per conversation (lib/capture/prompt-store.ts).
+  t("captured_messages", [`t.project_id = $1 AND t.conversation_id IN (${CONV})`]),
+  // A half of a turn still waiting for the other over OTLP (lib/capture), under the end user it or its span names.
+  // Erased, not exported: a buffer of at most an hour whose content the export gives once joined (captured_messages).
+  t("otlp_pending", [`t.project_id = $1 AND t.end_user_id = $2`], false),
   t("messages", [`t.project_id = $1 AND t.conversation_id IN (${CONV})`]),
   t("conversations", [`t.project_id = $1 AND t.end_user_id = $2`]),
   t("memory_user_counts", [`t.project_id = $1 AND t.user_id = $2`], false),
@@ -132,6 +137,7 @@ export const IMPORT_ORDER = [
   "conversations",
   "messages",
   "message_files",
+  "captured_messages",
   "captured_spans",
   "node_memories",
   "agentscope_summaries",

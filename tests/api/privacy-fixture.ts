@@ -81,7 +81,7 @@ export async function makePerson(base: string, userId: string, marker: string): 
     "context",
   );
   // A chat span captured over OTLP into the user's conversation: the exact prompt (system
-  // instructions, input and output messages) is kept in captured_spans beside the turn.
+  // instructions, input and output messages) is kept beside the turn, its messages in captured_messages.
   ok(
     await captureSpan(base, {
       conversationId: conv.id,
@@ -92,6 +92,9 @@ export async function makePerson(base: string, userId: string, marker: string): 
     }),
     "captured span",
   );
+  // The halves of a chat call whose other half has not arrived (otlp_pending): a content-less
+  // span naming the user, then one of its log events (the question, no answer yet).
+  ok(await pendingHalves(base, { userId, content: `pending question ${marker}` }), "pending halves");
   // An eval case asked for this user, and a run of it (its result keeps the retrieved texts).
   const set = ok(await api.post("/evals/sets", { name: `privacy ${Math.random().toString(36).slice(2)}` }), "eval set");
   ok(await api.post(`/evals/sets/${set.id}/cases`, { cases: [{ user_id: userId, question: `Where is ${marker} park?`, expected: { texts: [marker] } }] }), "eval case");
@@ -143,6 +146,66 @@ export async function captureSpan(
   // OTLP answers 200 with partialSuccess for spans it refused or ignored: here that is a failure.
   if (r.status === 200 && r.body?.partialSuccess) return { status: 422, body: r.body };
   return r;
+}
+
+/**
+ * A chat span without content naming the user (POST /traces), then the user message of it as
+ * a GenAI log event (POST /logs), the way @opentelemetry/instrumentation-openai sends them:
+ * without the answer's event both halves wait in otlp_pending under the span's end user.
+ */
+export async function pendingHalves(base: string, call: { userId: string; content: string }) {
+  const hex = (n: number) => Array.from({ length: n }, () => Math.floor(Math.random() * 16).toString(16)).join("");
+  const [traceId, spanId] = [hex(32), hex(16)];
+  const start = BigInt(Date.now()) * 1_000_000n;
+  const kv = (key: string, v: string) => ({ key, value: { stringValue: v } });
+  const resource = { attributes: [kv("service.name", "app-1")] };
+  const spans = await apiClient(base).post("/traces", {
+    resourceSpans: [
+      {
+        resource,
+        scopeSpans: [
+          {
+            scope: { name: "@opentelemetry/instrumentation-openai" },
+            spans: [
+              {
+                traceId,
+                spanId,
+                name: "chat gpt-4o-mini",
+                startTimeUnixNano: String(start),
+                endTimeUnixNano: String(start + 400_000_000n),
+                attributes: [kv("gen_ai.operation.name", "chat"), kv("gen_ai.request.model", "gpt-4o-mini"), kv("user.id", call.userId)],
+              },
+            ],
+          },
+        ],
+      },
+    ],
+  });
+  // Kept for its log events: a warning in partialSuccess with 0 spans rejected.
+  if (spans.status !== 200 || Number(spans.body?.partialSuccess?.rejectedSpans ?? 0) > 0) return { status: 422, body: spans.body };
+  const logs = await apiClient(base).post("/logs", {
+    resourceLogs: [
+      {
+        resource,
+        scopeLogs: [
+          {
+            scope: { name: "@opentelemetry/instrumentation-openai" },
+            logRecords: [
+              {
+                timeUnixNano: String(start),
+                traceId,
+                spanId,
+                attributes: [kv("event.name", "gen_ai.user.message"), kv("gen_ai.system", "openai")],
+                body: { kvlistValue: { values: [kv("content", call.content)] } },
+              },
+            ],
+          },
+        ],
+      },
+    ],
+  });
+  if (logs.status === 200 && logs.body?.partialSuccess) return { status: 422, body: logs.body };
+  return logs;
 }
 
 export type Snapshot = Map<string, string[]>;

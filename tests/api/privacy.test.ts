@@ -36,7 +36,7 @@ describe.each(DATABASE_KINDS)("export, erase and import one person, on %s", (kin
 
   it("the generated data holds the marker in every kind of field", () => {
     const where = rowsWith(before, alice.marker);
-    for (const t of ["conversations", "messages", "message_files", "node_memories", "memories", "memory_events", "memory_relations", "memory_retrievals", "offloaded_contents", "eval_cases", "eval_run_cases", "captured_spans"]) {
+    for (const t of ["conversations", "messages", "message_files", "node_memories", "memories", "memory_events", "memory_relations", "memory_retrievals", "offloaded_contents", "eval_cases", "eval_run_cases", "captured_messages", "otlp_pending"]) {
       expect(where[t], `marker in ${t}`).toBeGreaterThan(0);
     }
     expect(dry.counts.memory_review_items).toBeGreaterThan(0);
@@ -46,7 +46,7 @@ describe.each(DATABASE_KINDS)("export, erase and import one person, on %s", (kin
 
   it("the export holds every table of the user's data", () => {
     expect(exported.format).toBe("memscope.user-export");
-    for (const t of ["conversations", "messages", "message_files", "node_memories", "memories", "memory_events", "memory_relations", "memory_retrievals", "memory_review_items", "offloaded_contents", "captured_spans"]) {
+    for (const t of ["conversations", "messages", "message_files", "node_memories", "memories", "memory_events", "memory_relations", "memory_retrievals", "memory_review_items", "offloaded_contents", "captured_spans", "captured_messages"]) {
       expect(exported.tables[t]?.length, t).toBeGreaterThan(0);
     }
     expect(JSON.stringify(exported)).not.toContain(others[0].marker);

@@ -107,7 +107,7 @@ describe("Vercel AI SDK spans", () => {
     const r = await ingestTraces(projectSql(store.db.sql, DEFAULT_PROJECT_ID), aiSdkRun("conv-store"));
     expect(r).toMatchObject({ spans: 4, turns_created: 2, ignored: 2, rejected: [] });
     const rows = await store.db.sql.query<{ name: string; end_user_id: string; app_id: string; message_form: string; n: number }>(
-      `SELECT c.name, c.end_user_id, c.app_id, s.message_form, json_array_length(s.input_messages)::int AS n
+      `SELECT c.name, c.end_user_id, c.app_id, s.message_form, s.input_count AS n
          FROM conversations c JOIN captured_spans s ON s.project_id = c.project_id AND s.conversation_id = c.id WHERE c.name = 'conv-store' ORDER BY s.started_at`,
     );
     expect(rows).toEqual([

@@ -7,6 +7,7 @@ import { MeterProvider, MetricReader } from "@opentelemetry/sdk-metrics";
 import { ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { describe, expect, it } from "vitest";
+import { withPrompts } from "../helpers/captured-prompts";
 import { countMetricsJson, countMetricsProto, decodeLogsJson, decodeLogsProto } from "@/lib/capture/otlp-logs";
 import { decodeTracesProto } from "@/lib/capture/otlp-proto";
 import { OtlpProblem, type OtlpLogs } from "@/lib/capture/otlp-types";
@@ -63,11 +64,11 @@ const EXPECTED_INPUT = (tag: string) => [
 ];
 
 async function captured(traceId: string) {
-  return store.db.sql.query<{ message_form: string; input_messages: unknown; output_messages: unknown; input_tokens: number; query: string; answer: string }>(
-    `SELECT c.message_form, c.input_messages, c.output_messages, c.input_tokens, m.query, m.answer
+  return withPrompts(store.db, await store.db.sql.query<{ trace_id: string; span_id: string; message_form: string; input_tokens: number; query: string; answer: string }>(
+    `SELECT c.trace_id, c.span_id, c.message_form, c.input_tokens, m.query, m.answer
        FROM captured_spans c JOIN messages m ON m.project_id = c.project_id AND m.id = c.message_id WHERE c.trace_id = $1`,
     [traceId],
-  );
+  ));
 }
 const pendingOf = async (traceId: string) => (await store.db.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM otlp_pending WHERE trace_id = $1`, [traceId]))[0].n;
 

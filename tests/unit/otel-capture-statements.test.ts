@@ -69,7 +69,7 @@ async function stored(tag: string) {
         [c.id],
       );
       const captured = await store.db.sql.query<{ message_id: string; n: number }>(
-        `SELECT message_id, json_array_length(input_messages) AS n FROM captured_spans WHERE conversation_id = $1 ORDER BY started_at`,
+        `SELECT message_id, input_count AS n FROM captured_spans WHERE conversation_id = $1 ORDER BY started_at`,
         [c.id],
       );
       return { conversation: c, turns, captured };
@@ -100,9 +100,11 @@ describe("OTLP ingest statements on the embedded database", () => {
     expect(r2.turns_created).toBe(27);
     expect(one.filter((s) => s.startsWith("INSERT INTO messages"))).toHaveLength(1);
     expect(one.filter((s) => s.startsWith("INSERT INTO captured_spans"))).toHaveLength(1);
-    // 27 turns by 4: 7 inserts; captured prompts of ~1.5 KB each: more than one statement.
+    expect(one.filter((s) => s.startsWith("INSERT INTO captured_messages"))).toHaveLength(1);
+    // 27 turns by 4: 7 inserts; captured rows and messages by ~1.5 KB: more than one statement each.
     expect(small.filter((s) => s.startsWith("INSERT INTO messages"))).toHaveLength(7);
     expect(small.filter((s) => s.startsWith("INSERT INTO captured_spans")).length).toBeGreaterThan(3);
+    expect(small.filter((s) => s.startsWith("INSERT INTO captured_messages")).length).toBeGreaterThan(3);
     const whole = shape(await stored("whole"));
     expect(whole).toHaveLength(3);
     expect(whole[0].counts).toEqual([9, 1, true]);
@@ -112,18 +114,21 @@ describe("OTLP ingest statements on the embedded database", () => {
 
   it("a statement that fails after others leaves nothing of the request", async () => {
     await expect(ingest("failed", { turns: 4, captureBytes: 1500 }, [], { start: "INSERT INTO captured_spans", nth: 2 })).rejects.toThrow("injected failure");
+    await expect(ingest("failed", { turns: 4, captureBytes: 1500 }, [], { start: "INSERT INTO captured_messages", nth: 2 })).rejects.toThrow("injected failure");
+    expect((await store.db.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM captured_messages WHERE body::text LIKE '%failed question%'`))[0].n).toBe(0);
     expect(await stored("failed")).toEqual([]);
     expect((await store.db.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM messages WHERE query LIKE 'failed %'`))[0].n).toBe(0);
   });
 
   it("on PostgreSQL's sizes a request's captured prompts go in one statement, on PGlite's in ~128 KB ones", async () => {
-    const big = () => request("big", 10, 10, 400); // ~1 MB of captured prompts
+    // ~0.7 MB of distinct messages (each stored once: the histories resent are not written again).
+    const big = (tag: string) => request(tag, 10, 10, 1500);
     const server: string[] = [];
     const embedded: string[] = [];
-    await ingestTraces(recording(projectSql(store.db.sql, DEFAULT_PROJECT_ID), server), big(), new Date(), new StageTimes(), STATEMENT_SIZES.server);
-    await ingestTraces(recording(projectSql(store.db.sql, DEFAULT_PROJECT_ID), embedded), big(), new Date(), new StageTimes(), STATEMENT_SIZES.embedded);
-    expect(server.filter((s) => s.startsWith("INSERT INTO captured_spans"))).toHaveLength(1);
-    expect(embedded.filter((s) => s.startsWith("INSERT INTO captured_spans")).length).toBeGreaterThan(4);
+    await ingestTraces(recording(projectSql(store.db.sql, DEFAULT_PROJECT_ID), server), big("big-server"), new Date(), new StageTimes(), STATEMENT_SIZES.server);
+    await ingestTraces(recording(projectSql(store.db.sql, DEFAULT_PROJECT_ID), embedded), big("big-embedded"), new Date(), new StageTimes(), STATEMENT_SIZES.embedded);
+    expect(server.filter((s) => s.startsWith("INSERT INTO captured_messages"))).toHaveLength(1);
+    expect(embedded.filter((s) => s.startsWith("INSERT INTO captured_messages")).length).toBeGreaterThan(4);
     for (const seen of [server, embedded]) expect(seen.filter((s) => s.startsWith("INSERT INTO messages"))).toHaveLength(1);
   });
 });

@@ -4,6 +4,7 @@ import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { generateText, type ModelMessage } from "ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { withPrompts } from "../helpers/captured-prompts";
 import { decodeTracesProto } from "@/lib/capture/otlp-proto";
 import { ingestTraces } from "@/lib/capture/store-captures";
 import { DEFAULT_PROJECT_ID, projectSql } from "@/lib/db/project-sql";
@@ -37,14 +38,14 @@ describe("the real Vercel AI SDK", () => {
 
     const r = await ingestTraces(projectSql(store.db.sql, DEFAULT_PROJECT_ID), decodeTracesProto(ProtobufTraceSerializer.serializeRequest(memory.getFinishedSpans())!));
     expect(r).toMatchObject({ turns_created: 2, rejected: [] });
-    const rows = await store.db.sql.query<{ input_messages: { role: string; parts: { type: string; content: string }[] }[]; end_user_id: string; query: string; answer: string }>(
-      `SELECT s.input_messages, c.end_user_id, m.query, m.answer FROM captured_spans s
+    const rows = await withPrompts(store.db, await store.db.sql.query<{ trace_id: string; span_id: string; end_user_id: string; query: string; answer: string }>(
+      `SELECT s.trace_id, s.span_id, c.end_user_id, m.query, m.answer FROM captured_spans s
          JOIN conversations c ON c.project_id = s.project_id AND c.id = s.conversation_id
          JOIN messages m ON m.project_id = s.project_id AND m.id = s.message_id
         WHERE c.name = 'real-ai-sdk-1' ORDER BY s.started_at`,
-    );
+    ));
     const sent = stub.requests.filter((q) => q.path === "/v1/chat/completions").map((q) => q.body.messages as { role: string; content: string }[]);
-    expect(rows.map((row) => row.input_messages.map((m) => ({ role: m.role, content: m.parts.map((p) => p.content).join("") })))).toEqual(sent);
+    expect(rows.map((row) => (row.input_messages as unknown as { role: string; parts: { content: string }[] }[]).map((m) => ({ role: m.role, content: m.parts.map((p) => p.content).join("") })))).toEqual(sent);
     expect(rows.map((row) => [row.end_user_id, row.query, row.answer])).toEqual([
       ["bob", "Hello there", "re: Hello there"],
       ["bob", "And more?", "re: And more?"],

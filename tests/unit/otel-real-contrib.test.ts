@@ -5,6 +5,7 @@ import { resourceFromAttributes } from "@opentelemetry/resources";
 import { InMemoryLogRecordExporter, LoggerProvider, SimpleLogRecordProcessor } from "@opentelemetry/sdk-logs";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { withPrompts } from "../helpers/captured-prompts";
 import { decodeLogsProto } from "@/lib/capture/otlp-logs";
 import { decodeTracesProto } from "@/lib/capture/otlp-proto";
 import { ingestLogs, ingestTraces } from "@/lib/capture/store-captures";
@@ -57,14 +58,14 @@ describe("the real @opentelemetry/instrumentation-openai", () => {
     expect(await ingestLogs(sql, decodeLogsProto(ProtobufLogsSerializer.serializeRequest(logs.getFinishedLogRecords())!))).toMatchObject({ awaiting_span: 3, rejected: [] });
     expect(await ingestTraces(sql, decodeTracesProto(ProtobufTraceSerializer.serializeRequest(spans.getFinishedSpans())!))).toMatchObject({ turns_created: 1, rejected: [] });
     const traceId = spans.getFinishedSpans()[0].spanContext().traceId;
-    const [row] = await store.db.sql.query<{ message_form: string; input_messages: { role: string; parts: { content: string }[] }[]; app_id: string; query: string; answer: string }>(
-      `SELECT s.message_form, s.input_messages, c.app_id, m.query, m.answer FROM captured_spans s
+    const [row] = await withPrompts(store.db, await store.db.sql.query<{ trace_id: string; span_id: string; message_form: string; app_id: string; query: string; answer: string }>(
+      `SELECT s.trace_id, s.span_id, s.message_form, c.app_id, m.query, m.answer FROM captured_spans s
          JOIN conversations c ON c.project_id = s.project_id AND c.id = s.conversation_id
          JOIN messages m ON m.project_id = s.project_id AND m.id = s.message_id WHERE s.trace_id = $1`,
       [traceId],
-    );
+    ));
     const sent = stub.requests.filter((q) => q.path === "/v1/chat/completions").at(-1)!.body.messages;
-    expect(row.input_messages.map((m) => ({ role: m.role, content: m.parts.map((p) => p.content).join("") }))).toEqual(sent);
+    expect((row.input_messages as unknown as { role: string; parts: { content: string }[] }[]).map((m) => ({ role: m.role, content: m.parts.map((p) => p.content).join("") }))).toEqual(sent);
     expect(row).toMatchObject({ message_form: "logs", app_id: "real-contrib", query: "What is OTLP?", answer: "re: What is OTLP?" });
   });
 });

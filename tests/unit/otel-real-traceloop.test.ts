@@ -4,6 +4,7 @@ import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { OpenAIInstrumentation } from "@traceloop/instrumentation-openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { withPrompts } from "../helpers/captured-prompts";
 import { decodeTracesProto } from "@/lib/capture/otlp-proto";
 import { ingestTraces } from "@/lib/capture/store-captures";
 import { DEFAULT_PROJECT_ID, projectSql } from "@/lib/db/project-sql";
@@ -46,13 +47,13 @@ describe("the real @traceloop/instrumentation-openai", () => {
 
     const r = await ingestTraces(projectSql(store.db.sql, DEFAULT_PROJECT_ID), decodeTracesProto(ProtobufTraceSerializer.serializeRequest(spans.getFinishedSpans())!));
     expect(r).toMatchObject({ turns_created: 2, rejected: [] });
-    const rows = await store.db.sql.query<{ conversation_id: string; input_messages: { role: string; parts: { content: string }[] }[]; query: string; answer: string }>(
-      `SELECT s.conversation_id, s.input_messages, m.query, m.answer FROM captured_spans s
+    const rows = await withPrompts(store.db, await store.db.sql.query<{ trace_id: string; span_id: string; conversation_id: string; query: string; answer: string }>(
+      `SELECT s.trace_id, s.span_id, s.conversation_id, m.query, m.answer FROM captured_spans s
          JOIN conversations c ON c.project_id = s.project_id AND c.id = s.conversation_id
          JOIN messages m ON m.project_id = s.project_id AND m.id = s.message_id WHERE c.app_id = 'real-traceloop' ORDER BY s.started_at`,
-    );
+    ));
     const sent = stub.requests.filter((q) => q.path === "/v1/chat/completions").map((q) => q.body.messages);
-    expect(rows.map((row) => row.input_messages.map((m) => ({ role: m.role, content: m.parts.map((p) => p.content).join("") })))).toEqual(sent);
+    expect(rows.map((row) => (row.input_messages as unknown as { role: string; parts: { content: string }[] }[]).map((m) => ({ role: m.role, content: m.parts.map((p) => p.content).join("") })))).toEqual(sent);
     expect(rows.map((row) => [row.query, row.answer])).toEqual([
       ["Hello there", "re: Hello there"],
       ["And more?", "re: And more?"],

@@ -1,0 +1,169 @@
+import "server-only";
+import { createHash } from "node:crypto";
+import type { ProjectSql } from "../db/project-sql";
+import type { ChatMessage, ChatPart } from "./genai-span";
+
+// Captured prompts, each message stored once per conversation (migration
+// 20261129060000_captured_messages). An agent resends its whole history with every call:
+// call n+1's input begins with call n's input and answer. A message is a node whose id
+// digests its parent's id and its JSON text, so the chain of a span's input followed by its
+// output shares its beginning with every earlier call of the same history, and storing a
+// span writes only the nodes not stored yet (its new messages, in the usual case). A span
+// keeps its chain's last node and how many of the chain's messages are input and output.
+//
+// The nodes of a conversation are written whole chains at a time in one transaction and
+// deleted only with their conversation, so a stored node's ancestors are stored: finding
+// how much of a chain is stored needs only a few probes (storePromptNodes).
+
+const sha256Hex = (text: string) => createHash("sha256").update(text).digest("hex");
+const asUuid = (hex: string) => `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+
+/** A node's id: the same digest the migration computes in SQL. */
+export const nodeId = (parent: string | null, json: string) => asUuid(sha256Hex(`${parent ?? ""}:${sha256Hex(json)}`));
+export const systemNodeId = (json: string) => asUuid(sha256Hex(`system:${sha256Hex(json)}`));
+
+export type PromptNode = { id: string; parent: string | null; position: number; json: string };
+
+/** A span's prompt as nodes: its input then output messages as a chain, and its system instructions' node. */
+export type PromptChain = {
+  conversationId: string;
+  nodes: PromptNode[];
+  system: PromptNode | null;
+  promptNode: string | null;
+  inputCount: number;
+  outputCount: number;
+};
+
+export function promptChain(conversationId: string, system: ChatPart[] | null, input: ChatMessage[], output: ChatMessage[]): PromptChain {
+  const nodes: PromptNode[] = [];
+  let parent: string | null = null;
+  for (const m of [...input, ...output]) {
+    const json = JSON.stringify(m);
+    const id = nodeId(parent, json);
+    nodes.push({ id, parent, position: nodes.length, json });
+    parent = id;
+  }
+  const systemJson = system === null ? null : JSON.stringify(system);
+  return {
+    conversationId,
+    nodes,
+    system: systemJson === null ? null : { id: systemNodeId(systemJson), parent: null, position: 0, json: systemJson },
+    promptNode: parent,
+    inputCount: input.length,
+    outputCount: output.length,
+  };
+}
+
+/** Positions probed of a chain of `n` nodes: the last, then 2, 3, 5, 9 ... from the end, and the first. */
+function probePositions(n: number): number[] {
+  if (!n) return [];
+  const out = new Set<number>([n - 1]);
+  for (let step = 1; n - 1 - step > 0; step *= 2) out.add(n - 1 - step);
+  out.add(0);
+  return [...out];
+}
+
+/**
+ * Writes the nodes of the chains not stored yet, in statements of about `chunkBytes` of
+ * JSON. Probes first (a few ids per chain, no text): the deepest stored probe tells that its
+ * ancestors are stored too, so only the nodes below it are sent (ON CONFLICT skips the few
+ * between two probes that were). Run inside the transaction that locked the conversations.
+ */
+export async function storePromptNodes(tx: ProjectSql, chains: PromptChain[], chunkBytes: number): Promise<{ nodes: number }> {
+  const probes: { c: number; pos: number; cid: string; id: string }[] = [];
+  chains.forEach((ch, c) => {
+    for (const pos of probePositions(ch.nodes.length)) probes.push({ c, pos, cid: ch.conversationId, id: ch.nodes[pos].id });
+    if (ch.system) probes.push({ c, pos: -1, cid: ch.conversationId, id: ch.system.id });
+  });
+  if (!probes.length) return { nodes: 0 };
+  const found = await tx.query<{ i: number }>(
+    `SELECT u.i FROM unnest($2::uuid[], $3::uuid[], $4::int[]) AS u(cid, id, i)
+       JOIN captured_messages m ON m.project_id = $1 AND m.conversation_id = u.cid AND m.id = u.id`,
+    [tx.projectId, probes.map((p) => p.cid), probes.map((p) => p.id), probes.map((_, i) => i)],
+  );
+  const deepest = new Map<number, number>();
+  const systemStored = new Set<number>();
+  for (const { i } of found) {
+    const p = probes[i];
+    if (p.pos === -1) systemStored.add(p.c);
+    else deepest.set(p.c, Math.max(deepest.get(p.c) ?? -1, p.pos));
+  }
+  // Each node once per request (chains of one conversation share their beginnings).
+  const rows = new Map<string, string>();
+  const add = (cid: string, n: PromptNode) => {
+    const key = `${cid}:${n.id}`;
+    if (!rows.has(key)) rows.set(key, `{"c":"${cid}","i":"${n.id}","p":${n.parent ? `"${n.parent}"` : "null"},"n":${n.position},"b":${n.json}}`);
+  };
+  chains.forEach((ch, c) => {
+    for (const n of ch.nodes.slice((deepest.get(c) ?? -1) + 1)) add(ch.conversationId, n);
+    if (ch.system && !systemStored.has(c)) add(ch.conversationId, ch.system);
+  });
+  for (const chunk of jsonChunks([...rows.values()], chunkBytes)) {
+    await tx.query(
+      `INSERT INTO captured_messages (project_id, conversation_id, id, parent_id, position, body)
+       SELECT $1, u.c, u.i, u.p, u.n, u.b FROM json_to_recordset($2::json) AS u(c uuid, i uuid, p uuid, n int, b json)
+       ON CONFLICT DO NOTHING`,
+      [tx.projectId, chunk],
+    );
+  }
+  return { nodes: rows.size };
+}
+
+/** JSON texts as JSON arrays of about `bytes` each (a larger text is an array of its own). */
+function jsonChunks(texts: string[], bytes: number): string[] {
+  const out: string[] = [];
+  let cur: string[] = [];
+  let size = 0;
+  for (const t of texts) {
+    if (cur.length && size + t.length > bytes) {
+      out.push(`[${cur.join(",")}]`);
+      cur = [];
+      size = 0;
+    }
+    cur.push(t);
+    size += t.length + 1;
+  }
+  if (cur.length) out.push(`[${cur.join(",")}]`);
+  return out;
+}
+
+export type CapturedPrompt = { system_instructions: ChatPart[] | null; input_messages: ChatMessage[]; output_messages: ChatMessage[] };
+
+/**
+ * The prompts of captured spans, read back from their nodes: the chain from each span's
+ * prompt node up to its root (positions strictly decreasing, so a damaged chain cannot
+ * loop), split into input and output. Keyed `trace_id:span_id`; a span not captured is absent.
+ */
+export async function loadCapturedPrompts(sql: Pick<ProjectSql, "query" | "projectId">, spans: { traceId: string; spanId: string }[]): Promise<Map<string, CapturedPrompt>> {
+  const out = new Map<string, CapturedPrompt>();
+  if (!spans.length) return out;
+  const rows = await sql.query<{ k: string; position: number; body: unknown; input_count: number; system: ChatPart[] | null; is_system: boolean }>(
+    `WITH RECURSIVE s AS (
+       SELECT s.trace_id || ':' || s.span_id AS k, s.conversation_id, s.prompt_node, s.system_node, s.input_count
+         FROM unnest($2::text[], $3::text[]) AS u(t, sp)
+         JOIN captured_spans s ON s.project_id = $1 AND s.trace_id = u.t AND s.span_id = u.sp),
+     chain AS (
+       SELECT s.k, m.conversation_id, m.parent_id, m.position, m.body FROM s
+         JOIN captured_messages m ON m.project_id = $1 AND m.conversation_id = s.conversation_id AND m.id = s.prompt_node
+       UNION ALL
+       SELECT c.k, m.conversation_id, m.parent_id, m.position, m.body FROM chain c
+         JOIN captured_messages m ON m.project_id = $1 AND m.conversation_id = c.conversation_id AND m.id = c.parent_id AND m.position = c.position - 1)
+     SELECT s.k, -1 AS position, m.body, s.input_count, true AS is_system FROM s
+       LEFT JOIN captured_messages m ON m.project_id = $1 AND m.conversation_id = s.conversation_id AND m.id = s.system_node
+     UNION ALL
+     SELECT c.k, c.position, c.body, s.input_count, false FROM chain c JOIN s ON s.k = c.k
+     ORDER BY 1, 2`,
+    [sql.projectId, spans.map((s) => s.traceId), spans.map((s) => s.spanId)],
+  );
+  for (const r of rows) {
+    const p = out.get(r.k) ?? { system_instructions: null, input_messages: [], output_messages: [] };
+    if (r.is_system) p.system_instructions = (r.body as ChatPart[] | null) ?? null;
+    else (r.position < r.input_count ? p.input_messages : p.output_messages).push(r.body as ChatMessage);
+    out.set(r.k, p);
+  }
+  return out;
+}
+
+export async function loadCapturedPrompt(sql: Pick<ProjectSql, "query" | "projectId">, traceId: string, spanId: string): Promise<CapturedPrompt | null> {
+  return (await loadCapturedPrompts(sql, [{ traceId, spanId }])).get(`${traceId}:${spanId}`) ?? null;
+}
