@@ -305,12 +305,24 @@ function checkConversation(rows: TurnRow[], ctx: ConversationContext): { checked
     }
     return a;
   };
+  // The user's own message is in the prompt it sent: a memory it restates is not in the prompt for that.
+  const withoutQuery = new Map<number, string>();
+  const promptWithoutQuery = (i: number, cap: Captured): string => {
+    let text = withoutQuery.get(i);
+    if (text === undefined) {
+      const q = normalizeForContainment(turns[i].query);
+      const at = q ? cap.text.lastIndexOf(q) : -1;
+      text = at < 0 ? cap.text : cap.text.slice(0, at) + cap.text.slice(at + q.length);
+      withoutQuery.set(i, text);
+    }
+    return text;
+  };
   const memoRank = new Map<number, Map<string, PromptPlace>>();
   const place = (i: number, memoryId: string): PromptPlace => {
     const cap = ctx.captured.get(turns[i].id);
     if (cap) {
       const m = aliveAt(i).find((x) => x.id === memoryId);
-      return { in: !!m && cap.text.includes(normalizeForContainment(m.content)), source: "captured" };
+      return { in: !!m && promptWithoutQuery(i, cap).includes(normalizeForContainment(m.content)), source: "captured" };
     }
     let ranks = memoRank.get(i);
     if (!ranks) memoRank.set(i, (ranks = replayedPlaces(turns[i], aliveAt(i), ctx.settingsAt(turns[i].at))));
