@@ -136,6 +136,8 @@ export type DetectOptions = {
   since?: Date | null;
   /** Only these turns are checked (ingest). */
   messageIds?: ReadonlySet<string> | null;
+  /** Only each conversation's newest n turns are checked (capture: what a request added). */
+  newest?: number | null;
 };
 
 export type DetectResult = { turns: number; found: number; findings: Finding[] };
@@ -260,6 +262,7 @@ export async function detectConversations(sql: ProjectSql, conversationIds: read
       suppressed: isSuppressed,
       since: opts.since?.getTime() ?? null,
       messageIds: opts.messageIds ?? null,
+      newest: opts.newest ?? null,
     });
     checked += out.checked;
     for (const f of await out.findings) rows.push({ f, conv });
@@ -277,6 +280,7 @@ type ConversationContext = {
   suppressed: (kind: IncidentKind, memoryId: string) => boolean;
   since: number | null;
   messageIds: ReadonlySet<string> | null;
+  newest: number | null;
 };
 
 /** The rules over one conversation's turns (oldest first). */
@@ -328,7 +332,8 @@ function checkConversation(rows: TurnRow[], ctx: ConversationContext): { checked
     if (!ranks) memoRank.set(i, (ranks = replayedPlaces(turns[i], aliveAt(i), ctx.settingsAt(turns[i].at))));
     return ranks.get(memoryId) ?? { in: false, source: "replayed", reason: "not alive at the turn" };
   };
-  const wanted = (i: number) => (ctx.since === null || turns[i].at >= ctx.since) && (!ctx.messageIds || ctx.messageIds.has(turns[i].id));
+  const wanted = (i: number) =>
+    (ctx.since === null || turns[i].at >= ctx.since) && (!ctx.messageIds || ctx.messageIds.has(turns[i].id)) && (ctx.newest === null || i >= turns.length - ctx.newest);
 
   const sync: Finding[] = [];
   const later: Promise<Finding[]>[] = [];
