@@ -102,7 +102,8 @@ const CORRECTION = [
   /^\s*(?:no|nope|nah)\b[,.!]?/i,
   /\bactually\b/i,
   /\bnot anymore\b|\bno longer\b|\bany ?more\b/i,
-  /\bi(?:'ve| have)? (?:moved|switched|changed|quit|left|stopped|became)\b/i,
+  // "I changed my mind" changes a plan, not a fact.
+  /\bi(?:'ve| have)? (?:moved|switched|changed(?! my mind)|quit|left|stopped|became)\b/i,
   /\bthat(?:'s| is) (?:wrong|outdated|old|not (?:right|true|correct))\b/i,
   /\b(?:these days|nowadays|since last)\b/i,
   /\bi(?:'m| am) now\b/i,
