@@ -11,7 +11,7 @@ import { DetectRun, detectConversations } from "./detect";
 // finds those turns again).
 
 const DEBOUNCE_MS = 200;
-const BATCH = 100;
+const BATCH = 20;
 
 type Want = { all: boolean; messages: Set<string>; newest: number };
 type Pending = { sql: ProjectSql; conversations: Map<string, Want> };

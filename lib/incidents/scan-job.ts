@@ -12,7 +12,9 @@ import type { IncidentScan, ScanCreate } from "./schemas";
 // project) at a time: the partial unique index on running rows is the lock, across
 // instances. A job whose instance died stops beating; after STALE_MS another may take over.
 
-const BATCH = 100;
+// Small batches, and a timer turn between them: on the embedded database every statement runs
+// on the server's one thread, so a request arriving meanwhile waits for one batch at most.
+const BATCH = 20;
 const STALE_MS = 120_000;
 const PROGRESS_MS = 500;
 
@@ -149,8 +151,8 @@ export async function runScan(sql: ProjectSql, id: string, input: ScanCreate): P
         saved = Date.now();
         await save();
       }
-      // Other requests go on between batches.
-      await new Promise((r) => setImmediate(r));
+      // Other requests go on between batches (a timer, not setImmediate: their statements queue before ours).
+      await new Promise((r) => setTimeout(r, 1));
       if (page.length < BATCH) break;
     }
     await sql.query(
