@@ -20,6 +20,8 @@ const WHAT: Record<string, string> = {
   "retention.rule_changed": "changed retention rule",
   "retention.rule_deleted": "removed retention rule",
   "retention.run": "ran retention rule",
+  "incident.judged": "judged incident",
+  "incident.scan_started": "started incident scan",
 };
 
 /** Erasure receipts and retention runs: their details are the document to keep. */

@@ -18,7 +18,10 @@ export type AuditAction =
   | "retention.rule_created"
   | "retention.rule_changed"
   | "retention.rule_deleted"
-  | "retention.run";
+  | "retention.run"
+  // Memory incidents (lib/incidents): a status judged (target: the incident), a scan started (target: the job).
+  | "incident.judged"
+  | "incident.scan_started";
 
 type Tx = Pick<PrismaClient, "auditEvent">;
 

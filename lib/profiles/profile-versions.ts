@@ -33,7 +33,7 @@ function toVersion(r: Row): ProfileVersion {
 }
 
 /** Every version of an app's profile, newest first (empty when it has none). */
-async function versionsOf(sql: ProjectSql, appId: string): Promise<ProfileVersion[]> {
+export async function versionsOf(sql: ProjectSql, appId: string): Promise<ProfileVersion[]> {
   const rows = await sql.query<Row>(
     `SELECT ${COLUMNS} FROM agent_profile_versions WHERE project_id = $1 AND app_id = $2 ORDER BY version DESC`,
     [sql.projectId, appId],
@@ -42,7 +42,7 @@ async function versionsOf(sql: ProjectSql, appId: string): Promise<ProfileVersio
 }
 
 /** The version in force at `at` among `newestFirst` (by effective_from, then version). */
-function inForce(newestFirst: ProfileVersion[], at: Date): ProfileVersion | null {
+export function inForce(newestFirst: ProfileVersion[], at: Date): ProfileVersion | null {
   let best: ProfileVersion | null = null;
   for (const v of newestFirst) {
     const t = Date.parse(v.effective_from);

@@ -14,6 +14,7 @@ import { PROVENANCE_CONTRACTS } from "./provenance";
 import { REPLAY_CONTRACTS } from "./replay";
 import { RETENTION_CONTRACTS } from "./retention";
 import { EVAL_CONTRACTS } from "./evals";
+import { INCIDENT_CONTRACTS } from "./incidents";
 
 /** Every operation of Memscope's own: /api/v1, and the session routes under /api/auth. tests/unit/route-contracts.test.ts checks each has a route file and vice versa. */
 export const ALL_CONTRACTS: readonly ApiContract[] = [
@@ -33,4 +34,5 @@ export const ALL_CONTRACTS: readonly ApiContract[] = [
   ...RETENTION_CONTRACTS,
   ...CAPTURE_CONTRACTS,
   ...EVAL_CONTRACTS,
+  ...INCIDENT_CONTRACTS,
 ];

@@ -1,0 +1,8 @@
+import * as api from "@/lib/api/contracts/incidents";
+import { reply, withApi } from "@/lib/api/with-api";
+import { dataSql } from "@/lib/api/data-sql";
+import { startScan } from "@/lib/incidents/scan-job";
+
+export const dynamic = "force-dynamic";
+
+export const POST = withApi(api.startIncidentScan, async ({ access, body }) => reply(await startScan(await dataSql(access), body ?? {}), 202));

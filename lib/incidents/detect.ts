@@ -1,0 +1,468 @@
+import "server-only";
+import { randomUUID } from "node:crypto";
+import type { ProjectSql } from "../db/project-sql";
+import { embedLexical } from "../embeddings/lexical-embedder";
+import { presetFor, type ModelPreset } from "../models/model-presets";
+import { savedPresets } from "../models/model-settings";
+import { daysSinceAccess, timeDecay } from "../memories/score-memory";
+import { DEFAULT_WEIGHTS } from "../memories/schemas";
+import { inForce, versionsOf } from "../profiles/profile-versions";
+import type { ProfileSettings, ProfileVersion } from "../profiles/schemas";
+import { DEFAULT_SETTINGS } from "../replay/replay-settings";
+import { applyStrategy } from "../strategies/apply-strategy";
+import type { RoleMessage } from "../strategies/schemas";
+import { UUID_NIL } from "../threads/uuid-nil";
+import {
+  droppedReference,
+  missedMemory,
+  overContextWindow,
+  restatedMemory,
+  staleMemory,
+  type Finding,
+  type HistoryTurn,
+  type MemoryAt,
+  type PromptPlace,
+  type PromptSize,
+  type TurnIn,
+  type WindowInfo,
+} from "./rules";
+import type { IncidentKind } from "./schemas";
+import { backReferencePhrase, contentWords, normalizeForContainment } from "./text";
+
+// Runs the rules over stored turns and stores what they find. Reads per batch of
+// conversations: the conversations, their turns, their captured prompts, their end users'
+// memories with the history of each (the state at any turn: content, status, type), the
+// suppressions, and the apps' profile versions; the rules run in JS over those rows, so a
+// scan costs a few statements per batch, not a replay per turn (docs/incidents.md, "Cost").
+
+type TurnRow = {
+  id: string;
+  conversation_id: string;
+  parent_message_id: string | null;
+  query: string;
+  answer: string;
+  at: number | string;
+  q_o200k: number;
+  q_cl100k: number;
+};
+
+type MemoryRow = {
+  id: string;
+  user_id: string;
+  content: string;
+  status: string;
+  memory_type: string;
+  importance_score: number;
+  last_accessed: number | string | null;
+  created: number | string;
+  source_message_id: string | null;
+};
+
+type EventRow = { memory_id: string; at: number | string; content: string | null; status: string | null; memory_type: string | null };
+
+type MemoryLine = {
+  id: string;
+  createdAt: number;
+  importance: number;
+  lastAccessedAt: number | null;
+  sourceMessageId: string | null;
+  live: { content: string; status: string; type: string };
+  /** Snapshots after each change, oldest first. */
+  states: { at: number; content: string | null; status: string | null; type: string | null }[];
+};
+
+type MemoryState = MemoryAt & { type: string; importance: number; lastAccessedAt: number | null };
+
+const num = (v: number | string) => Number(v);
+
+/** A memory's content, status and type at `t` from its history (the live row when the history says nothing up to t). */
+function stateAt(m: MemoryLine, t: number): MemoryState | null {
+  if (m.createdAt > t) return null;
+  let content: string | null = null;
+  let status: string | null = null;
+  let type: string | null = null;
+  let any = false;
+  for (const s of m.states) {
+    if (s.at > t) break;
+    any = true;
+    if (s.content !== null) content = s.content;
+    if (s.status !== null) status = s.status;
+    if (s.type !== null) type = s.type;
+  }
+  if (!any) ({ content, status, type } = m.live);
+  const c = content ?? m.live.content;
+  if ((status ?? m.live.status) !== "active") return null;
+  return { id: m.id, content: c, words: wordsOf(c), createdAt: m.createdAt, sourceMessageId: m.sourceMessageId, type: type ?? m.live.type, importance: m.importance, lastAccessedAt: m.lastAccessedAt };
+}
+
+const WORDS = new Map<string, Set<string>>();
+function wordsOf(text: string): Set<string> {
+  let w = WORDS.get(text);
+  if (!w) {
+    if (WORDS.size > 50_000) WORDS.clear();
+    w = contentWords(text);
+    WORDS.set(text, w);
+  }
+  return w;
+}
+const VECTORS = new Map<string, number[]>();
+function vectorOf(text: string): number[] {
+  let v = VECTORS.get(text);
+  if (!v) {
+    if (VECTORS.size > 20_000) VECTORS.clear();
+    v = embedLexical(text);
+    VECTORS.set(text, v);
+  }
+  return v;
+}
+function dot(a: number[], b: number[]): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i] * b[i];
+  return s;
+}
+
+/** Every string inside a captured JSON value, joined: the text the model was sent. */
+function strings(v: unknown, out: string[]): string[] {
+  if (typeof v === "string") out.push(v);
+  else if (Array.isArray(v)) for (const x of v) strings(x, out);
+  else if (v && typeof v === "object") for (const x of Object.values(v)) strings(x, out);
+  return out;
+}
+
+type Captured = { text: string; inputTokens: number | null; model: string | null };
+
+export type DetectOptions = {
+  /** Only turns at or after this instant are checked (the rules still read the turns before). */
+  since?: Date | null;
+  /** Only these turns are checked (ingest). */
+  messageIds?: ReadonlySet<string> | null;
+};
+
+export type DetectResult = { turns: number; found: number; findings: Finding[] };
+
+/** A run's caches: profiles per app and the model presets, read once per run. */
+export class DetectRun {
+  private profiles = new Map<string, Promise<ProfileVersion[]>>();
+  private presets: Promise<ModelPreset[]> | null = null;
+  constructor(private readonly sql: ProjectSql) {}
+  versions(appId: string) {
+    let p = this.profiles.get(appId);
+    if (!p) this.profiles.set(appId, (p = versionsOf(this.sql, appId)));
+    return p;
+  }
+  modelPresets() {
+    return (this.presets ??= savedPresets(this.sql));
+  }
+}
+
+/**
+ * Checks the turns of these conversations (all, or those `opts` selects) and stores new
+ * incidents (one per turn, kind and subject: a rescan finds the same rows and keeps them).
+ */
+export async function detectConversations(sql: ProjectSql, conversationIds: readonly string[], opts: DetectOptions = {}, run = new DetectRun(sql)): Promise<DetectResult> {
+  if (!conversationIds.length) return { turns: 0, found: 0, findings: [] };
+  const ids = [...new Set(conversationIds)];
+  const convs = await sql.query<{ id: string; app_id: string; end_user_id: string | null }>(
+    `SELECT id, app_id, end_user_id FROM conversations WHERE project_id = $1 AND id = ANY($2::uuid[]) AND deleted_at IS NULL`,
+    [sql.projectId, ids],
+  );
+  if (!convs.length) return { turns: 0, found: 0, findings: [] };
+  const convIds = convs.map((c) => c.id);
+  const users = [...new Set(convs.map((c) => c.end_user_id).filter((u): u is string => !!u))];
+  const [turnRows, capRows, memRows, eventRows, suppRows] = await Promise.all([
+    sql.query<TurnRow>(
+      `SELECT id, conversation_id, parent_message_id, query, answer, (extract(epoch FROM created_at) * 1000)::float8 AS at,
+              query_tokens_o200k AS q_o200k, query_tokens_cl100k AS q_cl100k
+         FROM messages WHERE project_id = $1 AND conversation_id = ANY($2::uuid[]) ORDER BY conversation_id, created_at, seq`,
+      [sql.projectId, convIds],
+    ),
+    sql.query<{ message_id: string; request_model: string | null; input_tokens: number | null; sys: string | null; input: string }>(
+      `SELECT message_id, request_model, input_tokens, system_instructions::text AS sys, input_messages::text AS input
+         FROM captured_spans WHERE project_id = $1 AND conversation_id = ANY($2::uuid[])`,
+      [sql.projectId, convIds],
+    ),
+    users.length
+      ? sql.query<MemoryRow>(
+          `SELECT id, user_id, content, status::text AS status, memory_type::text AS memory_type, importance_score,
+                  (extract(epoch FROM last_accessed_at) * 1000)::float8 AS last_accessed, (extract(epoch FROM created_at) * 1000)::float8 AS created, source_message_id
+             FROM memories WHERE project_id = $1 AND user_id = ANY($2::text[])`,
+          [sql.projectId, users],
+        )
+      : Promise.resolve([] as MemoryRow[]),
+    users.length
+      ? sql.query<EventRow>(
+          `SELECT memory_id, (extract(epoch FROM created_at) * 1000)::float8 AS at, after->>'content' AS content, after->>'status' AS status, after->>'memory_type' AS memory_type
+             FROM memory_events WHERE project_id = $1 AND user_id = ANY($2::text[]) AND after IS NOT NULL AND event_type <> 'relate'
+            ORDER BY created_at, id`,
+          [sql.projectId, users],
+        )
+      : Promise.resolve([] as EventRow[]),
+    users.length
+      ? sql.query<{ user_id: string; kind: string; memory_id: string }>(`SELECT user_id, kind, memory_id FROM incident_suppressions WHERE project_id = $1 AND user_id = ANY($2::text[])`, [
+          sql.projectId,
+          users,
+        ])
+      : Promise.resolve([] as { user_id: string; kind: string; memory_id: string }[]),
+  ]);
+
+  const lines = new Map<string, MemoryLine[]>();
+  const lineById = new Map<string, MemoryLine>();
+  for (const r of memRows) {
+    const line: MemoryLine = {
+      id: r.id,
+      createdAt: num(r.created),
+      importance: Number(r.importance_score),
+      lastAccessedAt: r.last_accessed === null ? null : num(r.last_accessed),
+      sourceMessageId: r.source_message_id,
+      live: { content: r.content, status: r.status, type: r.memory_type },
+      states: [],
+    };
+    lineById.set(r.id, line);
+    const list = lines.get(r.user_id) ?? [];
+    list.push(line);
+    lines.set(r.user_id, list);
+  }
+  for (const e of eventRows) lineById.get(e.memory_id)?.states.push({ at: num(e.at), content: e.content, status: e.status, type: e.memory_type });
+  const suppressed = new Set(suppRows.map((s) => `${s.user_id}\u0000${s.kind}\u0000${s.memory_id}`));
+  const captured = new Map<string, Captured>();
+  for (const c of capRows) {
+    const parts: string[] = [];
+    for (const raw of [c.sys, c.input]) {
+      if (!raw) continue;
+      try {
+        strings(JSON.parse(raw), parts);
+      } catch {
+        parts.push(raw);
+      }
+    }
+    captured.set(c.message_id, { text: normalizeForContainment(parts.join("\n")), inputTokens: c.input_tokens === null ? null : Number(c.input_tokens), model: c.request_model });
+  }
+  const byConv = new Map<string, TurnRow[]>();
+  for (const t of turnRows) {
+    const list = byConv.get(t.conversation_id) ?? [];
+    list.push(t);
+    byConv.set(t.conversation_id, list);
+  }
+  const presets = await run.modelPresets();
+  const findings: Finding[] = [];
+  const rows: { f: Finding; conv: (typeof convs)[number] }[] = [];
+  let checked = 0;
+  for (const conv of convs) {
+    const turns = byConv.get(conv.id) ?? [];
+    const versions = await run.versions(conv.app_id);
+    const userLines = conv.end_user_id ? (lines.get(conv.end_user_id) ?? []) : [];
+    const isSuppressed = (kind: IncidentKind, memoryId: string) => !!conv.end_user_id && suppressed.has(`${conv.end_user_id}\u0000${kind}\u0000${memoryId}`);
+    const out = checkConversation(turns, {
+      lines: userLines,
+      captured,
+      settingsAt: (t) => inForce(versions, new Date(t))?.settings ?? DEFAULT_SETTINGS,
+      presets,
+      suppressed: isSuppressed,
+      since: opts.since?.getTime() ?? null,
+      messageIds: opts.messageIds ?? null,
+    });
+    checked += out.checked;
+    for (const f of await out.findings) rows.push({ f, conv });
+  }
+  for (const r of rows) findings.push(r.f);
+  const found = rows.length ? await storeFindings(sql, rows) : 0;
+  return { turns: checked, found, findings };
+}
+
+type ConversationContext = {
+  lines: MemoryLine[];
+  captured: Map<string, Captured>;
+  settingsAt: (t: number) => ProfileSettings;
+  presets: ModelPreset[];
+  suppressed: (kind: IncidentKind, memoryId: string) => boolean;
+  since: number | null;
+  messageIds: ReadonlySet<string> | null;
+};
+
+/** The rules over one conversation's turns (oldest first). */
+function checkConversation(rows: TurnRow[], ctx: ConversationContext): { checked: number; findings: Promise<Finding[]> } {
+  const turns: TurnIn[] = rows.map((r) => ({ id: r.id, query: r.query, answer: r.answer, at: num(r.at) }));
+  const index = new Map(turns.map((t, i) => [t.id, i]));
+  // Dify's thread rule (load-turn.ts): the parent when it is a row of the conversation, the
+  // row just before for UUID_NIL, none for null.
+  const parentOf = (i: number): number | null => {
+    const p = rows[i].parent_message_id;
+    if (p === null) return null;
+    if (p === UUID_NIL) return i > 0 ? i - 1 : null;
+    const j = index.get(p);
+    return j !== undefined && j < i ? j : null;
+  };
+  const memoAlive = new Map<number, MemoryState[]>();
+  const aliveAt = (i: number): MemoryState[] => {
+    let a = memoAlive.get(i);
+    if (!a) {
+      a = [];
+      for (const l of ctx.lines) {
+        const s = stateAt(l, turns[i].at);
+        if (s) a.push(s);
+      }
+      memoAlive.set(i, a);
+    }
+    return a;
+  };
+  const memoRank = new Map<number, Map<string, PromptPlace>>();
+  const place = (i: number, memoryId: string): PromptPlace => {
+    const cap = ctx.captured.get(turns[i].id);
+    if (cap) {
+      const m = aliveAt(i).find((x) => x.id === memoryId);
+      return { in: !!m && cap.text.includes(normalizeForContainment(m.content)), source: "captured" };
+    }
+    let ranks = memoRank.get(i);
+    if (!ranks) memoRank.set(i, (ranks = replayedPlaces(turns[i], aliveAt(i), ctx.settingsAt(turns[i].at))));
+    return ranks.get(memoryId) ?? { in: false, source: "replayed", reason: "not alive at the turn" };
+  };
+  const wanted = (i: number) => (ctx.since === null || turns[i].at >= ctx.since) && (!ctx.messageIds || ctx.messageIds.has(turns[i].id));
+
+  const sync: Finding[] = [];
+  const later: Promise<Finding[]>[] = [];
+  let checked = 0;
+  for (let i = 0; i < turns.length; i++) {
+    if (!wanted(i)) continue;
+    checked++;
+    const t = turns[i];
+    if (!t.query.trim()) continue;
+    const alive = aliveAt(i);
+    sync.push(...missedMemory(t, alive, (id) => place(i, id), ctx.suppressed));
+    sync.push(...restatedMemory(t, alive, (id) => place(i, id), ctx.suppressed));
+    const p1 = parentOf(i);
+    const p2 = p1 === null ? null : parentOf(p1);
+    const chain = [p2, p1, i].filter((x): x is number => x !== null);
+    sync.push(
+      ...staleMemory(
+        chain.map((j) => turns[j]),
+        (turn) => aliveAt(index.get(turn.id)!),
+        (turn, id) => place(index.get(turn.id)!, id),
+        ctx.suppressed,
+        t,
+      ),
+    );
+    if (backReferencePhrase(t.query)) later.push(droppedAt(i));
+    sync.push(...overContextWindow(t, promptSize(i)));
+  }
+
+  function threadBefore(i: number): number[] {
+    const out: number[] = [];
+    for (let p = parentOf(i); p !== null && out.length < 500; p = parentOf(p)) out.push(p);
+    return out.reverse();
+  }
+
+  async function droppedAt(i: number): Promise<Finding[]> {
+    const hist = threadBefore(i);
+    if (!hist.length) return [];
+    const cap = ctx.captured.get(turns[i].id);
+    let kept: Set<number>;
+    let window: WindowInfo;
+    if (cap) {
+      kept = new Set(hist.filter((j) => cap.text.includes(normalizeForContainment(turns[j].query))));
+      window = { source: "captured", strategy: null, detail: "the earlier message is not in the prompt the agent sent" };
+    } else {
+      const settings = ctx.settingsAt(turns[i].at);
+      const messages: RoleMessage[] = hist.flatMap((j) => [
+        { role: "user", content: turns[j].query },
+        { role: "assistant", content: turns[j].answer },
+      ]);
+      const applied = await applyStrategy(messages, settings.strategy, { model: settings.model, presets: ctx.presets });
+      const keptMessages = new Set(applied.sourceIndex);
+      kept = new Set(hist.filter((_, n) => keptMessages.has(2 * n)));
+      window = { source: "replayed", strategy: settings.strategy.type, detail: strategyDetail(settings.strategy as Record<string, unknown>) };
+    }
+    const history: HistoryTurn[] = hist.map((j) => ({ id: turns[j].id, query: turns[j].query, at: turns[j].at, kept: kept.has(j) }));
+    return droppedReference(turns[i], history, window);
+  }
+
+  function promptSize(i: number): PromptSize | null {
+    const settings = ctx.settingsAt(turns[i].at);
+    const cap = ctx.captured.get(turns[i].id);
+    if (cap) {
+      if (cap.inputTokens === null) return null;
+      const preset = presetFor(cap.model ?? settings.model, ctx.presets);
+      return { source: "captured", tokens: cap.inputTokens, model: preset.model, context_window: preset.context_window, reserved_output_tokens: settings.reserved_output_tokens, counted: "input tokens the span reported" };
+    }
+    // Replayed: the window strategies trim the history to fit, so only the query itself can overflow.
+    const preset = presetFor(settings.model, ctx.presets);
+    const r = rows[i];
+    return {
+      source: "replayed",
+      tokens: preset.encoding === "cl100k_base" ? Number(r.q_cl100k) : Number(r.q_o200k),
+      model: preset.model,
+      context_window: preset.context_window,
+      reserved_output_tokens: settings.reserved_output_tokens,
+      counted: "the user's message alone (the history window trims the rest to fit)",
+    };
+  }
+
+  return { checked, findings: Promise.all(later).then((rest) => [...sync, ...rest.flat()]) };
+}
+
+function strategyDetail(s: Record<string, unknown>): string | null {
+  const keys = ["max_attached_message_count", "max_token_limit", "last_messages", "token_limit", "max_tokens"];
+  const parts = keys.filter((k) => typeof s[k] === "number").map((k) => `${k} = ${s[k]}`);
+  return parts.length ? parts.join(", ") : null;
+}
+
+/**
+ * The replayed prompt's memories: the memories alive and active at the turn, scored as the
+ * search scores them (0.6 cosine + 0.2 time decay + 0.2 importance by default, the profile's
+ * weights when it sets them; cosine of the lexical embedder's vectors), ranked, cut at the
+ * profile's k and min_score; memory off or another type keeps a memory out.
+ */
+export function replayedPlaces(turn: TurnIn, alive: readonly MemoryState[], settings: ProfileSettings): Map<string, PromptPlace> {
+  const mem = settings.memory;
+  const out = new Map<string, PromptPlace>();
+  if (!mem.enabled) {
+    for (const m of alive) out.set(m.id, { in: false, source: "replayed", reason: "memory is off in the app's profile" });
+    return out;
+  }
+  const w = { ...DEFAULT_WEIGHTS, ...mem.weights };
+  const q = vectorOf(turn.query);
+  const scored: { m: MemoryState; score: number }[] = [];
+  for (const m of alive) {
+    if (mem.memory_types && !mem.memory_types.includes(m.type as never)) {
+      out.set(m.id, { in: false, source: "replayed", reason: `its type ${m.type} is not among the profile's memory_types` });
+      continue;
+    }
+    const accessed = m.lastAccessedAt !== null && m.lastAccessedAt <= turn.at ? m.lastAccessedAt : null;
+    const score = w.similarity * dot(q, vectorOf(m.content)) + w.recency * timeDecay(daysSinceAccess(accessed === null ? null : new Date(accessed), turn.at)) + w.importance * m.importance;
+    scored.push({ m, score });
+  }
+  scored.sort((a, b) => b.score - a.score || (a.m.id < b.m.id ? -1 : 1));
+  scored.forEach(({ m, score }, n) => {
+    const rank = n + 1;
+    const within = rank <= mem.k && (mem.min_score === undefined || score >= mem.min_score);
+    const reason = !within && rank <= mem.k ? { reason: `its score ${score.toFixed(3)} is under the profile's min_score ${mem.min_score}` } : {};
+    out.set(m.id, { in: within, source: "replayed", rank, k: mem.k, score: Math.round(score * 1000) / 1000, ...reason });
+  });
+  return out;
+}
+
+async function storeFindings(sql: ProjectSql, rows: { f: Finding; conv: { id: string; app_id: string; end_user_id: string | null } }[]): Promise<number> {
+  const payload = rows.map(({ f, conv }) => ({
+    id: randomUUID(),
+    kind: f.kind,
+    severity: f.severity,
+    subject: f.subject,
+    conversation_id: conv.id,
+    message_id: f.messageId,
+    app_id: conv.app_id,
+    user_id: conv.end_user_id,
+    memory_ids: f.memoryIds,
+    summary: f.summary,
+    evidence: f.evidence,
+    turn_at: new Date(f.turnAt).toISOString(),
+  }));
+  const inserted = await sql.query<{ id: string }>(
+    `INSERT INTO incidents (project_id, id, kind, severity, subject, conversation_id, message_id, app_id, user_id, memory_ids, summary, evidence, turn_at)
+     SELECT $1, x.id, x.kind, x.severity, x.subject, x.conversation_id, x.message_id, x.app_id, x.user_id,
+            ARRAY(SELECT jsonb_array_elements_text(x.memory_ids))::uuid[], x.summary, x.evidence, x.turn_at
+       FROM jsonb_to_recordset($2::jsonb) AS x(id uuid, kind text, severity text, subject text, conversation_id uuid, message_id uuid, app_id text, user_id text,
+                                               memory_ids jsonb, summary text, evidence jsonb, turn_at timestamptz)
+     ON CONFLICT (project_id, message_id, kind, subject) DO NOTHING RETURNING id`,
+    [sql.projectId, JSON.stringify(payload)],
+  );
+  return inserted.length;
+}
