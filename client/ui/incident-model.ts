@@ -103,86 +103,101 @@ export function clip(text: string, max = 140): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
-/** The first memory the evidence names: `memory`, else the first of `memories`. */
-function firstMemory(e: Rec): Rec | null {
-  return rec(e.memory) ?? (Array.isArray(e.memories) ? rec(e.memories[0]) : null);
+/** The sentence of `text` holding `phrase` (the answer's "I don't know..."), else its start. */
+export function sentenceWith(text: string, phrase: string | null, max = 140): string {
+  if (phrase) {
+    const at = text.toLowerCase().indexOf(phrase.toLowerCase());
+    if (at >= 0) {
+      const from = Math.max(0, ...[". ", "! ", "? ", "\n"].map((sep) => text.lastIndexOf(sep, at) + (text.lastIndexOf(sep, at) >= 0 ? sep.length : 0)));
+      const ends = [". ", "! ", "? ", "\n"].map((sep) => text.indexOf(sep, at + phrase.length)).filter((i) => i >= 0);
+      const to = ends.length ? Math.min(...ends) + 1 : text.length;
+      return clip(text.slice(from, to), max);
+    }
+  }
+  return clip(text, max);
 }
 
-/** "*Prefers aisle seats* existed since Oct 2 and ranked 14th; k was 10" */
-function memoryClause(m: Rec | null, e: Rec, verb: "existed" | "was stored"): EvidencePart[] {
-  if (!m) return [];
-  const content = str(m.content) ?? str(m.text);
-  if (!content) return [];
-  const parts: EvidencePart[] = [{ memory: clip(content, 120), id: str(m.id) ?? undefined }];
-  const since = dayOf(str(m.created_at) ?? str(e.memory_created_at));
-  parts.push({ text: since ? ` ${verb} since ${since}` : ` ${verb}` });
-  const rank = num(m.rank) ?? num(e.rank);
-  const k = num(e.k) ?? num(m.k);
-  if (rank !== null) parts.push({ text: ` and ranked ${ordinal(rank)}` });
-  else if (m.rank === null || e.rank === null) parts.push({ text: " and was not ranked at all" });
-  if (k !== null) parts.push({ text: `; k was ${k}` });
-  return parts;
+/** Where the memory stood in the turn's prompt: "ranked 14th; k was 10", "was not in the prompt the agent sent". */
+function placeClause(e: Rec): EvidencePart[] {
+  if (e.prompt_source === "captured") return [{ text: " but was not in the prompt the agent sent" }];
+  const reason = str(e.out_reason);
+  if (reason) return [{ text: ` but was left out of the prompt (${reason})` }];
+  const rank = num(e.rank);
+  const k = num(e.k);
+  if (rank === null) return [{ text: " but was not ranked" }, ...(k !== null ? [{ text: `; k was ${k}` }] : [])];
+  return [{ text: ` and ranked ${ordinal(rank)}` }, ...(k !== null ? [{ text: `; k was ${k}` }] : [])];
 }
 
-function said(who: "the agent answered" | "the user wrote" | "the user corrected it", text: string | null): EvidencePart[] {
-  return text ? [{ text: `; ${who} ` }, { quote: clip(text) }] : [];
+/** "*Prefers aisle seats* existed since Oct 2" */
+function memoryClause(e: Rec, verb: string): EvidencePart[] {
+  const m = rec(e.memory);
+  const content = m ? str(m.content) : null;
+  if (!m || !content) return [];
+  const since = dayOf(str(m.created_at));
+  return [{ memory: clip(content, 120), id: str(m.id) ?? undefined }, { text: since ? ` ${verb} since ${since}` : ` ${verb}` }];
 }
 
 /**
- * An incident's evidence as a sentence, in parts (memory texts in italics, quotes quoted).
- * Empty when the evidence carries nothing this page knows how to say: the summary stands alone.
+ * An incident's evidence as a sentence, in parts (memory texts in italics, quotes quoted), from
+ * the fields lib/incidents/rules.ts records per kind. Empty when the evidence carries nothing
+ * this page knows how to say: the API's summary stands alone then.
  */
 export function evidenceParts(kind: string, evidence: unknown): EvidencePart[] {
   const e = rec(evidence);
   if (!e) return [];
-  const answer = str(e.answer_excerpt) ?? str(e.answer);
-  const query = str(e.query_excerpt) ?? str(e.query);
   let parts: EvidencePart[] = [];
   switch (kind) {
-    case "missed_memory":
-      parts = [...memoryClause(firstMemory(e), e, "existed"), ...said("the agent answered", answer)];
+    case "missed_memory": {
+      const mem = memoryClause(e, "existed");
+      if (!mem.length) break;
+      const answer = str(e.answer);
+      parts = [...mem, ...placeClause(e), ...(answer ? [{ text: "; the agent answered " }, { quote: sentenceWith(answer, str(e.absence_phrase)) }] : [])];
       break;
-    case "restated_memory":
-      parts = [...memoryClause(firstMemory(e), e, "was stored"), ...said("the user wrote", query)];
+    }
+    case "restated_memory": {
+      const mem = memoryClause(e, "was stored");
+      if (!mem.length) break;
+      const query = str(e.query);
+      parts = [...(query ? [{ text: "The user wrote " }, { quote: clip(query) }, { text: ", yet " }] : []), ...mem, ...placeClause(e)];
       break;
+    }
     case "stale_memory": {
-      const m = firstMemory(e);
-      const content = m ? (str(m.content) ?? str(m.text)) : null;
-      if (content) parts.push({ memory: clip(content, 120), id: str(m!.id) ?? undefined }, { text: " was in the prompt" });
-      parts.push(...said("the user corrected it", str(e.correction_excerpt) ?? str(e.correction)));
-      const later = num(e.turns_later);
-      if (later !== null && later > 0) parts.push({ text: ` ${later === 1 ? "one turn" : `${later} turns`} later` });
+      const mem = memoryClause(e, "was in the prompt");
+      if (!mem.length) break;
+      const correction = str(e.correcting_query);
+      parts = [mem[0], { text: " was in the prompt" }, ...(correction ? [{ text: "; the user corrected it: " }, { quote: clip(correction) }] : [])];
       break;
     }
     case "dropped_reference": {
-      const phrase = str(e.reference_phrase) ?? str(e.phrase);
+      const phrase = str(e.reference_phrase);
+      const referenced = str(e.referenced_query);
+      if (!phrase && !referenced) break;
       if (phrase) parts.push({ text: "The user referred back with " }, { quote: clip(phrase, 80) });
-      const refQuery = str(e.referenced_query) ?? str(rec(e.referenced)?.query);
-      if (refQuery) parts.push({ text: phrase ? " to " : "The user referred back to " }, { quote: clip(refQuery, 100) });
-      const dropped = num(e.dropped_count) ?? (Array.isArray(e.dropped_message_ids) ? e.dropped_message_ids.length : null);
-      if (parts.length) parts.push({ text: dropped !== null ? `, one of ${dropped} earlier turns the history window had dropped` : ", a turn the history window had dropped" });
+      if (referenced) parts.push({ text: phrase ? " to " : "The user referred back to " }, { quote: clip(referenced, 100) });
+      const when = dayOf(str(e.referenced_at));
+      if (when) parts.push({ text: ` (${when})` });
+      const dropped = num(e.dropped_turns);
+      const total = num(e.history_turns);
+      parts.push({ text: dropped !== null && total !== null ? `, which the history window had dropped (${dropped} of ${total} earlier turns out)` : ", which the history window had dropped" });
       break;
     }
     case "over_context_window": {
-      const sent = num(e.prompt_tokens);
+      const sent = num(e.tokens);
       const window = num(e.context_window);
       const reserved = num(e.reserved_output_tokens) ?? 0;
       const model = str(e.model);
-      if (sent !== null && window !== null) {
-        parts.push({
-          text: `The prompt had ${sent.toLocaleString("en-US")} tokens; ${model ? `${model}'s` : "the model's"} window is ${window.toLocaleString("en-US")}${
-            reserved ? ` less ${reserved.toLocaleString("en-US")} reserved for the answer` : ""
-          }, ${(sent - (window - reserved)).toLocaleString("en-US")} over`,
-        });
-      }
+      if (sent === null || window === null) break;
+      const f = (n: number) => n.toLocaleString("en-US");
+      parts.push({
+        text: `The prompt took ${f(sent)} tokens; ${model ? `${model}'s` : "the model's"} window is ${f(window)}${reserved ? ` less ${f(reserved)} reserved for the answer` : ""}, so it was ${f(sent - (window - reserved))} over`,
+      });
       break;
     }
   }
   if (!parts.length) return [];
-  // One sentence: a capital first letter when it opens with plain text, a full stop at the end.
-  const first = parts[0];
-  if ("text" in first) parts[0] = { text: first.text.replace(/^[;,\s]+/, "").replace(/^./, (c) => c.toUpperCase()) };
-  parts.push({ text: "." });
+  // A full stop, unless the sentence ends on a quote that has its own ("…answered “Sure.”").
+  const last = parts[parts.length - 1];
+  if (!("quote" in last && /[.!?…]$/.test(last.quote))) parts.push({ text: "." });
   return parts;
 }
 

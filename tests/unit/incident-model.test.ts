@@ -5,30 +5,39 @@ import { chartDays, encodeIncidentQuery, evidenceParts, evidenceText, incidentsH
 // filters in the URL.
 
 describe("incident evidence in plain words", () => {
-  it("says a missed memory's age, rank, k and the agent's answer", () => {
+  // The evidence fields are lib/incidents/rules.ts's, per kind.
+  it("says a missed memory's age, rank, k and the agent's answer (the sentence with the absence phrase)", () => {
     const parts = evidenceParts("missed_memory", {
-      memory: { id: "m1", content: "Prefers aisle seats", created_at: "2026-10-02T09:00:00.000Z", rank: 14 },
+      memory: { id: "m1", content: "Prefers aisle seats", created_at: "2026-10-02T09:00:00.000Z" },
+      prompt_source: "replayed",
+      rank: 14,
       k: 10,
-      answer_excerpt: "I don't know your seat preference",
+      absence_phrase: "I don't know",
+      answer: "Happy to help! I don't know your seat preference. Shall I pick one?",
     });
-    expect(evidenceText(parts)).toBe("Prefers aisle seats existed since Oct 2 and ranked 14th; k was 10; the agent answered “I don't know your seat preference”.");
+    expect(evidenceText(parts)).toBe("Prefers aisle seats existed since Oct 2 and ranked 14th; k was 10; the agent answered “I don't know your seat preference.”");
     expect(parts[0]).toEqual({ memory: "Prefers aisle seats", id: "m1" });
   });
 
-  it("says when the memory was not ranked at all, and quotes the user's restatement", () => {
-    const text = evidenceText(evidenceParts("restated_memory", { memory: { content: "Vegetarian", created_at: "2026-09-01T00:00:00Z", rank: null }, k: 5, query_excerpt: "I'm vegetarian, remember" }));
-    expect(text).toBe("Vegetarian was stored since Sep 1 and was not ranked at all; k was 5; the user wrote “I'm vegetarian, remember”.");
+  it("says a captured prompt lacked the memory, and quotes the user's restatement", () => {
+    const base = { memory: { id: "m2", content: "Vegetarian", created_at: "2026-09-01T00:00:00Z" } };
+    expect(evidenceText(evidenceParts("missed_memory", { ...base, prompt_source: "captured", answer: "Any dish is fine." }))).toBe(
+      "Vegetarian existed since Sep 1 but was not in the prompt the agent sent; the agent answered “Any dish is fine.”",
+    );
+    expect(evidenceText(evidenceParts("restated_memory", { ...base, prompt_source: "replayed", rank: null, k: 5, query: "I'm vegetarian, remember" }))).toBe(
+      "The user wrote “I'm vegetarian, remember”, yet Vegetarian was stored since Sep 1 but was not ranked; k was 5.",
+    );
   });
 
   it("names a stale memory and its correction, a dropped reference and an over-long prompt", () => {
-    expect(evidenceText(evidenceParts("stale_memory", { memory: { content: "Lives in Lisbon" }, correction_excerpt: "no, I moved to Porto", turns_later: 1 }))).toBe(
-      "Lives in Lisbon was in the prompt; the user corrected it “no, I moved to Porto” one turn later.",
+    expect(evidenceText(evidenceParts("stale_memory", { memory: { id: "m3", content: "Lives in Lisbon" }, correcting_query: "no, I moved to Porto" }))).toBe(
+      "Lives in Lisbon was in the prompt; the user corrected it: “no, I moved to Porto”.",
     );
-    expect(evidenceText(evidenceParts("dropped_reference", { reference_phrase: "as I said", referenced_query: "Book the Hotel Infante", dropped_count: 6 }))).toBe(
-      "The user referred back with “as I said” to “Book the Hotel Infante”, one of 6 earlier turns the history window had dropped.",
-    );
-    expect(evidenceText(evidenceParts("over_context_window", { prompt_tokens: 130000, context_window: 128000, reserved_output_tokens: 4096, model: "gpt-4o" }))).toBe(
-      "The prompt had 130,000 tokens; gpt-4o's window is 128,000 less 4,096 reserved for the answer, 6,096 over.",
+    expect(
+      evidenceText(evidenceParts("dropped_reference", { reference_phrase: "as I said", referenced_query: "Book the Hotel Infante", referenced_at: "2026-11-03T10:00:00Z", dropped_turns: 6, history_turns: 9 })),
+    ).toBe("The user referred back with “as I said” to “Book the Hotel Infante” (Nov 3), which the history window had dropped (6 of 9 earlier turns out).");
+    expect(evidenceText(evidenceParts("over_context_window", { tokens: 130000, context_window: 128000, reserved_output_tokens: 4096, model: "gpt-4o" }))).toBe(
+      "The prompt took 130,000 tokens; gpt-4o's window is 128,000 less 4,096 reserved for the answer, so it was 6,096 over.",
     );
   });
 
