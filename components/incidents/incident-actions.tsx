@@ -3,7 +3,7 @@ import Link from "next/link";
 import { useEffect, useId, useRef, useState, type KeyboardEvent } from "react";
 import { useCreateEvalSet, useEvalSets } from "@/client/hooks/evals";
 import { useMakeEvalCase, useUpdateIncident, type Incident } from "@/client/hooks/incidents";
-import { isStatus, STATUS_ACTION, STATUS_LABEL, type IncidentStatus } from "@/client/ui/incident-model";
+import { isStatus, KIND_LABEL, STATUS_ACTION, STATUS_LABEL, type IncidentStatus } from "@/client/ui/incident-model";
 import { useToast } from "@/components/memories/toast";
 import { InlineError, Spinner } from "@/components/ui/states";
 import { WriteButton } from "@/components/ui/write-button";
@@ -51,7 +51,7 @@ export function StatusForm({ incident, to, onClose }: { incident: Incident; to: 
             onSuccess: () => {
               onClose();
               toast.show({
-                message: `${STATUS_ACTION[to].done}: ${incident.summary}`,
+                message: `${STATUS_ACTION[to].done}: the ${KIND_LABEL[incident.kind].toLowerCase()} incident${incident.user_id ? ` of ${incident.user_id}` : ""}.`,
                 action: { label: "Undo", testId: "incident-undo", run: () => update.mutateAsync({ id: incident.id, status: from, note: "" }) },
               });
             },

@@ -69,16 +69,17 @@ export function IncidentCard({ incident: i }: { incident: Incident }) {
                   </em>
                 )
               ) : (
-                <q key={k} className="font-normal">
-                  {p.quote}
-                </q>
+                // Typed quotes, not <q>: they are part of the text people copy and tests read.
+                <span key={k} className="font-normal">
+                  “{p.quote}”
+                </span>
               ),
             )
           : plainTimes(i.summary)}
       </h3>
       {asked && (
         <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">
-          The user asked <q className="text-zinc-800 dark:text-zinc-200">{clip(asked, 160)}</q>
+          The user asked <span className="text-zinc-800 dark:text-zinc-200">“{clip(asked, 160)}”</span>
         </p>
       )}
       {i.note && (

@@ -1,5 +1,5 @@
 "use client";
-import { useMemo } from "react";
+import { useLayoutEffect, useMemo, useRef, useState } from "react";
 import { SUMMARY_DAYS, type IncidentSummary } from "@/client/hooks/incidents";
 import { formatInt, plural } from "@/client/ui/format";
 import { chartDays, INCIDENT_KINDS, KIND_FILL, KIND_HINT, KIND_LABEL, KIND_SWATCH, type IncidentKind } from "@/client/ui/incident-model";
@@ -7,9 +7,9 @@ import { chartDays, INCIDENT_KINDS, KIND_FILL, KIND_HINT, KIND_LABEL, KIND_SWATC
 // Incidents found per day over the last 30 days, one stacked bar a day, a colour per kind: an
 // SVG drawn here as the evals chart is (no chart library). Accessible: the SVG has a title and
 // a description with each kind's total, every bar a <title> with its day's counts, and the
-// legend under it repeats the totals as buttons that filter the list to one kind.
+// legend under it repeats the totals as buttons that filter the list to one kind. The SVG is
+// drawn at its box's own width (measured), so its labels keep their size from 390 px up.
 
-const W = 640;
 const H = 170;
 const PAD = { l: 28, r: 6, t: 8, b: 20 };
 const dayLabel = new Intl.DateTimeFormat("en-US", { month: "short", day: "numeric", timeZone: "UTC" });
@@ -23,6 +23,17 @@ function niceMax(n: number): number {
 }
 
 export function IncidentChart({ summary, onKind }: { summary: IncidentSummary; onKind: (kind: IncidentKind) => void }) {
+  const box = useRef<HTMLDivElement>(null);
+  const [W, setW] = useState(640);
+  useLayoutEffect(() => {
+    const el = box.current;
+    if (!el) return;
+    const measure = () => setW(Math.max(240, Math.round(el.clientWidth)));
+    measure();
+    const ro = new ResizeObserver(measure);
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, []);
   const days = useMemo(() => chartDays(summary.days, SUMMARY_DAYS, Date.parse(`${summary.to}T12:00:00Z`)), [summary.days, summary.to]);
   const totals = useMemo(() => {
     const t = Object.fromEntries(INCIDENT_KINDS.map((k) => [k, 0])) as Record<IncidentKind, number>;
@@ -49,7 +60,8 @@ export function IncidentChart({ summary, onKind }: { summary: IncidentSummary; o
           last {SUMMARY_DAYS} days · {plural(all, "incident")}
         </span>
       </figcaption>
-      <svg viewBox={`0 0 ${W} ${H}`} className="mt-2 h-auto w-full" role="img" aria-labelledby="incident-chart-title incident-chart-desc">
+      <div ref={box} className="mt-2">
+      <svg viewBox={`0 0 ${W} ${H}`} width={W} height={H} className="block max-w-full" role="img" aria-labelledby="incident-chart-title incident-chart-desc">
         <title id="incident-chart-title">{`Incidents per day, by kind, over the last ${SUMMARY_DAYS} days`}</title>
         <desc id="incident-chart-desc">{desc}</desc>
         {ticks.map((t) => (
@@ -79,14 +91,15 @@ export function IncidentChart({ summary, onKind }: { summary: IncidentSummary; o
           );
         })}
         {days.map((d, i) =>
-          // A date under the first bar, every seventh, and today's.
-          i % 7 === 0 || i === days.length - 1 ? (
+          // A date under the first bar and every seventh (not one crowding today's), and "today".
+          (i % 7 === 0 && i < days.length - 5) || i === days.length - 1 ? (
             <text key={d.day} x={PAD.l + i * slot + slot / 2} y={H - 5} textAnchor={i === days.length - 1 ? "end" : "middle"} className="fill-zinc-600 text-[10px] dark:fill-zinc-400">
               {i === days.length - 1 ? "today" : dayName(d.day)}
             </text>
           ) : null,
         )}
       </svg>
+      </div>
       <ul className="mt-3 flex flex-wrap gap-x-1 gap-y-1 text-xs" aria-label="Kinds (show only one)" data-testid="incident-legend">
         {INCIDENT_KINDS.map((k) => (
           <li key={k}>

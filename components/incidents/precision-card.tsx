@@ -21,31 +21,29 @@ export function PrecisionCard({ summary }: { summary: IncidentSummary }) {
           const judged = p?.judged ?? 0;
           const value = p && judged > 0 && p.precision !== null ? p.precision : null;
           return (
-            <div key={k} data-testid="precision-row" data-kind={k} data-judged={judged} data-precision={value ?? ""}>
-              <div className="flex items-baseline justify-between gap-2">
-                <dt className="flex min-w-0 items-center gap-1.5 text-zinc-700 dark:text-zinc-300" title={KIND_HINT[k]}>
-                  <span aria-hidden className={`size-2.5 shrink-0 rounded-sm ${KIND_SWATCH[k]}`} />
-                  <span className="truncate">{KIND_LABEL[k]}</span>
-                </dt>
-                <dd className="shrink-0 text-right text-xs tabular-nums">
-                  {value === null ? (
-                    <span className="text-zinc-600 dark:text-zinc-400">not judged yet</span>
-                  ) : (
-                    <>
-                      <span className="text-sm font-semibold">{Math.round(value * 100)}%</span>
-                      <span className="text-zinc-600 dark:text-zinc-400">
-                        {" "}
-                        of {formatInt(judged)} judged
-                        {p && p.false_positive > 0 ? ` · ${formatInt(p.false_positive)} false positive${p.false_positive === 1 ? "" : "s"}` : ""}
-                      </span>
-                    </>
-                  )}
-                </dd>
-              </div>
+            <div key={k} className="grid grid-cols-[minmax(0,1fr)_auto] items-baseline gap-x-2" data-testid="precision-row" data-kind={k} data-judged={judged} data-precision={value ?? ""}>
+              <dt className="flex min-w-0 items-center gap-1.5 text-zinc-700 dark:text-zinc-300" title={KIND_HINT[k]}>
+                <span aria-hidden className={`size-2.5 shrink-0 rounded-sm ${KIND_SWATCH[k]}`} />
+                <span className="truncate">{KIND_LABEL[k]}</span>
+              </dt>
+              <dd className="text-right text-xs tabular-nums">
+                {value === null ? (
+                  <span className="text-zinc-600 dark:text-zinc-400">not judged yet</span>
+                ) : (
+                  <>
+                    <span className="text-sm font-semibold">{Math.round(value * 100)}%</span>
+                    <span className="text-zinc-600 dark:text-zinc-400">
+                      {" "}
+                      of {formatInt(judged)} judged
+                      {p && p.false_positive > 0 ? ` · ${formatInt(p.false_positive)} false positive${p.false_positive === 1 ? "" : "s"}` : ""}
+                    </span>
+                  </>
+                )}
+              </dd>
               {value !== null && (
-                <div aria-hidden className="mt-1 h-1.5 overflow-hidden rounded-full bg-zinc-100 dark:bg-zinc-800">
+                <dd aria-hidden className="col-span-2 mt-1 h-1.5 overflow-hidden rounded-full bg-zinc-100 dark:bg-zinc-800">
                   <div className={`h-full rounded-full ${value >= 0.9 ? "bg-emerald-500" : value >= 0.7 ? "bg-amber-500" : "bg-red-500"}`} style={{ width: `${value * 100}%` }} />
-                </div>
+                </dd>
               )}
             </div>
           );
