@@ -48,7 +48,8 @@ const NavLink = ({ href, label, active, high, testId }: { href: string; label: s
 
 /**
  * The app's header. `right` is a slot for items on the right (a project switcher, the account menu):
- * they stay visible at every width, while the page links fold into a menu below 768 px.
+ * they stay visible at every width, while the page links fold into a menu below 1280 px (seven
+ * links beside a signed-in account's project, Settings and Sign out need that much).
  */
 export function TopBar({ right }: { right?: ReactNode }) {
   const pathname = usePathname();
@@ -73,7 +74,7 @@ export function TopBar({ right }: { right?: ReactNode }) {
           {/* Below 640 px the project picker, Sign out and Menu need the room: the logo stands alone. */}
           <span className="sr-only sm:not-sr-only">Memscope</span>
         </Link>
-        <nav aria-label="Main" className="hidden items-center gap-1 text-sm md:flex" data-testid="main-nav">
+        <nav aria-label="Main" className="hidden items-center gap-1 text-sm xl:flex" data-testid="main-nav">
           {NAV.map((item) => (
             <NavLink key={item.href} href={item.href} label={item.label} active={isActive(item.href)} high={high} testId="nav-incident-badge" />
           ))}
@@ -87,7 +88,7 @@ export function TopBar({ right }: { right?: ReactNode }) {
             aria-expanded={open}
             aria-controls="main-menu"
             onClick={() => setOpen((o) => !o)}
-            className="inline-flex h-8 shrink-0 items-center gap-1.5 whitespace-nowrap rounded-md border border-zinc-300 px-2.5 text-sm font-medium md:hidden dark:border-zinc-700"
+            className="inline-flex h-8 shrink-0 items-center gap-1.5 whitespace-nowrap rounded-md border border-zinc-300 px-2.5 text-sm font-medium xl:hidden dark:border-zinc-700"
           >
             <svg aria-hidden viewBox="0 0 16 16" className="size-4" fill="none" stroke="currentColor" strokeWidth="1.6">
               {open ? <path d="M4 4l8 8M12 4l-8 8" /> : <path d="M2.5 4.5h11M2.5 8h11M2.5 11.5h11" />}
@@ -99,7 +100,7 @@ export function TopBar({ right }: { right?: ReactNode }) {
         </div>
       </div>
       {open && (
-        <nav id="main-menu" aria-label="Main" data-testid="main-menu" className="flex flex-col gap-0.5 border-t border-zinc-200 px-3 py-2 text-sm md:hidden dark:border-zinc-800">
+        <nav id="main-menu" aria-label="Main" data-testid="main-menu" className="flex flex-col gap-0.5 border-t border-zinc-200 px-3 py-2 text-sm xl:hidden dark:border-zinc-800">
           {NAV.map((item) => (
             <NavLink key={item.href} href={item.href} label={item.label} active={isActive(item.href)} high={high} testId="menu-incident-badge" />
           ))}

@@ -24,7 +24,7 @@ export function PrecisionCard({ summary }: { summary: IncidentSummary }) {
             <div key={k} className="grid grid-cols-[minmax(0,1fr)_auto] items-baseline gap-x-2" data-testid="precision-row" data-kind={k} data-judged={judged} data-precision={value ?? ""}>
               <dt className="flex min-w-0 items-center gap-1.5 text-zinc-700 dark:text-zinc-300" title={KIND_HINT[k]}>
                 <span aria-hidden className={`size-2.5 shrink-0 rounded-sm ${KIND_SWATCH[k]}`} />
-                <span className="truncate">{KIND_LABEL[k]}</span>
+                <span>{KIND_LABEL[k]}</span>
               </dt>
               <dd className="text-right text-xs tabular-nums">
                 {value === null ? (

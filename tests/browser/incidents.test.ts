@@ -153,7 +153,7 @@ describe("memory incidents in a browser", () => {
     expect(summary.open_high).toBeGreaterThan(0);
     await expect.poll(() => page.getByTestId("nav-incident-badge").getAttribute("data-count")).toBe(String(summary.open_high));
     await shots(page, "inbox");
-    // At 390 px the links fold into the menu; its button carries the count.
+    // Below 1280 px the links fold into the menu; its button carries the count.
     await page.setViewportSize({ width: 390, height: 844 });
     expect(await page.getByTestId("menu-button-incident-badge").getAttribute("data-count")).toBe(String(summary.open_high));
     await page.setViewportSize({ width: 1440, height: 900 });
@@ -255,7 +255,8 @@ describe("memory incidents in a browser", () => {
     const page = await signedIn();
     await page.goto(`${suite.url}/conversations/${conversation}`);
     const marks = page.getByTestId("turn-incident-mark");
-    await marks.first().waitFor();
+    // The thread, its window and the incidents are three reads: slow on a loaded machine.
+    await marks.first().waitFor({ timeout: 60_000 });
     const marked = await page.locator('[data-testid="transcript-turn"]:has([data-testid="turn-incident-mark"])').evaluateAll((els) => els.map((e) => e.getAttribute("data-id")));
     const ofConversation = (await api.get(`/incidents?conversation_id=${conversation}&limit=200`)).body.data as Inc[];
     const expected = [...new Set(ofConversation.map((i) => i.message_id))];
