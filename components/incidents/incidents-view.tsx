@@ -1,11 +1,13 @@
 "use client";
 import { useSearchParams } from "next/navigation";
 import { useEffect, useMemo, useState } from "react";
+import { useCanWrite } from "@/client/hooks/auth";
 import { useIncidents, useIncidentSummary } from "@/client/hooks/incidents";
 import { formatInt } from "@/client/ui/format";
 import { encodeIncidentQuery, isFiltered, NO_FILTERS, parseIncidentQuery, STATUS_LABEL, type IncidentFilters } from "@/client/ui/incident-model";
 import { Button } from "@/components/ui/button";
 import { Skeleton } from "@/components/ui/skeleton";
+import { READ_ONLY_HINT } from "@/components/ui/write-button";
 import { EmptyState, ErrorBox, Spinner } from "@/components/ui/states";
 import { IncidentCard } from "./incident-card";
 import { IncidentChart } from "./incident-chart";
@@ -27,6 +29,7 @@ export function IncidentsView() {
   const list = useIncidents(filters);
   const rows = useMemo(() => list.data?.pages.flatMap((p) => p.data) ?? [], [list.data]);
   const filtered = isFiltered(filters);
+  const canWrite = useCanWrite();
   const refreshing = list.isFetching && !list.isFetchingNextPage && !list.isLoading;
 
   return (
@@ -66,6 +69,11 @@ export function IncidentsView() {
             {list.data && `${formatInt(rows.length)}${list.hasNextPage ? "+" : ""} shown`}
           </p>
         </div>
+        {!canWrite && (
+          <p className="mb-3 text-xs text-zinc-600 dark:text-zinc-400" data-testid="read-only-note">
+            {READ_ONLY_HINT}: you can read incidents and replay their turns, not change their status or make eval cases.
+          </p>
+        )}
         <IncidentFiltersBar filters={filters} onChange={(patch) => setFilters((f) => ({ ...f, ...patch }))} />
 
         <div className="mt-4">

@@ -291,6 +291,7 @@ describe("memory incidents in a browser", () => {
     await expect.poll(() => page.locator("[data-writes]:not([disabled])").count()).toBe(0);
     expect(await page.locator("[data-writes]").count()).toBeGreaterThan(4);
     expect(await page.locator("[data-writes]").first().getAttribute("title")).toMatch(/Read only/);
+    expect(await page.getByTestId("read-only-note").textContent()).toMatch(/Read only: your role in this project is viewer/);
     // Reading stays: the replay of each turn is a link.
     expect(await page.getByTestId("incident-replay").count()).toBeGreaterThan(4);
     await shots(page, "viewer");
