@@ -9,6 +9,7 @@ import { DomainError } from "../errors/domain-errors";
 import { contentKey } from "../memories/normalize-content";
 import { recordEvent } from "../memories/record-event";
 import { writeEmbeddings, type MemoryVector } from "../memories/write-embeddings";
+import { checkIncidentsSoon } from "../incidents/on-ingest";
 import { insertTurns, planTurns, turnIds, turnTotals, writeTurnRows, type PreparedTurn } from "../messages/insert-turns";
 import { ZTurnInput, type TurnInput } from "../messages/schemas";
 import { UUID_NIL } from "../threads/uuid-nil";
@@ -301,6 +302,7 @@ export class ImportRun {
         alone.unshift(...bulk.map((b) => ({ plan: b.plan, counts: b.counts })));
       }
       if (written) {
+        checkIncidentsSoon(this.sql, { conversationIds: bulk.map((b) => b.plan.conv.id) });
         const turns = bulk.reduce((n, b) => n + b.prepared.length, 0);
         this.counts.conversations += bulk.length;
         this.counts.turns += turns;
@@ -372,6 +374,7 @@ export class ImportRun {
     } catch (e) {
       return this.fail(conversationProblem(conv, plan.paths, e));
     }
+    checkIncidentsSoon(this.sql, { conversationIds: [conv.id] });
     this.counts.conversations++;
     this.counts.turns += turns.length;
     return this.tick();

@@ -136,6 +136,8 @@ export type DetectOptions = {
   since?: Date | null;
   /** Only these turns are checked (ingest). */
   messageIds?: ReadonlySet<string> | null;
+  /** Only each conversation's newest n turns are checked (capture: what a request added). */
+  newest?: number | null;
 };
 
 export type DetectResult = { turns: number; found: number; findings: Finding[] };
@@ -260,6 +262,7 @@ export async function detectConversations(sql: ProjectSql, conversationIds: read
       suppressed: isSuppressed,
       since: opts.since?.getTime() ?? null,
       messageIds: opts.messageIds ?? null,
+      newest: opts.newest ?? null,
     });
     checked += out.checked;
     for (const f of await out.findings) rows.push({ f, conv });
@@ -277,6 +280,7 @@ type ConversationContext = {
   suppressed: (kind: IncidentKind, memoryId: string) => boolean;
   since: number | null;
   messageIds: ReadonlySet<string> | null;
+  newest: number | null;
 };
 
 /** The rules over one conversation's turns (oldest first). */
@@ -305,18 +309,31 @@ function checkConversation(rows: TurnRow[], ctx: ConversationContext): { checked
     }
     return a;
   };
+  // The user's own message is in the prompt it sent: a memory it restates is not in the prompt for that.
+  const withoutQuery = new Map<number, string>();
+  const promptWithoutQuery = (i: number, cap: Captured): string => {
+    let text = withoutQuery.get(i);
+    if (text === undefined) {
+      const q = normalizeForContainment(turns[i].query);
+      const at = q ? cap.text.lastIndexOf(q) : -1;
+      text = at < 0 ? cap.text : cap.text.slice(0, at) + cap.text.slice(at + q.length);
+      withoutQuery.set(i, text);
+    }
+    return text;
+  };
   const memoRank = new Map<number, Map<string, PromptPlace>>();
   const place = (i: number, memoryId: string): PromptPlace => {
     const cap = ctx.captured.get(turns[i].id);
     if (cap) {
       const m = aliveAt(i).find((x) => x.id === memoryId);
-      return { in: !!m && cap.text.includes(normalizeForContainment(m.content)), source: "captured" };
+      return { in: !!m && promptWithoutQuery(i, cap).includes(normalizeForContainment(m.content)), source: "captured" };
     }
     let ranks = memoRank.get(i);
     if (!ranks) memoRank.set(i, (ranks = replayedPlaces(turns[i], aliveAt(i), ctx.settingsAt(turns[i].at))));
     return ranks.get(memoryId) ?? { in: false, source: "replayed", reason: "not alive at the turn" };
   };
-  const wanted = (i: number) => (ctx.since === null || turns[i].at >= ctx.since) && (!ctx.messageIds || ctx.messageIds.has(turns[i].id));
+  const wanted = (i: number) =>
+    (ctx.since === null || turns[i].at >= ctx.since) && (!ctx.messageIds || ctx.messageIds.has(turns[i].id)) && (ctx.newest === null || i >= turns.length - ctx.newest);
 
   const sync: Finding[] = [];
   const later: Promise<Finding[]>[] = [];

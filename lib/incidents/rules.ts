@@ -55,7 +55,7 @@ const FIRST_PERSON = /\b(i|me|my|mine|myself|i'm|i've|i'd)\b/i;
 /**
  * Does the memory answer the message? Shared content words (stemmed, no stop words): two or
  * more, or one when the message is about the user (first person) and that word is at least
- * half of the memory's content words. The memories sharing the most words win (ties: all).
+ * a third of the memory's content words. The memories sharing the most words win (ties: all).
  */
 export function answeringMemories(query: string, memories: readonly MemoryAt[]): { memory: MemoryAt; shared: string[] }[] {
   const q = contentWords(query);
@@ -64,7 +64,7 @@ export function answeringMemories(query: string, memories: readonly MemoryAt[]):
   const hits: { memory: MemoryAt; shared: string[] }[] = [];
   for (const m of memories) {
     const shared = overlap(m.words, q);
-    const ok = shared.length >= 2 || (shared.length === 1 && about && m.words.size > 0 && shared.length / m.words.size >= 0.5);
+    const ok = shared.length >= 2 || (shared.length === 1 && about && m.words.size > 0 && shared.length / m.words.size >= 1 / 3);
     if (!ok) continue;
     hits.push({ memory: m, shared });
     best = Math.max(best, shared.length);
@@ -72,11 +72,16 @@ export function answeringMemories(query: string, memories: readonly MemoryAt[]):
   return hits.filter((h) => h.shared.length === best);
 }
 
-/** The answer carries the memory itself (most of its words): the agent had it, in some form. */
-function answerUses(answer: string, m: MemoryAt): boolean {
-  if (!m.words.size) return false;
+/**
+ * The answer carries what the memory adds to the question (most of its words the question
+ * lacks): the agent had the fact, in some form. Words the question already has say nothing.
+ */
+function answerUses(query: string, answer: string, m: MemoryAt): boolean {
+  const q = contentWords(query);
+  const adds = [...m.words].filter((w) => !q.has(w));
+  if (!adds.length) return false;
   const a = contentWords(answer);
-  return overlap(m.words, a).length / m.words.size >= 0.6;
+  return adds.filter((w) => a.has(w)).length / adds.length >= 0.6;
 }
 
 function placeWords(p: PromptPlace): Record<string, unknown> {
@@ -111,7 +116,7 @@ export function missedMemory(
   const absence = absencePhrase(turn.answer);
   for (const { memory: m, shared } of answeringMemories(turn.query, memories.filter((m) => usable(m, turn, suppressed, "missed_memory")))) {
     const p = place(m.id);
-    if (p.in || answerUses(turn.answer, m)) continue;
+    if (p.in || answerUses(turn.query, turn.answer, m)) continue;
     out.push({
       kind: "missed_memory",
       severity: absence ? "high" : "medium",
@@ -240,8 +245,8 @@ export type WindowInfo = { source: "captured" | "replayed"; strategy: string | n
 export function droppedReference(turn: TurnIn, history: readonly HistoryTurn[], window: WindowInfo): Finding[] {
   const phrase = backReferencePhrase(turn.query);
   if (!phrase || !history.some((h) => !h.kept)) return [];
-  const phraseWords = contentWords(phrase);
-  const ref = new Set([...contentWords(turn.query)].filter((w) => !phraseWords.has(w)));
+  // The words of the message name what is referred to ("the hotel I mentioned": hotel).
+  const ref = contentWords(turn.query);
   if (!ref.size) return [];
   let best: { h: HistoryTurn; shared: string[] } | null = null;
   for (const h of history) {

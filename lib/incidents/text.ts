@@ -46,7 +46,7 @@ export function overlap(a: Set<string>, b: Set<string>): string[] {
 // ("no, I moved to Porto") reaches the memory it corrects ("Lives in Lisbon").
 const TOPICS: Record<string, string[]> = {
   home: ["live", "liv", "lives", "moved", "move", "relocat", "city", "town", "based", "home", "apartment", "flat", "address", "neighborhood"],
-  diet: ["vegetarian", "vegan", "pescatarian", "meat", "eat", "diet", "allergic", "allergy", "gluten", "dairy", "lactose", "kosher", "halal", "food"],
+  diet: ["vegetarian", "vegan", "pescatarian", "meat", "eat", "diet", "allergic", "allergy", "gluten", "dairy", "lactose", "kosher", "halal", "food", "steak", "beef", "pork", "chicken", "fish", "seafood"],
   work: ["work", "job", "company", "employer", "hired", "quit", "role", "position", "career", "office", "boss"],
   family: ["married", "wife", "husband", "partner", "girlfriend", "boyfriend", "divorced", "single", "kid", "child", "children", "daughter", "son", "baby"],
   pet: ["dog", "cat", "pet", "puppy", "kitten"],
@@ -70,7 +70,7 @@ export function topicsOf(text: string): Set<string> {
 export function isQuestion(text: string): boolean {
   const t = text.trim().toLowerCase();
   if (t.includes("?")) return true;
-  return /^(what|which|where|when|who|whom|whose|why|how|do|does|did|can|could|would|will|should|is|are|am|have|has|remind|tell me|recommend|suggest|find|book|pick|choose|plan|give me|any ideas)\b/.test(t);
+  return /^(what|which|where|when|who|whom|whose|why|how|do|does|did|can|could|would|will|should|is|are|am|have|has|remind|tell me|recommend|suggest|find|book|pick|choose|plan|give me|any ideas|help|show me|get me|write|draft|order|make me|send)\b/.test(t);
 }
 
 /** First match of any pattern, as the text said it. */
@@ -115,6 +115,7 @@ const BACK_REFERENCE = [
   /\b(?:earlier|before),? (?:i|we) (?:said|mentioned|talked|discussed)\b/i,
   /\b(?:we|you and i) (?:talked|discussed|spoke) about\b/i,
   /\bremember (?:the|what|when|that|which)\b/i,
+  /\b(?:the|that|this|those) (?:[\p{L}\p{N}'-]+ ){1,3}i (?:mentioned|told you about|talked about|said)\b/iu,
   /\b(?:you|u) (?:suggested|recommended|proposed) (?:earlier|before)\b/i,
   /\bgo back to (?:the|what)\b/i,
 ];

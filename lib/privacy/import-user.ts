@@ -107,6 +107,7 @@ const OWN_REFS: Record<string, [column: string, table: "conversations" | "messag
   captured_spans: ["conversation_id", "conversations"],
   node_memories: ["conversation_id", "conversations"],
   memory_embeddings: ["memory_id", "memories"],
+  incidents: ["message_id", "messages"],
 };
 
 function checkRows(doc: Doc, types: ColumnTypes) {

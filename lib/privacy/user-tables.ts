@@ -87,6 +87,10 @@ export const USER_TABLES: readonly UserTable[] = [
   // under their set and run, which must exist in the importing project.
   t("eval_run_cases", [`t.project_id = $1 AND t.case_id IN (SELECT ec.id FROM eval_cases ec WHERE ec.project_id = $1 AND ec.user_id = $2)`]),
   t("eval_cases", [`t.project_id = $1 AND t.user_id = $2`]),
+  // Memory incidents (lib/incidents): their summaries and evidence quote the user's turns and
+  // memories; a false positive's suppression names the user. Before the turns (foreign key).
+  t("incidents", [`t.project_id = $1 AND t.user_id = $2`, `t.project_id = $1 AND t.conversation_id IN (${CONV})`]),
+  t("incident_suppressions", [`t.project_id = $1 AND t.user_id = $2`]),
   // Before the turns go (the erasure deletes them by conversation, lib/privacy/erase-user.ts):
   // its last part reads their texts. Offloads without user or conversation are rows written
   // before offloads named them; the uncorrelated EXISTS skips reading every turn when there
@@ -147,6 +151,9 @@ export const IMPORT_ORDER = [
   // Under their set and run (project-level rows an erasure keeps): a case before its results.
   "eval_cases",
   "eval_run_cases",
+  // After their turns.
+  "incidents",
+  "incident_suppressions",
 ] as const;
 
 export type TableCounts = Record<string, number>;

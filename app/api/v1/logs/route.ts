@@ -7,6 +7,7 @@ import { encodingOf, readOtlpBody } from "@/lib/capture/read-otlp-body";
 import { StageTimes } from "@/lib/capture/stage-times";
 import { ingestLogs, STATEMENT_SIZES } from "@/lib/capture/store-captures";
 import { getDb } from "@/lib/db/get-db";
+import { checkIncidentsSoon } from "@/lib/incidents/on-ingest";
 
 export const dynamic = "force-dynamic";
 
@@ -16,6 +17,8 @@ export const POST = withApi(api.exportLogs, async ({ req, access }) => {
   const times = new StageTimes();
   const logs = await readOtlpBody(req, encoding, times, LOGS);
   const sizes = STATEMENT_SIZES[(await getDb()).config.kind === "pglite" ? "embedded" : "server"];
-  const result = await ingestLogs(await dataSql(access), logs, new Date(), times, sizes);
+  const sql = await dataSql(access);
+  const result = await ingestLogs(sql, logs, new Date(), times, sizes);
+  if (result.turns_created) checkIncidentsSoon(sql, { conversationIds: result.conversation_ids, newest: result.turns_created });
   return logsExportAnswer(result, encoding, times.header());
 });

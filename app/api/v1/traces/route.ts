@@ -6,6 +6,7 @@ import { encodingOf, readOtlpBody } from "@/lib/capture/read-otlp-body";
 import { StageTimes } from "@/lib/capture/stage-times";
 import { ingestTraces, STATEMENT_SIZES } from "@/lib/capture/store-captures";
 import { getDb } from "@/lib/db/get-db";
+import { checkIncidentsSoon } from "@/lib/incidents/on-ingest";
 
 export const dynamic = "force-dynamic";
 
@@ -15,6 +16,8 @@ export const POST = withApi(api.exportTraces, async ({ req, access }) => {
   const times = new StageTimes();
   const traces = await readOtlpBody(req, encoding, times);
   const sizes = STATEMENT_SIZES[(await getDb()).config.kind === "pglite" ? "embedded" : "server"];
-  const result = await ingestTraces(await dataSql(access), traces, new Date(), times, sizes);
+  const sql = await dataSql(access);
+  const result = await ingestTraces(sql, traces, new Date(), times, sizes);
+  if (result.turns_created) checkIncidentsSoon(sql, { conversationIds: result.conversation_ids, newest: result.turns_created });
   return exportAnswer(result, encoding, times.header());
 });

@@ -2,6 +2,7 @@ import * as api from "@/lib/api/contracts/conversations";
 import { withApi } from "@/lib/api/with-api";
 import { requireLiveConversation } from "@/lib/conversations/require-live-conversation";
 import { dataSql } from "@/lib/api/data-sql";
+import { checkIncidentsSoon } from "@/lib/incidents/on-ingest";
 import { insertTurns } from "@/lib/messages/insert-turns";
 import { listMessages } from "@/lib/messages/list-messages";
 
@@ -14,6 +15,8 @@ export const GET = withApi(api.listMessages, async ({ access, params, query }) =
 });
 
 export const POST = withApi(api.appendMessage, async ({ access, params, body }) => {
-  const [created] = await insertTurns(await dataSql(access), params.id, [body]);
+  const sql = await dataSql(access);
+  const [created] = await insertTurns(sql, params.id, [body]);
+  checkIncidentsSoon(sql, { conversationIds: [params.id], messageIds: [created.id] });
   return created;
 });

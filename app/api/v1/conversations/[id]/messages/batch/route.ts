@@ -1,6 +1,7 @@
 import * as api from "@/lib/api/contracts/conversations";
 import { withApi } from "@/lib/api/with-api";
 import { dataSql } from "@/lib/api/data-sql";
+import { checkIncidentsSoon } from "@/lib/incidents/on-ingest";
 import { insertTurns } from "@/lib/messages/insert-turns";
 
 export const dynamic = "force-dynamic";
@@ -13,5 +14,6 @@ export const POST = withApi(api.appendMessageBatch, async ({ access, params, bod
     body.return === "minimal"
       ? await insertTurns(sql, params.id, body.messages, { ...opts, minimal: true })
       : await insertTurns(sql, params.id, body.messages, opts);
+  checkIncidentsSoon(sql, { conversationIds: [params.id], messageIds: data.map((t) => t.id) });
   return { data, count: data.length };
 });

@@ -1,0 +1,85 @@
+import "server-only";
+import type { ProjectSql } from "../db/project-sql";
+import { DetectRun, detectConversations } from "./detect";
+
+// Detection on ingest (issue 38 part 2): a writer (the messages API, imports, OTLP capture)
+// names what it wrote, in one call after its write; the rules run in the background a moment
+// later, never inside the write's request or transaction. Calls within DEBOUNCE_MS are
+// checked together, a batch of conversations per statement set, and between batches the
+// queue rests as long as the batch took, so detection takes at most half of the thread from
+// the writes. What is queued lives in this process: a restart drops it (POST /incidents/scan
+// finds those turns again).
+
+const DEBOUNCE_MS = 200;
+const BATCH = 100;
+
+type Want = { all: boolean; messages: Set<string>; newest: number };
+type Pending = { sql: ProjectSql; conversations: Map<string, Want> };
+
+const pending = new Map<string, Pending>();
+let timer: NodeJS.Timeout | null = null;
+let running: Promise<void> | null = null;
+
+/** What was written: whole conversations (imports), these turns (the messages API), or each conversation's newest n turns (capture). */
+export type Written = { conversationIds: readonly string[]; messageIds?: readonly string[]; newest?: number };
+
+/** Queues the check of what was written. Returns at once; never throws. */
+export function checkIncidentsSoon(sql: ProjectSql, written: Written): void {
+  if (process.env.MEMSCOPE_INCIDENTS === "off" || !written.conversationIds.length) return;
+  let p = pending.get(sql.projectId);
+  if (!p) pending.set(sql.projectId, (p = { sql, conversations: new Map() }));
+  for (const id of written.conversationIds) {
+    let w = p.conversations.get(id);
+    if (!w) p.conversations.set(id, (w = { all: false, messages: new Set(), newest: 0 }));
+    if (written.messageIds) for (const m of written.messageIds) w.messages.add(m);
+    else if (written.newest) w.newest = Math.max(w.newest, written.newest);
+    else w.all = true;
+  }
+  if (!timer && !running) timer = setTimeout(flush, DEBOUNCE_MS);
+}
+
+/** Resolves once everything queued so far was checked (tests, benchmarks, shutdown). */
+export async function incidentsIdle(): Promise<void> {
+  while (timer || running || pending.size) {
+    if (timer) {
+      clearTimeout(timer);
+      timer = null;
+      void flush();
+    }
+    await (running ?? new Promise((r) => setTimeout(r, 10)));
+  }
+}
+
+function flush() {
+  timer = null;
+  running = (async () => {
+    while (pending.size) {
+      const [projectId, p] = pending.entries().next().value as [string, Pending];
+      pending.delete(projectId);
+      const run = new DetectRun(p.sql);
+      const entries = [...p.conversations];
+      for (let i = 0; i < entries.length; i += BATCH) {
+        const t0 = Date.now();
+        try {
+          await checkBatch(p.sql, entries.slice(i, i + BATCH), run);
+        } catch (e) {
+          console.error(`[incidents] detection on ingest failed for project ${projectId}:`, e);
+        }
+        await new Promise((r) => setTimeout(r, Math.max(5, Date.now() - t0)));
+      }
+    }
+  })().finally(() => {
+    running = null;
+    if (pending.size && !timer) timer = setTimeout(flush, DEBOUNCE_MS);
+  });
+  return running;
+}
+
+async function checkBatch(sql: ProjectSql, batch: [string, Want][], run: DetectRun) {
+  const all = batch.filter(([, w]) => w.all).map(([id]) => id);
+  const some = batch.filter(([, w]) => !w.all && w.messages.size);
+  const newest = batch.filter(([, w]) => !w.all && !w.messages.size && w.newest);
+  if (all.length) await detectConversations(sql, all, {}, run);
+  if (some.length) await detectConversations(sql, some.map(([id]) => id), { messageIds: new Set(some.flatMap(([, w]) => [...w.messages])) }, run);
+  if (newest.length) await detectConversations(sql, newest.map(([id]) => id), { newest: Math.max(...newest.map(([, w]) => w.newest)) }, run);
+}
