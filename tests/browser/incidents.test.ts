@@ -62,7 +62,7 @@ describe("memory incidents in a browser", () => {
     const thread = [
       ["Please book the Hotel Infante in Porto for May.", "Booked the Hotel Infante from May 3 to 6."],
       ["What is the weather like in Porto in May?", "Mild, around 20 degrees, with some rain."],
-      ["Which seat do I prefer on long flights?", "I don't have that information. Window or aisle?"],
+      ["Which seat do I prefer on long flights?", "I don't have that information. Do you have a favourite?"],
       ["I'm vegetarian since 2019, just so you know.", "Noted, I will keep that in mind."],
       ["Actually I'm no longer allergic to peanuts, the doctor cleared me.", "Great news, glad to hear it."],
       ["As I said before, is the Hotel Infante booking confirmed?", "I don't have any booking details in front of me."],
@@ -117,7 +117,8 @@ describe("memory incidents in a browser", () => {
     for (const w of WIDTHS) {
       await page.setViewportSize({ width: w, height: 900 });
       await page.waitForFunction((width) => window.innerWidth === width, w);
-      await page.screenshot({ path: screenshotPath(`incidents-${name}-${w}`), fullPage: true });
+      // A full-page capture of a long list takes long on a loaded 2-core machine.
+      await page.screenshot({ path: screenshotPath(`incidents-${name}-${w}`), fullPage: true, timeout: 60_000 });
       expect(await pageOverflow(page), `${name}: page scrolls sideways at ${w}px`).toBe(0);
       await noAxe(page, `${name} at ${w}px`);
     }
