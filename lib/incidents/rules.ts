@@ -250,6 +250,8 @@ export function droppedReference(turn: TurnIn, history: readonly HistoryTurn[], 
   if (!ref.size) return [];
   let best: { h: HistoryTurn; shared: string[] } | null = null;
   for (const h of history) {
+    // A message that itself refers back is not where the thing was said.
+    if (backReferencePhrase(h.query)) continue;
     const shared = overlap(ref, contentWords(h.query));
     if (shared.length && (!best || shared.length > best.shared.length || (shared.length === best.shared.length && h.at > best.h.at))) best = { h, shared };
   }

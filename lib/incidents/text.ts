@@ -12,7 +12,9 @@ const STOP = new Set(
     "then there these they this those through to too under until up very was we were what when where which while who whom why will with would you your yours " +
     "yourself also again about any all am let lets get got tell know remember thing things something anything one ever still really much many more most " +
     "said say says mentioned mention told earlier before ago like likes liked want wants need needs usually always never now today thanks thank okay ok yes " +
-    "yeah sure hi hello hey good great well make made go going way time use used recommend suggest best favorite favourite prefer prefers preferred"
+    "yeah sure hi hello hey good great well make made go going way time use used recommend suggest best favorite favourite prefer prefers preferred " +
+    // Verbs and adjectives of requests that name no fact.
+    "keep keeps take takes give gives put come look try help write short fun fact quick new long simple simply explain difference"
   ).split(" "),
 );
 
@@ -100,7 +102,8 @@ const CORRECTION = [
   /^\s*(?:no|nope|nah)\b[,.!]?/i,
   /\bactually\b/i,
   /\bnot anymore\b|\bno longer\b|\bany ?more\b/i,
-  /\bi(?:'ve| have)? (?:moved|switched|changed|quit|left|stopped|became)\b/i,
+  // "I changed my mind" changes a plan, not a fact.
+  /\bi(?:'ve| have)? (?:moved|switched|changed(?! my mind)|quit|left|stopped|became)\b/i,
   /\bthat(?:'s| is) (?:wrong|outdated|old|not (?:right|true|correct))\b/i,
   /\b(?:these days|nowadays|since last)\b/i,
   /\bi(?:'m| am) now\b/i,

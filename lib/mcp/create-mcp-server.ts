@@ -199,6 +199,27 @@ export function createMemscopeMcpServer(api: MemscopeClient, version = "1"): Mcp
   );
 
   server.registerTool(
+    "list_incidents",
+    {
+      title: "List memory incidents",
+      description:
+        "Lists turns where memory failed, newest detected first, 50 at a time (pass next_cursor back for more): missed_memory (a memory that answers the user's message was not in the prompt), restated_memory (the user repeated a memory that was not in the prompt), stale_memory (the user corrected a memory that was in the prompt), dropped_reference (the user referred back to a turn the history window had dropped), over_context_window. Each has a plain summary and the evidence that fired its rule. Read only.",
+      inputSchema: {
+        kind: z.string().max(200).optional().describe("missed_memory, restated_memory, stale_memory, dropped_reference or over_context_window; several separated by commas."),
+        status: z.string().max(200).optional().describe("open, acknowledged, resolved or false_positive; several separated by commas."),
+        severity: z.string().max(100).optional().describe("high, medium or low; several separated by commas."),
+        user_id: ZUserId.optional(),
+        app_id: z.string().min(1).max(200).optional(),
+        conversation_id: ZId.optional(),
+        limit: z.number().int().min(1).max(200).optional(),
+        cursor: z.string().max(500).optional().describe("next_cursor of the previous page."),
+      },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    async (query) => asResult(api.GET("/incidents", { params: { query } })),
+  );
+
+  server.registerTool(
     "run_eval",
     {
       title: "Run a memory eval set",

@@ -249,6 +249,25 @@ describe("incidents API (embedded)", () => {
     expect((await api.post("/incidents/scan", { since: "yesterday" })).status).toBe(422);
   }, 120_000);
 
+  it("an end user's export carries their incidents and suppressions, erasure removes them, the import puts them back", async () => {
+    const { api } = await project();
+    const s = await missedScene(api);
+    const [inc] = await waitFor(api, `/incidents?conversation_id=${s.conversation}`, 1);
+    await api.patch(`/incidents/${inc.id}`, { status: "false_positive", note: "fine" });
+    const exp = await api.get(`/users/${s.user}/export`);
+    expect(exp.status).toBe(200);
+    expect(exp.body.tables.incidents).toEqual([expect.objectContaining({ id: inc.id, kind: "missed_memory", status: "false_positive", user_id: s.user })]);
+    expect(exp.body.tables.incident_suppressions).toEqual([expect.objectContaining({ user_id: s.user, kind: "missed_memory", memory_id: s.memory, incident_id: inc.id })]);
+    const erased = await api.post(`/users/${s.user}/erase`, { confirm: true });
+    expect(erased.status, JSON.stringify(erased.body)).toBe(200);
+    expect(erased.body.receipt.probes.passed).toBe(true);
+    expect((await api.get(`/incidents/${inc.id}`)).status).toBe(404);
+    expect((await api.get(`/incidents?user_id=${s.user}`)).body.data).toEqual([]);
+    const back = await api.post("/user-imports", exp.body);
+    expect(back.status, JSON.stringify(back.body)).toBe(201);
+    expect((await api.get(`/incidents/${inc.id}`)).body).toMatchObject({ id: inc.id, status: "false_positive", memory_ids: [s.memory], note: "fine" });
+  });
+
   it("another project's incident and scan answer like unknown ids; a read key lists but cannot scan", async () => {
     const a = await project();
     const b = await project();

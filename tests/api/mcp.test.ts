@@ -12,7 +12,7 @@ import { startAppOn } from "../helpers/test-database";
 
 const ROOT = path.resolve(__dirname, "../..");
 const KEY = "mcp-test-bootstrap-key-0123456789abcdef";
-const TOOLS = ["add_turns", "archive_memory", "get_context", "get_history", "list_memories", "run_eval", "save_memory", "search_memories", "update_memory"];
+const TOOLS = ["add_turns", "archive_memory", "get_context", "get_history", "list_incidents", "list_memories", "run_eval", "save_memory", "search_memories", "update_memory"];
 
 type ToolText = { isError?: boolean; content: { type: string; text: string }[] };
 const textOf = (r: unknown) => (r as ToolText).content.map((c) => c.text).join("");
@@ -57,7 +57,7 @@ describe.each(["http", "stdio"] as const)("MCP over %s", (kind) => {
     await mcp?.close();
   });
 
-  it("lists the eight tools, each with a schema, a description and read-only / destructive hints", async () => {
+  it("lists the ten tools, each with a schema, a description and read-only / destructive hints", async () => {
     const { tools } = await mcp.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(TOOLS);
     for (const t of tools) {
@@ -65,7 +65,7 @@ describe.each(["http", "stdio"] as const)("MCP over %s", (kind) => {
       expect(t.inputSchema.type).toBe("object");
     }
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
-    for (const ro of ["search_memories", "list_memories", "get_history", "get_context"]) expect(byName[ro].annotations?.readOnlyHint, ro).toBe(true);
+    for (const ro of ["search_memories", "list_memories", "get_history", "get_context", "list_incidents"]) expect(byName[ro].annotations?.readOnlyHint, ro).toBe(true);
     expect(byName.archive_memory.annotations?.destructiveHint).toBe(true);
     expect(byName.save_memory.annotations?.readOnlyHint).toBe(false);
   });
@@ -84,6 +84,29 @@ describe.each(["http", "stdio"] as const)("MCP over %s", (kind) => {
     expect(history.thread_message_ids).toEqual([...added.data.map((d: { id: string }) => d.id)].reverse());
     const thread = await mcp.readResource({ uri: `memscope://conversations/${conv.id}/thread` });
     expect((thread.contents[0] as { text: string }).text).toBe("Human: I live in Lisbon\nAssistant: Noted.\nHuman: And I cycle to work\nAssistant: Nice.");
+  });
+
+  it("list_incidents finds the turn where a memory was missed, and names a bad filter", async () => {
+    const who = `${user}-inc`;
+    await must(api.POST("/users/{user_id}/memories", { params: { path: { user_id: who } }, body: { memory_type: "fact", content: "Has a dentist appointment on Tuesday at 9" } }));
+    const app = `mcp-inc-${Date.now()}`;
+    await must(api.POST("/profiles/{app_id}/versions", { params: { path: { app_id: app } }, body: { settings: { strategy: { type: "message_window" }, memory: { k: 5, memory_types: ["preference"] } } } as never }));
+    const conv = await must(api.POST("/conversations", { body: { app_id: app, end_user_id: who, name: "MCP incidents" } }));
+    await mcp.callTool({
+      name: "add_turns",
+      arguments: { conversation_id: conv.id, turns: [{ query: "When is my dentist appointment?", answer: "I don't remember you mentioning one." }] },
+    });
+    let found: { data: { kind: string; memory_ids: string[]; summary: string }[] } = { data: [] };
+    for (let i = 0; i < 100 && !found.data.length; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      found = jsonOf(await mcp.callTool({ name: "list_incidents", arguments: { conversation_id: conv.id } }));
+    }
+    expect(found.data).toHaveLength(1);
+    expect(found.data[0]).toMatchObject({ kind: "missed_memory", severity: "high" });
+    expect(found.data[0].summary).toContain("Has a dentist appointment");
+    const bad = await mcp.callTool({ name: "list_incidents", arguments: { kind: "forgotten" } });
+    expect(bad.isError).toBe(true);
+    expect(JSON.stringify(bad.content)).toContain("invalid_filter");
   });
 
   it("run_eval runs a named set (nothing logged as an access) and names an unknown set", async () => {
@@ -154,7 +177,7 @@ describe.each(["http", "stdio"] as const)("MCP over %s", (kind) => {
     expect(badApi.isError).toBe(true);
     expect(textOf(badApi)).toContain("404");
     // The server is still there.
-    expect((await mcp.listTools()).tools).toHaveLength(9);
+    expect((await mcp.listTools()).tools).toHaveLength(10);
   });
 });
 
