@@ -19,6 +19,10 @@
 //   replay         replayed turns (a replay reads the past: memories and turns written later
 //                  change only its "changed since" marks, refetched with memories' writes)
 //   evals          eval sets, their cases and runs, run cases, comparisons
+//   incidents      the inbox's lists, its summary (chart, precision, the navigation's badge)
+//                  and a conversation's incidents (its turns' marks)
+
+import type { IncidentFilters } from "./ui/incident-model";
 
 export type ConversationFilters = { q: string; app_id: string; user_id: string; status: "active" | "archived" | "all" };
 export type HistoryParams = { leaf: string | null; model: string; max_token_limit: number; message_limit: number | null };
@@ -124,6 +128,12 @@ export const keys = {
     runCases: (runId: string) => ["evals", "run-cases", runId] as const,
     runCase: (runId: string, caseId: string) => ["evals", "run-case", runId, caseId] as const,
     compare: (runId: string, baseId: string) => ["evals", "compare", runId, baseId] as const,
+  },
+  incidents: {
+    all: ["incidents"] as const,
+    list: (f: IncidentFilters) => ["incidents", "list", f] as const,
+    summary: (days: number) => ["incidents", "summary", days] as const,
+    ofConversation: (conversationId: string) => ["incidents", "conversation", conversationId] as const,
   },
   inspect: {
     offloaded: (ref: string) => ["inspect", "offloaded", ref] as const,

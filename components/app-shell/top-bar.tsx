@@ -2,11 +2,14 @@
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { ProjectSwitcher } from "@/components/auth/project-switcher";
+import { useIncidentSummary } from "@/client/hooks/incidents";
+import { formatCompact } from "@/client/ui/format";
 import { useEffect, useState, type ReactNode } from "react";
 
 const NAV = [
   { href: "/conversations", label: "Conversations" },
   { href: "/memories", label: "Memories" },
+  { href: "/incidents", label: "Incidents" },
   { href: "/inspect", label: "Inspector" },
   { href: "/import", label: "Import" },
   { href: "/evals", label: "Evals" },
@@ -20,9 +23,33 @@ const linkClass = (active: boolean) =>
       : "text-zinc-600 hover:bg-zinc-100 hover:text-zinc-900 dark:text-zinc-400 dark:hover:bg-zinc-900 dark:hover:text-zinc-100"
   }`;
 
+/** Open high-severity incidents, as a count after the Incidents link (nothing when there are none). */
+function IncidentBadge({ count, testId }: { count: number; testId: string }) {
+  if (count <= 0) return null;
+  return (
+    <span data-testid={testId} data-count={count} className="ml-1.5 inline-flex min-w-5 items-center justify-center rounded-full bg-red-600 px-1.5 text-[11px] leading-5 font-semibold text-white tabular-nums">
+      {formatCompact(count)}
+      <span className="sr-only"> open high-severity</span>
+    </span>
+  );
+}
+
+const NavLink = ({ href, label, active, high, testId }: { href: string; label: string; active: boolean; high: number; testId: string }) => (
+  <Link
+    href={href}
+    aria-current={active ? "page" : undefined}
+    title={href === "/incidents" && high > 0 ? `${high} open high-severity incident${high === 1 ? "" : "s"}` : undefined}
+    className={`inline-flex items-center ${linkClass(active)}`}
+  >
+    {label}
+    {href === "/incidents" && <IncidentBadge count={high} testId={testId} />}
+  </Link>
+);
+
 /**
  * The app's header. `right` is a slot for items on the right (a project switcher, the account menu):
- * they stay visible at every width, while the page links fold into a menu below 768 px.
+ * they stay visible at every width, while the page links fold into a menu below 1280 px (seven
+ * links beside a signed-in account's project, Settings and Sign out need that much).
  */
 export function TopBar({ right }: { right?: ReactNode }) {
   const pathname = usePathname();
@@ -30,6 +57,8 @@ export function TopBar({ right }: { right?: ReactNode }) {
   // A link followed from the menu closes it.
   useEffect(() => setOpen(false), [pathname]);
   const isActive = (href: string) => pathname === href || pathname.startsWith(`${href}/`);
+  const summary = useIncidentSummary({ badge: true });
+  const high = summary.data?.open_high ?? 0;
   return (
     <header className="sticky top-0 z-30 border-b border-zinc-200 bg-white/85 backdrop-blur dark:border-zinc-800 dark:bg-zinc-950/85">
       <a
@@ -45,11 +74,9 @@ export function TopBar({ right }: { right?: ReactNode }) {
           {/* Below 640 px the project picker, Sign out and Menu need the room: the logo stands alone. */}
           <span className="sr-only sm:not-sr-only">Memscope</span>
         </Link>
-        <nav aria-label="Main" className="hidden items-center gap-1 text-sm md:flex" data-testid="main-nav">
+        <nav aria-label="Main" className="hidden items-center gap-1 text-sm xl:flex" data-testid="main-nav">
           {NAV.map((item) => (
-            <Link key={item.href} href={item.href} aria-current={isActive(item.href) ? "page" : undefined} className={linkClass(isActive(item.href))}>
-              {item.label}
-            </Link>
+            <NavLink key={item.href} href={item.href} label={item.label} active={isActive(item.href)} high={high} testId="nav-incident-badge" />
           ))}
         </nav>
         <div className="ml-auto flex min-w-0 items-center gap-2" data-testid="top-bar-right">
@@ -61,21 +88,21 @@ export function TopBar({ right }: { right?: ReactNode }) {
             aria-expanded={open}
             aria-controls="main-menu"
             onClick={() => setOpen((o) => !o)}
-            className="inline-flex h-8 shrink-0 items-center gap-1.5 whitespace-nowrap rounded-md border border-zinc-300 px-2.5 text-sm font-medium md:hidden dark:border-zinc-700"
+            className="inline-flex h-8 shrink-0 items-center gap-1.5 whitespace-nowrap rounded-md border border-zinc-300 px-2.5 text-sm font-medium xl:hidden dark:border-zinc-700"
           >
             <svg aria-hidden viewBox="0 0 16 16" className="size-4" fill="none" stroke="currentColor" strokeWidth="1.6">
               {open ? <path d="M4 4l8 8M12 4l-8 8" /> : <path d="M2.5 4.5h11M2.5 8h11M2.5 11.5h11" />}
             </svg>
             Menu
+            {/* The links are folded away: the count shows on the button that opens them. */}
+            <IncidentBadge count={high} testId="menu-button-incident-badge" />
           </button>
         </div>
       </div>
       {open && (
-        <nav id="main-menu" aria-label="Main" data-testid="main-menu" className="flex flex-col gap-0.5 border-t border-zinc-200 px-3 py-2 text-sm md:hidden dark:border-zinc-800">
+        <nav id="main-menu" aria-label="Main" data-testid="main-menu" className="flex flex-col gap-0.5 border-t border-zinc-200 px-3 py-2 text-sm xl:hidden dark:border-zinc-800">
           {NAV.map((item) => (
-            <Link key={item.href} href={item.href} aria-current={isActive(item.href) ? "page" : undefined} className={linkClass(isActive(item.href))}>
-              {item.label}
-            </Link>
+            <NavLink key={item.href} href={item.href} label={item.label} active={isActive(item.href)} high={high} testId="menu-incident-badge" />
           ))}
           {/* Below 640 px the project switcher leaves Settings to this menu. */}
           <Link href="/settings" aria-current={isActive("/settings") ? "page" : undefined} className={`sm:hidden ${linkClass(isActive("/settings"))}`}>

@@ -60,7 +60,7 @@ export function ProjectSwitcher() {
       </Link>
       {data.user && (
         <>
-          <span className="hidden max-w-48 truncate text-xs text-zinc-500 md:inline" title={data.user.email}>
+          <span className="hidden max-w-48 truncate text-xs text-zinc-500 2xl:inline" title={data.user.email}>
             {data.user.email}
           </span>
           <button type="button" onClick={signOut} className="rounded-md px-2 py-1.5 whitespace-nowrap text-zinc-600 hover:bg-zinc-100 dark:text-zinc-400 dark:hover:bg-zinc-900">

@@ -3,6 +3,8 @@ import { memo, useLayoutEffect, useMemo, useRef, useState } from "react";
 import type { HistoryResponse, Message } from "@/client/api-types";
 import { absoluteTime, formatInt, plural } from "@/client/ui/format";
 import { replayHref } from "@/client/ui/replay-url";
+import { useConversationIncidents, type Incident } from "@/client/hooks/incidents";
+import { incidentsHref, isKind, KIND_LABEL } from "@/client/ui/incident-model";
 import Link from "next/link";
 
 /** Turns rendered at first; older ones come in pages so a 5 000-turn thread never freezes the tab. */
@@ -25,6 +27,17 @@ type Props = {
 export function Transcript({ conversationId, turns, history, childrenOf, leafId, onSelectLeaf, loading }: Props) {
   const scrollRef = useRef<HTMLDivElement>(null);
   const [extra, setExtra] = useState(0);
+  // The conversation's memory incidents (issue 38), marked on the turns they are about.
+  const incidents = useConversationIncidents(conversationId);
+  const incidentsOf = useMemo(() => {
+    const map = new Map<string, Incident[]>();
+    for (const i of incidents.data?.data ?? []) {
+      const l = map.get(i.message_id);
+      if (l) l.push(i);
+      else map.set(i.message_id, [i]);
+    }
+    return map;
+  }, [incidents.data]);
 
   const info = useMemo(() => {
     const inWindow = new Set(history?.thread_message_ids ?? []);
@@ -122,6 +135,7 @@ export function Transcript({ conversationId, turns, history, childrenOf, leafId,
                 childrenOf={childrenOf}
                 onSelectLeaf={onSelectLeaf}
                 replayHref={t.answer && t.query.trim() ? replayHref({ conversation: conversationId, turn: t.id, leaf: leafId }) : null}
+                incidents={incidentsOf.get(t.id)}
               />
             </li>
           );
@@ -171,6 +185,7 @@ const Turn = memo(function Turn({
   childrenOf,
   onSelectLeaf,
   replayHref,
+  incidents,
 }: {
   message: Message;
   index: number;
@@ -182,6 +197,8 @@ const Turn = memo(function Turn({
   onSelectLeaf: (id: string) => void;
   /** The replay of this turn (an answered turn with a query). */
   replayHref: string | null;
+  /** Memory incidents found at this turn. */
+  incidents: Incident[] | undefined;
 }) {
   const out = state === "dropped" || state === "beyond-limit";
   const pos = siblings.indexOf(m.id);
@@ -226,6 +243,7 @@ const Turn = memo(function Turn({
             {STATE_LABEL[state]}
           </span>
         )}
+        {incidents && incidents.length > 0 && <IncidentMark incidents={incidents} />}
         {replayHref && (
           <Link href={replayHref} data-testid="replay-turn" className={`ml-auto rounded px-1.5 py-px font-medium text-indigo-700 hover:bg-indigo-50 hover:underline dark:text-indigo-300 dark:hover:bg-indigo-950`}>
             Replay this turn
@@ -271,6 +289,33 @@ const Turn = memo(function Turn({
     </article>
   );
 });
+
+/** "Missed memory" (or "2 incidents"), linking to the inbox showing this conversation's incidents. */
+function IncidentMark({ incidents }: { incidents: Incident[] }) {
+  const open = incidents.filter((i) => i.status === "open" || i.status === "acknowledged");
+  const high = open.some((i) => i.severity === "high");
+  const kinds = [...new Set(incidents.map((i) => (isKind(i.kind) ? KIND_LABEL[i.kind] : i.kind)))];
+  const label = incidents.length === 1 ? kinds[0] : `${incidents.length} incidents`;
+  const tone = !open.length
+    ? "bg-zinc-200 text-zinc-700 dark:bg-zinc-800 dark:text-zinc-300"
+    : high
+      ? "bg-red-100 text-red-800 dark:bg-red-950 dark:text-red-200"
+      : "bg-amber-100 text-amber-900 dark:bg-amber-950 dark:text-amber-200";
+  return (
+    <Link
+      href={incidentsHref({ conversation_id: incidents[0].conversation_id })}
+      data-testid="turn-incident-mark"
+      data-count={incidents.length}
+      title={`Memory incident${incidents.length === 1 ? "" : "s"} at this turn: ${kinds.join(", ")}${open.length ? "" : " (all triaged)"}`}
+      className={`inline-flex items-center gap-1 rounded px-1.5 py-px font-medium hover:underline ${tone}`}
+    >
+      <svg aria-hidden viewBox="0 0 16 16" className="size-3" fill="currentColor">
+        <path d="M8 1.5a1 1 0 0 1 .87.5l6 10.5A1 1 0 0 1 14 14H2a1 1 0 0 1-.87-1.5l6-10.5A1 1 0 0 1 8 1.5Zm0 4a.75.75 0 0 0-.75.75v3a.75.75 0 0 0 1.5 0v-3A.75.75 0 0 0 8 5.5Zm0 6.75a.9.9 0 1 0 0-1.8.9.9 0 0 0 0 1.8Z" />
+      </svg>
+      {label}
+    </Link>
+  );
+}
 
 type ToolCall = { id?: unknown; name?: unknown; arguments?: unknown; result?: unknown };
 
