@@ -353,7 +353,17 @@ function RunCases({ run }: { run: EvalRun }) {
                 data-testid="eval-run-case"
                 data-hit={String(c.hit)}
               >
-                {c.hit === null ? <Badge>unscored</Badge> : c.hit ? <Badge tone="green">hit</Badge> : <Badge tone="red">miss</Badge>}
+                {c.unscorable ? (
+                  <Badge tone="amber" testId="unscorable" title="The benchmark file gave this question no evidence that names a turn (the import listed the defect): no run can score it.">
+                    unscorable
+                  </Badge>
+                ) : c.hit === null ? (
+                  <Badge>unscored</Badge>
+                ) : c.hit ? (
+                  <Badge tone="green">hit</Badge>
+                ) : (
+                  <Badge tone="red">miss</Badge>
+                )}
                 <span className="min-w-0 flex-1">
                   <span className="block">{c.question}</span>
                   <span className="block truncate text-xs text-zinc-600 dark:text-zinc-400">
@@ -382,7 +392,7 @@ function CaseDrillDown({ runId, caseId, k }: { runId: string; caseId: string; k:
         {d.question}
       </h3>
       <p className="text-xs text-zinc-600 dark:text-zinc-400">
-        {d.user_id} · {d.hit === null ? "no expected item" : d.hit ? "hit" : `miss: nothing expected within k=${k}`}
+        {d.user_id} · {d.unscorable ? "unscorable: the benchmark file gave this question no evidence that names a turn (see the import's defects)" : d.hit === null ? "no expected item" : d.hit ? "hit" : `miss: nothing expected within k=${k}`}
         {d.scores && ` · recall ${f3(d.scores.recall)} · RR ${f3(d.scores.rr)} · nDCG ${f3(d.scores.ndcg)}`}
       </p>
       <h4 className="mt-3 text-xs font-semibold">Expected</h4>
