@@ -337,7 +337,8 @@ function RunCases({ run }: { run: EvalRun }) {
   if (cases.isError) return <ErrorBox title="Could not load the cases" error={cases.error} onRetry={() => cases.refetch()} />;
   if (!cases.data) return <Skeleton className="h-32 w-full" />;
   return (
-    <div className="grid gap-4 xl:grid-cols-[minmax(0,1fr)_minmax(0,1fr)]">
+    // One column of minmax(0, 1fr) below xl: an auto column grows to a case's longest line (and the page scrolls sideways at 390 px).
+    <div className="grid grid-cols-[minmax(0,1fr)] gap-4 xl:grid-cols-[minmax(0,1fr)_minmax(0,1fr)]">
       <section aria-labelledby="cases-title" className="rounded-lg border border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-900">
         <h3 id="cases-title" className="border-b border-zinc-100 px-3 py-2 text-sm font-semibold dark:border-zinc-800">
           Cases of this run ({run.failed_cases} failed)
@@ -396,6 +397,7 @@ function CaseDrillDown({ runId, caseId, k }: { runId: string; caseId: string; k:
         {d.scores && ` · recall ${f3(d.scores.recall)} · RR ${f3(d.scores.rr)} · nDCG ${f3(d.scores.ndcg)}`}
       </p>
       <h4 className="mt-3 text-xs font-semibold">Expected</h4>
+      {d.expected_ranks.length === 0 && <p className="text-sm text-zinc-600 dark:text-zinc-400">Nothing: this case lists no expected item.</p>}
       <ul className="mt-1 flex flex-col gap-0.5 text-sm">
         {d.expected_ranks.map((r) => (
           <li key={`${r.kind}:${r.target}`} className="flex gap-2">
