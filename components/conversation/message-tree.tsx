@@ -240,24 +240,15 @@ function TreeCanvas({ conversationId, messages, threadIds, leafId, onSelect, his
         const y = Math.min(...ys) - top;
         return { x, y, width: Math.max(...xs) - x + TURN_NODE_WIDTH, height: Math.max(...ys) - y + TURN_NODE_HEIGHT };
       };
-      // Room on top for the legend strip that overlays the canvas: its height on screen (it
-      // wraps to two or three lines on a narrow screen) in flow units at the zoom the fit
-      // picks, so the top node starts below it whatever the zoom.
-      const legend = box.querySelector<HTMLElement>('[data-testid="tree-legend"]');
-      const legendPx = legend ? legend.getBoundingClientRect().bottom - boxRect.top + 8 : 48;
-      const fitBelowLegend = (ps: Base[], padding: number) => {
-        // The room depends on the zoom and the zoom on the room: two rounds settle it (a larger room only lowers the zoom).
-        let vp = getViewportForBounds(boundsOf(ps, legendPx), w, h, 0.05, FIT_MAX_ZOOM, padding);
-        for (let i = 0; i < 2; i++) vp = getViewportForBounds(boundsOf(ps, legendPx / vp.zoom), w, h, 0.05, FIT_MAX_ZOOM, padding);
-        return vp;
-      };
-      const whole = fitBelowLegend(base, 0.1);
+      // Extra room on top for the legend strip that overlays the canvas.
+      const whole = getViewportForBounds(boundsOf(base, 48), w, h, 0.05, FIT_MAX_ZOOM, 0.1);
       const tail = threadIds.slice(0, FIT_TAIL).map((id) => positions.get(id)).filter((p): p is Base => !!p);
       if (!tail.length || whole.zoom >= READABLE_ZOOM || (base.length <= SMALL_TREE && whole.zoom >= SMALL_TREE_ZOOM)) {
         void flow.setViewport(whole, { duration });
         return;
       }
-      const vp = fitBelowLegend(tail, 0.2);
+      const b = boundsOf(tail, 64);
+      const vp = getViewportForBounds(b, w, h, 0.05, FIT_MAX_ZOOM, 0.2);
       if (vp.zoom >= READABLE_ZOOM) {
         void flow.setViewport(vp, { duration });
         return;
