@@ -1,4 +1,4 @@
-// npm run eval -- --set NAME [--cases FILE] [--import FILE] [--config FILE] [--compare RUN|previous [--allow-config-change]] [--fail-under recall@10=0.85 ...] [--out DIR] [--label TEXT]
+// npm run eval -- --set NAME [--cases FILE] [--import FILE] [--config FILE] [--protocol memscope|longmemeval|locomo] [--compare RUN|previous [--allow-config-change]] [--fail-under recall@10=0.85 ...] [--out DIR] [--label TEXT]
 //
 // Puts memory recall under CI. Talks to a running Memscope over HTTP (MEMSCOPE_URL, default
 // http://localhost:3000; MEMSCOPE_API_KEY as a Bearer key with read and write): the server
@@ -20,6 +20,10 @@
 //   --no-run       stop after --cases / --import (no run)
 //   --config FILE  JSON run configuration: k, weights, min_score, memory_types, status,
 //                  embedding_model, as_of (and optionally label)
+//   --protocol memscope|longmemeval|locomo  how the run scores its cases (default memscope,
+//                  or "protocol" in --config): longmemeval and locomo score as those
+//                  benchmarks' own evaluation code does (README, Evals), so the figures
+//                  compare with published ones; the summary names the protocol
 //   --compare RUN  a run id, or "previous" (the set's newest run before this one): prints
 //                  metric deltas with the paired bootstrap test and the cases it broke
 //   --allow-config-change  compare even when the two runs' retrieval differs (k, weights,
@@ -42,6 +46,7 @@ type Args = {
   set?: string;
   cases?: string;
   config?: string;
+  protocol?: string;
   compare?: string;
   allowConfigChange?: boolean;
   failUnder: Threshold[];
@@ -53,6 +58,12 @@ type Args = {
   userPrefix?: string;
   noRun?: boolean;
   dryRun?: boolean;
+};
+
+/** What a protocol's figures are, in the benchmark's own words (printed beside them). */
+const PROTOCOL_NOTE: Record<string, string> = {
+  longmemeval: " (turn level, user turns only; recall = recall_all, hit rate = recall_any, nDCG = ndcg_any; abstention and unlabelled questions left out)",
+  locomo: " (recall = share of evidence ids among the top k dialog turns; a question without evidence scores 1)",
 };
 
 const QUALITY = ["recall", "precision", "mrr", "ndcg", "hit_rate"] as const;
@@ -71,6 +82,7 @@ function parseArgs(argv: string[]): Args {
     if (flag === "--set") a.set = value();
     else if (flag === "--cases") a.cases = value();
     else if (flag === "--config") a.config = value();
+    else if (flag === "--protocol") a.protocol = value();
     else if (flag === "--compare") a.compare = value();
     else if (flag === "--out") a.out = value();
     else if (flag === "--label") a.label = value();
@@ -185,6 +197,10 @@ const args = parseArgs(process.argv.slice(2));
 const config = args.config ? JSON.parse(fs.readFileSync(args.config, "utf8")) : {};
 const label = args.label ?? config.label;
 delete config.label;
+if (args.protocol !== undefined) {
+  if (!["memscope", "longmemeval", "locomo"].includes(args.protocol)) fail(`--protocol: "${args.protocol}" is none of memscope, longmemeval, locomo`);
+  config.protocol = args.protocol;
+}
 
 let [set] = (await api<{ data: EvalSet[] }>("GET", `/evals/sets?name=${encodeURIComponent(args.set!)}`)).data;
 if (!set) {
@@ -231,7 +247,7 @@ if (args.compare) {
 }
 
 const m = run.metrics.overall;
-console.log(`\neval set "${set.name}": ${m.cases} cases (${m.scored_cases} scored), k=${run.k}, ${run.embedding_model}, run ${run.id} in ${(run.duration_ms / 1000).toFixed(1)} s\n`);
+console.log(`\neval set "${set.name}": ${m.cases} cases (${m.scored_cases} scored), k=${run.k}, scored as ${run.config.protocol}${PROTOCOL_NOTE[run.config.protocol] ?? ""}, ${run.embedding_model}, run ${run.id} in ${(run.duration_ms / 1000).toFixed(1)} s\n`);
 const rows: string[][] = [["metric", "value", "95% CI", ...(comparison ? ["base", "delta", "p", ""] : [])]];
 const names: [MetricName, string, number][] = [
   ["recall", `recall@${run.k}`, 3],

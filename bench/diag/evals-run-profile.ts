@@ -70,7 +70,7 @@ runMain("diag:evals-run-profile", async (cleanup) => {
   lag.enable();
   const cpu0 = process.cpuUsage();
   const t0 = now();
-  const run = await runEval(timed(sql, tally), set.id, { config: { k: 10, status: "active" } });
+  const run = await runEval(timed(sql, tally), set.id, { config: { k: 10, protocol: "memscope", status: "active" } });
   const wall = now() - t0;
   const cpu = process.cpuUsage(cpu0);
   running = false;

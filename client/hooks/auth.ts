@@ -29,8 +29,9 @@ export function useCanWrite(): boolean {
   return !data || data.scopes.includes("write");
 }
 
-export function useInvitationLink(id: string) {
-  return useQuery({ queryKey: keys.auth.invitation(id), queryFn: () => authCall<InvitationLinkView>("GET", `/invitation/${encodeURIComponent(id)}`) });
+/** enabled: false once the link is accepted (it is spent: reading it again answers 404). */
+export function useInvitationLink(id: string, enabled = true) {
+  return useQuery({ queryKey: keys.auth.invitation(id), queryFn: () => authCall<InvitationLinkView>("GET", `/invitation/${encodeURIComponent(id)}`), enabled });
 }
 
 export const PUBLIC_PATHS = ["/sign-in", "/sign-up", "/invite"];

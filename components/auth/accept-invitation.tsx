@@ -11,10 +11,14 @@ export function AcceptInvitation({ id }: { id: string }) {
   const router = useRouter();
   const reset = useResetAfterAuthChange();
   const state = useAuthState();
-  const inv = useInvitationLink(id);
+  // Once accepted, the link is spent: the cache reset after joining must not read it again
+  // (it would answer 404 and flash "does not work" before the page moves on).
+  const [accepted, setAccepted] = useState(false);
+  const inv = useInvitationLink(id, !accepted);
   const [error, setError] = useState<ApiError | null>(null);
   const [busy, setBusy] = useState(false);
 
+  if (accepted) return <AuthCard title="Invitation accepted">Opening the project…</AuthCard>;
   if (inv.isPending) return <AuthCard title="Invitation">Loading…</AuthCard>;
   if (inv.isError)
     return (
@@ -31,6 +35,7 @@ export function AcceptInvitation({ id }: { id: string }) {
     setError(null);
     try {
       await authActions.acceptInvitation(id, signedIn ? null : { name: String(form.get("name") ?? ""), password: String(form.get("password") ?? "") });
+      setAccepted(true);
       reset();
       router.replace("/conversations");
     } catch (err) {

@@ -337,7 +337,8 @@ function RunCases({ run }: { run: EvalRun }) {
   if (cases.isError) return <ErrorBox title="Could not load the cases" error={cases.error} onRetry={() => cases.refetch()} />;
   if (!cases.data) return <Skeleton className="h-32 w-full" />;
   return (
-    <div className="grid gap-4 xl:grid-cols-[minmax(0,1fr)_minmax(0,1fr)]">
+    // One column of minmax(0, 1fr) below xl: an auto column grows to a case's longest line (and the page scrolls sideways at 390 px).
+    <div className="grid grid-cols-[minmax(0,1fr)] gap-4 xl:grid-cols-[minmax(0,1fr)_minmax(0,1fr)]">
       <section aria-labelledby="cases-title" className="rounded-lg border border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-900">
         <h3 id="cases-title" className="border-b border-zinc-100 px-3 py-2 text-sm font-semibold dark:border-zinc-800">
           Cases of this run ({run.failed_cases} failed)
@@ -353,7 +354,17 @@ function RunCases({ run }: { run: EvalRun }) {
                 data-testid="eval-run-case"
                 data-hit={String(c.hit)}
               >
-                {c.hit === null ? <Badge>unscored</Badge> : c.hit ? <Badge tone="green">hit</Badge> : <Badge tone="red">miss</Badge>}
+                {c.unscorable ? (
+                  <Badge tone="amber" testId="unscorable" title="The benchmark file gave this question no evidence that names a turn (the import listed the defect): no run can score it.">
+                    unscorable
+                  </Badge>
+                ) : c.hit === null ? (
+                  <Badge>unscored</Badge>
+                ) : c.hit ? (
+                  <Badge tone="green">hit</Badge>
+                ) : (
+                  <Badge tone="red">miss</Badge>
+                )}
                 <span className="min-w-0 flex-1">
                   <span className="block">{c.question}</span>
                   <span className="block truncate text-xs text-zinc-600 dark:text-zinc-400">
@@ -382,10 +393,11 @@ function CaseDrillDown({ runId, caseId, k }: { runId: string; caseId: string; k:
         {d.question}
       </h3>
       <p className="text-xs text-zinc-600 dark:text-zinc-400">
-        {d.user_id} · {d.hit === null ? "no expected item" : d.hit ? "hit" : `miss: nothing expected within k=${k}`}
+        {d.user_id} · {d.unscorable ? "unscorable: the benchmark file gave this question no evidence that names a turn (see the import's defects)" : d.hit === null ? "no expected item" : d.hit ? "hit" : `miss: nothing expected within k=${k}`}
         {d.scores && ` · recall ${f3(d.scores.recall)} · RR ${f3(d.scores.rr)} · nDCG ${f3(d.scores.ndcg)}`}
       </p>
       <h4 className="mt-3 text-xs font-semibold">Expected</h4>
+      {d.expected_ranks.length === 0 && <p className="text-sm text-zinc-600 dark:text-zinc-400">Nothing: this case lists no expected item.</p>}
       <ul className="mt-1 flex flex-col gap-0.5 text-sm">
         {d.expected_ranks.map((r) => (
           <li key={`${r.kind}:${r.target}`} className="flex gap-2">

@@ -37,13 +37,14 @@ export function PromptBubbles({
   onlyLabel?: string;
 }) {
   if (!messages.length) return <p className="px-1 py-6 text-center text-sm text-zinc-500">The final prompt is empty.</p>;
+  const keys = messageKeys(messages);
   return (
     <ol className="flex flex-col gap-2" aria-label="Final prompt">
       {messages.map((m, i) => {
         const mark = marks?.[i];
         if (onlyDiff && mark === "both") return null;
         return (
-          <li key={i}>
+          <li key={keys[i]}>
             <Bubble message={m} index={i} section={sections[i] ?? "history"} mark={mark} side={side} memories={!!memories && i === 0 && m.role === "system"} onlyLabel={onlyLabel} />
           </li>
         );
@@ -53,6 +54,34 @@ export function PromptBubbles({
 }
 
 const MEMORY_START = /(^|\n)(# USER MEMORY\n|<long_term_memory>\n)/;
+
+/**
+ * A key per message that follows the message, not its position: when a window slides by a
+ * turn (the replay's scrubber), the messages both prompts share keep their elements and only
+ * what is new is rendered. The same message twice gets its occurrence number.
+ */
+function messageKeys(messages: RoleMessage[]): string[] {
+  const seen = new Map<string, number>();
+  return messages.map((m) => {
+    const base = `${m.role}\u0000${m.name ?? ""}\u0000${m.tool_call_id ?? ""}\u0000${textOf(m)}`;
+    const n = seen.get(base) ?? 0;
+    seen.set(base, n + 1);
+    return `${base}\u0000${n}`;
+  });
+}
+
+const sameMessage = (a: RoleMessage, b: RoleMessage) =>
+  a === b || (a.role === b.role && a.name === b.name && a.tool_call_id === b.tool_call_id && textOf(a) === textOf(b) && JSON.stringify(a.tool_calls ?? null) === JSON.stringify(b.tool_calls ?? null));
+
+type BubbleProps = {
+  message: RoleMessage;
+  index: number;
+  section: SectionName;
+  mark?: DiffMark;
+  side?: "A" | "B";
+  memories?: boolean;
+  onlyLabel?: string;
+};
 
 const Bubble = memo(function Bubble({
   message: m,
@@ -126,7 +155,11 @@ const Bubble = memo(function Bubble({
       {off && <OffloadedContent refId={off.ref} />}
     </article>
   );
-});
+},
+// A new answer holds new objects for the same messages: compared by value, an unchanged
+// message is not rendered again.
+(a: BubbleProps, b: BubbleProps) =>
+  a.index === b.index && a.section === b.section && a.mark === b.mark && a.side === b.side && a.memories === b.memories && a.onlyLabel === b.onlyLabel && sameMessage(a.message, b.message));
 
 /** The system prompt, then the injected memories set off in their own colour. */
 function WithMemories({ text }: { text: string }) {

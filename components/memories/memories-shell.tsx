@@ -74,7 +74,7 @@ export function MemoriesShell({ user, onUser, children, title, subtitle, actions
                 value={user}
                 disabled={userLocked || !onUser}
                 onChange={(e) => onUser?.(e.target.value)}
-                className="h-8 max-w-56 min-w-0 rounded-md border border-zinc-300 bg-white px-2 text-sm shadow-xs disabled:opacity-80 dark:border-zinc-700 dark:bg-zinc-900"
+                className="h-8 max-w-56 min-w-0 rounded-md border border-zinc-300 bg-white px-2 text-sm shadow-xs sm:max-w-80 disabled:opacity-80 dark:border-zinc-700 dark:bg-zinc-900"
               >
                 {!users.data?.some((u) => u.user_id === user) && <option value={user}>{user || "—"}</option>}
                 {users.data?.map((u) => (

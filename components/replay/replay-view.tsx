@@ -1,11 +1,11 @@
 "use client";
 import Link from "next/link";
 import { useSearchParams } from "next/navigation";
-import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { memo, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { ChangeSince, Message } from "@/client/api-types";
 import { useCapturedTurns } from "@/client/hooks/captures";
 import { useConversation } from "@/client/hooks/conversations";
-import { useReplay } from "@/client/hooks/replay";
+import { usePrefetchReplays, useReplay } from "@/client/hooks/replay";
 import { useAllMessages, useThread } from "@/client/hooks/turns";
 import { absoluteTime, formatInt, plural } from "@/client/ui/format";
 import { onlyMarks, replayBody, stepDiff } from "@/client/ui/replay-model";
@@ -97,7 +97,11 @@ function Shell({ children }: { children: React.ReactNode }) {
   return <div className="flex min-h-0 flex-1 flex-col">{children}</div>;
 }
 
-function Replay({ state, setState }: { state: ReplayState; setState: React.Dispatch<React.SetStateAction<ReplayState | null>> }) {
+/**
+ * The view of one replay. Memoised: the URL follows each step (replaceState), which renders
+ * ReplayView again with the same state; that must not render the whole page a second time.
+ */
+const Replay = memo(function Replay({ state, setState }: { state: ReplayState; setState: React.Dispatch<React.SetStateAction<ReplayState | null>> }) {
   const patch = useCallback((p: Partial<ReplayState>) => setState((s) => (s ? { ...s, ...p } : s)), [setState]);
   const conversation = useConversation(state.conversation);
   const messages = useAllMessages(state.conversation);
@@ -119,6 +123,27 @@ function Replay({ state, setState }: { state: ReplayState; setState: React.Dispa
     () => (current && prevBody && prev.data && !prev.isPlaceholderData && prev.data.turn.message_id === prevTurn?.id ? stepDiff(prev.data, current) : null),
     [current, prev.data, prev.isPlaceholderData, prevBody, prevTurn],
   );
+  // The scrubber's next steps, fetched ahead once this turn is on screen (two turns the way it
+  // last moved, one the other way), each with the turn before it (its step's comparison):
+  // a step onto a turn not seen before then finds its replay cached.
+  const direction = useRef(1);
+  const lastIndex = useRef(index);
+  if (index >= 0 && lastIndex.current >= 0 && index !== lastIndex.current) direction.current = index > lastIndex.current ? 1 : -1;
+  lastIndex.current = index;
+  const ahead = useMemo(() => {
+    if (index < 0) return [];
+    const d = direction.current;
+    const out: (ReturnType<typeof replayBody> | null)[] = [];
+    for (const j of [index + d, index + 2 * d, index - d]) {
+      const t = turns[j];
+      if (!t) continue;
+      out.push(replayBody(state.conversation, t.id, { memory: state.memory, variant: state.variant }));
+      const before = turns[j - 1];
+      if (before?.query.trim() && (state.memory || state.variant)) out.push(replayBody(state.conversation, before.id));
+    }
+    return out;
+  }, [index, turns, state.conversation, state.memory, state.variant]);
+  usePrefetchReplays(ahead, !!current && !replay.isFetching && !prev.isFetching);
   const since = useMemo(() => new Map<string, ChangeSince>((r?.changes_since.memories ?? []).map((c) => [c.memory_id, c])), [r]);
   const newInPrompt = useMemo(() => new Set(step?.memoriesIn ?? []), [step]);
   // A turn captured over OTLP also has the prompt its agent really sent: a third tab compares the two.
@@ -255,7 +280,7 @@ function Replay({ state, setState }: { state: ReplayState; setState: React.Dispa
       </main>
     </Shell>
   );
-}
+});
 
 /**
  * The "Sent vs modelled" tab: the replayed turn's captured prompt (what the agent sent) beside

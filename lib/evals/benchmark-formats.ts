@@ -1,6 +1,7 @@
 import { stableUuid } from "../imports/stable-id";
 import { extractByRules } from "../memories/curation-rules";
 import type { MemoryType } from "../memories/schemas";
+import { LOCOMO_EVIDENCE_TAG } from "./protocols";
 import type { EvalCaseInput } from "./schemas";
 
 // One record of a published memory benchmark as Memscope's own shapes: conversations with
@@ -24,7 +25,8 @@ import type { EvalCaseInput } from "./schemas";
 
 export type BenchTurn = { id: string; query: string; answer: string; created_at: string; evidenceKey: string };
 export type BenchConversation = { externalId: string; id: string; name: string; created_at: string; turns: BenchTurn[] };
-export type BenchMemory = { externalId: string; content: string; memory_type: MemoryType; importance: number; conversationId: string; messageId: string; created_at: string };
+/** half: the half of a LongMemEval turn (question or answer) the memory was made from; absent where the turn is one text (LoCoMo) or not known (chat extraction). */
+export type BenchMemory = { externalId: string; content: string; memory_type: MemoryType; importance: number; conversationId: string; messageId: string; created_at: string; half?: "user" | "assistant" };
 /**
  * A reference of the file that names nothing (an answer session not in the haystack, an
  * evidence id no turn has), or a question left with no evidence: reported per question in the
@@ -110,7 +112,7 @@ export function parseLongMemEval(raw: unknown, at: number, o: { projectId: strin
   const userId = `${o.prefix}:${qid}`;
   const conversations: BenchConversation[] = [];
   const memories: BenchMemory[] = [];
-  const marked: { conversation_id: string; message_id: string }[] = [];
+  const marked: { conversation_id: string; message_id: string; labelled: "user" | "assistant" | "both" }[] = [];
   const bySession = new Map<string, { conversation_id: string; message_id: string }[]>();
   sessions.forEach((session, j) => {
     const field = `haystack_sessions[${j}]`;
@@ -125,11 +127,14 @@ export function parseLongMemEval(raw: unknown, at: number, o: { projectId: strin
       if (!cur) return;
       conv.turns.push(cur.turn);
       const ref = { conversation_id: conv.id, message_id: cur.turn.id };
-      if (cur.evidence) marked.push(ref);
+      // Which half carries has_answer: LongMemEval's own scoring counts the user's only.
+      const user = cur.texts.some((t) => t.role === "user" && t.has);
+      const assistant = cur.texts.some((t) => t.role === "assistant" && t.has);
+      if (cur.evidence) marked.push({ ...ref, labelled: user && assistant ? "both" : user ? "user" : "assistant" });
       bySession.set(sid, [...(bySession.get(sid) ?? []), ref]);
       for (const [k, t] of cur.texts.entries()) {
         for (const [n, m] of memoriesOf(t.content, o.extraction, null).entries()) {
-          memories.push({ externalId: `${qid}/${j}/${cur.turn.id}/${k}/${n}`, ...m, conversationId: conv.id, messageId: cur.turn.id, created_at: cur.turn.created_at });
+          memories.push({ externalId: `${qid}/${j}/${cur.turn.id}/${k}/${n}`, ...m, conversationId: conv.id, messageId: cur.turn.id, created_at: cur.turn.created_at, half: t.role === "user" ? "user" : "assistant" });
         }
       }
       cur = null;
@@ -243,7 +248,8 @@ export function parseLoCoMo(raw: unknown, at: number, o: { projectId: string; pr
       question,
       expected: { memory_ids: [], texts: [], turns: turns.slice(0, 100) },
       category: cat === null ? null : (LOCOMO_CATEGORIES[cat] ?? `category_${cat}`),
-      tags: ["locomo", ...(cat ? [`locomo-category-${cat}`] : []), ...(unscorable ? [UNSCORABLE_TAG] : [])],
+      // The number of evidence ids the file gave, valid or not: the locomo protocol divides by it (protocols.ts).
+      tags: ["locomo", ...(cat ? [`locomo-category-${cat}`] : []), `${LOCOMO_EVIDENCE_TAG}${ids.length}`, ...(unscorable ? [UNSCORABLE_TAG] : [])],
       external_id: externalId,
     };
   });

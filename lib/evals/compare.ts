@@ -22,16 +22,18 @@ const COSTS: readonly MetricName[] = ["tokens", "latency_p50", "latency_p95"];
 export type CompareCase = CaseRow & { case_id: string; question: string };
 
 /** What decides a run's retrieval: its config and the model it read. */
-export type RunSetup = { config: EvalConfig; embedding_model: string };
+export type RunSetup = { config: Omit<EvalConfig, "protocol"> & { protocol?: EvalConfig["protocol"] }; embedding_model: string };
 
 /**
  * Where two runs' retrieval differs: k, the effective weights (defaults filled in), min_score,
- * memory_types (as a set), status, the model read and as_of. Runs that differ there measure
+ * memory_types (as a set), status, the model read, as_of and the scoring protocol (a run from
+ * before protocols were chosen was scored as memscope). Runs that differ there measure
  * different things, so a delta between them is no verdict on a change of the memory.
  */
 export function configChanges(base: RunSetup, head: RunSetup): Comparison["config_changes"] {
   const view = (r: RunSetup): Record<string, unknown> => ({
     k: r.config.k,
+    protocol: r.config.protocol ?? "memscope",
     weights: { ...DEFAULT_WEIGHTS, ...r.config.weights },
     min_score: r.config.min_score ?? null,
     memory_types: r.config.memory_types ? [...r.config.memory_types].sort() : null,

@@ -187,10 +187,13 @@ async function writeRecord(
       // One statement per table for the record's memories (a LongMemEval question holds
       // hundreds of turns: row-at-a-time writes made the import crawl).
       await tx.query(
-        `INSERT INTO memories (id, project_id, app_id, user_id, memory_type, content, content_key, importance_score, source_session_id, source_message_id, created_at, updated_at)
-         SELECT x.id, $1, $2, $3, x.memory_type::memory_type, x.content, x.content_key, x.importance, x.conversation_id, x.message_id, x.created_at, x.created_at
-           FROM unnest($4::uuid[], $5::text[], $6::text[], $7::text[], $8::float8[], $9::uuid[], $10::uuid[], $11::timestamptz[])
-             AS x(id, memory_type, content, content_key, importance, conversation_id, message_id, created_at)`,
+        // structured_data.source_half: the half of the benchmark turn (its question or its answer) a
+        // memory was made from, which the longmemeval protocol reads (it indexes user turns only).
+        `INSERT INTO memories (id, project_id, app_id, user_id, memory_type, content, content_key, importance_score, source_session_id, source_message_id, created_at, updated_at, structured_data)
+         SELECT x.id, $1, $2, $3, x.memory_type::memory_type, x.content, x.content_key, x.importance, x.conversation_id, x.message_id, x.created_at, x.created_at,
+                CASE WHEN x.half IS NULL THEN NULL ELSE jsonb_build_object('source_half', x.half) END
+           FROM unnest($4::uuid[], $5::text[], $6::text[], $7::text[], $8::float8[], $9::uuid[], $10::uuid[], $11::timestamptz[], $12::text[])
+             AS x(id, memory_type, content, content_key, importance, conversation_id, message_id, created_at, half)`,
         [
           tx.projectId,
           APP_ID,
@@ -203,6 +206,7 @@ async function writeRecord(
           fresh.map((x) => x.m.conversationId),
           fresh.map((x) => x.m.messageId),
           fresh.map((x) => x.m.created_at),
+          fresh.map((x) => x.m.half ?? null),
         ],
       );
       for (const [p, provider] of providers.entries()) {

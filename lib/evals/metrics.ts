@@ -16,7 +16,8 @@ import type { CaseScores, Expected, ExpectedRank, Interval, MetricName, MetricSe
 // The order is the retrieval's (score, then memory id on ties), so ties rank the same way
 // on every run. A case without targets is not scored (tokens and latency still count).
 
-export type MemoryFacts = { id: string; content: string; source_conversation_id: string | null; source_message_id: string | null };
+/** source_half: which half of its turn a benchmark memory was made from (the question or the answer; null: not known). */
+export type MemoryFacts = { id: string; content: string; source_conversation_id: string | null; source_message_id: string | null; source_half?: "user" | "assistant" | null };
 
 type Target = { kind: ExpectedRank["kind"]; target: string; matches: (m: MemoryFacts) => boolean };
 
@@ -35,7 +36,8 @@ export function targetsOf(e: Expected): Target[] {
   ];
 }
 
-export type CaseOutcome = { scores: CaseScores | null; hit: boolean | null; expected_ranks: ExpectedRank[]; relevant: boolean[] };
+/** shown: under a benchmark's protocol, the retrieved memories (by position) behind the k turns it ranked; absent: the first k. */
+export type CaseOutcome = { scores: CaseScores | null; hit: boolean | null; expected_ranks: ExpectedRank[]; relevant: boolean[]; shown?: number[] };
 
 /** One case: `retrieved` in rank order (only the first k are read). */
 export function scoreCase(expected: Expected, retrieved: readonly MemoryFacts[], k: number): CaseOutcome {

@@ -9,9 +9,10 @@ import { parseAsOf } from "../memories/as-of/parse-as-of";
 import type { Breakdown, Memory } from "../memories/schemas";
 import { searchMemoriesMany } from "../memories/search-memories";
 import { countTextTokens } from "../tokens/count-tokens";
-import { runMetricsYielding, scoreCase, type MemoryFacts } from "./metrics";
+import { runMetricsYielding, scoreCase, type CaseOutcome, type MemoryFacts } from "./metrics";
+import { scoreLoCoMo, scoreLongMemEval, searchDepth } from "./protocols";
 import { getRun } from "./runs-db";
-import type { EvalCase, EvalConfig, EvalRun, RetrievedItem } from "./schemas";
+import type { EvalCase, EvalConfig, EvalProtocol, EvalRun, RetrievedItem } from "./schemas";
 import { caseOrder, casesById, requireSet } from "./sets-db";
 import { yieldingSql } from "./yielding-sql";
 
@@ -60,7 +61,7 @@ const STALE_AFTER_S = 120;
 const TOKEN_ENCODING = "o200k_base";
 
 type Retrieved = { memory: Memory; breakdown: Breakdown };
-type Source = { source_session_id: string | null; source_message_id: string | null };
+type Source = { source_session_id: string | null; source_message_id: string | null; source_half: "user" | "assistant" | null };
 /** What the metrics need of a case, kept for the whole run (small). */
 type CaseScore = { category: string | null; scores: ReturnType<typeof scoreCase>["scores"]; hit: boolean | null; tokens: number; latency_ms: number };
 type CaseRow = CaseScore & { case_id: string; expected_ranks: ReturnType<typeof scoreCase>["expected_ranks"]; retrieved: RetrievedItem[] };
@@ -90,7 +91,11 @@ export async function runEval(db: ProjectSql, setId: string, input: { config: Ev
     // The set's order, then its cases grouped by user (pagesByUser): a user's cases share
     // the work of their searches (searchMemoriesMany). Results go back to the set's order
     // for the metrics (their intervals resample by position).
-    const search = { k: config.k, memory_types: config.memory_types, weights: config.weights, min_score: config.min_score, status: config.status };
+    // A benchmark's protocol ranks distinct turns of its own index: more memories are read
+    // than k, so that k turns remain once memories outside that index and repeats are left out.
+    const protocol: EvalProtocol = config.protocol ?? "memscope";
+    const depth = searchDepth(protocol, config.k);
+    const search = { k: depth, memory_types: config.memory_types, weights: config.weights, min_score: config.min_score, status: config.status };
     const order = await caseOrder(sql, setId, MAX_RUN_CASES);
     const scores: (CaseScore | undefined)[] = new Array(order.length);
     const tokenCounts = new TokenCounts();
@@ -103,7 +108,7 @@ export async function runEval(db: ProjectSql, setId: string, input: { config: Ev
         // they share done once), a turn of the event loop between users.
         for (const group of groupsOfUser(cases)) {
           const results = await searchMemoriesMany(sql, group[0].c.user_id, group.map((x) => x.c.question), search, provider!);
-          group.forEach((x, i) => searched.push({ ...x, retrieved: results[i].data.slice(0, config.k), latency: results[i].latency_ms }));
+          group.forEach((x, i) => searched.push({ ...x, retrieved: results[i].data.slice(0, depth), latency: results[i].latency_ms }));
           await yieldToLoop();
         }
       } else {
@@ -114,12 +119,12 @@ export async function runEval(db: ProjectSql, setId: string, input: { config: Ev
             model = r.embedding_model;
             checkModel(config, model);
           }
-          searched.push({ at, c, retrieved: r.data.slice(0, config.k), latency: performance.now() - t0 });
+          searched.push({ at, c, retrieved: r.data.slice(0, depth), latency: performance.now() - t0 });
           await yieldToLoop();
         }
       }
       const sources = await sourcesOf(sql, searched.flatMap((s) => s.retrieved.map((r) => r.memory.id)));
-      const rows = searched.map((s) => scoreOne(s.c, s.retrieved, sources, config.k, s.latency, tokenCounts));
+      const rows = searched.map((s) => scoreOne(s.c, s.retrieved, sources, config.k, protocol, s.latency, tokenCounts));
       await writePage(sql, runId, rows, performance.now() - started);
       rows.forEach((r, i) => (scores[searched[i].at] = { category: r.category, scores: r.scores, hit: r.hit, tokens: r.tokens, latency_ms: r.latency_ms }));
       await yieldToLoop();
@@ -210,7 +215,7 @@ async function claimRun(sql: ProjectSql, setId: string, config: EvalConfig, labe
 async function sourcesOf(sql: ProjectSql, ids: string[]): Promise<Map<string, Source>> {
   if (!ids.length) return new Map();
   const rows = await sql.query<Source & { id: string }>(
-    `SELECT id, source_session_id, source_message_id FROM memories WHERE project_id = $1 AND id = ANY($2::uuid[])`,
+    `SELECT id, source_session_id, source_message_id, structured_data->>'source_half' AS source_half FROM memories WHERE project_id = $1 AND id = ANY($2::uuid[])`,
     [sql.projectId, [...new Set(ids)]],
   );
   return new Map(rows.map((r) => [r.id, r]));
@@ -255,31 +260,37 @@ class TokenCounts {
   }
 }
 
-function scoreOne(c: EvalCase, retrieved: Retrieved[], sources: Map<string, Source>, k: number, latency: number, tokenCounts: TokenCounts): CaseRow {
+function scoreOne(c: EvalCase, retrieved: Retrieved[], sources: Map<string, Source>, k: number, protocol: EvalProtocol, latency: number, tokenCounts: TokenCounts): CaseRow {
   const facts: MemoryFacts[] = retrieved.map((r) => ({
     id: r.memory.id,
     content: r.memory.content,
     source_conversation_id: sources.get(r.memory.id)?.source_session_id ?? null,
     source_message_id: sources.get(r.memory.id)?.source_message_id ?? null,
+    source_half: sources.get(r.memory.id)?.source_half ?? null,
   }));
-  const outcome = scoreCase(c.expected, facts, k);
-  const tokens = retrieved.reduce((n, r) => n + tokenCounts.of(r.memory), 0);
+  const outcome: CaseOutcome = protocol === "longmemeval" ? scoreLongMemEval(c, facts, k) : protocol === "locomo" ? scoreLoCoMo(c, facts, k) : scoreCase(c.expected, facts, k);
+  // The memories the score read: the first k, or under a protocol those behind its k turns.
+  const shown = outcome.shown ?? retrieved.slice(0, k).map((_, i) => i);
+  const tokens = shown.reduce((n, i) => n + tokenCounts.of(retrieved[i].memory), 0);
   return {
     case_id: c.id,
     category: c.category,
     hit: outcome.hit,
     scores: outcome.scores,
     expected_ranks: outcome.expected_ranks,
-    retrieved: retrieved.slice(0, k).map((r, i) => ({
-      rank: i + 1,
-      memory_id: r.memory.id,
-      content: r.memory.content,
-      memory_type: r.memory.memory_type,
-      relevant: outcome.relevant[i] ?? false,
-      source_conversation_id: facts[i].source_conversation_id,
-      source_message_id: facts[i].source_message_id,
-      breakdown: r.breakdown,
-    })),
+    retrieved: shown.map((i) => {
+      const r = retrieved[i];
+      return {
+        rank: i + 1,
+        memory_id: r.memory.id,
+        content: r.memory.content,
+        memory_type: r.memory.memory_type,
+        relevant: outcome.relevant[i] ?? false,
+        source_conversation_id: facts[i].source_conversation_id,
+        source_message_id: facts[i].source_message_id,
+        breakdown: r.breakdown,
+      };
+    }),
     latency_ms: latency,
     tokens,
   };

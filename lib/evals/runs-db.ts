@@ -1,6 +1,7 @@
 import "server-only";
 import type { ProjectSql } from "../db/project-sql";
 import { NotFoundError, ValidationError } from "../errors/domain-errors";
+import { UNSCORABLE_TAG } from "./benchmark-formats";
 import { compareRuns, type CompareCase } from "./compare";
 import type { CaseScores, Comparison, EvalConfig, EvalRun, ExpectedRank, RetrievedItem, RunCase, RunMetrics } from "./schemas";
 import { requireSet, RUN_DONE } from "./sets-db";
@@ -30,7 +31,8 @@ const toRun = (r: RunRow): EvalRun => ({
   id: r.id,
   set_id: r.set_id,
   label: r.label,
-  config: r.config,
+  // A run from before protocols were chosen was scored as memscope.
+  config: { ...r.config, protocol: r.config.protocol ?? "memscope" },
   metrics: r.metrics,
   k: r.config.k,
   case_count: Number(r.case_count),
@@ -62,6 +64,7 @@ type RunCaseRow = {
   question: string;
   category: string | null;
   hit: boolean | null;
+  unscorable: boolean;
   scores: CaseScores | null;
   expected_ranks: ExpectedRank[];
   latency_ms: number;
@@ -76,6 +79,7 @@ const toRunCase = (r: RunCaseRow): RunCase => ({
   question: r.question,
   category: r.category,
   hit: r.hit,
+  unscorable: r.unscorable,
   scores: r.scores,
   expected_ranks: r.expected_ranks,
   latency_ms: Number(r.latency_ms),
@@ -87,6 +91,7 @@ export async function listRunCases(sql: ProjectSql, runId: string, opts: { only?
   await getRun(sql, runId);
   const rows = await sql.query<RunCaseRow>(
     `SELECT rc.case_id, coalesce(c.user_id, '') AS user_id, coalesce(c.question, '(deleted case)') AS question, rc.category, rc.hit,
+            coalesce('${UNSCORABLE_TAG}' = ANY(c.tags), false) AS unscorable,
             CASE WHEN jsonb_typeof(rc.scores) = 'object' THEN rc.scores END AS scores, rc.expected_ranks, rc.latency_ms, rc.tokens
        FROM eval_run_cases rc LEFT JOIN eval_cases c ON c.project_id = rc.project_id AND c.id = rc.case_id
       WHERE rc.project_id = $1 AND rc.run_id = $2 AND ($3::boolean IS NULL OR rc.hit = $3)
@@ -100,6 +105,7 @@ export async function getRunCase(sql: ProjectSql, runId: string, caseId: string)
   await getRun(sql, runId);
   const [r] = await sql.query<RunCaseRow>(
     `SELECT rc.case_id, coalesce(c.user_id, '') AS user_id, coalesce(c.question, '(deleted case)') AS question, rc.category, rc.hit,
+            coalesce('${UNSCORABLE_TAG}' = ANY(c.tags), false) AS unscorable,
             CASE WHEN jsonb_typeof(rc.scores) = 'object' THEN rc.scores END AS scores, rc.expected_ranks, rc.latency_ms, rc.tokens,
             coalesce(c.expected, '{}'::jsonb) AS expected, rc.retrieved
        FROM eval_run_cases rc LEFT JOIN eval_cases c ON c.project_id = rc.project_id AND c.id = rc.case_id

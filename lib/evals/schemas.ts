@@ -9,6 +9,10 @@ export const ZEvidenceTurn = z
   .object({
     conversation_id: z.uuid(),
     message_id: z.uuid(),
+    labelled: z
+      .enum(["user", "assistant", "both"])
+      .optional()
+      .describe("Which half of the turn (its question, its answer) the benchmark labels as evidence (LongMemEval's has_answer); absent: the turn as a whole. The longmemeval protocol counts only turns labelled on the user's side."),
   })
   .strict();
 
@@ -133,10 +137,19 @@ export const ZImportSummary = z.object({
 });
 export type ImportSummaryOut = z.infer<typeof ZImportSummary>;
 
+export const EVAL_PROTOCOLS = ["memscope", "longmemeval", "locomo"] as const;
+export type EvalProtocol = (typeof EVAL_PROTOCOLS)[number];
+
 /** The retrieval a run evaluates under. */
 export const ZEvalConfig = z
   .object({
     k: z.number().int().min(1).max(100).default(10),
+    protocol: z
+      .enum(EVAL_PROTOCOLS)
+      .default("memscope")
+      .describe(
+        "How cases are scored. memscope: every expected item is a target, any memory matching it counts. longmemeval / locomo: as that benchmark's own evaluation code scores retrieval (README, Evals: which questions it leaves out, which turns it indexes, turn-level recall), so a figure compares with published ones.",
+      ),
     weights: ZWeights.partial().optional(),
     min_score: z.number().min(-10).max(10).optional(),
     memory_types: z.array(ZMemoryType).min(1).optional(),
@@ -149,7 +162,7 @@ export type EvalConfig = z.infer<typeof ZEvalConfig>;
 
 export const ZRunCreate = z
   .object({
-    config: ZEvalConfig.default({ k: 10, status: "active" }),
+    config: ZEvalConfig.default({ k: 10, protocol: "memscope", status: "active" }),
     label: z.string().trim().min(1).max(200).optional(),
   })
   .strict();
@@ -222,6 +235,7 @@ export const ZRunCase = z.object({
   question: z.string(),
   category: z.string().nullable(),
   hit: z.boolean().nullable().describe("At least one expected item within k; null for a case without expected items."),
+  unscorable: z.boolean().describe('The benchmark file left the question without evidence (its case is tagged "unscorable"; the import named the defect): no run can score it.'),
   scores: ZCaseScores.nullable(),
   expected_ranks: z.array(ZExpectedRank),
   latency_ms: z

@@ -226,6 +226,66 @@ describe.each(DATABASE_KINDS)("evals on %s", (kind) => {
     expect((await api.post(`/evals/sets/${randomUUID()}/import`, { format: "jsonl", content: "{}" })).status).toBe(404);
   });
 
+  it("a run scored as LongMemEval or LoCoMo scores: user turns only, abstention and assistant-labelled questions left out; LoCoMo's evidence share, a question without evidence counted as 1", async () => {
+    const api = await project();
+    const set = (await api.post("/evals/sets", { name: "protocols" })).body;
+    const session = (label: "user" | "assistant") => [
+      { role: "user", content: label === "user" ? "I adopted a greyhound named Biscuit last spring." : "Which dog breeds are calm indoors?", ...(label === "user" ? { has_answer: true } : {}) },
+      { role: "assistant", content: label === "assistant" ? "Greyhounds such as Biscuit are famously calm indoors." : "Congratulations on Biscuit!", ...(label === "assistant" ? { has_answer: true } : {}) },
+    ];
+    const rec = (id: string, question: string, label: "user" | "assistant") => ({
+      question_id: id,
+      question_type: "single-session-user",
+      question,
+      answer: "Biscuit",
+      question_date: "2023/05/30 (Tue) 23:40",
+      haystack_session_ids: [`answer_${id}`],
+      haystack_dates: ["2023/05/22 (Mon) 18:05"],
+      haystack_sessions: [session(label)],
+      answer_session_ids: [`answer_${id}`],
+    });
+    // Labelled on the user's side; labelled on the assistant's only; an abstention question with a label.
+    const file = [rec("p_user", "What is my greyhound called?", "user"), rec("p_asst", "Which calm breed did you mention?", "assistant"), rec("p_user_abs", "What is my greyhound called?", "user")];
+    const imp = await api.post(`/evals/sets/${set.id}/import`, { format: "longmemeval", content: JSON.stringify(file) });
+    expect(imp.status, JSON.stringify(imp.body)).toBe(201);
+    const ours = await api.post(`/evals/sets/${set.id}/runs`, { config: { k: 3 } });
+    expect(ours.status, JSON.stringify(ours.body)).toBe(201);
+    expect(ours.body.config.protocol).toBe("memscope");
+    expect(ours.body.metrics.overall.scored_cases).toBe(3);
+    const lme = await api.post(`/evals/sets/${set.id}/runs`, { config: { k: 3, protocol: "longmemeval" } });
+    expect(lme.status, JSON.stringify(lme.body)).toBe(201);
+    expect(lme.body.config.protocol).toBe("longmemeval");
+    expect(lme.body.metrics.overall.scored_cases).toBe(1);
+    expect(lme.body.metrics.overall.recall.value).toBe(1);
+    const lmeCases = (await api.get(`/evals/runs/${lme.body.id}/cases`)).body.data as { case_id: string; question: string; user_id: string; scores: unknown }[];
+    expect(lmeCases.filter((c) => c.scores !== null).map((c) => c.user_id)).toEqual(["longmemeval:p_user"]);
+    // Only memories of user halves are in LongMemEval's index: the assistant's answer is never ranked.
+    for (const c of lmeCases) {
+      const detail = (await api.get(`/evals/runs/${lme.body.id}/cases/${c.case_id}`)).body;
+      expect(detail.retrieved.map((r: { content: string }) => r.content).filter((t: string) => /Greyhounds such as|Congratulations/.test(t))).toEqual([]);
+      expect(detail.retrieved.length).toBeGreaterThan(0);
+    }
+    // The protocol is part of a run's configuration: two runs under different ones do not compare like with like.
+    const cmp = await api.get(`/evals/runs/${lme.body.id}/compare?base=${ours.body.id}`);
+    expect(cmp.body.config_changes).toEqual([{ field: "protocol", base: "memscope", head: "longmemeval" }]);
+
+    // LoCoMo: the sample's question without evidence scores 1 (and counts); an evidence id naming no turn is a miss.
+    const loc = JSON.parse(fs.readFileSync(path.join(FIX, "locomo-sample.json"), "utf8"));
+    loc[0].qa[0].evidence = [...loc[0].qa[0].evidence, "D9:99"];
+    expect((await api.post(`/evals/sets/${set.id}/import`, { format: "locomo", content: JSON.stringify(loc) })).status).toBe(201);
+    const locSet = (await api.get(`/evals/sets/${set.id}/cases`)).body.data.filter((c: { tags: string[] }) => c.tags.includes("locomo"));
+    expect(locSet).toHaveLength(3);
+    const locomo = await api.post(`/evals/sets/${set.id}/runs`, { config: { k: 5, protocol: "locomo" } });
+    expect(locomo.status, JSON.stringify(locomo.body)).toBe(201);
+    const locCases = (await api.get(`/evals/runs/${locomo.body.id}/cases`)).body.data as { question: string; scores: { recall: number } | null }[];
+    const byQ = new Map(locCases.map((c) => [c.question, c.scores?.recall ?? null]));
+    expect(byQ.get(loc[0].qa[2].question)).toBe(1);
+    // One valid evidence id of two: at most a half.
+    expect(byQ.get(loc[0].qa[0].question)).toBeLessThanOrEqual(0.5);
+    const trec = await api.post(`/evals/sets/${set.id}/runs`, { config: { k: 3, protocol: "trec" } });
+    expect([trec.status, trec.body.error.details[0].field]).toEqual([422, "config.protocol"]);
+  }, 120_000);
+
   it("benchmark files of any size: streamed through POST .../import/upload; extraction chat without a chat model is a 409", async () => {
     const p = await owner.post("/projects", { name: `evals upload ${++n}` });
     const key = await owner.key(`up${n}`, ["read", "write"], p.id);
@@ -306,6 +366,12 @@ describe.each(DATABASE_KINDS)("evals on %s", (kind) => {
       expect(imp.stdout).toMatch(/uploaded [\d.]+ MB in [\d.]+ s; the server is importing it/);
       expect(imp.stdout).toMatch(/imported in [\d.]+ s: 3 case\(s\) \(0 already there\), 2 conversation\(s\), 5 turn\(s\)/);
       expect(imp.stdout).toContain("1 defect(s):\n  - record 0 (sample_id conv-26): qa[2].evidence: no evidence ids: nothing to score (unscorable)");
+      // --protocol locomo scores as LoCoMo's code: its question without evidence counts (as 1).
+      const locomoRun = cli("--set", "cli-import", "--protocol", "locomo");
+      expect(locomoRun.status, locomoRun.stdout + locomoRun.stderr).toBe(0);
+      expect(locomoRun.stdout).toMatch(/3 cases \(3 scored\), k=10, scored as locomo \(recall = share of evidence ids/);
+      const bogus = cli("--set", "cli-import", "--protocol", "trec");
+      expect([bogus.status, bogus.stderr.trim()]).toEqual([2, 'eval: --protocol: "trec" is none of memscope, longmemeval, locomo']);
       // --dry-run: every defect listed, nothing written, exit 1 when there are any.
       const dryImp = cli("--set", "cli-import", "--import", path.join(out, "locomo10.json"), "--dry-run", "--user-prefix", `cli-dry-${kind}`);
       expect(dryImp.status, dryImp.stdout + dryImp.stderr).toBe(1);

@@ -208,9 +208,15 @@ describe("accounts in a browser", () => {
     await viewer.getByText("As viewer, for viewer@example.com.").waitFor();
     await shots("invite", viewer);
     await viewer.getByLabel("Choose a password (10 characters or more)").fill(PASSWORD);
+    // The link is read once: after accepting it (it is spent) nothing asks for it again.
+    const invitationReads: string[] = [];
+    viewer.on("request", (r) => {
+      if (r.method() === "GET" && /\/api\/auth\/invitation\//.test(r.url())) invitationReads.push(r.url());
+    });
     await viewer.getByRole("button", { name: "Create account and join" }).click();
     await viewer.waitForURL(/\/conversations/);
     await viewer.locator("table tbody tr, [data-testid=conversation-row]").first().waitFor();
+    expect(invitationReads).toEqual([]);
     // Data pages: every control that changes data is there but disabled, with the reason.
     const writeControls = async () => {
       const controls = viewer.locator("[data-writes]");

@@ -83,4 +83,38 @@ describe("evals in a browser", () => {
       expect(violations, `axe at ${w}px`).toEqual([]);
     }
   }, 120_000);
+
+  it("a benchmark question the file left without evidence is marked unscorable in the run's cases and its drill-down", async () => {
+    const fs = await import("node:fs");
+    const path = await import("node:path");
+    const file = JSON.parse(fs.readFileSync(path.resolve(__dirname, "../fixtures/evals/locomo-sample.json"), "utf8"));
+    // An evidence id no turn has: the question keeps no evidence.
+    file[0].qa[0].evidence = ["D9:99"];
+    const set = (await suite.api.post("/evals/sets", { name: "unscorable-set" })).body;
+    const imp = await suite.api.post(`/evals/sets/${set.id}/import`, { format: "locomo", content: JSON.stringify(file), user_prefix: "browser-locomo" });
+    expect(imp.status, JSON.stringify(imp.body)).toBe(201);
+    const run = await suite.api.post(`/evals/sets/${set.id}/runs`, { config: { k: 5 } });
+    expect(run.status, JSON.stringify(run.body)).toBe(201);
+    const page = await suite.tab.take(1440, 900);
+    await page.goto(`${suite.url}/evals?set=${set.id}&run=${run.body.id}`);
+    const row = page.locator('[data-testid="eval-run-case"]', { hasText: file[0].qa[0].question });
+    await row.waitFor();
+    expect(await row.locator('[data-testid="unscorable"]').textContent()).toBe("unscorable");
+    // The question with evidence is scored as before.
+    expect(await page.locator('[data-testid="eval-run-case"]', { hasText: file[0].qa[1].question }).locator('[data-testid="unscorable"]').count()).toBe(0);
+    await row.click();
+    const detail = page.locator('[data-testid="eval-case-detail"]');
+    await expect.poll(async () => (await detail.textContent()) ?? "").toMatch(/unscorable: the benchmark file gave this question no evidence/);
+    for (const [w, h] of [
+      [1440, 900],
+      [1024, 800],
+      [390, 844],
+    ] as const) {
+      await page.setViewportSize({ width: w, height: h });
+      await page.screenshot({ path: screenshotPath(`evals-unscorable-${w}`), fullPage: true });
+      expect(await pageOverflow(page), `page scrolls sideways at ${w}px with a case open`).toBe(0);
+      const violations = (await axeSeriousViolations(page)).map((v) => `${v.impact} ${v.id} at ${v.targets.join(" | ")}`);
+      expect(violations, `axe at ${w}px`).toEqual([]);
+    }
+  }, 120_000);
 });

@@ -200,6 +200,35 @@ describe("page defects a new user hit", () => {
     });
   });
 
+  it("at 1440 px the user picker shows a whole entry, not 'ana@example.com · 17 acti…'", async () => {
+    const tab = await ownerCtx.newPage();
+    tab.setDefaultTimeout(20_000);
+    try {
+      await tab.goto(`${suite.url}/memories?user=${encodeURIComponent(ANA)}`);
+      const picker = tab.getByTestId("memory-user-picker");
+      await picker.waitFor();
+      // The chosen entry ("ana@example.com · 17 active") fits the closed select: not cut to "17 acti…".
+      const cut = await picker.evaluate((el: HTMLSelectElement) => {
+        const probe = document.createElement("span");
+        const cs = getComputedStyle(el);
+        probe.style.font = cs.font;
+        probe.style.whiteSpace = "nowrap";
+        probe.style.position = "absolute";
+        probe.style.visibility = "hidden";
+        probe.textContent = el.selectedOptions[0]?.textContent ?? "";
+        document.body.append(probe);
+        const need = probe.getBoundingClientRect().width;
+        probe.remove();
+        // The text's room: the box less its padding and the arrow (about 24 px).
+        const room = el.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight) - 24;
+        return need > room ? `"${probe.textContent}" needs ${Math.round(need)} px, has ${Math.round(room)}` : "whole";
+      });
+      expect(cut).toBe("whole");
+    } finally {
+      await tab.close();
+    }
+  });
+
   it("signed in at 390 px: no page is wider than the screen, menu open or closed", async () => {
     const tab = await ownerCtx.newPage();
     tab.setDefaultTimeout(20_000);

@@ -224,6 +224,36 @@ describe("replay a turn in a browser", () => {
     await expect.poll(() => select.locator("option").allTextContents()).toEqual(["as then", "v1"]);
   });
 
+  it("the scrubber's next turns are fetched while the current one is read: a step onto a turn not seen before asks the server nothing", async () => {
+    const page = await suite.tab.take(1440, 900);
+    // Which turns the page asked POST /replay for, in order.
+    const asked: string[] = [];
+    const onRequest = (req: { url(): string; method(): string; postData(): string | null }) => {
+      if (req.method() === "POST" && req.url().endsWith("/api/v1/replay")) asked.push(JSON.parse(req.postData() ?? "{}").message_id);
+    };
+    page.on("request", onRequest);
+    try {
+      await page.goto(`${suite.url}/inspect/replay?conversation=${conversation}&turn=${turns[1]}`);
+      await expect.poll(() => title(page).textContent()).toBe("Replay of turn 2");
+      await settled(page);
+      // Two turns ahead and one behind, once turn 2 is on screen.
+      await expect.poll(() => [...new Set(asked)].sort()).toEqual([...turns].sort());
+      await page.waitForFunction(() => document.querySelector('[data-testid="step-diff"][data-memories-in]'));
+      const before = asked.length;
+      await page.locator('[data-testid="scrub-range"]').focus();
+      await page.keyboard.press("ArrowRight");
+      await expect.poll(() => title(page).textContent()).toBe("Replay of turn 3");
+      await settled(page);
+      // Turn 3's replay and its comparison with turn 2 came from what was fetched ahead.
+      await page.waitForFunction(() => document.querySelector('[data-testid="step-diff"][data-memories-in="1"]'));
+      expect(await page.locator(`[data-testid="retrieval-row"][data-id="${ids.porto}"] [data-testid="new-in-prompt"]`).count()).toBe(1);
+      expect(asked.slice(before).filter((t) => t === turns[2])).toEqual([]);
+      await noAxe(page, "replay after a prefetched step");
+    } finally {
+      page.off("request", onRequest);
+    }
+  });
+
   for (const width of [1024, 390]) {
     it(`the replay at ${width} px: no sideways scroll, no serious axe violation`, async () => {
       const page = await suite.tab.take(width, width === 390 ? 844 : 900);

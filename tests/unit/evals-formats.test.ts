@@ -102,7 +102,7 @@ describe("benchmark formats", () => {
     expect(r.memories).toHaveLength(6);
     const [c] = r.cases;
     expect(c.category).toBe("single-session-user");
-    expect(c.expected.turns).toEqual([{ conversation_id: r.conversations[1].id, message_id: r.conversations[1].turns[0].id }]);
+    expect(c.expected.turns).toEqual([{ conversation_id: r.conversations[1].id, message_id: r.conversations[1].turns[0].id, labelled: "user" }]);
     expect(r.conversations[1].turns[0].query).toMatch(/^I graduated with a degree in Business Administration/);
     const abs = parseLongMemEval(b, 1, o);
     expect(abs.cases[0].expected.turns).toEqual([]);
