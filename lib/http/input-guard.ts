@@ -24,35 +24,58 @@ export function checkText(value: string, field: string): void {
 
 /** Walks a parsed JSON value once; `where` prefixes field names ("body", "query"). */
 export function checkJsonValue(value: unknown, where = ""): void {
-  walk(value, where, 0);
+  walk(value, [where], 0);
 }
 
-function walk(v: unknown, path: string, depth: number): void {
+// A NUL or any surrogate: the cheap test that lets most strings skip BAD_TEXT's lookarounds.
+const MAYBE_BAD_TEXT = /[\u0000\uD800-\uDFFF]/;
+
+/**
+ * The field name of the value at `path` ("messages[3].content"), built only when one is
+ * reported: building it for every value cost more than the checks (thousands per request).
+ */
+function fieldName(path: (string | number)[]): string {
+  let out = path[0] as string;
+  for (let i = 1; i < path.length; i++) {
+    const part = path[i];
+    out = typeof part === "number" ? `${out}[${part}]` : out ? `${out}.${part}` : part;
+  }
+  return out;
+}
+
+function walk(v: unknown, path: (string | number)[], depth: number): void {
   if (typeof v === "string") {
-    if (v.length && BAD_TEXT.test(v)) checkText(v, path || "body");
+    if (v.length && MAYBE_BAD_TEXT.test(v) && BAD_TEXT.test(v)) checkText(v, fieldName(path) || "body");
     return;
   }
   if (v === null || typeof v !== "object") return;
   if (depth >= MAX_DEPTH) {
     // The path of a deep value is itself long: name where it starts.
-    const field = path.length > 80 ? `${path.slice(0, 80)}…` : path || "body";
+    const full = fieldName(path);
+    const field = full.length > 80 ? `${full.slice(0, 80)}…` : full || "body";
     throw new BadRequestError("nesting_too_deep", `${field} is nested deeper than ${MAX_DEPTH} levels`, [
       { field, message: `more than ${MAX_DEPTH} levels` },
     ]);
   }
   if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) walk(v[i], `${path}[${i}]`, depth + 1);
+    for (let i = 0; i < v.length; i++) {
+      path.push(i);
+      walk(v[i], path, depth + 1);
+      path.pop();
+    }
     return;
   }
   const keys = Object.keys(v);
   if (keys.length > MAX_KEYS) {
-    throw new BadRequestError("too_many_keys", `${path || "body"} has ${keys.length} keys (at most ${MAX_KEYS})`, [
-      { field: path || "body", message: `more than ${MAX_KEYS} keys` },
+    const field = fieldName(path) || "body";
+    throw new BadRequestError("too_many_keys", `${field} has ${keys.length} keys (at most ${MAX_KEYS})`, [
+      { field, message: `more than ${MAX_KEYS} keys` },
     ]);
   }
   for (const k of keys) {
-    const field = path ? `${path}.${k}` : k;
-    if (k.length && BAD_TEXT.test(k)) checkText(k, `${field} (key)`);
-    walk((v as Record<string, unknown>)[k], field, depth + 1);
+    path.push(k);
+    if (k.length && MAYBE_BAD_TEXT.test(k) && BAD_TEXT.test(k)) checkText(k, `${fieldName(path)} (key)`);
+    walk((v as Record<string, unknown>)[k], path, depth + 1);
+    path.pop();
   }
 }

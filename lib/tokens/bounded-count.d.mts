@@ -14,3 +14,7 @@ export declare function scanPieces(
   to?: number,
   stopAt?: Uint8Array | null,
 ): { starts: number[]; before: number[]; approximate: boolean; stoppedAt: number };
+export declare function splitPieces(s: string, encodingName: "o200k_base" | "cl100k_base"): string[];
+export declare function regexPieces(s: string, encodingName: "o200k_base" | "cl100k_base"): string[];
+export declare function mayHaveLongRun(text: string): boolean;
+export declare function longRunByRegex(text: string): boolean;

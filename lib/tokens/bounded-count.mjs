@@ -84,7 +84,6 @@ const PIECE_CACHE_MAX = 50_000;
 const CACHED_PIECE_MAX_CHARS = 32;
 const pieceCounts = { o200k_base: new Map(), cl100k_base: new Map() };
 const splitters = {};
-const scanners = {};
 
 /** A piece's (or segment's) count, from the cache or the encoder. */
 function cachedCount(enc, cache, piece) {
@@ -95,6 +94,173 @@ function cachedCount(enc, cache, piece) {
     cache.set(piece, n);
   }
   return n;
+}
+
+// The encodings' split, hand-written for ASCII: the Unicode regex costs most of a long count
+// (LlamaIndex's joined history: ~25 ms of regex for 240 KB of chat, a few ms this way). Any
+// piece whose outcome depends on a non-ASCII character is left to the regex, so the pieces are
+// the regex's own (checked against it by a property test in tests/unit/tokens-ascii-split.test.ts).
+const A_OTHER = 0, A_UPPER = 1, A_LOWER = 2, A_DIGIT = 3, A_SPACE = 4, A_NEWLINE = 5;
+const ASCII_CLASS = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  if (c >= 65 && c <= 90) ASCII_CLASS[c] = A_UPPER;
+  else if (c >= 97 && c <= 122) ASCII_CLASS[c] = A_LOWER;
+  else if (c >= 48 && c <= 57) ASCII_CLASS[c] = A_DIGIT;
+  else if (c === 10 || c === 13) ASCII_CLASS[c] = A_NEWLINE;
+  else if (c === 9 || c === 11 || c === 12 || c === 32) ASCII_CLASS[c] = A_SPACE;
+}
+const UNDECIDED = -1;
+
+/** A character's ASCII class, or -1 when it is not ASCII (or past the end: then -2). */
+function asciiClass(s, i) {
+  if (i >= s.length) return -2;
+  const c = s.charCodeAt(i);
+  return c < 128 ? ASCII_CLASS[c] : -1;
+}
+
+const isLetter = (k) => k === A_UPPER || k === A_LOWER;
+
+/** The end of '(?i:s|t|re|ve|m|ll|d) at `p` (ſ folding to s), `p` when there is none, or UNDECIDED. */
+function contractionEnd(s, p) {
+  if (s.charCodeAt(p) !== 39 || p + 1 >= s.length) return p;
+  const raw = s.charCodeAt(p + 1);
+  if (raw >= 128) return UNDECIDED;
+  const a = raw | 32;
+  if (a === 115 || a === 116 || a === 109 || a === 100) return p + 2;
+  if (p + 2 < s.length && (a === 114 || a === 118 || a === 108)) {
+    const b = s.charCodeAt(p + 2) | 32;
+    if ((a === 114 && b === 101) || (a === 118 && b === 101) || (a === 108 && b === 108)) return p + 3;
+  }
+  return p;
+}
+
+/** cl100k_base's `\p{L}+` from `i`: where the run of ASCII letters ends, or UNDECIDED before a non-ASCII character. */
+function letterRunEnd(s, i) {
+  for (;;) {
+    const k = asciiClass(s, i);
+    if (isLetter(k)) i++;
+    else return k === -1 ? UNDECIDED : i;
+  }
+}
+
+/**
+ * o200k_base's two letter patterns from `i` (upper-case letters then lower-case ones, or
+ * upper-case ones alone), each with an optional contraction.
+ */
+function casedWordEnd(s, i) {
+  let k = asciiClass(s, i);
+  while (k === A_UPPER) k = asciiClass(s, ++i);
+  if (k === -1) return UNDECIDED;
+  while (k === A_LOWER) k = asciiClass(s, ++i);
+  if (k === -1) return UNDECIDED;
+  return contractionEnd(s, i);
+}
+
+/**
+ * The end of the piece starting at `p` in `s`, or UNDECIDED when a non-ASCII character could
+ * change it. Pattern order: (cl100k) contraction; letters with an optional leading character;
+ * 1-3 digits; punctuation; white space ending in newlines; white space not before a
+ * non-space; white space.
+ */
+export function asciiPieceEnd(s, p, o200k) {
+  const n = s.length;
+  const c = s.charCodeAt(p);
+  if (c >= 128) return UNDECIDED;
+  const k = ASCII_CLASS[c];
+  if (!o200k && c === 39) {
+    const e = contractionEnd(s, p);
+    if (e !== p) return e;
+  }
+  if (isLetter(k)) return o200k ? casedWordEnd(s, p) : letterRunEnd(s, p + 1);
+  if (k !== A_DIGIT && k !== A_NEWLINE && p + 1 < n) {
+    const next = asciiClass(s, p + 1);
+    if (next === -1) return UNDECIDED; // a non-ASCII letter would make this a letter piece
+    if (isLetter(next)) return o200k ? casedWordEnd(s, p + 1) : letterRunEnd(s, p + 2);
+  }
+  if (k === A_DIGIT) {
+    let i = p + 1;
+    while (i < n && i < p + 3) {
+      const d = asciiClass(s, i);
+      if (d === -1) return UNDECIDED; // other scripts' digits count as \p{N}
+      if (d !== A_DIGIT) break;
+      i++;
+    }
+    return i;
+  }
+  // ` ?[^\s\p{L}\p{N}]+[\r\n]*` (o200k: `[\r\n/]*`)
+  let q = c === 32 ? p + 1 : p;
+  const first = asciiClass(s, q);
+  if (first === -1) return UNDECIDED;
+  if (first === A_OTHER) {
+    let o = first;
+    while (o === A_OTHER) o = asciiClass(s, ++q);
+    if (o === -1) return UNDECIDED;
+    for (;;) {
+      const t = s.charCodeAt(q);
+      if (q < n && (t === 10 || t === 13 || (o200k && t === 47))) q++;
+      else return q;
+    }
+  }
+  // White space: the run [p, r) and its last newline.
+  let r = p;
+  let lastNewline = -1;
+  for (;;) {
+    const w = asciiClass(s, r);
+    if (w === -1) return UNDECIDED; // U+0085, U+00A0... are white space too
+    if (w === A_NEWLINE) lastNewline = r;
+    else if (w !== A_SPACE) break;
+    r++;
+  }
+  if (lastNewline >= 0) return lastNewline + 1;
+  if (r === n) return r;
+  return r - p >= 2 ? r - 1 : r;
+}
+
+const stickySplitters = {};
+
+/**
+ * The next piece of `s` at or after `p`: sets PIECE.start and PIECE.end, false when none is left.
+ * The ASCII path where it decides; everything else is the regex's match.
+ */
+const PIECE = { start: 0, end: 0 };
+function nextPiece(s, p, encodingName) {
+  if (p >= s.length) return false;
+  const end = asciiPieceEnd(s, p, encodingName === "o200k_base");
+  if (end !== UNDECIDED) {
+    PIECE.start = p;
+    PIECE.end = end;
+    return true;
+  }
+  const sticky = (stickySplitters[encodingName] ??= new RegExp(SPLIT_PATTERNS[encodingName], "yu"));
+  sticky.lastIndex = p;
+  let m = sticky.exec(s);
+  if (!m || m[0].length === 0) {
+    // Not reached with these patterns (every character starts a piece); the global search
+    // skips as the scan always has.
+    const split = (splitters[encodingName] ??= new RegExp(SPLIT_PATTERNS[encodingName], "gu"));
+    split.lastIndex = m ? p + 1 : p;
+    m = split.exec(s);
+    while (m && m[0].length === 0) {
+      split.lastIndex++;
+      m = split.exec(s);
+    }
+    if (!m) return false;
+  }
+  PIECE.start = m.index;
+  PIECE.end = m.index + m[0].length;
+  return true;
+}
+
+/** The pieces of `s` as the split regex alone cuts them: the reference for the ASCII path's property test. */
+export function regexPieces(s, encodingName) {
+  return Array.from(s.matchAll(new RegExp(SPLIT_PATTERNS[encodingName], "gu")), (m) => m[0]).filter((m) => m.length > 0);
+}
+
+/** The pieces of `s` as the scan cuts them (the ASCII path where it decides, else the regex). */
+export function splitPieces(s, encodingName) {
+  const out = [];
+  for (let p = 0; nextPiece(s, p, encodingName); p = PIECE.end) out.push(s.slice(PIECE.start, PIECE.end));
+  return out;
 }
 
 /**
@@ -112,16 +278,10 @@ function cachedCount(enc, cache, piece) {
 export function countBounded(enc, text, encodingName) {
   if (!text) return { tokens: 0, approximate: false };
   const cache = pieceCounts[encodingName];
-  const split = (splitters[encodingName] ??= new RegExp(SPLIT_PATTERNS[encodingName], "gu"));
-  split.lastIndex = 0;
   let tokens = 0;
   let approximate = false;
-  for (let m = split.exec(text); m; m = split.exec(text)) {
-    const piece = m[0];
-    if (piece.length === 0) {
-      split.lastIndex++; // cannot happen with these patterns; never loop forever
-      continue;
-    }
+  for (let p = 0; nextPiece(text, p, encodingName); p = PIECE.end) {
+    const piece = text.slice(PIECE.start, PIECE.end);
     if (piece.length <= CACHED_PIECE_MAX_CHARS) {
       tokens += cachedCount(enc, cache, piece);
     } else if (piece.length < RUN || utf8Length(piece) <= MAX_PIECE_BYTES) {
@@ -147,13 +307,66 @@ export function estimateTokens(text) {
 }
 
 /**
+ * LONG_RUN.test(text) as a loop over character classes (the Unicode regex tries its
+ * 60-character runs at every position: ~8 ms for a 500-turn history); non-ASCII code points
+ * are classed one by one.
+ */
+const IS_LETTER = /^\p{L}$/u;
+const IS_MARK = /^\p{M}$/u;
+const IS_NUMBER = /^\p{N}$/u;
+
+export function mayHaveLongRun(text) {
+  let letters = 0;
+  let others = 0; // neither letters nor digits: punctuation and white space
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 128) {
+      // One code point (as the regex counts them): a mark extends both kinds of run.
+      const cp = text.codePointAt(i);
+      if (cp > 0xffff) i++;
+      const ch = String.fromCodePoint(cp);
+      if (IS_LETTER.test(ch)) {
+        others = 0;
+        if (++letters >= RUN) return true;
+      } else if (IS_MARK.test(ch)) {
+        if (++letters >= RUN || ++others >= RUN) return true;
+      } else if (IS_NUMBER.test(ch)) {
+        letters = 0;
+        others = 0;
+      } else {
+        letters = 0;
+        if (++others >= RUN) return true;
+      }
+      continue;
+    }
+    const k = ASCII_CLASS[c];
+    if (k === A_UPPER || k === A_LOWER) {
+      others = 0;
+      if (++letters >= RUN) return true;
+    } else if (k === A_DIGIT) {
+      letters = 0;
+      others = 0;
+    } else {
+      letters = 0;
+      if (++others >= RUN) return true;
+    }
+  }
+  return false;
+}
+
+/** LONG_RUN's own answer: the reference for mayHaveLongRun's property test. */
+export function longRunByRegex(text) {
+  return LONG_RUN.test(text);
+}
+
+/**
  * True when counting `text` in this encoding would be approximate (it has a piece longer
  * than MAX_PIECE_BYTES). Cheap for ordinary text: one regex test.
  * @param {string} text
  * @param {"o200k_base" | "cl100k_base"} encodingName
  */
 export function hasLongPiece(text, encodingName) {
-  if (!text || !LONG_RUN.test(text)) return false;
+  if (!text || !mayHaveLongRun(text)) return false;
   const split = new RegExp(SPLIT_PATTERNS[encodingName], "gu");
   for (let m = split.exec(text); m; m = split.exec(text)) {
     if (m[0].length === 0) split.lastIndex++;
@@ -176,28 +389,25 @@ export function hasLongPiece(text, encodingName) {
  */
 export function scanPieces(enc, text, encodingName, from = 0, to = text.length, stopAt = null) {
   const cache = pieceCounts[encodingName];
-  // One compiled pattern per encoding (compiling it costs more than scanning a message): the
-  // scan is synchronous, so sharing its lastIndex is safe.
-  const split = (scanners[encodingName] ??= new RegExp(SPLIT_PATTERNS[encodingName], "gu"));
   const s = from === 0 && to === text.length ? text : text.slice(0, to);
-  split.lastIndex = from;
   const starts = [];
   const before = [0];
   let tokens = 0;
   let approximate = false;
-  for (let m = split.exec(s); m; m = split.exec(s)) {
-    const piece = m[0];
-    if (piece.length === 0) {
-      split.lastIndex++;
-      continue;
-    }
-    if (stopAt && starts.length && stopAt[m.index]) return { starts, before, approximate, stoppedAt: m.index };
-    starts.push(m.index);
-    if (piece.length <= CACHED_PIECE_MAX_CHARS) tokens += cachedCount(enc, cache, piece);
-    else if (piece.length < RUN || utf8Length(piece) <= MAX_PIECE_BYTES) tokens += enc.encode_ordinary(piece).length;
+  for (let p = from; nextPiece(s, p, encodingName); p = PIECE.end) {
+    const start = PIECE.start;
+    const end = PIECE.end;
+    if (stopAt && starts.length && stopAt[start]) return { starts, before, approximate, stoppedAt: start };
+    starts.push(start);
+    const length = end - start;
+    if (length <= CACHED_PIECE_MAX_CHARS) tokens += cachedCount(enc, cache, s.slice(start, end));
     else {
-      for (const seg of segments(piece)) tokens += cachedCount(enc, cache, seg);
-      approximate = true;
+      const piece = s.slice(start, end);
+      if (length < RUN || utf8Length(piece) <= MAX_PIECE_BYTES) tokens += enc.encode_ordinary(piece).length;
+      else {
+        for (const seg of segments(piece)) tokens += cachedCount(enc, cache, seg);
+        approximate = true;
+      }
     }
     before.push(tokens);
   }

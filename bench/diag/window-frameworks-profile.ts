@@ -1,0 +1,60 @@
+// Diagnostic: the framework strategies of issue 42 in process over a 500-turn thread
+// (1 000 messages), the same text generator as bench:window. Prints p50/p95 per strategy.
+// BENCH_N (default 60). Run: npx tsx --conditions=react-server bench/diag/window-frameworks-profile.ts
+import { applyStrategy } from "../../lib/strategies/apply-strategy";
+import { ZStrategy, type RoleMessage } from "../../lib/strategies/schemas";
+import { makeTurnGenerator } from "../lib/text";
+import { measure, ms, stats } from "../lib/common";
+
+const N = Number(process.env.BENCH_N || 60);
+const gen = makeTurnGenerator(20240611);
+const thread: RoleMessage[] = [];
+for (let i = 0; i < 500; i++) {
+  const t = gen();
+  thread.push({ role: "user", content: t.query }, { role: "assistant", content: t.answer });
+}
+const STRATEGIES: { name: string; strategy: Record<string, unknown> }[] = [
+  { name: "langchain_trim last 2000 (model)", strategy: { type: "langchain_trim", max_tokens: 2000, strategy: "last", token_counter: "model", start_on: "human" } },
+  { name: "llamaindex_buffer 0.75 x 128k", strategy: { type: "llamaindex_buffer" } },
+  { name: "llamaindex_buffer 2000", strategy: { type: "llamaindex_buffer", token_limit: 2000 } },
+  { name: "llamaindex_memory 30000 (default)", strategy: { type: "llamaindex_memory" } },
+  { name: "mastra_last_messages 10", strategy: { type: "mastra_last_messages", last_messages: 10 } },
+];
+const only = process.env.ONLY;
+for (const f of STRATEGIES) {
+  if (only && !f.name.includes(only)) continue;
+  const strategy = ZStrategy.parse(f.strategy);
+  const { samples } = await measure(() => applyStrategy(structuredClone(thread), strategy, { model: "gpt-4o", temporary: [{ role: "user", content: "And what next?" }] }), { warmup: 5, n: N });
+  const s = stats(samples);
+  // CPU time per call too: wall times mean little while other work shares the cores.
+  const cpu: number[] = [];
+  for (let i = 0; i < N; i++) {
+    const a = process.cpuUsage();
+    await applyStrategy(structuredClone(thread), strategy, { model: "gpt-4o", temporary: [{ role: "user", content: "And what next?" }] });
+    const d = process.cpuUsage(a);
+    cpu.push((d.user + d.system) / 1000);
+  }
+  const c = stats(cpu);
+  console.log(`${f.name.padEnd(36)} wall p50 ${ms(s.p50)} ms  p95 ${ms(s.p95)} ms | cpu p50 ${ms(c.p50)} ms  p95 ${ms(c.p95)} ms`);
+}
+
+// The request's other in-process costs: the body's JSON and zod parse, the answer's JSON.
+{
+  const { ZWindowInput } = await import("../../lib/strategies/schemas");
+  const body = JSON.stringify({ messages: thread, model: "gpt-4o", strategy: { type: "llamaindex_buffer" }, temporary_messages: [{ role: "user", content: "And what next?" }] });
+  const cpuOf = (fn: () => unknown) => {
+    const xs: number[] = [];
+    for (let i = 0; i < N; i++) {
+      const a = process.cpuUsage();
+      fn();
+      const d = process.cpuUsage(a);
+      xs.push((d.user + d.system) / 1000);
+    }
+    return stats(xs);
+  };
+  const parsed = cpuOf(() => ZWindowInput.parse(JSON.parse(body)));
+  const input = ZWindowInput.parse(JSON.parse(body));
+  const result = await applyStrategy(input.messages, input.strategy, { model: input.model, temporary: input.temporary_messages });
+  const answer = cpuOf(() => JSON.stringify(result));
+  console.log(`body ${Math.round(body.length / 1024)} KB: JSON + zod parse cpu p50 ${ms(parsed.p50)} ms; answer ${Math.round(JSON.stringify(result).length / 1024)} KB JSON cpu p50 ${ms(answer.p50)} ms`);
+}
