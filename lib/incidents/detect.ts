@@ -26,6 +26,7 @@ import {
   type TurnIn,
   type WindowInfo,
 } from "./rules";
+import { loadCapturedPrompts } from "../capture/prompt-store";
 import type { IncidentKind } from "./schemas";
 import { backReferencePhrase, contentWords, normalizeForContainment } from "./text";
 
@@ -178,8 +179,8 @@ export async function detectConversations(sql: ProjectSql, conversationIds: read
          FROM messages WHERE project_id = $1 AND conversation_id = ANY($2::uuid[]) ORDER BY conversation_id, created_at, seq`,
       [sql.projectId, convIds],
     ),
-    sql.query<{ message_id: string; request_model: string | null; input_tokens: number | null; sys: string | null; input: string }>(
-      `SELECT message_id, request_model, input_tokens, system_instructions::text AS sys, input_messages::text AS input
+    sql.query<{ trace_id: string; span_id: string; message_id: string; request_model: string | null; input_tokens: number | null }>(
+      `SELECT trace_id, span_id, message_id, request_model, input_tokens
          FROM captured_spans WHERE project_id = $1 AND conversation_id = ANY($2::uuid[])`,
       [sql.projectId, convIds],
     ),
@@ -227,15 +228,14 @@ export async function detectConversations(sql: ProjectSql, conversationIds: read
   for (const e of eventRows) lineById.get(e.memory_id)?.states.push({ at: num(e.at), content: e.content, status: e.status, type: e.memory_type });
   const suppressed = new Set(suppRows.map((s) => `${s.user_id}\u0000${s.kind}\u0000${s.memory_id}`));
   const captured = new Map<string, Captured>();
+  // The prompts as sent, read back from their stored messages (lib/capture/prompt-store.ts).
+  const prompts = await loadCapturedPrompts(sql, capRows.map((c) => ({ traceId: c.trace_id, spanId: c.span_id })));
   for (const c of capRows) {
     const parts: string[] = [];
-    for (const raw of [c.sys, c.input]) {
-      if (!raw) continue;
-      try {
-        strings(JSON.parse(raw), parts);
-      } catch {
-        parts.push(raw);
-      }
+    const prompt = prompts.get(`${c.trace_id}:${c.span_id}`);
+    if (prompt) {
+      if (prompt.system_instructions) strings(prompt.system_instructions, parts);
+      strings(prompt.input_messages, parts);
     }
     captured.set(c.message_id, { text: normalizeForContainment(parts.join("\n")), inputTokens: c.input_tokens === null ? null : Number(c.input_tokens), model: c.request_model });
   }

@@ -1,4 +1,6 @@
 import { randomUUID } from "node:crypto";
+import type { ChatMessage } from "@/lib/capture/genai-span";
+import { promptChain, storePromptNodes } from "@/lib/capture/prompt-store";
 import type { ProjectSql } from "@/lib/db/project-sql";
 import type { IncidentKind } from "@/lib/incidents/schemas";
 import { insertTurns } from "@/lib/messages/insert-turns";
@@ -506,7 +508,7 @@ export async function loadScenarios(sql: ProjectSql, scenarios: readonly Scenari
   const profiled = new Set<string>();
   const memRows: unknown[] = [];
   const eventRows: unknown[] = [];
-  const spanRows: unknown[] = [];
+  const spanRows: (Record<string, unknown> & { input_messages: ChatMessage[]; output_messages: ChatMessage[] })[] = [];
   for (const [n, s] of scenarios.entries()) {
     const start = base + n * 60 * MIN;
     const userId = `user-${n}-${suffix}`;
@@ -613,11 +615,15 @@ export async function loadScenarios(sql: ProjectSql, scenarios: readonly Scenari
     );
   }
   if (spanRows.length) {
+    // Prompts stored as capture stores them: messages once per conversation, a span names its last.
+    const chains = spanRows.map((r) => promptChain(r.conversation_id as string, null, r.input_messages, r.output_messages));
+    await storePromptNodes(sql, chains, 1 << 20);
+    const rows = spanRows.map(({ input_messages: _i, output_messages: _o, ...r }, i) => ({ ...r, prompt_node: chains[i].promptNode, input_count: chains[i].inputCount, output_count: chains[i].outputCount }));
     await sql.query(
-      `INSERT INTO captured_spans (project_id, trace_id, span_id, conversation_id, message_id, operation, request_model, message_form, input_messages, output_messages, input_tokens, started_at, ended_at)
-       SELECT $1, x.trace_id, x.span_id, x.conversation_id, x.message_id, 'chat', x.request_model, 'attributes', x.input_messages::json, x.output_messages::json, x.input_tokens, x.started_at, x.ended_at
-         FROM jsonb_to_recordset($2::jsonb) AS x(trace_id text, span_id text, conversation_id uuid, message_id uuid, request_model text, input_messages jsonb, output_messages jsonb, input_tokens int, started_at timestamptz, ended_at timestamptz)`,
-      [sql.projectId, JSON.stringify(spanRows)],
+      `INSERT INTO captured_spans (project_id, trace_id, span_id, conversation_id, message_id, operation, request_model, message_form, prompt_node, input_count, output_count, input_tokens, started_at, ended_at)
+       SELECT $1, x.trace_id, x.span_id, x.conversation_id, x.message_id, 'chat', x.request_model, 'attributes', x.prompt_node, x.input_count, x.output_count, x.input_tokens, x.started_at, x.ended_at
+         FROM jsonb_to_recordset($2::jsonb) AS x(trace_id text, span_id text, conversation_id uuid, message_id uuid, request_model text, prompt_node uuid, input_count int, output_count int, input_tokens int, started_at timestamptz, ended_at timestamptz)`,
+      [sql.projectId, JSON.stringify(rows)],
     );
   }
   return out;

@@ -76,4 +76,4 @@ ALTER TABLE "captured_spans" DROP COLUMN "system_instructions",
 -- A half of a turn waiting for the other (otlp_pending) names its end user when it or its
 -- span does (user.id, enduser.id), so a user erasure reaches it before the turn is written.
 ALTER TABLE "otlp_pending" ADD COLUMN "end_user_id" TEXT;
-CREATE INDEX "otlp_pending_project_id_end_user_id_idx" ON "otlp_pending" ("project_id", "end_user_id") WHERE "end_user_id" IS NOT NULL;
+CREATE INDEX "otlp_pending_project_id_end_user_id_idx" ON "otlp_pending" ("project_id", "end_user_id");
