@@ -4,7 +4,7 @@ import { runSteps, runStepsYielding, STEP, type Steps } from "./steps";
 import { ImportLimitError } from "./upload-limits";
 import { sha256Hex, stableUuid } from "./stable-id";
 import { harnessConversation, harnessEntry, type HarnessEntry } from "./agentscope-harness";
-import type { ImportConversation, ImportMemory, ImportTurn, ParsedImport } from "./types";
+import type { ImportConversation, ImportMemory, ImportProblem, ImportTurn, ParsedImport } from "./types";
 
 // An AgentScope 2.x workspace folder (uploaded as a zip):
 // - sessions/<session_id>/context.jsonl: the session's messages, one Msg per line as
@@ -42,8 +42,8 @@ function* agentScopeSteps(files: Map<string, Uint8Array>, opts: AgentScopeOption
   const out: ParsedImport = { format: "agentscope", source: "agentscope", conversations: [], memories: [], problems: [], skipped: 0, unrepresented };
   const names = [...files.keys()].sort();
   const root = workspaceRoot(names);
-  const sessions = new Map<string, { msgs: Map<string, Msg>; files: string[]; hashes: Set<string>; bad: number }>();
-  const harness = new Map<string, { key: HarnessKey; entries: Map<string, HarnessEntry>; files: string[]; hashes: Set<string>; bad: number }>();
+  const sessions = new Map<string, { msgs: Map<string, Msg>; files: string[]; hashes: Set<string>; defects: ImportProblem[] }>();
+  const harness = new Map<string, { key: HarnessKey; entries: Map<string, HarnessEntry>; files: string[]; hashes: Set<string>; defects: ImportProblem[] }>();
   const max = opts.maxRecords ?? Infinity;
   let records = 0;
   let sinceYield = 0;
@@ -65,8 +65,9 @@ function* agentScopeSteps(files: Map<string, Uint8Array>, opts: AgentScopeOption
     const text = utf8(bytes);
     if (text === null) {
       // A defect of the whole file: named, and what it holds is not imported.
-      out.problems.push({ record: rel, message: "not UTF-8 text: the file is left out" });
-      if (h) harnessOf(harness, h).bad++;
+      const problem = { record: rel, message: "not UTF-8 text: the file is left out" };
+      if (h) harnessOf(harness, h).defects.push(problem);
+      else out.problems.push(problem);
       continue;
     }
     if (h) {
@@ -88,15 +89,14 @@ function* agentScopeSteps(files: Map<string, Uint8Array>, opts: AgentScopeOption
           const e = harnessEntry(JSON.parse(line));
           if (!entry.entries.has(e.id)) entry.entries.set(e.id, e);
         } catch (e) {
-          entry.bad++;
-          out.problems.push(lineProblem(`${rel} line ${i + 1}`, e));
+          entry.defects.push(lineProblem(`${rel} line ${i + 1}`, e));
         }
       }
       continue;
     }
     if (s) {
       const id = s[1];
-      const entry = sessions.get(id) ?? { msgs: new Map<string, Msg>(), files: [] as string[], hashes: new Set<string>(), bad: 0 };
+      const entry = sessions.get(id) ?? { msgs: new Map<string, Msg>(), files: [] as string[], hashes: new Set<string>(), defects: [] as ImportProblem[] };
       sessions.set(id, entry);
       const hash = sha256Hex(text);
       if (entry.hashes.has(hash)) {
@@ -118,8 +118,7 @@ function* agentScopeSteps(files: Map<string, Uint8Array>, opts: AgentScopeOption
           const m = msgOf(JSON.parse(line), line);
           if (!entry.msgs.has(m.id)) entry.msgs.set(m.id, m);
         } catch (e) {
-          entry.bad++;
-          out.problems.push(lineProblem(`${rel} line ${i + 1}`, e));
+          entry.defects.push(lineProblem(`${rel} line ${i + 1}`, e));
         }
       }
       continue;
@@ -168,8 +167,8 @@ function* agentScopeSteps(files: Map<string, Uint8Array>, opts: AgentScopeOption
       built = 0;
       yield;
     }
-    if (s.bad) {
-      out.problems.push({ record: `sessions/${sessionId}`, message: `left out: ${s.bad} defective line${s.bad > 1 ? "s" : ""} (named above); a session is imported whole or not at all` });
+    if (s.defects.length) {
+      leaveOut(out, `sessions/${sessionId}`, s.defects);
       continue;
     }
     const conv = sessionConversation(sessionId, [...s.msgs.values()], s.files, opts, unrepresented);
@@ -183,8 +182,8 @@ function* agentScopeSteps(files: Map<string, Uint8Array>, opts: AgentScopeOption
       yield;
     }
     const seat = `${s.key.namespace ? `${s.key.namespace}/` : ""}${s.key.agent}/${s.key.session}`;
-    if (s.bad) {
-      out.problems.push({ record: `session ${seat}`, message: `left out: ${s.bad} defective line${s.bad > 1 ? "s" : ""} (named above); a session is imported whole or not at all` });
+    if (s.defects.length) {
+      leaveOut(out, `session ${seat}`, s.defects);
       continue;
     }
     const owner = s.key.namespace ?? opts.end_user_id ?? null;
@@ -201,11 +200,11 @@ const HARNESS_SESSION = /^(?:(.+)\/)?agents\/([^/]+)\/sessions\/([^/]+?)(?:\.log
 // [<namespace>/]MEMORY.md, [<namespace>/]memory/*.md (and the Python middleware's Memory/ topic files).
 const MEMORY_FILE = /^(?:((?:(?!agents\/)[^/]+\/)*?[^/]+)\/)?(MEMORY\.md|(?:memory|Memory)\/[^/]+\.md)$/;
 
-function harnessOf(all: Map<string, { key: HarnessKey; entries: Map<string, HarnessEntry>; files: string[]; hashes: Set<string>; bad: number }>, m: RegExpExecArray) {
+function harnessOf(all: Map<string, { key: HarnessKey; entries: Map<string, HarnessEntry>; files: string[]; hashes: Set<string>; defects: ImportProblem[] }>, m: RegExpExecArray) {
   const key: HarnessKey = { namespace: m[1] ?? null, agent: m[2], session: m[3] };
   const k = JSON.stringify([key.namespace, key.agent, key.session]);
   let e = all.get(k);
-  if (!e) all.set(k, (e = { key, entries: new Map(), files: [], hashes: new Set(), bad: 0 }));
+  if (!e) all.set(k, (e = { key, entries: new Map(), files: [], hashes: new Set(), defects: [] }));
   return e;
 }
 
@@ -233,7 +232,16 @@ function utf8(bytes: Uint8Array): string | null {
   }
 }
 
-function lineProblem(record: string, e: unknown) {
+/**
+ * A session left out whole: each defect named under the session's record (where it is, in its
+ * message), then why it was left out. The runner counts a record's problems as one failure.
+ */
+function leaveOut(out: ParsedImport, record: string, defects: ImportProblem[]) {
+  for (const d of defects) out.problems.push({ record, ...(d.field ? { field: d.field } : {}), message: `${d.record}: ${d.message}` });
+  out.problems.push({ record, message: `left out: ${defects.length} defect${defects.length > 1 ? "s" : ""} (named above); a session is imported whole or not at all` });
+}
+
+function lineProblem(record: string, e: unknown): ImportProblem {
   return e instanceof RecordProblem ? { record, field: e.field, message: e.message } : { record, message: `not JSON: ${(e as Error).message}` };
 }
 

@@ -125,15 +125,16 @@ describe.each(DATABASE_KINDS)("imports as the source systems write them on %s", 
     const zip = zipSync({ "dana/agents/coder/sessions/s-good.jsonl": new Uint8Array(good), "dana/agents/coder/sessions/s-bad.jsonl": strToU8(bad) });
     const dry = await run(zip, { dry_run: "true" });
     const problems = [
-      { record: "dana/agents/coder/sessions/s-bad.jsonl line 2", field: "role", message: 'must be USER, ASSISTANT, SYSTEM or TOOL, got "ROBOT"' },
-      { record: "dana/agents/coder/sessions/s-bad.jsonl line 3", field: "toolCallId", message: "missing (a tool_use entry has one)" },
-      { record: "dana/agents/coder/sessions/s-bad.jsonl line 4", message: expect.stringMatching(/^not JSON/) },
-      { record: "session dana/coder/s-bad", message: "left out: 3 defective lines (named above); a session is imported whole or not at all" },
+      // Every defect named under the session it leaves out (where, in the message): one failed record.
+      { record: "session dana/coder/s-bad", field: "role", message: 'dana/agents/coder/sessions/s-bad.jsonl line 2: must be USER, ASSISTANT, SYSTEM or TOOL, got "ROBOT"' },
+      { record: "session dana/coder/s-bad", field: "toolCallId", message: "dana/agents/coder/sessions/s-bad.jsonl line 3: missing (a tool_use entry has one)" },
+      { record: "session dana/coder/s-bad", message: expect.stringMatching(/^dana\/agents\/coder\/sessions\/s-bad\.jsonl line 4: not JSON/) },
+      { record: "session dana/coder/s-bad", message: "left out: 3 defects (named above); a session is imported whole or not at all" },
     ];
     expect(dry.problems).toEqual(problems);
     const job = await run(zip);
     expect(job.counts).toEqual(dry.counts);
-    expect(job.counts).toEqual({ conversations: 1, turns: 2, memories: 0, skipped: 0, failed: 4 });
+    expect(job.counts).toEqual({ conversations: 1, turns: 2, memories: 0, skipped: 0, failed: 1 });
     expect(job.problems).toEqual(problems);
     expect((await api.get(`/conversations/${stableUuid("agentscope-conversation:dana/coder/s-bad")}`)).status).toBe(404);
     expect((await api.get(`/conversations/${stableUuid("agentscope-conversation:dana/coder/s-good")}`)).body).toMatchObject({ end_user_id: "dana", turn_count: 2 });
