@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { unzipSync } from "fflate";
 import { describe, expect, it } from "vitest";
@@ -94,5 +95,37 @@ describe("Anthropic memory tool folders", () => {
       ["alice", "Pack light", "/memories/travel/packing.md", null],
     ]);
     expect(p.unrepresented).toEqual({ memory_dir_latin1_decoded: 1 });
+  });
+});
+
+describe("Anthropic memory tool folders, written by the SDK's own tool", () => {
+  // @anthropic-ai/sdk's BetaLocalFilesystemMemoryTool (the Node implementation of the memory
+  // tool) writes the files, one base folder per user, as an agent's tool calls would.
+  it("imports each user's files with the paths the model used (/memories/...), and a re-zip of the export's layout reads the same", async () => {
+    const { BetaLocalFilesystemMemoryTool } = await import("@anthropic-ai/sdk/tools/memory/node");
+    const base = fs.mkdtempSync(path.join(os.tmpdir(), "memory-tool-"));
+    try {
+      const alice = await BetaLocalFilesystemMemoryTool.init(path.join(base, "alice"));
+      await alice.create({ command: "create", path: "/memories/travel/packing.md", file_text: "- Pack light\n- Bring a plug adapter\n" });
+      await alice.create({ command: "create", path: "/memories/profile.md", file_text: "Vegetarian since 2019\n" });
+      await alice.str_replace({ command: "str_replace", path: "/memories/profile.md", old_str: "Vegetarian since 2019", new_str: "Vegan since 2024" });
+      const bob = await BetaLocalFilesystemMemoryTool.init(path.join(base, "bob"));
+      await bob.create({ command: "create", path: "/memories/work/stack.md", file_text: "- Uses PostgreSQL 15\n" });
+
+      const files = new Map(Object.entries(unzipSync(zipFolder(base))));
+      const p = parseMemoryFiles(files);
+      const rows = p.memories.map((m) => [m.user_id, m.structured_data?.path, m.content]).sort((a, b) => String(a).localeCompare(String(b)));
+      expect(rows).toEqual([
+        ["alice", "/memories/profile.md", "Vegan since 2024"],
+        ["alice", "/memories/travel/packing.md", "Bring a plug adapter"],
+        ["alice", "/memories/travel/packing.md", "Pack light"],
+        ["bob", "/memories/work/stack.md", "Uses PostgreSQL 15"],
+      ]);
+      // The export's layout (memories/<user>/...) of the same files reads as the same memories.
+      const exported = new Map([...files].map(([name, bytes]) => [name.replace(/^(\w+)\/memories\//, "memories/$1/"), bytes]));
+      expect(parseMemoryFiles(exported).memories.map((m) => [m.user_id, m.structured_data?.path, m.content]).sort((a, b) => String(a).localeCompare(String(b)))).toEqual(rows);
+    } finally {
+      fs.rmSync(base, { recursive: true, force: true });
+    }
   });
 });
