@@ -248,7 +248,7 @@ describe("accounts in a browser", () => {
     await addSet.waitFor();
     // Disabled through their fieldset (:disabled), once the page knows the role (the empty
     // name field alone keeps Add disabled, so the field is what says it).
-    await expect.poll(() => viewer.locator("#new-set").evaluate((e) => e.matches(":disabled"))).toBe(true);
+    await expect.poll(() => viewer.locator("#new-set").evaluate((e) => e.matches(":disabled")), { timeout: 20_000 }).toBe(true);
     expect(await addSet.evaluate((e) => e.matches(":disabled"))).toBe(true);
     expect(await viewer.locator("fieldset[data-read-only]").first().getAttribute("title")).toMatch(/Read only/);
     await viewer.goto(`${suite.url}/settings/members`);
