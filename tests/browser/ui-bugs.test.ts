@@ -48,7 +48,10 @@ describe("issue 11's ten bugs stay fixed", () => {
     }
     // The Memories sub-tabs are all reachable: Dashboard sits inside the viewport.
     await page.goto(`${suite.url}/memories?user=${enc(ANA)}`);
-    const dash = (await page.getByRole("navigation", { name: "Memories" }).getByRole("link", { name: "Dashboard" }).boundingBox())!;
+    const dashLink = page.getByRole("navigation", { name: "Memories" }).getByRole("link", { name: "Dashboard" });
+    // boundingBox() answers null while the link is attached but not yet shown (a Suspense boundary still hiding it).
+    await dashLink.waitFor({ state: "visible" });
+    const dash = (await dashLink.boundingBox())!;
     expect(dash.x + dash.width).toBeLessThanOrEqual(390);
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "API docs" }).waitFor({ state: "hidden" });
     await page.locator('[data-testid="nav-menu-button"]').click();
