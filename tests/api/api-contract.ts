@@ -6,7 +6,7 @@ import { apiClient, type Res } from "../helpers/api-client";
 
 // The API contract, run against each backend (embedded PGlite, PostgreSQL via DATABASE_URL).
 
-type Started = { url: string; stop(): Promise<void> };
+type Started = { url: string; headers?: Record<string, string>; stop(): Promise<void> };
 
 export function defineApiSuite(backend: string, kind: "pglite" | "postgres", start: () => Promise<Started>) {
   describe(`HTTP API v1 on ${backend}`, () => {
@@ -17,7 +17,7 @@ export function defineApiSuite(backend: string, kind: "pglite" | "postgres", sta
 
     beforeAll(async () => {
       server = await start();
-      api = apiClient(server.url);
+      api = apiClient(server.url, server.headers);
     });
     afterAll(async () => {
       enc.free();
@@ -67,7 +67,7 @@ export function defineApiSuite(backend: string, kind: "pglite" | "postgres", sta
         expect(json.status).toBe(400);
         expect(json.body.error.code).toBe("invalid_json");
         // A form or text/plain body (what a cross-site page sends without a preflight) is a 415.
-        const plain = await fetch(`${server.url}/api/v1/conversations`, { method: "POST", headers: { "content-type": "text/plain" }, body: JSON.stringify({ app_id: app }) });
+        const plain = await fetch(`${server.url}/api/v1/conversations`, { method: "POST", headers: { ...server.headers, "content-type": "text/plain" }, body: JSON.stringify({ app_id: app }) });
         expect(plain.status).toBe(415);
         expect((await plain.json()).error.code).toBe("unsupported_media_type");
       });

@@ -1,4 +1,5 @@
 import { defineApiSuite } from "./api-contract";
-import { startAppOn } from "../helpers/test-database";
+import { sharedProject } from "../helpers/shared-app";
 
-defineApiSuite("embedded PGlite", "pglite", () => startAppOn("embedded"));
+// A project of its own on this worker's shared embedded server (tests/helpers/shared-app.ts).
+defineApiSuite("embedded PGlite", "pglite", () => sharedProject("embedded", "api-embedded"));

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AppServer } from "../helpers/app-server";
-import { startAppOn } from "../helpers/test-database";
+import { sharedProject, type SharedProject } from "../helpers/shared-app";
 
 // A text with one "word" of hundreds of letters is counted in segments (bounded time), so
 // its count is approximate: every answer that counts it says so, and ordinary text does not.
@@ -9,15 +8,15 @@ import { startAppOn } from "../helpers/test-database";
 const LONG = "a".repeat(2_000);
 
 describe("answers say when a token count is approximate", () => {
-  let app: AppServer;
+  let app: SharedProject;
   const post = async (path: string, body: unknown) => {
-    const r = await fetch(`${app.url}/api/v1${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const r = await fetch(`${app.url}/api/v1${path}`, { method: "POST", headers: { ...app.headers, "content-type": "application/json" }, body: JSON.stringify(body) });
     return { status: r.status, json: (await r.json()) as any };
   };
-  const get = async (path: string) => (await fetch(`${app.url}/api/v1${path}`)).json() as Promise<any>;
+  const get = async (path: string) => (await fetch(`${app.url}/api/v1${path}`, { headers: app.headers })).json() as Promise<any>;
 
   beforeAll(async () => {
-    app = await startAppOn("embedded");
+    app = await sharedProject("embedded", "approximate-counts");
   });
   afterAll(() => app?.stop());
 

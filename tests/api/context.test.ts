@@ -1,21 +1,21 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient } from "../helpers/api-client";
-import type { AppServer } from "../helpers/app-server";
-import { DATABASE_KINDS, startAppOn } from "../helpers/test-database";
+import { sharedProject, type SharedProject } from "../helpers/shared-app";
+import { DATABASE_KINDS } from "../helpers/test-database";
 
 // The prompt inspector's API: /window on inline messages, /context assembling
 // system + memories + history + query against a model's context window.
 
 describe.each(DATABASE_KINDS)("window and context API on %s", (kind) => {
-  let server: AppServer;
+  let server: SharedProject;
   let api: ReturnType<typeof apiClient>;
   const user = `ctx-${randomUUID().slice(0, 8)}`;
   let conversationId: string;
 
   beforeAll(async () => {
-    server = await startAppOn(kind);
-    api = apiClient(server.url);
+    server = await sharedProject(kind, "context");
+    api = apiClient(server.url, server.headers);
     const c = await api.post("/conversations", { app_id: "inspector-test", end_user_id: user, name: "ctx" });
     conversationId = c.body.id;
     const turns = Array.from({ length: 40 }, (_, i) => ({ query: `Question ${i} about the Lisbon trip and its budget`, answer: `Answer ${i}: the budget stays at 120 euros a day.` }));

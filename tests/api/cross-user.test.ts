@@ -1,23 +1,23 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMemscope, type MemscopeClient } from "@/sdk/typescript/src/index";
-import type { AppServer } from "../helpers/app-server";
-import { DATABASE_KINDS, startAppOn } from "../helpers/test-database";
+import { sharedProject, type SharedProject } from "../helpers/shared-app";
+import { DATABASE_KINDS } from "../helpers/test-database";
 
 // Within one project, a request that names a user and a conversation must not mix two
 // people: /context, search, memory create and extract refuse another end user's
 // conversation with a 422 naming the field, and write nothing.
 
 describe.each(DATABASE_KINDS)("one user's request never uses another user's conversation, on %s", (kind) => {
-  let server: AppServer;
+  let server: SharedProject;
   let api: MemscopeClient;
   const alice = `alice-${randomUUID().slice(0, 6)}`;
   const bob = `bob-${randomUUID().slice(0, 6)}`;
   let aliceConv: string;
 
   beforeAll(async () => {
-    server = await startAppOn(kind);
-    api = createMemscope({ baseUrl: server.url });
+    server = await sharedProject(kind, "cross-user");
+    api = createMemscope({ baseUrl: server.url, apiKey: server.key });
     const c = await api.POST("/conversations", { body: { app_id: "x", end_user_id: alice, name: "Alice's" } });
     aliceConv = c.data!.id;
     await api.POST("/conversations/{id}/messages/batch", {

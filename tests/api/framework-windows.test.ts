@@ -4,10 +4,10 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RoleMessage } from "@/lib/strategies/schemas";
 import { apiClient } from "../helpers/api-client";
-import type { AppServer } from "../helpers/app-server";
+import { sharedProject, type SharedProject } from "../helpers/shared-app";
 import { history, lcKey, lcOptions, type LlamaMsg, llamaKey, runLangChain, toLangChain, toLlama } from "../helpers/framework-oracles";
-import { OWNER_ENV, signInOwner, type Owner } from "../helpers/owner";
-import { DATABASE_KINDS, startAppOn } from "../helpers/test-database";
+import type { Owner } from "../helpers/owner";
+import { DATABASE_KINDS } from "../helpers/test-database";
 
 // The framework strategies of issue 42 through the API: cases generated and run through the real
 // npm packages give the same kept messages through POST /window; the frameworks' own failures
@@ -15,7 +15,7 @@ import { DATABASE_KINDS, startAppOn } from "../helpers/test-database";
 // profile with langchain_trim replays a stored turn.
 
 describe.each(DATABASE_KINDS)("framework window strategies through the API on %s", (kind) => {
-  let server: AppServer;
+  let server: SharedProject;
   let owner: Owner;
   let n = 0;
   const project = async () => {
@@ -24,8 +24,8 @@ describe.each(DATABASE_KINDS)("framework window strategies through the API on %s
   };
 
   beforeAll(async () => {
-    server = await startAppOn(kind, { env: OWNER_ENV });
-    owner = await signInOwner(server.url);
+    server = await sharedProject(kind, "framework-windows");
+    owner = server.owner;
   }, 240_000);
   afterAll(async () => server?.stop());
 

@@ -2,21 +2,21 @@ import { randomUUID } from "node:crypto";
 import { strToU8, zipSync } from "fflate";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient } from "../helpers/api-client";
-import type { AppServer } from "../helpers/app-server";
-import { DATABASE_KINDS, startAppOn } from "../helpers/test-database";
+import { sharedProject, type SharedProject } from "../helpers/shared-app";
+import { DATABASE_KINDS } from "../helpers/test-database";
 
 // Issue 37's 500s and unaddressable names, each input built here: a 422 naming the field
 // (or a problem per record for an import), nothing written, the server still answering.
 // Dates of years 0001-0099 come back as written and choose the profile in force.
 
 describe.each(DATABASE_KINDS)("hostile input on %s", (kind) => {
-  let server: AppServer;
+  let server: SharedProject;
   let api: ReturnType<typeof apiClient>;
   const tag = () => randomUUID().slice(0, 8);
 
   beforeAll(async () => {
-    server = await startAppOn(kind);
-    api = apiClient(server.url);
+    server = await sharedProject(kind, "hostile-input");
+    api = apiClient(server.url, server.headers);
   }, 240_000);
   afterAll(async () => server?.stop());
 
@@ -130,7 +130,7 @@ describe.each(DATABASE_KINDS)("hostile input on %s", (kind) => {
     });
     const up = await fetch(`${server.url}/api/v1/imports/upload?${new URLSearchParams({ format: "memory-dir", file_name: "m.zip" })}`, {
       method: "POST",
-      headers: { "content-type": "application/octet-stream" },
+      headers: { ...server.headers, "content-type": "application/octet-stream" },
       body: Buffer.from(zip),
     });
     const started = await up.json();
@@ -157,7 +157,7 @@ describe.each(DATABASE_KINDS)("hostile input on %s", (kind) => {
     const memories = Array.from({ length: 2_345 }, (_, i) => ({ id: randomUUID(), user_id: user, memory_type: "fact", content: `fact ${i} é 🌍 "quoted"`, content_key: `fact ${i}` }));
     const d = doc(user, (t) => (t.memories = memories));
     expect((await api.post("/user-imports", d)).status).toBe(201);
-    const r = await fetch(`${server.url}/api/v1/users/${user}/export`);
+    const r = await fetch(`${server.url}/api/v1/users/${user}/export`, { headers: server.headers });
     expect(r.status).toBe(200);
     expect(r.headers.get("content-type")).toBe("application/json");
     const body = await r.json();

@@ -3,9 +3,9 @@ import path from "node:path";
 import { strFromU8, strToU8, unzipSync, zipSync, type Zippable } from "fflate";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient } from "../helpers/api-client";
-import type { AppServer } from "../helpers/app-server";
+import { sharedProject, type SharedProject } from "../helpers/shared-app";
 import { runImportCli } from "../helpers/import-cli";
-import { DATABASE_KINDS, startAppOn } from "../helpers/test-database";
+import { DATABASE_KINDS } from "../helpers/test-database";
 import { stableUuid } from "@/lib/imports/stable-id";
 import { zipFolder } from "@/lib/imports/zip-folder";
 import { UUID_NIL } from "@/lib/threads/uuid-nil";
@@ -27,12 +27,12 @@ type Counts = { conversations: number; turns: number; memories: number; skipped:
 type Job = { id: string; format: string; status: string; counts: Counts; problems: { record: string; field?: string; message: string }[] };
 
 describe.each(DATABASE_KINDS)("imports as the source systems write them on %s", (kind) => {
-  let server: AppServer;
+  let server: SharedProject;
   let api: ReturnType<typeof apiClient>;
 
   beforeAll(async () => {
-    server = await startAppOn(kind);
-    api = apiClient(server.url);
+    server = await sharedProject(kind, "imports-as-written");
+    api = apiClient(server.url, server.headers);
   });
   afterAll(async () => {
     await server?.stop();
@@ -40,7 +40,7 @@ describe.each(DATABASE_KINDS)("imports as the source systems write them on %s", 
 
   /** Uploads, expects 202, waits for the job's end. */
   async function run(body: Uint8Array, query: Record<string, string> = {}): Promise<Job> {
-    const r = await fetch(`${server.url}/api/v1/imports/upload?${new URLSearchParams(query)}`, { method: "POST", headers: { "content-type": "application/octet-stream" }, body: Buffer.from(body) });
+    const r = await fetch(`${server.url}/api/v1/imports/upload?${new URLSearchParams(query)}`, { method: "POST", headers: { ...server.headers, "content-type": "application/octet-stream" }, body: Buffer.from(body) });
     const started = await r.json();
     expect(r.status, JSON.stringify(started)).toBe(202);
     const deadline = Date.now() + 60_000;
@@ -148,7 +148,7 @@ describe.each(DATABASE_KINDS)("imports as the source systems write them on %s", 
     expect(dry.counts).toEqual({ conversations: 0, turns: 0, memories: 3, skipped: 1, failed: 1 });
     expect(dry.problems).toEqual([{ record: "line 47 (memories.carol.legacy/k-empty)", field: "value.content", message: 'a "UserProfile" memory with no content (LangMem\'s memory manager writes {"kind", "content"})' }]);
 
-    const cli = await runImportCli(server.url, ["--user-from", "namespace[1]", path.join(FIX, "langgraph/column-inserts.sql")]);
+    const cli = await runImportCli(server.url, ["--user-from", "namespace[1]", path.join(FIX, "langgraph/column-inserts.sql")], server.key);
     expect(cli.out).toContain("imported: 0 conversations, 0 turns, 3 memories; skipped 1; failed 1");
     // (alice and bob also have the AgentScope workspace's memories in this project: the store's are these)
     type M = { content: string; created_at: string; structured_data: { source: string } };
@@ -162,7 +162,7 @@ describe.each(DATABASE_KINDS)("imports as the source systems write them on %s", 
     expect((await api.get("/users/user_profile/memories")).body.data).toEqual([]);
     // The same store in the other two forms: nothing new.
     for (const f of [forms[0], forms[1]]) expect((await run(f, { namespace_user_index: "1" })).counts).toEqual({ conversations: 0, turns: 0, memories: 0, skipped: 4, failed: 1 });
-    const bad = await runImportCli(server.url, ["--user-from", "user[1]", path.join(FIX, "langgraph/copy.sql")]);
+    const bad = await runImportCli(server.url, ["--user-from", "user[1]", path.join(FIX, "langgraph/copy.sql")], server.key);
     expect(bad.code).toBe(1);
     expect(bad.out).toContain("--user-from must be namespace[i]");
   });
@@ -187,7 +187,7 @@ describe.each(DATABASE_KINDS)("imports as the source systems write them on %s", 
       ["Café au lait every morning", "/memories/breakfast.txt", "windows-1252"],
       ["Pack light", "/memories/travel/packing.md", null],
     ]);
-    const out = await fetch(`${server.url}/api/v1/users/frank/memory-files/memories.zip`);
+    const out = await fetch(`${server.url}/api/v1/users/frank/memory-files/memories.zip`, { headers: server.headers });
     const exported = unzipSync(new Uint8Array(await out.arrayBuffer()));
     expect(Object.keys(exported).sort()).toEqual(["memories/frank/breakfast.txt", "memories/frank/travel/packing.md"]);
     expect(strFromU8(exported["memories/frank/travel/packing.md"])).toBe("- Pack light\n- Bring a plug adapter\n");

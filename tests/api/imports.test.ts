@@ -3,8 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient } from "../helpers/api-client";
-import type { AppServer } from "../helpers/app-server";
-import { startAppOn } from "../helpers/test-database";
+import { sharedProject, type SharedProject } from "../helpers/shared-app";
 import { UUID_NIL } from "@/lib/threads/uuid-nil";
 
 // The import pipeline end to end through POST/GET /api/v1/imports on the embedded
@@ -18,12 +17,12 @@ const C2 = "3f1c2a90-5b7e-4d21-9c3a-0a1b2c3d4e02";
 const m = (n: string) => `7a0d9e4c-1111-4c5a-8d2e-0000000000${n}`;
 
 describe("imports API (embedded)", () => {
-  let server: AppServer;
+  let server: SharedProject;
   let api: ReturnType<typeof apiClient>;
 
   beforeAll(async () => {
-    server = await startAppOn("embedded");
-    api = apiClient(server.url);
+    server = await sharedProject("embedded", "imports");
+    api = apiClient(server.url, server.headers);
   });
   afterAll(async () => server?.stop());
 
@@ -213,7 +212,7 @@ describe("imports API (embedded)", () => {
   });
 
   it("the CLI (npm run import) sends a file, shows the problems and ends with the summary line", async () => {
-    const cli = (args: string[]) => runImportCli(server.url, args);
+    const cli = (args: string[]) => runImportCli(server.url, args, server.key);
     const file = path.join(__dirname, "../fixtures/imports/dify-messages-page.json");
     const dry = await cli(["--dry-run", file]);
     expect(dry.out.trim().split("\n").at(-1)).toBe("would import: 1 conversations, 2 turns, 0 memories; skipped 0; failed 0");

@@ -1,9 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient } from "../helpers/api-client";
-import type { AppServer } from "../helpers/app-server";
-import { OWNER_ENV, signInOwner, type Owner } from "../helpers/owner";
-import { startAppOn } from "../helpers/test-database";
+import { sharedProject, type SharedProject } from "../helpers/shared-app";
+import type { Owner } from "../helpers/owner";
 
 // Memory incidents over HTTP (issue 38): found on ingest within seconds, listed with filters
 // and a cursor, judged (false_positive suppresses the pair), made eval cases, scanned as a
@@ -13,7 +12,7 @@ type Api = ReturnType<typeof apiClient>;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("incidents API (embedded)", () => {
-  let server: AppServer;
+  let server: SharedProject;
   let owner: Owner;
   let n = 0;
   const project = async (scopes = ["read", "write", "admin"]) => {
@@ -23,8 +22,8 @@ describe("incidents API (embedded)", () => {
   };
 
   beforeAll(async () => {
-    server = await startAppOn("embedded", { env: OWNER_ENV });
-    owner = await signInOwner(server.url);
+    server = await sharedProject("embedded", "incidents");
+    owner = server.owner;
   }, 240_000);
   afterAll(async () => server?.stop());
 

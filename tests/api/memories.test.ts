@@ -1,18 +1,18 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient, type Res } from "../helpers/api-client";
-import type { AppServer } from "../helpers/app-server";
-import { DATABASE_KINDS, startAppOn } from "../helpers/test-database";
+import { sharedProject, type SharedProject } from "../helpers/shared-app";
+import { DATABASE_KINDS } from "../helpers/test-database";
 
 // Long-term memories through real HTTP (lexical embedder), on the embedded database and
 // on PostgreSQL through DATABASE_URL.
 
 describe.each(DATABASE_KINDS)("memories API on %s", (kind) => {
-  let server: AppServer;
+  let server: SharedProject;
   let api: ReturnType<typeof apiClient>;
   beforeAll(async () => {
-    server = await startAppOn(kind);
-    api = apiClient(server.url);
+    server = await sharedProject(kind, "memories");
+    api = apiClient(server.url, server.headers);
   });
   afterAll(async () => server?.stop());
 

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient } from "../helpers/api-client";
 import type { AppServer } from "../helpers/app-server";
+import { sharedProject, type SharedProject } from "../helpers/shared-app";
 import { DATABASE_KINDS, startAppOn } from "../helpers/test-database";
 import { startOpenAiStub, type OpenAiStub } from "../helpers/openai-stub";
 
@@ -35,12 +36,12 @@ async function conversationWith(api: Api, endUser: string, queries: string[]) {
 }
 
 describe.each(DATABASE_KINDS)("memory curation API on %s (no chat model)", (kind) => {
-  let server: AppServer;
+  let server: SharedProject;
   let api: Api;
 
   beforeAll(async () => {
-    server = await startAppOn(kind);
-    api = apiClient(server.url);
+    server = await sharedProject(kind, "memory-curation");
+    api = apiClient(server.url, server.headers);
   });
   afterAll(async () => {
     await server?.stop();
@@ -391,13 +392,13 @@ describe.each(DATABASE_KINDS)("memory curation API on %s (no chat model)", (kind
       const gone = await createMemory(api, u, { memory_type: "pattern", content: "Writes reports on Mondays" });
       const skill = await createMemory(api, u, { memory_type: "skill", content: "Deep research: search, read, summarize" });
 
-      const res = await fetch(`${server.url}/api/v1/users/${u}/memory-md?file=memory`);
+      const res = await fetch(`${server.url}/api/v1/users/${u}/memory-md?file=memory`, { headers: server.headers });
       expect(res.status).toBe(200);
       expect(res.headers.get("content-type")).toContain("text/markdown");
       const md = await res.text();
       expect(md).toContain(`- Prefers dark mode <!-- id:${pref.id} importance:0.8 -->`);
       expect(md).not.toContain(skill.content);
-      const learn = await (await fetch(`${server.url}/api/v1/users/${u}/memory-md?file=learnings`)).text();
+      const learn = await (await fetch(`${server.url}/api/v1/users/${u}/memory-md?file=learnings`, { headers: server.headers })).text();
       expect(learn).toContain("## Skills");
       expect(learn).toContain(skill.id);
 
@@ -426,7 +427,7 @@ describe.each(DATABASE_KINDS)("memory curation API on %s (no chat model)", (kind
       const h = await api.get(`/memories/${pref.id}/history`);
       expect(h.body.data.some((e: any) => e.event_type === "update" && e.batch_id === applied.body.batch_id)).toBe(true);
 
-      const md2 = await (await fetch(`${server.url}/api/v1/users/${u}/memory-md?file=memory`)).text();
+      const md2 = await (await fetch(`${server.url}/api/v1/users/${u}/memory-md?file=memory`, { headers: server.headers })).text();
       expect(md2).toContain("Prefers dark mode in every app");
       expect(md2).toContain("Lives in Porto <!-- id:");
       expect(md2).not.toContain("Writes reports on Mondays");

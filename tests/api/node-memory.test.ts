@@ -2,20 +2,20 @@ import { randomUUID } from "node:crypto";
 import { get_encoding } from "tiktoken";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient } from "../helpers/api-client";
-import type { AppServer } from "../helpers/app-server";
-import { DATABASE_KINDS, startAppOn } from "../helpers/test-database";
+import { sharedProject, type SharedProject } from "../helpers/shared-app";
+import { DATABASE_KINDS } from "../helpers/test-database";
 
 // Node-level memory (Dify NodeTokenBufferMemory) through real HTTP on both databases.
 
 describe.each(DATABASE_KINDS)("node memory API on %s", (kind) => {
-  let server: AppServer;
+  let server: SharedProject;
   let api: ReturnType<typeof apiClient>;
   const enc = get_encoding("o200k_base");
   const app = `app-${randomUUID().slice(0, 8)}`;
 
   beforeAll(async () => {
-    server = await startAppOn(kind);
-    api = apiClient(server.url);
+    server = await sharedProject(kind, "node-memory");
+    api = apiClient(server.url, server.headers);
   });
   afterAll(async () => {
     enc.free();

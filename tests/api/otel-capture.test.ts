@@ -6,9 +6,9 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type Re
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseServerTiming } from "@/lib/capture/stage-times";
 import { apiClient } from "../helpers/api-client";
-import type { AppServer } from "../helpers/app-server";
-import { OWNER_ENV, signInOwner, type Owner } from "../helpers/owner";
-import { DATABASE_KINDS, startAppOn } from "../helpers/test-database";
+import { sharedProject, type SharedProject } from "../helpers/shared-app";
+import type { Owner } from "../helpers/owner";
+import { DATABASE_KINDS } from "../helpers/test-database";
 
 // Live capture over OpenTelemetry (issue 25, part 2): the OpenTelemetry JS SDK's own OTLP
 // exporters (JSON and protobuf, one gzip) send the GenAI chat spans of a small agent loop to
@@ -59,7 +59,7 @@ const exportWith = (exporter: SpanExporter, spans: ReadableSpan[]) =>
   new Promise<{ code: number; error?: Error }>((resolve) => exporter.export(spans, resolve));
 
 describe.each(DATABASE_KINDS)("OTLP capture on %s", (kind) => {
-  let server: AppServer;
+  let server: SharedProject;
   let owner: Owner;
   let n = 0;
   const project = async (scopes = ["read", "write", "admin"]) => {
@@ -76,8 +76,8 @@ describe.each(DATABASE_KINDS)("OTLP capture on %s", (kind) => {
   };
 
   beforeAll(async () => {
-    server = await startAppOn(kind, { env: OWNER_ENV });
-    owner = await signInOwner(server.url);
+    server = await sharedProject(kind, "otel-capture");
+    owner = server.owner;
   }, 240_000);
   afterAll(async () => server?.stop());
 

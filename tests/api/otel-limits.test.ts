@@ -1,9 +1,9 @@
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient } from "../helpers/api-client";
-import type { AppServer } from "../helpers/app-server";
-import { OWNER_ENV, signInOwner, type Owner } from "../helpers/owner";
-import { DATABASE_KINDS, startAppOn } from "../helpers/test-database";
+import { sharedProject, type SharedProject } from "../helpers/shared-app";
+import type { Owner } from "../helpers/owner";
+import { DATABASE_KINDS } from "../helpers/test-database";
 
 // POST /api/v1/traces under hostile or oversized input (issue 37, OTLP; issue 35, item 4):
 // each attack built here, sent as a write key would, and answered with a 4xx or a partial
@@ -39,7 +39,7 @@ const request = (spans: unknown[], resource: { key: string; value: unknown }[] =
   JSON.stringify({ resourceSpans: [{ resource: { attributes: [kv("service.name", "limits-bot"), ...resource] }, scopeSpans: [{ scope: { name: "x" }, spans }] }] });
 
 describe.each(DATABASE_KINDS)("OTLP limits on %s", (kind) => {
-  let server: AppServer;
+  let server: SharedProject;
   let owner: Owner;
   let n = 0;
   const project = async () => {
@@ -67,8 +67,8 @@ describe.each(DATABASE_KINDS)("OTLP limits on %s", (kind) => {
   };
 
   beforeAll(async () => {
-    server = await startAppOn(kind, { env: OWNER_ENV });
-    owner = await signInOwner(server.url);
+    server = await sharedProject(kind, "otel-limits");
+    owner = server.owner;
   }, 240_000);
   afterAll(async () => server?.stop());
 

@@ -9,9 +9,9 @@ import { MeterProvider, MetricReader } from "@opentelemetry/sdk-metrics";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient } from "../helpers/api-client";
-import type { AppServer } from "../helpers/app-server";
-import { OWNER_ENV, signInOwner, type Owner } from "../helpers/owner";
-import { DATABASE_KINDS, startAppOn } from "../helpers/test-database";
+import { sharedProject, type SharedProject } from "../helpers/shared-app";
+import type { Owner } from "../helpers/owner";
+import { DATABASE_KINDS } from "../helpers/test-database";
 
 // POST /api/v1/logs and /api/v1/metrics (issue 35): a chat call recorded the way
 // @opentelemetry/instrumentation-openai records it (a span without content, the messages as
@@ -37,7 +37,7 @@ function contribCall(question: string, conversationId: string) {
 }
 
 describe.each(DATABASE_KINDS)("OTLP logs and metrics on %s", (kind) => {
-  let server: AppServer;
+  let server: SharedProject;
   let owner: Owner;
   let n = 0;
   const project = async (scopes = ["read", "write", "admin"]) => {
@@ -55,8 +55,8 @@ describe.each(DATABASE_KINDS)("OTLP logs and metrics on %s", (kind) => {
   const PROTO_TYPE = { "content-type": "application/x-protobuf" };
 
   beforeAll(async () => {
-    server = await startAppOn(kind, { env: OWNER_ENV });
-    owner = await signInOwner(server.url);
+    server = await sharedProject(kind, "otel-logs");
+    owner = server.owner;
   }, 240_000);
   afterAll(async () => server?.stop());
 

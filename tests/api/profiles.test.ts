@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient } from "../helpers/api-client";
-import type { AppServer } from "../helpers/app-server";
-import { OWNER_ENV, signInOwner, type Owner } from "../helpers/owner";
-import { DATABASE_KINDS, startAppOn } from "../helpers/test-database";
+import { sharedProject, type SharedProject } from "../helpers/shared-app";
+import type { Owner } from "../helpers/owner";
+import { DATABASE_KINDS } from "../helpers/test-database";
 
 // Agent profiles (issue 22, part 2): per app_id, every change is a new version with the
 // instant it took effect; the version in force at an instant; project isolation.
@@ -16,7 +16,7 @@ const settings = (k: number) => ({
 });
 
 describe.each(DATABASE_KINDS)("agent profiles on %s", (kind) => {
-  let server: AppServer;
+  let server: SharedProject;
   let owner: Owner;
   let n = 0;
   /** A fresh project and a client with a key of it (scopes as given). */
@@ -27,8 +27,8 @@ describe.each(DATABASE_KINDS)("agent profiles on %s", (kind) => {
   };
 
   beforeAll(async () => {
-    server = await startAppOn(kind, { env: OWNER_ENV });
-    owner = await signInOwner(server.url);
+    server = await sharedProject(kind, "profiles");
+    owner = server.owner;
   }, 240_000);
   afterAll(async () => server?.stop());
 

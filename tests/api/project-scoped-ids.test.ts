@@ -2,9 +2,9 @@ import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AppServer } from "../helpers/app-server";
-import { OWNER_ENV, signInOwner, type Owner } from "../helpers/owner";
-import { DATABASE_KINDS, startAppOn } from "../helpers/test-database";
+import { sharedProject, type SharedProject } from "../helpers/shared-app";
+import type { Owner } from "../helpers/owner";
+import { DATABASE_KINDS } from "../helpers/test-database";
 
 // Ids a client chooses (conversations, messages, node turns, an import's source ids) are
 // unique per project. Project B sending an id that project A holds gets exactly the answer
@@ -32,12 +32,12 @@ const C1 = "3f1c2a90-5b7e-4d21-9c3a-0a1b2c3d4e01";
 const M01 = "7a0d9e4c-1111-4c5a-8d2e-000000000001";
 
 describe.each(DATABASE_KINDS)("client-chosen ids are per project, on %s", (kind) => {
-  let app: AppServer;
+  let app: SharedProject;
   let owner: Owner;
 
   beforeAll(async () => {
-    app = await startAppOn(kind, { env: OWNER_ENV });
-    owner = await signInOwner(app.url);
+    app = await sharedProject(kind, "project-scoped-ids");
+    owner = app.owner;
   }, 240_000);
   afterAll(() => app?.stop());
 

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient } from "../helpers/api-client";
-import type { AppServer } from "../helpers/app-server";
-import { DATABASE_KINDS, startAppOn } from "../helpers/test-database";
+import { sharedProject, type SharedProject } from "../helpers/shared-app";
+import { DATABASE_KINDS } from "../helpers/test-database";
 
 // Provenance over real HTTP: GET /memories/{id}/origin (conversation and turn, import,
 // merge and compression sources, first event) and GET /conversations/{id}/memories
@@ -11,12 +11,12 @@ import { DATABASE_KINDS, startAppOn } from "../helpers/test-database";
 type Api = ReturnType<typeof apiClient>;
 
 describe.each(DATABASE_KINDS)("provenance API on %s", (kind) => {
-  let server: AppServer;
+  let server: SharedProject;
   let api: Api;
 
   beforeAll(async () => {
-    server = await startAppOn(kind);
-    api = apiClient(server.url);
+    server = await sharedProject(kind, "provenance");
+    api = apiClient(server.url, server.headers);
   });
   afterAll(async () => server?.stop());
 

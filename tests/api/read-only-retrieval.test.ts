@@ -1,9 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient } from "../helpers/api-client";
-import type { AppServer } from "../helpers/app-server";
-import { OWNER_ENV, signInOwner } from "../helpers/owner";
-import { DATABASE_KINDS, startAppOn } from "../helpers/test-database";
+import { sharedProject, type SharedProject } from "../helpers/shared-app";
+import { DATABASE_KINDS } from "../helpers/test-database";
 
 // The access rule: a search marks the memories it returns as accessed, and last_accessed_at is
 // the recency term of every later search. A key with only `read` may search (and assemble
@@ -11,13 +10,13 @@ import { DATABASE_KINDS, startAppOn } from "../helpers/test-database";
 // caller that also holds `write` records access.
 
 describe.each(DATABASE_KINDS)("read-only retrieval on %s", (kind) => {
-  let app: AppServer;
+  let app: SharedProject;
   let reader: ReturnType<typeof apiClient>;
   let writer: ReturnType<typeof apiClient>;
 
   beforeAll(async () => {
-    app = await startAppOn(kind, { env: OWNER_ENV });
-    const owner = await signInOwner(app.url);
+    app = await sharedProject(kind, "read-only-retrieval");
+    const owner = app.owner;
     reader = apiClient(app.url, { authorization: `Bearer ${await owner.key("reader", ["read"])}` });
     writer = apiClient(app.url, { authorization: `Bearer ${await owner.key("writer", ["read", "write"])}` });
   });

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient } from "../helpers/api-client";
-import type { AppServer } from "../helpers/app-server";
-import { OWNER_ENV, signInOwner, type Owner } from "../helpers/owner";
-import { DATABASE_KINDS, startAppOn } from "../helpers/test-database";
+import { sharedProject, type SharedProject } from "../helpers/shared-app";
+import type { Owner } from "../helpers/owner";
+import { DATABASE_KINDS } from "../helpers/test-database";
 
 // POST /replay (issue 22, part 3): a past turn as POST /context would have answered it then,
 // why each memory was in or out, and the exact difference a variant makes. Each test makes
@@ -17,7 +17,7 @@ const BY_IMPORTANCE = { similarity: 0, recency: 0, importance: 1 };
 const facts = (contents: string[]) => `${SYSTEM}\n\n# USER MEMORY\n\n## Known Facts\n${contents.map((c) => `- ${c}`).join("\n")}`;
 
 describe.each(DATABASE_KINDS)("replay on %s", (kind) => {
-  let server: AppServer;
+  let server: SharedProject;
   let owner: Owner;
   let n = 0;
   const project = async () => {
@@ -26,8 +26,8 @@ describe.each(DATABASE_KINDS)("replay on %s", (kind) => {
   };
 
   beforeAll(async () => {
-    server = await startAppOn(kind, { env: OWNER_ENV });
-    owner = await signInOwner(server.url);
+    server = await sharedProject(kind, "replay");
+    owner = server.owner;
   }, 240_000);
   afterAll(async () => server?.stop());
 

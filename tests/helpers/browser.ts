@@ -31,6 +31,28 @@ export function launchBrowser(): Promise<Browser> {
   });
 }
 
+/**
+ * This worker's Chromium, launched at its first browser file and kept for the next ones (npm test
+ * runs files one after another in one process per worker): a launch is a browser process and its
+ * GPU and network services, paid once per worker instead of once per file. Files never share a
+ * page or a context: browserSuite closes every context a file opened after its last test, and
+ * cookies and storage live in contexts. Playwright closes it when the worker exits.
+ */
+const SHARED_BROWSER = Symbol.for("memscope.tests.sharedBrowser");
+export function sharedBrowser(): Promise<Browser> {
+  const g = globalThis as Record<symbol, Promise<Browser> | undefined>;
+  const current = g[SHARED_BROWSER];
+  if (current) {
+    return current.then(
+      (b) => (b.isConnected() ? b : (delete g[SHARED_BROWSER], sharedBrowser())),
+      () => (delete g[SHARED_BROWSER], sharedBrowser()),
+    );
+  }
+  const launched = launchBrowser();
+  g[SHARED_BROWSER] = launched;
+  return launched;
+}
+
 export type BrowserSuite = {
   readonly server: AppServer;
   readonly url: string;
@@ -43,7 +65,8 @@ export type BrowserSuite = {
 
 /**
  * The production server and the Chromium that a browser suite's tests share: started together
- * before its first test and stopped after its last, by hooks this registers in the calling
+ * before its first test, the server stopped after its last and the file's contexts closed (the
+ * Chromium is the worker's: sharedBrowser), by hooks this registers in the calling
  * describe. Read them inside hooks and tests. Vitest runs after-hooks last-registered first, so
  * a suite's own afterAll still finds its tabs and contexts open.
  */
@@ -53,7 +76,7 @@ export function browserSuite(opts: Parameters<typeof startAppServer>[0] = {}): B
   let api: ReturnType<typeof apiClient> | undefined;
   let tab: ReturnType<typeof reusedTab> | undefined;
   beforeAll(async () => {
-    const [s, b] = await Promise.allSettled([startAppServer(opts), launchBrowser()]);
+    const [s, b] = await Promise.allSettled([startAppServer(opts), sharedBrowser()]);
     if (s.status === "fulfilled") server = s.value;
     if (b.status === "fulfilled") browser = b.value;
     // One failed: the other is stopped by afterAll, which runs all the same.
@@ -62,7 +85,8 @@ export function browserSuite(opts: Parameters<typeof startAppServer>[0] = {}): B
   });
   afterAll(async () => {
     await tab?.close();
-    await browser?.close();
+    // The browser stays for the worker's next file; what this file opened goes.
+    for (const c of browser?.contexts() ?? []) await c.close().catch(() => {});
     await server?.stop();
   });
   const started = <T>(v: T | undefined): T => {

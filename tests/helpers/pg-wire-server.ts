@@ -44,6 +44,8 @@ export async function startPgWireServer(opts: { port?: number } = {}) {
   }
   return {
     url: `postgresql://postgres:postgres@127.0.0.1:${port}/postgres?sslmode=disable`,
+    pid: child.pid!,
+    dir,
     async stop() {
       child.kill("SIGTERM");
       // Up to 300 ms to exit on its own (it usually does at once), then killed.

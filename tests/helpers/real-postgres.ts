@@ -36,13 +36,14 @@ async function admin<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<
   }
 }
 
-export async function createFreshDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+export async function createFreshDatabase(serverUrl: string): Promise<{ url: string; name: string; drop(): Promise<void> }> {
   const name = `memscope_test_${randomBytes(6).toString("hex")}`;
   await admin(serverUrl, (c) => c.query(`CREATE DATABASE ${name}`));
   const url = withDatabase(serverUrl, name);
   await admin(url, (c) => c.query(`CREATE EXTENSION IF NOT EXISTS vector`));
   return {
     url,
+    name,
     async drop() {
       await admin(serverUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).catch(() => {});
     },
