@@ -78,10 +78,14 @@ describe("issue 40's page defects", () => {
       await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
       const covered = await page.evaluate(() => {
         const legend = document.querySelector('[data-testid="tree-legend"]')!.getBoundingClientRect();
+        // What is shown of a node: its box clipped to the canvas (a node cut by the canvas's edge is not covered).
+        const canvas = document.querySelector('[data-testid="tree-root"] .react-flow')!.getBoundingClientRect();
         const under: string[] = [];
         for (const n of document.querySelectorAll('[data-testid="tree-node"]')) {
-          const r = n.getBoundingClientRect();
-          if (r.width > 0 && r.left < legend.right && legend.left < r.right && r.top < legend.bottom && legend.top < r.bottom) under.push(n.getAttribute("data-id")!);
+          const b = n.getBoundingClientRect();
+          const r = { left: Math.max(b.left, canvas.left), right: Math.min(b.right, canvas.right), top: Math.max(b.top, canvas.top), bottom: Math.min(b.bottom, canvas.bottom) };
+          if (r.right <= r.left || r.bottom <= r.top) continue;
+          if (r.left < legend.right && legend.left < r.right && r.top < legend.bottom && legend.top < r.bottom) under.push(n.getAttribute("data-id")!);
         }
         return { under, nodes: document.querySelectorAll('[data-testid="tree-node"]').length };
       });
