@@ -50,6 +50,9 @@ function settledOn(n: number): boolean {
   if (!new RegExp(`^Turn ${n.toLocaleString("en")} of`).test(pos.trim())) return false;
   const panel = document.getElementById("replay-panel");
   if (!panel || panel.getAttribute("aria-busy") !== "false") return false;
+  // The panes show that turn (they follow the position in a deferred render; older builds have no data-turn).
+  const shown = panel.getAttribute("data-turn");
+  if (shown !== null && shown !== String(n)) return false;
   // The previous turn's answer stays on screen, dimmed, while the new one loads.
   if (panel.querySelector(".opacity-60")) return false;
   if (!panel.querySelector('[data-testid="prompt-then"]')) return false;

@@ -7,11 +7,18 @@ import type { AuthState } from "@/lib/auth/auth-state";
 import type { InvitationLinkView } from "@/lib/auth/invitations";
 import { keys } from "../query-keys";
 import { authCall } from "../transport";
+import { useHydrated } from "../ui/use-hydrated";
 
 export type { AuthState, InvitationLinkView };
 
+/**
+ * The session. While the calling component hydrates it reads as not yet known, as on the
+ * server: the layout asks for it first, and its answer can arrive before a page's <Suspense>
+ * content hydrates (a role-dependent control drawn then is a hydration mismatch, issue 40).
+ */
 export function useAuthState() {
-  return useQuery({ queryKey: keys.auth.state, queryFn: () => authCall<AuthState>("GET", "/state"), staleTime: 30_000 });
+  const q = useQuery({ queryKey: keys.auth.state, queryFn: () => authCall<AuthState>("GET", "/state"), staleTime: 30_000 });
+  return useHydrated() ? q : ({ ...q, data: undefined } as typeof q);
 }
 
 /** After sign-in/out or a project switch every cached answer is someone else's: drop them all. */

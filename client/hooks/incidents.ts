@@ -6,6 +6,7 @@ import type { Answer } from "../api-types";
 import { keys } from "../query-keys";
 import { api, ok } from "../transport";
 import type { IncidentFilters, IncidentStatus } from "../ui/incident-model";
+import { useHydrated } from "../ui/use-hydrated";
 import { useAuthState } from "./auth";
 
 export type Incident = Answer<"/incidents", "get">["data"][number];
@@ -50,7 +51,7 @@ export function useIncidents(f: IncidentFilters) {
 export function useIncidentSummary(opts: { badge?: boolean } = {}) {
   const auth = useAuthState();
   const readable = !!auth.data && auth.data.mode !== "signed-out" && auth.data.scopes.includes("read");
-  return useQuery({
+  const q = useQuery({
     queryKey: keys.incidents.summary(SUMMARY_DAYS),
     enabled: readable,
     // The API's default range is the last 30 days up to today (UTC), as SUMMARY_DAYS says.
@@ -59,6 +60,9 @@ export function useIncidentSummary(opts: { badge?: boolean } = {}) {
     // A badge that cannot load says nothing rather than retrying in a loop.
     retry: opts.badge ? false : undefined,
   });
+  // The navigation's badge may have it before a page's <Suspense> content hydrates: unknown
+  // during that render, as on the server (see useAuthState).
+  return useHydrated() ? q : ({ ...q, data: undefined } as typeof q);
 }
 
 /** A conversation's incidents, of every status, for the marks on its turns (one page: a thread rarely has more). */

@@ -80,6 +80,8 @@ function TreeCanvas({ conversationId, messages, threadIds, leafId, onSelect, his
   const [ready, setReady] = useState(false);
   const [focusId, setFocusId] = useState<string | null>(null);
   const boxRef = useRef<HTMLDivElement>(null);
+  /** The canvas (below the legend strip): the first view is fitted to its size. */
+  const canvasRef = useRef<HTMLDivElement>(null);
 
   // The whole tree's shape depends only on the messages: O(n) once per load.
   const full = useMemo(() => {
@@ -223,7 +225,7 @@ function TreeCanvas({ conversationId, messages, threadIds, leafId, onSelect, his
    */
   const focusThreadEnd = useCallback(
     (duration = 0) => {
-      const box = boxRef.current;
+      const box = canvasRef.current;
       if (!box) return;
       const w = box.clientWidth;
       // In a narrow pane (1024 px screens) a node centred at the bottom lands under the minimap
@@ -233,22 +235,26 @@ function TreeCanvas({ conversationId, messages, threadIds, leafId, onSelect, his
       const mmRect = mm && mm.offsetWidth > 0 ? mm.getBoundingClientRect() : null;
       const underMinimap = !!mmRect && w / 2 + (TURN_NODE_WIDTH * READABLE_ZOOM) / 2 > mmRect.left - boxRect.left;
       const h = underMinimap ? Math.max(TURN_NODE_HEIGHT * 2, mmRect!.top - boxRect.top - 8) : box.clientHeight;
-      const boundsOf = (ps: Base[], top = 0) => {
+      const boundsOf = (ps: Base[]) => {
         const xs = ps.map((p) => p.x);
         const ys = ps.map((p) => p.y);
         const x = Math.min(...xs);
-        const y = Math.min(...ys) - top;
+        const y = Math.min(...ys);
         return { x, y, width: Math.max(...xs) - x + TURN_NODE_WIDTH, height: Math.max(...ys) - y + TURN_NODE_HEIGHT };
       };
-      // Extra room on top for the legend strip that overlays the canvas.
-      const whole = getViewportForBounds(boundsOf(base, 48), w, h, 0.05, FIT_MAX_ZOOM, 0.1);
+      // The branch list's toggle overlays the canvas's top: the view is fitted below it, in screen
+      // pixels whatever the zoom (a margin in flow units shrank with the zoom). The legend is a
+      // strip above the canvas (as an overlay it covered the top node: issue 40).
+      const toggle = box.querySelector<HTMLElement>('[data-testid="branch-list-toggle"]');
+      const top = toggle && toggle.offsetHeight > 0 ? Math.max(0, toggle.getBoundingClientRect().bottom - boxRect.top + 4) : 0;
+      const below = (vp: { x: number; y: number; zoom: number }) => ({ ...vp, y: vp.y + top });
+      const whole = below(getViewportForBounds(boundsOf(base), w, Math.max(TURN_NODE_HEIGHT, h - top), 0.05, FIT_MAX_ZOOM, 0.1));
       const tail = threadIds.slice(0, FIT_TAIL).map((id) => positions.get(id)).filter((p): p is Base => !!p);
       if (!tail.length || whole.zoom >= READABLE_ZOOM || (base.length <= SMALL_TREE && whole.zoom >= SMALL_TREE_ZOOM)) {
         void flow.setViewport(whole, { duration });
         return;
       }
-      const b = boundsOf(tail, 64);
-      const vp = getViewportForBounds(b, w, h, 0.05, FIT_MAX_ZOOM, 0.2);
+      const vp = below(getViewportForBounds(boundsOf(tail), w, Math.max(TURN_NODE_HEIGHT, h - top), 0.05, FIT_MAX_ZOOM, 0.2));
       if (vp.zoom >= READABLE_ZOOM) {
         void flow.setViewport(vp, { duration });
         return;
@@ -410,9 +416,12 @@ function TreeCanvas({ conversationId, messages, threadIds, leafId, onSelect, his
   };
 
   return (
-    <div ref={boxRef} className="h-full w-full" onKeyDown={onKeyDown} data-testid="tree-root" data-encoding={encoding} data-fitted={fittedId === conversationId}>
-      <div className="pointer-events-none absolute inset-x-2 top-2 bottom-32 z-10 flex flex-col items-stretch gap-1.5">
+    <div ref={boxRef} className="flex h-full w-full flex-col" onKeyDown={onKeyDown} data-testid="tree-root" data-encoding={encoding} data-fitted={fittedId === conversationId}>
+      <div className="shrink-0 px-2 pt-2">
         <TreeLegend turns={messages.length} threadLength={threadIds.length} folded={layout.hiddenIn.size} />
+      </div>
+      <div ref={canvasRef} className="relative min-h-0 flex-1">
+      <div className="pointer-events-none absolute inset-x-2 top-2 bottom-32 z-10 flex flex-col items-stretch gap-1.5">
         <BranchList leaves={full.leaves} selected={selectedLeaf} onJump={jumpToLeaf} />
       </div>
       <ReactFlow<TreeNode, Edge>
@@ -466,6 +475,7 @@ function TreeCanvas({ conversationId, messages, threadIds, leafId, onSelect, his
           </ControlButton>
         </Controls>
       </ReactFlow>
+      </div>
     </div>
   );
 }

@@ -18,7 +18,10 @@ export function RecentImports() {
       <ul className="divide-y divide-zinc-200 rounded-xl border border-zinc-200 text-sm dark:divide-zinc-800 dark:border-zinc-800" data-testid="recent-imports">
         {jobs.data.map((j) => (
           <li key={j.id} className="flex flex-wrap items-center gap-x-3 gap-y-1 px-3 py-2">
-            <span className="min-w-0 flex-1 truncate font-medium">{j.label}</span>
+            {/* The whole file name, wrapped: cut to "conv…" it could not tell two exports apart. */}
+            <span className="min-w-0 flex-1 basis-48 font-medium break-all" title={j.label} data-testid="import-label">
+              {j.label}
+            </span>
             {j.dry_run && <Badge tone="accent">dry run</Badge>}
             <Badge tone={j.status === "failed" ? "red" : j.status === "done" ? "neutral" : "amber"}>{j.status}</Badge>
             <span className="w-full font-mono text-xs text-zinc-600 sm:w-auto dark:text-zinc-400">{summaryLine(j.counts, j.dry_run, j.unrepresented)}</span>

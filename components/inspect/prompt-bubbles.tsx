@@ -15,8 +15,11 @@ const ROLE_BG: Record<RoleMessage["role"], string> = {
   tool: "bg-emerald-50/60 dark:bg-emerald-950/25",
 };
 
-/** The final prompt, one card per message; the left border is the section's colour. */
-export function PromptBubbles({
+/**
+ * The final prompt, one card per message; the left border is the section's colour. Memoised:
+ * the replay's scrubber renders its page again for the new position before the new prompt.
+ */
+export const PromptBubbles = memo(function PromptBubbles({
   messages,
   sections,
   marks,
@@ -51,7 +54,7 @@ export function PromptBubbles({
       })}
     </ol>
   );
-}
+});
 
 const MEMORY_START = /(^|\n)(# USER MEMORY\n|<long_term_memory>\n)/;
 

@@ -81,7 +81,8 @@ function OriginList({ o, label }: { o: MemoryOrigin; label: string | null }) {
               <Link className={`${link} truncate`} href={`/memories/${m.id}`} title={m.content}>
                 {oneLine(m.content, 80)}
               </Link>
-              {m.status === "archived" && <span className="text-xs text-zinc-500">archived</span>}
+              {/* Never squeezed: the page lets words break anywhere, and a shrunk mark read "archive / d". */}
+              {m.status === "archived" && <span className="shrink-0 text-xs whitespace-nowrap text-zinc-600 dark:text-zinc-400" data-testid="origin-archived">archived</span>}
             </li>
           ))}
         </ul>

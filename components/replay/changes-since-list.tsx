@@ -1,5 +1,6 @@
 "use client";
 import Link from "next/link";
+import { memo } from "react";
 import type { ChangeSince, ReplayResult } from "@/client/api-types";
 import { absoluteTime, plural } from "@/client/ui/format";
 import { TypeBadge } from "@/components/memories/type-badge";
@@ -22,7 +23,7 @@ function sinceTimes(c: ChangeSince): string {
 }
 
 /** The user's memories as they are now, marked by what happened to them after the replayed turn. */
-export function ChangesSinceList({ result, selected, onWhy }: { result: ReplayResult; selected: string | null; onWhy: (id: string) => void }) {
+export const ChangesSinceList = memo(function ChangesSinceList({ result, selected, onWhy }: { result: ReplayResult; selected: string | null; onWhy: (id: string) => void }) {
   const list = result.changes_since.memories;
   const inPrompt = new Set(result.why.filter((w) => w.in_prompt).map((w) => w.memory_id));
   return (
@@ -49,35 +50,59 @@ export function ChangesSinceList({ result, selected, onWhy }: { result: ReplayRe
       ) : (
         <ul className="flex flex-col gap-1.5">
           {list.map((c: ChangeSince) => (
-            <li
-              key={c.memory_id}
-              data-testid="since-row"
-              data-id={c.memory_id}
-              data-changes={c.changes.join(" ")}
-              className={`rounded-lg border px-3 py-2 text-xs ${selected === c.memory_id ? "border-indigo-400 ring-1 ring-indigo-400 dark:border-indigo-600" : "border-zinc-200 dark:border-zinc-800"} bg-white dark:bg-zinc-900`}
-            >
-              <div className="flex flex-wrap items-center gap-1.5">
-                <TypeBadge type={c.memory_type} />
-                <SinceBadges change={c} />
-                <span className="ml-auto text-[11px] text-zinc-600 tabular-nums" data-testid="since-times">
-                  {sinceTimes(c)}
-                </span>
-              </div>
-              {c.content_then !== null && (
-                <p className="mt-1 text-zinc-600 line-through decoration-zinc-400" data-testid="content-then">
-                  {c.content_then}
-                </p>
-              )}
-              <p className="mt-1 line-clamp-2 text-zinc-800 dark:text-zinc-200">{c.content}</p>
-              {!c.changes.includes("deleted_since") && (
-                <button type="button" onClick={() => onWhy(c.memory_id)} className="mt-1 text-[11px] font-medium text-indigo-700 hover:underline dark:text-indigo-300" data-testid="since-why">
-                  {inPrompt.has(c.memory_id) ? "Why in the prompt?" : "Why not this memory?"}
-                </button>
-              )}
-            </li>
+            <SinceRow key={c.memory_id} c={c} selected={selected === c.memory_id} inPrompt={inPrompt.has(c.memory_id)} onWhy={onWhy} />
           ))}
         </ul>
       )}
     </section>
   );
-}
+});
+
+type RowProps = { c: ChangeSince; selected: boolean; inPrompt: boolean; onWhy: (id: string) => void };
+
+const sameChange = (a: ChangeSince, b: ChangeSince) =>
+  a === b ||
+  (a.memory_id === b.memory_id &&
+    a.memory_type === b.memory_type &&
+    a.content === b.content &&
+    a.content_then === b.content_then &&
+    a.changed_at === b.changed_at &&
+    a.created_at === b.created_at &&
+    a.changes.join() === b.changes.join());
+
+/**
+ * One memory of the list. Compared by value: neighbouring turns list mostly the same newest
+ * changes (up to 200), and a scrubber step then renders only the rows that differ.
+ */
+const SinceRow = memo(
+  function SinceRow({ c, selected, inPrompt, onWhy }: RowProps) {
+    return (
+      <li
+        data-testid="since-row"
+        data-id={c.memory_id}
+        data-changes={c.changes.join(" ")}
+        className={`rounded-lg border px-3 py-2 text-xs ${selected ? "border-indigo-400 ring-1 ring-indigo-400 dark:border-indigo-600" : "border-zinc-200 dark:border-zinc-800"} bg-white dark:bg-zinc-900`}
+      >
+        <div className="flex flex-wrap items-center gap-1.5">
+          <TypeBadge type={c.memory_type} />
+          <SinceBadges change={c} />
+          <span className="ml-auto text-[11px] text-zinc-600 tabular-nums" data-testid="since-times">
+            {sinceTimes(c)}
+          </span>
+        </div>
+        {c.content_then !== null && (
+          <p className="mt-1 text-zinc-600 line-through decoration-zinc-400" data-testid="content-then">
+            {c.content_then}
+          </p>
+        )}
+        <p className="mt-1 line-clamp-2 text-zinc-800 dark:text-zinc-200">{c.content}</p>
+        {!c.changes.includes("deleted_since") && (
+          <button type="button" onClick={() => onWhy(c.memory_id)} className="mt-1 text-[11px] font-medium text-indigo-700 hover:underline dark:text-indigo-300" data-testid="since-why">
+            {inPrompt ? "Why in the prompt?" : "Why not this memory?"}
+          </button>
+        )}
+      </li>
+    );
+  },
+  (a: RowProps, b: RowProps) => a.selected === b.selected && a.inPrompt === b.inPrompt && a.onWhy === b.onWhy && sameChange(a.c, b.c),
+);

@@ -1,7 +1,7 @@
 "use client";
 import Link from "next/link";
 import { useSearchParams } from "next/navigation";
-import { memo, useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { memo, useCallback, useDeferredValue, useEffect, useMemo, useRef, useState } from "react";
 import type { ChangeSince, Message } from "@/client/api-types";
 import { useCapturedTurns } from "@/client/hooks/captures";
 import { useConversation } from "@/client/hooks/conversations";
@@ -111,9 +111,15 @@ const Replay = memo(function Replay({ state, setState }: { state: ReplayState; s
   // The thread's turns, oldest first (the API lists the leaf first).
   const turns = useMemo(() => (thread.data ? [...thread.data.message_ids].reverse().map((id) => byId.get(id)).filter((m): m is Message => !!m) : []), [thread.data, byId]);
   const index = turns.findIndex((t) => t.id === state.turn);
-  const prevTurn = index > 0 ? turns[index - 1] : null;
+  // A scrubber step draws the new position at once (the scrubber, the title, the turn's question
+  // and answer); the replay's panes (the prompt of then, the retrieval, the changes since: most
+  // of a step's rendering) follow the turn in a deferred render that the next key interrupts.
+  const shownTurn = useDeferredValue(state.turn);
+  const stale = shownTurn !== state.turn;
+  const shownIndex = turns.findIndex((t) => t.id === shownTurn);
+  const prevTurn = shownIndex > 0 ? turns[shownIndex - 1] : null;
 
-  const body = useMemo(() => replayBody(state.conversation, state.turn, { memory: state.memory, variant: state.variant }), [state.conversation, state.turn, state.memory, state.variant]);
+  const body = useMemo(() => replayBody(state.conversation, shownTurn, { memory: state.memory, variant: state.variant }), [state.conversation, shownTurn, state.memory, state.variant]);
   const replay = useReplay(body);
   const prevBody = useMemo(() => (prevTurn?.query.trim() ? replayBody(state.conversation, prevTurn.id) : null), [state.conversation, prevTurn]);
   const prev = useReplay(prevBody);
@@ -127,14 +133,14 @@ const Replay = memo(function Replay({ state, setState }: { state: ReplayState; s
   // last moved, one the other way), each with the turn before it (its step's comparison):
   // a step onto a turn not seen before then finds its replay cached.
   const direction = useRef(1);
-  const lastIndex = useRef(index);
-  if (index >= 0 && lastIndex.current >= 0 && index !== lastIndex.current) direction.current = index > lastIndex.current ? 1 : -1;
-  lastIndex.current = index;
+  const lastIndex = useRef(shownIndex);
+  if (shownIndex >= 0 && lastIndex.current >= 0 && shownIndex !== lastIndex.current) direction.current = shownIndex > lastIndex.current ? 1 : -1;
+  lastIndex.current = shownIndex;
   const ahead = useMemo(() => {
-    if (index < 0) return [];
+    if (shownIndex < 0) return [];
     const d = direction.current;
     const out: (ReturnType<typeof replayBody> | null)[] = [];
-    for (const j of [index + d, index + 2 * d, index - d]) {
+    for (const j of [shownIndex + d, shownIndex + 2 * d, shownIndex - d]) {
       const t = turns[j];
       if (!t) continue;
       out.push(replayBody(state.conversation, t.id, { memory: state.memory, variant: state.variant }));
@@ -142,13 +148,14 @@ const Replay = memo(function Replay({ state, setState }: { state: ReplayState; s
       if (before?.query.trim() && (state.memory || state.variant)) out.push(replayBody(state.conversation, before.id));
     }
     return out;
-  }, [index, turns, state.conversation, state.memory, state.variant]);
+  }, [shownIndex, turns, state.conversation, state.memory, state.variant]);
   usePrefetchReplays(ahead, !!current && !replay.isFetching && !prev.isFetching);
   const since = useMemo(() => new Map<string, ChangeSince>((r?.changes_since.memories ?? []).map((c) => [c.memory_id, c])), [r]);
   const newInPrompt = useMemo(() => new Set(step?.memoriesIn ?? []), [step]);
+  const marks = useMemo(() => onlyMarks(step?.marks), [step]);
   // A turn captured over OTLP also has the prompt its agent really sent: a third tab compares the two.
   const captures = useCapturedTurns(state.conversation);
-  const captured = !!captures.data?.data.some((t) => t.message_id === state.turn);
+  const captured = !!captures.data?.data.some((t) => t.message_id === shownTurn);
 
   const goTo = useCallback((i: number) => {
     const t = turns[Math.max(0, Math.min(turns.length - 1, i))];
@@ -210,7 +217,7 @@ const Replay = memo(function Replay({ state, setState }: { state: ReplayState; s
             <Skeleton className="h-14 w-full" />
           )}
           {byId.get(state.turn) && <ExplainedTurn turn={byId.get(state.turn)!} href={`/conversations/${state.conversation}${leaf ? `?leaf=${leaf}` : ""}#turn-${state.turn}`} />}
-          <StepSummary step={step} index={index} first={index === 0} loading={!!prevBody && !step && !replay.isError} />
+          <StepSummary step={stale ? null : step} index={index} first={index === 0} loading={stale || (!!prevBody && !step && !replay.isError)} />
           <TabList<ReplayTab>
             tabs={[
               { key: "replay", label: "Prompt and memories", testId: "tab-replay" },
@@ -228,9 +235,10 @@ const Replay = memo(function Replay({ state, setState }: { state: ReplayState; s
         </div>
       </div>
       <main className="w-full flex-1 px-4 py-4 sm:px-6">
-        <div role="tabpanel" id="replay-panel" aria-labelledby={`replay-panel-tab-${state.tab}`} aria-busy={state.tab === "captured" ? captures.isFetching : replay.isFetching}>
+        {/* Busy until the panes show the scrubber's turn (data-turn: the one they show, 1-based). */}
+        <div role="tabpanel" id="replay-panel" aria-labelledby={`replay-panel-tab-${state.tab}`} aria-busy={stale || (state.tab === "captured" ? captures.isFetching : replay.isFetching)} data-turn={shownIndex + 1}>
         {state.tab === "captured" ? (
-          <SentVsReplayed conversationId={state.conversation} turn={state.turn} captured={captured} loading={!captures.data && !captures.isError} variant={!!state.variant} onBack={() => patch({ tab: "replay" })} />
+          <SentVsReplayed conversationId={state.conversation} turn={shownTurn} captured={captured} loading={!captures.data && !captures.isError} variant={!!state.variant} onBack={() => patch({ tab: "replay" })} />
         ) : replay.isError && !r ? (
           <ErrorBox title="Could not replay this turn" error={replay.error} onRetry={() => replay.refetch()} />
         ) : !r ? (
@@ -257,10 +265,10 @@ const Replay = memo(function Replay({ state, setState }: { state: ReplayState; s
                   <PromptBubbles
                     messages={r.context.messages}
                     sections={r.context.message_sections}
-                    marks={onlyMarks(step?.marks)}
+                    marks={marks}
                     side="B"
                     memories={r.context.sections.memories > 0}
-                    onlyLabel={index > 0 ? `new since turn ${index}` : undefined}
+                    onlyLabel={shownIndex > 0 ? `new since turn ${shownIndex}` : undefined}
                   />
                 </section>
                 <aside className="flex min-w-0 flex-col gap-5" aria-label="Memories of then">

@@ -1,5 +1,6 @@
 "use client";
 import Link from "next/link";
+import { memo } from "react";
 import type { ChangeSince, ReplayResult, Why } from "@/client/api-types";
 import { plainTimes } from "@/client/ui/format";
 import { CHANGE_LABEL, RULE_LABEL } from "@/client/ui/replay-model";
@@ -33,7 +34,7 @@ export function RuleBadge({ why }: { why: Why }) {
  * The retrieval of then: every memory the search ranked (the ones in the prompt and the next
  * ones k or min_score cut), with its score parts as they were, drawn on one scale.
  */
-export function RetrievalList({
+export const RetrievalList = memo(function RetrievalList({
   result,
   since,
   newInPrompt,
@@ -156,4 +157,4 @@ export function RetrievalList({
       )}
     </section>
   );
-}
+});
