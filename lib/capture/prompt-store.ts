@@ -32,22 +32,28 @@ export type PromptChain = {
   promptNode: string | null;
   inputCount: number;
   outputCount: number;
-  /** Each output message's finish_reason when it was taken off its node (chainedOutput); null when none was. */
+  /** Each output message's finish_reason taken off its node, as `position:reason` (chainedOutput); null when none was. */
   finishReasons: (string | null)[] | null;
 };
 
 /**
  * An output message as the next call resends it: without its finish_reason, which an input
  * message does not carry (issue 35: stored with it, the answer was a node of its own and the
- * next call's history branched off beside it, three nodes a call instead of two). Taken off
- * only when it is the message's last key, so putting it back at the end (loadCapturedPrompts)
- * gives the JSON text as sent.
+ * next call's history branched off beside it, three nodes a call instead of two). What was
+ * taken off is `position:reason`, the key's place among the message's keys (Traceloop puts it
+ * between role and parts), so putting it back (withFinishReason) gives the JSON text as sent.
  */
 function chainedOutput(m: ChatMessage): { message: ChatMessage; finishReason: string | null } {
-  const keys = Object.keys(m);
-  if (keys[keys.length - 1] !== "finish_reason" || typeof m.finish_reason !== "string") return { message: m, finishReason: null };
+  if (typeof m.finish_reason !== "string") return { message: m, finishReason: null };
   const { finish_reason, ...rest } = m;
-  return { message: rest as ChatMessage, finishReason: finish_reason as string };
+  return { message: rest as ChatMessage, finishReason: `${Object.keys(m).indexOf("finish_reason")}:${finish_reason}` };
+}
+
+function withFinishReason(m: ChatMessage, taken: string): ChatMessage {
+  const colon = taken.indexOf(":");
+  const entries = Object.entries(m);
+  entries.splice(Number(taken.slice(0, colon)), 0, ["finish_reason", taken.slice(colon + 1)]);
+  return Object.fromEntries(entries) as ChatMessage;
 }
 
 export function promptChain(conversationId: string, system: ChatPart[] | null, input: ChatMessage[], output: ChatMessage[]): PromptChain {
@@ -179,9 +185,9 @@ export async function loadCapturedPrompts(sql: Pick<ProjectSql, "query" | "proje
     if (r.is_system) p.system_instructions = (r.body as ChatPart[] | null) ?? null;
     else if (r.position < r.input_count) p.input_messages.push(r.body as ChatMessage);
     else {
-      // The finish_reason kept on the span goes back where it was: the message's last key.
-      const reason = r.finish_reasons?.[r.position - r.input_count] ?? null;
-      p.output_messages.push(reason === null ? (r.body as ChatMessage) : { ...(r.body as ChatMessage), finish_reason: reason });
+      // The finish_reason kept on the span goes back where it was.
+      const taken = r.finish_reasons?.[r.position - r.input_count] ?? null;
+      p.output_messages.push(taken === null ? (r.body as ChatMessage) : withFinishReason(r.body as ChatMessage, taken));
     }
     out.set(r.k, p);
   }

@@ -152,14 +152,21 @@ describe.each(KINDS)("captured prompts stored once, on %s", (kind) => {
       const last = run.calls.at(-1)!;
       const distinct = last.input.concat(last.output.map(({ finish_reason: _f, ...m }) => m));
       expect(stored.body_bytes).toBe(distinct.reduce((a, m) => a + bytes(m), 0) + bytes(SYSTEM));
-      // finish_reason not last (its position would be lost): the answer is stored as sent, and reads back so.
-      const odd = conversation("finished-odd", 1);
-      const span = traces(odd.spans);
-      const sentOutput = `[{"finish_reason":"length","role":"assistant","parts":[{"type":"text","content":"cut"}]}]`;
-      span.resourceSpans[0].spans[0].attributes["gen_ai.output.messages"] = sentOutput;
-      expect(await ingestTraces(sql, span)).toMatchObject({ turns_created: 1, rejected: [] });
+      // finish_reason where Traceloop puts it (between role and parts): it reads back in its place, and the
+      // answer resent by the next call is the same row.
+      const odd = conversation("finished-odd", 2);
+      const first = traces([odd.spans[0]]);
+      const sentOutput = `[{"role":"assistant","finish_reason":"length","parts":[{"type":"text","content":"cut"}]}]`;
+      first.resourceSpans[0].spans[0].attributes["gen_ai.output.messages"] = sentOutput;
+      const second = traces([odd.spans[1]]);
+      const resent = [...odd.calls[1].input.slice(0, 1), { role: "assistant", parts: [{ type: "text", content: "cut" }] }, odd.calls[1].input[2]];
+      second.resourceSpans[0].spans[0].attributes["gen_ai.input.messages"] = JSON.stringify(resent);
+      expect(await ingestTraces(sql, first)).toMatchObject({ turns_created: 1, rejected: [] });
+      expect(await ingestTraces(sql, second)).toMatchObject({ turns_created: 1, rejected: [] });
       const [back] = await prompts(db, odd.ids);
       expect(JSON.stringify(back!.output)).toBe(sentOutput);
+      // The system instructions, 2 questions, 2 answers.
+      expect((await nodes(db, "finished-odd")).n).toBe(5);
     } finally {
       await db.close();
     }
