@@ -45,6 +45,8 @@ export type CapturedChat = {
   toolCalls: { id: string | null; name: string; arguments: string }[];
   /** Set when stored without a conversation id: the digest a later call of the conversation begins with (store-captures.ts). */
   stateKey?: string | null;
+  /** Set with stateKey: the digest of the input up to its last answer, the predecessor's stateKey (store-captures.ts). */
+  predKey?: string | null;
 };
 
 export type SpanReading =

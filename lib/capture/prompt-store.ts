@@ -32,12 +32,36 @@ export type PromptChain = {
   promptNode: string | null;
   inputCount: number;
   outputCount: number;
+  /** Each output message's finish_reason taken off its node, as `position:reason` (chainedOutput); null when none was. */
+  finishReasons: (string | null)[] | null;
 };
+
+/**
+ * An output message as the next call resends it: without its finish_reason, which an input
+ * message does not carry (issue 35: stored with it, the answer was a node of its own and the
+ * next call's history branched off beside it, three nodes a call instead of two). What was
+ * taken off is `position:reason`, the key's place among the message's keys (Traceloop puts it
+ * between role and parts), so putting it back (withFinishReason) gives the JSON text as sent.
+ */
+function chainedOutput(m: ChatMessage): { message: ChatMessage; finishReason: string | null } {
+  if (typeof m.finish_reason !== "string") return { message: m, finishReason: null };
+  const { finish_reason, ...rest } = m;
+  return { message: rest as ChatMessage, finishReason: `${Object.keys(m).indexOf("finish_reason")}:${finish_reason}` };
+}
+
+function withFinishReason(m: ChatMessage, taken: string): ChatMessage {
+  const colon = taken.indexOf(":");
+  const entries = Object.entries(m);
+  entries.splice(Number(taken.slice(0, colon)), 0, ["finish_reason", taken.slice(colon + 1)]);
+  return Object.fromEntries(entries) as ChatMessage;
+}
 
 export function promptChain(conversationId: string, system: ChatPart[] | null, input: ChatMessage[], output: ChatMessage[]): PromptChain {
   const nodes: PromptNode[] = [];
   let parent: string | null = null;
-  for (const m of [...input, ...output]) {
+  const outputs = output.map(chainedOutput);
+  const finishReasons = outputs.some((o) => o.finishReason !== null) ? outputs.map((o) => o.finishReason) : null;
+  for (const m of [...input, ...outputs.map((o) => o.message)]) {
     const json = JSON.stringify(m);
     const id = nodeId(parent, json);
     nodes.push({ id, parent, position: nodes.length, json });
@@ -51,6 +75,7 @@ export function promptChain(conversationId: string, system: ChatPart[] | null, i
     promptNode: parent,
     inputCount: input.length,
     outputCount: output.length,
+    finishReasons,
   };
 }
 
@@ -137,9 +162,9 @@ export type CapturedPrompt = { system_instructions: ChatPart[] | null; input_mes
 export async function loadCapturedPrompts(sql: Pick<ProjectSql, "query" | "projectId">, spans: { traceId: string; spanId: string }[]): Promise<Map<string, CapturedPrompt>> {
   const out = new Map<string, CapturedPrompt>();
   if (!spans.length) return out;
-  const rows = await sql.query<{ k: string; position: number; body: unknown; input_count: number; system: ChatPart[] | null; is_system: boolean }>(
+  const rows = await sql.query<{ k: string; position: number; body: unknown; input_count: number; finish_reasons: (string | null)[] | null; is_system: boolean }>(
     `WITH RECURSIVE s AS (
-       SELECT s.trace_id || ':' || s.span_id AS k, s.conversation_id, s.prompt_node, s.system_node, s.input_count
+       SELECT s.trace_id || ':' || s.span_id AS k, s.conversation_id, s.prompt_node, s.system_node, s.input_count, s.finish_reasons
          FROM unnest($2::text[], $3::text[]) AS u(t, sp)
          JOIN captured_spans s ON s.project_id = $1 AND s.trace_id = u.t AND s.span_id = u.sp),
      chain AS (
@@ -148,17 +173,22 @@ export async function loadCapturedPrompts(sql: Pick<ProjectSql, "query" | "proje
        UNION ALL
        SELECT c.k, m.conversation_id, m.parent_id, m.position, m.body FROM chain c
          JOIN captured_messages m ON m.project_id = $1 AND m.conversation_id = c.conversation_id AND m.id = c.parent_id AND m.position = c.position - 1)
-     SELECT s.k, -1 AS position, m.body, s.input_count, true AS is_system FROM s
+     SELECT s.k, -1 AS position, m.body, s.input_count, NULL::text[] AS finish_reasons, true AS is_system FROM s
        LEFT JOIN captured_messages m ON m.project_id = $1 AND m.conversation_id = s.conversation_id AND m.id = s.system_node
      UNION ALL
-     SELECT c.k, c.position, c.body, s.input_count, false FROM chain c JOIN s ON s.k = c.k
+     SELECT c.k, c.position, c.body, s.input_count, s.finish_reasons, false FROM chain c JOIN s ON s.k = c.k
      ORDER BY 1, 2`,
     [sql.projectId, spans.map((s) => s.traceId), spans.map((s) => s.spanId)],
   );
   for (const r of rows) {
     const p = out.get(r.k) ?? { system_instructions: null, input_messages: [], output_messages: [] };
     if (r.is_system) p.system_instructions = (r.body as ChatPart[] | null) ?? null;
-    else (r.position < r.input_count ? p.input_messages : p.output_messages).push(r.body as ChatMessage);
+    else if (r.position < r.input_count) p.input_messages.push(r.body as ChatMessage);
+    else {
+      // The finish_reason kept on the span goes back where it was.
+      const taken = r.finish_reasons?.[r.position - r.input_count] ?? null;
+      p.output_messages.push(taken === null ? (r.body as ChatMessage) : withFinishReason(r.body as ChatMessage, taken));
+    }
     out.set(r.k, p);
   }
   return out;

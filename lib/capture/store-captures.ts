@@ -294,7 +294,13 @@ async function ingestChats(
 async function continueConversations(tx: ProjectSql, all: Placed[]) {
   const open = all.filter((p) => !p.chat.conversationKey).sort((x, y) => x.chat.inputMessages.length - y.chat.inputMessages.length);
   if (!open.length) return;
-  const prefixes = open.map((p) => prefixKeys(p.chat));
+  // One joining request at a time per project, to its commit: two exports in flight, one with
+  // a call and one with its successor, would otherwise each miss the other's uncommitted row
+  // and split the conversation. Taken before any conversation lock (no deadlock with requests
+  // that name their conversations, which never take it).
+  await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended('otlp-prefix-join:' || $1, 0))`, [tx.projectId]);
+  const keyed = open.map((p) => chainKeys(p.chat));
+  const prefixes = keyed.map((k) => k.prefixes);
   const wanted = [...new Set(prefixes.flatMap((ks) => ks.map((k) => k.key)))];
   const known = new Map(
     wanted.length
@@ -303,17 +309,18 @@ async function continueConversations(tx: ProjectSql, all: Placed[]) {
             // A conversation deleted in Memscope is not continued: the call starts one.
             `SELECT DISTINCT ON (s.state_key) s.state_key, s.conversation_id FROM captured_spans s
                JOIN conversations c ON c.project_id = s.project_id AND c.id = s.conversation_id AND c.deleted_at IS NULL
-              WHERE s.project_id = $1 AND s.state_key = ANY($2::text[]) ORDER BY s.state_key, s.started_at`,
+              WHERE s.project_id = $1 AND s.state_key = ANY($2::uuid[]) ORDER BY s.state_key, s.started_at`,
             [tx.projectId, wanted],
           )
         ).map((r) => [r.state_key, r.conversation_id] as const)
       : [],
   );
   open.forEach((p, i) => {
-    // Longest prefix first.
+    // Longest prefix first. (From the trace's conversation again: a retried transaction runs this twice.)
     const hit = prefixes[i].find((k) => known.has(k.key));
-    if (hit) p.conversationId = known.get(hit.key)!;
-    p.chat.stateKey = stateKeyOf(p.chat);
+    p.conversationId = hit ? known.get(hit.key)! : conversationIdOf(p.chat);
+    p.chat.stateKey = keyed[i].state;
+    p.chat.predKey = prefixes[i][0]?.key ?? null;
     if (p.chat.stateKey && !known.has(p.chat.stateKey)) known.set(p.chat.stateKey, p.conversationId);
   });
 }
@@ -338,20 +345,25 @@ function messageKey(m: { role: string; parts: { type: string; [k: string]: unkno
   ];
 }
 
-const digest = (c: CapturedChat, messages: unknown[]) => createHash("sha256").update(stableJson([c.appId, c.systemInstructions, messages])).digest("hex");
+const sha256Hex = (text: string) => createHash("sha256").update(text).digest("hex");
+/** As a UUID (its first 128 bits): 16 bytes in the row and its index. */
+const asUuid = (hex: string) => `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 
-/** The call's input followed by its answer: what the next call of the conversation begins with. */
-function stateKeyOf(c: CapturedChat): string | null {
-  if (c.conversationKey || !c.outputMessages.length) return null;
-  return digest(c, [...c.inputMessages, c.outputMessages[0]].map(messageKey));
-}
-
-/** The digests of the input's beginnings that end with an answer, longest first. */
-function prefixKeys(c: CapturedChat): { key: string; length: number }[] {
-  const keys = c.inputMessages.map(messageKey);
-  const out: { key: string; length: number }[] = [];
-  for (let k = c.inputMessages.length; k > 0; k--) if (c.inputMessages[k - 1].role === "assistant") out.push({ key: digest(c, keys.slice(0, k)), length: k });
-  return out;
+/**
+ * A call's continuation keys. The key of a message list digests the key of the list without
+ * its last message and that message (app and system instructions at its root), so all the
+ * prefixes of a call's input cost one digest a message (each prefix hashed whole was O(n^2)
+ * JSON per call, a tenth of a 512-span batch's time on PGlite). `prefixes`: the input's
+ * beginnings that end with an answer, longest first (the first is the predecessor's state);
+ * `state`: the input followed by its answer, what the next call begins with.
+ */
+function chainKeys(c: CapturedChat): { prefixes: { key: string; length: number }[]; state: string | null } {
+  const withAnswer = !c.conversationKey && c.outputMessages.length > 0;
+  let h = sha256Hex(stableJson([c.appId, c.systemInstructions]));
+  const hs = [...c.inputMessages, ...(withAnswer ? [c.outputMessages[0]] : [])].map((m) => (h = sha256Hex(`${h}:${stableJson(messageKey(m))}`)));
+  const prefixes: { key: string; length: number }[] = [];
+  for (let k = c.inputMessages.length; k > 0; k--) if (c.inputMessages[k - 1].role === "assistant") prefixes.push({ key: asUuid(hs[k - 1]), length: k });
+  return { prefixes, state: withAnswer ? asUuid(hs[hs.length - 1]) : null };
 }
 
 /** The chats by conversation: conversations in id order (two requests lock shared ones in the same order), each oldest first. */
@@ -669,23 +681,112 @@ async function storeTurns(tx: ProjectSql, groups: [string, Placed[]][], counts: 
     started_at: x.c.startedAt.toISOString(),
     ended_at: x.c.endedAt.toISOString(),
     state_key: x.c.stateKey ?? null,
+    pred_key: x.c.predKey ?? null,
+    finish_reasons: chains[i].finishReasons,
   }));
   for (const chunk of byJsonSize(rows, sizes.captureBytes)) {
     await tx.query(
       `INSERT INTO captured_spans (project_id, trace_id, span_id, conversation_id, message_id, conversation_key, operation, provider,
          request_model, response_model, message_form, prompt_node, system_node, input_count, output_count, input_tokens, output_tokens,
-         started_at, ended_at, state_key)
+         started_at, ended_at, state_key, pred_key, finish_reasons)
        SELECT $1, u.trace_id, u.span_id, u.conversation_id, u.message_id, u.conversation_key, u.operation, u.provider, u.request_model,
               u.response_model, u.message_form, u.prompt_node, u.system_node, u.input_count, u.output_count,
-              u.input_tokens, u.output_tokens, u.started_at, u.ended_at, u.state_key
+              u.input_tokens, u.output_tokens, u.started_at, u.ended_at, u.state_key, u.pred_key, u.finish_reasons
          FROM json_to_recordset($2::json) AS u(trace_id text, span_id text, conversation_id uuid, message_id uuid, conversation_key text,
                 operation text, provider text, request_model text, response_model text, message_form text, prompt_node uuid, system_node uuid,
                 input_count int, output_count int, input_tokens int, output_tokens int, started_at timestamptz, ended_at timestamptz,
-                state_key text)`,
+                state_key uuid, pred_key uuid, finish_reasons text[])`,
       [tx.projectId, chunk],
     );
   }
+  await adoptSuccessors(
+    tx,
+    fresh.filter((x) => x.c.stateKey).map((x) => ({ key: x.c.stateKey!, cid: x.conversationId })),
+  );
   return { created: fresh.length, duplicates, deleted };
+}
+
+/**
+ * Calls stored before their predecessor (export order, issue 35 item 2): each started a
+ * conversation of its own (its trace's), and the calls that continued it joined that one.
+ * When the predecessor arrives, those calls are found by their pred_key (= its state_key)
+ * and moved, with everything that continued them, into its conversation: turns, captured
+ * spans, their prompt nodes (copied: node ids do not depend on the conversation), incidents;
+ * the conversations touched are threaded again in call order and recounted, and one left
+ * empty is deleted. A call already in a conversation holding a call with that state_key (an
+ * identical earlier exchange) stays. Runs in the transaction that stored the predecessors,
+ * under the prefix-join lock (continueConversations).
+ */
+async function adoptSuccessors(tx: ProjectSql, arrivals: { key: string; cid: string }[]) {
+  if (!arrivals.length) return;
+  const target = new Map<string, string>();
+  for (const a of arrivals) if (!target.has(a.key)) target.set(a.key, a.cid);
+  const roots = (
+    await tx.query<{ trace_id: string; span_id: string; conversation_id: string; pred_key: string }>(
+      `SELECT x.trace_id, x.span_id, x.conversation_id, x.pred_key::text FROM captured_spans x
+         JOIN conversations c ON c.project_id = x.project_id AND c.id = x.conversation_id AND c.deleted_at IS NULL
+        WHERE x.project_id = $1 AND x.pred_key = ANY($2::uuid[])
+          AND NOT EXISTS (SELECT 1 FROM captured_spans t WHERE t.project_id = x.project_id AND t.conversation_id = x.conversation_id AND t.state_key = x.pred_key)`,
+      [tx.projectId, [...target.keys()]],
+    )
+  ).filter((r) => r.conversation_id !== target.get(r.pred_key));
+  if (!roots.length) return;
+  const sources = [...new Set(roots.map((r) => r.conversation_id))].sort();
+  await tx.query(`SELECT id FROM conversations WHERE project_id = $1 AND id = ANY($2::uuid[]) ORDER BY id FOR UPDATE`, [tx.projectId, sources]);
+  // The calls to move: the roots and, within their conversation, whatever continued them.
+  const moved = await tx.query<{ message_id: string; src: string; dst: string; prompt_node: string | null; system_node: string | null }>(
+    `WITH RECURSIVE sub AS (
+       SELECT s.trace_id, s.span_id, s.state_key, s.conversation_id AS src, u.dst FROM unnest($2::text[], $3::text[], $4::uuid[]) AS u(t, sp, dst)
+         JOIN captured_spans s ON s.project_id = $1 AND s.trace_id = u.t AND s.span_id = u.sp
+       UNION
+       SELECT c.trace_id, c.span_id, c.state_key, c.conversation_id, sub.dst FROM sub
+         JOIN captured_spans c ON c.project_id = $1 AND c.pred_key = sub.state_key AND c.conversation_id = sub.src)
+     UPDATE captured_spans s SET conversation_id = sub.dst FROM sub
+      WHERE s.project_id = $1 AND s.trace_id = sub.trace_id AND s.span_id = sub.span_id
+     RETURNING s.message_id, sub.src, sub.dst, s.prompt_node, s.system_node`,
+    [tx.projectId, roots.map((r) => r.trace_id), roots.map((r) => r.span_id), roots.map((r) => target.get(r.pred_key)!)],
+  );
+  const starts = moved.flatMap((m) => [m.prompt_node, m.system_node].filter((n): n is string => !!n).map((n) => ({ n, src: m.src, dst: m.dst })));
+  await tx.query(
+    `WITH RECURSIVE ch AS (
+       SELECT u.src, u.dst, m.id, m.parent_id, m.position FROM unnest($2::uuid[], $3::uuid[], $4::uuid[]) AS u(n, src, dst)
+         JOIN captured_messages m ON m.project_id = $1 AND m.conversation_id = u.src AND m.id = u.n
+       UNION
+       SELECT ch.src, ch.dst, m.id, m.parent_id, m.position FROM ch
+         JOIN captured_messages m ON m.project_id = $1 AND m.conversation_id = ch.src AND m.id = ch.parent_id AND m.position = ch.position - 1)
+     INSERT INTO captured_messages (project_id, conversation_id, id, parent_id, position, body)
+     SELECT $1, ch.dst, ch.id, ch.parent_id, ch.position, m.body FROM ch
+       JOIN captured_messages m ON m.project_id = $1 AND m.conversation_id = ch.src AND m.id = ch.id
+     ON CONFLICT DO NOTHING`,
+    [tx.projectId, starts.map((s) => s.n), starts.map((s) => s.src), starts.map((s) => s.dst)],
+  );
+  const ids = moved.map((m) => m.message_id);
+  const dsts = moved.map((m) => m.dst);
+  await tx.query(`UPDATE messages m SET conversation_id = u.dst FROM unnest($2::uuid[], $3::uuid[]) AS u(id, dst) WHERE m.project_id = $1 AND m.id = u.id`, [tx.projectId, ids, dsts]);
+  await tx.query(`UPDATE incidents i SET conversation_id = u.dst FROM unnest($2::uuid[], $3::uuid[]) AS u(id, dst) WHERE i.project_id = $1 AND i.message_id = u.id`, [tx.projectId, ids, dsts]);
+  // A conversation the move emptied goes (its prompt nodes with it, ON DELETE CASCADE).
+  await tx.query(
+    `DELETE FROM conversations c WHERE c.project_id = $1 AND c.id = ANY($2::uuid[])
+        AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.project_id = c.project_id AND m.conversation_id = c.id)`,
+    [tx.projectId, sources],
+  );
+  // Captured conversations are one thread in call order (storeTurns): the touched ones are threaded and counted again.
+  const touched = [...new Set([...sources, ...dsts])];
+  await tx.query(
+    `UPDATE messages m SET parent_message_id = o.prev, tree_parent_id = o.prev
+       FROM (SELECT id, lag(id) OVER (PARTITION BY conversation_id ORDER BY created_at, seq) AS prev
+               FROM messages WHERE project_id = $1 AND conversation_id = ANY($2::uuid[])) o
+      WHERE m.project_id = $1 AND m.id = o.id AND (m.parent_message_id IS DISTINCT FROM o.prev OR m.tree_parent_id IS DISTINCT FROM o.prev)`,
+    [tx.projectId, touched],
+  );
+  await tx.query(
+    `UPDATE conversations c SET turn_count = x.turns, token_count = x.tokens, leaf_count = x.leaves, updated_at = GREATEST(c.updated_at, x.last)
+       FROM (SELECT m.conversation_id AS id, count(*)::int AS turns, sum(m.query_tokens_o200k + m.answer_tokens_o200k)::int AS tokens, max(m.created_at) AS last,
+                    count(*) FILTER (WHERE NOT EXISTS (SELECT 1 FROM messages k WHERE k.project_id = m.project_id AND k.conversation_id = m.conversation_id AND k.tree_parent_id = m.id))::int AS leaves
+               FROM messages m WHERE m.project_id = $1 AND m.conversation_id = ANY($2::uuid[]) GROUP BY m.conversation_id) x
+      WHERE c.project_id = $1 AND c.id = x.id`,
+    [tx.projectId, touched],
+  );
 }
 
 /** The rows as JSON arrays of about `bytes` each (a larger row is a chunk of its own). */

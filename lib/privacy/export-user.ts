@@ -14,11 +14,18 @@ import { USER_TABLES } from "./user-tables";
 // POST /users/import (lib/privacy/import-user.ts) writes such a document back.
 
 export const EXPORT_FORMAT = "memscope.user-export";
-export const EXPORT_VERSION = 1;
+/**
+ * 2: captured prompts as captured_messages (one row a message per conversation) and
+ * captured_spans without input_messages / output_messages / system_instructions, with
+ * prompt_node, pred_key and finish_reasons (migrations 20261129060000, 20261129090000).
+ */
+export const EXPORT_VERSION = 2;
+/** What an import reads: columns go by name, so a version 1 document imports (its captured_spans' prompt columns are refused by name). */
+export const IMPORTABLE_VERSIONS = [1, 2] as const;
 
 export type UserExport = {
   format: typeof EXPORT_FORMAT;
-  version: typeof EXPORT_VERSION;
+  version: (typeof IMPORTABLE_VERSIONS)[number];
   user_id: string;
   exported_at: string;
   /** Table name -> rows (objects of column -> value, JSON as stored). */

@@ -3,7 +3,7 @@ import { dateTimeProblem, INT32_MAX } from "../http/scalars";
 import { userIdProblem } from "../http/user-id";
 import type { ProjectSql } from "../db/project-sql";
 import { ConflictError, ValidationError } from "../errors/domain-errors";
-import { EXPORT_FORMAT, EXPORT_VERSION } from "./export-user";
+import { EXPORT_FORMAT, IMPORTABLE_VERSIONS } from "./export-user";
 import { IMPORT_ORDER } from "./user-tables";
 
 // Writes an export (lib/privacy/export-user.ts) back into a project: the same rows, ids and
@@ -20,8 +20,9 @@ export type ImportCounts = Record<string, number>;
 type Doc = { format: string; version: number; user_id: string; tables: Record<string, Record<string, unknown>[]> };
 
 export async function importUser(sql: ProjectSql, doc: Doc): Promise<ImportCounts> {
-  if (doc.format !== EXPORT_FORMAT || doc.version !== EXPORT_VERSION) {
-    throw new ValidationError(`Not a ${EXPORT_FORMAT} document of version ${EXPORT_VERSION}`, [{ field: "format", message: `expected ${EXPORT_FORMAT} v${EXPORT_VERSION}` }]);
+  if (doc.format !== EXPORT_FORMAT || !(IMPORTABLE_VERSIONS as readonly number[]).includes(doc.version)) {
+    const versions = IMPORTABLE_VERSIONS.join(" or ");
+    throw new ValidationError(`Not a ${EXPORT_FORMAT} document of version ${versions}`, [{ field: "format", message: `expected ${EXPORT_FORMAT} v${versions}` }]);
   }
   const unknown = Object.keys(doc.tables).filter((t) => !(IMPORT_ORDER as readonly string[]).includes(t));
   if (unknown.length) throw new ValidationError("Unknown tables in the document", unknown.map((t) => ({ field: `tables.${t}`, message: "not a table of a user export" })));

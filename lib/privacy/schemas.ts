@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ZPathUserId } from "../memories/schemas";
-import { EXPORT_FORMAT, EXPORT_VERSION } from "./export-user";
+import { EXPORT_FORMAT } from "./export-user";
 import { ZDateTime } from "../http/scalars";
 import { ZUserIdInput } from "../http/user-id";
 
@@ -10,7 +10,8 @@ const ZCounts = z.record(z.string(), z.number().int()).describe("Rows per table.
 
 export const ZUserExport = z.object({
   format: z.literal(EXPORT_FORMAT),
-  version: z.literal(EXPORT_VERSION),
+  // An export is version 2 (lib/privacy/export-user.ts); an import also reads version 1.
+  version: z.union([z.literal(1), z.literal(2)]),
   user_id: ZUserIdInput,
   exported_at: ZDateTime,
   tables: z

@@ -42,7 +42,7 @@ async function open(kind: "pglite" | "postgres", migrate = true): Promise<Databa
 
 const KINDS = (["pglite", ...(realPostgresUrl() ? ["postgres"] : [])] as const).map((k) => k as "pglite" | "postgres");
 
-type Msg = { role: string; parts: { type: string; content: string }[] };
+type Msg = { role: string; parts: { type: string; content: string }[]; finish_reason?: string };
 const user = (text: string): Msg => ({ role: "user", parts: [{ type: "text", content: text }] });
 const assistant = (text: string): Msg => ({ role: "assistant", parts: [{ type: "text", content: text }] });
 const SYSTEM = [{ type: "text", content: "You are a patient travel agent. ".repeat(20) }];
@@ -50,7 +50,7 @@ const SYSTEM = [{ type: "text", content: "You are a patient travel agent. ".repe
 type Call = { system: unknown; input: Msg[]; output: Msg[] };
 
 /** `turns` chat spans of one conversation, call i sending the whole history so far; `edit` rewrites a call's input. */
-function conversation(key: string, turns: number, edit?: (i: number, input: Msg[]) => Msg[]) {
+function conversation(key: string, turns: number, edit?: (i: number, input: Msg[]) => Msg[], finishReason?: string) {
   const memory = new InMemorySpanExporter();
   const tracer = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(memory)] }).getTracer("t");
   const t0 = Date.UTC(2026, 0, 1);
@@ -59,7 +59,9 @@ function conversation(key: string, turns: number, edit?: (i: number, input: Msg[
   for (let i = 0; i < turns; i++) {
     history.push(user(`${key} question ${i}: ${"where should I go next? ".repeat(4)}`));
     const input = edit ? edit(i, [...history]) : [...history];
-    const output = [assistant(`${key} answer ${i}: ${"somewhere warm and quiet. ".repeat(6)}`)];
+    const answer = assistant(`${key} answer ${i}: ${"somewhere warm and quiet. ".repeat(6)}`);
+    // As the instrumentations record an answer: with its finish_reason, which the next call's input does not repeat.
+    const output = [finishReason ? { ...answer, finish_reason: finishReason } : answer];
     tracer
       .startSpan("chat gpt-4o-mini", {
         startTime: new Date(t0 + i * 1000),
@@ -74,7 +76,7 @@ function conversation(key: string, turns: number, edit?: (i: number, input: Msg[
       })
       .end(new Date(t0 + i * 1000 + 500));
     calls.push({ system: SYSTEM, input, output });
-    history.push(output[0]);
+    history.push(answer);
   }
   const spans = memory.getFinishedSpans();
   return { calls, spans, ids: spans.map((s) => ({ traceId: s.spanContext().traceId, spanId: s.spanContext().spanId })) };
@@ -130,6 +132,41 @@ describe.each(KINDS)("captured prompts stored once, on %s", (kind) => {
       expect(await prompts(db, [...run.ids, ...later.ids])).toEqual([...run.calls, ...later.calls]);
       // From the changed message on, that prompt's chain is new: 5 rows (its first question was stored).
       expect((await nodes(db, "twenty")).n).toBe(41 + 5);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it("answers sent with finish_reason and resent without it are one row each: 2 rows a span, read back as sent", { timeout: LOADED_MACHINE_TIMEOUT_MS }, async () => {
+    const db = await open(kind);
+    try {
+      const sql = projectSql(db.sql, DEFAULT_PROJECT_ID);
+      const run = conversation("finished", 20, undefined, "stop");
+      const sizes = kind === "postgres" ? STATEMENT_SIZES.server : STATEMENT_SIZES.embedded;
+      expect(await ingestTraces(sql, traces(run.spans), new Date(), new StageTimes(), sizes)).toMatchObject({ turns_created: 20, rejected: [] });
+      expect(await prompts(db, run.ids)).toEqual(run.calls);
+      expect(run.calls[19].output[0].finish_reason).toBe("stop");
+      // 20 questions, 20 answers (as resent: without finish_reason), the system instructions.
+      const stored = await nodes(db, "finished");
+      expect(stored.n).toBe(41);
+      const last = run.calls.at(-1)!;
+      const distinct = last.input.concat(last.output.map(({ finish_reason: _f, ...m }) => m));
+      expect(stored.body_bytes).toBe(distinct.reduce((a, m) => a + bytes(m), 0) + bytes(SYSTEM));
+      // finish_reason where Traceloop puts it (between role and parts): it reads back in its place, and the
+      // answer resent by the next call is the same row.
+      const odd = conversation("finished-odd", 2);
+      const first = traces([odd.spans[0]]);
+      const sentOutput = `[{"role":"assistant","finish_reason":"length","parts":[{"type":"text","content":"cut"}]}]`;
+      first.resourceSpans[0].spans[0].attributes["gen_ai.output.messages"] = sentOutput;
+      const second = traces([odd.spans[1]]);
+      const resent = [...odd.calls[1].input.slice(0, 1), { role: "assistant", parts: [{ type: "text", content: "cut" }] }, odd.calls[1].input[2]];
+      second.resourceSpans[0].spans[0].attributes["gen_ai.input.messages"] = JSON.stringify(resent);
+      expect(await ingestTraces(sql, first)).toMatchObject({ turns_created: 1, rejected: [] });
+      expect(await ingestTraces(sql, second)).toMatchObject({ turns_created: 1, rejected: [] });
+      const [back] = await prompts(db, odd.ids);
+      expect(JSON.stringify(back!.output)).toBe(sentOutput);
+      // The system instructions, 2 questions, 2 answers.
+      expect((await nodes(db, "finished-odd")).n).toBe(5);
     } finally {
       await db.close();
     }
