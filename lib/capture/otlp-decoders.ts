@@ -4,6 +4,6 @@ import type { OtlpDecoder } from "./read-otlp-body";
 
 // The logs and metrics requests, for readOtlpBody (the traces' decoder is its default).
 
-export const LOGS: OtlpDecoder<OtlpLogs> = { name: "ExportLogsServiceRequest", protobuf: decodeLogsProto, json: decodeLogsJson };
+export const LOGS: OtlpDecoder<OtlpLogs> = { name: "ExportLogsServiceRequest", kind: "logs", protobuf: decodeLogsProto, json: decodeLogsJson };
 
-export const METRICS: OtlpDecoder<OtlpMetricsCount> = { name: "ExportMetricsServiceRequest", protobuf: countMetricsProto, json: countMetricsJson };
+export const METRICS: OtlpDecoder<OtlpMetricsCount> = { name: "ExportMetricsServiceRequest", kind: "metrics", protobuf: countMetricsProto, json: countMetricsJson };

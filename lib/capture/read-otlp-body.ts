@@ -2,7 +2,8 @@ import "server-only";
 import { createGunzip } from "node:zlib";
 import { BadRequestError, DomainError, TooLargeError } from "../errors/domain-errors";
 import { decodeTracesJson } from "./otlp-json";
-import { decodeTracesProto } from "./otlp-proto";
+import { decodeTracesProto, MessageBudgetExceeded, withMessageBudget } from "./otlp-proto";
+import { decodeProtoOffThread, ProtoOffThreadError, ProtoOffThreadProblem } from "./otlp-proto-off-thread";
 import { OtlpProblem, type OtlpTraces } from "./otlp-types";
 import { StageTimes } from "./stage-times";
 import { JsonOffThreadError, parseJsonOffThread } from "../streams/json-off-thread";
@@ -40,10 +41,10 @@ export function encodingOf(req: Request): OtlpEncoding {
   ]);
 }
 
-/** How one OTLP request type is decoded from each encoding (traces, logs, metrics). */
-export type OtlpDecoder<T> = { name: string; protobuf: (bytes: Uint8Array) => T; json: (raw: unknown) => T };
+/** How one OTLP request type is decoded from each encoding (traces, logs, metrics); `kind` names it for the protobuf worker. */
+export type OtlpDecoder<T> = { name: string; kind: "traces" | "logs" | "metrics"; protobuf: (bytes: Uint8Array) => T; json: (raw: unknown) => T };
 
-export const TRACES: OtlpDecoder<OtlpTraces> = { name: "ExportTraceServiceRequest", protobuf: decodeTracesProto, json: decodeTracesJson };
+export const TRACES: OtlpDecoder<OtlpTraces> = { name: "ExportTraceServiceRequest", kind: "traces", protobuf: decodeTracesProto, json: decodeTracesJson };
 
 export async function readOtlpBody<T = OtlpTraces>(
   req: Request,
@@ -166,9 +167,50 @@ async function parseJson(bytes: Buffer): Promise<unknown> {
   }
 }
 
+/**
+ * Protobuf bodies are decoded on the request thread when they are smaller than this and open at
+ * most PROTO_INLINE_MESSAGES sub-messages; any other goes to a worker (otlp-proto-off-thread.ts).
+ * A protobuf decode costs with its bytes (chat spans: ~15 ms a MB under load) and with its
+ * messages (~1 µs each: a 1 MB body of 500 000 empty values took 0.4-0.7 s), so both bound what
+ * the inline decode can block; past the budget the inline attempt is dropped (having cost at most
+ * the budget) and the worker decodes from the start. docs/benchmarks.md section 35,
+ * `npm run bench:otlp-proto`.
+ */
+export const OTLP_PROTO_WORKER_FROM_BYTES = 16 * 1024 * 1024;
+export const PROTO_INLINE_MESSAGES = 32 * 1024;
+/** Sub-messages one protobuf request may open in the worker: 10 000 spans of 100 attributes each fit. */
+export const MAX_OTLP_PROTO_MESSAGES = 2_000_000;
+/**
+ * Values one span or log record may hold (the worker hands one back whole: a kvlist of 100 000 keys
+ * took 0.4 s to deserialise). Above PROTO_INLINE_MESSAGES plus a span's own fields and its events'
+ * (at most ~3 000), so no span past it can be decoded inline: every body holding one is refused alike.
+ */
+export const MAX_OTLP_VALUES_PER_SPAN = 50_000;
+const OTLP_DECODE_HEAP_MB = 512;
+const OTLP_DECODE_MS = 30_000;
+
+async function decodeProtobuf<T>(bytes: Buffer, decoder: OtlpDecoder<T>): Promise<T> {
+  if (bytes.length < OTLP_PROTO_WORKER_FROM_BYTES) {
+    try {
+      return withMessageBudget(PROTO_INLINE_MESSAGES, () => decoder.protobuf(bytes));
+    } catch (e) {
+      if (!(e instanceof MessageBudgetExceeded)) throw e;
+    }
+  }
+  try {
+    return await decodeProtoOffThread<T>(bytes, decoder.kind, { maxHeapMb: OTLP_DECODE_HEAP_MB, maxMs: OTLP_DECODE_MS, maxMessages: MAX_OTLP_PROTO_MESSAGES, maxItemWeight: MAX_OTLP_VALUES_PER_SPAN });
+  } catch (e) {
+    if (e instanceof ProtoOffThreadProblem) throw new OtlpProblem(e.field, e.problem);
+    if (e instanceof ProtoOffThreadError) {
+      throw new DomainError("too_large", "payload_too_large", `The body is too large to decode: ${e.message}`, [{ field: e.field, message: `${e.message} (limit ${e.limit})` }]);
+    }
+    throw e;
+  }
+}
+
 async function decode<T>(bytes: Buffer, encoding: OtlpEncoding, decoder: OtlpDecoder<T>): Promise<T> {
   try {
-    if (encoding === "protobuf") return decoder.protobuf(bytes);
+    if (encoding === "protobuf") return await decodeProtobuf(bytes, decoder);
     return decoder.json(await parseJson(bytes));
   } catch (e) {
     if (e instanceof OtlpProblem) {

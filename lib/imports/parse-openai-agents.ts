@@ -33,8 +33,11 @@ type SqlValue = string | number | null | Uint8Array;
 type MessageRow = { id: number; session_id: string; message_data: string | null; created_at: SqlValue };
 type SessionRow = { session_id: string; created_at: SqlValue; updated_at: SqlValue };
 type WorkerResult = { messages: MessageRow[]; sessions: SessionRow[]; sessionsTable: string | null };
+/** The worker's answers: the result without its rows ("shell"), then the rows a group at a time as asked for, then "end"; or a refusal. */
 type WorkerAnswer =
-  | { ok: true; result: WorkerResult }
+  | { ok: true; type: "shell"; result: WorkerResult }
+  | { type: "rows"; rows: MessageRow[] }
+  | { type: "end" }
   | { ok: false; kind: "invalid" | "limit"; message: string; detail: { field: string; message: string }; limit: LimitKey | null };
 
 // The worker is a plain .mjs file read at run time from the app folder (as token-worker.mjs).
@@ -65,13 +68,28 @@ function readInWorker(source: string | Uint8Array): Promise<WorkerResult> {
       void worker.terminate();
     };
     const timer = setTimeout(() => settle(() => reject(new ImportLimitError("parseTime", `reading the SQLite database took more than ${LIMITS.parseTime.value} ms`))), LIMITS.parseTime.value);
-    worker.on("message", (m: WorkerAnswer) =>
-      settle(() => {
-        if (m.ok) resolve(m.result);
-        else if (m.kind === "limit" && m.limit) reject(new ImportLimitError(m.limit, m.message));
-        else reject(new ValidationError(m.message, [m.detail], "invalid_import_file"));
-      }),
-    );
+    let result: WorkerResult | null = null;
+    worker.on("message", (m: WorkerAnswer) => {
+      if (settled) return;
+      if ("ok" in m && m.ok === false) {
+        settle(() => reject(m.kind === "limit" && m.limit ? new ImportLimitError(m.limit, m.message) : new ValidationError(m.message, [m.detail], "invalid_import_file")));
+        return;
+      }
+      if (m.type === "end") {
+        const done = result!;
+        settle(() => resolve(done));
+        return;
+      }
+      if (m.type === "shell") {
+        // The database is read: the time limit was on that; the rows come at this thread's pace.
+        clearTimeout(timer);
+        result = m.result;
+      } else for (const r of m.rows) result!.messages.push(r);
+      // Other requests run before the next group is deserialised.
+      setImmediate(() => {
+        if (!settled) worker.postMessage("next");
+      });
+    });
     worker.on("error", (e: Error & { code?: string }) =>
       settle(() => reject(e.code === "ERR_WORKER_OUT_OF_MEMORY" ? new ImportLimitError("parseMemory", `reading the SQLite database needed more than ${LIMITS.parseMemory.value} MB`) : e)),
     );

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient } from "../helpers/api-client";
 import type { AppServer } from "../helpers/app-server";
 import { attacks, chatgptChain, spacesExport, type Attack } from "../helpers/hostile-files";
+import { chatBatch, emptyValuesSpan, manyKeysSpan } from "../helpers/otlp-protobuf";
 import { DATABASE_KINDS, startAppOn } from "../helpers/test-database";
 
 // Issue 37: hostile import files (and OTLP bodies), each built here, small as sent and huge
@@ -162,6 +163,43 @@ describe.each(DATABASE_KINDS)("hostile upload files on %s", (kind) => {
     expect(slowest, `/ready took ${Math.round(slowest)} ms (load ${os.loadavg()[0].toFixed(1)})`).toBeLessThan(readyBound());
     const list = (await api.get("/conversations?limit=100")).body.data as { name: string; turn_count: number }[];
     expect(list.find((c) => c.name === "worker-batch")?.turn_count).toBe(560);
+  });
+
+  /** Errors come back as JSON; a success as an ExportTraceServiceResponse (empty: every span accepted), its length given. */
+  const otlpProto = (body: Uint8Array) =>
+    fetch(`${server.url}/api/v1/traces`, { method: "POST", headers: { "content-type": "application/x-protobuf" }, body: Buffer.from(body) }).then(async (r) =>
+      (r.headers.get("content-type") ?? "").includes("json") ? { status: r.status, body: await r.json() } : { status: r.status, body: { responseBytes: (await r.arrayBuffer()).byteLength } },
+    );
+
+  it("an OTLP protobuf body of 8 M empty values in one span (15 MB, decoded in the worker) is a 413 naming the messages limit, nothing stored", async () => {
+    const answer = await refusedBy("otlp protobuf: 8 M empty values", () => otlpProto(emptyValuesSpan(8_000_000)), 413, "payload_too_large", "body");
+    expect(answer.error.details[0].message).toMatch(/more than 2000000 protobuf messages .*\(limit messages\)/);
+  });
+
+  it("an OTLP protobuf body of 100 000 kvlist keys in one span (0.9 MB) is a 413 naming the values-per-span limit and the span", async () => {
+    const answer = await refusedBy("otlp protobuf: 100 000 keys", () => otlpProto(manyKeysSpan(100_000)), 413, "payload_too_large", "resourceSpans[0].scopeSpans[0].spans[0]");
+    expect(answer.error.details[0].message).toMatch(/more than 50000 values in one span \(limit item_weight\)/);
+  });
+
+  it("an OTLP protobuf batch of 17 MB (decoded in the worker, handed back in groups) is stored as the same batch decoded inline would be", async () => {
+    const batch = (conversation: string, traceId: string, from: number, spans: number) => chatBatch({ spans, from, promptChars: 64_000, conversation, traceId, service: "proto-worker-bot" });
+    const body = batch("proto-worker-batch", "6c9f0000000000000000000000000001", 0, 280);
+    expect(body.length).toBeGreaterThan(16 * MB); // the worker's side of OTLP_PROTO_WORKER_FROM_BYTES
+    const { result: r, slowest } = await watched(server.url, server.pid!, () => otlpProto(body));
+    expect(r, JSON.stringify(r.body)).toEqual({ status: 200, body: { responseBytes: 0 } }); // no partial_success: every span accepted
+    expect(slowest, `/ready took ${Math.round(slowest)} ms (load ${os.loadavg()[0].toFixed(1)})`).toBeLessThan(readyBound());
+    // The same spans (another trace and conversation) in two requests of 140, 9 MB each: decoded inline.
+    for (const from of [0, 140]) expect(await otlpProto(batch("proto-inline-batch", "6c9f0000000000000000000000000002", from, 140))).toEqual({ status: 200, body: { responseBytes: 0 } });
+    const stored = async (name: string) => {
+      const conv = ((await api.get("/conversations?limit=100")).body.data as { id: string; name: string; turn_count: number }[]).find((c) => c.name === name)!;
+      const msgs = (await api.get(`/conversations/${conv.id}/messages?limit=100`)).body.data as { query: string; answer: string; created_at: string }[];
+      const captures = (await api.get(`/conversations/${conv.id}/captures?limit=100`)).body.data as { input_message_count: number; request_model: string | null }[];
+      return { turns: conv.turn_count, messages: msgs.map((m) => [m.query, m.answer, m.created_at]), captures: captures.map((c) => [c.input_message_count, c.request_model]) };
+    };
+    const viaWorker = await stored("proto-worker-batch");
+    expect(viaWorker.turns).toBe(280);
+    expect(viaWorker.messages.length).toBeGreaterThan(0);
+    expect(viaWorker).toEqual(await stored("proto-inline-batch"));
   });
 
   it("a ChatGPT conversation of 12 000 nodes (under values_per_record) fails alone, naming the nodes limit; the others are imported", async () => {

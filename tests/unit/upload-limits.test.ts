@@ -106,6 +106,22 @@ describe("import limits", () => {
     await expect(parseAgentsSqlite(noId)).rejects.toMatchObject({ kind: "validation", details: [{ field: "m.id" }] });
   });
 
+  it("SQLite: 25 000 rows come back from the worker a group at a time, every row in its session and order", async () => {
+    // 5 sessions of 2 500 question-answer pairs, inserted interleaved: the worker reads them by session and id.
+    const db = await sqliteFile(
+      "CREATE TABLE m (id INTEGER PRIMARY KEY, session_id TEXT, message_data TEXT)",
+      `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 24999)
+       INSERT INTO m (session_id, message_data) SELECT 's' || (i % 5),
+         CASE WHEN (i / 5) % 2 = 0 THEN json_object('role', 'user', 'content', 'q' || (i / 10)) ELSE json_object('role', 'assistant', 'content', 'a' || (i / 10)) END FROM n`,
+    );
+    const p = await parseAgentsSqlite(db);
+    expect(p.problems).toEqual([]);
+    expect(p.conversations.map((c) => c.externalId).sort()).toEqual(["s0", "s1", "s2", "s3", "s4"]);
+    for (const c of p.conversations) {
+      expect(c.turns.map((t) => [t.query, t.answer])).toEqual(Array.from({ length: 2500 }, (_, k) => [`q${k}`, `a${k}`]));
+    }
+  }, 60_000);
+
   it("SQLite: a value over sqlite_value_bytes is a 413, measured with length() before it is fetched", async () => {
     // LIMITS is read when its module loads: loaded afresh with the override, as a server starts with it.
     vi.stubEnv("MEMSCOPE_IMPORT_MAX_SQLITE_VALUE_BYTES", "1000");
