@@ -5,6 +5,7 @@ import { savedPresets } from "@/lib/models/model-settings";
 import { storedSummaryCache } from "@/lib/strategies/agentscope/summary-cache";
 import { applyStrategy } from "@/lib/strategies/apply-strategy";
 import { storeOffloads } from "@/lib/strategies/offloaded-contents";
+import { projectTextCounter } from "@/lib/strategies/text-counts";
 
 export const dynamic = "force-dynamic";
 
@@ -16,6 +17,8 @@ export const POST = withApi(api.previewWindow, async ({ access, body }) => {
     temporary: body.temporary_messages,
     presets: await savedPresets(sql),
     autoContext: { summaryCache: storedSummaryCache(sql) },
+    // An agent sends its whole history every turn: texts counted by its earlier requests are looked up.
+    textCounts: projectTextCounter(access.projectId),
   });
   await storeOffloads(sql, r.offloads);
   const { offloads: _o, preset: _p, sourceIndex: _s, ...result } = r;
