@@ -25,7 +25,7 @@ export type AppliedWindow = WindowResult & { offloads: NonNullable<StrategyOutpu
 export async function applyStrategy(
   messages: RoleMessage[],
   strategy: Strategy,
-  opts: { model?: string; temporary?: RoleMessage[]; presets?: ModelPreset[]; autoContext?: AutoContextPlan; textCounts?: TextCounter } = {},
+  opts: { model?: string; temporary?: RoleMessage[]; presets?: readonly ModelPreset[]; autoContext?: AutoContextPlan; textCounts?: TextCounter } = {},
 ): Promise<AppliedWindow> {
   const preset = presetFor(opts.model ?? DEFAULT_MODEL, opts.presets);
   const ctx = { encoding: preset.encoding, contextWindow: preset.context_window };

@@ -1,7 +1,7 @@
 import * as api from "@/lib/api/contracts/context";
 import { withApi } from "@/lib/api/with-api";
 import { dataSql } from "@/lib/api/data-sql";
-import { savedPresets } from "@/lib/models/model-settings";
+import { cachedSavedPresets } from "@/lib/models/model-settings";
 import { storedSummaryCache } from "@/lib/strategies/agentscope/summary-cache";
 import { applyStrategy } from "@/lib/strategies/apply-strategy";
 import { storeOffloads } from "@/lib/strategies/offloaded-contents";
@@ -15,7 +15,7 @@ export const POST = withApi(api.previewWindow, async ({ access, body }) => {
   const r = await applyStrategy(body.messages, body.strategy, {
     model: body.model,
     temporary: body.temporary_messages,
-    presets: await savedPresets(sql),
+    presets: await cachedSavedPresets(sql),
     autoContext: { summaryCache: storedSummaryCache(sql) },
     // An agent sends its whole history every turn: texts counted by its earlier requests are looked up.
     textCounts: projectTextCounter(access.projectId),
