@@ -142,7 +142,9 @@ export function llamaindexMemoryStrategy(history: RoleMessage[], opts: LlamaMemo
  * (and kept across requests by `counter`). Otherwise one scan of the joined string.
  */
 function suffixCounter(list: string[], counter: TextCounter): (from: number) => number {
-  if (!list.slice(0, -1).every(endsJoinable)) {
+  // Without a counter that keeps counts, one scan of the joined string is a little cheaper than
+  // two short scans per text (the per-text sums pay off from the second request on).
+  if (counter === uncachedCounter || !list.slice(0, -1).every(endsJoinable)) {
     const joined = new JoinedTexts(list, LLAMAINDEX_ENCODING);
     return (from) => joined.suffix(from);
   }
