@@ -268,27 +268,43 @@ async function measureFrameworksInProcess(thread: ChatMessage[]) {
   return out;
 }
 
+// (e) cold: the same thread with every text new to the server (a per-request mark in front of
+// each message), so nothing is found in the project's text counts; BENCH_COLD_N requests.
+const COLD_N = Number(process.env.BENCH_COLD_N || 50);
+type FrameworkRun = { stats: Stats; kept: number; serverCpuMsPerRequest: number | null };
+
 async function measureFrameworks(base: string, pid: number, thread: ChatMessage[]) {
-  const out: { name: string; stats: Stats; kept: number; serverCpuMsPerRequest: number | null }[] = [];
-  for (const f of FRAMEWORK_STRATEGIES) {
-    const body = JSON.stringify({ messages: thread, model: "gpt-4o", strategy: f.strategy, temporary_messages: [{ role: "user", content: "And what next?" }] });
+  const out: ({ name: string; cold: FrameworkRun } & FrameworkRun)[] = [];
+  const bodyOf = (messages: ChatMessage[], strategy: unknown) =>
+    JSON.stringify({ messages, model: "gpt-4o", strategy, temporary_messages: [{ role: "user", content: "And what next?" }] });
+  const run = async (bodies: () => string, n: number, warmup: number): Promise<FrameworkRun> => {
     let kept = 0;
-    console.log(`(e) HTTP POST /api/v1/window ${f.name}, ${thread.length} messages: warm-up ${WARMUP}, N=${N} sequential...`);
-    const call = async () => {
+    const call = async (body: string) => {
       const res = await fetch(`${base}/api/v1/window`, { method: "POST", headers: { "content-type": "application/json" }, body });
       const text = await res.text();
       if (res.status !== 200) throw new Error(`window answered ${res.status}: ${text.slice(0, 500)}`);
       kept = (JSON.parse(text) as { messages: unknown[] }).messages.length;
     };
-    for (let i = 0; i < WARMUP; i++) await call();
+    for (let i = 0; i < warmup; i++) await call(bodies());
+    // Bodies are made before the clock starts: only the request is timed.
+    const queue = Array.from({ length: n }, bodies);
     const cpu0 = groupCpuSeconds(pid);
-    const r = await measure(call, { warmup: 0, n: N });
+    const r = await measure(() => call(queue.shift()!), { warmup: 0, n });
     const cpu1 = groupCpuSeconds(pid);
     // Server CPU per request says what the code costs, whatever else shares the cores.
     const serverCpuMsPerRequest = cpu0 !== null && cpu1 !== null ? ((cpu1 - cpu0) * 1000) / r.samples.length : null;
-    const st = stats(r.samples);
-    console.log(`  p50 ${ms(st.p50)} ms, p95 ${ms(st.p95)} ms; kept ${kept} messages; server CPU ${serverCpuMsPerRequest === null ? "n/a" : ms(serverCpuMsPerRequest)} ms a request`);
-    out.push({ name: f.name, stats: st, kept, serverCpuMsPerRequest });
+    return { stats: stats(r.samples), kept, serverCpuMsPerRequest };
+  };
+  let mark = 0;
+  for (const f of FRAMEWORK_STRATEGIES) {
+    const body = bodyOf(thread, f.strategy);
+    console.log(`(e) HTTP POST /api/v1/window ${f.name}, ${thread.length} messages: warm-up ${WARMUP}, N=${N} sequential (the same thread each time)...`);
+    const warm = await run(() => body, N, WARMUP);
+    const cpu = (x: number | null) => (x === null ? "n/a" : ms(x));
+    console.log(`  p50 ${ms(warm.stats.p50)} ms, p95 ${ms(warm.stats.p95)} ms; kept ${warm.kept} messages; server CPU ${cpu(warm.serverCpuMsPerRequest)} ms a request`);
+    const cold = await run(() => bodyOf(thread.map((m) => ({ ...m, content: `[${++mark}] ${m.content as string}` })), f.strategy), COLD_N, 5);
+    console.log(`  cold (every text new), N=${COLD_N}: p50 ${ms(cold.stats.p50)} ms, p95 ${ms(cold.stats.p95)} ms; kept ${cold.kept}; server CPU ${cpu(cold.serverCpuMsPerRequest)} ms a request`);
+    out.push({ name: f.name, ...warm, cold });
   }
   return out;
 }
@@ -482,6 +498,7 @@ runMain("bench:window", async (onCleanup) => {
   console.log(fmtRow("d) HTTP GET /history, as shipped", d1.http));
   console.log(fmtRow("d) HTTP GET /history, after ANALYZE", d2.http));
   for (const f of d1.frameworks) console.log(fmtRow(`e) POST /window ${f.name}`, f.stats));
+  for (const f of d1.frameworks) console.log(fmtRow(`e) POST /window ${f.name}, cold`, f.cold.stats));
   for (const f of inProcess) console.log(fmtRow(`e') in process ${f.name}`, f.stats));
   console.log(fmtRow("   floor: HTTP GET /api/v1/models (no DB)", d2.models));
   console.log(fmtRow("   floor: HTTP GET /conversations/{id}", d2.conv));
@@ -498,6 +515,7 @@ runMain("bench:window", async (onCleanup) => {
   }
   for (const f of d1.frameworks) {
     console.log(`POST /window ${f.name}: p95 ${ms(f.stats.p95)} ms vs target ${FRAMEWORK_TARGET_P95_MS} ms: ${f.stats.p95 <= FRAMEWORK_TARGET_P95_MS ? "MET" : "MISSED"}; kept ${f.kept}; server CPU ${f.serverCpuMsPerRequest === null ? "n/a" : ms(f.serverCpuMsPerRequest)} ms a request`);
+    console.log(`  cold (every text new): p95 ${ms(f.cold.stats.p95)} ms: ${f.cold.stats.p95 <= FRAMEWORK_TARGET_P95_MS ? "MET" : "MISSED"}; server CPU ${f.cold.serverCpuMsPerRequest === null ? "n/a" : ms(f.cold.serverCpuMsPerRequest)} ms a request`);
   }
   console.log(`Kept: lib ${libMessages.length} = naive(turn) ${naiveOut.length} = langchain ${lcOut.length} = HTTP ${d1.kept}; literal message-drop loop ${literal.length}`);
   const totalS = (now() - started) / 1000;
@@ -516,7 +534,13 @@ runMain("bench:window", async (onCleanup) => {
     analyzeMs,
     asShipped: { lib: a1.lib, select: a1.read, prisma: a1.prisma, plan: a1.plan, http: d1.http, httpBytes: d1.bytes, composition: d1.composition, models: d1.models, conv: d1.conv },
     afterAnalyze: { lib: a2.lib, select: a2.read, prisma: a2.prisma, plan: a2.plan, http: d2.http, models: d2.models, conv: d2.conv },
-    frameworks: d1.frameworks.map((f) => ({ name: f.name, kept: f.kept, server_cpu_ms_per_request: f.serverCpuMsPerRequest, ...f.stats })),
+    frameworks: d1.frameworks.map((f) => ({
+      name: f.name,
+      kept: f.kept,
+      server_cpu_ms_per_request: f.serverCpuMsPerRequest,
+      ...f.stats,
+      cold: { kept: f.cold.kept, server_cpu_ms_per_request: f.cold.serverCpuMsPerRequest, ...f.cold.stats },
+    })),
     frameworksInProcess: inProcess.map((f) => ({ name: f.name, ...f.stats })),
     naive: { ...bStats, truncated: b.truncated, samples: b.samples },
     naiveSingle: bSingle,

@@ -24,7 +24,7 @@ export const BUILTIN_PRESETS: ModelPreset[] = [
 export const DEFAULT_CONTEXT_WINDOW = 128_000;
 
 /** The preset for a model: settings first, then the built-ins, then a flagged guess. */
-export function presetFor(model: string, overrides: ModelPreset[] = []): ModelPreset {
+export function presetFor(model: string, overrides: readonly ModelPreset[] = []): ModelPreset {
   const key = model.trim().toLowerCase();
   const found = overrides.find((p) => p.model.toLowerCase() === key) ?? BUILTIN_PRESETS.find((p) => p.model === key);
   if (found) return found;

@@ -1,6 +1,7 @@
 import "server-only";
 import { clearProcessSummaries } from "../strategies/agentscope/summary-cache";
 import { forgetAnalysedTexts } from "../strategies/extractive-summary";
+import { forgetTextCounts } from "../strategies/text-counts";
 import { forgetLongPieces } from "../tokens/message-long-piece";
 import { purgeHistoryCache } from "../window/history-cache";
 
@@ -15,4 +16,5 @@ export function purgeProcessCaches(): void {
   forgetAnalysedTexts();
   clearProcessSummaries();
   forgetLongPieces();
+  forgetTextCounts();
 }

@@ -8,11 +8,12 @@ import type { SummaryCache } from "./agentscope/summary-cache";
 import { langchainTrimStrategy } from "./frameworks/langchain-trim";
 import { llamaindexBufferStrategy, llamaindexMemoryStrategy } from "./frameworks/llamaindex-memory";
 import { mastraLastMessagesStrategy } from "./frameworks/mastra-last-messages";
-import { anyLongPiece, listTokens } from "./message-tokens";
+import { anyLongPiece, listTokens, primeContentTokens, primeLongPiece } from "./message-tokens";
 import { messageWindowStrategy } from "./message-window-strategy";
 import type { AutoContextStrategy, RoleMessage, Strategy, WindowResult } from "./schemas";
 import { summaryBufferStrategy } from "./summary-buffer-strategy";
 import type { StrategyOutput } from "./strategy-types";
+import { uncachedCounter, type TextCounter } from "./text-counts";
 import { tokenBufferStrategy } from "./token-buffer-strategy";
 
 export type AppliedWindow = WindowResult & { offloads: NonNullable<StrategyOutput["offloads"]>; preset: ModelPreset; sourceIndex: number[] };
@@ -24,19 +25,20 @@ export type AppliedWindow = WindowResult & { offloads: NonNullable<StrategyOutpu
 export async function applyStrategy(
   messages: RoleMessage[],
   strategy: Strategy,
-  opts: { model?: string; temporary?: RoleMessage[]; presets?: ModelPreset[]; autoContext?: AutoContextPlan } = {},
+  opts: { model?: string; temporary?: RoleMessage[]; presets?: readonly ModelPreset[]; autoContext?: AutoContextPlan; textCounts?: TextCounter } = {},
 ): Promise<AppliedWindow> {
   const preset = presetFor(opts.model ?? DEFAULT_MODEL, opts.presets);
   const ctx = { encoding: preset.encoding, contextWindow: preset.context_window };
   const temporary = opts.temporary ?? [];
+  const counter = opts.textCounts ?? uncachedCounter;
   let out: StrategyOutput;
   let report: AutoContextRun["report"] | undefined;
   if (strategy.type === "message_window") {
     out = messageWindowStrategy(messages, strategy, temporary);
   } else if (strategy.type === "llamaindex_buffer") {
-    out = llamaindexBufferStrategy(messages, strategy, ctx, temporary);
+    out = llamaindexBufferStrategy(messages, strategy, ctx, temporary, counter);
   } else if (strategy.type === "llamaindex_memory") {
-    out = llamaindexMemoryStrategy(messages, strategy, temporary);
+    out = llamaindexMemoryStrategy(messages, strategy, temporary, counter);
   } else if (strategy.type === "mastra_last_messages") {
     out = mastraLastMessagesStrategy(messages, strategy, temporary);
   } else {
@@ -60,6 +62,7 @@ export async function applyStrategy(
       );
     }
   }
+  if (opts.textCounts) primeFromCounter(out.messages, preset.encoding, opts.textCounts);
   return {
     messages: out.messages,
     total_tokens: listTokens(out.messages, preset.encoding),
@@ -75,6 +78,21 @@ export async function applyStrategy(
     preset,
     sourceIndex: out.sourceIndex,
   };
+}
+
+/**
+ * The kept messages' counts from the text counter (a hit for a text counted by an earlier
+ * request), for total_tokens and the long-piece check. Only a plain text message: its count is
+ * its text's, and its long-piece flag is the count's `approximate` (both ask whether a piece is
+ * over MAX_PIECE_BYTES); list contents and tool calls are counted as before.
+ */
+function primeFromCounter(messages: RoleMessage[], encoding: ModelPreset["encoding"], counter: TextCounter): void {
+  for (const m of messages) {
+    if (typeof m.content !== "string" || m.tool_calls?.length) continue;
+    const c = counter.count(m.content, encoding);
+    primeContentTokens(m, encoding, c.tokens);
+    primeLongPiece(m, encoding, c.approximate);
+  }
 }
 
 /**

@@ -32,9 +32,15 @@ export type ChatMessage = {
 // Roles and names repeat on every message: remember their overhead rather than calling
 // the tokenizer a thousand times for a 500-turn thread.
 const overheads = new Map<string, number>();
+const unnamedOverheads: Record<EncodingName, Map<string, number>> = { o200k_base: new Map(), cl100k_base: new Map() };
 
 /** Tokens of one message's framing + role (+ name), without its content. */
 export function messageOverhead(role: string, encoding: EncodingName, name?: string): number {
+  // Without a name (nearly every message), no key string to build: a thousand messages a request.
+  if (!name) {
+    const hit = unnamedOverheads[encoding].get(role);
+    if (hit !== undefined) return hit;
+  }
   const key = `${encoding}\u0000${role}\u0000${name ?? ""}`;
   let n = overheads.get(key);
   if (n === undefined) {
@@ -42,6 +48,7 @@ export function messageOverhead(role: string, encoding: EncodingName, name?: str
     if (name) n += TOKENS_PER_NAME + countTextTokens(name, encoding);
     if (overheads.size < 10_000) overheads.set(key, n);
   }
+  if (!name && unnamedOverheads[encoding].size < 1_000) unnamedOverheads[encoding].set(role, n);
   return n;
 }
 

@@ -14,6 +14,11 @@ import { DATABASE_KINDS } from "../helpers/test-database";
 // are 422s naming them; POST /context places the call's messages where LlamaIndex does; an agent
 // profile with langchain_trim replays a stored turn.
 
+const trimmedEnd = (m: RoleMessage): RoleMessage => ({
+  ...m,
+  content: typeof m.content === "string" ? m.content.trimEnd() : m.content.map((p) => (p.type === "text" ? { ...p, text: p.text.trimEnd() } : p)),
+});
+
 describe.each(DATABASE_KINDS)("framework window strategies through the API on %s", (kind) => {
   let server: SharedProject;
   let owner: Owner;
@@ -50,28 +55,58 @@ describe.each(DATABASE_KINDS)("framework window strategies through the API on %s
     expect(refused).toBeGreaterThan(0);
   });
 
-  it("POST /window keeps exactly what LlamaIndex's ChatMemoryBuffer keeps, the call's messages in front", async () => {
+  it("POST /window keeps exactly what LlamaIndex's ChatMemoryBuffer keeps, the call's messages in front (texts seen before included)", async () => {
     const api = await project();
     const cases = fc.sample(fc.tuple(history, fc.integer({ min: 0, max: 200 }), fc.integer({ min: 0, max: 2 })), { numRuns: 30, seed: 77 });
-    for (const [messages, tokenLimit, temps] of cases) {
+    for (const [generated, tokenLimit, temps] of cases) {
       const temporary: RoleMessage[] = Array.from({ length: temps }, (_, i) => ({ role: "user", content: `call message ${i}` }));
-      let theirs: string[] | "throws";
-      try {
-        const buffer = new ChatMemoryBuffer({ tokenLimit, chatHistory: messages.map(toLlama) as never, llm: { metadata: { contextWindow: 1 } } as never });
-        const out = (await buffer.getMessages(temps ? (temporary.map(toLlama) as never) : undefined, 0)) as LlamaMsg[];
-        theirs = out.map(llamaKey);
-      } catch {
-        theirs = "throws";
-      }
-      const r = await api.post("/window", { messages, strategy: { type: "llamaindex_buffer", token_limit: tokenLimit }, ...(temps ? { temporary_messages: temporary } : {}) });
-      if (theirs === "throws") {
-        expect(r.status).toBe(422);
-        expect(r.body.error.message).toMatch(/LlamaIndex/);
-      } else {
-        expect(r.status).toBe(200);
-        expect(r.body.messages.map((m: RoleMessage) => llamaKey(toLlama(m)))).toEqual(theirs);
+      // As generated (texts mostly end in white space: the joined string is scanned), then with
+      // every text ending in a non-space (counted per text, kept by the project's counter); each
+      // sent twice, the second time from the counts the first one left.
+      for (const messages of [generated, generated.map(trimmedEnd)]) {
+        let theirs: string[] | "throws";
+        try {
+          const buffer = new ChatMemoryBuffer({ tokenLimit, chatHistory: messages.map(toLlama) as never, llm: { metadata: { contextWindow: 1 } } as never });
+          const out = (await buffer.getMessages(temps ? (temporary.map(toLlama) as never) : undefined, 0)) as LlamaMsg[];
+          theirs = out.map(llamaKey);
+        } catch {
+          theirs = "throws";
+        }
+        for (let again = 0; again < 2; again++) {
+          const r = await api.post("/window", { messages, strategy: { type: "llamaindex_buffer", token_limit: tokenLimit }, ...(temps ? { temporary_messages: temporary } : {}) });
+          if (theirs === "throws") {
+            expect(r.status).toBe(422);
+            expect(r.body.error.message).toMatch(/LlamaIndex/);
+          } else {
+            expect(r.status).toBe(200);
+            expect(r.body.messages.map((m: RoleMessage) => llamaKey(toLlama(m)))).toEqual(theirs);
+          }
+        }
       }
     }
+  });
+
+  it("POST /window uses a model preset from the request after it is saved, and its change on the next one; not another project's", async () => {
+    const api = await project();
+    const other = await project();
+    const model = `fw-preset-${kind}`;
+    const messages: RoleMessage[] = Array.from({ length: 6 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `message ${i}: ${"the weather in Lisbon ".repeat(15).trim()}` }));
+    const window = async (client: typeof api) => {
+      const r = await client.post("/window", { messages, model, strategy: { type: "llamaindex_buffer" } });
+      expect(r.status).toBe(200);
+      return { context_window: r.body.context_window, encoding: r.body.encoding, kept: r.body.messages.length };
+    };
+    const before = await window(api);
+    expect(before.context_window).not.toBe(256);
+    expect(before.kept).toBe(6);
+    // 0.75 × 256 = 192 tokens of LlamaIndex's count (six messages hold ~370): the newest only.
+    expect((await api.put("/settings/models", { presets: [{ model, context_window: 256, encoding: "cl100k_base", exact: true }] })).status).toBe(200);
+    const small = await window(api);
+    expect(small).toMatchObject({ context_window: 256, encoding: "cl100k_base" });
+    expect(small.kept).toBeLessThan(6);
+    expect((await api.put("/settings/models", { presets: [{ model, context_window: 4000, encoding: "o200k_base", exact: true }] })).status).toBe(200);
+    expect(await window(api)).toEqual({ context_window: 4000, encoding: "o200k_base", kept: 6 });
+    expect(await window(other)).toEqual(before);
   });
 
   it("answers 422 naming the option or the framework's behaviour", async () => {

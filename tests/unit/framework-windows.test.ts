@@ -6,6 +6,7 @@ import { JoinedTexts } from "@/lib/strategies/frameworks/joined-texts";
 import { langchainTrimStrategy, type LangChainTrimOptions } from "@/lib/strategies/frameworks/langchain-trim";
 import { llamaindexBufferStrategy, llamaindexMemoryStrategy } from "@/lib/strategies/frameworks/llamaindex-memory";
 import type { RoleMessage } from "@/lib/strategies/schemas";
+import { projectTextCounter, type TextCounter } from "@/lib/strategies/text-counts";
 import { countTextTokens } from "@/lib/tokens/count-tokens";
 import type { EncodingName } from "@/lib/tokens/registry";
 import { content, history, lcKey, lcOptions, type LlamaMsg, llamaKey, runLangChain, text, toLangChain, toLlama } from "../helpers/framework-oracles";
@@ -80,7 +81,21 @@ const temporaryMessages = fc.array(
   { maxLength: 2 },
 );
 
-describe("llamaindex_buffer keeps exactly what llamaindex's ChatMemoryBuffer.getMessages keeps", () => {
+// The generated texts mostly end in white space, where LlamaIndex's joined string is scanned
+// whole; without it each text is counted on its own (and kept in a project's counter). Both
+// are checked against the package: the second run counts with a project's counter, from
+// texts it has seen before.
+const trimmed = (m: RoleMessage): RoleMessage => ({
+  ...m,
+  content: typeof m.content === "string" ? m.content.trimEnd() : m.content.map((p) => (p.type === "text" ? { ...p, text: p.text.trimEnd() } : p)),
+});
+const cached = projectTextCounter("unit-framework-windows");
+const variants: { name: string; history: fc.Arbitrary<RoleMessage[]>; temporary: fc.Arbitrary<RoleMessage[]>; counter?: TextCounter }[] = [
+  { name: "as generated", history, temporary: temporaryMessages },
+  { name: "texts ending in a non-space, a project's counter", history: history.map((h) => h.map(trimmed)), temporary: temporaryMessages.map((t) => t.map(trimmed)), counter: cached },
+];
+
+describe.each(variants)("llamaindex_buffer keeps exactly what llamaindex's ChatMemoryBuffer.getMessages keeps: $name", ({ history, temporary: temporaryMessages, counter }) => {
   it("on generated histories, limits and call messages", async () => {
     let refused = 0;
     await fc.assert(
@@ -104,7 +119,7 @@ describe("llamaindex_buffer keeps exactly what llamaindex's ChatMemoryBuffer.get
           }
           let ours: string[] | "throws";
           try {
-            const r = llamaindexBufferStrategy(messages, { token_limit: tokenLimit, initial_token_count: initial, context_window: contextWindow }, { contextWindow: 1 }, temporary);
+            const r = llamaindexBufferStrategy(messages, { token_limit: tokenLimit, initial_token_count: initial, context_window: contextWindow }, { contextWindow: 1 }, temporary, counter);
             let t = 0;
             // Temporary messages come first and are -1 in sourceIndex.
             ours = r.sourceIndex.map((s) => (s >= 0 ? `h${s}` : `t${temporary.length - r.sourceIndex.filter((x) => x < 0).length + t++}`));
@@ -122,7 +137,7 @@ describe("llamaindex_buffer keeps exactly what llamaindex's ChatMemoryBuffer.get
   });
 });
 
-describe("llamaindex_memory keeps exactly what llamaindex's Memory.getLLM keeps", () => {
+describe.each(variants)("llamaindex_memory keeps exactly what llamaindex's Memory.getLLM keeps: $name", ({ history, temporary: temporaryMessages, counter }) => {
   it("on generated histories, limits, context windows and call messages", async () => {
     let refused = 0;
     await fc.assert(
@@ -145,7 +160,7 @@ describe("llamaindex_memory keeps exactly what llamaindex's Memory.getLLM keeps"
           }
           let ours: string[] | "throws";
           try {
-            const r = llamaindexMemoryStrategy(messages, { token_limit: tokenLimit, short_term_token_limit_ratio: ratio, context_window: contextWindow }, temporary);
+            const r = llamaindexMemoryStrategy(messages, { token_limit: tokenLimit, short_term_token_limit_ratio: ratio, context_window: contextWindow }, temporary, counter);
             ours = r.messages.map((m) => llamaKey(toLlama(m)));
           } catch (e) {
             if (!(e instanceof ValidationError)) throw e;
@@ -158,6 +173,20 @@ describe("llamaindex_memory keeps exactly what llamaindex's Memory.getLLM keeps"
       { numRuns: 800, seed: 11 },
     );
     expect(refused).toBeGreaterThan(5);
+  });
+});
+
+describe("a text counter's counts are tiktoken's", () => {
+  it("of a text alone and after a space, cached or not", () => {
+    fc.assert(
+      fc.property(text, fc.constantFrom<EncodingName>("o200k_base", "cl100k_base"), (t, encoding) => {
+        for (const counter of [cached, cached]) {
+          expect(counter.spaced(t, encoding)).toEqual({ alone: countTextTokens(t, encoding), spaced: countTextTokens(` ${t}`, encoding) });
+          expect(counter.count(t, encoding).tokens).toBe(countTextTokens(t, encoding));
+        }
+      }),
+      { numRuns: 400, seed: 3 },
+    );
   });
 });
 

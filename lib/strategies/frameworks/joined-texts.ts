@@ -16,6 +16,16 @@ import type { EncodingName } from "../../tokens/registry";
 // A character outside tiktoken's white space (Rust's \s, which differs from JavaScript's).
 const NON_SPACE = /[^\t\n\v\f\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]/u;
 
+/**
+ * Whether a text, followed by " " and another text, leaves the joined string's pieces as they
+ * were: its last character is not white space, so its last piece cannot take the joining space
+ * (no pattern puts a space after a non-space character) and the next piece starts at that
+ * space. The joined string's pieces are then this text's own, then those of " " + the next.
+ */
+export function endsJoinable(text: string): boolean {
+  return text.length > 0 && NON_SPACE.test(text[text.length - 1]);
+}
+
 export class JoinedTexts {
   private readonly joined: string;
   private readonly offsets: number[] = [];

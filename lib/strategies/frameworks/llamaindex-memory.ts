@@ -1,7 +1,8 @@
 import { countTextTokens } from "../../tokens/count-tokens";
 import type { RoleMessage } from "../schemas";
 import type { Dropped, StrategyOutput, Transformed } from "../strategy-types";
-import { JoinedTexts } from "./joined-texts";
+import { uncachedCounter, type TextCounter } from "../text-counts";
+import { endsJoinable, JoinedTexts } from "./joined-texts";
 import { frameworkRefuses, unpairedNotes } from "./unpaired";
 
 // LlamaIndex TS (llamaindex 0.12 / @llamaindex/core 0.6.22, memory/): ChatMemoryBuffer.getMessages
@@ -21,7 +22,8 @@ export function llamaText(m: RoleMessage): string {
 
 /** Throws LlamaIndex's failure when one of these texts (all of which it tokenizes) holds a special token. */
 function checkSpecial(list: string[], field: string): void {
-  const bad = list.find((t) => SPECIAL.some((s) => t.includes(s)));
+  // Every special token starts with "<|": one search per text for the usual text without it.
+  const bad = list.find((t) => t.includes("<|") && SPECIAL.some((s) => t.includes(s)));
   if (bad !== undefined) {
     const token = SPECIAL.find((s) => bad.includes(s));
     throw frameworkRefuses(field, `LlamaIndex's tokenizer (js-tiktoken, cl100k_base) throws on a text holding the special token ${token}; the framework does not catch it`);
@@ -43,7 +45,13 @@ export type LlamaBufferOptions = { token_limit?: number; initial_token_count: nu
  * that one is checked). The last message stays even alone over the limit, unless it is an
  * assistant's: then nothing is sent.
  */
-export function llamaindexBufferStrategy(history: RoleMessage[], opts: LlamaBufferOptions, ctx: { contextWindow: number }, temporary: RoleMessage[] = []): StrategyOutput {
+export function llamaindexBufferStrategy(
+  history: RoleMessage[],
+  opts: LlamaBufferOptions,
+  ctx: { contextWindow: number },
+  temporary: RoleMessage[] = [],
+  counter: TextCounter = uncachedCounter,
+): StrategyOutput {
   const contextWindow = opts.context_window ?? ctx.contextWindow;
   const tokenLimit = opts.token_limit ?? Math.ceil(contextWindow * DEFAULT_TOKEN_LIMIT_RATIO);
   if (opts.initial_token_count > tokenLimit) {
@@ -51,9 +59,9 @@ export function llamaindexBufferStrategy(history: RoleMessage[], opts: LlamaBuff
   }
   const all = [...temporary, ...history];
   const source = [...temporary.map(() => -1), ...history.map((_, i) => i)];
-  const joined = new JoinedTexts(texts(all, "messages"), LLAMAINDEX_ENCODING);
+  const suffixTokens = suffixCounter(texts(all, "messages"), counter);
   let count = all.length;
-  let tokens = joined.suffix(0) + opts.initial_token_count;
+  let tokens = suffixTokens(0) + opts.initial_token_count;
   const doubled = new Set<number>();
   while (tokens > tokenLimit && count > 1) {
     count -= 1;
@@ -62,7 +70,7 @@ export function llamaindexBufferStrategy(history: RoleMessage[], opts: LlamaBuff
       count -= 1;
     }
     // slice(-0) is the whole list: LlamaIndex then counts every message again.
-    tokens = joined.suffix(count === 0 ? 0 : all.length - count) + opts.initial_token_count;
+    tokens = suffixTokens(count === 0 ? 0 : all.length - count) + opts.initial_token_count;
   }
   const start = tokens > tokenLimit && count <= 0 ? all.length : count === 0 ? 0 : all.length - count;
   const kept = all.slice(start);
@@ -97,7 +105,7 @@ export type LlamaMemoryOptions = { token_limit: number; short_term_token_limit_r
  * short-term share of that is filled newest first, each step counting the call's messages again.
  * The call's messages go last.
  */
-export function llamaindexMemoryStrategy(history: RoleMessage[], opts: LlamaMemoryOptions, temporary: RoleMessage[] = []): StrategyOutput {
+export function llamaindexMemoryStrategy(history: RoleMessage[], opts: LlamaMemoryOptions, temporary: RoleMessage[] = [], counter: TextCounter = uncachedCounter): StrategyOutput {
   const tokenLimit = opts.context_window ? Math.ceil(opts.context_window * DEFAULT_TOKEN_LIMIT_RATIO) : opts.token_limit;
   const tempText = texts(temporary, "temporary_messages");
   const tempTokens = temporary.length ? countTextTokens(tempText.join(" "), LLAMAINDEX_ENCODING) : 0;
@@ -108,22 +116,7 @@ export function llamaindexMemoryStrategy(history: RoleMessage[], opts: LlamaMemo
   const shortTerm = Math.ceil(remaining * opts.short_term_token_limit_ratio);
   const newestFirst = [...history].reverse();
   const newestTexts = newestFirst.map(llamaText);
-  // Only the newest messages are reached: the joined text is scanned over a window of them that
-  // doubles when the loop gets to its end (a prefix's count does not depend on what follows it).
-  let scanned = Math.min(newestTexts.length, 64);
-  let joined = new JoinedTexts(newestTexts.slice(0, scanned), LLAMAINDEX_ENCODING);
-  let taken = 0;
-  for (let i = 0; i < newestFirst.length; i++) {
-    if (i >= scanned) {
-      scanned = Math.min(newestTexts.length, scanned * 2);
-      joined = new JoinedTexts(newestTexts.slice(0, scanned), LLAMAINDEX_ENCODING);
-    }
-    // LlamaIndex tokenizes only the messages it reaches (newest first, up to the first that does not fit).
-    checkSpecial([newestTexts[i]], "messages");
-    const next = joined.prefix(taken) + countTextTokens(llamaText(newestFirst[i]), LLAMAINDEX_ENCODING) + tempTokens;
-    if (next > shortTerm) break;
-    taken++;
-  }
+  const taken = takenNewestFirst(newestTexts, shortTerm, tempTokens, counter) ?? takenByJoinedScan(newestTexts, shortTerm, tempTokens);
   const start = history.length - taken;
   const limitWhy = opts.context_window ? `0.75 × context_window ${opts.context_window} = ${tokenLimit}` : `token_limit ${tokenLimit}`;
   const dropped: Dropped[] = history.slice(0, start).map((_, index) => ({
@@ -139,4 +132,65 @@ export function llamaindexMemoryStrategy(history: RoleMessage[], opts: LlamaMemo
   }));
   transformed.push(...unpairedNotes(history, kept, sourceIndex, "LlamaIndex"));
   return { messages: kept, sourceIndex, dropped, transformed };
+}
+
+/**
+ * Tokens of texts[from..].join(" ") for every `from`, as ChatMemoryBuffer counts its ever
+ * shorter windows. When every text but the last ends in a non-space character, the joined
+ * string's pieces are each text's own (the first alone, the others with the space before
+ * them; JoinedTexts' note says why), so a suffix is a sum of per-text counts, each counted once
+ * (and kept across requests by `counter`). Otherwise one scan of the joined string.
+ */
+function suffixCounter(list: string[], counter: TextCounter): (from: number) => number {
+  // Without a counter that keeps counts, one scan of the joined string is a little cheaper than
+  // two short scans per text (the per-text sums pay off from the second request on).
+  if (counter === uncachedCounter || !list.slice(0, -1).every(endsJoinable)) {
+    const joined = new JoinedTexts(list, LLAMAINDEX_ENCODING);
+    return (from) => joined.suffix(from);
+  }
+  const counts = list.map((t) => counter.spaced(t, LLAMAINDEX_ENCODING));
+  // spacedAfter[i]: tokens of the texts after i, each with its space.
+  const spacedAfter = new Array<number>(list.length + 1).fill(0);
+  for (let i = list.length - 1; i >= 0; i--) spacedAfter[i] = spacedAfter[i + 1] + (i + 1 < list.length ? counts[i + 1].spaced : 0);
+  return (from) => (from >= list.length ? 0 : counts[from].alone + spacedAfter[from]);
+}
+
+/**
+ * How many of the newest messages Memory.getLLM keeps: newest first while the joined texts
+ * taken so far, the next text and the call's messages fit. Per-text counts (see suffixCounter);
+ * null when a text reached ends in white space (its last piece may then run into the next).
+ */
+function takenNewestFirst(newestTexts: string[], shortTerm: number, tempTokens: number, counter: TextCounter): number | null {
+  let joinedTokens = 0; // tokens of newestTexts[0..taken).join(" ")
+  let taken = 0;
+  for (let i = 0; i < newestTexts.length; i++) {
+    // LlamaIndex tokenizes only the messages it reaches (newest first, up to the first that does not fit).
+    checkSpecial([newestTexts[i]], "messages");
+    if (i > 0 && !endsJoinable(newestTexts[i - 1])) return null;
+    const c = counter.spaced(newestTexts[i], LLAMAINDEX_ENCODING);
+    if (joinedTokens + c.alone + tempTokens > shortTerm) break;
+    joinedTokens = i === 0 ? c.alone : joinedTokens + c.spaced;
+    taken++;
+  }
+  return taken;
+}
+
+/** takenNewestFirst for any texts, from scans of the joined string. */
+function takenByJoinedScan(newestTexts: string[], shortTerm: number, tempTokens: number): number {
+  // Only the newest messages are reached: the joined text is scanned over a window of them that
+  // doubles when the loop gets to its end (a prefix's count does not depend on what follows it).
+  let scanned = Math.min(newestTexts.length, 64);
+  let joined = new JoinedTexts(newestTexts.slice(0, scanned), LLAMAINDEX_ENCODING);
+  let taken = 0;
+  for (let i = 0; i < newestTexts.length; i++) {
+    if (i >= scanned) {
+      scanned = Math.min(newestTexts.length, scanned * 2);
+      joined = new JoinedTexts(newestTexts.slice(0, scanned), LLAMAINDEX_ENCODING);
+    }
+    checkSpecial([newestTexts[i]], "messages");
+    const next = joined.prefix(taken) + countTextTokens(newestTexts[i], LLAMAINDEX_ENCODING) + tempTokens;
+    if (next > shortTerm) break;
+    taken++;
+  }
+  return taken;
 }

@@ -1,10 +1,11 @@
 import * as api from "@/lib/api/contracts/context";
 import { withApi } from "@/lib/api/with-api";
 import { dataSql } from "@/lib/api/data-sql";
-import { savedPresets } from "@/lib/models/model-settings";
+import { cachedSavedPresets } from "@/lib/models/model-settings";
 import { storedSummaryCache } from "@/lib/strategies/agentscope/summary-cache";
 import { applyStrategy } from "@/lib/strategies/apply-strategy";
 import { storeOffloads } from "@/lib/strategies/offloaded-contents";
+import { projectTextCounter } from "@/lib/strategies/text-counts";
 
 export const dynamic = "force-dynamic";
 
@@ -14,8 +15,10 @@ export const POST = withApi(api.previewWindow, async ({ access, body }) => {
   const r = await applyStrategy(body.messages, body.strategy, {
     model: body.model,
     temporary: body.temporary_messages,
-    presets: await savedPresets(sql),
+    presets: await cachedSavedPresets(sql),
     autoContext: { summaryCache: storedSummaryCache(sql) },
+    // An agent sends its whole history every turn: texts counted by its earlier requests are looked up.
+    textCounts: projectTextCounter(access.projectId),
   });
   await storeOffloads(sql, r.offloads);
   const { offloads: _o, preset: _p, sourceIndex: _s, ...result } = r;
