@@ -36,9 +36,6 @@ import { backReferencePhrase, contentWords, normalizeForContainment } from "./te
 // suppressions, and the apps' profile versions; the rules run in JS over those rows, so a
 // scan costs a few statements per batch, not a replay per turn (docs/incidents.md, "Cost").
 
-/** How far back a check of given turns reads: the rules walk a thread this far at most. */
-const CONTEXT_TURNS = 500;
-
 type TurnRow = {
   id: string;
   conversation_id: string;
@@ -176,21 +173,11 @@ export async function detectConversations(sql: ProjectSql, conversationIds: read
   const convIds = convs.map((c) => c.id);
   const users = [...new Set(convs.map((c) => c.end_user_id).filter((u): u is string => !!u))];
   const [turnRows, capRows, memRows, eventRows, suppRows] = await Promise.all([
-    // Checking given turns (ingest), only the CONTEXT_TURNS turns before the earliest of them are
-    // read besides: a batch appended to a long conversation does not re-read all of it each time.
     sql.query<TurnRow>(
-      `WITH b AS (
-         SELECT c.id AS conversation_id,
-                (SELECT p.created_at FROM messages p
-                  WHERE p.project_id = $1 AND p.conversation_id = c.id
-                    AND p.created_at <= (SELECT min(q.created_at) FROM messages q WHERE q.project_id = $1 AND q.conversation_id = c.id AND q.id = ANY($3::uuid[]))
-                  ORDER BY p.created_at DESC, p.seq DESC OFFSET ${CONTEXT_TURNS} LIMIT 1) AS from_at
-           FROM unnest($2::uuid[]) AS c(id))
-       SELECT m.id, m.conversation_id, m.parent_message_id, m.query, m.answer, (extract(epoch FROM m.created_at) * 1000)::float8 AS at,
-              m.query_tokens_o200k AS q_o200k, m.query_tokens_cl100k AS q_cl100k
-         FROM b JOIN messages m ON m.project_id = $1 AND m.conversation_id = b.conversation_id AND (b.from_at IS NULL OR m.created_at >= b.from_at)
-        ORDER BY m.conversation_id, m.created_at, m.seq`,
-      [sql.projectId, convIds, opts.messageIds ? [...opts.messageIds] : null],
+      `SELECT id, conversation_id, parent_message_id, query, answer, (extract(epoch FROM created_at) * 1000)::float8 AS at,
+              query_tokens_o200k AS q_o200k, query_tokens_cl100k AS q_cl100k
+         FROM messages WHERE project_id = $1 AND conversation_id = ANY($2::uuid[]) ORDER BY conversation_id, created_at, seq`,
+      [sql.projectId, convIds],
     ),
     sql.query<{ trace_id: string; span_id: string; message_id: string; request_model: string | null; input_tokens: number | null }>(
       `SELECT trace_id, span_id, message_id, request_model, input_tokens
@@ -395,7 +382,7 @@ async function checkConversation(rows: TurnRow[], ctx: ConversationContext): Pro
 
   function threadBefore(i: number): number[] {
     const out: number[] = [];
-    for (let p = parentOf(i); p !== null && out.length < CONTEXT_TURNS; p = parentOf(p)) out.push(p);
+    for (let p = parentOf(i); p !== null && out.length < 500; p = parentOf(p)) out.push(p);
     return out.reverse();
   }
 

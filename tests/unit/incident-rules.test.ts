@@ -1,7 +1,4 @@
-import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { insertTurns } from "@/lib/messages/insert-turns";
-import { ZTurnInput } from "@/lib/messages/schemas";
 import { openDatabase, type Database } from "@/lib/db/open-database";
 import { projectSql, type ProjectSql } from "@/lib/db/project-sql";
 import { detectConversations } from "@/lib/incidents/detect";
@@ -77,37 +74,5 @@ describe("the backfill scan job", () => {
     expect(score.missed).toEqual([]);
     expect(score.falsePositives).toEqual([]);
     expect(s.incidents_found).toBe(INCIDENT_SET.reduce((n, x) => n + x.expect.length, 0));
-  }, 120_000);
-});
-
-describe("checking given turns (detection on ingest)", () => {
-  it("reads back far enough for a reference 450 turns back, as a full check does", async () => {
-    const s = projectSql(db.sql, "incident-ingest-bound");
-    const conversationId = randomUUID();
-    await s.query(`INSERT INTO conversations (project_id, id, app_id, end_user_id, name) VALUES ($1, $2, 'bound', 'bound-user', 'long')`, [s.projectId, conversationId]);
-    const base = Date.parse("2026-09-01T08:00:00Z");
-    const texts = new Map<number, string>([
-      [150, "My cat is called Miso and she is a tabby."],
-      [600, "Remember the cat I mentioned? What is a good toy for a tabby?"],
-    ]);
-    const ids: string[] = [];
-    let parent: string | null = null;
-    const turns = Array.from({ length: 601 }, (_, k) => {
-      const n = k + 1;
-      const id = randomUUID();
-      ids[n] = id;
-      const t = ZTurnInput.parse({ id, parent_message_id: parent, query: texts.get(n) ?? `Question number ${n} about the weather?`, answer: `Answer ${n}.`, created_at: new Date(base + n * 60_000).toISOString() });
-      parent = id;
-      return t;
-    });
-    await insertTurns(s, conversationId, turns, { minimal: true });
-    // Ingest checks the new turns only and reads the 500 turns before the earliest of them
-    // (the rules walk a thread no further back); turn 150 is within reach of turn 600.
-    const r = await detectConversations(s, [conversationId], { messageIds: new Set([ids[600], ids[601]]) });
-    expect(r.turns).toBe(2);
-    const refs = (f: { kind: string; messageId: string; subject: string }[]) => f.filter((x) => x.kind === "dropped_reference").map((x) => [x.messageId, x.subject]);
-    expect(refs(r.findings)).toEqual([[ids[600], ids[150]]]);
-    const full = await detectConversations(s, [conversationId], { since: new Date(base + 600 * 60_000) });
-    expect(refs(full.findings)).toEqual(refs(r.findings));
   }, 120_000);
 });
