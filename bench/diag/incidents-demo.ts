@@ -16,5 +16,6 @@ runMain("incidents-demo", async (cleanup) => {
   const ids = (await sql.query<{ id: string }>(`SELECT id FROM conversations WHERE project_id = 'default'`)).map((r) => r.id);
   const r = await detectConversations(sql, ids);
   console.log(`${ids.length} conversations, ${r.turns} turns, ${r.found} incidents`);
-  for (const f of r.findings) console.log(`- ${f.kind} (${f.severity}): ${f.summary}`);
+  const q = new Map((await sql.query<{ id: string; query: string }>(`SELECT id, left(query, 80) AS query FROM messages WHERE project_id = 'default'`)).map((m) => [m.id, m.query]));
+  for (const f of r.findings) console.log(`- ${f.kind} (${f.severity}): ${f.summary}\n    turn: ${q.get(f.messageId)}`);
 });

@@ -17,6 +17,7 @@ export const DEMO_IDS = {
   images: "0f5a7c1e-1d2b-4c3d-8e9f-000000000004",
   support: "0f5a7c1e-1d2b-4c3d-8e9f-000000000005",
   archived: "0f5a7c1e-1d2b-4c3d-8e9f-000000000006",
+  incidents: "0f5a7c1e-1d2b-4c3d-8e9f-000000000008",
 } as const;
 
 export type DemoConversation = { conversation: ConversationCreate; turns: TurnInput[] };
@@ -46,12 +47,12 @@ const TOPICS = [
   ["packing", "Bring layers: Lisbon evenings in October drop to 15°C and the hills are windy."],
   ["the museum list", "Gulbenkian on Wednesday (free after 2pm on Sundays), MAAT on Thursday morning."],
   ["getting around", "The 28 tram is scenic but crowded; the 12E covers the same hills with fewer queues."],
-  ["the return flight", "Your TAP flight leaves at 18:40; the metro red line reaches the airport in 25 minutes."],
+  ["the trip home", "Your TAP flight leaves at 18:40; the metro red line reaches the airport in 25 minutes."],
 ] as const;
 
 const QUESTIONS = [
   "What about {t}?",
-  "Can you revisit {t} with what I told you earlier?",
+  "Can you revisit {t} with fresh eyes?",
   "Remind me what we decided on {t}.",
   "Is there a cheaper option for {t}?",
   "Summarize {t} in two sentences.",
@@ -183,6 +184,42 @@ function archived(): DemoConversation {
   };
 }
 
+/** The ops assistant's profile: facts are kept out of its prompt (memory_types), and GPT-4's 8k window. */
+export const INCIDENTS_APP = "ops-assistant";
+export const INCIDENTS_PROFILE = {
+  model: "gpt-4",
+  strategy: { type: "message_window", max_attached_message_count: 4 },
+  memory: { enabled: true, k: 5, format: "user_memory", memory_types: ["preference", "pattern", "skill"] },
+} as const;
+
+/**
+ * A day with the ops assistant whose turns the incident rules flag, one of each kind (the
+ * inbox's demo): a question about a fact the profile keeps out of the prompt, a fact restated,
+ * a preference corrected, a reference to a turn the 4-message window dropped, and a pasted log
+ * over GPT-4's window. Yesterday, so that the memories (learned days to months ago) came first.
+ */
+function incidents(): DemoConversation {
+  const c = 8;
+  const id = (n: number) => demoId(c, n);
+  const day = Date.now() - 86_400_000;
+  const when = (minutes: number) => new Date(day - (day % 60_000) + minutes * 60_000).toISOString();
+  const log = Array.from({ length: 600 }, (_, i) => `worker ${1 + (i % 4)} batch ${1001 + i}: wrote ${4001 + i} rows in ${300 + ((i * 7) % 600)} ms`).join("\n");
+  const qa: [string, string][] = [
+    ["What timezone am I in again? I need it for the report schedule.", "I don't have that information. Could you tell me your timezone?"],
+    ["For the record, our workspace exports are about 120 thousand rows.", "Thanks, that size is fine for a background export."],
+    ["Actually, we switched to CSV last week, the finance team needs it.", "Understood, the finance team gets CSV from now on."],
+    ["Our warehouse in Hamburg ships the big orders on Thursdays.", "Noted, Thursdays are shipping days there."],
+    ["What is the quickest way to compress a CSV?", "Gzip it: most tools read .csv.gz directly."],
+    ["Draft a two-line status note for the team.", "Exports run nightly and arrive by 07:30. Ping the data channel if one is late."],
+    ["Like I mentioned, the Hamburg warehouse needs the export before Thursday: can the schedule move?", "I don't have the details of that site. Which one do you mean?"],
+    [`Here is the full log of last night's run, please find the error:\n${log}`, "The log is too long for me to read in full; the last lines show no error."],
+  ];
+  return {
+    conversation: { id: DEMO_IDS.incidents, app_id: INCIDENTS_APP, end_user_id: "max.k@example.com", name: "Ops assistant: memory incidents", mode: "chat", model_config: { model: "gpt-4" }, status: "active" },
+    turns: qa.map(([query, answer], i) => ({ id: id(i + 1), parent_message_id: i === 0 ? null : id(i), query, answer, created_at: when(i * 3) })),
+  };
+}
+
 export function demoConversations(): DemoConversation[] {
-  return [branching(), long(), legacy(), images(), support(), archived()];
+  return [branching(), long(), legacy(), images(), support(), archived(), incidents()];
 }

@@ -5,7 +5,9 @@ import { ZTurnInput } from "../messages/schemas";
 import { countTextsAllEncodings } from "../tokens/count-tokens-parallel";
 import type { Database } from "../db/open-database";
 import { DEFAULT_PROJECT_ID, projectSql } from "../db/project-sql";
-import { demoConversations } from "./demo-data";
+import { createProfileVersion } from "../profiles/profile-versions";
+import { ZProfileVersionCreate } from "../profiles/schemas";
+import { demoConversations, INCIDENTS_APP, INCIDENTS_PROFILE } from "./demo-data";
 import { toolAgentDemo } from "./demo-tool-agent";
 import { seedDemoMemories } from "./seed-memories";
 
@@ -28,5 +30,11 @@ export async function seedDemo(db: Database): Promise<number> {
     await insertTurns(projectSql(db.sql, DEFAULT_PROJECT_ID), conversation.id!, turns, { fieldPrefix: "messages", counts });
   }
   await seedDemoMemories(db);
+  // The ops assistant's profile, in force a month before its demo day (the incidents demo's turns).
+  await createProfileVersion(
+    projectSql(db.sql, DEFAULT_PROJECT_ID),
+    INCIDENTS_APP,
+    ZProfileVersionCreate.parse({ settings: INCIDENTS_PROFILE, effective_from: new Date(Date.now() - 30 * 86_400_000).toISOString(), note: "Facts off: the team keeps them elsewhere" }),
+  );
   return demos.length;
 }

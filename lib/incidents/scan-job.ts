@@ -12,9 +12,18 @@ import type { IncidentScan, ScanCreate } from "./schemas";
 // project) at a time: the partial unique index on running rows is the lock, across
 // instances. A job whose instance died stops beating; after STALE_MS another may take over.
 
-// Small batches, and a timer turn between them: on the embedded database every statement runs
-// on the server's one thread, so a request arriving meanwhile waits for one batch at most.
-const BATCH = 20;
+// A page of conversations (keyset on id) with their turn counts, cut into batches of about
+// maxTurns turns: a batch costs a fixed six statements, so batches sized by turns keep short
+// conversations from paying them per handful of turns, and long ones from making one batch's
+// rows huge. On the embedded database a statement runs on the server's thread and holds it for
+// as long as it takes: its batches are smaller, so that a request waits for one short statement
+// at most. detectConversations gives the thread back every few milliseconds within a batch, and
+// a timer turn separates batches.
+const PAGE = 400;
+const BATCH_TURNS = { embedded: 200, server: 1000 };
+const BATCH_CONVERSATIONS = 200;
+
+export type ScanOptions = { /** The database runs on the server's thread (PGlite). */ embedded?: boolean };
 const STALE_MS = 120_000;
 const PROGRESS_MS = 500;
 
@@ -62,13 +71,13 @@ export async function getScan(sql: ProjectSql, id: string): Promise<IncidentScan
   return toScan(row);
 }
 
-/** The conversations a scan walks, by id after `after` (keyset). */
+/** The conversations a scan walks, by id after `after` (keyset), with how many turns each has. */
 function conversationPage(sql: ProjectSql, input: ScanCreate, after: string | null) {
-  return sql.query<{ id: string }>(
-    `SELECT c.id FROM conversations c
+  return sql.query<{ id: string; turns: number | string }>(
+    `SELECT c.id, (SELECT count(*) FROM messages m WHERE m.project_id = c.project_id AND m.conversation_id = c.id) AS turns FROM conversations c
       WHERE c.project_id = $1 AND c.deleted_at IS NULL AND ($2::uuid IS NULL OR c.id = $2) AND ($3::uuid IS NULL OR c.id > $3)
         AND ($4::timestamptz IS NULL OR EXISTS (SELECT 1 FROM messages m WHERE m.project_id = c.project_id AND m.conversation_id = c.id AND m.created_at >= $4))
-      ORDER BY c.id LIMIT ${BATCH}`,
+      ORDER BY c.id LIMIT ${PAGE}`,
     [sql.projectId, input.conversation_id ?? null, after, input.since ?? null],
   );
 }
@@ -78,7 +87,7 @@ function conversationPage(sql: ProjectSql, input: ScanCreate, after: string | nu
  * conversation the project does not have; 409 incident_scan_in_progress naming the job that
  * runs for the same scope.
  */
-export async function startScan(sql: ProjectSql, input: ScanCreate): Promise<IncidentScan> {
+export async function startScan(sql: ProjectSql, input: ScanCreate, opts: ScanOptions = {}): Promise<IncidentScan> {
   if (input.conversation_id) {
     const [c] = await sql.query(`SELECT 1 FROM conversations WHERE project_id = $1 AND id = $2 AND deleted_at IS NULL`, [sql.projectId, input.conversation_id]);
     if (!c) throw new NotFoundError("Conversation", input.conversation_id, "conversation_id");
@@ -116,12 +125,32 @@ export async function startScan(sql: ProjectSql, input: ScanCreate): Promise<Inc
       "incident_scan_in_progress",
     );
   }
-  void runScan(sql, id, input);
+  void runScan(sql, id, input, opts);
   return toScan(row);
 }
 
+/** A page's conversations in order, cut into batches of about maxTurns turns (BATCH_CONVERSATIONS at most). */
+export function turnBatches(page: readonly { id: string; turns: number | string }[], maxTurns: number): string[][] {
+  const out: string[][] = [];
+  let cur: string[] = [];
+  let n = 0;
+  for (const c of page) {
+    const t = Number(c.turns);
+    if (cur.length && (n + t > maxTurns || cur.length >= BATCH_CONVERSATIONS)) {
+      out.push(cur);
+      cur = [];
+      n = 0;
+    }
+    cur.push(c.id);
+    n += t;
+  }
+  if (cur.length) out.push(cur);
+  return out;
+}
+
 /** The job: conversation batches through the rules, progress saved every half second. */
-export async function runScan(sql: ProjectSql, id: string, input: ScanCreate): Promise<void> {
+export async function runScan(sql: ProjectSql, id: string, input: ScanCreate, opts: ScanOptions = {}): Promise<void> {
+  const maxTurns = opts.embedded ? BATCH_TURNS.embedded : BATCH_TURNS.server;
   await new Promise((r) => setImmediate(r));
   const run = new DetectRun(sql);
   const since = input.since ? new Date(input.since) : null;
@@ -142,18 +171,20 @@ export async function runScan(sql: ProjectSql, id: string, input: ScanCreate): P
     for (;;) {
       const page = await conversationPage(sql, input, after);
       if (!page.length) break;
-      const r = await detectConversations(sql, page.map((p) => p.id), { since }, run);
-      done += page.length;
-      turns += r.turns;
-      found += r.found;
-      after = page[page.length - 1].id;
-      if (Date.now() - saved >= PROGRESS_MS) {
-        saved = Date.now();
-        await save();
+      for (const batch of turnBatches(page, maxTurns)) {
+        const r = await detectConversations(sql, batch, { since }, run);
+        done += batch.length;
+        turns += r.turns;
+        found += r.found;
+        if (Date.now() - saved >= PROGRESS_MS) {
+          saved = Date.now();
+          await save();
+        }
+        // Other requests go on between batches (a timer, not setImmediate: their statements queue before ours).
+        await new Promise((r) => setTimeout(r, 1));
       }
-      // Other requests go on between batches (a timer, not setImmediate: their statements queue before ours).
-      await new Promise((r) => setTimeout(r, 1));
-      if (page.length < BATCH) break;
+      after = page[page.length - 1].id;
+      if (page.length < PAGE) break;
     }
     await sql.query(
       `UPDATE incident_scans SET status = 'done', conversations_done = $3, conversations_total = GREATEST(conversations_total, $3), turns_scanned = $4, incidents_found = $5, finished_at = now(), heartbeat_at = now()

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type Database } from "@/lib/db/open-database";
 import { projectSql, type ProjectSql } from "@/lib/db/project-sql";
 import { detectConversations } from "@/lib/incidents/detect";
+import { getScan, startScan, turnBatches } from "@/lib/incidents/scan-job";
 import { INCIDENT_SET, loadScenarios, scoreFindings, type Found } from "../helpers/incident-set";
 import { freshDataDir } from "../helpers/fresh-data-dir";
 import { removeDir } from "../helpers/temp-dir";
@@ -41,4 +42,37 @@ describe("incident rules on the labelled set", () => {
     expect(score.onClean).toBe(0);
     for (const m of score.metrics) expect(m.tp, m.kind).toBeGreaterThanOrEqual(4);
   });
+});
+
+describe("the backfill scan job", () => {
+  it("cuts a page of conversations into batches by turns, in order, a long conversation alone", () => {
+    const page = [
+      { id: "a", turns: 150 },
+      { id: "b", turns: "40" },
+      { id: "c", turns: 30 },
+      { id: "d", turns: 900 },
+      { id: "e", turns: 1 },
+    ];
+    expect(turnBatches(page, 200)).toEqual([["a", "b"], ["c"], ["d"], ["e"]]);
+    expect(turnBatches(page, 10_000)).toEqual([["a", "b", "c", "d", "e"]]);
+  });
+
+  it("walks every conversation in turn-sized batches and stores the labelled incidents, no others", async () => {
+    const scanSql = projectSql(db.sql, "incident-scan");
+    const loaded = await loadScenarios(scanSql, INCIDENT_SET, { suffix: "s" });
+    // Embedded batches are 200 turns: the set's 48 conversations take more than one.
+    const job = await startScan(scanSql, {}, { embedded: true });
+    let s = await getScan(scanSql, job.id);
+    for (let i = 0; s.status === "running" && i < 600; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      s = await getScan(scanSql, job.id);
+    }
+    expect(s.status).toBe("done");
+    expect(s.conversations_done).toBe(INCIDENT_SET.length);
+    expect(s.turns_scanned).toBe(INCIDENT_SET.reduce((n, x) => n + x.turns.length, 0));
+    const score = scoreFindings(loaded, await stored(scanSql));
+    expect(score.missed).toEqual([]);
+    expect(score.falsePositives).toEqual([]);
+    expect(s.incidents_found).toBe(INCIDENT_SET.reduce((n, x) => n + x.expect.length, 0));
+  }, 120_000);
 });
