@@ -5,9 +5,10 @@ import { ZTurnInput } from "../messages/schemas";
 import { countTextsAllEncodings } from "../tokens/count-tokens-parallel";
 import type { Database } from "../db/open-database";
 import { DEFAULT_PROJECT_ID, projectSql } from "../db/project-sql";
+import { detectConversations } from "../incidents/detect";
 import { createProfileVersion } from "../profiles/profile-versions";
 import { ZProfileVersionCreate } from "../profiles/schemas";
-import { demoConversations, INCIDENTS_APP, INCIDENTS_PROFILE } from "./demo-data";
+import { DEMO_IDS, demoConversations, INCIDENTS_APP, INCIDENTS_PROFILE } from "./demo-data";
 import { toolAgentDemo } from "./demo-tool-agent";
 import { seedDemoMemories } from "./seed-memories";
 
@@ -36,5 +37,9 @@ export async function seedDemo(db: Database): Promise<number> {
     INCIDENTS_APP,
     ZProfileVersionCreate.parse({ settings: INCIDENTS_PROFILE, effective_from: new Date(Date.now() - 30 * 86_400_000).toISOString(), note: "Facts off: the team keeps them elsewhere" }),
   );
+  // The inbox a newcomer opens is what the rules find, not rows written for show. Seeding writes
+  // turns below the routes, so their detection on ingest does not run: check the ops assistant's
+  // day here (8 turns; tests/unit/incidents-demo.test.ts shows the other demo turns yield none).
+  await detectConversations(projectSql(db.sql, DEFAULT_PROJECT_ID), [DEMO_IDS.incidents]);
   return demos.length;
 }

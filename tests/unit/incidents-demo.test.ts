@@ -26,8 +26,17 @@ afterAll(async () => {
 });
 
 describe("incidents in the demo data", () => {
+  it("a freshly seeded database already holds the ops assistant's incidents (the inbox is not empty)", async () => {
+    const sql = projectSql(db.sql, DEFAULT_PROJECT_ID);
+    const rows = await sql.query<{ kind: string; conversation_id: string }>(`SELECT kind, conversation_id FROM incidents WHERE project_id = $1 ORDER BY kind`, [sql.projectId]);
+    expect(rows.map((x) => x.kind)).toEqual([...INCIDENT_KINDS].sort());
+    expect(new Set(rows.map((x) => x.conversation_id))).toEqual(new Set([DEMO_IDS.incidents]));
+  });
+
   it("finds one incident of each kind, on the ops assistant's conversation only", async () => {
     const sql = projectSql(db.sql, DEFAULT_PROJECT_ID);
+    // Start from nothing so the detector's own run over every conversation is what is counted.
+    await sql.query(`DELETE FROM incidents WHERE project_id = $1`, [sql.projectId]);
     const ids = (await sql.query<{ id: string }>(`SELECT id FROM conversations WHERE project_id = $1`, [sql.projectId])).map((r) => r.id);
     const r = await detectConversations(sql, ids);
     expect(r.turns).toBeGreaterThan(700);
