@@ -162,7 +162,7 @@ describe.each(DATABASE_KINDS)("hostile input on %s", (kind) => {
     expect(r.headers.get("content-type")).toBe("application/json");
     const body = await r.json();
     expect(Object.keys(body)).toEqual(["format", "version", "user_id", "exported_at", "tables"]);
-    expect(body).toMatchObject({ format: "memscope.user-export", version: 1, user_id: user });
+    expect(body).toMatchObject({ format: "memscope.user-export", version: 2, user_id: user });
     expect(body.tables.memories).toHaveLength(2_345);
     expect(body.tables.memories.map((m: { id: string }) => m.id).sort()).toEqual(memories.map((m) => m.id).sort());
     expect(body.tables.memories.find((m: { id: string }) => m.id === memories[7].id).content).toBe('fact 7 é 🌍 "quoted"');
