@@ -1,4 +1,5 @@
 import { UUID_NIL } from "../threads/uuid-nil";
+import { demoEpoch } from "./demo-clock";
 import type { z } from "zod";
 import type { ZTurnInput } from "../messages/schemas";
 import type { ZConversationCreate } from "../conversations/schemas";
@@ -36,7 +37,8 @@ export function demoId(conv: number, n: number): string {
   return `${(0xa0000000 + conv).toString(16)}-0000-4000-8000-${hex}`;
 }
 
-const T0 = Date.parse("2026-10-01T08:00:00Z");
+// Set by demoConversations() for the build in progress (see demo-clock.ts).
+let T0 = demoEpoch();
 const at = (minutes: number) => new Date(T0 + minutes * 60_000).toISOString();
 
 const TOPICS = [
@@ -201,7 +203,7 @@ export const INCIDENTS_PROFILE = {
 function incidents(): DemoConversation {
   const c = 8;
   const id = (n: number) => demoId(c, n);
-  const day = Date.now() - 86_400_000;
+  const day = T0 + 58 * 86_400_000;
   const when = (minutes: number) => new Date(day - (day % 60_000) + minutes * 60_000).toISOString();
   const log = Array.from({ length: 600 }, (_, i) => `worker ${1 + (i % 4)} batch ${1001 + i}: wrote ${4001 + i} rows in ${300 + ((i * 7) % 600)} ms`).join("\n");
   const qa: [string, string][] = [
@@ -220,6 +222,8 @@ function incidents(): DemoConversation {
   };
 }
 
-export function demoConversations(): DemoConversation[] {
+/** The demo's conversations, dated relative to `now` (the seed's moment). */
+export function demoConversations(now = Date.now()): DemoConversation[] {
+  T0 = demoEpoch(now);
   return [branching(), long(), legacy(), images(), support(), archived(), incidents()];
 }

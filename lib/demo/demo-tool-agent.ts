@@ -1,5 +1,6 @@
 import type { DemoConversation } from "./demo-data";
 import { demoId } from "./demo-data";
+import { demoEpoch } from "./demo-clock";
 
 // A tool-using agent (an on-call assistant debugging a checkout outage): 14 rounds,
 // 88 tool calls, file reads and log queries of several thousand characters. At
@@ -10,7 +11,11 @@ import { demoId } from "./demo-data";
 export const TOOL_AGENT_DEMO_ID = "0f5a7c1e-1d2b-4c3d-8e9f-000000000007";
 
 const C = 7;
-const T0 = Date.parse("2026-10-20T09:00:00Z");
+// Nineteen days after the first demo conversation, an hour later in the day; set by
+// toolAgentDemo() for the build in progress (see demo-clock.ts).
+let T0 = 0;
+/** The outage day, as its logs write it (yyyy-mm-dd). */
+let DAY = "";
 const at = (minutes: number) => new Date(T0 + minutes * 60_000).toISOString();
 
 function rng(seed: number) {
@@ -32,7 +37,7 @@ function logLines(r: () => number, service: string, lines: number): string {
     const ms = Math.floor(r() * 900) + 20;
     const order = Math.floor(r() * 90_000) + 10_000;
     out.push(
-      `2026-10-20T08:${String(10 + (i % 50)).padStart(2, "0")}:${String(i % 60).padStart(2, "0")}Z ${lvl} ${service} order=${order} latency_ms=${ms}` +
+      `${DAY}T08:${String(10 + (i % 50)).padStart(2, "0")}:${String(i % 60).padStart(2, "0")}Z ${lvl} ${service} order=${order} latency_ms=${ms}` +
         (lvl === "ERROR" ? ` error="upstream payments timeout after 30000ms" retry=${Math.floor(r() * 3)}` : ` status=${lvl === "WARN" ? 429 : 200}`),
     );
   }
@@ -62,7 +67,7 @@ function toolCall(r: () => number, round: number, k: number): Call {
       const service = pick(SERVICES);
       // Every fourth log query is a large payload (over 5 120 characters).
       const lines = round % 4 === 1 && k === 1 ? 75 : 22 + Math.floor(r() * 8);
-      return { id, name: "query_logs", arguments: { service, since: "2026-10-20T08:00:00Z", level: "WARN+" }, result: logLines(r, service, lines) };
+      return { id, name: "query_logs", arguments: { service, since: `${DAY}T08:00:00Z`, level: "WARN+" }, result: logLines(r, service, lines) };
     }
     case 2: {
       const pattern = pick(["timeoutMs", "retries", "PAYMENTS_URL", "circuitBreaker"]);
@@ -99,7 +104,10 @@ const ROUNDS: [string, string, number][] = [
   ["Write the incident summary for the channel.", "Checkout outage 08:10 to 09:40: deploy 4127 lowered the payments timeout; fixed by restoring it, removing a helm override, and adding jittered retries.", 7],
 ];
 
-export function toolAgentDemo(): DemoConversation {
+/** The tool agent's conversation, dated relative to `now` (the seed's moment). */
+export function toolAgentDemo(now = Date.now()): DemoConversation {
+  T0 = demoEpoch(now) + 19 * 86_400_000 + 3_600_000;
+  DAY = new Date(T0).toISOString().slice(0, 10);
   const r = rng(2026);
   return {
     conversation: {

@@ -19,8 +19,9 @@ export async function seedIfEmpty(db: Database): Promise<number> {
   return seedDemo(db);
 }
 
-export async function seedDemo(db: Database): Promise<number> {
-  const demos = [...demoConversations(), toolAgentDemo()];
+export async function seedDemo(db: Database, now = Date.now()): Promise<number> {
+  // One moment for every date the demo writes, so turns and memories keep their order.
+  const demos = [...demoConversations(now), toolAgentDemo(now)];
   for (const d of demos) {
     const conversation = ZConversationCreate.parse(d.conversation);
     await createConversation(db.prisma, DEFAULT_PROJECT_ID, conversation);
@@ -30,12 +31,12 @@ export async function seedDemo(db: Database): Promise<number> {
     const counts = await countTextsAllEncodings(turns.flatMap((t) => [t.query, t.answer]), { offThread: true });
     await insertTurns(projectSql(db.sql, DEFAULT_PROJECT_ID), conversation.id!, turns, { fieldPrefix: "messages", counts });
   }
-  await seedDemoMemories(db);
+  await seedDemoMemories(db, now);
   // The ops assistant's profile, in force a month before its demo day (the incidents demo's turns).
   await createProfileVersion(
     projectSql(db.sql, DEFAULT_PROJECT_ID),
     INCIDENTS_APP,
-    ZProfileVersionCreate.parse({ settings: INCIDENTS_PROFILE, effective_from: new Date(Date.now() - 30 * 86_400_000).toISOString(), note: "Facts off: the team keeps them elsewhere" }),
+    ZProfileVersionCreate.parse({ settings: INCIDENTS_PROFILE, effective_from: new Date(now - 30 * 86_400_000).toISOString(), note: "Facts off: the team keeps them elsewhere" }),
   );
   // The inbox a newcomer opens is what the rules find, not rows written for show. Seeding writes
   // turns below the routes, so their detection on ingest does not run: check the ops assistant's

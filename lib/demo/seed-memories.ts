@@ -6,6 +6,7 @@ import { DEFAULT_WEIGHTS } from "../memories/schemas";
 import { scoreMemory } from "../memories/score-memory";
 import type { Database } from "../db/open-database";
 import { DEFAULT_PROJECT_ID, projectSql } from "../db/project-sql";
+import { demoMemoryCreatedAt } from "./demo-clock";
 import { DEMO_MEMORIES, DEMO_RELATIONS, type DemoMemory } from "./demo-memories";
 
 const DAY_MS = 86_400_000;
@@ -16,9 +17,8 @@ const DAY_MS = 86_400_000;
  * of logged retrievals that returned it (its access log, the dashboard's retrieval count), its
  * last use is the newest of them, and its history starts when it was created.
  */
-export async function seedDemoMemories(db: Database): Promise<number> {
+export async function seedDemoMemories(db: Database, now = Date.now()): Promise<number> {
   const sql = projectSql(db.sql, DEFAULT_PROJECT_ID);
-  const now = Date.now();
   const ids = new Map<string, string>();
   const createdAt = new Map<string, number>();
   for (const m of DEMO_MEMORIES) {
@@ -32,7 +32,7 @@ export async function seedDemoMemories(db: Database): Promise<number> {
       source_session_id: m.session ?? null,
     });
     ids.set(m.content, r.memory.id);
-    const created = now - m.createdDaysAgo * DAY_MS;
+    const created = demoMemoryCreatedAt(now, m.createdDaysAgo);
     createdAt.set(r.memory.id, created);
     // saveMemory stamps "now": the memory, its "create" event and any review item it raised
     // were made when the demo says it was learned.
