@@ -3,6 +3,7 @@ import { DEFAULT_PROJECT_ID, projectSql } from "@/lib/db/project-sql";
 import { importBenchmark } from "@/lib/evals/import-benchmark";
 import { createSet } from "@/lib/evals/sets-db";
 import { useEmbeddedDatabase } from "../helpers/embedded-database";
+import { LOADED_MACHINE_TIMEOUT_MS } from "../helpers/loaded-machine";
 
 // The embedded database runs no autovacuum: a bulk memory write must analyse the memory
 // tables itself. Without it the history trigger's plan, made when memory_events was empty,
@@ -42,5 +43,5 @@ describe("bulk memory writes keep the planner's statistics of the memory tables"
       ["memory_embeddings", true],
       ["memory_events", true],
     ]);
-  }, 180_000);
+  }, LOADED_MACHINE_TIMEOUT_MS);
 });
