@@ -78,6 +78,10 @@ export async function startAppServer(
   // 10 MB module (and tiktoken's) anew, and the optimizing tier's background compiles cost about
   // 1 CPU-second a start, more than the queries of a test suite win back. Same code, same
   // answers; `npm start` runs the same way (scripts/serve.mjs's flags in package.json).
+  // Still so for the shared servers, which live for many files (shared-app.ts): one worker's two
+  // shared servers over memories, context, imports, profiles and provenance (84 tests, both
+  // kinds) used 49.4 CPU-seconds with --liftoff-only and 55.6 without (embedded 33.6 vs 37.2,
+  // PostgreSQL 15.9 vs 18.5; load 25-38; docs/benchmarks.md section 36).
   const child: ChildProcess = spawn(serverNode(opts.databaseUrl), ["--liftoff-only", path.join(ROOT, "scripts", "serve.mjs")], {
     cwd: ROOT,
     env,
