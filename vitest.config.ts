@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { defineConfig } from "vitest/config";
 import { LOADED_MACHINE_TIMEOUT_MS } from "./tests/helpers/loaded-machine.ts";
@@ -7,6 +8,12 @@ import { useTestTmpdir } from "./tests/support/test-tmpdir.ts";
 // Before any worker starts: they, and the servers and browsers they start, inherit TMPDIR.
 // Said once per run, so that a CI log shows which folder the run had.
 console.log(`[tests] temporary files in ${useTestTmpdir()}`);
+// Which Node runs the servers on a data folder (tests/helpers/app-server.ts), when not this one:
+// a binary that does not start fails the run here.
+if (process.env.MEMSCOPE_TEST_EMBEDDED_SERVER_NODE) {
+  const v = execFileSync(process.env.MEMSCOPE_TEST_EMBEDDED_SERVER_NODE, ["--version"], { encoding: "utf8" }).trim();
+  console.log(`[tests] servers on the embedded database run on Node ${v}, the rest on ${process.version}`);
+}
 
 export default defineConfig({
   resolve: {

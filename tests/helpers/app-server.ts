@@ -30,6 +30,15 @@ function inherited(): Record<string, string> {
   return out;
 }
 
+/**
+ * The Node that runs a server: MEMSCOPE_TEST_EMBEDDED_SERVER_NODE for one on a data folder (CI
+ * sets it to Node 24, .ci/node24.sh, while the tests and the servers on PostgreSQL run on Node 20,
+ * so both Nodes run the product in one run), else the test process's own.
+ */
+export function serverNode(databaseUrl?: string): string {
+  return (!databaseUrl && process.env.MEMSCOPE_TEST_EMBEDDED_SERVER_NODE) || process.execPath;
+}
+
 export async function startAppServer(
   opts: {
     databaseUrl?: string;
@@ -69,7 +78,11 @@ export async function startAppServer(
   // 10 MB module (and tiktoken's) anew, and the optimizing tier's background compiles cost about
   // 1 CPU-second a start, more than the queries of a test suite win back. Same code, same
   // answers; `npm start` runs the same way (scripts/serve.mjs's flags in package.json).
-  const child: ChildProcess = spawn(process.execPath, ["--liftoff-only", path.join(ROOT, "scripts", "serve.mjs")], {
+  // Still so for the shared servers, which live for many files (shared-app.ts): one worker's two
+  // shared servers over memories, context, imports, profiles and provenance (84 tests, both
+  // kinds) used 49.4 CPU-seconds with --liftoff-only and 55.6 without (embedded 33.6 vs 37.2,
+  // PostgreSQL 15.9 vs 18.5; load 25-38; docs/benchmarks.md section 36).
+  const child: ChildProcess = spawn(serverNode(opts.databaseUrl), ["--liftoff-only", path.join(ROOT, "scripts", "serve.mjs")], {
     cwd: ROOT,
     env,
     stdio: ["ignore", "pipe", "pipe"],

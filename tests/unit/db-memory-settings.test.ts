@@ -1,20 +1,33 @@
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_PGLITE_SHARED_BUFFERS, PGLITE_STATISTICS_TARGET, readDbConfig } from "@/lib/db/db-config";
 import { openDatabase } from "@/lib/db/open-database";
-import { emptyClusterDir } from "../helpers/fresh-data-dir";
 import { LOADED_MACHINE_TIMEOUT_MS } from "../helpers/loaded-machine";
 import { suiteTempDirs } from "../helpers/temp-dir";
 
 // The embedded database's memory settings (issue 21, part 8; figures in docs/benchmarks.md):
 // a smaller buffer pool, and a new folder's initdb in a child process.
+//
+// One database for the file (each open of a new folder migrates it: 2-3 CPU-seconds): made by
+// lib/db/pglite-initdb.mjs with a 64MB pool, then opened with 32MB, so the pool a test reads is
+// the one applied at the open, not the one initdb wrote.
 
 /** An environment of only these variables (ProcessEnv's NODE_ENV is not one a config reads). */
 const env = (vars: Record<string, string>) => vars as unknown as NodeJS.ProcessEnv;
 
 const fresh = suiteTempDirs(afterAll);
+
+const made = {} as { dataDir: string; db: Awaited<ReturnType<typeof openDatabase>> };
+beforeAll(async () => {
+  made.dataDir = fresh("initdb");
+  execFileSync(process.execPath, [path.resolve("lib/db/pglite-initdb.mjs"), made.dataDir, "64MB"], { timeout: 300_000 });
+  made.db = await openDatabase({ kind: "pglite", dataDir: made.dataDir, sharedBuffers: "32MB" });
+}, LOADED_MACHINE_TIMEOUT_MS);
+afterAll(async () => {
+  await made.db?.close();
+});
 
 describe("MEMSCOPE_PGLITE_SHARED_BUFFERS", () => {
   it("defaults to 64MB and takes a size in kB, MB or GB", () => {
@@ -31,44 +44,25 @@ describe("MEMSCOPE_PGLITE_SHARED_BUFFERS", () => {
     }
   });
 
-  // On a folder made with the default pool (a copy of one initdb made once): the setting is
-  // applied at every open, not only by initdb (which the next test runs).
-  it("is the buffer pool the embedded database runs with", { timeout: LOADED_MACHINE_TIMEOUT_MS }, async () => {
-    const db = await openDatabase({ kind: "pglite", dataDir: await emptyClusterDir(fresh("sb")), sharedBuffers: "32MB" });
-    try {
-      const [{ shared_buffers }] = await db.sql.query<{ shared_buffers: string }>(`SHOW shared_buffers`);
-      expect(shared_buffers).toBe("32MB");
-    } finally {
-      await db.close();
-    }
+  it("is the buffer pool the embedded database runs with, applied at every open (not only by initdb)", async () => {
+    const [{ shared_buffers }] = await made.db.sql.query<{ shared_buffers: string }>(`SHOW shared_buffers`);
+    expect(shared_buffers).toBe("32MB");
   });
 });
 
 // ANALYZE copies 300 rows per unit of statistics target into the WASM memory, which never shrinks.
 describe("the embedded database's ANALYZE sample", () => {
-  it("runs with default_statistics_target 10 (3 000 sampled rows), whatever PostgreSQL's default", { timeout: LOADED_MACHINE_TIMEOUT_MS }, async () => {
+  it("runs with default_statistics_target 10 (3 000 sampled rows), whatever PostgreSQL's default", async () => {
     expect(PGLITE_STATISTICS_TARGET).toBe(10);
-    const db = await openDatabase({ kind: "pglite", dataDir: await emptyClusterDir(fresh("stats")) });
-    try {
-      const [{ default_statistics_target }] = await db.sql.query<{ default_statistics_target: string }>(`SHOW default_statistics_target`);
-      expect(default_statistics_target).toBe("10");
-    } finally {
-      await db.close();
-    }
+    const [{ default_statistics_target }] = await made.db.sql.query<{ default_statistics_target: string }>(`SHOW default_statistics_target`);
+    expect(default_statistics_target).toBe("10");
   });
 });
 
 describe("initdb in a child process", () => {
-  it("lib/db/pglite-initdb.mjs creates a database folder that opens and migrates", { timeout: LOADED_MACHINE_TIMEOUT_MS }, async () => {
-    const dataDir = fresh("initdb");
-    execFileSync(process.execPath, [path.resolve("lib/db/pglite-initdb.mjs"), dataDir, "64MB"], { timeout: 300_000 });
-    expect(fs.existsSync(path.join(dataDir, "PG_VERSION"))).toBe(true);
-    const db = await openDatabase({ kind: "pglite", dataDir });
-    try {
-      const [{ n }] = await db.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM _prisma_migrations`);
-      expect(n).toBeGreaterThan(0);
-    } finally {
-      await db.close();
-    }
+  it("lib/db/pglite-initdb.mjs creates a database folder that opens and migrates", async () => {
+    expect(fs.existsSync(path.join(made.dataDir, "PG_VERSION"))).toBe(true);
+    const [{ n }] = await made.db.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM _prisma_migrations`);
+    expect(n).toBeGreaterThan(0);
   });
 });
