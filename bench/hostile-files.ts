@@ -24,6 +24,23 @@ const SPACES_MB = Number(process.env.BENCH_SPACES_MB || 1536);
 const HANG_MS = 10_000;
 const load = () => os.loadavg().map((x) => x.toFixed(2)).join(" ");
 
+/** CPU-seconds (user + system) a process group has used, from /proc/<pid>/stat (clock ticks of 1/100 s). */
+function groupCpuS(pgid: number): number {
+  let ticks = 0;
+  for (const d of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, "utf8");
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(f[2]) !== pgid) continue;
+      ticks += Number(f[11]) + Number(f[12]);
+    } catch {
+      /* gone */
+    }
+  }
+  return ticks / 100;
+}
+
 /** Resident memory of a process group, in MB (VmRSS summed over its processes). */
 function groupRssMb(pgid: number): number {
   let kb = 0;
@@ -41,7 +58,7 @@ function groupRssMb(pgid: number): number {
   return kb / 1024;
 }
 
-type Row = { name: string; status: number | string; expected: number; ms: number; readyP99: number; readySlowest: number; hangs: number; rssPeak: number; after: boolean };
+type Row = { name: string; status: number | string; expected: number; ms: number; cpuS: number; readyP99: number; readySlowest: number; hangs: number; rssPeak: number; after: boolean };
 
 runMain("bench:hostile", async (onCleanup) => {
   printMachine();
@@ -97,6 +114,7 @@ runMain("bench:hostile", async (onCleanup) => {
     })();
     const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, groupRssMb(server.pid))), 200);
     const t0 = performance.now();
+    const cpu0 = groupCpuS(server.pid);
     let status: number | string;
     try {
       status = (await upload(a)).status;
@@ -104,15 +122,60 @@ runMain("bench:hostile", async (onCleanup) => {
       status = `no answer (${(e as Error).name})`;
     }
     const ms = performance.now() - t0;
+    const cpuS = groupCpuS(server.pid) - cpu0;
     stop = true;
     await prober;
     clearInterval(sampler);
     const sorted = [...probes].sort((x, y) => x - y);
     const after = await ordinary(k);
-    const row: Row = { name: a.name, status, expected: a.status, ms, readyP99: sorted.length ? percentile(sorted, 99) : NaN, readySlowest: sorted.at(-1) ?? NaN, hangs, rssPeak, after };
+    const row: Row = { name: a.name, status, expected: a.status, ms, cpuS, readyP99: sorted.length ? percentile(sorted, 99) : NaN, readySlowest: sorted.at(-1) ?? NaN, hangs, rssPeak, after };
     rows.push(row);
     console.log(
-      `${String(k).padStart(2)}. ${a.name.padEnd(52)} ${String(status).padEnd(4)} (want ${a.status})  ${(ms / 1000).toFixed(1).padStart(5)} s  /ready p99 ${row.readyP99.toFixed(0).padStart(5)} ms, slowest ${row.readySlowest.toFixed(0).padStart(5)} ms, ${hangs} hang(s)  RSS peak ${rssPeak.toFixed(0)} MB  ${after ? "then answers" : "THEN FAILS"}`,
+      `${String(k).padStart(2)}. ${a.name.padEnd(52)} ${String(status).padEnd(4)} (want ${a.status})  ${(ms / 1000).toFixed(1).padStart(5)} s (server ${cpuS.toFixed(1)} CPU-s)  /ready p99 ${row.readyP99.toFixed(0).padStart(5)} ms, slowest ${row.readySlowest.toFixed(0).padStart(5)} ms, ${hangs} hang(s)  RSS peak ${rssPeak.toFixed(0)} MB  ${after ? "then answers" : "THEN FAILS"}  load ${os.loadavg()[0].toFixed(1)}`,
+    );
+  }
+  // Issue 37 item 1: an accepted upload whose one record (a 60 MB conversation of 600 nodes of
+  // 100 KB) is parsed in the JSON worker: /ready and the server's CPU while the job runs to its end.
+  {
+    const text = (i: number) => `${i} ${"lorem ipsum dolor sit amet ".repeat(3800)}`;
+    const mapping: Record<string, unknown> = { root: { id: "root", message: null, parent: null, children: ["u0"] } };
+    for (let t = 0; t < 300; t++) {
+      mapping[`u${t}`] = { id: `u${t}`, parent: t ? `a${t - 1}` : "root", children: [`a${t}`], message: { id: `u${t}`, author: { role: "user" }, create_time: 1700000000 + 2 * t, content: { content_type: "text", parts: [text(2 * t)] } } };
+      mapping[`a${t}`] = { id: `a${t}`, parent: `u${t}`, children: t < 299 ? [`u${t + 1}`] : [], message: { id: `a${t}`, author: { role: "assistant" }, create_time: 1700000001 + 2 * t, recipient: "all", content: { content_type: "text", parts: [text(2 * t + 1)] } } };
+    }
+    const body = Buffer.from(JSON.stringify([{ id: "huge-record", title: "one huge conversation", create_time: 1700000000, mapping, current_node: "a299" }]));
+    const probes: number[] = [];
+    let stop = false;
+    let rssPeak = groupRssMb(server.pid);
+    const prober = (async () => {
+      while (!stop) {
+        const t = performance.now();
+        const ok = await fetch(`${server.base}/api/v1/ready`, { signal: AbortSignal.timeout(HANG_MS) }).then((r) => r.ok, () => false);
+        probes.push(ok ? performance.now() - t : HANG_MS);
+        await new Promise((res) => setTimeout(res, 100));
+      }
+    })();
+    const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, groupRssMb(server.pid))), 200);
+    const t0 = performance.now();
+    const cpu0 = groupCpuS(server.pid);
+    const r = await upload({ body, query: { format: "chatgpt", dry_run: "false", file_name: "huge-record" } } as Pick<Attack, "body" | "query">);
+    let status = `upload ${r.status}`;
+    for (const deadline = Date.now() + 600_000; r.body.id && Date.now() < deadline; ) {
+      const j = (await (await fetch(`${server.base}/api/v1/imports/${r.body.id}`)).json()) as { status: string; counts: { turns: number } };
+      if (j.status !== "running") {
+        status = `${j.status}, ${j.counts.turns} turns`;
+        break;
+      }
+      await new Promise((res) => setTimeout(res, 250));
+    }
+    const ms = performance.now() - t0;
+    const cpuS = groupCpuS(server.pid) - cpu0;
+    stop = true;
+    await prober;
+    clearInterval(sampler);
+    const sorted = [...probes].sort((x, y) => x - y);
+    console.log(
+      `accepted: one ${(body.length / MB).toFixed(0)} MB ChatGPT conversation (parsed in the worker): ${status}  ${(ms / 1000).toFixed(1)} s (server ${cpuS.toFixed(1)} CPU-s)  /ready p99 ${percentile(sorted, 99).toFixed(0)} ms, slowest ${sorted.at(-1)!.toFixed(0)} ms  RSS peak ${rssPeak.toFixed(0)} MB  load ${os.loadavg()[0].toFixed(1)}`,
     );
   }
   const all = rows;

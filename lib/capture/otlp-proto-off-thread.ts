@@ -2,6 +2,7 @@ import "server-only";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
+import { settleWorker } from "../process/worker-settle";
 import type { FromProtoWorker, ProtoKind, ProtoWorkerData } from "./otlp-proto-worker";
 
 // An OTLP protobuf body decoded in a worker thread (otlp-proto-worker.ts, the request thread's own
@@ -49,53 +50,40 @@ const here = () => path.dirname(fileURLToPath(import.meta.url));
 /** Values (and strings at 256 characters a value) per group handed back: about 5-20 ms to deserialise under load. */
 const GROUP_WEIGHT = 20_000;
 
-export function decodeProtoOffThread<T>(bytes: Uint8Array, kind: ProtoKind, limits: ProtoOffThreadLimits): Promise<T> {
-  return new Promise((resolve, reject) => {
-    // Moved, not copied, when the view is its whole buffer (Buffer's small pool is shared: copied).
-    const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer && bytes.byteLength > 4096;
-    const data: ProtoWorkerData = { bytes: own ? bytes : new Uint8Array(bytes), kind, maxMessages: limits.maxMessages, maxItemWeight: limits.maxItemWeight, groupWeight: GROUP_WEIGHT };
-    const options = { workerData: data, transferList: own ? [bytes.buffer as ArrayBuffer] : [], resourceLimits: { maxOldGenerationSizeMb: limits.maxHeapMb } };
-    // In the built server (Next.js sets NEXT_RUNTIME, and inlines it): new URL(..., import.meta.url)
-    // has the bundler build the worker's entry with its imports. Run unbundled (tsx, Vitest), a
-    // plain .mjs entry beside this file loads the worker's TypeScript through tsx.
-    const worker = process.env.NEXT_RUNTIME
-      ? new Worker(new URL("./otlp-proto-worker.ts", import.meta.url), options)
-      : new Worker(path.join(here(), "otlp-proto-worker-tsx.mjs"), { ...options, workerData: { ...data, entry: pathToFileURL(path.join(here(), "otlp-proto-worker.ts")).href } });
-    let settled = false;
-    const settle = (f: () => void) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      f();
-      void worker.terminate();
-    };
-    // The limit is on the decode (until the worker's first answer); the groups come at this thread's pace.
-    const timer = setTimeout(() => settle(() => reject(new ProtoOffThreadError("decode_ms", "body", `decoding took more than ${limits.maxMs} ms`))), limits.maxMs);
-    let value: Record<string, unknown> | null = null;
-    worker.on("message", (m: FromProtoWorker) => {
-      if (settled) return;
-      if (m.type === "problem") return settle(() => reject(new ProtoOffThreadProblem(m.field, m.problem)));
-      if (m.type === "over") return settle(() => reject(new ProtoOffThreadError(m.limit, m.field, m.message)));
-      if (m.type === "end") {
-        const done = value as T;
-        return settle(() => resolve(done));
-      }
+export async function decodeProtoOffThread<T>(bytes: Uint8Array, kind: ProtoKind, limits: ProtoOffThreadLimits): Promise<T> {
+  // Moved, not copied, when the view is its whole buffer (Buffer's small pool is shared: copied).
+  const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer && bytes.byteLength > 4096;
+  const data: ProtoWorkerData = { bytes: own ? bytes : new Uint8Array(bytes), kind, maxMessages: limits.maxMessages, maxItemWeight: limits.maxItemWeight, groupWeight: GROUP_WEIGHT };
+  const options = { workerData: data, transferList: own ? [bytes.buffer as ArrayBuffer] : [], resourceLimits: { maxOldGenerationSizeMb: limits.maxHeapMb } };
+  // In the built server (Next.js sets NEXT_RUNTIME, and inlines it): new URL(..., import.meta.url)
+  // has the bundler build the worker's entry with its imports. Run unbundled (tsx, Vitest), a
+  // plain .mjs entry beside this file loads the worker's TypeScript through tsx.
+  const worker = process.env.NEXT_RUNTIME
+    ? new Worker(new URL("./otlp-proto-worker.ts", import.meta.url), options)
+    : new Worker(path.join(here(), "otlp-proto-worker-tsx.mjs"), { ...options, workerData: { ...data, entry: pathToFileURL(path.join(here(), "otlp-proto-worker.ts")).href } });
+  let value: Record<string, unknown> | null = null;
+  return settleWorker<T, FromProtoWorker>(
+    worker,
+    {
+      // The limit is on the decode (until the worker's first answer); the groups come at this thread's pace.
+      maxMs: limits.maxMs,
+      timedOut: () => new ProtoOffThreadError("decode_ms", "body", `decoding took more than ${limits.maxMs} ms`),
+      outOfMemory: () => new ProtoOffThreadError("heap_mb", "body", `decoding needed more than ${limits.maxHeapMb} MB`),
+      exited: (code) => new Error(`the protobuf decoder stopped (exit code ${code})`),
+    },
+    (m, s) => {
+      if (m.type === "problem") return s.reject(new ProtoOffThreadProblem(m.field, m.problem));
+      if (m.type === "over") return s.reject(new ProtoOffThreadError(m.limit, m.field, m.message));
+      if (m.type === "end") return s.resolve(value as T);
       if (m.type === "shell") {
-        clearTimeout(timer);
+        s.stopClock();
         value = m.value;
       } else {
         const resources = (value!.resourceSpans ?? value!.resourceLogs) as Record<string, unknown[]>[];
         const items = resources[m.resource][kind === "traces" ? "spans" : "records"];
         for (const item of m.items) items.push(item);
       }
-      // Other requests run before the next group is deserialised.
-      setImmediate(() => {
-        if (!settled) worker.postMessage("next");
-      });
-    });
-    worker.on("error", (e: Error & { code?: string }) =>
-      settle(() => reject(e.code === "ERR_WORKER_OUT_OF_MEMORY" ? new ProtoOffThreadError("heap_mb", "body", `decoding needed more than ${limits.maxHeapMb} MB`) : e)),
-    );
-    worker.on("exit", (code) => settle(() => reject(new Error(`the protobuf decoder stopped (exit code ${code})`))));
-  });
+      s.next();
+    },
+  );
 }

@@ -233,35 +233,38 @@ function resultText(c: unknown, path: string): string {
 /** memories.json: the account's memory (and each project's), one memory per item of its text. */
 export function claudeMemories(v: unknown, record: string, opts: ClaudeOptions = {}): ImportMemory[] {
   const entries = Array.isArray(v) ? v : [v];
+  return entries.flatMap((e, i) => claudeMemoryEntry(e, i, record, opts));
+}
+
+/** One element of memories.json (the account's memory and its projects'), the `i`th: an upload streams them one at a time. */
+export function claudeMemoryEntry(e: unknown, i: number, record: string, opts: ClaudeOptions = {}): ImportMemory[] {
+  const rec = `${record}[${i}]`;
   const out: ImportMemory[] = [];
-  entries.forEach((e, i) => {
-    const rec = `${record}[${i}]`;
-    if (!isObj(e)) throw new RecordProblem(`[${i}]`, `must be an object, got ${typeName(e)}`);
-    const user = opts.end_user_id ?? optString(e, "account_uuid", `[${i}].account_uuid`) ?? "claude";
-    const add = (text: string, scope: string) => {
-      for (const item of markdownItems(text)) {
-        out.push({
-          externalId: `claude:memory:${user}:${sha256Hex(`${scope}\n${item.text}`)}`,
-          record: `${rec} ${scope}`,
-          user_id: user,
-          app_id: opts.app_id ?? "claude",
-          memory_type: "fact",
-          content: item.text,
-          structured_data: { source: "claude", kind: scope === "conversations_memory" ? "account_memory" : "project_memory", scope, ...(item.section ? { section: item.section } : {}) },
-          status: "active",
-          history: [],
-        });
-      }
-    };
-    const cm = optString(e, "conversations_memory", `[${i}].conversations_memory`);
-    if (cm) add(cm, "conversations_memory");
-    if (isObj(e.project_memories)) {
-      for (const [pid, text] of Object.entries(e.project_memories)) {
-        if (typeof text !== "string") throw new RecordProblem(`[${i}].project_memories.${pid}`, `must be a string, got ${typeName(text)}`);
-        add(text, `project_memories.${pid}`);
-      }
+  if (!isObj(e)) throw new RecordProblem(`[${i}]`, `must be an object, got ${typeName(e)}`);
+  const user = opts.end_user_id ?? optString(e, "account_uuid", `[${i}].account_uuid`) ?? "claude";
+  const add = (text: string, scope: string) => {
+    for (const item of markdownItems(text)) {
+      out.push({
+        externalId: `claude:memory:${user}:${sha256Hex(`${scope}\n${item.text}`)}`,
+        record: `${rec} ${scope}`,
+        user_id: user,
+        app_id: opts.app_id ?? "claude",
+        memory_type: "fact",
+        content: item.text,
+        structured_data: { source: "claude", kind: scope === "conversations_memory" ? "account_memory" : "project_memory", scope, ...(item.section ? { section: item.section } : {}) },
+        status: "active",
+        history: [],
+      });
     }
-  });
+  };
+  const cm = optString(e, "conversations_memory", `[${i}].conversations_memory`);
+  if (cm) add(cm, "conversations_memory");
+  if (isObj(e.project_memories)) {
+    for (const [pid, text] of Object.entries(e.project_memories)) {
+      if (typeof text !== "string") throw new RecordProblem(`[${i}].project_memories.${pid}`, `must be a string, got ${typeName(text)}`);
+      add(text, `project_memories.${pid}`);
+    }
+  }
   return out;
 }
 

@@ -1,6 +1,7 @@
 import "server-only";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
+import { settleWorker } from "../process/worker-settle";
 import { ValidationError } from "../errors/domain-errors";
 import { ImportLimitError, LIMITS, type LimitKey } from "./upload-limits";
 import { addCounts, isObj, optTime, type Obj } from "./field-readers";
@@ -53,48 +54,31 @@ export async function parseAgentsSqlite(source: string | Uint8Array, opts: Agent
   return readSessions(data.messages, data.sessions, data.sessionsTable, opts);
 }
 
-function readInWorker(source: string | Uint8Array): Promise<WorkerResult> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(workerFile(), {
-      workerData: { ...(typeof source === "string" ? { file: source } : { bytes: source }), maxValueBytes: LIMITS.sqliteValue.value, maxRows: LIMITS.sqliteRows.value },
-      resourceLimits: { maxOldGenerationSizeMb: LIMITS.parseMemory.value },
-    });
-    let settled = false;
-    const settle = (f: () => void) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      f();
-      void worker.terminate();
-    };
-    const timer = setTimeout(() => settle(() => reject(new ImportLimitError("parseTime", `reading the SQLite database took more than ${LIMITS.parseTime.value} ms`))), LIMITS.parseTime.value);
-    let result: WorkerResult | null = null;
-    worker.on("message", (m: WorkerAnswer) => {
-      if (settled) return;
-      if ("ok" in m && m.ok === false) {
-        settle(() => reject(m.kind === "limit" && m.limit ? new ImportLimitError(m.limit, m.message) : new ValidationError(m.message, [m.detail], "invalid_import_file")));
-        return;
-      }
-      if (m.type === "end") {
-        const done = result!;
-        settle(() => resolve(done));
-        return;
-      }
+async function readInWorker(source: string | Uint8Array): Promise<WorkerResult> {
+  const worker = new Worker(workerFile(), {
+    workerData: { ...(typeof source === "string" ? { file: source } : { bytes: source }), maxValueBytes: LIMITS.sqliteValue.value, maxRows: LIMITS.sqliteRows.value },
+    resourceLimits: { maxOldGenerationSizeMb: LIMITS.parseMemory.value },
+  });
+  let result: WorkerResult | null = null;
+  return settleWorker<WorkerResult, WorkerAnswer>(
+    worker,
+    {
+      maxMs: LIMITS.parseTime.value,
+      timedOut: () => new ImportLimitError("parseTime", `reading the SQLite database took more than ${LIMITS.parseTime.value} ms`),
+      outOfMemory: () => new ImportLimitError("parseMemory", `reading the SQLite database needed more than ${LIMITS.parseMemory.value} MB`),
+      exited: (code) => new Error(`the SQLite reader stopped (exit code ${code})`),
+    },
+    (m, s) => {
+      if ("ok" in m && m.ok === false) return s.reject(m.kind === "limit" && m.limit ? new ImportLimitError(m.limit, m.message) : new ValidationError(m.message, [m.detail], "invalid_import_file"));
+      if (m.type === "end") return s.resolve(result!);
       if (m.type === "shell") {
         // The database is read: the time limit was on that; the rows come at this thread's pace.
-        clearTimeout(timer);
+        s.stopClock();
         result = m.result;
       } else for (const r of m.rows) result!.messages.push(r);
-      // Other requests run before the next group is deserialised.
-      setImmediate(() => {
-        if (!settled) worker.postMessage("next");
-      });
-    });
-    worker.on("error", (e: Error & { code?: string }) =>
-      settle(() => reject(e.code === "ERR_WORKER_OUT_OF_MEMORY" ? new ImportLimitError("parseMemory", `reading the SQLite database needed more than ${LIMITS.parseMemory.value} MB`) : e)),
-    );
-    worker.on("exit", (code) => settle(() => reject(new Error(`the SQLite reader stopped (exit code ${code})`))));
-  });
+      s.next();
+    },
+  );
 }
 
 /** Rows between two turns of the event loop while the conversations are built. */

@@ -5,7 +5,7 @@ import { addCounts, failedRecords, problemOf, problemsOf } from "./field-readers
 import { createJob, saveProgress } from "./import-jobs";
 import { ExportIds, parseImportRead, type FileFormat, type Read } from "./parse-import";
 import { chatgptConversation, chatgptOwner } from "./parse-chatgpt";
-import { claudeConversation, claudeMemories } from "./parse-claude";
+import { claudeConversation, claudeMemories, claudeMemoryEntry } from "./parse-claude";
 import { parseLetta } from "./parse-letta";
 import { parseMemoryFilesYielding } from "./parse-memory-dir";
 import { zipSymlinkNames } from "./zip-symlinks";
@@ -220,8 +220,34 @@ const CONVERSATIONS = /(^|\/)conversations\.json$/;
 const MEMORIES = /(^|\/)memories\.json$/;
 const USER_JSON = /(^|\/)user\.json$/;
 
-/** A splitter that holds one conversation at most `record_bytes` long, `nesting_depth` deep and of `values_per_record` objects and arrays. */
-const boundedSplitter = (scanOnly: boolean) => new JsonArraySplitter({ maxElementBytes: LIMITS.record.value, maxDepth: LIMITS.depth.value, maxContainers: LIMITS.values.value, scanOnly });
+/**
+ * A record whose parse is estimated past this (bytes, plus CONTAINER_COST per object or array)
+ * is parsed in the JSON worker, not on this thread: JSON.parse of one 60 MB conversation blocked
+ * the server ~2 s under load, 1 MB 58 ms (docs/benchmarks.md sections 35 and 39). Real
+ * conversations are far under it and stay inline (a worker costs a thread's start).
+ */
+export const RECORD_OFF_THREAD_FROM = 8 * 1024 * 1024;
+
+/** One record of a streamed export parsed in the JSON worker; its failures worded as an inline parse's (syntax) or as the limit it passed. */
+async function recordOffThread(bytes: Uint8Array, index: number, name: string): Promise<unknown> {
+  try {
+    const r = await parseJsonOffThread({ bytes }, parseLimits());
+    return r.kind === "json" ? r.value : null;
+  } catch (e) {
+    if (e instanceof JsonOffThreadError && (e.kind === "syntax" || e.kind === "empty")) throw new JsonArraySyntaxError("element", `element ${index}: ${e.message}`, index, "", e.message);
+    throw parseFailure(e, `${name}[${index}]`, "The record is not JSON");
+  }
+}
+
+/** A splitter that holds one record (a conversation) at most `record_bytes` long, `nesting_depth` deep and of `values_per_record` objects and arrays; a costly one is parsed off-thread. */
+const boundedSplitter = (scanOnly: boolean, name = "conversations") =>
+  new JsonArraySplitter({
+    maxElementBytes: LIMITS.record.value,
+    maxDepth: LIMITS.depth.value,
+    maxContainers: LIMITS.values.value,
+    scanOnly,
+    offThread: scanOnly ? undefined : { fromCost: RECORD_OFF_THREAD_FROM, parse: (bytes, index) => recordOffThread(bytes, index, name) },
+  });
 
 /** The splitter's bound errors as the 413 naming the limit; other errors as they are. */
 function boundError(e: unknown): unknown {
@@ -367,6 +393,13 @@ function streamedExport(file: string, kind: FileKind, format: "chatgpt" | "claud
       }
     };
     const drain = async () => {
+      if (!syntax) {
+        try {
+          await parser.settled(); // a record parsed in the worker: reading waits for it
+        } catch (e) {
+          syntax = boundError(e) as Error;
+        }
+      }
       if (syntax) {
         await settle(); // the batches before the error are written, as before
         throw syntax instanceof ImportLimitError ? syntax : syntaxError(syntax, records);
@@ -388,6 +421,7 @@ function streamedExport(file: string, kind: FileKind, format: "chatgpt" | "claud
     }
     if (!syntax) {
       try {
+        await parser.settled();
         parser.end();
       } catch (e) {
         syntax = e as Error;
@@ -399,22 +433,78 @@ function streamedExport(file: string, kind: FileKind, format: "chatgpt" | "claud
     }
     if (parser.topLevelObject) batch.problems.push({ record: "file", message: "conversations.json must be an array of conversations" });
     read = size;
-    if (format === "claude" && kind === "zip") {
-      const mem = await zipEntryBytes(file, MEMORIES);
-      if (mem) {
-        try {
-          addMemories(batch, claudeMemories(await jsonOf({ bytes: mem.bytes }, mem.name), mem.name, opts), seenMemories);
-        } catch (e) {
-          batch.problems.push(problemOf(mem.name, e));
-        }
-      }
-    }
+    if (format === "claude" && kind === "zip") await claudeMemoriesStreamed(file, (ms) => addMemories(batch, ms, seenMemories), batch.problems, opts);
     await flush(true);
   };
   return { work, totalOf };
 }
 
-/** A small entry of a zip (Claude's memories.json, ChatGPT's user.json), streamed out like conversations.json, at most record_bytes long. */
+/**
+ * Claude's memories.json, streamed like conversations.json: one element (an account's memory and
+ * its projects') at a time, a costly one parsed in the worker, so the file is never held whole
+ * here. Its bounds were checked by the first pass. An element that is not a memory, or JSON that
+ * breaks off, is a problem of the job; the memories before it are kept. A bare object (not an
+ * array) is read whole, in the worker.
+ */
+async function claudeMemoriesStreamed(file: string, add: (ms: ImportMemory[]) => void, problems: ImportProblem[], opts: ParseOpts): Promise<void> {
+  const splitter = boundedSplitter(false, "memories.json");
+  let name = "memories.json";
+  splitter.onValue = (value, index) => {
+    try {
+      add(claudeMemoryEntry(value, index, name, opts));
+    } catch (e) {
+      problems.push(problemOf(name, e));
+    }
+  };
+  let failure: unknown = null;
+  const found = await pumpZipEntry(
+    file,
+    (n) => {
+      if (!MEMORIES.test(n)) return false;
+      name = n;
+      return true;
+    },
+    (chunk) => {
+      if (failure || splitter.ended) return;
+      try {
+        splitter.write(chunk);
+      } catch (e) {
+        failure = e;
+      }
+    },
+    async () => {
+      if (failure) return;
+      await splitter.settled().catch((e: unknown) => {
+        failure = e;
+      });
+    },
+    "record",
+  );
+  if (!found) return;
+  if (!failure) {
+    try {
+      await splitter.settled();
+      splitter.end();
+    } catch (e) {
+      failure = e;
+    }
+  }
+  if (failure) {
+    problems.push(failure instanceof ImportLimitError ? problemOf(name, failure) : { record: name, message: `not valid JSON: ${(failure as Error).message}` });
+    return;
+  }
+  if (splitter.topLevelObject) {
+    const mem = await zipEntryBytes(file, MEMORIES);
+    if (!mem) return;
+    try {
+      add(claudeMemories(await jsonOf({ bytes: mem.bytes }, mem.name), mem.name, opts));
+    } catch (e) {
+      problems.push(problemOf(mem.name, e));
+    }
+  }
+}
+
+/** A small entry of a zip (Claude's memories.json as a bare object, ChatGPT's user.json), streamed out like conversations.json, at most record_bytes long. */
 async function zipEntryBytes(file: string, pick: RegExp): Promise<{ name: string; bytes: Uint8Array } | null> {
   const parts: Uint8Array[] = [];
   const name = await pumpZipEntry(file, (n) => pick.test(n), (c) => parts.push(c), async () => {}, "record");

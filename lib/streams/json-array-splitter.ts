@@ -71,7 +71,23 @@ export type SplitterOptions = {
   maxContainers?: number;
   /** Only find the elements (onValue gets undefined): nothing is held or parsed, for a first pass that checks the bounds. */
   scanOnly?: boolean;
+  /**
+   * Elements whose parse would block this thread too long are parsed by `parse` (a worker:
+   * lib/streams/json-off-thread.ts) instead of JSON.parse here. The cost is estimated from what
+   * the scan already counts: the element's bytes plus CONTAINER_COST per object or array (a
+   * conversation of many small nodes costs more than its bytes say). Their values, and every
+   * value after them, reach onValue in order when the caller awaits settled().
+   */
+  offThread?: { fromCost: number; parse: (bytes: Uint8Array, index: number) => Promise<unknown> };
 };
+
+/**
+ * What one object or array adds to an element's parse cost, in bytes of text: measured in
+ * process (docs/benchmarks.md section 35), 1 MB of 200 large nodes parsed in 58 ms and 3.4 MB of
+ * 12 000 small nodes (~100 000 objects and arrays) in 491 ms, so a container costs about as much
+ * as 50-60 bytes of text.
+ */
+export const CONTAINER_COST = 64;
 
 /** How many backslashes run right before `at`, not looking before `from`. */
 function backslashesBefore(chunk: Uint8Array, at: number, from: number): number {
@@ -102,6 +118,9 @@ export class JsonArraySplitter {
   /** Objects and arrays of the element being read. */
   private containers = 0;
   private readonly scanOnly: boolean;
+  private readonly offThread: SplitterOptions["offThread"];
+  /** Values not yet handed to onValue, in order: an element parsed off-thread, and the elements after it. */
+  private waiting: Promise<void> | null = null;
 
   constructor(opts: SplitterOptions = {}) {
     this.scalars = opts.scalars ?? true;
@@ -109,6 +128,27 @@ export class JsonArraySplitter {
     this.maxDepth = opts.maxDepth ?? Infinity;
     this.maxContainers = opts.maxContainers ?? Infinity;
     this.scanOnly = opts.scanOnly ?? false;
+    this.offThread = opts.offThread;
+  }
+
+  /**
+   * Resolves when every element found so far has reached onValue; rejects with the error of an
+   * element parsed off-thread (its parser's). The caller awaits it before writing the next chunk,
+   * so reading waits for the worker (backpressure): at most one chunk's elements wait here.
+   */
+  async settled(): Promise<void> {
+    while (this.waiting) {
+      const w = this.waiting;
+      await w;
+      if (this.waiting === w) this.waiting = null;
+    }
+  }
+
+  /** `deliver` runs after the values waiting before it. */
+  private later(deliver: () => void | Promise<void>) {
+    const next = (this.waiting ?? Promise.resolve()).then(deliver);
+    next.catch(() => {}); // met by settled()
+    this.waiting = next;
   }
 
   /** True when the top-level value was an object (not an array of conversations). */
@@ -238,14 +278,22 @@ export class JsonArraySplitter {
     this.parts = [];
     this.phase = "after";
     this.scalar = false;
+    const index = this.index++;
+    if (this.offThread && length + this.containers * CONTAINER_COST >= this.offThread.fromCost) {
+      const parsed = this.offThread.parse(bytes, index);
+      parsed.catch(() => {}); // met by settled()
+      this.later(async () => this.onValue(await parsed, index));
+      return;
+    }
     let value: unknown;
     try {
       value = JSON.parse(bytes.toString("utf8"));
     } catch (e) {
       const why = (e as Error).message;
-      throw new JsonArraySyntaxError("element", `element ${this.index}: ${why}`, this.index, "", why);
+      throw new JsonArraySyntaxError("element", `element ${index}: ${why}`, index, "", why);
     }
-    this.onValue(value, this.index++);
+    if (this.waiting) this.later(() => this.onValue(value, index));
+    else this.onValue(value, index);
   }
 
   private unexpected(b: number, at: number, chunk: Uint8Array): JsonArraySyntaxError {
@@ -308,6 +356,7 @@ export async function* jsonArrayValues(
     let failure: unknown = null;
     try {
       splitter.write(bytes);
+      await splitter.settled();
       if (splitter.topLevelObject) failure = new JsonArraySyntaxError("not_array", "The top-level value is an object, not an array", 0, "{");
     } catch (e) {
       failure = e;

@@ -1,6 +1,7 @@
 import "server-only";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
+import { settleWorker } from "../process/worker-settle";
 
 // JSON of untrusted size parsed in a worker thread (json-worker.mjs) with a heap cap and a time
 // limit, so that a document that is slow or huge once parsed (a 60 MB file of empty arrays is
@@ -76,65 +77,45 @@ function fill(target: unknown, parsed: unknown) {
 const workerFile = () => path.join(process.cwd(), "lib", "streams", "json-worker.mjs");
 
 /** `source`: a file's path (read in the worker: never on this thread) or bytes (moved to the worker when they own their buffer). */
-export function parseJsonOffThread(source: { file: string } | { bytes: Uint8Array }, opts: OffThreadOptions): Promise<ParsedJson> {
-  return new Promise((resolve, reject) => {
-    let bytes: Uint8Array | undefined;
-    const transfer: ArrayBuffer[] = [];
-    if ("bytes" in source) {
-      const b = source.bytes;
-      // Moved, not copied, when the view is its whole buffer (and the buffer not pooled: Buffer's pool is shared).
-      if (b.byteOffset === 0 && b.byteLength === b.buffer.byteLength && b.buffer instanceof ArrayBuffer && b.byteLength > 4096) {
-        bytes = b;
-        transfer.push(b.buffer);
-      } else bytes = new Uint8Array(b);
-    }
-    const worker = new Worker(workerFile(), {
-      workerData: { file: "file" in source ? source.file : undefined, bytes, jsonl: !!opts.jsonl, fatalUtf8: !!opts.fatalUtf8, sliceBytes: SLICE_BYTES, maxHeapMb: opts.maxHeapMb, maxDepth: opts.maxDepth },
-      transferList: transfer,
-      resourceLimits: { maxOldGenerationSizeMb: opts.maxHeapMb },
-    });
-    let settled = false;
-    const settle = (f: () => void) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      f();
-      void worker.terminate();
-    };
-    // The limit is on the parse (until the worker's first answer); the slices come at this thread's pace.
-    const timer = setTimeout(() => settle(() => reject(new JsonOffThreadError("time", `parsing took more than ${opts.maxMs} ms`))), opts.maxMs);
-    let result: ParsedJson | null = null;
-    worker.on("message", (m: FromWorker) => {
-      if (settled) return;
-      try {
-        if (m.type === "failed") {
-          settle(() => reject(new JsonOffThreadError(m.over ?? (m.empty ? "empty" : "syntax"), m.message)));
-          return;
-        }
-        if (m.type === "shape") {
-          clearTimeout(timer);
-          result = m.kind === "json" ? { kind: "json", value: JSON.parse(m.skeleton) } : { kind: "jsonl", lines: [], bad: m.bad };
-        } else if (m.type === "slice") {
-          const parsed: unknown = JSON.parse(m.text);
-          if (result!.kind === "jsonl") {
-            for (const l of parsed as { record: string; raw: string }[]) result!.lines.push({ value: JSON.parse(l.raw), record: l.record, raw: l.raw });
-          } else fill(at(result!.value, m.path), parsed);
-        } else if (m.type === "end") {
-          const done = result!;
-          settle(() => resolve(done));
-          return;
-        }
-        // Other requests run before the next slice is parsed.
-        setImmediate(() => {
-          if (!settled) worker.postMessage("next");
-        });
-      } catch (e) {
-        settle(() => reject(e));
-      }
-    });
-    worker.on("error", (e: Error & { code?: string }) =>
-      settle(() => reject(e.code === "ERR_WORKER_OUT_OF_MEMORY" ? new JsonOffThreadError("memory", `parsing needed more than ${opts.maxHeapMb} MB`) : e)),
-    );
-    worker.on("exit", (code) => settle(() => reject(new Error(`the JSON reader stopped (exit code ${code})`))));
+export async function parseJsonOffThread(source: { file: string } | { bytes: Uint8Array }, opts: OffThreadOptions): Promise<ParsedJson> {
+  let bytes: Uint8Array | undefined;
+  const transfer: ArrayBuffer[] = [];
+  if ("bytes" in source) {
+    const b = source.bytes;
+    // Moved, not copied, when the view is its whole buffer (and the buffer not pooled: Buffer's pool is shared).
+    if (b.byteOffset === 0 && b.byteLength === b.buffer.byteLength && b.buffer instanceof ArrayBuffer && b.byteLength > 4096) {
+      bytes = b;
+      transfer.push(b.buffer);
+    } else bytes = new Uint8Array(b);
+  }
+  const worker = new Worker(workerFile(), {
+    workerData: { file: "file" in source ? source.file : undefined, bytes, jsonl: !!opts.jsonl, fatalUtf8: !!opts.fatalUtf8, sliceBytes: SLICE_BYTES, maxHeapMb: opts.maxHeapMb, maxDepth: opts.maxDepth },
+    transferList: transfer,
+    resourceLimits: { maxOldGenerationSizeMb: opts.maxHeapMb },
   });
+  let result: ParsedJson | null = null;
+  return settleWorker<ParsedJson, FromWorker>(
+    worker,
+    {
+      // The limit is on the parse (until the worker's first answer); the slices come at this thread's pace.
+      maxMs: opts.maxMs,
+      timedOut: () => new JsonOffThreadError("time", `parsing took more than ${opts.maxMs} ms`),
+      outOfMemory: () => new JsonOffThreadError("memory", `parsing needed more than ${opts.maxHeapMb} MB`),
+      exited: (code) => new Error(`the JSON reader stopped (exit code ${code})`),
+    },
+    (m, s) => {
+      if (m.type === "failed") return s.reject(new JsonOffThreadError(m.over ?? (m.empty ? "empty" : "syntax"), m.message));
+      if (m.type === "end") return s.resolve(result!);
+      if (m.type === "shape") {
+        s.stopClock();
+        result = m.kind === "json" ? { kind: "json", value: JSON.parse(m.skeleton) } : { kind: "jsonl", lines: [], bad: m.bad };
+      } else {
+        const parsed: unknown = JSON.parse(m.text);
+        if (result!.kind === "jsonl") {
+          for (const l of parsed as { record: string; raw: string }[]) result!.lines.push({ value: JSON.parse(l.raw), record: l.record, raw: l.raw });
+        } else fill(at(result!.value, m.path), parsed);
+      }
+      s.next();
+    },
+  );
 }

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import os from "node:os";
-import { strToU8 } from "fflate";
+import { strToU8, zipSync } from "fflate";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient } from "../helpers/api-client";
 import type { AppServer } from "../helpers/app-server";
@@ -222,6 +222,66 @@ describe.each(DATABASE_KINDS)("hostile upload files on %s", (kind) => {
     expect(job.problems[0]).toMatchObject({ record: "conversations[0]", field: "mapping", message: expect.stringContaining("nodes_per_conversation") });
     expect(slowest, `/ready took ${Math.round(slowest)} ms (load ${os.loadavg()[0].toFixed(1)})`).toBeLessThan(readyBound());
   });
+
+  /** Uploads `body` and waits for its job to end, /ready and RSS watched throughout. */
+  const imported = (body: Uint8Array, query: Record<string, string>) =>
+    watched(server.url, server.pid!, async () => {
+      const r = await upload({ body, query });
+      expect(r.status, JSON.stringify(r.body)).toBe(202);
+      const deadline = Date.now() + 300_000;
+      for (;;) {
+        const j = await api.get(`/imports/${r.body.id}`);
+        if (j.body.status !== "running") return j.body;
+        if (Date.now() > deadline) throw new Error("the import did not end");
+        await new Promise((res) => setTimeout(res, 250));
+      }
+    });
+
+  it("a 60 MB single-conversation ChatGPT record is parsed in the worker and imported whole, /ready answering throughout", async () => {
+    // 600 nodes of 100 KB: 300 turns, one record of ~60 MB (under record_bytes, over RECORD_OFF_THREAD_FROM).
+    const text = (i: number) => `${i} ${"lorem ipsum dolor sit amet ".repeat(3800)}`;
+    const mapping: Record<string, unknown> = { root: { id: "root", message: null, parent: null, children: ["u0"] } };
+    for (let t = 0; t < 300; t++) {
+      mapping[`u${t}`] = { id: `u${t}`, parent: t ? `a${t - 1}` : "root", children: [`a${t}`], message: { id: `u${t}`, author: { role: "user" }, create_time: 1700000000 + 2 * t, content: { content_type: "text", parts: [text(2 * t)] } } };
+      mapping[`a${t}`] = { id: `a${t}`, parent: `u${t}`, children: t < 299 ? [`u${t + 1}`] : [], message: { id: `a${t}`, author: { role: "assistant" }, create_time: 1700000001 + 2 * t, recipient: "all", content: { content_type: "text", parts: [text(2 * t + 1)] } } };
+    }
+    const body = strToU8(JSON.stringify([{ id: "huge-record", title: "one huge conversation", create_time: 1700000000, mapping, current_node: "a299" }]));
+    expect(body.length).toBeGreaterThan(55 * MB);
+    const { result: job, slowest, growth } = await imported(body, { format: "chatgpt", app_id: "huge-record" });
+    expect(job.status, JSON.stringify(job)).toBe("done");
+    expect(job.counts).toMatchObject({ conversations: 1, failed: 0 });
+    expect(slowest, `/ready took ${Math.round(slowest)} ms (load ${os.loadavg()[0].toFixed(1)})`).toBeLessThan(readyBound());
+    expect(growth, `RSS grew ${Math.round(growth / MB)} MB`).toBeLessThan(RSS_GROWTH * 2); // the record itself is 60 MB, its text held while written
+    const conv = ((await api.get("/conversations?app_id=huge-record&limit=10")).body.data as { id: string; turn_count: number }[])[0];
+    expect(conv.turn_count).toBe(300);
+    const msgs: { query: string; answer: string }[] = [];
+    for (let cursor = ""; ; ) {
+      const page = await api.get(`/conversations/${conv.id}/messages?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+      msgs.push(...page.body.data);
+      if (!page.body.next_cursor) break;
+      cursor = page.body.next_cursor;
+    }
+    expect(msgs.length).toBe(300);
+    const sorted = msgs.map((m) => [m.query, m.answer]).sort((a, b) => parseInt(a[0]) - parseInt(b[0]));
+    expect(sorted[0]).toEqual([text(0), text(1)]);
+    expect(sorted[299]).toEqual([text(598), text(599)]);
+  }, 300_000);
+
+  it("Claude's memories.json is streamed an element at a time (a 9 MB one parsed in the worker): every memory imported, a bad element a problem of its own", async () => {
+    const convs = [{ uuid: "mem-conv", name: "hi", created_at: "2026-01-01T00:00:00Z", updated_at: "2026-01-01T00:00:00Z", chat_messages: [{ uuid: "m1", sender: "human", text: "hi", created_at: "2026-01-01T00:00:00Z" }, { uuid: "m2", sender: "assistant", text: "hello", created_at: "2026-01-01T00:00:01Z" }] }];
+    const bullets = (tag: string, n: number, pad: number) => Array.from({ length: n }, (_, i) => `- ${tag} fact ${i} ${"x".repeat(pad)}`).join("\n");
+    const memories = [
+      { conversations_memory: bullets("small", 3, 10), project_memories: { p1: bullets("project", 2, 10) }, account_uuid: "acct-mem" },
+      "not a memory",
+      { conversations_memory: bullets("large", 520, 17_000), account_uuid: "acct-mem" }, // ~8.8 MB: over RECORD_OFF_THREAD_FROM (8 MiB)
+    ];
+    const zip = zipSync({ "conversations.json": strToU8(JSON.stringify(convs)), "memories.json": strToU8(JSON.stringify(memories)), "users.json": strToU8('[{"uuid":"acct-mem"}]') });
+    const { result: job, slowest } = await imported(zip, { format: "claude", app_id: "claude-mem" });
+    expect(job.status, JSON.stringify(job)).toBe("done");
+    expect(job.counts).toMatchObject({ conversations: 1, memories: 3 + 2 + 520 });
+    expect(job.problems).toEqual([expect.objectContaining({ record: "memories.json", field: "[1]", message: expect.stringContaining("must be an object") })]);
+    expect(slowest, `/ready took ${Math.round(slowest)} ms (load ${os.loadavg()[0].toFixed(1)})`).toBeLessThan(readyBound());
+  }, 300_000);
 
   it("a running import is cancelled between transactions: status cancelled, its counts are what was written; 409 once ended", async () => {
     // 3 000 conversations of 4 turns: long enough to be running when the cancel arrives.
