@@ -68,6 +68,40 @@ describe("issue 40's page defects", () => {
     }
   });
 
+  it("the user picker shows the whole 'ana@example.com · 17 active' at every width, 390 px too", async () => {
+    const page = await suite.tab.take();
+    await page.goto(`${suite.url}/memories?user=${encodeURIComponent("ana@example.com")}`);
+    const picker = page.getByTestId("memory-user-picker");
+    await picker.waitFor({ timeout: 60_000 }).catch(async (e) => {
+      await page.screenshot({ path: screenshotPath("defect40-user-picker-missing") });
+      throw e;
+    });
+    for (const width of WIDTHS) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.waitForTimeout(200);
+      await page.screenshot({ path: screenshotPath(`defect40-user-picker-${width}`) });
+      // The chosen entry's text, at the select's own font, against the room the closed select
+      // gives it (its box less padding and the arrow, about 24 px): a select cannot wrap.
+      const fit = await picker.evaluate((el: HTMLSelectElement) => {
+        const probe = document.createElement("span");
+        const cs = getComputedStyle(el);
+        probe.style.font = cs.font;
+        probe.style.whiteSpace = "nowrap";
+        probe.style.position = "absolute";
+        probe.style.visibility = "hidden";
+        probe.textContent = el.selectedOptions[0]?.textContent ?? "";
+        document.body.append(probe);
+        const need = probe.getBoundingClientRect().width;
+        probe.remove();
+        const room = el.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight) - 24;
+        return { text: probe.textContent, cut: need > room ? `needs ${Math.round(need)} px, has ${Math.round(room)}` : "whole" };
+      });
+      expect(fit.text).toMatch(/^ana@example\.com · \d+ active$/);
+      expect(fit.cut, `${width} px`).toBe("whole");
+      expect(await pageOverflow(page), `${width} px`).toBe(0);
+    }
+  });
+
   it("the tree's legend covers no node of the first view", async () => {
     const page = await suite.tab.take();
     for (const width of WIDTHS) {
