@@ -36,6 +36,7 @@ export const ChangesSinceList = memo(function ChangesSinceList({ result, selecte
           {list.length ? `${plural(list.length, "memory", "memories")}${result.changes_since.truncated ? " (the newest)" : ""}` : "none"}
         </span>
         <Link
+          prefetch={false}
           href={`/memories?user=${encodeURIComponent(result.user_id)}&status=all&replay=${result.conversation_id}.${result.turn.message_id}`}
           className="ml-auto text-xs text-indigo-700 hover:underline dark:text-indigo-300"
           data-testid="all-memories-link"
@@ -81,7 +82,7 @@ const SinceRow = memo(
         data-testid="since-row"
         data-id={c.memory_id}
         data-changes={c.changes.join(" ")}
-        className={`rounded-lg border px-3 py-2 text-xs ${selected ? "border-indigo-400 ring-1 ring-indigo-400 dark:border-indigo-600" : "border-zinc-200 dark:border-zinc-800"} bg-white dark:bg-zinc-900`}
+        className={`card-cv rounded-lg border px-3 py-2 text-xs ${selected ? "border-indigo-400 ring-1 ring-indigo-400 dark:border-indigo-600" : "border-zinc-200 dark:border-zinc-800"} bg-white dark:bg-zinc-900`}
       >
         <div className="flex flex-wrap items-center gap-1.5">
           <TypeBadge type={c.memory_type} />
