@@ -49,7 +49,7 @@ export const PromptBubbles = memo(function PromptBubbles({
         return (
           // The bubble's number is drawn from the item's counter (globals.css, .bubble-number):
           // when the window slides, a message that only moved keeps its rendered bubble.
-          <li key={keys[i]} className="card-cv" style={{ counterSet: `bubble ${i + 1}` }}>
+          <li key={keys[i]} style={{ counterSet: `bubble ${i + 1}` }}>
             {/* The "only" tag names the turn ("new since turn 11"): given to the bubbles that show it, so it changing with each step renders no other bubble. */}
             <Bubble message={m} section={sections[i] ?? "history"} mark={mark} side={side} memories={!!memories && i === 0 && m.role === "system"} onlyLabel={mark === "only" ? onlyLabel : undefined} />
           </li>

@@ -82,7 +82,7 @@ const SinceRow = memo(
         data-testid="since-row"
         data-id={c.memory_id}
         data-changes={c.changes.join(" ")}
-        className={`card-cv rounded-lg border px-3 py-2 text-xs ${selected ? "border-indigo-400 ring-1 ring-indigo-400 dark:border-indigo-600" : "border-zinc-200 dark:border-zinc-800"} bg-white dark:bg-zinc-900`}
+        className={`rounded-lg border px-3 py-2 text-xs ${selected ? "border-indigo-400 ring-1 ring-indigo-400 dark:border-indigo-600" : "border-zinc-200 dark:border-zinc-800"} bg-white dark:bg-zinc-900`}
       >
         <div className="flex flex-wrap items-center gap-1.5">
           <TypeBadge type={c.memory_type} />

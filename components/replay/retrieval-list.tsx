@@ -96,7 +96,7 @@ export const RetrievalList = memo(function RetrievalList({
                 data-id={w.memory_id}
                 data-in-prompt={w.in_prompt ? "true" : "false"}
                 data-rule={w.rule}
-                className={`card-cv rounded-lg border px-3 py-2 text-xs ${
+                className={`rounded-lg border px-3 py-2 text-xs ${
                   isSelected
                     ? "border-indigo-400 bg-indigo-50/60 ring-1 ring-indigo-400 dark:border-indigo-600 dark:bg-indigo-950/30"
                     : w.in_prompt
