@@ -18,6 +18,13 @@
 // bench:replay / bench/diag/replay-profile.ts, or by this script: its bench-replay.json
 // marker; copied, not reloaded; without the marker the data set is loaded and kept there), BENCH_DIRECTION (right | left), BENCH_TRACE=<file>: a Chromium performance trace
 // of the walk (chrome://tracing / DevTools), to see where a slow step spends its time.
+// BENCH_CPU_PROFILE=<file>: the page's JavaScript sampled over the walk (a .cpuprofile for DevTools).
+// BENCH_CPU_THROTTLE=<rate>: Chromium's CPU throttling (DevTools' "4x slowdown" is 4) during the walk.
+//
+// Beside the wall-clock figures (which on a shared machine measure the machine as much as the
+// page) it prints CPU time: the page's renderer (CDP Performance.getMetrics: ProcessTime, and the
+// main thread's TaskDuration / ScriptDuration / LayoutDuration) per step, and the server's
+// process group (utime + stime from /proc) over the walk, with the load average beside them.
 
 import fs from "node:fs";
 import os from "node:os";
@@ -42,7 +49,26 @@ const LEFT = process.env.BENCH_DIRECTION === "left";
 // 3 s, as a person reading each turn before the next.
 const READING = process.env.BENCH_MODE === "reading";
 const READ_MS = 3000;
+const THROTTLE = Number(process.env.BENCH_CPU_THROTTLE || 1);
 const load = () => os.loadavg().map((x) => x.toFixed(2)).join(" / ");
+
+/** CPU seconds (user + system) of every process in the process group `pgid` (the server and its children). */
+function groupCpuSeconds(pgid: number): number {
+  const tick = 100; // USER_HZ on Linux
+  let total = 0;
+  for (const d of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, "utf8");
+      // Fields after the command's closing parenthesis: state(3) ppid pgrp ... utime(14) stime(15).
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(f[2]) === pgid) total += (Number(f[11]) + Number(f[12])) / tick;
+    } catch {
+      /* exited */
+    }
+  }
+  return total;
+}
 
 /** In the page: is the view settled on turn `n` (1-based) of the thread? */
 function settledOn(n: number): boolean {
@@ -142,6 +168,18 @@ runMain("bench:scrubber", async (cleanup) => {
   });
   const trace = process.env.BENCH_TRACE;
   if (trace) await browser.startTracing(page, { path: trace, screenshots: false });
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("Performance.enable");
+  if (THROTTLE !== 1) await cdp.send("Emulation.setCPUThrottlingRate", { rate: THROTTLE });
+  const metrics = async () => Object.fromEntries(((await cdp.send("Performance.getMetrics")) as { metrics: { name: string; value: number }[] }).metrics.map((m) => [m.name, m.value]));
+  const profile = process.env.BENCH_CPU_PROFILE;
+  if (profile) {
+    await cdp.send("Profiler.enable");
+    await cdp.send("Profiler.setSamplingInterval", { interval: 200 });
+    await cdp.send("Profiler.start");
+  }
+  const m0 = await metrics();
+  const server0 = groupCpuSeconds(server.pid);
 
   const samples: number[] = [];
   const toPosition: number[] = [];
@@ -165,17 +203,23 @@ runMain("bench:scrubber", async (cleanup) => {
     toPosition.push(movedAt - keyAt);
     if (s % 10 === 0) loadAt.push(os.loadavg()[0].toFixed(2));
   }
+  const m1 = await metrics();
+  const serverCpu = groupCpuSeconds(server.pid) - server0;
+  if (profile) fs.writeFileSync(profile, JSON.stringify(((await cdp.send("Profiler.stop")) as { profile: unknown }).profile));
+  if (THROTTLE !== 1) await cdp.send("Emulation.setCPUThrottlingRate", { rate: 1 });
   if (trace) await browser.stopTracing();
+  const perStep = (k: string) => ms(((m1[k] ?? 0) - (m0[k] ?? 0)) * 1000 / Math.max(1, steps));
 
   const st = stats(samples);
   const api = stats(replays.map((r) => r.ms).filter((x) => x >= 0));
-  console.log(`\n=== The replay scrubber in Chromium (headless, 1440x900): ${steps} steps (${LEFT ? "Left" : "Right"} arrow) from turn ${from + 1} of ${thread.length}, each onto a turn not shown before, ${READING ? "reading (next key once no replay is in flight)" : "held key (next key as soon as the view settled)"} ===`);
+  console.log(`\n=== The replay scrubber in Chromium (headless, 1440x900): ${steps} steps (${LEFT ? "Left" : "Right"} arrow) from turn ${from + 1} of ${thread.length}, each onto a turn not shown before, ${READING ? "reading (next key once no replay is in flight)" : "held key (next key as soon as the view settled)"}, CPU throttling ${THROTTLE}x ===`);
   console.log(`| measure | n | p50 ms | p95 ms | max ms | target |`);
   console.log(`|---|---:|---:|---:|---:|---|`);
   console.log(`| key press → settled view | ${st.n} | ${ms(st.p50)} | ${ms(st.p95)} | ${ms(st.max)} | every step <= ${TARGET} ms: ${st.max <= TARGET ? "met" : "MISSED"} (${samples.filter((x) => x > TARGET).length} over) |`);
   const sp = stats(toPosition);
   console.log(`| key press → new position drawn (the scrubber's own frame) | ${sp.n} | ${ms(sp.p50)} | ${ms(sp.p95)} | ${ms(sp.max)} | |`);
   console.log(`| POST /replay as the browser saw it (during the walk) | ${api.n} | ${ms(api.p50)} | ${ms(api.p95)} | ${ms(api.max)} | |`);
+  console.log(`CPU per step (the walk's total / ${steps}; the reading pauses' prefetch handling included): renderer process ${perStep("ProcessTime")} ms; its main thread's tasks ${perStep("TaskDuration")} ms (script ${perStep("ScriptDuration")}, layout ${perStep("LayoutDuration")}, style ${perStep("RecalcStyleDuration")}); server ${ms((serverCpu * 1000) / Math.max(1, steps))} ms (${serverCpu.toFixed(2)} CPU-s over the walk)`);
   console.log(`Steps (ms): ${samples.map((x) => Math.round(x)).join(", ")}`);
   console.log(`Load average (1 min) every 10 steps: ${loadAt.join(", ")}; at the end (1 / 5 / 15 min): ${load()}`);
 });

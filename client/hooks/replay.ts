@@ -4,7 +4,7 @@
 // shared by the views that show the same turn under the same settings.
 import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect } from "react";
-import type { ReplayBody } from "../api-types";
+import type { ReplayBody, ReplayResult } from "../api-types";
 import { keys } from "../query-keys";
 import { api, ok } from "../transport";
 
@@ -36,7 +36,7 @@ export function useReplay(body: ReplayBody | null) {
  * replay the view is waiting for, and one already cached (or in flight) is not asked again.
  * A new list (the view moved on) stops the chain after the request in flight.
  */
-export function usePrefetchReplays(bodies: (ReplayBody | null)[], ready: boolean) {
+export function usePrefetchReplays(bodies: (ReplayBody | null)[], ready: boolean, prepare?: (answer: ReplayResult) => void) {
   const qc = useQueryClient();
   const wanted = JSON.stringify(bodies);
   useEffect(() => {
@@ -48,10 +48,13 @@ export function usePrefetchReplays(bodies: (ReplayBody | null)[], ready: boolean
         if (!body) continue;
         // Failures are left for the view to show when it asks for that turn itself.
         await qc.prefetchQuery(replayQuery(body)).catch(() => {});
+        // The view's own work on that answer (keys of its messages), done now rather than at the step.
+        const answer = qc.getQueryData<ReplayResult>(keys.replay.turn(body));
+        if (answer && prepare && !stopped) prepare(answer);
       }
     })();
     return () => {
       stopped = true;
     };
-  }, [qc, wanted, ready]);
+  }, [qc, wanted, ready, prepare]);
 }

@@ -457,11 +457,20 @@ export function isSummary(m: RoleMessage): boolean {
 }
 
 /** A stable identity for comparing two final prompts: role, content and tool calls (offload refs are random: masked). */
+// Keys of message objects already keyed: an answer's messages are not changed once fetched, and
+// the replay's scrubber diffs each turn's prompt twice (against the turn before and the one after),
+// each key being two regular expressions over a message's whole text.
+const keyOf = new WeakMap<RoleMessage, string>();
+
 export function messageKey(m: RoleMessage): string {
+  const known = keyOf.get(m);
+  if (known !== undefined) return known;
   const content = textOf(m)
     .replace(/ref [0-9a-f-]{36}/gi, "ref ·")
     .replace(/uuid=[0-9a-f-]{36}/gi, "uuid=·");
-  return JSON.stringify([m.role, content, m.tool_call_id ?? "", (m.tool_calls ?? []).map((c) => [c.name, c.arguments])]);
+  const key = JSON.stringify([m.role, content, m.tool_call_id ?? "", (m.tool_calls ?? []).map((c) => [c.name, c.arguments])]);
+  keyOf.set(m, key);
+  return key;
 }
 
 export type DiffMark = "both" | "only";
@@ -470,7 +479,10 @@ export type DiffMark = "both" | "only";
 export function diffMessages(a: RoleMessage[], b: RoleMessage[]): { a: DiffMark[]; b: DiffMark[]; onlyA: number; onlyB: number } {
   const count = (list: RoleMessage[]) => {
     const m = new Map<string, number>();
-    for (const x of list) m.set(messageKey(x), (m.get(messageKey(x)) ?? 0) + 1);
+    for (const x of list) {
+      const k = messageKey(x);
+      m.set(k, (m.get(k) ?? 0) + 1);
+    }
     return m;
   };
   const mark = (list: RoleMessage[], other: Map<string, number>) => {

@@ -47,8 +47,11 @@ export const PromptBubbles = memo(function PromptBubbles({
         const mark = marks?.[i];
         if (onlyDiff && mark === "both") return null;
         return (
-          <li key={keys[i]}>
-            <Bubble message={m} index={i} section={sections[i] ?? "history"} mark={mark} side={side} memories={!!memories && i === 0 && m.role === "system"} onlyLabel={onlyLabel} />
+          // The bubble's number is drawn from the item's counter (globals.css, .bubble-number):
+          // when the window slides, a message that only moved keeps its rendered bubble.
+          <li key={keys[i]} style={{ counterSet: `bubble ${i + 1}` }}>
+            {/* The "only" tag names the turn ("new since turn 11"): given to the bubbles that show it, so it changing with each step renders no other bubble. */}
+            <Bubble message={m} section={sections[i] ?? "history"} mark={mark} side={side} memories={!!memories && i === 0 && m.role === "system"} onlyLabel={mark === "only" ? onlyLabel : undefined} />
           </li>
         );
       })}
@@ -63,10 +66,24 @@ const MEMORY_START = /(^|\n)(# USER MEMORY\n|<long_term_memory>\n)/;
  * turn (the replay's scrubber), the messages both prompts share keep their elements and only
  * what is new is rendered. The same message twice gets its occurrence number.
  */
+const baseKeys = new WeakMap<RoleMessage, string>();
+
+const baseKey = (m: RoleMessage) => {
+  // Once per message object (an answer's messages do not change): hashing a long text is not free.
+  let base = baseKeys.get(m);
+  if (base === undefined) baseKeys.set(m, (base = `${m.role}\u0000${m.name ?? ""}\u0000${m.tool_call_id ?? ""}\u0000${textOf(m)}`));
+  return base;
+};
+
+/** Computes the keys of a prompt fetched ahead (the replay's next turns) while the page is idle, not when it is shown. */
+export function prepareBubbleKeys(messages: RoleMessage[]): void {
+  for (const m of messages) baseKey(m);
+}
+
 function messageKeys(messages: RoleMessage[]): string[] {
   const seen = new Map<string, number>();
   return messages.map((m) => {
-    const base = `${m.role}\u0000${m.name ?? ""}\u0000${m.tool_call_id ?? ""}\u0000${textOf(m)}`;
+    const base = baseKey(m);
     const n = seen.get(base) ?? 0;
     seen.set(base, n + 1);
     return `${base}\u0000${n}`;
@@ -78,7 +95,6 @@ const sameMessage = (a: RoleMessage, b: RoleMessage) =>
 
 type BubbleProps = {
   message: RoleMessage;
-  index: number;
   section: SectionName;
   mark?: DiffMark;
   side?: "A" | "B";
@@ -88,7 +104,6 @@ type BubbleProps = {
 
 const Bubble = memo(function Bubble({
   message: m,
-  index,
   section,
   mark,
   side,
@@ -96,7 +111,6 @@ const Bubble = memo(function Bubble({
   onlyLabel,
 }: {
   message: RoleMessage;
-  index: number;
   section: SectionName;
   mark?: DiffMark;
   side?: "A" | "B";
@@ -121,7 +135,7 @@ const Bubble = memo(function Bubble({
       }`}
     >
       <header className="mb-1 flex flex-wrap items-center gap-1.5 text-[11px] text-zinc-600 dark:text-zinc-400">
-        <span className="font-mono tabular-nums">#{index + 1}</span>
+        <span className="bubble-number font-mono tabular-nums" />
         <span className="font-semibold text-zinc-800 dark:text-zinc-200">{m.role}</span>
         <span className={`font-medium ${style.text}`}>· {style.label.toLowerCase()}</span>
         {m.name && <span className="font-mono">({m.name})</span>}
@@ -160,9 +174,9 @@ const Bubble = memo(function Bubble({
   );
 },
 // A new answer holds new objects for the same messages: compared by value, an unchanged
-// message is not rendered again.
+// message is not rendered again (its position is not a prop: see the list item's counter).
 (a: BubbleProps, b: BubbleProps) =>
-  a.index === b.index && a.section === b.section && a.mark === b.mark && a.side === b.side && a.memories === b.memories && a.onlyLabel === b.onlyLabel && sameMessage(a.message, b.message));
+  a.section === b.section && a.mark === b.mark && a.side === b.side && a.memories === b.memories && a.onlyLabel === b.onlyLabel && sameMessage(a.message, b.message));
 
 /** The system prompt, then the injected memories set off in their own colour. */
 function WithMemories({ text }: { text: string }) {

@@ -61,7 +61,8 @@ export function MemoriesShell({ user, onUser, children, title, subtitle, actions
               );
             })}
           </nav>
-          <div className="ml-auto flex items-center gap-2 py-1.5 text-sm">
+          {/* Below 640 px the picker takes a row of its own: a select cannot wrap, and "ana@example.com · 17 active" is cut in 224 px. */}
+          <div className="flex w-full items-center gap-2 py-1.5 text-sm sm:ml-auto sm:w-auto">
             <label htmlFor="memory-user" className="text-xs text-zinc-500 dark:text-zinc-400">
               User
             </label>
@@ -74,7 +75,7 @@ export function MemoriesShell({ user, onUser, children, title, subtitle, actions
                 value={user}
                 disabled={userLocked || !onUser}
                 onChange={(e) => onUser?.(e.target.value)}
-                className="h-8 max-w-56 min-w-0 rounded-md border border-zinc-300 bg-white px-2 text-sm shadow-xs sm:max-w-80 disabled:opacity-80 dark:border-zinc-700 dark:bg-zinc-900"
+                className="h-8 min-w-0 flex-1 rounded-md border border-zinc-300 bg-white px-2 text-sm shadow-xs sm:max-w-80 sm:flex-none disabled:opacity-80 dark:border-zinc-700 dark:bg-zinc-900"
               >
                 {!users.data?.some((u) => u.user_id === user) && <option value={user}>{user || "—"}</option>}
                 {users.data?.map((u) => (

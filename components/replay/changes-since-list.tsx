@@ -36,6 +36,7 @@ export const ChangesSinceList = memo(function ChangesSinceList({ result, selecte
           {list.length ? `${plural(list.length, "memory", "memories")}${result.changes_since.truncated ? " (the newest)" : ""}` : "none"}
         </span>
         <Link
+          prefetch={false}
           href={`/memories?user=${encodeURIComponent(result.user_id)}&status=all&replay=${result.conversation_id}.${result.turn.message_id}`}
           className="ml-auto text-xs text-indigo-700 hover:underline dark:text-indigo-300"
           data-testid="all-memories-link"

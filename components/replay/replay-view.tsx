@@ -2,12 +2,13 @@
 import Link from "next/link";
 import { useSearchParams } from "next/navigation";
 import { memo, useCallback, useDeferredValue, useEffect, useMemo, useRef, useState } from "react";
-import type { ChangeSince, Message } from "@/client/api-types";
+import type { ChangeSince, Message, ReplayResult } from "@/client/api-types";
 import { useCapturedTurns } from "@/client/hooks/captures";
 import { useConversation } from "@/client/hooks/conversations";
 import { usePrefetchReplays, useReplay } from "@/client/hooks/replay";
 import { useAllMessages, useThread } from "@/client/hooks/turns";
 import { absoluteTime, formatInt, plural } from "@/client/ui/format";
+import { messageKey } from "@/client/ui/inspect-model";
 import { onlyMarks, replayBody, stepDiff } from "@/client/ui/replay-model";
 import { encodeReplayQuery, parseReplayQuery, type ReplayState, type ReplayTab, type VariantSpec } from "@/client/ui/replay-url";
 import { Badge } from "@/components/ui/badge";
@@ -16,12 +17,21 @@ import { EmptyState, ErrorBox } from "@/components/ui/states";
 import { TabList } from "@/components/ui/tabs";
 import { CapturedTurnComparison } from "@/components/capture/sent-vs-modelled-panel";
 import { BudgetStackedBar } from "@/components/inspect/budget-stacked-bar";
-import { PromptBubbles } from "@/components/inspect/prompt-bubbles";
+import { prepareBubbleKeys, PromptBubbles } from "@/components/inspect/prompt-bubbles";
 import { ChangesSinceList } from "./changes-since-list";
 import { RetrievalList } from "./retrieval-list";
 import { TurnScrubber } from "./turn-scrubber";
 import { WhatIf } from "./what-if";
 import { WhyPanel } from "./why-panel";
+
+/** A replay fetched ahead: its messages' keys (the step's comparison, the bubbles') computed while the page waits. */
+const prepareAnswer = (r: ReplayResult) => {
+  for (const m of r.context.messages) messageKey(m);
+  prepareBubbleKeys(r.context.messages);
+};
+
+/** How long the view stays on a state before the URL is rewritten to it. */
+const URL_DELAY_MS = 250;
 
 /** The newest, deepest turn under `id`: the thread a turn continues into when no leaf is given. */
 function newestLeafUnder(id: string, messages: Message[]): string {
@@ -46,10 +56,21 @@ export function ReplayView() {
   const sp = useSearchParams();
   const [state, setState] = useState<ReplayState | null>(() => parseReplayQuery(new URLSearchParams(sp.toString())));
   // The URL follows the view (replaceState: no server round trip), so a reload shows the same.
+  // A moment after the last change, not at each scrubber step: the router re-renders on every
+  // replaceState, and that work sat between a key press and the step's view (section 41 of
+  // docs/benchmarks.md). Leaving the page writes it at once.
   useEffect(() => {
     if (!state) return;
-    const q = encodeReplayQuery(state);
-    if (q !== window.location.search.replace(/^\?/, "")) window.history.replaceState(null, "", `?${q}`);
+    const write = () => {
+      const q = encodeReplayQuery(state);
+      if (q !== window.location.search.replace(/^\?/, "")) window.history.replaceState(null, "", `?${q}`);
+    };
+    const timer = window.setTimeout(write, URL_DELAY_MS);
+    window.addEventListener("pagehide", write);
+    return () => {
+      window.clearTimeout(timer);
+      window.removeEventListener("pagehide", write);
+    };
   }, [state]);
   if (!state) {
     return (
@@ -149,7 +170,7 @@ const Replay = memo(function Replay({ state, setState }: { state: ReplayState; s
     }
     return out;
   }, [shownIndex, turns, state.conversation, state.memory, state.variant]);
-  usePrefetchReplays(ahead, !!current && !replay.isFetching && !prev.isFetching);
+  usePrefetchReplays(ahead, !!current && !replay.isFetching && !prev.isFetching, prepareAnswer);
   const since = useMemo(() => new Map<string, ChangeSince>((r?.changes_since.memories ?? []).map((c) => [c.memory_id, c])), [r]);
   const newInPrompt = useMemo(() => new Set(step?.memoriesIn ?? []), [step]);
   const marks = useMemo(() => onlyMarks(step?.marks), [step]);

@@ -88,6 +88,7 @@ export const RetrievalList = memo(function RetrievalList({
       ) : (
         <ol className="flex flex-col gap-1.5">
           {ranked.map((w) => {
+            const isSelected = selected === w.memory_id;
             return (
               <li
                 key={w.memory_id}
@@ -96,43 +97,26 @@ export const RetrievalList = memo(function RetrievalList({
                 data-in-prompt={w.in_prompt ? "true" : "false"}
                 data-rule={w.rule}
                 className={`rounded-lg border px-3 py-2 text-xs ${
-                  selected === w.memory_id
+                  isSelected
                     ? "border-indigo-400 bg-indigo-50/60 ring-1 ring-indigo-400 dark:border-indigo-600 dark:bg-indigo-950/30"
                     : w.in_prompt
                       ? "border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-900"
                       : "border-dashed border-zinc-300 bg-zinc-50 dark:border-zinc-700 dark:bg-zinc-900/40"
                 }`}
               >
-                <div className="flex flex-wrap items-center gap-1.5">
-                  <span className="w-7 font-mono text-zinc-600 tabular-nums">#{w.rank}</span>
-                  {w.state && <TypeBadge type={w.state.memory_type} />}
-                  <RuleBadge why={w} />
-                  {newInPrompt.has(w.memory_id) && (
-                    <Badge tone="accent" testId="new-in-prompt" title="In this turn's prompt, not in the previous turn's">
-                      new since last turn
-                    </Badge>
-                  )}
-                  <SinceBadges change={since.get(w.memory_id)} />
-                  {loggedRank.has(w.memory_id) && <span className="text-[11px] text-zinc-600">logged #{loggedRank.get(w.memory_id)}</span>}
-                  <span className="ml-auto font-mono font-semibold tabular-nums">{w.score?.toFixed(3)}</span>
-                </div>
-                <p className="mt-1 line-clamp-2 text-zinc-800 dark:text-zinc-200">{w.state?.content}</p>
-                {w.score_parts && (
-                  <div className="mt-1.5">
-                    <ScoreBar parts={w.score_parts} scale={scale} minScore={minScore} size="sm" />
-                  </div>
-                )}
+                <RowMain w={w} change={since.get(w.memory_id)} isNew={newInPrompt.has(w.memory_id)} loggedRank={loggedRank.get(w.memory_id)} scale={scale} minScore={minScore} />
                 <div className="mt-1.5 flex items-center gap-3">
                   <button
                     type="button"
                     onClick={() => onWhy(w.memory_id)}
-                    aria-pressed={selected === w.memory_id}
+                    aria-pressed={isSelected}
                     data-testid="why-button"
                     className="text-[11px] font-medium text-indigo-700 hover:underline dark:text-indigo-300"
                   >
                     {w.in_prompt ? "Why this memory?" : "Why not this memory?"}
                   </button>
-                  <Link href={`/memories/${w.memory_id}?user=${encodeURIComponent(result.user_id)}&replay=${result.conversation_id}.${result.turn.message_id}`} className="text-[11px] text-zinc-600 hover:underline dark:text-zinc-400">
+                  {/* Not prefetched: the link names the turn, so each scrubber step would prefetch every row's page again. */}
+                  <Link prefetch={false} href={`/memories/${w.memory_id}?user=${encodeURIComponent(result.user_id)}&replay=${result.conversation_id}.${result.turn.message_id}`} className="text-[11px] text-zinc-600 hover:underline dark:text-zinc-400">
                     Open memory
                   </Link>
                 </div>
@@ -158,3 +142,49 @@ export const RetrievalList = memo(function RetrievalList({
     </section>
   );
 });
+
+type MainProps = {
+  w: Why;
+  change: ChangeSince | undefined;
+  isNew: boolean;
+  loggedRank: number | null | undefined;
+  scale: number;
+  minScore: number | undefined;
+};
+
+/** JSON of a plain API object: equal text, equal row (a new answer holds new objects for the same memory). */
+const same = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * A ranked memory's marks, text and score bar: most of a row. Compared by value: the turns next
+ * to each other rank mostly the same memories, and a scrubber step then renders only the rows
+ * that differ (the row's links, which name the turn, are rendered apart).
+ */
+const RowMain = memo(
+  function RowMain({ w, change, isNew, loggedRank, scale, minScore }: MainProps) {
+    return (
+      <>
+        <div className="flex flex-wrap items-center gap-1.5">
+          <span className="w-7 font-mono text-zinc-600 tabular-nums">#{w.rank}</span>
+          {w.state && <TypeBadge type={w.state.memory_type} />}
+          <RuleBadge why={w} />
+          {isNew && (
+            <Badge tone="accent" testId="new-in-prompt" title="In this turn's prompt, not in the previous turn's">
+              new since last turn
+            </Badge>
+          )}
+          <SinceBadges change={change} />
+          {loggedRank !== undefined && <span className="text-[11px] text-zinc-600">logged #{loggedRank}</span>}
+          <span className="ml-auto font-mono font-semibold tabular-nums">{w.score?.toFixed(3)}</span>
+        </div>
+        <p className="mt-1 line-clamp-2 text-zinc-800 dark:text-zinc-200">{w.state?.content}</p>
+        {w.score_parts && (
+          <div className="mt-1.5">
+            <ScoreBar parts={w.score_parts} scale={scale} minScore={minScore} size="sm" />
+          </div>
+        )}
+      </>
+    );
+  },
+  (a: MainProps, b: MainProps) => a.isNew === b.isNew && a.loggedRank === b.loggedRank && a.scale === b.scale && a.minScore === b.minScore && same(a.w, b.w) && same(a.change, b.change),
+);

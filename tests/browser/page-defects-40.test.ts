@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DEMO_IDS } from "@/lib/demo/demo-data";
-import { browserSuite, pageOverflow, screenshotPath } from "../helpers/browser";
+import { axeSeriousViolations, browserSuite, pageOverflow, screenshotPath } from "../helpers/browser";
 
 // Issue 40, item 15: three layout defects a newcomer tripped on, each measured in Chromium at
 // 1440, 1024 and 390 px against the production server with the demo seed (open mode).
@@ -66,6 +66,77 @@ describe("issue 40's page defects", () => {
       expect(cut, `${width} px`).toBe(false);
       expect(await pageOverflow(page), `${width} px`).toBe(0);
     }
+  });
+
+  it("the user picker shows the whole 'ana@example.com · 17 active' at every width, 390 px too", async () => {
+    const page = await suite.tab.take();
+    await page.goto(`${suite.url}/memories?user=${encodeURIComponent("ana@example.com")}`);
+    const picker = page.getByTestId("memory-user-picker");
+    await picker.waitFor({ timeout: 60_000 }).catch(async (e) => {
+      await page.screenshot({ path: screenshotPath("defect40-user-picker-missing") });
+      throw e;
+    });
+    for (const width of WIDTHS) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.waitForTimeout(200);
+      await page.screenshot({ path: screenshotPath(`defect40-user-picker-${width}`) });
+      // The chosen entry's text, at the select's own font, against the room the closed select
+      // gives it (its box less padding and the arrow, about 24 px): a select cannot wrap.
+      const fit = await picker.evaluate((el: HTMLSelectElement) => {
+        const probe = document.createElement("span");
+        const cs = getComputedStyle(el);
+        probe.style.font = cs.font;
+        probe.style.whiteSpace = "nowrap";
+        probe.style.position = "absolute";
+        probe.style.visibility = "hidden";
+        probe.textContent = el.selectedOptions[0]?.textContent ?? "";
+        document.body.append(probe);
+        const need = probe.getBoundingClientRect().width;
+        probe.remove();
+        const room = el.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight) - 24;
+        return { text: probe.textContent, cut: need > room ? `needs ${Math.round(need)} px, has ${Math.round(room)}` : "whole" };
+      });
+      expect(fit.text).toMatch(/^ana@example\.com · \d+ active$/);
+      expect(fit.cut, `${width} px`).toBe("whole");
+      expect(await pageOverflow(page), `${width} px`).toBe(0);
+    }
+  });
+
+  // Item 13: three labels measured under 4.5:1 (the inspector's timing 2.62:1, the relation label
+  // "← supports" 3.65:1, a selected table row's secondary text 4.42:1). axe's colour-contrast rule
+  // on each view, with the label in question on screen.
+  it("contrast: the inspector's timing, an incoming relation's label and a selected table row meet 4.5:1", async () => {
+    const user = "contrast@example.com";
+    const mk = async (content: string) => {
+      const r = await suite.api.post(`/users/${encodeURIComponent(user)}/memories`, { memory_type: "fact", content });
+      expect(r.status, JSON.stringify(r.body)).toBe(201);
+      return r.body.id as string;
+    };
+    const a = await mk("Takes the night train to Porto");
+    const b = await mk("Travels by rail whenever possible");
+    expect((await suite.api.post(`/memories/${a}/relations`, { target_id: b, relation_type: "supports", strength: 0.8 })).status).toBe(201);
+    const page = await suite.tab.take();
+    const contrast = async (where: string) => {
+      const v = await axeSeriousViolations(page, { rules: ["color-contrast"] });
+      expect(v.map((x) => `${x.id} at ${x.targets.join(" | ")}`), where).toEqual([]);
+    };
+
+    await page.goto(`${suite.url}/memories/${b}?user=${encodeURIComponent(user)}`);
+    const incoming = page.locator('[data-testid="relation-item"][data-type="supports"]').first();
+    await incoming.waitFor({ timeout: 60_000 });
+    expect(await incoming.locator("span").first().textContent()).toBe("← supports");
+    await contrast("memory page with an incoming relation");
+
+    await page.goto(`${suite.url}/memories?user=${encodeURIComponent(user)}`);
+    const row = page.getByTestId("memory-row").first();
+    await row.waitFor({ timeout: 60_000 });
+    await row.getByTestId("row-select").click();
+    await expect.poll(() => row.getAttribute("aria-selected")).toBe("true");
+    await contrast("memory table with a selected row");
+
+    await page.goto(`${suite.url}/inspect?${new URLSearchParams({ user: "ana@example.com", conversation: DEMO_IDS.long, q: "What about food?" })}`);
+    await page.getByTestId("result-timing").waitFor({ timeout: 60_000 });
+    await contrast("inspector with a result and its timing");
   });
 
   it("the tree's legend covers no node of the first view", async () => {

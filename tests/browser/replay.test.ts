@@ -128,7 +128,8 @@ describe("replay a turn in a browser", () => {
         expect(await inPrompt()).toEqual([ids.porto, ids.window]);
       }
     }
-    expect(page.url()).toContain(`turn=${turns[3]}`);
+    // The URL follows a moment after the last step.
+    await expect.poll(() => page.url()).toContain(`turn=${turns[3]}`);
     await expect.poll(() => range.getAttribute("aria-valuetext")).toMatch(/^turn 4 of 4/);
     // The answer being explained is on the page, with the way back to it.
     await expect.poll(() => page.locator('[data-testid="explained-answer"]').textContent()).toBe("Fruit, rice cakes and cheese; skip the trail mix.");
@@ -150,7 +151,7 @@ describe("replay a turn in a browser", () => {
     await expect.poll(() => why.getAttribute("data-rule")).toBe("k");
     expect(await why.locator('[data-testid="why-reason"]').textContent()).toMatch(/rank 4 is past k = 2/);
     expect(await why.locator('[data-testid="why-content-then"]').textContent()).toBe("Allergic to peanuts");
-    expect(page.url()).toContain(`memory=${ids.peanuts}`);
+    await expect.poll(() => page.url()).toContain(`memory=${ids.peanuts}`);
     await page.screenshot({ path: screenshotPath("replay-1440"), fullPage: true });
     if (process.env.MEMSCOPE_README_SHOT === "1") {
       await page.screenshot({ path: path.resolve(__dirname, "../../docs/replay.png") });
@@ -169,7 +170,7 @@ describe("replay a turn in a browser", () => {
     expect(await page.locator('[data-testid="variant-column-a"] [data-testid="diff-only"]').count()).toBe(1);
     expect(await page.locator('[data-testid="variant-column-b"] [data-testid="diff-only"]').count()).toBe(1);
     expect(await page.locator('[data-testid="diff-tokens"][data-section="memories"]').count()).toBe(1);
-    expect(page.url()).toContain("v.k=4");
+    await expect.poll(() => page.url()).toContain("v.k=4");
     await page.screenshot({ path: screenshotPath("replay-whatif-1440"), fullPage: true });
     await noAxe(page, "what if at 1440");
 
