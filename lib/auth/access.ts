@@ -24,6 +24,12 @@ export type AccessDeps = {
   prisma: PrismaClient;
   env?: Env;
   limiter: KeyRateLimiter;
+  /**
+   * How long the open-mode check may keep "no account yet" between requests (noAccountYet):
+   * only where this process is the database's only writer (the embedded folder is locked to
+   * one process), else 0 (read on every request).
+   */
+  noAccountRecheckMs?: number;
 };
 
 export const PROJECT_HEADER = "x-memscope-project";
@@ -39,7 +45,8 @@ export async function resolveAccessWith(deps: AccessDeps, req: Request): Promise
   const bearer = readBearer(req);
   if (bearer !== null) return keyAccess(deps, env, bearer);
 
-  const session = await deps.auth.api.getSession({ headers: req.headers }).catch(() => null);
+  // A session comes only from its cookie (no bearer plugin): without a Cookie header there is none to look up.
+  const session = req.headers.has("cookie") ? await deps.auth.api.getSession({ headers: req.headers }).catch(() => null) : null;
   if (session) {
     if (isUnsafeMethod(req.method) && requestOrigin(req, publicUrl) !== "same") {
       throw new ForbiddenError("This request did not come from a Memscope page (Origin / Sec-Fetch-Site): refused");
@@ -47,7 +54,7 @@ export async function resolveAccessWith(deps: AccessDeps, req: Request): Promise
     return accountAccess(deps, req, session.user.id, session.user.email, session.session.activeOrganizationId ?? null);
   }
 
-  if (authDisabled(env) || (!env.MEMSCOPE_API_KEY && !(await anyAccountExists(deps.prisma)))) {
+  if (authDisabled(env) || (!env.MEMSCOPE_API_KEY && (await noAccountYet(deps)))) {
     if (!authDisabled(env) && !isLocalHostHeader(req.headers.get("host"))) return null;
     // No credentials exist to steal here, but a foreign page in this machine's browser must still not write.
     if (isUnsafeMethod(req.method) && requestOrigin(req, publicUrl) === "foreign") {
@@ -155,4 +162,35 @@ export async function anyAccountExists(prisma: PrismaClient): Promise<boolean> {
   const one = await prisma.user.findFirst({ select: { id: true } });
   if (one) accountsSeen.set(prisma, true);
   return !!one;
+}
+
+/** How long the server's open-mode check keeps "no account yet" on a database this process alone writes. */
+export const NO_ACCOUNT_RECHECK_MS = 1000;
+const noAccountUntil = new WeakMap<PrismaClient, number>();
+
+/**
+ * Whether no account exists, for the open-mode check every request makes (a read of users
+ * cost ~5 ms of CPU, a quarter of a small request). On a database this process alone writes,
+ * "none" is kept for a while (NO_ACCOUNT_RECHECK_MS); every account is created through better-auth in
+ * this process, whose hook (accountCreated) ends the open mode at once. Elsewhere (PostgreSQL,
+ * which other processes may write) it is read on every request. Never used to decide whether
+ * a first admin may still be created (anyAccountExists reads).
+ */
+async function noAccountYet(deps: AccessDeps): Promise<boolean> {
+  const { prisma } = deps;
+  if (accountsSeen.has(prisma)) return false;
+  const keep = deps.noAccountRecheckMs ?? 0;
+  if (keep > 0) {
+    const until = noAccountUntil.get(prisma);
+    if (until !== undefined && performance.now() < until) return true;
+  }
+  const none = !(await anyAccountExists(prisma));
+  if (none && keep > 0) noAccountUntil.set(prisma, performance.now() + keep);
+  return none;
+}
+
+/** An account was created through this process (better-auth's user hook): the open mode ends now. */
+export function accountCreated(prisma: PrismaClient): void {
+  accountsSeen.set(prisma, true);
+  noAccountUntil.delete(prisma);
 }

@@ -11,6 +11,7 @@ import { APIError } from "better-auth/api";
 import { CLIENT_ADDRESS_HEADER } from "./client-address";
 import { serverHosts, serverOrigins } from "./server-origins";
 import { signInThrottleHooks } from "./sign-in-throttle";
+import { accountCreated } from "./access";
 
 // The better-auth instance: accounts (email + password, optional OIDC), projects
 // (organizations) with roles, and project API keys. No HTTP or Next.js here so
@@ -72,6 +73,8 @@ export function createAuth(prisma: PrismaClient, settings: AuthSettings) {
               throw new APIError("FORBIDDEN", { message: "Accounts are created by invitation: ask a project admin for a link", code: "SIGN_UP_BY_INVITATION" });
             }
           },
+          // The open mode (no account yet) ends with the first account, at once (lib/auth/access.ts noAccountYet).
+          after: async () => accountCreated(prisma),
         },
       },
     },

@@ -1,7 +1,7 @@
 import "server-only";
 import { getDb } from "../db/get-db";
 import { RateLimitedError } from "../errors/domain-errors";
-import { isBootstrapKey, readBearer, resolveAccessWith, type Access } from "./access";
+import { isBootstrapKey, NO_ACCOUNT_RECHECK_MS, readBearer, resolveAccessWith, type Access } from "./access";
 import { getAuth } from "./auth";
 import { clientAddressOf } from "./client-address";
 import { FailureLimiter, KeyRateLimiter } from "./rate-limit";
@@ -22,9 +22,11 @@ const bearerFailures = new FailureLimiter(BEARER_FAILURES, 60_000);
  */
 export async function resolveAccess(req: Request): Promise<Access | null> {
   const [auth, db] = await Promise.all([getAuth(), getDb()]);
-  if (!req.headers.has("authorization")) return resolveAccessWith({ auth, prisma: db.prisma, limiter }, req);
+  // The embedded folder is locked to this process: no other process creates its accounts.
+  const deps = { auth, prisma: db.prisma, limiter, noAccountRecheckMs: db.config.kind === "pglite" ? NO_ACCOUNT_RECHECK_MS : 0 };
+  if (!req.headers.has("authorization")) return resolveAccessWith(deps, req);
   const address = refuseAddressOverBearerLimit(req);
-  const access = await resolveAccessWith({ auth, prisma: db.prisma, limiter }, req);
+  const access = await resolveAccessWith(deps, req);
   if (!access) bearerFailures.fail(address);
   return access;
 }

@@ -1,4 +1,4 @@
-import { countText, textPieces, type TextCount } from "../tokens/count-tokens";
+import { countSpaced, countText, type TextCount } from "../tokens/count-tokens";
 import type { EncodingName } from "../tokens/registry";
 
 // Token counts of whole message texts. An agent sends its whole history to POST /window on
@@ -8,7 +8,7 @@ import type { EncodingName } from "../tokens/registry";
 // hit is exact. Kept per project: a project's request time never says whether another project
 // sent a text. Holds the texts it is keyed by, so an erasure drops it all
 // (lib/privacy/purge-caches.ts). Bounded by the texts' length; the oldest texts go first.
-// A Map keyed by the text itself: a request's strings (from JSON.parse) are hashed once, where
+// A Map per project keyed by the text itself: a request's strings (from JSON.parse) are hashed once, where
 // lru-cache with a project-and-text key built per lookup cost ~8% of a 500-turn request.
 
 export const TEXT_COUNTS_MAX_CHARS = 8 * 1024 * 1024;
@@ -23,27 +23,43 @@ export type TextCounter = {
   spaced(text: string, encoding: EncodingName): Spaced;
 };
 
-/** text -> project -> counts, in the order the texts were first seen. */
-const cache = new Map<string, Map<string, Entry>>();
+/** project -> text -> counts. */
+const projects = new Map<string, Map<string, Entry>>();
+// The entries in the order they were added, oldest at `head`: eviction takes them from there.
+// (Asking a Map for its oldest key after deletions walks past every deleted slot still in its
+// table: with the bound reached, that walk on each new text cost ~40% of a cold request.)
+let orderTexts: string[] = [];
+let orderMaps: Map<string, Entry>[] = [];
+let head = 0;
 let cachedChars = 0;
-const ENTRY_CHARS = 32; // a text's Map entries, in characters, for the bound
+const ENTRY_CHARS = 32; // an entry's Map slot and object, in characters, for the bound
 
-function entryOf(projectId: string, text: string): Entry {
-  let byProject = cache.get(text);
-  if (!byProject) {
-    byProject = new Map();
-    cache.set(text, byProject);
-    cachedChars += text.length + ENTRY_CHARS;
-    for (const oldest of cache.keys()) {
-      if (cachedChars <= TEXT_COUNTS_MAX_CHARS || oldest === text) break;
-      cachedChars -= oldest.length + ENTRY_CHARS;
-      cache.delete(oldest);
-    }
+/** Forgets the oldest entries while over the bound, never the newest (it may alone be over). */
+function evictOldest(): void {
+  const newest = orderTexts.length - 1;
+  while (cachedChars > TEXT_COUNTS_MAX_CHARS && head < newest) {
+    const text = orderTexts[head];
+    orderMaps[head].delete(text);
+    cachedChars -= text.length + ENTRY_CHARS;
+    head++;
   }
-  let e = byProject.get(projectId);
+  // Drop the forgotten part of the order now and then (amortized: at least half of it is gone).
+  if (head > 1024 && head * 2 > orderTexts.length) {
+    orderTexts = orderTexts.slice(head);
+    orderMaps = orderMaps.slice(head);
+    head = 0;
+  }
+}
+
+function entryIn(byText: Map<string, Entry>, text: string): Entry {
+  let e = byText.get(text);
   if (!e) {
     e = {};
-    byProject.set(projectId, e);
+    byText.set(text, e);
+    orderTexts.push(text);
+    orderMaps.push(byText);
+    cachedChars += text.length + ENTRY_CHARS;
+    if (cachedChars > TEXT_COUNTS_MAX_CHARS) evictOldest();
   }
   return e;
 }
@@ -53,7 +69,13 @@ export const uncachedCounter: TextCounter = { count: countText, spaced: countSpa
 
 /** The process's counts for one project's texts. */
 export function projectTextCounter(projectId: string): TextCounter {
-  const entry = (text: string) => entryOf(projectId, text);
+  let byText = projects.get(projectId);
+  if (!byText) {
+    byText = new Map();
+    projects.set(projectId, byText);
+  }
+  const map = byText;
+  const entry = (text: string) => entryIn(map, text);
   return {
     count(text, encoding) {
       const e = entry(text);
@@ -68,29 +90,14 @@ export function projectTextCounter(projectId: string): TextCounter {
 
 /** Forgets every count (an erasure: the keys hold texts). */
 export function forgetTextCounts(): void {
-  cache.clear();
+  projects.clear();
+  orderTexts = [];
+  orderMaps = [];
+  head = 0;
   cachedChars = 0;
 }
 
 /** How many texts and characters the counts hold now. */
 export function textCountsSize(): { texts: number; chars: number } {
-  return { texts: cache.size, chars: cachedChars };
-}
-
-/**
- * " " + text and text alone from one scan: the scan of the text is the scan of " " + text from
- * its second character (the split pattern has no lookbehind), and it follows the first scan
- * as soon as both start a piece at the same place, usually after one piece.
- */
-function countSpaced(text: string, encoding: EncodingName): Spaced {
-  if (!text) return { alone: 0, spaced: countText(" ", encoding).tokens };
-  const s = ` ${text}`;
-  const full = textPieces(s, encoding);
-  const spaced = full.before[full.before.length - 1];
-  const isStart = new Uint8Array(s.length + 1);
-  for (const p of full.starts) isStart[p] = 1;
-  const head = textPieces(s, encoding, 1, s.length, isStart);
-  let alone = head.before[head.before.length - 1];
-  if (head.stoppedAt >= 0) alone += spaced - full.before[full.starts.indexOf(head.stoppedAt)];
-  return { alone, spaced };
+  return { texts: orderTexts.length - head, chars: cachedChars };
 }

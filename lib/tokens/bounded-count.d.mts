@@ -18,3 +18,8 @@ export declare function splitPieces(s: string, encodingName: "o200k_base" | "cl1
 export declare function regexPieces(s: string, encodingName: "o200k_base" | "cl100k_base"): string[];
 export declare function mayHaveLongRun(text: string): boolean;
 export declare function longRunByRegex(text: string): boolean;
+export declare function countAloneAndSpaced(
+  enc: { encode_ordinary(text: string): ArrayLike<number> },
+  text: string,
+  encodingName: "o200k_base" | "cl100k_base",
+): { alone: number; spaced: number };

@@ -413,3 +413,56 @@ export function scanPieces(enc, text, encodingName, from = 0, to = text.length, 
   }
   return { starts, before, approximate, stoppedAt: -1 };
 }
+
+/** Tokens of the piece s[start, end), as countBounded counts it. */
+function pieceTokens(enc, cache, s, start, end) {
+  const length = end - start;
+  if (length <= CACHED_PIECE_MAX_CHARS) return cachedCount(enc, cache, s.slice(start, end));
+  const piece = s.slice(start, end);
+  if (length < RUN || utf8Length(piece) <= MAX_PIECE_BYTES) return enc.encode_ordinary(piece).length;
+  let tokens = 0;
+  for (const seg of segments(piece)) tokens += cachedCount(enc, cache, seg);
+  return tokens;
+}
+
+/**
+ * Tokens of `text` alone and of " " + `text` (the text as it follows another in a space-joined
+ * list, LlamaIndex's count), in one pass and without arrays: the scan of the text is the scan
+ * of " " + text from its second character (the split pattern has no lookbehind), so the two
+ * scans are advanced in step until both start a piece at the same place (usually after one
+ * piece); from there they are the same scan and the rest is counted once.
+ * @param {{ encode_ordinary(text: string): ArrayLike<number> }} enc
+ * @param {string} text
+ * @param {"o200k_base" | "cl100k_base"} encodingName
+ * @returns {{ alone: number, spaced: number }}
+ */
+export function countAloneAndSpaced(enc, text, encodingName) {
+  const cache = pieceCounts[encodingName];
+  const s = ` ${text}`;
+  const n = s.length;
+  let spacedAt = 0; // where the scan of " " + text is
+  let aloneAt = 1; // where the scan of the text alone is
+  let spaced = 0;
+  let alone = 0;
+  while (spacedAt !== aloneAt) {
+    // Advance the scan that is behind; a scan with no piece left is at the end.
+    const behindIsSpaced = spacedAt < aloneAt;
+    const p = behindIsSpaced ? spacedAt : aloneAt;
+    let tokens = 0;
+    let end = n;
+    if (nextPiece(s, p, encodingName)) {
+      tokens = pieceTokens(enc, cache, s, PIECE.start, PIECE.end);
+      end = PIECE.end;
+    }
+    if (behindIsSpaced) {
+      spaced += tokens;
+      spacedAt = end;
+    } else {
+      alone += tokens;
+      aloneAt = end;
+    }
+  }
+  let rest = 0;
+  for (let p = spacedAt; nextPiece(s, p, encodingName); p = PIECE.end) rest += pieceTokens(enc, cache, s, PIECE.start, PIECE.end);
+  return { alone: alone + rest, spaced: spaced + rest };
+}

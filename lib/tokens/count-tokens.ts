@@ -1,5 +1,5 @@
 import { get_encoding, type Tiktoken } from "tiktoken";
-import { countBounded, hasLongPiece, MAX_PIECE_BYTES, scanPieces } from "./bounded-count.mjs";
+import { countAloneAndSpaced, countBounded, hasLongPiece, MAX_PIECE_BYTES, scanPieces } from "./bounded-count.mjs";
 import type { EncodingName } from "./registry";
 
 export { hasLongPiece, MAX_PIECE_BYTES };
@@ -46,4 +46,10 @@ export type TokenCache = Record<EncodingName, number>;
 export function textPieces(text: string, encoding: EncodingName, from?: number, to?: number, stopAt?: Uint8Array | null) {
   countedHere++;
   return scanPieces(encoder(encoding), text, encoding, from, to, stopAt);
+}
+
+/** Tokens of `text` alone and of " " + `text` (LlamaIndex's count of a text after another), one pass (bounded-count.mjs). */
+export function countSpaced(text: string, encoding: EncodingName): { alone: number; spaced: number } {
+  countedHere++;
+  return countAloneAndSpaced(encoder(encoding), text, encoding);
 }

@@ -72,6 +72,9 @@ for (const kind of DATABASE_KINDS) {
       // Step 1: no account yet, open to this machine only.
       const a = await resolveAccessWith(deps(), req("/api/v1/conversations"));
       expect(a).toMatchObject({ projectId: "default", scopes: ["read", "write", "admin"], actor: { kind: "open" } });
+      // A server that is its database's only writer keeps "no account yet" between requests (here for an hour).
+      const sole = (): AccessDeps => ({ ...deps(), noAccountRecheckMs: 3_600_000 });
+      expect(await resolveAccessWith(sole(), req("/api/v1/conversations"))).toMatchObject({ actor: { kind: "open" } });
       // A rebound DNS name pointing at 127.0.0.1 is not this machine's own name.
       expect(await resolveAccessWith(deps(), req("/api/v1/conversations", { headers: { host: "evil.example:3999" } }))).toBeNull();
       // A foreign page in this machine's browser cannot write even then.
@@ -84,6 +87,8 @@ for (const kind of DATABASE_KINDS) {
       await expect(bad).rejects.toMatchObject({ kind: "validation", details: [{ field: "email" }] });
       const res = await createFirstAdmin({ auth, db }, { email: "Admin@Example.com", password: PASSWORD }, "test");
       expect(res.status).toBe(200);
+      // Open mode is over at once where "no account yet" was kept: the account hook ended it.
+      expect(await resolveAccessWith(sole(), req("/api/v1/conversations"))).toBeNull();
       const members = await listMembers(db.prisma, "default");
       expect(members).toMatchObject([{ email: "admin@example.com", role: "owner" }]);
       await expect(createFirstAdmin({ auth, db }, { email: "b@example.com", password: PASSWORD }, "test")).rejects.toMatchObject({ kind: "conflict" });

@@ -1,6 +1,7 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { forgetTextCounts, projectTextCounter, TEXT_COUNTS_MAX_CHARS, textCountsSize } from "@/lib/strategies/text-counts";
-import { countText } from "@/lib/tokens/count-tokens";
+import { countSpaced, countText, countTextTokens, textsCountedHere } from "@/lib/tokens/count-tokens";
 
 // The text counts POST /window keeps between requests: bounded by the texts' length (the
 // oldest go first), dropped whole by an erasure; a count is tiktoken's either way.
@@ -21,5 +22,58 @@ describe("a project's text counter", () => {
     expect(textCountsSize().chars).toBeLessThanOrEqual(TEXT_COUNTS_MAX_CHARS);
     forgetTextCounts();
     expect(textCountsSize()).toEqual({ texts: 0, chars: 0 });
+  });
+
+  it("forgets across projects oldest first, whichever project added a text", () => {
+    forgetTextCounts();
+    const a = projectTextCounter("pa");
+    const b = projectTextCounter("pb");
+    const size = 1 << 20;
+    const text = (i: number) => `${i} ${"ab ".repeat(size / 3)}`;
+    const perBound = Math.floor(TEXT_COUNTS_MAX_CHARS / (text(0).length + 32));
+    // The same text in two projects is two entries: a's count is never b's hit.
+    a.count(text(0), "o200k_base");
+    b.count(text(0), "o200k_base");
+    expect(textCountsSize().texts).toBe(2);
+    for (let i = 1; i < perBound; i++) b.count(text(i), "o200k_base");
+    // Full: one more text forgets the oldest entry (a's), then b's copy of text 0.
+    b.count(text(perBound), "o200k_base");
+    expect(textCountsSize().texts).toBe(perBound);
+    b.count(text(perBound + 1), "o200k_base");
+    expect(textCountsSize().texts).toBe(perBound);
+    expect(textCountsSize().chars).toBeLessThanOrEqual(TEXT_COUNTS_MAX_CHARS);
+    // Whether a count is a hit: a miss counts the text (and adds one to textsCountedHere).
+    const counted = (fn: () => unknown) => {
+      const before = textsCountedHere();
+      fn();
+      return textsCountedHere() - before;
+    };
+    expect(counted(() => b.count(text(perBound + 1), "o200k_base"))).toBe(0);
+    expect(counted(() => b.count(text(2), "o200k_base"))).toBe(0);
+    // a's text 0 was the oldest: gone, counted again as a new entry, so the oldest left (b's text 1) goes.
+    expect(counted(() => a.count(text(0), "o200k_base"))).toBe(1);
+    expect(textCountsSize().texts).toBe(perBound);
+    expect(counted(() => b.count(text(1), "o200k_base"))).toBe(1);
+    forgetTextCounts();
+  });
+});
+
+// A text alone and after a space from one pass in step (LlamaIndex's per-text counts): the
+// pieces that decide where the two scans meet again are at the text's start, so texts start
+// with every kind of piece: white space runs and newlines, Unicode letters and digits,
+// contractions, symbols, and pieces long enough to be counted in segments.
+const START = ["", " ", "  ", "\n", " \n", "\t", "\u00A0", "\u3000 ", "'s", "'ll", "'", "ſ", "42", "1234", "é", "日本", "🙂", "—", "...", "//", "\r\n", "A", "ABc", "x".repeat(300), " ".repeat(70), "-".repeat(300)];
+const startText = fc
+  .tuple(fc.constantFrom(...START), fc.constantFrom(...START), fc.string({ unit: "grapheme", maxLength: 30 }), fc.string({ maxLength: 20 }))
+  .map(([a, b, c, d]) => a + b + c + d);
+
+describe("countSpaced", () => {
+  it("is tiktoken's count of the text and of a space and the text, in both encodings", () => {
+    fc.assert(
+      fc.property(startText, fc.constantFrom("o200k_base" as const, "cl100k_base" as const), (t, encoding) => {
+        expect(countSpaced(t, encoding)).toEqual({ alone: countTextTokens(t, encoding), spaced: countTextTokens(` ${t}`, encoding) });
+      }),
+      { numRuns: 600, seed: 42 },
+    );
   });
 });
