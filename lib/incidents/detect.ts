@@ -163,26 +163,49 @@ export async function detectConversations(sql: ProjectSql, conversationIds: read
 // costs the driver a fraction of what as many rows cost (on PGlite the statement takes about
 // 40 % of the six's CPU, bench/diag/incidents-scan-steps.ts). The histories are grouped in one
 // pass over the users' events (a subquery per memory cost more than all the rest).
-const READ_BATCH = `
-  WITH h AS (
+const MEMORY_CTES = `
+  h AS (
     SELECT e.memory_id, json_agg(json_build_array((extract(epoch FROM e.created_at) * 1000)::float8, e.after->>'content', e.after->>'status', e.after->>'memory_type')
                                  ORDER BY e.created_at, e.id) AS states
       FROM memory_events e WHERE e.project_id = $1 AND e.user_id = ANY($3::text[]) AND e.after IS NOT NULL AND e.event_type <> 'relate'
      GROUP BY e.memory_id),
-  sup AS (SELECT p.memory_id, json_agg(p.kind) AS kinds FROM incident_suppressions p WHERE p.project_id = $1 AND p.user_id = ANY($3::text[]) GROUP BY p.memory_id)
-  SELECT
-    (SELECT json_agg(json_build_array(m.id, m.conversation_id, m.parent_message_id, m.query, m.answer, (extract(epoch FROM m.created_at) * 1000)::float8,
-                                      m.query_tokens_o200k, m.query_tokens_cl100k, s.trace_id, s.span_id, s.request_model, s.input_tokens)
-                     ORDER BY m.conversation_id, m.created_at, m.seq)
-       FROM messages m LEFT JOIN captured_spans s ON s.project_id = m.project_id AND s.message_id = m.id
-      WHERE m.project_id = $1 AND m.conversation_id = ANY($2::uuid[]))::text AS turns,
+  sup AS (SELECT p.memory_id, json_agg(p.kind) AS kinds FROM incident_suppressions p WHERE p.project_id = $1 AND p.user_id = ANY($3::text[]) GROUP BY p.memory_id)`;
+const MEMORIES = `
     (SELECT json_agg(json_build_array(x.id, x.user_id, x.content, x.status, x.memory_type, x.importance_score,
                                       (extract(epoch FROM x.last_accessed_at) * 1000)::float8, (extract(epoch FROM x.created_at) * 1000)::float8, x.source_message_id,
                                       h.states, sup.kinds))
        FROM memories x LEFT JOIN h ON h.memory_id = x.id LEFT JOIN sup ON sup.memory_id = x.id
       WHERE x.project_id = $1 AND x.user_id = ANY($3::text[]))::text AS memories`;
+/** The turns the WHERE picks, as JSON: `parent` is the column the thread follows, `checked` whether the turn is to be checked. */
+const turnsJson = (parent: string, checked: string, where: string) => `
+    (SELECT json_agg(json_build_array(m.id, m.conversation_id, ${parent}, m.query, m.answer, (extract(epoch FROM m.created_at) * 1000)::float8,
+                                      m.query_tokens_o200k, m.query_tokens_cl100k, s.trace_id, s.span_id, s.request_model, s.input_tokens, ${checked})
+                     ORDER BY m.conversation_id, m.created_at, m.seq)
+       FROM messages m LEFT JOIN captured_spans s ON s.project_id = m.project_id AND s.message_id = m.id
+      WHERE m.project_id = $1 AND ${where})::text AS turns`;
+const WHOLE = turnsJson("m.parent_message_id", "true", "m.conversation_id = ANY($2::uuid[])");
+const READ_BATCH = `WITH ${MEMORY_CTES} SELECT ${WHOLE}, ${MEMORIES}`;
+const READ_WHOLE_TURNS = `SELECT ${WHOLE}`;
 
-type TurnJson = [string, string, string | null, string, string, number, number, number, string | null, string | null, string | null, number | null];
+// Detection on ingest checks a few new turns of conversations that may be long: it reads those
+// turns ($4, or each conversation's newest $5) and the two before each in its thread (the stale
+// rule looks two turns back), following tree_parent_id (the thread parent resolved at write
+// time), not the whole conversation; a conversation where a checked turn refers back ("as I
+// said") is read whole afterwards, for the history window of the dropped-reference rule.
+const READ_NEW = `
+  WITH RECURSIVE pick AS (
+    SELECT m.id FROM messages m WHERE m.project_id = $1 AND m.id = ANY($4::uuid[]) AND m.conversation_id = ANY($2::uuid[])
+    UNION
+    SELECT n.id FROM unnest($2::uuid[]) AS c(id),
+           LATERAL (SELECT m.id FROM messages m WHERE m.project_id = $1 AND m.conversation_id = c.id ORDER BY m.created_at DESC, m.seq DESC LIMIT $5::int) n),
+  up AS (
+    SELECT m.id, m.tree_parent_id, 0 AS depth FROM pick JOIN messages m ON m.project_id = $1 AND m.id = pick.id
+    UNION
+    SELECT p.id, p.tree_parent_id, up.depth + 1 FROM up JOIN messages p ON p.project_id = $1 AND p.id = up.tree_parent_id WHERE up.depth < 2),
+  ${MEMORY_CTES}
+  SELECT ${turnsJson("m.tree_parent_id", "m.id IN (SELECT id FROM pick)", "m.id IN (SELECT id FROM up)")}, ${MEMORIES}`;
+
+type TurnJson = [string, string, string | null, string, string, number, number, number, string | null, string | null, string | null, number | null, boolean];
 type MemoryJson = [string, string, string, string, string, number, number | null, number, string | null, [number, string | null, string | null, string | null][] | null, string[] | null];
 
 /** detectConversations for conversations already read (the scan job's pages). */
@@ -191,10 +214,24 @@ export async function detectKnownConversations(sql: ProjectSql, convs: readonly 
   const convIds = convs.map((c) => c.id);
   const users = [...new Set(convs.map((c) => c.end_user_id).filter((u): u is string => !!u))];
   run.preload(convs.map((c) => c.app_id));
-  const [read] = await sql.query<{ turns: string | null; memories: string | null }>(READ_BATCH, [sql.projectId, convIds, users]);
+  const partial = !!opts.messageIds || !!opts.newest;
+  const [read] = partial
+    ? await sql.query<{ turns: string | null; memories: string | null }>(READ_NEW, [sql.projectId, convIds, users, [...(opts.messageIds ?? [])], opts.newest ?? 0])
+    : await sql.query<{ turns: string | null; memories: string | null }>(READ_BATCH, [sql.projectId, convIds, users]);
+  let turnJson = (read?.turns ? JSON.parse(read.turns) : []) as TurnJson[];
+  // Checked turns (ingest): those the read picked.
+  const checkedIds = partial ? new Set(turnJson.filter((t) => t[12]).map((t) => t[0])) : null;
+  if (partial) {
+    const whole = [...new Set(turnJson.filter((t) => t[12] && t[2] !== null && backReferencePhrase(t[3])).map((t) => t[1]))];
+    if (whole.length) {
+      const [again] = await sql.query<{ turns: string | null }>(READ_WHOLE_TURNS, [sql.projectId, whole]);
+      const rest = turnJson.filter((t) => !whole.includes(t[1]));
+      turnJson = [...rest, ...((again?.turns ? JSON.parse(again.turns) : []) as TurnJson[])];
+    }
+  }
   const turnRows: TurnRow[] = [];
   const capRows: { trace_id: string; span_id: string; message_id: string; request_model: string | null; input_tokens: number | null }[] = [];
-  for (const t of (read?.turns ? JSON.parse(read.turns) : []) as TurnJson[]) {
+  for (const t of turnJson) {
     turnRows.push({ id: t[0], conversation_id: t[1], parent_message_id: t[2], query: t[3], answer: t[4], at: t[5], q_o200k: t[6], q_cl100k: t[7] });
     if (t[8] !== null && t[9] !== null) capRows.push({ trace_id: t[8], span_id: t[9], message_id: t[0], request_model: t[10], input_tokens: t[11] });
   }
@@ -251,8 +288,8 @@ export async function detectKnownConversations(sql: ProjectSql, convs: readonly 
       presets,
       suppressed: isSuppressed,
       since: opts.since?.getTime() ?? null,
-      messageIds: opts.messageIds ?? null,
-      newest: opts.newest ?? null,
+      messageIds: checkedIds ?? opts.messageIds ?? null,
+      newest: checkedIds ? null : (opts.newest ?? null),
       slice,
     });
     checked += out.checked;
@@ -363,21 +400,25 @@ async function checkConversation(rows: TurnRow[], ctx: ConversationContext): Pro
     checked++;
     const t = turns[i];
     if (!t.query.trim()) continue;
-    const alive = aliveAt(i);
-    sync.push(...missedMemory(t, alive, (id) => place(i, id), ctx.suppressed));
-    sync.push(...restatedMemory(t, alive, (id) => place(i, id), ctx.suppressed));
-    const p1 = parentOf(i);
-    const p2 = p1 === null ? null : parentOf(p1);
-    const chain = [p2, p1, i].filter((x): x is number => x !== null);
-    sync.push(
-      ...staleMemory(
+    // The memory rules need memories of the user: without any (much of a bulk import), only the
+    // turn's own rules run.
+    if (ctx.lines.length) {
+      const alive = aliveAt(i);
+      sync.push(...missedMemory(t, alive, (id) => place(i, id), ctx.suppressed));
+      sync.push(...restatedMemory(t, alive, (id) => place(i, id), ctx.suppressed));
+      const p1 = parentOf(i);
+      const p2 = p1 === null ? null : parentOf(p1);
+      const chain = [p2, p1, i].filter((x): x is number => x !== null);
+      sync.push(
+        ...staleMemory(
         chain.map((j) => turns[j]),
         (turn) => aliveAt(index.get(turn.id)!),
         (turn, id) => place(index.get(turn.id)!, id),
-        ctx.suppressed,
-        t,
-      ),
-    );
+          ctx.suppressed,
+          t,
+        ),
+      );
+    }
     if (backReferencePhrase(t.query)) later.push(droppedAt(i));
     sync.push(...overContextWindow(t, promptSize(i)));
   }

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type Database } from "@/lib/db/open-database";
 import { projectSql } from "@/lib/db/project-sql";
 import { detectConversations } from "@/lib/incidents/detect";
-import { INCIDENT_SET, loadScenarios } from "../helpers/incident-set";
+import { INCIDENT_SET, loadScenarios, scoreFindings, type Found } from "../helpers/incident-set";
 import { freshDataDir } from "../helpers/fresh-data-dir";
 import { removeDir } from "../helpers/temp-dir";
 
@@ -70,5 +70,27 @@ describe("what the rules read of a batch", () => {
     await s.sql.query(`DELETE FROM incidents WHERE project_id = $1`, [s.sql.projectId]);
     await s.sql.query(`INSERT INTO incident_suppressions (project_id, user_id, kind, memory_id, incident_id) VALUES ($1, $2, 'missed_memory', $3, $4)`, [s.sql.projectId, s.l.userId, s.memoryId, randomUUID()]);
     expect(await s.found()).toEqual([]);
+  });
+});
+
+describe("detection on ingest reads the new turns and the two before each, not the conversation", () => {
+  it("finds the labelled incidents when each turn is checked alone, as it arrives, and none on clean turns", async () => {
+    const sql = projectSql(db.sql, "read-ingest");
+    const loaded = await loadScenarios(sql, INCIDENT_SET, { suffix: "ingest" });
+    // Newest turn last: a stale memory is found when the correcting turn arrives (up to two
+    // turns later), a dropped reference needs the thread's whole history.
+    for (const l of loaded) for (const id of l.turnIds.values()) await detectConversations(sql, [l.conversationId], { messageIds: new Set([id]) });
+    const found = await sql.query<Found>(`SELECT kind, message_id, subject, conversation_id FROM incidents WHERE project_id = $1`, [sql.projectId]);
+    const score = scoreFindings(loaded, found);
+    expect(score.missed).toEqual([]);
+    expect(score.falsePositives).toEqual([]);
+    expect(score.onClean).toBe(0);
+  }, 120_000);
+
+  it("checks a capture's newest turns of each conversation", async () => {
+    const sql = projectSql(db.sql, "read-newest");
+    const [l] = await loadScenarios(sql, [AISLE], { suffix: "newest" });
+    await detectConversations(sql, [l.conversationId], { newest: 1 });
+    expect((await sql.query<{ message_id: string }>(`SELECT message_id FROM incidents WHERE project_id = $1`, [sql.projectId])).map((r) => r.message_id)).toEqual([l.turnIds.get("t2")]);
   });
 });
