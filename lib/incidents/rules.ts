@@ -10,7 +10,7 @@ import { absencePhrase, backReferencePhrase, contentWords, correctionPhrase, isQ
 export type MemoryAt = {
   id: string;
   content: string;
-  words: Set<string>;
+  words: ReadonlySet<string>;
   createdAt: number;
   /** The turn it was extracted from, when known: it cannot be missed by its own turn. */
   sourceMessageId: string | null;

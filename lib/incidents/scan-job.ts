@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { ProjectSql } from "../db/project-sql";
 import { ConflictError, NotFoundError } from "../errors/domain-errors";
 import { recordAuditSql } from "./audit";
-import { DetectRun, detectConversations } from "./detect";
+import { DetectRun, detectKnownConversations, type ConversationRef } from "./detect";
 import type { IncidentScan, ScanCreate } from "./schemas";
 
 // Backfill (POST /incidents/scan): the rules over stored turns, as a job in this process
@@ -73,8 +73,8 @@ export async function getScan(sql: ProjectSql, id: string): Promise<IncidentScan
 
 /** The conversations a scan walks, by id after `after` (keyset), with how many turns each has. */
 function conversationPage(sql: ProjectSql, input: ScanCreate, after: string | null) {
-  return sql.query<{ id: string; turns: number | string }>(
-    `SELECT c.id, (SELECT count(*) FROM messages m WHERE m.project_id = c.project_id AND m.conversation_id = c.id) AS turns FROM conversations c
+  return sql.query<ConversationRef & { turns: number | string }>(
+    `SELECT c.id, c.app_id, c.end_user_id, (SELECT count(*) FROM messages m WHERE m.project_id = c.project_id AND m.conversation_id = c.id) AS turns FROM conversations c
       WHERE c.project_id = $1 AND c.deleted_at IS NULL AND ($2::uuid IS NULL OR c.id = $2) AND ($3::uuid IS NULL OR c.id > $3)
         AND ($4::timestamptz IS NULL OR EXISTS (SELECT 1 FROM messages m WHERE m.project_id = c.project_id AND m.conversation_id = c.id AND m.created_at >= $4))
       ORDER BY c.id LIMIT ${PAGE}`,
@@ -130,9 +130,9 @@ export async function startScan(sql: ProjectSql, input: ScanCreate, opts: ScanOp
 }
 
 /** A page's conversations in order, cut into batches of about maxTurns turns (BATCH_CONVERSATIONS at most). */
-export function turnBatches(page: readonly { id: string; turns: number | string }[], maxTurns: number): string[][] {
-  const out: string[][] = [];
-  let cur: string[] = [];
+export function turnBatches<C extends { id: string; turns: number | string }>(page: readonly C[], maxTurns: number): C[][] {
+  const out: C[][] = [];
+  let cur: C[] = [];
   let n = 0;
   for (const c of page) {
     const t = Number(c.turns);
@@ -141,7 +141,7 @@ export function turnBatches(page: readonly { id: string; turns: number | string 
       cur = [];
       n = 0;
     }
-    cur.push(c.id);
+    cur.push(c);
     n += t;
   }
   if (cur.length) out.push(cur);
@@ -172,7 +172,7 @@ export async function runScan(sql: ProjectSql, id: string, input: ScanCreate, op
       const page = await conversationPage(sql, input, after);
       if (!page.length) break;
       for (const batch of turnBatches(page, maxTurns)) {
-        const r = await detectConversations(sql, batch, { since }, run);
+        const r = await detectKnownConversations(sql, batch, { since }, run);
         done += batch.length;
         turns += r.turns;
         found += r.found;

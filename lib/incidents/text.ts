@@ -27,8 +27,21 @@ export function stem(w: string): string {
   return w;
 }
 
+// The rules ask for the same texts' words many times (a query per rule, a memory per turn): kept
+// per text, a bounded cache (cleared when full), shared and so read-only.
+const WORDS = new Map<string, ReadonlySet<string>>();
+
 /** The content words of a text, stemmed (stop words and one-letter words left out). */
-export function contentWords(text: string): Set<string> {
+export function contentWords(text: string): ReadonlySet<string> {
+  let w = WORDS.get(text);
+  if (!w) {
+    if (WORDS.size >= 50_000) WORDS.clear();
+    WORDS.set(text, (w = wordsOf(text)));
+  }
+  return w;
+}
+
+function wordsOf(text: string): Set<string> {
   const out = new Set<string>();
   for (const t of lexicalTokens(text)) {
     if (t.length < 2 || STOP.has(t)) continue;
@@ -38,7 +51,7 @@ export function contentWords(text: string): Set<string> {
   return out;
 }
 
-export function overlap(a: Set<string>, b: Set<string>): string[] {
+export function overlap(a: ReadonlySet<string>, b: ReadonlySet<string>): string[] {
   const out: string[] = [];
   for (const w of a) if (b.has(w)) out.push(w);
   return out;

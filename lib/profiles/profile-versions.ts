@@ -135,3 +135,15 @@ export async function createProfileVersion(sql: ProjectSql, appId: string, input
     return { version: toVersion(row), created: true };
   });
 }
+
+/** Every version of each of these apps' profiles, newest first per app, in one statement (an app without a profile maps to []). */
+export async function versionsOfApps(sql: ProjectSql, appIds: readonly string[]): Promise<Map<string, ProfileVersion[]>> {
+  const out = new Map<string, ProfileVersion[]>(appIds.map((a) => [a, []]));
+  if (!appIds.length) return out;
+  const rows = await sql.query<Row>(`SELECT ${COLUMNS} FROM agent_profile_versions WHERE project_id = $1 AND app_id = ANY($2::text[]) ORDER BY app_id, version DESC`, [
+    sql.projectId,
+    [...appIds],
+  ]);
+  for (const r of rows) out.get(r.app_id)?.push(toVersion(r));
+  return out;
+}

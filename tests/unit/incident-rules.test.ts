@@ -53,8 +53,9 @@ describe("the backfill scan job", () => {
       { id: "d", turns: 900 },
       { id: "e", turns: 1 },
     ];
-    expect(turnBatches(page, 200)).toEqual([["a", "b"], ["c"], ["d"], ["e"]]);
-    expect(turnBatches(page, 10_000)).toEqual([["a", "b", "c", "d", "e"]]);
+    const ids = (batches: { id: string }[][]) => batches.map((b) => b.map((c) => c.id));
+    expect(ids(turnBatches(page, 200))).toEqual([["a", "b"], ["c"], ["d"], ["e"]]);
+    expect(ids(turnBatches(page, 10_000))).toEqual([["a", "b", "c", "d", "e"]]);
   });
 
   it("walks every conversation in turn-sized batches and stores the labelled incidents, no others", async () => {
