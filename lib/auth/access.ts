@@ -8,6 +8,9 @@ import { KeyRateLimiter, readRateLimit } from "./rate-limit";
 import { isGrant, grantsForRole, SCOPES, strongestRole, type Grant } from "./roles";
 import { isUnsafeMethod, requestOrigin } from "./same-origin";
 import { verifyProjectKey } from "./verify-project-key";
+import { noAccountYet } from "./account-presence";
+
+export { anyAccountExists, NO_ACCOUNT_RECHECK_MS } from "./account-presence";
 
 // Who is asking, for which project, allowed to do what. One function the API wrapper
 // calls with the request; null means "no usable credentials" (401). Everything it needs
@@ -54,7 +57,7 @@ export async function resolveAccessWith(deps: AccessDeps, req: Request): Promise
     return accountAccess(deps, req, session.user.id, session.user.email, session.session.activeOrganizationId ?? null);
   }
 
-  if (authDisabled(env) || (!env.MEMSCOPE_API_KEY && (await noAccountYet(deps)))) {
+  if (authDisabled(env) || (!env.MEMSCOPE_API_KEY && (await noAccountYet(deps.prisma, deps.noAccountRecheckMs ?? 0)))) {
     if (!authDisabled(env) && !isLocalHostHeader(req.headers.get("host"))) return null;
     // No credentials exist to steal here, but a foreign page in this machine's browser must still not write.
     if (isUnsafeMethod(req.method) && requestOrigin(req, publicUrl) === "foreign") {
@@ -152,45 +155,4 @@ async function accountAccess(deps: AccessDeps, req: Request, userId: string, ema
     scopes: role ? grantsForRole(role) : [],
     actor: { kind: "account", label: email, id: userId },
   };
-}
-
-const accountsSeen = new WeakMap<PrismaClient, true>();
-
-/** Once an account exists the open mode is over for good (accounts are never all deleted). */
-export async function anyAccountExists(prisma: PrismaClient): Promise<boolean> {
-  if (accountsSeen.has(prisma)) return true;
-  const one = await prisma.user.findFirst({ select: { id: true } });
-  if (one) accountsSeen.set(prisma, true);
-  return !!one;
-}
-
-/** How long the server's open-mode check keeps "no account yet" on a database this process alone writes. */
-export const NO_ACCOUNT_RECHECK_MS = 1000;
-const noAccountUntil = new WeakMap<PrismaClient, number>();
-
-/**
- * Whether no account exists, for the open-mode check every request makes (a read of users
- * cost ~5 ms of CPU, a quarter of a small request). On a database this process alone writes,
- * "none" is kept for a while (NO_ACCOUNT_RECHECK_MS); every account is created through better-auth in
- * this process, whose hook (accountCreated) ends the open mode at once. Elsewhere (PostgreSQL,
- * which other processes may write) it is read on every request. Never used to decide whether
- * a first admin may still be created (anyAccountExists reads).
- */
-async function noAccountYet(deps: AccessDeps): Promise<boolean> {
-  const { prisma } = deps;
-  if (accountsSeen.has(prisma)) return false;
-  const keep = deps.noAccountRecheckMs ?? 0;
-  if (keep > 0) {
-    const until = noAccountUntil.get(prisma);
-    if (until !== undefined && performance.now() < until) return true;
-  }
-  const none = !(await anyAccountExists(prisma));
-  if (none && keep > 0) noAccountUntil.set(prisma, performance.now() + keep);
-  return none;
-}
-
-/** An account was created through this process (better-auth's user hook): the open mode ends now. */
-export function accountCreated(prisma: PrismaClient): void {
-  accountsSeen.set(prisma, true);
-  noAccountUntil.delete(prisma);
 }

@@ -11,7 +11,7 @@ import { APIError } from "better-auth/api";
 import { CLIENT_ADDRESS_HEADER } from "./client-address";
 import { serverHosts, serverOrigins } from "./server-origins";
 import { signInThrottleHooks } from "./sign-in-throttle";
-import { accountCreated } from "./access";
+import { accountCreated } from "./account-presence";
 
 // The better-auth instance: accounts (email + password, optional OIDC), projects
 // (organizations) with roles, and project API keys. No HTTP or Next.js here so
