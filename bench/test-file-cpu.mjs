@@ -77,7 +77,11 @@ function sample() {
   }
   for (const [pid, entry] of seen) {
     const st = parents.get(pid);
-    if (st) entry.ticks = st[1];
+    if (!st) continue;
+    entry.ticks = st[1];
+    // Seen between fork and exec, a child still has its parent's command line: named again
+    // until it is one of the kinds counted.
+    if (entry.kind === "other" || entry.kind === "vitest") entry.kind = kindOf(pid);
   }
 }
 const timer = setInterval(sample, 200);
