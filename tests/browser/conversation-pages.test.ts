@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_IDS, demoId } from "@/lib/demo/demo-data";
 import { stableUuid } from "@/lib/imports/stable-id";
 import { apiClient } from "../helpers/api-client";
-import { axeSeriousViolations, browserSuite, newPage, pageOverflow, screenshotPath } from "../helpers/browser";
+import { axeSeriousViolations, browserSuite, newPage, pageOverflow, screenshotPath, settled } from "../helpers/browser";
 
 // Real Chromium against the production server with the demo seed. Screenshots land in
 // test-results/screenshots for a person to look at.
@@ -165,7 +165,7 @@ describe("conversation pages in a browser", () => {
     expect(await page.locator(`.react-flow__edge[data-id="e-${t("A2")}"]`).count()).toBe(1);
     for (const width of [1440, 1024, 390]) {
       await page.setViewportSize({ width, height: 900 });
-      await page.waitForTimeout(300);
+      await settled(page, width);
       await page.screenshot({ path: screenshotPath(`conversation-imported-roots-${width}`) });
       expect(await pageOverflow(page), `imported roots at ${width}`).toBe(0);
       expect(await axeSeriousViolations(page), `imported roots at ${width}`).toEqual([]);
@@ -303,7 +303,7 @@ describe("conversation pages in a browser", () => {
       .toBe(true);
     for (const width of [1440, 1024, 390]) {
       await page.setViewportSize({ width, height: 900 });
-      await page.waitForTimeout(300);
+      await settled(page, width);
       await page.screenshot({ path: screenshotPath(`conversation-640-branches-${width}`) });
       expect(await pageOverflow(page), `branch list at ${width}`).toBe(0);
       expect(await axeSeriousViolations(page), `conversation at ${width}`).toEqual([]);
@@ -386,7 +386,7 @@ describe("conversation pages in a browser", () => {
     await page.waitForFunction(() => document.querySelectorAll('[data-testid="capture-row"]').length === 4);
     for (const width of [1440, 1024, 390]) {
       await page.setViewportSize({ width, height: 900 });
-      await page.waitForTimeout(300);
+      await settled(page, width);
       await page.screenshot({ path: screenshotPath(`conversation-sent-vs-modelled-${width}`), fullPage: true });
       expect(await pageOverflow(page), `sent vs modelled at ${width}`).toBe(0);
       expect(await axeSeriousViolations(page), `sent vs modelled at ${width}`).toEqual([]);
@@ -419,7 +419,7 @@ describe("conversation pages in a browser", () => {
     expect(await page.locator('[data-testid="tab-captured"]').getAttribute("aria-selected")).toBe("true");
     for (const width of [1440, 1024, 390]) {
       await page.setViewportSize({ width, height: 900 });
-      await page.waitForTimeout(300);
+      await settled(page, width);
       await page.screenshot({ path: screenshotPath(`replay-sent-vs-modelled-${width}`), fullPage: true });
       expect(await pageOverflow(page), `replay sent vs modelled at ${width}`).toBe(0);
       expect(await axeSeriousViolations(page), `replay sent vs modelled at ${width}`).toEqual([]);

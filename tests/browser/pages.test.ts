@@ -2,7 +2,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_IDS } from "@/lib/demo/demo-data";
 import { apiClient } from "../helpers/api-client";
-import { axeSeriousViolations, browserSuite, newPage, pageOverflow, screenshotPath } from "../helpers/browser";
+import { axeSeriousViolations, browserSuite, newPage, pageOverflow, screenshotPath, settled } from "../helpers/browser";
 
 // Every page at 1440, 1024 and 390 px, and at 1440 px in dark mode: no horizontal page scroll, no
 // serious or critical axe-core violation (in dark mode, of the colour rules), and a screenshot
@@ -69,15 +69,8 @@ describe("every page, every width", () => {
     if (!tabs.has(key)) tabs.set(key, await newPage(suite.browser, width, width === 390 ? 844 : 900, "light"));
     return tabs.get(key)!;
   };
-  /**
-   * The page at rest: its fonts loaded, no CSS transition running (axe would read colours
-   * halfway), then two frames painted. Polled, where a fixed 300 ms wait stood before each check
-   * (42 of them): as long as a loaded machine needs, no longer than a quiet one does.
-   */
-  const settled = async (page: Page) => {
-    await page.waitForFunction(() => document.fonts.status === "loaded" && document.getAnimations().every((a) => a.playState !== "running" || !(a instanceof CSSTransition)));
-    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-  };
+  // settled (tests/helpers/browser.ts): the page at rest before each check, polled where a fixed
+  // 300 ms wait stood before each of 42 checks.
   const describeViolations = (vs: Awaited<ReturnType<typeof axeSeriousViolations>>) =>
     vs.map((v) => `${v.impact} ${v.id} (${v.help}) at ${v.targets.join(" | ")}`);
 

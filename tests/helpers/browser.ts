@@ -151,6 +151,19 @@ export function reusedTab(browser: Browser) {
   };
 }
 
+/**
+ * The page at rest after a load, a resize or a colour-scheme change: at `width` if given (a
+ * resize applies in the renderer's next frame), its fonts loaded, no CSS transition running (axe
+ * would read colours halfway, a screenshot would catch a panel sliding), then two frames painted
+ * (what a ResizeObserver or a media-query listener re-rendered is on screen). A condition where
+ * fixed 300 ms waits stood: as long as a loaded machine needs, no longer than a quiet one does.
+ */
+export async function settled(page: Page, width?: number): Promise<void> {
+  if (width !== undefined) await page.waitForFunction((w) => window.innerWidth === w, width);
+  await page.waitForFunction(() => document.fonts.status === "loaded" && document.getAnimations().every((a) => a.playState !== "running" || !(a instanceof CSSTransition)));
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+}
+
 /** How far the page scrolls sideways, in px (0 = no horizontal page scroll). */
 export function pageOverflow(page: import("playwright-core").Page): Promise<number> {
   return page.evaluate(() => Math.max(0, document.documentElement.scrollWidth - document.documentElement.clientWidth));
