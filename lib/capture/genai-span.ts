@@ -47,6 +47,8 @@ export type CapturedChat = {
   stateKey?: string | null;
   /** Set with stateKey: the digest of the input up to its last answer, the predecessor's stateKey (store-captures.ts). */
   predKey?: string | null;
+  /** Set with predKey: no stored call has that state yet (the call is indexed by predKey until adopted). */
+  awaitingPred?: boolean;
 };
 
 export type SpanReading =

@@ -5,10 +5,15 @@ import type { ChatMessage, ChatPart } from "./genai-span";
 
 // Captured prompts, each message stored once per conversation (migration
 // 20261129060000_captured_messages). An agent resends its whole history with every call:
-// call n+1's input begins with call n's input and answer. A message is a node whose id
-// digests its parent's id and its JSON text, so the chain of a span's input followed by its
-// output shares its beginning with every earlier call of the same history, and storing a
-// span writes only the nodes not stored yet (its new messages, in the usual case). A span
+// call n+1's input begins with call n's input and answer. A node is one exchange: the
+// messages up to and including an assistant message (a question and its answer, or tool
+// results and the answer after them; a chain's last node may end without one). Its id
+// digests its parent's id and its JSON text (an array of messages), so the chain of a span's
+// input followed by its output shares its beginning with every earlier call of the same
+// history, and storing a span writes only the nodes not stored yet (its new exchange, in the
+// usual case: one row a call, not one a message, which halved the rows' headers and primary
+// key, issue 35's bytes per span). A node's position is its first message's place in the
+// chain. Rows stored before (one message each, a JSON object) are read the same way. A span
 // keeps its chain's last node and how many of the chain's messages are input and output.
 //
 // The nodes of a conversation are written whole chains at a time in one transaction and
@@ -61,11 +66,16 @@ export function promptChain(conversationId: string, system: ChatPart[] | null, i
   let parent: string | null = null;
   const outputs = output.map(chainedOutput);
   const finishReasons = outputs.some((o) => o.finishReason !== null) ? outputs.map((o) => o.finishReason) : null;
-  for (const m of [...input, ...outputs.map((o) => o.message)]) {
-    const json = JSON.stringify(m);
+  const messages = [...input, ...outputs.map((o) => o.message)];
+  // One node an exchange: cut after each assistant message (the same cuts in every call of a history).
+  for (let start = 0; start < messages.length; ) {
+    let end = start;
+    while (end < messages.length - 1 && messages[end].role !== "assistant") end++;
+    const json = JSON.stringify(messages.slice(start, end + 1));
     const id = nodeId(parent, json);
-    nodes.push({ id, parent, position: nodes.length, json });
+    nodes.push({ id, parent, position: start, json });
     parent = id;
+    start = end + 1;
   }
   const systemJson = system === null ? null : JSON.stringify(system);
   return {
@@ -157,7 +167,7 @@ export type CapturedPrompt = { system_instructions: ChatPart[] | null; input_mes
 /**
  * The prompts of captured spans, read back from their nodes: the chain from each span's
  * prompt node up to its root (positions strictly decreasing, so a damaged chain cannot
- * loop), split into input and output. Keyed `trace_id:span_id`; a span not captured is absent.
+ * loop), its messages split into input and output. Keyed `trace_id:span_id`; a span not captured is absent.
  */
 export async function loadCapturedPrompts(sql: Pick<ProjectSql, "query" | "projectId">, spans: { traceId: string; spanId: string }[]): Promise<Map<string, CapturedPrompt>> {
   const out = new Map<string, CapturedPrompt>();
@@ -172,7 +182,7 @@ export async function loadCapturedPrompts(sql: Pick<ProjectSql, "query" | "proje
          JOIN captured_messages m ON m.project_id = $1 AND m.conversation_id = s.conversation_id AND m.id = s.prompt_node
        UNION ALL
        SELECT c.k, m.conversation_id, m.parent_id, m.position, m.body FROM chain c
-         JOIN captured_messages m ON m.project_id = $1 AND m.conversation_id = c.conversation_id AND m.id = c.parent_id AND m.position = c.position - 1)
+         JOIN captured_messages m ON m.project_id = $1 AND m.conversation_id = c.conversation_id AND m.id = c.parent_id AND m.position < c.position)
      SELECT s.k, -1 AS position, m.body, s.input_count, NULL::text[] AS finish_reasons, true AS is_system FROM s
        LEFT JOIN captured_messages m ON m.project_id = $1 AND m.conversation_id = s.conversation_id AND m.id = s.system_node
      UNION ALL
@@ -183,11 +193,18 @@ export async function loadCapturedPrompts(sql: Pick<ProjectSql, "query" | "proje
   for (const r of rows) {
     const p = out.get(r.k) ?? { system_instructions: null, input_messages: [], output_messages: [] };
     if (r.is_system) p.system_instructions = (r.body as ChatPart[] | null) ?? null;
-    else if (r.position < r.input_count) p.input_messages.push(r.body as ChatMessage);
     else {
-      // The finish_reason kept on the span goes back where it was.
-      const taken = r.finish_reasons?.[r.position - r.input_count] ?? null;
-      p.output_messages.push(taken === null ? (r.body as ChatMessage) : withFinishReason(r.body as ChatMessage, taken));
+      // A node is an exchange (an array of messages); one stored before exchanges were nodes is a message.
+      const messages = Array.isArray(r.body) ? (r.body as ChatMessage[]) : [r.body as ChatMessage];
+      messages.forEach((m, j) => {
+        const position = r.position + j;
+        if (position < r.input_count) p.input_messages.push(m);
+        else {
+          // The finish_reason kept on the span goes back where it was.
+          const taken = r.finish_reasons?.[position - r.input_count] ?? null;
+          p.output_messages.push(taken === null ? m : withFinishReason(m, taken));
+        }
+      });
     }
     out.set(r.k, p);
   }

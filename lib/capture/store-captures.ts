@@ -321,6 +321,7 @@ async function continueConversations(tx: ProjectSql, all: Placed[]) {
     p.conversationId = hit ? known.get(hit.key)! : conversationIdOf(p.chat);
     p.chat.stateKey = keyed[i].state;
     p.chat.predKey = prefixes[i][0]?.key ?? null;
+    p.chat.awaitingPred = !!p.chat.predKey && !known.has(p.chat.predKey);
     if (p.chat.stateKey && !known.has(p.chat.stateKey)) known.set(p.chat.stateKey, p.conversationId);
   });
 }
@@ -682,20 +683,21 @@ async function storeTurns(tx: ProjectSql, groups: [string, Placed[]][], counts: 
     ended_at: x.c.endedAt.toISOString(),
     state_key: x.c.stateKey ?? null,
     pred_key: x.c.predKey ?? null,
+    awaiting_pred: !!x.c.awaitingPred,
     finish_reasons: chains[i].finishReasons,
   }));
   for (const chunk of byJsonSize(rows, sizes.captureBytes)) {
     await tx.query(
       `INSERT INTO captured_spans (project_id, trace_id, span_id, conversation_id, message_id, conversation_key, operation, provider,
          request_model, response_model, message_form, prompt_node, system_node, input_count, output_count, input_tokens, output_tokens,
-         started_at, ended_at, state_key, pred_key, finish_reasons)
+         started_at, ended_at, state_key, pred_key, awaiting_pred, finish_reasons)
        SELECT $1, u.trace_id, u.span_id, u.conversation_id, u.message_id, u.conversation_key, u.operation, u.provider, u.request_model,
               u.response_model, u.message_form, u.prompt_node, u.system_node, u.input_count, u.output_count,
-              u.input_tokens, u.output_tokens, u.started_at, u.ended_at, u.state_key, u.pred_key, u.finish_reasons
+              u.input_tokens, u.output_tokens, u.started_at, u.ended_at, u.state_key, u.pred_key, u.awaiting_pred, u.finish_reasons
          FROM json_to_recordset($2::json) AS u(trace_id text, span_id text, conversation_id uuid, message_id uuid, conversation_key text,
                 operation text, provider text, request_model text, response_model text, message_form text, prompt_node uuid, system_node uuid,
                 input_count int, output_count int, input_tokens int, output_tokens int, started_at timestamptz, ended_at timestamptz,
-                state_key uuid, pred_key uuid, finish_reasons text[])`,
+                state_key uuid, pred_key uuid, awaiting_pred boolean, finish_reasons text[])`,
       [tx.projectId, chunk],
     );
   }
@@ -714,7 +716,9 @@ async function storeTurns(tx: ProjectSql, groups: [string, Placed[]][], counts: 
  * spans, their prompt nodes (copied: node ids do not depend on the conversation), incidents;
  * the conversations touched are threaded again in call order and recounted, and one left
  * empty is deleted. A call already in a conversation holding a call with that state_key (an
- * identical earlier exchange) stays. Runs in the transaction that stored the predecessors,
+ * identical earlier exchange) stays. Only calls stored before their predecessor are indexed
+ * by pred_key (awaiting_pred, cleared once the predecessor is in their conversation); those
+ * that continued a moved call are found within its conversation. Runs in the transaction that stored the predecessors,
  * under the prefix-join lock (continueConversations).
  */
 async function adoptSuccessors(tx: ProjectSql, arrivals: { key: string; cid: string }[]) {
@@ -723,9 +727,15 @@ async function adoptSuccessors(tx: ProjectSql, arrivals: { key: string; cid: str
   for (const a of arrivals) if (!target.has(a.key)) target.set(a.key, a.cid);
   const roots = (
     await tx.query<{ trace_id: string; span_id: string; conversation_id: string; pred_key: string }>(
-      `SELECT x.trace_id, x.span_id, x.conversation_id, x.pred_key::text FROM captured_spans x
+      // A waiting call whose predecessor landed in its own conversation waits no more (out of the index);
+      // the others are the roots to move.
+      `WITH arrived AS (
+         UPDATE captured_spans x SET awaiting_pred = false
+          WHERE x.project_id = $1 AND x.awaiting_pred AND x.pred_key = ANY($2::uuid[])
+            AND EXISTS (SELECT 1 FROM captured_spans t WHERE t.project_id = x.project_id AND t.conversation_id = x.conversation_id AND t.state_key = x.pred_key))
+       SELECT x.trace_id, x.span_id, x.conversation_id, x.pred_key::text FROM captured_spans x
          JOIN conversations c ON c.project_id = x.project_id AND c.id = x.conversation_id AND c.deleted_at IS NULL
-        WHERE x.project_id = $1 AND x.pred_key = ANY($2::uuid[])
+        WHERE x.project_id = $1 AND x.awaiting_pred AND x.pred_key = ANY($2::uuid[])
           AND NOT EXISTS (SELECT 1 FROM captured_spans t WHERE t.project_id = x.project_id AND t.conversation_id = x.conversation_id AND t.state_key = x.pred_key)`,
       [tx.projectId, [...target.keys()]],
     )
@@ -741,7 +751,7 @@ async function adoptSuccessors(tx: ProjectSql, arrivals: { key: string; cid: str
        UNION
        SELECT c.trace_id, c.span_id, c.state_key, c.conversation_id, sub.dst FROM sub
          JOIN captured_spans c ON c.project_id = $1 AND c.pred_key = sub.state_key AND c.conversation_id = sub.src)
-     UPDATE captured_spans s SET conversation_id = sub.dst FROM sub
+     UPDATE captured_spans s SET conversation_id = sub.dst, awaiting_pred = false FROM sub
       WHERE s.project_id = $1 AND s.trace_id = sub.trace_id AND s.span_id = sub.span_id
      RETURNING s.message_id, sub.src, sub.dst, s.prompt_node, s.system_node`,
     [tx.projectId, roots.map((r) => r.trace_id), roots.map((r) => r.span_id), roots.map((r) => target.get(r.pred_key)!)],
@@ -753,7 +763,7 @@ async function adoptSuccessors(tx: ProjectSql, arrivals: { key: string; cid: str
          JOIN captured_messages m ON m.project_id = $1 AND m.conversation_id = u.src AND m.id = u.n
        UNION
        SELECT ch.src, ch.dst, m.id, m.parent_id, m.position FROM ch
-         JOIN captured_messages m ON m.project_id = $1 AND m.conversation_id = ch.src AND m.id = ch.parent_id AND m.position = ch.position - 1)
+         JOIN captured_messages m ON m.project_id = $1 AND m.conversation_id = ch.src AND m.id = ch.parent_id AND m.position < ch.position)
      INSERT INTO captured_messages (project_id, conversation_id, id, parent_id, position, body)
      SELECT $1, ch.dst, ch.id, ch.parent_id, ch.position, m.body FROM ch
        JOIN captured_messages m ON m.project_id = $1 AND m.conversation_id = ch.src AND m.id = ch.id

@@ -15,7 +15,7 @@ import { USER_TABLES } from "./user-tables";
 
 export const EXPORT_FORMAT = "memscope.user-export";
 /**
- * 2: captured prompts as captured_messages (one row a message per conversation) and
+ * 2: captured prompts as captured_messages (one row an exchange, or a message for older rows, per conversation) and
  * captured_spans without input_messages / output_messages / system_instructions, with
  * prompt_node, pred_key and finish_reasons (migrations 20261129060000, 20261129090000).
  */

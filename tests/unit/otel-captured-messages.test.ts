@@ -18,10 +18,10 @@ import { LOADED_MACHINE_TIMEOUT_MS } from "../helpers/loaded-machine";
 import { createFreshDatabase, realPostgresUrl } from "../helpers/real-postgres";
 import { suiteTempDirs } from "../helpers/temp-dir";
 
-// Captured prompts stored once (issue 35, item 5): each message of a conversation's captured
-// prompts is one row of captured_messages, so a 20-turn conversation whose every call resends
-// the history so far stores each message once, and every span still reads back exactly what
-// it sent. Migration 20261129060000_captured_messages moves the prompts stored before it into
+// Captured prompts stored once (issue 35, item 5): each exchange (a question and its answer)
+// of a conversation's captured prompts is one row of captured_messages, so a 20-turn
+// conversation whose every call resends the history so far stores each message once, in one
+// row a call, and every span still reads back exactly what it sent. Migration 20261129060000_captured_messages moves the prompts stored before it into
 // the same rows (its digests in SQL equal the code's: a later span finds them). Spans made by
 // the OpenTelemetry SDK and its serializer; on PGlite, and on PostgreSQL when
 // MEMSCOPE_TEST_POSTGRES_URL names one.
@@ -84,6 +84,8 @@ function conversation(key: string, turns: number, edit?: (i: number, input: Msg[
 
 const traces = (spans: ReturnType<typeof conversation>["spans"]) => decodeTracesProto(ProtobufTraceSerializer.serializeRequest(spans)!);
 const bytes = (v: unknown) => Buffer.byteLength(JSON.stringify(v));
+/** The JSON bytes of question-answer pairs stored as exchanges (`[q,a]` each): the messages' own and 3 a pair. */
+const exchangeBytes = (ms: unknown[]) => ms.reduce<number>((a, m) => a + bytes(m), 0) + (3 * ms.length) / 2;
 
 async function prompts(db: Database, ids: { traceId: string; spanId: string }[]) {
   const got = await loadCapturedPrompts(projectSql(db.sql, DEFAULT_PROJECT_ID), ids);
@@ -113,31 +115,31 @@ describe.each(KINDS)("captured prompts stored once, on %s", (kind) => {
       expect(await ingestTraces(sql, traces(run.spans.slice(10)), new Date(), new StageTimes(), sizes)).toMatchObject({ turns_created: 10, rejected: [] });
       expect(await ingestTraces(sql, traces(run.spans.slice(0, 10)), new Date(), new StageTimes(), sizes)).toMatchObject({ turns_created: 10, rejected: [] });
       expect(await prompts(db, run.ids)).toEqual(run.calls);
-      // 20 questions, 20 answers, one system instructions: each once.
+      // 20 questions with their answers (one row each), one system instructions: each once.
       const distinct = run.calls.at(-1)!.input.concat(run.calls.at(-1)!.output);
       const stored = await nodes(db, "twenty");
-      expect(stored.n).toBe(41);
-      expect(stored.body_bytes).toBe(distinct.reduce((a, m) => a + bytes(m), 0) + bytes(SYSTEM));
+      expect(stored.n).toBe(21);
+      expect(stored.body_bytes).toBe(exchangeBytes(distinct) + bytes(SYSTEM));
       // What the spans sent is ~10 times that.
       const sent = run.calls.reduce((a, c) => a + bytes(c.input) + bytes(c.output), 0);
       expect(sent).toBeGreaterThan(9 * stored.body_bytes);
       // The same spans again (an exporter's retry) add nothing.
       expect(await ingestTraces(sql, traces(run.spans), new Date(), new StageTimes(), sizes)).toMatchObject({ turns_created: 0, duplicates: 20 });
-      expect((await nodes(db, "twenty")).n).toBe(41);
+      expect((await nodes(db, "twenty")).n).toBe(21);
 
       // A call that rewrote an earlier message branches from there: both histories read back as sent.
       const edited = conversation("twenty", 3, (i, input) => (i === 2 ? [input[0], assistant("a different first answer"), ...input.slice(2)] : input));
       const later = { ...edited, spans: edited.spans.slice(2), ids: edited.ids.slice(2), calls: edited.calls.slice(2) };
       expect(await ingestTraces(sql, traces(later.spans), new Date(), new StageTimes(), sizes)).toMatchObject({ turns_created: 1, rejected: [] });
       expect(await prompts(db, [...run.ids, ...later.ids])).toEqual([...run.calls, ...later.calls]);
-      // From the changed message on, that prompt's chain is new: 5 rows (its first question was stored).
-      expect((await nodes(db, "twenty")).n).toBe(41 + 5);
+      // From the changed exchange on, that prompt's chain is new: its 3 exchanges (the first one changed).
+      expect((await nodes(db, "twenty")).n).toBe(21 + 3);
     } finally {
       await db.close();
     }
   });
 
-  it("answers sent with finish_reason and resent without it are one row each: 2 rows a span, read back as sent", { timeout: LOADED_MACHINE_TIMEOUT_MS }, async () => {
+  it("answers sent with finish_reason and resent without it are stored once: 1 row a span, read back as sent", { timeout: LOADED_MACHINE_TIMEOUT_MS }, async () => {
     const db = await open(kind);
     try {
       const sql = projectSql(db.sql, DEFAULT_PROJECT_ID);
@@ -146,12 +148,12 @@ describe.each(KINDS)("captured prompts stored once, on %s", (kind) => {
       expect(await ingestTraces(sql, traces(run.spans), new Date(), new StageTimes(), sizes)).toMatchObject({ turns_created: 20, rejected: [] });
       expect(await prompts(db, run.ids)).toEqual(run.calls);
       expect(run.calls[19].output[0].finish_reason).toBe("stop");
-      // 20 questions, 20 answers (as resent: without finish_reason), the system instructions.
+      // 20 questions with their answers (as resent: without finish_reason), the system instructions.
       const stored = await nodes(db, "finished");
-      expect(stored.n).toBe(41);
+      expect(stored.n).toBe(21);
       const last = run.calls.at(-1)!;
       const distinct = last.input.concat(last.output.map(({ finish_reason: _f, ...m }) => m));
-      expect(stored.body_bytes).toBe(distinct.reduce((a, m) => a + bytes(m), 0) + bytes(SYSTEM));
+      expect(stored.body_bytes).toBe(exchangeBytes(distinct) + bytes(SYSTEM));
       // finish_reason where Traceloop puts it (between role and parts): it reads back in its place, and the
       // answer resent by the next call is the same row.
       const odd = conversation("finished-odd", 2);
@@ -165,8 +167,8 @@ describe.each(KINDS)("captured prompts stored once, on %s", (kind) => {
       expect(await ingestTraces(sql, second)).toMatchObject({ turns_created: 1, rejected: [] });
       const [back] = await prompts(db, odd.ids);
       expect(JSON.stringify(back!.output)).toBe(sentOutput);
-      // The system instructions, 2 questions, 2 answers.
-      expect((await nodes(db, "finished-odd")).n).toBe(5);
+      // The system instructions, 2 questions with their answers.
+      expect((await nodes(db, "finished-odd")).n).toBe(3);
     } finally {
       await db.close();
     }
@@ -178,8 +180,8 @@ describe.each(KINDS)("captured prompts stored once, on %s", (kind) => {
       const sql = projectSql(db.sql, DEFAULT_PROJECT_ID);
       const run = conversation("erased", 4);
       await ingestTraces(sql, traces(run.spans));
-      expect((await nodes(db, "erased")).n).toBe(9);
-      expect((await countUserRows(sql, "traveller")).captured_messages).toBe(9);
+      expect((await nodes(db, "erased")).n).toBe(5);
+      expect((await countUserRows(sql, "traveller")).captured_messages).toBe(5);
       // A call whose halves wait (otlp_pending): its user message as a log event naming no one, then its
       // content-less span naming the user; the answer's event never comes. Both halves are the user's rows.
       const spans = new InMemorySpanExporter();
@@ -235,11 +237,12 @@ describe.each(KINDS)("captured prompts stored once, on %s", (kind) => {
       expect(cols).toEqual([]);
       // 3 questions, 3 answers, the system instructions.
       expect((await nodes(db, "migrated")).n).toBe(7);
-      // The fourth call, captured by the code: only its question and answer are new.
-      // The code's digests of the resent history equal the migration's: 2 rows more, not 8.
+      // The fourth call, captured by the code: the code stores exchanges (a row each), which the
+      // migrated rows (a message each) are not, so its chain is stored whole once: 4 rows more.
+      // Both kinds read back as sent.
       const r = await ingestTraces(projectSql(db.sql, DEFAULT_PROJECT_ID), traces([run.spans[3]]));
       expect(r).toMatchObject({ turns_created: 1, rejected: [], conversation_ids: [conv] });
-      expect((await nodes(db, "migrated")).n).toBe(9);
+      expect((await nodes(db, "migrated")).n).toBe(11);
       expect(await prompts(db, run.ids)).toEqual(run.calls.map((c, i) => (i === 1 ? { ...c, system: null } : c)));
     } finally {
       await db.close();
