@@ -17,29 +17,13 @@ import path from "node:path";
 import { makeTempDir, percentile, printMachine, removeDir, runMain } from "./lib/common";
 import { startBuiltServer } from "./lib/start-server-dist";
 import { attacks, chatgptChain, spacesExport, type Attack } from "../tests/helpers/hostile-files";
+import { groupCpuSeconds } from "./lib/proc-cpu";
 
 const MB = 1024 * 1024;
 const UNPACKED_MB = Number(process.env.BENCH_UNPACKED_MB || 1024);
 const SPACES_MB = Number(process.env.BENCH_SPACES_MB || 1536);
 const HANG_MS = 10_000;
 const load = () => os.loadavg().map((x) => x.toFixed(2)).join(" ");
-
-/** CPU-seconds (user + system) a process group has used, from /proc/<pid>/stat (clock ticks of 1/100 s). */
-function groupCpuS(pgid: number): number {
-  let ticks = 0;
-  for (const d of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${d}/stat`, "utf8");
-      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(f[2]) !== pgid) continue;
-      ticks += Number(f[11]) + Number(f[12]);
-    } catch {
-      /* gone */
-    }
-  }
-  return ticks / 100;
-}
 
 /** Resident memory of a process group, in MB (VmRSS summed over its processes). */
 function groupRssMb(pgid: number): number {
@@ -114,7 +98,7 @@ runMain("bench:hostile", async (onCleanup) => {
     })();
     const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, groupRssMb(server.pid))), 200);
     const t0 = performance.now();
-    const cpu0 = groupCpuS(server.pid);
+    const cpu0 = (groupCpuSeconds(server.pid) ?? 0);
     let status: number | string;
     try {
       status = (await upload(a)).status;
@@ -122,7 +106,7 @@ runMain("bench:hostile", async (onCleanup) => {
       status = `no answer (${(e as Error).name})`;
     }
     const ms = performance.now() - t0;
-    const cpuS = groupCpuS(server.pid) - cpu0;
+    const cpuS = (groupCpuSeconds(server.pid) ?? 0) - cpu0;
     stop = true;
     await prober;
     clearInterval(sampler);
@@ -157,7 +141,7 @@ runMain("bench:hostile", async (onCleanup) => {
     })();
     const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, groupRssMb(server.pid))), 200);
     const t0 = performance.now();
-    const cpu0 = groupCpuS(server.pid);
+    const cpu0 = (groupCpuSeconds(server.pid) ?? 0);
     const r = await upload({ body, query: { format: "chatgpt", dry_run: "false", file_name: "huge-record" } } as Pick<Attack, "body" | "query">);
     let status = `upload ${r.status}`;
     for (const deadline = Date.now() + 600_000; r.body.id && Date.now() < deadline; ) {
@@ -169,7 +153,7 @@ runMain("bench:hostile", async (onCleanup) => {
       await new Promise((res) => setTimeout(res, 250));
     }
     const ms = performance.now() - t0;
-    const cpuS = groupCpuS(server.pid) - cpu0;
+    const cpuS = (groupCpuSeconds(server.pid) ?? 0) - cpu0;
     stop = true;
     await prober;
     clearInterval(sampler);

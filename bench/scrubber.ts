@@ -38,6 +38,7 @@ import { chromiumPath } from "../tests/helpers/browser";
 import { makeTempDir, ms, now, printMachine, removeDir, runMain, stats } from "./lib/common";
 import { loadReplayDataset, REPLAY_CONVERSATION, REPLAY_PROFILE, REPLAY_USER } from "./lib/replay-dataset";
 import { startBuiltServer } from "./lib/start-server-dist";
+import { groupCpuSeconds } from "./lib/proc-cpu";
 
 const MEMORIES = Number(process.env.BENCH_MEMORIES || 10_000);
 const STEPS = Number(process.env.BENCH_STEPS || 40);
@@ -51,24 +52,6 @@ const READING = process.env.BENCH_MODE === "reading";
 const READ_MS = 3000;
 const THROTTLE = Number(process.env.BENCH_CPU_THROTTLE || 1);
 const load = () => os.loadavg().map((x) => x.toFixed(2)).join(" / ");
-
-/** CPU seconds (user + system) of every process in the process group `pgid` (the server and its children). */
-function groupCpuSeconds(pgid: number): number {
-  const tick = 100; // USER_HZ on Linux
-  let total = 0;
-  for (const d of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${d}/stat`, "utf8");
-      // Fields after the command's closing parenthesis: state(3) ppid pgrp ... utime(14) stime(15).
-      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(f[2]) === pgid) total += (Number(f[11]) + Number(f[12])) / tick;
-    } catch {
-      /* exited */
-    }
-  }
-  return total;
-}
 
 /** In the page: is the view settled on turn `n` (1-based) of the thread? */
 function settledOn(n: number): boolean {
@@ -179,7 +162,7 @@ runMain("bench:scrubber", async (cleanup) => {
     await cdp.send("Profiler.start");
   }
   const m0 = await metrics();
-  const server0 = groupCpuSeconds(server.pid);
+  const server0 = (groupCpuSeconds(server.pid) ?? 0);
 
   const samples: number[] = [];
   const toPosition: number[] = [];
@@ -204,7 +187,7 @@ runMain("bench:scrubber", async (cleanup) => {
     if (s % 10 === 0) loadAt.push(os.loadavg()[0].toFixed(2));
   }
   const m1 = await metrics();
-  const serverCpu = groupCpuSeconds(server.pid) - server0;
+  const serverCpu = (groupCpuSeconds(server.pid) ?? 0) - server0;
   if (profile) fs.writeFileSync(profile, JSON.stringify(((await cdp.send("Profiler.stop")) as { profile: unknown }).profile));
   if (THROTTLE !== 1) await cdp.send("Emulation.setCPUThrottlingRate", { rate: 1 });
   if (trace) await browser.stopTracing();
