@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DEMO_IDS } from "@/lib/demo/demo-data";
-import { axeSeriousViolations, browserSuite, pageOverflow, screenshotPath } from "../helpers/browser";
+import { axeSeriousViolations, browserSuite, pageOverflow, screenshotPath, selectedTextFit } from "../helpers/browser";
 
 // Issue 40, item 15: three layout defects a newcomer tripped on, each measured in Chromium at
 // 1440, 1024 and 390 px against the production server with the demo seed (open mode).
@@ -80,22 +80,7 @@ describe("issue 40's page defects", () => {
       await page.setViewportSize({ width, height: 900 });
       await page.waitForTimeout(200);
       await page.screenshot({ path: screenshotPath(`defect40-user-picker-${width}`) });
-      // The chosen entry's text, at the select's own font, against the room the closed select
-      // gives it (its box less padding and the arrow, about 24 px): a select cannot wrap.
-      const fit = await picker.evaluate((el: HTMLSelectElement) => {
-        const probe = document.createElement("span");
-        const cs = getComputedStyle(el);
-        probe.style.font = cs.font;
-        probe.style.whiteSpace = "nowrap";
-        probe.style.position = "absolute";
-        probe.style.visibility = "hidden";
-        probe.textContent = el.selectedOptions[0]?.textContent ?? "";
-        document.body.append(probe);
-        const need = probe.getBoundingClientRect().width;
-        probe.remove();
-        const room = el.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight) - 24;
-        return { text: probe.textContent, cut: need > room ? `needs ${Math.round(need)} px, has ${Math.round(room)}` : "whole" };
-      });
+      const fit = await selectedTextFit(picker);
       expect(fit.text).toMatch(/^ana@example\.com · \d+ active$/);
       expect(fit.cut, `${width} px`).toBe("whole");
       expect(await pageOverflow(page), `${width} px`).toBe(0);

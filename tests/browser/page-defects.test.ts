@@ -2,7 +2,7 @@ import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_IDS, demoId } from "@/lib/demo/demo-data";
 import { TOOL_AGENT_DEMO_ID } from "@/lib/demo/demo-tool-agent";
-import { browserSuite, pageOverflow, screenshotPath } from "../helpers/browser";
+import { browserSuite, pageOverflow, screenshotPath, selectedTextFit } from "../helpers/browser";
 import { OWNER_ENV, OWNER_PASSWORD, signInOwner, type Owner } from "../helpers/owner";
 
 // What a new user hit in Chromium (review item 8): the inspector's leaf picker upside down, a
@@ -208,22 +208,8 @@ describe("page defects a new user hit", () => {
       const picker = tab.getByTestId("memory-user-picker");
       await picker.waitFor();
       // The chosen entry ("ana@example.com · 17 active") fits the closed select: not cut to "17 acti…".
-      const cut = await picker.evaluate((el: HTMLSelectElement) => {
-        const probe = document.createElement("span");
-        const cs = getComputedStyle(el);
-        probe.style.font = cs.font;
-        probe.style.whiteSpace = "nowrap";
-        probe.style.position = "absolute";
-        probe.style.visibility = "hidden";
-        probe.textContent = el.selectedOptions[0]?.textContent ?? "";
-        document.body.append(probe);
-        const need = probe.getBoundingClientRect().width;
-        probe.remove();
-        // The text's room: the box less its padding and the arrow (about 24 px).
-        const room = el.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight) - 24;
-        return need > room ? `"${probe.textContent}" needs ${Math.round(need)} px, has ${Math.round(room)}` : "whole";
-      });
-      expect(cut).toBe("whole");
+      const fit = await selectedTextFit(picker);
+      expect(fit.cut, fit.text).toBe("whole");
     } finally {
       await tab.close();
     }

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import { chromium, type Browser, type Locator, type Page } from "playwright-core";
 import { afterAll, beforeAll } from "vitest";
 import { apiClient } from "./api-client";
 import { startAppServer, type AppServer } from "./app-server";
@@ -205,4 +205,26 @@ export async function axeSeriousViolations(
     result = await run();
   }
   return result.filter((v) => v.impact === "serious" || v.impact === "critical");
+}
+
+/**
+ * Whether a closed <select>'s chosen entry shows whole: its text at the select's own font
+ * against the room the box gives it (less padding and the arrow, about 24 px). A select cannot
+ * wrap, so a longer text is cut.
+ */
+export function selectedTextFit(select: Locator): Promise<{ text: string; cut: string }> {
+  return select.evaluate((el: HTMLSelectElement) => {
+    const probe = document.createElement("span");
+    const cs = getComputedStyle(el);
+    probe.style.font = cs.font;
+    probe.style.whiteSpace = "nowrap";
+    probe.style.position = "absolute";
+    probe.style.visibility = "hidden";
+    probe.textContent = el.selectedOptions[0]?.textContent ?? "";
+    document.body.append(probe);
+    const need = probe.getBoundingClientRect().width;
+    probe.remove();
+    const room = el.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight) - 24;
+    return { text: probe.textContent, cut: need > room ? `needs ${Math.round(need)} px, has ${Math.round(room)}` : "whole" };
+  });
 }

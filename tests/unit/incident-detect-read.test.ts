@@ -1,33 +1,21 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase, type Database } from "@/lib/db/open-database";
+import { describe, expect, it } from "vitest";
 import { projectSql } from "@/lib/db/project-sql";
 import { detectConversations } from "@/lib/incidents/detect";
 import { INCIDENT_SET, loadScenarios, scoreFindings, type Found } from "../helpers/incident-set";
-import { freshDataDir } from "../helpers/fresh-data-dir";
-import { removeDir } from "../helpers/temp-dir";
+import { useEmbeddedDatabase } from "../helpers/embedded-database";
 
 // What detectConversations reads in its one statement per batch, through the real (embedded)
 // database: a memory as it was at the turn (its history, not its live row, when they differ)
 // and the user's suppressions. The scenario: a captured turn asks for a seat, the aisle-seat
 // memory was not in the prompt (a missed memory).
 
-let dir: string;
-let db: Database;
-
-beforeAll(async () => {
-  dir = await freshDataDir();
-  db = await openDatabase({ kind: "pglite", dataDir: dir });
-}, 120_000);
-afterAll(async () => {
-  await db?.close();
-  if (dir) removeDir(dir);
-});
+const embedded = useEmbeddedDatabase();
 
 const AISLE = INCIDENT_SET.find((s) => s.name === "aisle seat missed on a booking (captured)")!;
 
 async function load(project: string) {
-  const sql = projectSql(db.sql, project);
+  const sql = projectSql(embedded.db.sql, project);
   const [l] = await loadScenarios(sql, [AISLE], { suffix: project });
   const memoryId = l.memoryIds.get("aisle")!;
   const turnAt = Number((await sql.query<{ t: number }>(`SELECT (extract(epoch FROM created_at) * 1000)::float8 AS t FROM messages WHERE project_id = $1 AND id = $2`, [sql.projectId, l.turnIds.get("t2")])).at(0)!.t);
@@ -75,7 +63,7 @@ describe("what the rules read of a batch", () => {
 
 describe("detection on ingest reads the new turns and the two before each, not the conversation", () => {
   it("finds the labelled incidents when each turn is checked alone, as it arrives, and none on clean turns", async () => {
-    const sql = projectSql(db.sql, "read-ingest");
+    const sql = projectSql(embedded.db.sql, "read-ingest");
     const loaded = await loadScenarios(sql, INCIDENT_SET, { suffix: "ingest" });
     // Newest turn last: a stale memory is found when the correcting turn arrives (up to two
     // turns later), a dropped reference needs the thread's whole history.
@@ -88,7 +76,7 @@ describe("detection on ingest reads the new turns and the two before each, not t
   }, 120_000);
 
   it("checks a capture's newest turns of each conversation", async () => {
-    const sql = projectSql(db.sql, "read-newest");
+    const sql = projectSql(embedded.db.sql, "read-newest");
     const [l] = await loadScenarios(sql, [AISLE], { suffix: "newest" });
     await detectConversations(sql, [l.conversationId], { newest: 1 });
     expect((await sql.query<{ message_id: string }>(`SELECT message_id FROM incidents WHERE project_id = $1`, [sql.projectId])).map((r) => r.message_id)).toEqual([l.turnIds.get("t2")]);
