@@ -176,13 +176,26 @@ const MEMORIES = `
                                       h.states, sup.kinds))
        FROM memories x LEFT JOIN h ON h.memory_id = x.id LEFT JOIN sup ON sup.memory_id = x.id
       WHERE x.project_id = $1 AND x.user_id = ANY($3::text[]))::text AS memories`;
+// A read's texts are bounded: on the embedded database the statement and the parse of its
+// answer run on the server's thread, and one 60 MB conversation read whole held it ~4 s. So
+// the texts come in the batch's statement only while the running total of their bytes stays
+// under TEXT_PAGE_BYTES (octet_length reads the stored length, not the text); the turns past
+// it come as ids and sizes, and their texts in further pages of that size, the thread given
+// back between pages.
+const TEXT_PAGE_BYTES = 2 * 1024 * 1024;
 /** The turns the WHERE picks, as JSON: `parent` is the column the thread follows, `checked` whether the turn is to be checked. */
 const turnsJson = (parent: string, checked: string, where: string) => `
-    (SELECT json_agg(json_build_array(m.id, m.conversation_id, ${parent}, m.query, m.answer, (extract(epoch FROM m.created_at) * 1000)::float8,
-                                      m.query_tokens_o200k, m.query_tokens_cl100k, s.trace_id, s.span_id, s.request_model, s.input_tokens, ${checked})
+    (SELECT json_agg(json_build_array(m.id, m.conversation_id, m.parent, CASE WHEN m.inline THEN m.query END, CASE WHEN m.inline THEN m.answer END,
+                                      (extract(epoch FROM m.created_at) * 1000)::float8,
+                                      m.query_tokens_o200k, m.query_tokens_cl100k, s.trace_id, s.span_id, s.request_model, s.input_tokens, m.checked,
+                                      m.inline, m.bytes)
                      ORDER BY m.conversation_id, m.created_at, m.seq)
-       FROM messages m LEFT JOIN captured_spans s ON s.project_id = m.project_id AND s.message_id = m.id
-      WHERE m.project_id = $1 AND ${where})::text AS turns`;
+       FROM (SELECT m.*, sum(m.bytes) OVER (ORDER BY m.conversation_id, m.created_at, m.seq, m.id ROWS UNBOUNDED PRECEDING) <= ${TEXT_PAGE_BYTES} AS inline
+               FROM (SELECT m.id, m.project_id, m.conversation_id, ${parent} AS parent, m.query, m.answer, m.created_at, m.seq,
+                            m.query_tokens_o200k, m.query_tokens_cl100k, ${checked} AS checked, octet_length(m.query) + octet_length(m.answer) AS bytes
+                       FROM messages m WHERE m.project_id = $1 AND ${where}) m) m
+       LEFT JOIN captured_spans s ON s.project_id = m.project_id AND s.message_id = m.id)::text AS turns`;
+const READ_TEXTS = `SELECT json_agg(json_build_array(m.id, m.query, m.answer))::text AS texts FROM messages m WHERE m.project_id = $1 AND m.id = ANY($2::uuid[])`;
 const WHOLE = turnsJson("m.parent_message_id", "true", "m.conversation_id = ANY($2::uuid[])");
 const READ_BATCH = `WITH ${MEMORY_CTES} SELECT ${WHOLE}, ${MEMORIES}`;
 const READ_WHOLE_TURNS = `SELECT ${WHOLE}`;
@@ -205,7 +218,33 @@ const READ_NEW = `
   ${MEMORY_CTES}
   SELECT ${turnsJson("m.tree_parent_id", "m.id IN (SELECT id FROM pick)", "m.id IN (SELECT id FROM up)")}, ${MEMORIES}`;
 
-type TurnJson = [string, string, string | null, string, string, number, number, number, string | null, string | null, string | null, number | null, boolean];
+type TurnJson = [string, string, string | null, string | null, string | null, number, number, number, string | null, string | null, string | null, number | null, boolean, boolean, number];
+
+/**
+ * The texts the read left out (past TEXT_PAGE_BYTES), read in pages of that size, the thread
+ * given back between pages. Answers the turns with their texts (one deleted meanwhile is left out).
+ */
+async function withTexts(sql: ProjectSql, turns: TurnJson[]): Promise<TurnJson[]> {
+  const missing = turns.filter((t) => !t[13]);
+  const byId = new Map(missing.map((t) => [t[0], t]));
+  for (let i = 0; i < missing.length; ) {
+    const ids: string[] = [];
+    let bytes = 0;
+    while (i < missing.length && (!ids.length || bytes + Number(missing[i][14]) <= TEXT_PAGE_BYTES)) {
+      bytes += Number(missing[i][14]);
+      ids.push(missing[i++][0]);
+    }
+    await new Promise((r) => setImmediate(r));
+    const [page] = await sql.query<{ texts: string | null }>(READ_TEXTS, [sql.projectId, ids]);
+    for (const [id, query, answer] of (page?.texts ? JSON.parse(page.texts) : []) as [string, string, string][]) {
+      const t = byId.get(id)!;
+      t[3] = query;
+      t[4] = answer;
+      t[13] = true;
+    }
+  }
+  return missing.length ? turns.filter((t) => t[13]) : turns;
+}
 type MemoryJson = [string, string, string, string, string, number, number | null, number, string | null, [number, string | null, string | null, string | null][] | null, string[] | null];
 
 /** detectConversations for conversations already read (the scan job's pages). */
@@ -218,21 +257,22 @@ export async function detectKnownConversations(sql: ProjectSql, convs: readonly 
   const [read] = partial
     ? await sql.query<{ turns: string | null; memories: string | null }>(READ_NEW, [sql.projectId, convIds, users, [...(opts.messageIds ?? [])], opts.newest ?? 0])
     : await sql.query<{ turns: string | null; memories: string | null }>(READ_BATCH, [sql.projectId, convIds, users]);
-  let turnJson = (read?.turns ? JSON.parse(read.turns) : []) as TurnJson[];
+  let turnJson = await withTexts(sql, (read?.turns ? JSON.parse(read.turns) : []) as TurnJson[]);
   // Checked turns (ingest): those the read picked.
   const checkedIds = partial ? new Set(turnJson.filter((t) => t[12]).map((t) => t[0])) : null;
   if (partial) {
-    const whole = [...new Set(turnJson.filter((t) => t[12] && t[2] !== null && backReferencePhrase(t[3])).map((t) => t[1]))];
+    const whole = [...new Set(turnJson.filter((t) => t[12] && t[2] !== null && backReferencePhrase(t[3]!)).map((t) => t[1]))];
     if (whole.length) {
       const [again] = await sql.query<{ turns: string | null }>(READ_WHOLE_TURNS, [sql.projectId, whole]);
+      const wholeTurns = await withTexts(sql, (again?.turns ? JSON.parse(again.turns) : []) as TurnJson[]);
       const rest = turnJson.filter((t) => !whole.includes(t[1]));
-      turnJson = [...rest, ...((again?.turns ? JSON.parse(again.turns) : []) as TurnJson[])];
+      turnJson = [...rest, ...wholeTurns];
     }
   }
   const turnRows: TurnRow[] = [];
   const capRows: { trace_id: string; span_id: string; message_id: string; request_model: string | null; input_tokens: number | null }[] = [];
   for (const t of turnJson) {
-    turnRows.push({ id: t[0], conversation_id: t[1], parent_message_id: t[2], query: t[3], answer: t[4], at: t[5], q_o200k: t[6], q_cl100k: t[7] });
+    turnRows.push({ id: t[0], conversation_id: t[1], parent_message_id: t[2], query: t[3]!, answer: t[4]!, at: t[5], q_o200k: t[6], q_cl100k: t[7] });
     if (t[8] !== null && t[9] !== null) capRows.push({ trace_id: t[8], span_id: t[9], message_id: t[0], request_model: t[10], input_tokens: t[11] });
   }
   const lines = new Map<string, MemoryLine[]>();

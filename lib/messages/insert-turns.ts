@@ -183,7 +183,30 @@ export function turnTotals(prepared: PreparedTurn[], hasChildren: Set<string> = 
  * Writes prepared turns (of one or many conversations) and their files: one statement per
  * table whatever their number, columns travelling as arrays; rows go in array order (seq).
  */
+// One INSERT carries at most this many characters of text (about as many bytes). On the embedded database a statement
+// runs on the server's thread start to end: a 60 MB conversation written in one held it for
+// seconds (no request answered); in pages the thread is given back between statements.
+const WRITE_PAGE_CHARS = 2 * 1024 * 1024;
+
+/** The turns' rows, in statements of at most WRITE_PAGE_CHARS of text each (oldest first, so parents precede children). */
 export async function writeTurnRows(tx: ProjectSql, prepared: PreparedTurn[], returning: boolean): Promise<{ messages: MessageRow[]; files: FileRow[] }> {
+  const messages: MessageRow[] = [];
+  const files: FileRow[] = [];
+  for (let i = 0; i < prepared.length; ) {
+    const start = i;
+    let chars = 0;
+    while (i < prepared.length && (i === start || chars + textChars(prepared[i]) <= WRITE_PAGE_CHARS)) chars += textChars(prepared[i++]);
+    if (start) await new Promise((r) => setImmediate(r));
+    const page = await writeTurnPage(tx, start || i < prepared.length ? prepared.slice(start, i) : prepared, returning);
+    messages.push(...page.messages);
+    files.push(...page.files);
+  }
+  return { messages, files };
+}
+
+const textChars = (p: PreparedTurn) => p.input.query.length + p.input.answer.length;
+
+async function writeTurnPage(tx: ProjectSql, prepared: PreparedTurn[], returning: boolean): Promise<{ messages: MessageRow[]; files: FileRow[] }> {
   const col = <T>(f: (p: PreparedTurn) => T) => prepared.map(f);
   const messages = await tx.query<MessageRow>(
     `INSERT INTO messages (id, conversation_id, parent_message_id, tree_parent_id, query, answer, answer_tokens,

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { projectSql } from "@/lib/db/project-sql";
 import { detectConversations } from "@/lib/incidents/detect";
+import { insertTurns } from "@/lib/messages/insert-turns";
 import { INCIDENT_SET, loadScenarios, scoreFindings, type Found } from "../helpers/incident-set";
 import { useEmbeddedDatabase } from "../helpers/embedded-database";
 
@@ -59,6 +60,20 @@ describe("what the rules read of a batch", () => {
     await s.sql.query(`INSERT INTO incident_suppressions (project_id, user_id, kind, memory_id, incident_id) VALUES ($1, $2, 'missed_memory', $3, $4)`, [s.sql.projectId, s.l.userId, s.memoryId, randomUUID()]);
     expect(await s.found()).toEqual([]);
   });
+
+  it("reads a batch holding more text than one read answers (the texts past it in pages) and judges every turn", async () => {
+    const s = await load("read-paged");
+    // A conversation of 3 x 1.2 MB that sorts before the scenario's: the scenario's turns come past
+    // the first read's 2 MB of text, as ids only, and their texts in the pages after it.
+    const filler = "00000000-0000-4000-8000-000000000001";
+    await s.sql.query(`INSERT INTO conversations (project_id, id, app_id, name) VALUES ($1, $2, 'filler', 'filler')`, [s.sql.projectId, filler]);
+    const big = (i: number) => `${i} ${"lorem ipsum dolor sit amet ".repeat(45_000)}`;
+    await insertTurns(s.sql, filler, [0, 1, 2].map((i) => ({ query: big(i), answer: "ok", files: [], metadata: null })), { minimal: true });
+    const result = await detectConversations(s.sql, [filler, s.l.conversationId]);
+    expect(result.turns).toBe(3 + AISLE.turns.length);
+    const found = await s.sql.query<{ kind: string; subject: string }>(`SELECT kind, subject FROM incidents WHERE project_id = $1 AND conversation_id = $2`, [s.sql.projectId, s.l.conversationId]);
+    expect(found.map((f) => [f.kind, f.subject])).toEqual([["missed_memory", s.memoryId]]);
+  }, 60_000);
 });
 
 describe("detection on ingest reads the new turns and the two before each, not the conversation", () => {
