@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import os from "node:os";
+import { randomUUID } from "node:crypto";
 import { strToU8, zipSync } from "fflate";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient } from "../helpers/api-client";
@@ -245,14 +246,16 @@ describe.each(DATABASE_KINDS)("hostile upload files on %s", (kind) => {
       mapping[`u${t}`] = { id: `u${t}`, parent: t ? `a${t - 1}` : "root", children: [`a${t}`], message: { id: `u${t}`, author: { role: "user" }, create_time: 1700000000 + 2 * t, content: { content_type: "text", parts: [text(2 * t)] } } };
       mapping[`a${t}`] = { id: `a${t}`, parent: `u${t}`, children: t < 299 ? [`u${t + 1}`] : [], message: { id: `a${t}`, author: { role: "assistant" }, create_time: 1700000001 + 2 * t, recipient: "all", content: { content_type: "text", parts: [text(2 * t + 1)] } } };
     }
-    const body = strToU8(JSON.stringify([{ id: "huge-record", title: "one huge conversation", create_time: 1700000000, mapping, current_node: "a299" }]));
+    // Ids of this attempt: a retry imports the record again instead of finding it imported.
+    const app = `huge-record-${randomUUID().slice(0, 8)}`;
+    const body = strToU8(JSON.stringify([{ id: app, title: "one huge conversation", create_time: 1700000000, mapping, current_node: "a299" }]));
     expect(body.length).toBeGreaterThan(55 * MB);
-    const { result: job, slowest, growth } = await imported(body, { format: "chatgpt", app_id: "huge-record" });
+    const { result: job, slowest, growth } = await imported(body, { format: "chatgpt", app_id: app });
     expect(job.status, JSON.stringify(job)).toBe("done");
     expect(job.counts).toMatchObject({ conversations: 1, failed: 0 });
     expect(slowest, `/ready took ${Math.round(slowest)} ms (load ${os.loadavg()[0].toFixed(1)})`).toBeLessThan(readyBound());
     expect(growth, `RSS grew ${Math.round(growth / MB)} MB`).toBeLessThan(RSS_GROWTH * 2); // the record itself is 60 MB, its text held while written
-    const conv = ((await api.get("/conversations?app_id=huge-record&limit=10")).body.data as { id: string; turn_count: number }[])[0];
+    const conv = ((await api.get(`/conversations?app_id=${app}&limit=10`)).body.data as { id: string; turn_count: number }[])[0];
     expect(conv.turn_count).toBe(300);
     const msgs: { query: string; answer: string }[] = [];
     for (let cursor = ""; ; ) {
