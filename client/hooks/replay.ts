@@ -30,19 +30,27 @@ export function useReplay(body: ReplayBody | null) {
 }
 
 /**
- * Replays the scrubber will want next, fetched one after the other once `ready` (the turn on
- * screen has its own answer), so that a step onto a turn not seen before finds its replay in
- * the cache: the server runs replays one at a time, so a prefetch never runs beside the
- * replay the view is waiting for, and one already cached (or in flight) is not asked again.
- * A new list (the view moved on) stops the chain after the request in flight.
+ * Replays the scrubber will want next, fetched one after the other, so that a step onto a turn
+ * not seen before finds its replay in the cache. The chain first waits for `first` (the
+ * replays the view itself is asking for: the same requests, not new ones), then asks for
+ * `bodies` at once: the next turn's replay is then computed while the page renders the one
+ * it just got, not after (a held arrow key waited for both, one after the other). The server
+ * runs a request's statements beside another's, so the chain never asks beside the replay the
+ * view is waiting for, and one already cached (or in flight) is not asked again. A new list
+ * (the view moved on) stops the chain after the request in flight.
  */
-export function usePrefetchReplays(bodies: (ReplayBody | null)[], ready: boolean, prepare?: (answer: ReplayResult) => void) {
+export function usePrefetchReplays(first: (ReplayBody | null)[], bodies: (ReplayBody | null)[], prepare?: (answer: ReplayResult) => void) {
   const qc = useQueryClient();
+  const waitFor = JSON.stringify(first);
   const wanted = JSON.stringify(bodies);
   useEffect(() => {
-    if (!ready) return;
     let stopped = false;
     void (async () => {
+      // Deduplicated with the view's own queries (an in-flight fetch is joined, a cached answer read).
+      for (const body of JSON.parse(waitFor) as (ReplayBody | null)[]) {
+        if (body) await qc.prefetchQuery(replayQuery(body)).catch(() => {});
+        if (stopped) return;
+      }
       for (const body of JSON.parse(wanted) as (ReplayBody | null)[]) {
         if (stopped) return;
         if (!body) continue;
@@ -56,5 +64,5 @@ export function usePrefetchReplays(bodies: (ReplayBody | null)[], ready: boolean
     return () => {
       stopped = true;
     };
-  }, [qc, wanted, ready, prepare]);
+  }, [qc, waitFor, wanted, prepare]);
 }

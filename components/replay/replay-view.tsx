@@ -150,9 +150,10 @@ const Replay = memo(function Replay({ state, setState }: { state: ReplayState; s
     () => (current && prevBody && prev.data && !prev.isPlaceholderData && prev.data.turn.message_id === prevTurn?.id ? stepDiff(prev.data, current) : null),
     [current, prev.data, prev.isPlaceholderData, prevBody, prevTurn],
   );
-  // The scrubber's next steps, fetched ahead once this turn is on screen (two turns the way it
-  // last moved, one the other way), each with the turn before it (its step's comparison):
-  // a step onto a turn not seen before then finds its replay cached.
+  // The scrubber's next steps, fetched ahead once this turn's replay has answered (two turns each way,
+  // the way it last moved first), each with the turn before it (its step's comparison): a step
+  // onto a turn not seen before then finds its replay cached. A turn already visited is cached
+  // and not asked again, so the two behind cost nothing on a walk in one direction.
   const direction = useRef(1);
   const lastIndex = useRef(shownIndex);
   if (shownIndex >= 0 && lastIndex.current >= 0 && shownIndex !== lastIndex.current) direction.current = shownIndex > lastIndex.current ? 1 : -1;
@@ -161,7 +162,7 @@ const Replay = memo(function Replay({ state, setState }: { state: ReplayState; s
     if (shownIndex < 0) return [];
     const d = direction.current;
     const out: (ReturnType<typeof replayBody> | null)[] = [];
-    for (const j of [shownIndex + d, shownIndex + 2 * d, shownIndex - d]) {
+    for (const j of [shownIndex + d, shownIndex + 2 * d, shownIndex - d, shownIndex - 2 * d]) {
       const t = turns[j];
       if (!t) continue;
       out.push(replayBody(state.conversation, t.id, { memory: state.memory, variant: state.variant }));
@@ -170,7 +171,8 @@ const Replay = memo(function Replay({ state, setState }: { state: ReplayState; s
     }
     return out;
   }, [shownIndex, turns, state.conversation, state.memory, state.variant]);
-  usePrefetchReplays(ahead, !!current && !replay.isFetching && !prev.isFetching, prepareAnswer);
+  // Asked as soon as this turn's replay (and the one before it) has answered, while the page renders it.
+  usePrefetchReplays([body, prevBody], ahead, prepareAnswer);
   const since = useMemo(() => new Map<string, ChangeSince>((r?.changes_since.memories ?? []).map((c) => [c.memory_id, c])), [r]);
   const newInPrompt = useMemo(() => new Set(step?.memoriesIn ?? []), [step]);
   const marks = useMemo(() => onlyMarks(step?.marks), [step]);

@@ -84,6 +84,55 @@ describe("evals in a browser", () => {
     }
   }, 120_000);
 
+  it("comparing runs of different configurations warns on the page, naming each field; runs alike do not", async () => {
+    const set = (await suite.api.post("/evals/sets", { name: "config-change-set" })).body;
+    await suite.api.post(`/evals/sets/${set.id}/cases`, {
+      cases: [
+        { user_id: ANA, question: "Do I eat shellfish?", expected: { texts: ["shellfish"] } },
+        { user_id: ANA, question: "Which seat do I prefer on flights?", expected: { texts: ["window seat"] } },
+      ],
+    });
+    const run = async (config: Record<string, unknown>) => {
+      const r = await suite.api.post(`/evals/sets/${set.id}/runs`, { config });
+      expect(r.status, JSON.stringify(r.body)).toBe(201);
+      return r.body.id as string;
+    };
+    const base = await run({ k: 5 });
+    const wider = await run({ k: 10, weights: { similarity: 0.2 } });
+    const alike = await run({ k: 5 });
+    const page = await suite.tab.take(1440, 900);
+    const cmp = page.locator('[data-testid="eval-comparison"]');
+
+    // Same configuration: the comparison is drawn with no warning.
+    await page.goto(`${suite.url}/evals?set=${set.id}&run=${alike}&base=${base}`);
+    await expect.poll(async () => (await cmp.textContent()) ?? "").toMatch(/paired cases/);
+    expect(await page.locator('[data-testid="config-changes"]').count()).toBe(0);
+
+    // k and the similarity weight differ: an alert says so, each field with both values.
+    await page.goto(`${suite.url}/evals?set=${set.id}&run=${wider}&base=${base}`);
+    await expect.poll(async () => (await cmp.textContent()) ?? "").toMatch(/paired cases/);
+    const warning = cmp.locator('[data-testid="config-changes"]');
+    expect(await warning.getAttribute("role")).toBe("alert");
+    expect(await warning.textContent()).toMatch(/differ in configuration: their scores do not compare like with like/);
+    expect(await warning.locator("li").allTextContents()).toEqual([
+      "k: 5 in the base run, 10 in this one",
+      expect.stringMatching(/^weights: \{"similarity":0\.6,.*\} in the base run, \{"similarity":0\.2,.*\} in this one$/),
+    ]);
+    for (const [w, h] of [
+      [1440, 900],
+      [1024, 800],
+      [390, 844],
+    ] as const) {
+      await page.setViewportSize({ width: w, height: h });
+      await page.waitForTimeout(150);
+      await page.screenshot({ path: screenshotPath(`evals-config-changes-${w}`), fullPage: true });
+      expect(await warning.isVisible(), `the warning shows at ${w}px`).toBe(true);
+      expect(await pageOverflow(page), `page scrolls sideways at ${w}px`).toBe(0);
+      const violations = (await axeSeriousViolations(page)).map((v) => `${v.impact} ${v.id} at ${v.targets.join(" | ")}`);
+      expect(violations, `axe at ${w}px`).toEqual([]);
+    }
+  }, 120_000);
+
   it("a benchmark question the file left without evidence is marked unscorable in the run's cases and its drill-down", async () => {
     const fs = await import("node:fs");
     const path = await import("node:path");

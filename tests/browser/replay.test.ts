@@ -237,7 +237,7 @@ describe("replay a turn in a browser", () => {
       await page.goto(`${suite.url}/inspect/replay?conversation=${conversation}&turn=${turns[1]}`);
       await expect.poll(() => title(page).textContent()).toBe("Replay of turn 2");
       await settled(page);
-      // Two turns ahead and one behind, once turn 2 is on screen.
+      // Two turns each way once turn 2 is on screen (there is one behind it).
       await expect.poll(() => [...new Set(asked)].sort()).toEqual([...turns].sort());
       await page.waitForFunction(() => document.querySelector('[data-testid="step-diff"][data-memories-in]'));
       const before = asked.length;
