@@ -8,10 +8,11 @@ import type { IngestResult, LogIngestResult } from "./store-captures";
 // Content-Type back). Ignored spans (not chat spans) and rejected chat spans are counted in
 // partial_success.rejected_spans, with a message that says which and why.
 
-export function partialSuccessOf(r: IngestResult): { rejectedSpans: number; errorMessage: string } | null {
+/** `logEventsArrive`: the project sends GenAI log events (lib/capture/log-events-seen.ts), so spans waiting for theirs need no advice. */
+export function partialSuccessOf(r: IngestResult, logEventsArrive = false): { rejectedSpans: number; errorMessage: string } | null {
   const rejected = r.ignored + r.rejected.length;
   // Spans kept for their log events are accepted, not rejected: a warning (0 rejected, a message), as OTLP allows.
-  const waiting = r.awaiting_logs
+  const waiting = r.awaiting_logs && !logEventsArrive
     ? `${r.awaiting_logs} chat span(s) without content kept for their GenAI log events (POST /v1/logs, an hour at most); if the instrumentation sends none, turn on its content capture`
     : null;
   if (!rejected) return waiting ? { rejectedSpans: 0, errorMessage: waiting } : null;
@@ -75,8 +76,8 @@ export function metricsExportAnswer(dataPoints: number, encoding: OtlpEncoding):
 }
 
 /** `serverTiming`: the request's stage durations (lib/capture/stage-times.ts), sent as Server-Timing. */
-export function exportAnswer(r: IngestResult, encoding: OtlpEncoding, serverTiming?: string): Response {
-  const partial = partialSuccessOf(r);
+export function exportAnswer(r: IngestResult, encoding: OtlpEncoding, serverTiming?: string, logEventsArrive = false): Response {
+  const partial = partialSuccessOf(r, logEventsArrive);
   const timing: Record<string, string> = serverTiming ? { "server-timing": serverTiming } : {};
   if (encoding === "protobuf") {
     return new Response(Buffer.from(encodeTraceResponseProto(partial)), { status: 200, headers: { "content-type": "application/x-protobuf", ...timing } });

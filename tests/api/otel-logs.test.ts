@@ -2,7 +2,7 @@ import { gzipSync } from "node:zlib";
 import { context, trace } from "@opentelemetry/api";
 import { SeverityNumber } from "@opentelemetry/api-logs";
 import { OTLPTraceExporter as ProtoExporter } from "@opentelemetry/exporter-trace-otlp-proto";
-import { JsonLogsSerializer, JsonMetricsSerializer, ProtobufLogsSerializer, ProtobufMetricsSerializer } from "@opentelemetry/otlp-transformer";
+import { JsonLogsSerializer, JsonMetricsSerializer, JsonTraceSerializer, ProtobufLogsSerializer, ProtobufMetricsSerializer } from "@opentelemetry/otlp-transformer";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { InMemoryLogRecordExporter, LoggerProvider, SimpleLogRecordProcessor } from "@opentelemetry/sdk-logs";
 import { MeterProvider, MetricReader } from "@opentelemetry/sdk-metrics";
@@ -94,6 +94,23 @@ describe.each(DATABASE_KINDS)("OTLP logs and metrics on %s", (kind) => {
     expect(again).toMatchObject({ status: 200, type: "application/x-protobuf" });
     expect([...(again.body as Uint8Array)]).toEqual([]);
     expect((await api.get(`/conversations/${list[0].id}/captures`)).body.data).toHaveLength(1);
+  });
+
+  it("a span waiting for its log events carries the advice to turn on content capture only while the project sends none", async () => {
+    const { key } = await project();
+    const first = contribCall("Where is my order?", "conv-warn-1");
+    const spans = (c: ReturnType<typeof contribCall>) => post("traces", key, Buffer.from(JsonTraceSerializer.serializeRequest(c.spans)!), JSON_TYPE);
+    // No log events from this project yet: accepted (0 rejected) with the advice.
+    const waiting = await spans(first);
+    expect(waiting.status).toBe(200);
+    expect(waiting.body.memscope).toMatchObject({ awaiting_logs: 1, turns_created: 0 });
+    expect(waiting.body.partialSuccess).toMatchObject({ rejectedSpans: "0", errorMessage: expect.stringContaining("turn on its content capture") });
+    // Its events arrive (capture is on): the turn is stored, and a later span waiting for its own events is accepted without advice.
+    const logs = await post("logs", key, Buffer.from(JsonLogsSerializer.serializeRequest(first.records)!), JSON_TYPE);
+    expect(logs.body.memscope).toMatchObject({ turns_created: 1 });
+    const next = await spans(contribCall("And when will it arrive?", "conv-warn-1"));
+    expect(next.body.memscope).toMatchObject({ awaiting_logs: 1, turns_created: 0 });
+    expect(next.body.partialSuccess).toBeUndefined();
   });
 
   it("bad logs: 400 naming the field, 413, 415, 401, 403; other records and span-less events counted in partialSuccess", async () => {

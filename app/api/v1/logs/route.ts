@@ -2,6 +2,7 @@ import * as api from "@/lib/api/contracts/capture";
 import { withApi } from "@/lib/api/with-api";
 import { dataSql } from "@/lib/api/data-sql";
 import { logsExportAnswer } from "@/lib/capture/export-answer";
+import { noteLogEvents } from "@/lib/capture/log-events-seen";
 import { LOGS } from "@/lib/capture/otlp-decoders";
 import { encodingOf, readOtlpBody } from "@/lib/capture/read-otlp-body";
 import { StageTimes } from "@/lib/capture/stage-times";
@@ -19,6 +20,7 @@ export const POST = withApi(api.exportLogs, async ({ req, access }) => {
   const sizes = STATEMENT_SIZES[(await getDb()).config.kind === "pglite" ? "embedded" : "server"];
   const sql = await dataSql(access);
   const result = await ingestLogs(sql, logs, new Date(), times, sizes);
+  if (result.log_records > result.ignored + result.rejected.length) noteLogEvents(sql.projectId);
   if (result.turns_created) checkIncidentsSoon(sql, { conversationIds: result.conversation_ids, newest: result.turns_created });
   return logsExportAnswer(result, encoding, times.header());
 });

@@ -2,6 +2,7 @@ import * as api from "@/lib/api/contracts/capture";
 import { withApi } from "@/lib/api/with-api";
 import { dataSql } from "@/lib/api/data-sql";
 import { exportAnswer } from "@/lib/capture/export-answer";
+import { logEventsSeenLately } from "@/lib/capture/log-events-seen";
 import { encodingOf, readOtlpBody } from "@/lib/capture/read-otlp-body";
 import { StageTimes } from "@/lib/capture/stage-times";
 import { ingestTraces, STATEMENT_SIZES } from "@/lib/capture/store-captures";
@@ -19,5 +20,5 @@ export const POST = withApi(api.exportTraces, async ({ req, access }) => {
   const sql = await dataSql(access);
   const result = await ingestTraces(sql, traces, new Date(), times, sizes);
   if (result.turns_created) checkIncidentsSoon(sql, { conversationIds: result.conversation_ids, newest: result.turns_created });
-  return exportAnswer(result, encoding, times.header());
+  return exportAnswer(result, encoding, times.header(), logEventsSeenLately(sql.projectId));
 });
