@@ -56,6 +56,26 @@ describe("a project's text counter", () => {
     expect(counted(() => b.count(text(1), "o200k_base"))).toBe(1);
     forgetTextCounts();
   });
+
+  it("counts a text once per encoding: after its spaced count, its own count is a lookup with the same answer", () => {
+    forgetTextCounts();
+    const counter = projectTextCounter("p-once");
+    const counted = (fn: () => unknown) => {
+      const before = textsCountedHere();
+      fn();
+      return textsCountedHere() - before;
+    };
+    // An ordinary text, and one with a piece long enough to be counted in segments (approximate).
+    for (const t of ["LlamaIndex counts this text once.", `a ${"x".repeat(400)} b`]) {
+      for (const encoding of ["cl100k_base", "o200k_base"] as const) {
+        expect(counted(() => counter.spaced(t, encoding))).toBe(1);
+        let c: unknown;
+        expect(counted(() => (c = counter.count(t, encoding)))).toBe(0);
+        expect(c).toEqual(countText(t, encoding));
+      }
+    }
+    forgetTextCounts();
+  });
 });
 
 // A text alone and after a space from one pass in step (LlamaIndex's per-text counts): the
@@ -68,10 +88,11 @@ const startText = fc
   .map(([a, b, c, d]) => a + b + c + d);
 
 describe("countSpaced", () => {
-  it("is tiktoken's count of the text and of a space and the text, in both encodings", () => {
+  it("is tiktoken's count of the text and of a space and the text, in both encodings, and says when the text's own count is approximate", () => {
     fc.assert(
       fc.property(startText, fc.constantFrom("o200k_base" as const, "cl100k_base" as const), (t, encoding) => {
-        expect(countSpaced(t, encoding)).toEqual({ alone: countTextTokens(t, encoding), spaced: countTextTokens(` ${t}`, encoding) });
+        const alone = countText(t, encoding);
+        expect(countSpaced(t, encoding)).toEqual({ alone: alone.tokens, spaced: countTextTokens(` ${t}`, encoding), approximate: alone.approximate });
       }),
       { numRuns: 600, seed: 42 },
     );
