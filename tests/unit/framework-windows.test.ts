@@ -18,15 +18,16 @@ import { content, history, lcKey, lcOptions, type LlamaMsg, llamaKey, runLangCha
 // ---------------------------------------------------------------------------------------------
 // LangChain JS trimMessages
 
-function runOurs(messages: RoleMessage[], o: LangChainTrimOptions, encoding: EncodingName): string[] | "throws" {
+function runOurs(messages: RoleMessage[], o: LangChainTrimOptions, encoding: EncodingName, counter?: TextCounter): string[] | "throws" {
   try {
-    return langchainTrimStrategy(messages, o, { encoding }).messages.map((m) => lcKey(toLangChain(m)));
+    return langchainTrimStrategy(messages, o, { encoding, counter }).messages.map((m) => lcKey(toLangChain(m)));
   } catch (e) {
     if (e instanceof ValidationError) return "throws";
     throw e;
   }
 }
 
+const lcCounter = projectTextCounter("unit-framework-windows-langchain");
 describe("langchain_trim keeps exactly what @langchain/core trimMessages keeps", () => {
   it("on generated histories, every option and counter", async () => {
     let refused = 0;
@@ -38,8 +39,11 @@ describe("langchain_trim keeps exactly what @langchain/core trimMessages keeps",
           refused++;
           if (theirs !== "throws") undefinedAnswers++;
           expect(runOurs(messages, o, encoding)).toBe("throws");
+          expect(runOurs(messages, o, encoding, lcCounter)).toBe("throws");
         } else {
           expect(runOurs(messages, o, encoding)).toEqual(theirs);
+          // With POST /window's per-project counter (its counts kept between calls), the same.
+          expect(runOurs(messages, o, encoding, lcCounter)).toEqual(theirs);
         }
       }),
       { numRuns: 800, seed: 42 },

@@ -1,5 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { applyStrategy } from "@/lib/strategies/apply-strategy";
+import { listTokens, primeContentTokens, primeLongPiece } from "@/lib/strategies/message-tokens";
+import { ZStrategy, type RoleMessage } from "@/lib/strategies/schemas";
 import { forgetTextCounts, projectTextCounter, TEXT_COUNTS_MAX_CHARS, textCountsSize } from "@/lib/strategies/text-counts";
 import { countSpaced, countText, countTextTokens, textsCountedHere } from "@/lib/tokens/count-tokens";
 
@@ -75,6 +78,55 @@ describe("a project's text counter", () => {
       }
     }
     forgetTextCounts();
+  });
+});
+
+// POST /window's strategies with a project's counter, on texts it has never seen: each kept
+// text is counted once per encoding that needs it (the one that decides, the model's for
+// total_tokens), and messages whose counts are known (stored turns) are not counted again.
+describe("applyStrategy with a project's counter", () => {
+  let mark = 0;
+  const thread = (n: number): RoleMessage[] =>
+    Array.from({ length: n }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `[${++mark}] message ${i}: the weather in Lisbon is fine today.` }));
+  const counted = async (fn: () => Promise<unknown>) => {
+    const before = textsCountedHere();
+    await fn();
+    return textsCountedHere() - before;
+  };
+
+  it("counts a kept text once in the encoding that decides, and once more only for another model encoding", async () => {
+    const counter = projectTextCounter("p-apply");
+    const strategy = ZStrategy.parse({ type: "llamaindex_buffer" });
+    // LlamaIndex decides in cl100k; gpt-4's total_tokens is cl100k too: one count per text.
+    // (A first call per model also counts the roles' overheads, once per process.)
+    let r = await applyStrategy(thread(40), strategy, { model: "gpt-4", textCounts: counter });
+    await applyStrategy(thread(2), strategy, { model: "gpt-4o", textCounts: counter });
+    expect(r.messages).toHaveLength(40);
+    expect(await counted(() => applyStrategy(thread(40), strategy, { model: "gpt-4", textCounts: counter }))).toBe(40);
+    // gpt-4o's total_tokens is o200k: a second count of each kept text, in that encoding only.
+    expect(await counted(() => applyStrategy(thread(40), strategy, { model: "gpt-4o", textCounts: counter }))).toBe(80);
+    // LangChain's model counter decides in the model's encoding: the texts it reached, once.
+    const lc = ZStrategy.parse({ type: "langchain_trim", max_tokens: 60, strategy: "last", token_counter: "model" });
+    const b = thread(40);
+    const n = await counted(async () => {
+      r = await applyStrategy(b, lc, { model: "gpt-4o", textCounts: counter });
+    });
+    expect(r.messages.length).toBeGreaterThan(1);
+    expect(n).toBe(r.messages.length + 1);
+    expect(r.total_tokens).toBe(listTokens(structuredClone(r.messages), "o200k_base"));
+  });
+
+  it("takes a stored turn's known counts as they are", async () => {
+    const counter = projectTextCounter("p-apply-stored");
+    const stored = thread(20);
+    for (const m of stored) {
+      primeContentTokens(m, "o200k_base", countTextTokens(m.content as string, "o200k_base"));
+      primeLongPiece(m, "o200k_base", false);
+    }
+    let r: Awaited<ReturnType<typeof applyStrategy>> | undefined;
+    const strategy = ZStrategy.parse({ type: "mastra_last_messages", last_messages: 10 });
+    expect(await counted(async () => (r = await applyStrategy(stored, strategy, { model: "gpt-4o", textCounts: counter })))).toBe(0);
+    expect(r!.total_tokens).toBe(listTokens(structuredClone(r!.messages), "o200k_base"));
   });
 });
 
