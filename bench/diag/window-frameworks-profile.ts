@@ -1,6 +1,7 @@
 // Diagnostic: the framework strategies of issue 42 in process over a 500-turn thread
 // (1 000 messages), the same text generator as bench:window. Prints p50/p95 per strategy.
 // BENCH_N (default 60). Run: npx tsx --conditions=react-server bench/diag/window-frameworks-profile.ts
+import os from "node:os";
 import { applyStrategy } from "../../lib/strategies/apply-strategy";
 import { ZStrategy, type RoleMessage } from "../../lib/strategies/schemas";
 import { projectTextCounter, type TextCounter } from "../../lib/strategies/text-counts";
@@ -22,15 +23,21 @@ const STRATEGIES: { name: string; strategy: Record<string, unknown> }[] = [
   { name: "mastra_last_messages 10", strategy: { type: "mastra_last_messages", last_messages: 10 } },
 ];
 const only = process.env.ONLY;
-// Cold: no text counter (every text counted, as before a request's texts were ever seen);
-// warm: a project's text counter, which the texts of the warm-up calls filled (POST /window's case
-// for an agent that sends its history every turn).
-const modes: { label: string; counter?: TextCounter }[] = [{ label: "cold" }, { label: "warm", counter: projectTextCounter("diag") }];
+// Cold: a project's text counter, every text new to it (a mark in front of each, as bench:window's
+// cold requests); warm: the same counter, which the texts of the warm-up calls filled (POST /window's
+// case for an agent that sends its history every turn).
+let mark = 0;
+const fresh = () => thread.map((m) => ({ ...m, content: `[${++mark}] ${m.content as string}` }));
+const counter: TextCounter = projectTextCounter("diag");
+const modes: { label: string; messages: () => RoleMessage[] }[] = [
+  { label: "cold", messages: fresh },
+  { label: "warm", messages: () => structuredClone(thread) },
+];
 for (const f of STRATEGIES) {
   if (only && !f.name.includes(only)) continue;
   const strategy = ZStrategy.parse(f.strategy);
   for (const mode of modes) {
-    const call = () => applyStrategy(structuredClone(thread), strategy, { model: "gpt-4o", temporary: [{ role: "user", content: "And what next?" }], textCounts: mode.counter });
+    const call = () => applyStrategy(mode.messages(), strategy, { model: "gpt-4o", temporary: [{ role: "user", content: "And what next?" }], textCounts: counter });
     const { samples } = await measure(call, { warmup: 5, n: N });
     const s = stats(samples);
     // CPU time per call too: wall times mean little while other work shares the cores.
@@ -42,7 +49,7 @@ for (const f of STRATEGIES) {
       cpu.push((d.user + d.system) / 1000);
     }
     const c = stats(cpu);
-    console.log(`${`${f.name} ${mode.label}`.padEnd(41)} wall p50 ${ms(s.p50)} ms  p95 ${ms(s.p95)} ms | cpu p50 ${ms(c.p50)} ms  p95 ${ms(c.p95)} ms`);
+    console.log(`${`${f.name} ${mode.label}`.padEnd(41)} wall p50 ${ms(s.p50)} ms  p95 ${ms(s.p95)} ms | cpu p50 ${ms(c.p50)} ms  p95 ${ms(c.p95)} ms | load average ${os.loadavg()[0].toFixed(1)}`);
   }
 }
 

@@ -8,7 +8,7 @@ import type { SummaryCache } from "./agentscope/summary-cache";
 import { langchainTrimStrategy } from "./frameworks/langchain-trim";
 import { llamaindexBufferStrategy, llamaindexMemoryStrategy } from "./frameworks/llamaindex-memory";
 import { mastraLastMessagesStrategy } from "./frameworks/mastra-last-messages";
-import { anyLongPiece, listTokens, primeContentTokens, primeLongPiece } from "./message-tokens";
+import { anyLongPiece, listTokens, primeContentTokens, primeLongPiece, tokensKnown } from "./message-tokens";
 import { messageWindowStrategy } from "./message-window-strategy";
 import type { AutoContextStrategy, RoleMessage, Strategy, WindowResult } from "./schemas";
 import { summaryBufferStrategy } from "./summary-buffer-strategy";
@@ -51,7 +51,7 @@ export async function applyStrategy(
         strategy.type === "token_buffer"
           ? tokenBufferStrategy(messages, strategy, ctx)
           : strategy.type === "langchain_trim"
-            ? langchainTrimStrategy(messages, strategy, ctx)
+            ? langchainTrimStrategy(messages, strategy, { ...ctx, counter })
             : await summaryBufferStrategy(messages, strategy, ctx, configuredChat());
     }
     if (temporary.length) {
@@ -82,13 +82,14 @@ export async function applyStrategy(
 
 /**
  * The kept messages' counts from the text counter (a hit for a text counted by an earlier
- * request), for total_tokens and the long-piece check. Only a plain text message: its count is
- * its text's, and its long-piece flag is the count's `approximate` (both ask whether a piece is
- * over MAX_PIECE_BYTES); list contents and tool calls are counted as before.
+ * request or by the strategy itself), for total_tokens and the long-piece check. Only a plain
+ * text message: its count is its text's, and its long-piece flag is the count's `approximate`
+ * (both ask whether a piece is over MAX_PIECE_BYTES); list contents and tool calls are counted
+ * as before. A message whose counts are already known (a stored turn's) is left as it is.
  */
 function primeFromCounter(messages: RoleMessage[], encoding: ModelPreset["encoding"], counter: TextCounter): void {
   for (const m of messages) {
-    if (typeof m.content !== "string" || m.tool_calls?.length) continue;
+    if (typeof m.content !== "string" || m.tool_calls?.length || tokensKnown(m, encoding)) continue;
     const c = counter.count(m.content, encoding);
     primeContentTokens(m, encoding, c.tokens);
     primeLongPiece(m, encoding, c.approximate);

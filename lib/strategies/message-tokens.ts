@@ -12,6 +12,11 @@ export function primeContentTokens(m: RoleMessage, encoding: EncodingName, conte
   cache[encoding].set(m, messageOverhead(m.role, encoding, m.name) + contentTokenCount);
 }
 
+/** Whether a message's tokens and long-piece answer are known for this encoding (a stored turn's, or counted before). */
+export function tokensKnown(m: RoleMessage, encoding: EncodingName): boolean {
+  return cache[encoding].has(m) && longPieces[encoding].has(m);
+}
+
 /** One message by OpenAI's chat formula; tool calls count their name and arguments. */
 export function roleMessageTokens(m: RoleMessage, encoding: EncodingName): number {
   const hit = cache[encoding].get(m);

@@ -83,7 +83,16 @@ export function projectTextCounter(projectId: string): TextCounter {
     },
     spaced(text, encoding) {
       const e = entry(text);
-      return ((e.spaced ??= {})[encoding] ??= countSpaced(text, encoding));
+      let s = e.spaced?.[encoding];
+      if (!s) {
+        // One pass gives the text's own count too: a later count() of it (total_tokens when the
+        // model's encoding is LlamaIndex's) is a lookup, never a second scan.
+        const c = countSpaced(text, encoding);
+        s = { alone: c.alone, spaced: c.spaced };
+        (e.spaced ??= {})[encoding] = s;
+        e[encoding] ??= { tokens: c.alone, approximate: c.approximate };
+      }
+      return s;
     },
   };
 }

@@ -22,4 +22,4 @@ export declare function countAloneAndSpaced(
   enc: { encode_ordinary(text: string): ArrayLike<number> },
   text: string,
   encodingName: "o200k_base" | "cl100k_base",
-): { alone: number; spaced: number };
+): { alone: number; spaced: number; approximate: boolean };

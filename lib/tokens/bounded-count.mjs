@@ -414,12 +414,17 @@ export function scanPieces(enc, text, encodingName, from = 0, to = text.length, 
   return { starts, before, approximate, stoppedAt: -1 };
 }
 
+// Set by pieceTokens when the piece it counted was long (counted in segments: approximate).
+let lastPieceLong = false;
+
 /** Tokens of the piece s[start, end), as countBounded counts it. */
 function pieceTokens(enc, cache, s, start, end) {
+  lastPieceLong = false;
   const length = end - start;
   if (length <= CACHED_PIECE_MAX_CHARS) return cachedCount(enc, cache, s.slice(start, end));
   const piece = s.slice(start, end);
   if (length < RUN || utf8Length(piece) <= MAX_PIECE_BYTES) return enc.encode_ordinary(piece).length;
+  lastPieceLong = true;
   let tokens = 0;
   for (const seg of segments(piece)) tokens += cachedCount(enc, cache, seg);
   return tokens;
@@ -434,7 +439,9 @@ function pieceTokens(enc, cache, s, start, end) {
  * @param {{ encode_ordinary(text: string): ArrayLike<number> }} enc
  * @param {string} text
  * @param {"o200k_base" | "cl100k_base"} encodingName
- * @returns {{ alone: number, spaced: number }}
+ * `approximate` is countBounded's for the text alone (it has a piece over MAX_PIECE_BYTES), so
+ * the alone count serves as the text's count too (text-counts.ts: a text is never counted twice).
+ * @returns {{ alone: number, spaced: number, approximate: boolean }}
  */
 export function countAloneAndSpaced(enc, text, encodingName) {
   const cache = pieceCounts[encodingName];
@@ -444,6 +451,7 @@ export function countAloneAndSpaced(enc, text, encodingName) {
   let aloneAt = 1; // where the scan of the text alone is
   let spaced = 0;
   let alone = 0;
+  let approximate = false;
   while (spacedAt !== aloneAt) {
     // Advance the scan that is behind; a scan with no piece left is at the end.
     const behindIsSpaced = spacedAt < aloneAt;
@@ -453,6 +461,7 @@ export function countAloneAndSpaced(enc, text, encodingName) {
     if (nextPiece(s, p, encodingName)) {
       tokens = pieceTokens(enc, cache, s, PIECE.start, PIECE.end);
       end = PIECE.end;
+      if (!behindIsSpaced && lastPieceLong) approximate = true;
     }
     if (behindIsSpaced) {
       spaced += tokens;
@@ -463,6 +472,9 @@ export function countAloneAndSpaced(enc, text, encodingName) {
     }
   }
   let rest = 0;
-  for (let p = spacedAt; nextPiece(s, p, encodingName); p = PIECE.end) rest += pieceTokens(enc, cache, s, PIECE.start, PIECE.end);
-  return { alone: alone + rest, spaced: spaced + rest };
+  for (let p = spacedAt; nextPiece(s, p, encodingName); p = PIECE.end) {
+    rest += pieceTokens(enc, cache, s, PIECE.start, PIECE.end);
+    if (lastPieceLong) approximate = true;
+  }
+  return { alone: alone + rest, spaced: spaced + rest, approximate };
 }

@@ -48,8 +48,11 @@ export function textPieces(text: string, encoding: EncodingName, from?: number, 
   return scanPieces(encoder(encoding), text, encoding, from, to, stopAt);
 }
 
-/** Tokens of `text` alone and of " " + `text` (LlamaIndex's count of a text after another), one pass (bounded-count.mjs). */
-export function countSpaced(text: string, encoding: EncodingName): { alone: number; spaced: number } {
+/**
+ * Tokens of `text` alone and of " " + `text` (LlamaIndex's count of a text after another), one
+ * pass (bounded-count.mjs); `approximate` is countText's for the text alone.
+ */
+export function countSpaced(text: string, encoding: EncodingName): { alone: number; spaced: number; approximate: boolean } {
   countedHere++;
   return countAloneAndSpaced(encoder(encoding), text, encoding);
 }

@@ -7,7 +7,7 @@ import { langchainTrimStrategy, type LangChainTrimOptions } from "@/lib/strategi
 import { llamaindexBufferStrategy, llamaindexMemoryStrategy } from "@/lib/strategies/frameworks/llamaindex-memory";
 import type { RoleMessage } from "@/lib/strategies/schemas";
 import { projectTextCounter, type TextCounter } from "@/lib/strategies/text-counts";
-import { countTextTokens } from "@/lib/tokens/count-tokens";
+import { countTextTokens, textsCountedHere } from "@/lib/tokens/count-tokens";
 import type { EncodingName } from "@/lib/tokens/registry";
 import { content, history, lcKey, lcOptions, type LlamaMsg, llamaKey, runLangChain, text, toLangChain, toLlama } from "../helpers/framework-oracles";
 
@@ -18,15 +18,16 @@ import { content, history, lcKey, lcOptions, type LlamaMsg, llamaKey, runLangCha
 // ---------------------------------------------------------------------------------------------
 // LangChain JS trimMessages
 
-function runOurs(messages: RoleMessage[], o: LangChainTrimOptions, encoding: EncodingName): string[] | "throws" {
+function runOurs(messages: RoleMessage[], o: LangChainTrimOptions, encoding: EncodingName, counter?: TextCounter): string[] | "throws" {
   try {
-    return langchainTrimStrategy(messages, o, { encoding }).messages.map((m) => lcKey(toLangChain(m)));
+    return langchainTrimStrategy(messages, o, { encoding, counter }).messages.map((m) => lcKey(toLangChain(m)));
   } catch (e) {
     if (e instanceof ValidationError) return "throws";
     throw e;
   }
 }
 
+const lcCounter = projectTextCounter("unit-framework-windows-langchain");
 describe("langchain_trim keeps exactly what @langchain/core trimMessages keeps", () => {
   it("on generated histories, every option and counter", async () => {
     let refused = 0;
@@ -38,8 +39,11 @@ describe("langchain_trim keeps exactly what @langchain/core trimMessages keeps",
           refused++;
           if (theirs !== "throws") undefinedAnswers++;
           expect(runOurs(messages, o, encoding)).toBe("throws");
+          expect(runOurs(messages, o, encoding, lcCounter)).toBe("throws");
         } else {
           expect(runOurs(messages, o, encoding)).toEqual(theirs);
+          // With POST /window's per-project counter (its counts kept between calls), the same.
+          expect(runOurs(messages, o, encoding, lcCounter)).toEqual(theirs);
         }
       }),
       { numRuns: 800, seed: 42 },
@@ -134,6 +138,48 @@ describe.each(variants)("llamaindex_buffer keeps exactly what llamaindex's ChatM
       { numRuns: 800, seed: 7 },
     );
     expect(refused).toBeGreaterThan(5);
+  });
+});
+
+// With per-text counts, ChatMemoryBuffer's windows are counted newest first and only until the
+// newer texts alone are over the limit. Every limit from 0 to the whole list's count (each
+// window's count is then some limit exactly, where stopping one text early would show), against
+// the package; and a small limit over a long thread counts only the newest texts.
+describe("llamaindex_buffer counts only the newest texts a limit reaches", () => {
+  const joinable = fc.array(
+    fc.record({ role: fc.constantFrom<"user" | "assistant">("user", "assistant"), content: text.map((t) => `${t.replace("<|endoftext|>", "").trimEnd()}.`) }),
+    { minLength: 1, maxLength: 8 },
+  );
+  it("keeps what ChatMemoryBuffer keeps at every limit", async () => {
+    const counter = projectTextCounter("unit-framework-windows-limits");
+    await fc.assert(
+      fc.asyncProperty(joinable, fc.constantFrom(0, 3), async (messages, initial) => {
+        const history = messages.map(toLlama);
+        const label = new Map<LlamaMsg, string>(history.map((m, i) => [m, `h${i}`] as const));
+        const whole = countTextTokens(messages.map((m) => m.content).join(" "), "cl100k_base") + initial;
+        for (let tokenLimit = initial; tokenLimit <= whole + 1; tokenLimit++) {
+          const buffer = new ChatMemoryBuffer({ tokenLimit, chatHistory: history as never, llm: { metadata: { contextWindow: 1 } } as never });
+          const theirs = ((await buffer.getMessages(undefined, initial)) as LlamaMsg[]).map((m) => label.get(m)!);
+          const ours = llamaindexBufferStrategy(messages, { token_limit: tokenLimit, initial_token_count: initial }, { contextWindow: 1 }, [], counter);
+          expect(ours.sourceIndex.map((i) => `h${i}`)).toEqual(theirs);
+        }
+      }),
+      { numRuns: 30, seed: 11 },
+    );
+  });
+
+  it("counts a few texts, not the thread, under a small limit", () => {
+    const thread: RoleMessage[] = Array.from({ length: 1000 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `message ${i}: the weather in Lisbon is fine today.` }));
+    const before = textsCountedHere();
+    const r = llamaindexBufferStrategy(thread, { token_limit: 200, initial_token_count: 0 }, { contextWindow: 1 }, [], projectTextCounter("unit-framework-windows-small"));
+    const counted = textsCountedHere() - before;
+    expect(r.messages.length).toBeGreaterThan(5);
+    expect(counted).toBeLessThanOrEqual(r.messages.length + 2);
+    // The same window as one count of each joined suffix would give.
+    const joined = new JoinedTexts(thread.map((m) => m.content as string), "cl100k_base");
+    const start = r.sourceIndex[0];
+    expect(joined.suffix(start)).toBeLessThanOrEqual(200);
+    expect(joined.suffix(start - 1)).toBeGreaterThan(200);
   });
 });
 

@@ -1,6 +1,7 @@
 import { countTextTokens } from "../../tokens/count-tokens";
 import type { EncodingName } from "../../tokens/registry";
 import type { RoleMessage } from "../schemas";
+import type { TextCounter } from "../text-counts";
 import type { Dropped, StrategyOutput, Transformed } from "../strategy-types";
 import { frameworkRefuses, unpairedNotes } from "./unpaired";
 
@@ -29,11 +30,15 @@ const SPECIAL: Record<EncodingName, string[]> = {
   o200k_base: ["<|endoftext|>", "<|endofprompt|>"],
 };
 
-/** BaseLanguageModel.getNumTokens of one message's content: text blocks joined with nothing, then tiktoken. */
-export function langchainModelTokens(content: Content, encoding: EncodingName): number {
+/**
+ * BaseLanguageModel.getNumTokens of one message's content: text blocks joined with nothing, then
+ * tiktoken. A counter (POST /window's, per project) keeps a text's count for the answer's
+ * total_tokens, which is in the same encoding: a kept message is counted once.
+ */
+export function langchainModelTokens(content: Content, encoding: EncodingName, counter?: TextCounter): number {
   const text = typeof content === "string" ? content : content.map((b) => (b.type === "text" ? b.text : "")).join("");
   if (SPECIAL[encoding].some((s) => text.includes(s))) return Math.ceil(text.length / 4);
-  return countTextTokens(text, encoding);
+  return counter ? counter.count(text, encoding).tokens : countTextTokens(text, encoding);
 }
 
 const words = (text: string) => text.split(/\s+/).filter(Boolean).length;
@@ -43,7 +48,7 @@ const words = (text: string) => text.split(/\s+/).filter(Boolean).length;
  * (or, for "model", a ChatOpenAI instance, whose getNumTokens counts each message's content).
  * All four add up per message, which trimMessages relies on nowhere but lets this run in linear time.
  */
-export function langchainCost(content: Content, counter: LangChainTrimOptions["token_counter"], encoding: EncodingName): number {
+export function langchainCost(content: Content, counter: LangChainTrimOptions["token_counter"], encoding: EncodingName, texts?: TextCounter): number {
   switch (counter) {
     case "messages":
       return 1;
@@ -52,7 +57,7 @@ export function langchainCost(content: Content, counter: LangChainTrimOptions["t
     case "words":
       return typeof content === "string" ? words(content) : content.reduce((n, b) => n + (b.type === "text" ? words(b.text) : 0), 0);
     case "model":
-      return langchainModelTokens(content, encoding);
+      return langchainModelTokens(content, encoding, texts);
   }
 }
 
@@ -65,7 +70,8 @@ function splitLines(text: string): string[] {
   return [...s.slice(0, -1).map((x) => `${x}\n`), s[s.length - 1]];
 }
 
-type FirstOpts = { max: number; cost: (c: Content) => number; partial?: "first" | "last"; endOn?: Set<LangChainType>; endOnName?: string };
+// partCost: the cost of a part of a message (allow_partial's pieces), never kept in a text counter.
+type FirstOpts = { max: number; cost: (c: Content) => number; partCost: (c: Content) => number; partial?: "first" | "last"; endOn?: Set<LangChainType>; endOnName?: string };
 
 /** _firstMaxTokens: the longest prefix that fits, then optionally a part of the next message, then cut back to end_on. */
 function firstMaxTokens(list: Item[], o: FirstOpts, why: Map<number, string>, overReason: string, pruneReason: string): Item[] {
@@ -91,7 +97,7 @@ function firstMaxTokens(list: Item[], o: FirstOpts, why: Map<number, string>, ov
       const ordered = o.partial === "last" ? [...blocks].reverse() : blocks;
       for (let i = 1; i <= blocks.length; i++) {
         const piece = o.partial === "first" ? ordered.slice(0, i) : ordered.slice(-i);
-        const c = o.cost(piece);
+        const c = o.partCost(piece);
         if (used + c > o.max) break;
         copy = [...copy.slice(0, idx), { ...excluded, content: piece, part: `its first ${i} of ${blocks.length} content blocks` }];
         used += c;
@@ -111,7 +117,7 @@ function firstMaxTokens(list: Item[], o: FirstOpts, why: Map<number, string>, ov
         for (let k = 0; k < total - 1; k++) {
           splits.pop();
           // Measured as joined in this order (lines reversed for "last"), kept in reading order.
-          if (used + o.cost(splits.join("")) <= o.max) {
+          if (used + o.partCost(splits.join("")) <= o.max) {
             const kept = o.partial === "last" ? [...splits].reverse().join("") : splits.join("");
             const side = o.partial === "last" ? "last" : "first";
             copy = [...copy.slice(0, idx), { ...excluded, content: kept, part: `its ${side} ${splits.length} of ${total} lines` }];
@@ -135,14 +141,15 @@ function firstMaxTokens(list: Item[], o: FirstOpts, why: Map<number, string>, ov
  * trimMessages(messages, { maxTokens, strategy, includeSystem, startOn, endOn, allowPartial, tokenCounter }).
  * Throws a 422 where LangChain throws, and where it answers `[undefined]`.
  */
-export function langchainTrimStrategy(messages: RoleMessage[], opts: LangChainTrimOptions, ctx: { encoding: EncodingName }): StrategyOutput {
+export function langchainTrimStrategy(messages: RoleMessage[], opts: LangChainTrimOptions, ctx: { encoding: EncodingName; counter?: TextCounter }): StrategyOutput {
   if (opts.strategy === "first" && opts.start_on !== undefined) {
     throw frameworkRefuses("strategy.start_on", "LangChain's trimMessages throws when start_on is set with strategy first (\"`startOn` should only be specified if `strategy` is 'last'\")");
   }
   if (opts.strategy === "first" && opts.include_system) {
     throw frameworkRefuses("strategy.include_system", "LangChain's trimMessages throws when include_system is set with strategy first");
   }
-  const cost = (c: Content) => langchainCost(c, opts.token_counter, ctx.encoding);
+  const cost = (c: Content) => langchainCost(c, opts.token_counter, ctx.encoding, ctx.counter);
+  const partCost = (c: Content) => langchainCost(c, opts.token_counter, ctx.encoding);
   const why = new Map<number, string>();
   const items: Item[] = messages.map((m, index) => ({ m, index, content: m.content }));
   const limit = `${opts.max_tokens} (${opts.token_counter})`;
@@ -150,7 +157,7 @@ export function langchainTrimStrategy(messages: RoleMessage[], opts: LangChainTr
   if (opts.strategy === "first") {
     kept = firstMaxTokens(
       items,
-      { max: opts.max_tokens, cost, partial: opts.allow_partial ? "first" : undefined, endOn: asList(opts.end_on) },
+      { max: opts.max_tokens, cost, partCost, partial: opts.allow_partial ? "first" : undefined, endOn: asList(opts.end_on) },
       why,
       `after the first messages that fit max_tokens ${limit}`,
       `cut so the window ends on ${opts.end_on ? named(opts.end_on) : ""} (end_on)`,
@@ -168,7 +175,7 @@ export function langchainTrimStrategy(messages: RoleMessage[], opts: LangChainTr
     const reversed = swapped ? [copy[0], ...copy.slice(1).reverse()] : [...copy].reverse();
     const picked = firstMaxTokens(
       reversed,
-      { max: opts.max_tokens, cost, partial: opts.allow_partial ? "last" : undefined, endOn: asList(opts.start_on) },
+      { max: opts.max_tokens, cost, partCost, partial: opts.allow_partial ? "last" : undefined, endOn: asList(opts.start_on) },
       why,
       `older than the newest messages that fit max_tokens ${limit}`,
       `cut so the window starts on ${opts.start_on ? named(opts.start_on) : ""} (start_on)${swapped ? "; LangChain cuts the system message this way too" : ""}`,

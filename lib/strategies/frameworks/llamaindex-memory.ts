@@ -59,7 +59,7 @@ export function llamaindexBufferStrategy(
   }
   const all = [...temporary, ...history];
   const source = [...temporary.map(() => -1), ...history.map((_, i) => i)];
-  const suffixTokens = suffixCounter(texts(all, "messages"), counter);
+  const suffixTokens = suffixCounter(texts(all, "messages"), counter, tokenLimit - opts.initial_token_count);
   let count = all.length;
   let tokens = suffixTokens(0) + opts.initial_token_count;
   const doubled = new Set<number>();
@@ -136,23 +136,42 @@ export function llamaindexMemoryStrategy(history: RoleMessage[], opts: LlamaMemo
 
 /**
  * Tokens of texts[from..].join(" ") for every `from`, as ChatMemoryBuffer counts its ever
- * shorter windows. When every text but the last ends in a non-space character, the joined
- * string's pieces are each text's own (the first alone, the others with the space before
- * them; JoinedTexts' note says why), so a suffix is a sum of per-text counts, each counted once
- * (and kept across requests by `counter`). Otherwise one scan of the joined string.
+ * shorter windows; a window the loop only compares with the limit, so one known to hold more
+ * than `budget` tokens is Infinity. When every text but the last ends in a non-space character,
+ * the joined string's pieces are each text's own (the first alone, the others with the space
+ * before them; JoinedTexts' note says why), so a suffix is a sum of per-text counts. Those are
+ * taken newest first, and only until the texts after some `k` hold more than `budget`: every
+ * longer window holds at least those, so the older texts are never counted (a 2 000-token
+ * limit over a 1 000-message thread counts a few dozen texts, not all). Each text is counted
+ * once, and kept across requests by `counter`. Otherwise one scan of the joined string.
  */
-function suffixCounter(list: string[], counter: TextCounter): (from: number) => number {
-  // Without a counter that keeps counts, one scan of the joined string is a little cheaper than
-  // two short scans per text (the per-text sums pay off from the second request on).
-  if (counter === uncachedCounter || !list.slice(0, -1).every(endsJoinable)) {
+function suffixCounter(list: string[], counter: TextCounter, budget: number): (from: number) => number {
+  if (!list.slice(0, -1).every(endsJoinable)) {
     const joined = new JoinedTexts(list, LLAMAINDEX_ENCODING);
     return (from) => joined.suffix(from);
   }
-  const counts = list.map((t) => counter.spaced(t, LLAMAINDEX_ENCODING));
-  // spacedAfter[i]: tokens of the texts after i, each with its space.
-  const spacedAfter = new Array<number>(list.length + 1).fill(0);
-  for (let i = list.length - 1; i >= 0; i--) spacedAfter[i] = spacedAfter[i + 1] + (i + 1 < list.length ? counts[i + 1].spaced : 0);
-  return (from) => (from >= list.length ? 0 : counts[from].alone + spacedAfter[from]);
+  const alone: number[] = new Array<number>(list.length);
+  // spacedFrom[i - k]: tokens of the texts from i on, each with its space (texts k.. counted).
+  let k = list.length;
+  let spacedSum = 0;
+  const spacedFrom: number[] = [0];
+  const countDownTo = (from: number) => {
+    while (k > from && spacedSum <= budget) {
+      k--;
+      const c = counter.spaced(list[k], LLAMAINDEX_ENCODING);
+      alone[k] = c.alone;
+      spacedSum += c.spaced;
+      spacedFrom.push(spacedSum);
+    }
+  };
+  return (from) => {
+    if (from >= list.length) return 0;
+    countDownTo(from);
+    // Not reached: the texts after k-1 alone hold spacedSum > budget tokens, and so does every window that holds them.
+    if (from < k) return Infinity;
+    const after = spacedFrom[list.length - from - 1]; // texts from+1.. with their spaces
+    return alone[from] + after;
+  };
 }
 
 /**
