@@ -172,30 +172,137 @@ export function pageOverflow(page: import("playwright-core").Page): Promise<numb
 let axeSource: string | undefined;
 
 /**
+ * In the page: every style rule under a media query on the viewport's width (the form Tailwind
+ * writes `sm:`/`xl:`/`max-sm:` in, flat or nested), with that media condition, its selector and
+ * the properties it sets. Read through the CSSOM, so it is what the browser applies, whatever
+ * class names or stylesheet produced it.
+ */
+const WIDTH_RULES_SOURCE = `() => {
+  const out = [];
+  const walk = (rules, media, selector) => {
+    for (const r of Array.from(rules)) {
+      if (r instanceof CSSMediaRule) {
+        walk(r.cssRules, /width/.test(r.conditionText) ? r.conditionText : media, selector);
+      } else if (r instanceof CSSStyleRule) {
+        const sel = selector && r.selectorText.includes("&") ? r.selectorText.replaceAll("&", ":is(" + selector + ")") : r.selectorText;
+        if (media && r.style.length) out.push({ media, selector: sel, style: r.style });
+        if (r.cssRules && r.cssRules.length) walk(r.cssRules, media, sel);
+      } else if (typeof CSSNestedDeclarations !== "undefined" && r instanceof CSSNestedDeclarations) {
+        if (media && selector && r.style.length) out.push({ media, selector, style: r.style });
+      } else if (r.cssRules) {
+        walk(r.cssRules, media, selector); // @layer, @supports, @container
+      }
+    }
+  };
+  for (const sheet of Array.from(document.styleSheets)) {
+    try { walk(sheet.cssRules, null, null); } catch {}
+  }
+  return out;
+}`;
+
+/** Defines window.__widthRules in the page (by the protocol, not a script or eval: no CSP stops it). */
+async function installWidthRules(page: Page): Promise<void> {
+  await page.evaluate(`window.__widthRules ??= ${WIDTH_RULES_SOURCE}; window.__colourProperty ??= ${COLOUR_PROPERTY_SOURCE}; undefined`);
+}
+type WidthRule = { media: string; selector: string; style: CSSStyleDeclaration };
+
+/** In the page: whether a width rule's properties can change a colour (kept beside WIDTH_RULES_SOURCE). */
+const COLOUR_PROPERTY_SOURCE = `(p) => /colou?r|background|opacity|fill|stroke|shadow|filter|blend/.test(p) || (p.startsWith("--") && !p.startsWith("--tw-"))`;
+
+/**
+ * The width-dependent rules of the page's stylesheets that set a colour (text, background,
+ * border, opacity, shadow, filter, fill, or a custom property that may hold one), as
+ * "media selector { properties }". Tailwind's own variables under a breakpoint are layout
+ * (space, divide, translate); its colour ones (--tw-ring-color) carry "color" in their name.
+ */
+export async function widthDependentColours(page: Page): Promise<string[]> {
+  await installWidthRules(page);
+  return page.evaluate(() => {
+    const w = window as unknown as { __widthRules: () => WidthRule[]; __colourProperty: (p: string) => boolean };
+    return w
+      .__widthRules()
+      .map((r) => ({ ...r, props: Array.from(r.style).filter(w.__colourProperty) }))
+      .filter((r) => r.props.length > 0)
+      .map((r) => `${r.media} ${r.selector} { ${r.props.join(", ")} }`);
+  });
+}
+
+/**
  * Runs axe-core in the page; returns the serious and critical violations (id, impact, first
  * targets). `rules`: only these axe rules (default: all of them).
+ *
+ * `contrast: "width-only"` is for a page state already checked at a wider width (1440 px, all
+ * rules). Colour-contrast is about three quarters of a full axe run on a large page
+ * (docs/benchmarks.md section 37), and the colours it reads do not change with the width: in
+ * this app one Tailwind colour class has a breakpoint (the project switcher's
+ * `sm:not-sr-only sm:text-zinc-500` label, shown only from 640 px on). So at this width the rule
+ * runs only on what the width can change, read from the page's stylesheets (not class names):
+ * elements that a width rule hides at another width (`xl:hidden`, `sm:sr-only`) or shows only
+ * here (`max-sm:block`), such as the Menu button below 1280 px, and elements that a width rule
+ * gives a colour (widthDependentColours), should one be added. The other rules run on the whole
+ * page, as at every width. What a width changes about what lies behind a text (a panel moved
+ * over another) is checked at the wide width only.
  */
 export async function axeSeriousViolations(
   page: import("playwright-core").Page,
-  opts: { rules?: string[] } = {},
+  opts: { rules?: string[]; contrast?: "all" | "width-only" } = {},
 ): Promise<{ id: string; impact: string; help: string; targets: string[] }[]> {
   axeSource ??= fs.readFileSync(require.resolve("axe-core/axe.min.js"), "utf8"); // read once per file, not per check
   const source = axeSource;
   // Next.js streams a dynamic page's metadata: its <title> can land a moment after the content.
   await page.waitForFunction(() => document.title.length > 0, undefined, { timeout: 10_000 }).catch(() => {});
   if (!(await page.evaluate(() => "axe" in window))) await page.addScriptTag({ content: source });
+  const widthOnly = opts.contrast === "width-only" && (!opts.rules || opts.rules.includes("color-contrast"));
+  if (widthOnly) await installWidthRules(page);
   const run = () =>
-    page.evaluate(async (rules) => {
-      const options = { resultTypes: ["violations"], ...(rules ? { runOnly: { type: "rule", values: rules } } : {}) };
-      // @ts-expect-error injected above
-      const r = await window.axe.run(document, options);
-      return (r.violations as { id: string; impact: string; help: string; nodes: { target: string[] }[] }[]).map((v) => ({
-        id: v.id,
-        impact: v.impact,
-        help: v.help,
-        targets: v.nodes.slice(0, 3).map((n) => n.target.join(" ")),
-      }));
-    }, opts.rules ?? null);
+    page.evaluate(
+      async ({ rules, widthOnly }) => {
+        type Found = { id: string; impact: string; help: string; nodes: { target: string[] }[] };
+        // @ts-expect-error injected above
+        const axe = window.axe;
+        const found: Found[] = [];
+        const base = { resultTypes: ["violations"] };
+        if (!widthOnly) {
+          const options = { ...base, ...(rules ? { runOnly: { type: "rule", values: rules } } : {}) };
+          found.push(...(await axe.run(document, options)).violations);
+        } else {
+          const others = rules?.filter((r) => r !== "color-contrast");
+          if (!rules || others!.length > 0) {
+            const options = { ...base, ...(others ? { runOnly: { type: "rule", values: others } } : {}), rules: { "color-contrast": { enabled: false } } };
+            found.push(...(await axe.run(document, options)).violations);
+          }
+          // Shown by this width: a hiding rule (display none, visibility hidden, the sr-only
+          // clip) whose width condition does not hold now, or a showing one that holds now;
+          // coloured by a width: any width rule that sets a colour.
+          const hides = (s: CSSStyleDeclaration) =>
+            s.display === "none" || s.visibility === "hidden" || s.visibility === "collapse" || (s.position === "absolute" && (s.clip !== "" || s.clipPath !== "") && s.width === "1px");
+          const shows = (s: CSSStyleDeclaration) => (s.display !== "" && s.display !== "none") || s.visibility === "visible" || s.clip === "auto" || s.position === "static";
+          const w = window as unknown as { __widthRules: () => WidthRule[]; __colourProperty: (p: string) => boolean };
+          const shown = new Set<Element>();
+          for (const r of w.__widthRules()) {
+            const now = matchMedia(r.media).matches;
+            const coloured = Array.from(r.style).some(w.__colourProperty);
+            if (!(coloured || (hides(r.style) && !now) || (shows(r.style) && now && !hides(r.style)))) continue;
+            try {
+              for (const el of Array.from(document.querySelectorAll(r.selector))) shown.add(el);
+            } catch {
+              // a selector querySelectorAll cannot take (a pseudo-element): nothing of it to check
+            }
+          }
+          const include = [...shown].filter((el) => (el as HTMLElement).offsetParent !== null || getComputedStyle(el).position === "fixed");
+          if (include.length > 0) {
+            found.push(...(await axe.run({ include }, { ...base, runOnly: { type: "rule", values: ["color-contrast"] } })).violations);
+          }
+        }
+        return found.map((v) => ({
+          id: v.id,
+          impact: v.impact,
+          help: v.help,
+          targets: v.nodes.slice(0, 3).map((n) => n.target.join(" ")),
+        }));
+      },
+      { rules: opts.rules ?? null, widthOnly },
+    );
   let result = await run();
   // A page that rewrites its URL as state changes (the inspector) re-renders its metadata, and
   // the <title> can be out of the document for that moment (a CI run caught axe in it). Once
