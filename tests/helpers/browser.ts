@@ -281,8 +281,13 @@ export async function axeSeriousViolations(
           const shown = new Set<Element>();
           for (const r of w.__widthRules()) {
             const now = matchMedia(r.media).matches;
+            // Up to a width (max-sm:, "not all and (min-width)", "width <") or from one on
+            // (sm:, xl:): a rule from a width on that holds now holds at any wider width too, so
+            // what it shows was seen there; one that does not hold now may hide an element there.
+            const upTo = /not all and|max-width|width\s*</.test(r.media);
             const coloured = Array.from(r.style).some(w.__colourProperty);
-            if (!(coloured || (hides(r.style) && !now) || (shows(r.style) && now && !hides(r.style)))) continue;
+            const shownHere = upTo ? now && shows(r.style) && !hides(r.style) : !now && hides(r.style);
+            if (!coloured && !shownHere) continue;
             try {
               for (const el of Array.from(document.querySelectorAll(r.selector))) shown.add(el);
             } catch {
