@@ -9,9 +9,9 @@
 // totals the issue sets targets for: 0 x 5xx, 0 hangs, /ready p99 < 1 s, RSS peak < 1.5 GB, and
 // the server answering an ordinary import after each. BENCH_UNPACKED_MB (default 1024) is the
 // server's streamed-export unpacked bound for the "spaces" attack (BENCH_SPACES_MB, default
-// 1536 MB of spaces in a zip of ~1.5 MB). Then valid uploads whose parse is costly, each imported
-// to its end (as a dry run, but the 60 MB conversation): /ready and the server's CPU-seconds while
-// each runs. BENCH_ONLY (a regular expression) runs only the attacks and imports whose name it
+// 1536 MB of spaces in a zip of ~1.5 MB). Then valid uploads whose parse is costly: the 60 MB
+// conversation imported to its end, the files read whole (dry runs) until their 202, when their
+// parse is done; /ready and the server's CPU-seconds meanwhile. BENCH_ONLY (a regular expression) runs only the attacks and imports whose name it
 // matches. Prints the load average: the machine is shared.
 
 import fs from "node:fs";
@@ -122,8 +122,8 @@ runMain("bench:hostile", async (onCleanup) => {
       `${String(k).padStart(2)}. ${a.name.padEnd(52)} ${String(status).padEnd(4)} (want ${a.status})  ${(ms / 1000).toFixed(1).padStart(5)} s (server ${cpuS.toFixed(1)} CPU-s)  /ready p99 ${row.readyP99.toFixed(0).padStart(5)} ms, slowest ${row.readySlowest.toFixed(0).padStart(5)} ms, ${hangs} hang(s)  RSS peak ${rssPeak.toFixed(0)} MB  ${after ? "then answers" : "THEN FAILS"}  load ${os.loadavg()[0].toFixed(1)}`,
     );
   }
-  /** An accepted upload imported to its end: /ready and the server's CPU while the job runs. */
-  const accepted = async (name: string, body: Uint8Array, query: Record<string, string>) => {
+  /** An accepted upload: /ready and the server's CPU until the job ends (toEnd), or until its 202 (the parse of a file read whole is done before it; the job is then cancelled). */
+  const accepted = async (name: string, body: Uint8Array, query: Record<string, string>, toEnd: boolean) => {
     const probes: number[] = [];
     let stop = false;
     let rssPeak = groupRssMb(server.pid);
@@ -140,8 +140,9 @@ runMain("bench:hostile", async (onCleanup) => {
     const cpu0 = groupCpuSeconds(server.pid) ?? 0;
     const r = await upload({ body, query });
     const answered = performance.now() - t0;
-    let status = `upload ${r.status}`;
-    for (const deadline = Date.now() + 600_000; r.body.id && Date.now() < deadline; ) {
+    let status = `upload ${r.status}${"total" in r.body ? `, total ${String(r.body.total)}` : ""}`;
+    if (!toEnd && r.body.id) await fetch(`${server.base}/api/v1/imports/${r.body.id}/cancel`, { method: "POST" });
+    for (const deadline = Date.now() + 600_000; toEnd && r.body.id && Date.now() < deadline; ) {
       const j = (await (await fetch(`${server.base}/api/v1/imports/${r.body.id}`)).json()) as { status: string; counts: { turns: number; memories: number; conversations: number } };
       if (j.status !== "running") {
         status = `${j.status}, ${j.counts.conversations} conversations, ${j.counts.turns} turns, ${j.counts.memories} memories`;
@@ -169,10 +170,10 @@ runMain("bench:hostile", async (onCleanup) => {
       mapping[`a${t}`] = { id: `a${t}`, parent: `u${t}`, children: t < 299 ? [`u${t + 1}`] : [], message: { id: `a${t}`, author: { role: "assistant" }, create_time: 1700000001 + 2 * t, recipient: "all", content: { content_type: "text", parts: [text(2 * t + 1)] } } };
     }
     const body = Buffer.from(JSON.stringify([{ id: "huge-record", title: "one huge conversation", create_time: 1700000000, mapping, current_node: "a299" }]));
-    await accepted("one 60 MB ChatGPT conversation (parsed in the JSON worker)", body, { format: "chatgpt", dry_run: "false", file_name: "huge-record" });
+    await accepted("one 60 MB ChatGPT conversation (parsed in the JSON worker)", body, { format: "chatgpt", dry_run: "false", file_name: "huge-record" }, true);
   }
   // Valid files read whole whose parse is costly (the upload parse worker), each a dry run.
-  for (const h of heavyImports()) if (!only || only.test(h.name)) await accepted(h.name, h.body, h.query);
+  for (const h of heavyImports()) if (!only || only.test(h.name)) await accepted(h.name, h.body, h.query, false);
   const all = rows;
   const fivexx = all.filter((r) => typeof r.status === "number" && r.status >= 500).length;
   const unanswered = all.filter((r) => typeof r.status !== "number").length;
