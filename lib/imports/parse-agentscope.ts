@@ -1,6 +1,6 @@
 import { isObj, optTime, RecordProblem, typeName, type Obj } from "./field-readers";
 import { Lines, markdownItemsLazily } from "./markdown-items";
-import { runSteps, runStepsYielding, STEP, type Steps } from "./steps";
+import { runSteps, STEP, type Steps } from "./steps";
 import { ImportLimitError } from "./upload-limits";
 import { sha256Hex, stableUuid } from "./stable-id";
 import { harnessConversation, harnessEntry, type HarnessEntry } from "./agentscope-harness";
@@ -30,11 +30,6 @@ type Msg = { id: string; role: string; name: string | null; created?: string; bl
 
 export function parseAgentScope(files: Map<string, Uint8Array>, opts: AgentScopeOptions = {}): ParsedImport {
   return runSteps(agentScopeSteps(files, opts));
-}
-
-/** The same, turning the event loop every STEP records (an upload). */
-export function parseAgentScopeYielding(files: Map<string, Uint8Array>, opts: AgentScopeOptions = {}): Promise<ParsedImport> {
-  return runStepsYielding(agentScopeSteps(files, opts));
 }
 
 function* agentScopeSteps(files: Map<string, Uint8Array>, opts: AgentScopeOptions): Steps<ParsedImport> {

@@ -1,5 +1,5 @@
 import { markdownItemsLazily } from "./markdown-items";
-import { runSteps, runStepsYielding, STEP, type Steps } from "./steps";
+import { runSteps, STEP, type Steps } from "./steps";
 import { ImportLimitError } from "./upload-limits";
 import { sha256Hex } from "./stable-id";
 import type { ImportMemory, ParsedImport } from "./types";
@@ -25,11 +25,6 @@ const TEXT = /\.(md|markdown|txt|text|json|ya?ml|xml|csv|org|rst)$|(^|\/)[^./]+$
 
 export function parseMemoryFiles(files: Map<string, Uint8Array>, opts: MemoryDirOptions = {}): ParsedImport {
   return runSteps(memoryFileSteps(files, opts));
-}
-
-/** The same, turning the event loop every STEP memories (an upload). */
-export function parseMemoryFilesYielding(files: Map<string, Uint8Array>, opts: MemoryDirOptions = {}): Promise<ParsedImport> {
-  return runStepsYielding(memoryFileSteps(files, opts));
 }
 
 function* memoryFileSteps(files: Map<string, Uint8Array>, opts: MemoryDirOptions): Steps<ParsedImport> {

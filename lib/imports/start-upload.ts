@@ -3,15 +3,12 @@ import type { ProjectSql } from "../db/project-sql";
 import { ValidationError } from "../errors/domain-errors";
 import { addCounts, failedRecords, problemOf, problemsOf } from "./field-readers";
 import { createJob, saveProgress } from "./import-jobs";
-import { ExportIds, parseImportRead, type FileFormat, type Read } from "./parse-import";
+import { ExportIds, type FileFormat } from "./parse-import";
 import { chatgptConversation, chatgptOwner } from "./parse-chatgpt";
 import { claudeConversation, claudeMemories, claudeMemoryEntry } from "./parse-claude";
-import { parseLetta } from "./parse-letta";
-import { parseMemoryFilesYielding } from "./parse-memory-dir";
 import { zipSymlinkNames } from "./zip-symlinks";
-import { parseAgentScopeYielding } from "./parse-agentscope";
 import { parseAgentsSqlite } from "./parse-openai-agents";
-import { langgraphMemories, storeRowsFromDump } from "./parse-langgraph";
+import { parseUploadOffThread } from "./parse-upload-off-thread";
 import type { ImportRun } from "./run-import";
 import type { ImportJob } from "./schemas";
 import { inBackground, zero } from "./start-import";
@@ -130,32 +127,27 @@ async function readWholeFormat(file: string, kind: FileKind, format: UploadForma
       wholeSize(file);
       return parseAgentsSqlite(file, opts); // read in a worker thread, from the file
     case "letta": {
-      if (kind === "zip") {
-        const files = await readZip(file, (n) => n.endsWith(".af") || n.endsWith(".json"));
-        const all: ParsedImport = { format: "letta", source: "letta", conversations: [], memories: [], problems: [] };
-        for (const [name, bytes] of files) {
-          files.delete(name); // handed to the parser's worker: not held here meanwhile
-          merge(all, parseLetta(await jsonOf({ bytes }, name), name, opts));
-        }
-        return all;
-      }
+      // Parsed in a worker (parse-upload-off-thread.ts), each file under the parse limits: its value is never rebuilt here.
+      if (kind === "zip") return parseUploadOffThread({ format: "letta", files: await readZip(file, (n) => n.endsWith(".af") || n.endsWith(".json")), opts });
       wholeSize(file);
-      return parseLetta(await jsonOf({ file }, "file"), "file", opts);
+      return parseUploadOffThread({ format: "letta", file, opts });
     }
     case "memory-dir": {
       const files = kind === "zip" ? await readZip(file) : new Map([["MEMORY.md", new Uint8Array(readWhole(file))]]);
       // A link's data is its target: read through it (or name it), never as the file's text.
       const links = kind === "zip" ? zipSymlinkNames(file) : new Set<string>();
       const symlinks = new Map([...links].filter((n) => files.has(n)).map((n) => [n, Buffer.from(files.get(n)!).toString("utf8")]));
-      return parseMemoryFilesYielding(files, { ...opts, maxRecords: LIMITS.records.value, symlinks });
+      // Unpacked here (a turn of the event loop every 2 MiB), parsed in a worker: the files are moved to it, not copied.
+      return parseUploadOffThread({ format: "memory-dir", files, symlinks, opts });
     }
     case "agentscope":
       if (kind !== "zip") throw notKind(format, "a zip of the workspace folder");
-      return parseAgentScopeYielding(await readZip(file), { ...opts, maxRecords: LIMITS.records.value });
+      return parseUploadOffThread({ format: "agentscope", files: await readZip(file), opts });
     case "langgraph": {
       if (kind !== "text") throw notKind(format, "the store table's SQL dump (pg_dump), or no file: POST /imports with format langgraph reads MEMSCOPE_LANGGRAPH_DATABASE_URL");
-      const dump = storeRowsFromDump(readWhole(file).toString("utf8"));
-      return langgraphMemories(dump.rows, { app_id: opts.app_id, user_segment: opts.user_segment }, dump.problems);
+      wholeSize(file);
+      // Read and parsed in a worker: a 60 MB dump held this thread 13.6 s (docs/benchmarks.md section 45).
+      return parseUploadOffThread({ format: "langgraph", file, opts });
     }
     case "dify-api":
     case "mem0":
@@ -163,7 +155,8 @@ async function readWholeFormat(file: string, kind: FileKind, format: UploadForma
       if (kind !== "text") throw notKind(format, "a JSON or JSONL file");
       wholeSize(file);
       // Detected as "dify-api" only by default: the older formats tell themselves apart (parse-import.ts).
-      return parseImportRead(await readJsonFile(file), named ? (format as FileFormat) : undefined, opts);
+      // Read and parsed in a worker, records handed back in groups: the document's value is never held here.
+      return parseUploadOffThread({ format: "json", file, named: named ? (format as FileFormat) : undefined, opts });
     default:
       throw new Error(`unreachable: ${format}`);
   }
@@ -173,13 +166,6 @@ async function readWholeFormat(file: string, kind: FileKind, format: UploadForma
 function wholeSize(file: string) {
   const size = fileSize(file);
   if (size > LIMITS.wholeUnpacked.value) throw new ImportLimitError("wholeUnpacked", `the file is ${size} bytes; this format is read whole`);
-}
-
-function merge(into: ParsedImport, from: ParsedImport) {
-  into.conversations.push(...from.conversations);
-  into.memories.push(...from.memories);
-  into.problems.push(...from.problems);
-  into.skipped = (into.skipped ?? 0) + (from.skipped ?? 0);
 }
 
 const notKind = (format: string, want: string) => new ValidationError(`A ${format} import takes ${want}`, [{ field: "format", message: `${format} takes ${want}` }], "invalid_import_file");
@@ -204,15 +190,6 @@ async function jsonOf(source: { file: string } | { bytes: Uint8Array }, record: 
     return r.kind === "json" ? r.value : null;
   } catch (e) {
     throw parseFailure(e, record, "The file is not JSON");
-  }
-}
-
-/** A JSON or JSON-lines file (Dify API, Mem0, OpenAI), parsed in a worker like jsonOf. */
-async function readJsonFile(file: string): Promise<Read> {
-  try {
-    return await parseJsonOffThread({ file }, { ...parseLimits(), jsonl: true });
-  } catch (e) {
-    throw parseFailure(e, "file", "The file is neither JSON nor JSON lines");
   }
 }
 

@@ -1,7 +1,7 @@
-// A parse written as a generator that yields every STEP records: run through at once by a
-// caller that has the whole input anyway (the JSON routes, the unit tests), or with a turn of
-// the event loop at each yield by an upload (start-upload.ts), so that a file of 100 000
-// records never holds other requests for seconds.
+// A parse written as a generator that yields every STEP records, run through at once: by the
+// JSON routes and the unit tests, and by the upload parse worker (parse-upload-worker.ts), off
+// the request thread. (Uploads used to take a turn of the event loop at each yield; the work
+// between yields, a file's decoding and scanning, still held the server's thread.)
 
 /** Records between two yields: tens of milliseconds of work at most. */
 export const STEP = 200;
@@ -12,13 +12,5 @@ export function runSteps<T>(g: Steps<T>): T {
   for (;;) {
     const r = g.next();
     if (r.done) return r.value;
-  }
-}
-
-export async function runStepsYielding<T>(g: Steps<T>): Promise<T> {
-  for (;;) {
-    const r = g.next();
-    if (r.done) return r.value;
-    await new Promise((res) => setImmediate(res));
   }
 }

@@ -45,7 +45,7 @@ export const LIMITS = {
   nodes: limit("nodes_per_conversation", 10_000, "count", "Message nodes of one ChatGPT conversation (its mapping); over it, that conversation is a problem of the job, not imported.", "MEMSCOPE_IMPORT_MAX_NODES"),
   sqliteValue: limit("sqlite_value_bytes", 16 * MB, "bytes", "One value of a SQLite row (message_data), measured with length() before it is read.", "MEMSCOPE_IMPORT_MAX_SQLITE_VALUE_BYTES"),
   sqliteRows: limit("sqlite_rows", 1_000_000, "count", "Rows read from a SQLite database.", "MEMSCOPE_IMPORT_MAX_SQLITE_ROWS"),
-  parseTime: limit("parse_ms", 60_000, "ms", "Time the worker that reads a SQLite database, or parses a JSON file read whole (Letta, Dify API, Mem0, OpenAI) or one record of a streamed export whose parse is estimated past 8 MiB (its bytes plus 64 per object or array), may take; it is stopped past it.", "MEMSCOPE_IMPORT_MAX_PARSE_MS"),
+  parseTime: limit("parse_ms", 60_000, "ms", "Time the worker that reads a SQLite database, or parses a file read whole (a LangGraph dump; a memory folder, AgentScope or Letta zip; a Letta, Dify API, Mem0 or OpenAI JSON file) or one record of a streamed export whose parse is estimated past 8 MiB (its bytes plus 64 per object or array), may take; it is stopped past it.", "MEMSCOPE_IMPORT_MAX_PARSE_MS"),
   parseMemory: limit("parse_heap_mb", 512, "MB", "Heap of that worker (resourceLimits); it is stopped past it, and a JSON file whose parse is estimated (from its bytes, objects, arrays and values) at more than half of it is refused unparsed.", "MEMSCOPE_IMPORT_MAX_PARSE_HEAP_MB"),
 } as const satisfies Record<string, UploadLimit>;
 

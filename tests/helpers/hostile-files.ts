@@ -221,3 +221,45 @@ export function spacesExport(size: number): Attack {
     field: "unpacked_bytes",
   };
 }
+
+/**
+ * Valid uploads that are costly to parse once read whole (issue 37: parsing moved off the request
+ * thread): each is imported as a dry run, and what its job counts is given. Sizes stay under the
+ * defaults of upload-limits.ts (records, entry_bytes, whole_unpacked_bytes).
+ */
+export type HeavyImport = { name: string; body: Uint8Array; query: Record<string, string>; counts: { memories: number; conversations: number } };
+
+const PAD = "lorem ipsum dolor sit amet, ".repeat(18); // ~500 characters a record
+
+/** LangGraph's store as pg_dump writes it: one COPY block of `rows` rows (~620 bytes each). */
+export function langgraphDump(rows: number): HeavyImport {
+  const lines = Array.from({ length: rows }, (_, i) => `memories.user-${i % 50}\tk${i}\t{"content": "fact ${i} ${PAD}"}\t2026-01-01 10:00:00+00\t2026-01-01 10:00:00+00\t\\N\t\\N`);
+  const dump = `--\n-- PostgreSQL database dump\n--\n\nCOPY public.store (prefix, key, value, created_at, updated_at, expires_at, ttl_minutes) FROM stdin;\n${lines.join("\n")}\n\\.\n`;
+  return { name: `langgraph dump: ${rows} rows`, body: strToU8(dump), query: { format: "langgraph", dry_run: "true" }, counts: { memories: rows, conversations: 0 } };
+}
+
+/** A Mem0 export ({results: [...]}) of `n` memories (~640 bytes each). */
+export function mem0Export(n: number): HeavyImport {
+  const results = Array.from({ length: n }, (_, i) => ({ id: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`, memory: `fact ${i} ${PAD}`, user_id: `user-${i % 50}`, metadata: { source: "chat" }, categories: ["travel"], created_at: "2026-01-02T09:00:00.000000-08:00", updated_at: "2026-01-05T10:30:00.000000-08:00" }));
+  return { name: `mem0 json: ${n} memories`, body: strToU8(JSON.stringify({ results })), query: { format: "mem0", dry_run: "true" }, counts: { memories: n, conversations: 0 } };
+}
+
+/** A zipped memory folder: `files` users' notes.md of `items` list items each (~520 bytes an item). */
+export function memoryDirZip(files: number, items: number): HeavyImport {
+  const entries: Record<string, Uint8Array> = {};
+  for (let f = 0; f < files; f++) entries[`user-${f}/notes.md`] = strToU8(Array.from({ length: items }, (_, i) => `- fact ${f}.${i} ${PAD}`).join("\n"));
+  return { name: `memory-dir zip: ${files} x ${items} list items`, body: zipSync(entries, { level: 1 }), query: { format: "memory-dir", dry_run: "true" }, counts: { memories: files * items, conversations: 0 } };
+}
+
+/** A zipped AgentScope workspace: `sessions` sessions of `messages` messages (~640 bytes each). */
+export function agentscopeZip(sessions: number, messages: number): HeavyImport {
+  const entries: Record<string, Uint8Array> = {};
+  for (let s = 0; s < sessions; s++) {
+    const lines = Array.from({ length: messages }, (_, i) => JSON.stringify({ id: `m${s}-${i}`, name: i % 2 ? "assistant" : "user", role: i % 2 ? "assistant" : "user", content: [{ type: "text", text: `message ${i} ${PAD}` }], metadata: {}, created_at: "2026-01-01T00:00:00Z" }));
+    entries[`sessions/s${s}/context.jsonl`] = strToU8(lines.join("\n"));
+  }
+  return { name: `agentscope zip: ${sessions} sessions of ${messages} messages`, body: zipSync(entries, { level: 1 }), query: { format: "agentscope", dry_run: "true" }, counts: { memories: 0, conversations: sessions } };
+}
+
+/** The heavy imports bench:hostile runs, one of each parse moved off the request thread. */
+export const heavyImports = (): HeavyImport[] => [langgraphDump(100_000), mem0Export(100_000), memoryDirZip(10, 9_900), agentscopeZip(100, 990)];
