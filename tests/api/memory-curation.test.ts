@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient } from "../helpers/api-client";
 import type { AppServer } from "../helpers/app-server";
 import { sharedProject, type SharedProject } from "../helpers/shared-app";
-import { DATABASE_KINDS, itOnOneKind, ONE_KIND, startAppOn } from "../helpers/test-database";
+import { DATABASE_KINDS, describeOnOneKind, itOnOneKind, ONE_KIND, startAppOn } from "../helpers/test-database";
 import { startOpenAiStub, type OpenAiStub } from "../helpers/openai-stub";
 
 // Curation over real HTTP: merge/unmerge, compress, extract, review queue, bulk,
@@ -41,6 +41,7 @@ describe.each(DATABASE_KINDS)("memory curation API on %s (no chat model)", (kind
   // Refusals decided before any write and the OpenAPI text run on one kind (the rule is in
   // tests/helpers/test-database.ts); what curation writes, on both.
   const refusal = itOnOneKind(kind);
+  const refusals = describeOnOneKind(kind);
 
   beforeAll(async () => {
     server = await sharedProject(kind, "memory-curation");
@@ -455,7 +456,7 @@ describe.each(DATABASE_KINDS)("memory curation API on %s (no chat model)", (kind
     });
   });
 
-  describe("limits and errors", () => {
+  refusals("limits and errors", () => {
     refusal("a bulk filter matching more than 1 000 memories is a 422 that changes nothing", async () => {
       const u = user();
       // 1 001 memories in one statement (a user import): the limit is what is tested, not the
