@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AppServer } from "../helpers/app-server";
 import { startAppServer } from "../helpers/app-server";
-import { DATABASE_KINDS, startAppOn } from "../helpers/test-database";
+import { ONE_KIND, startAppOn } from "../helpers/test-database";
 import { startOidcStub } from "../helpers/oidc-stub";
 
 // Accounts, keys and projects through the real server on each database: the first run is
@@ -10,7 +10,9 @@ import { startOidcStub } from "../helpers/oidc-stub";
 
 const PASSWORD = "correct horse battery";
 
-for (const kind of DATABASE_KINDS) {
+// Auth decisions, scopes, rate limits and the HTTP contract: one database kind (the rule is in
+// tests/helpers/test-database.ts); the database access layer they use is auth-access.test.ts's, on both.
+for (const kind of ONE_KIND) {
   describe(`accounts and keys over HTTP on ${kind}`, () => {
     let app: AppServer;
     let cookie = "";

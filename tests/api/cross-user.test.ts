@@ -2,13 +2,14 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMemscope, type MemscopeClient } from "@/sdk/typescript/src/index";
 import { sharedProject, type SharedProject } from "../helpers/shared-app";
-import { DATABASE_KINDS } from "../helpers/test-database";
+import { ONE_KIND } from "../helpers/test-database";
 
 // Within one project, a request that names a user and a conversation must not mix two
 // people: /context, search, memory create and extract refuse another end user's
 // conversation with a 422 naming the field, and write nothing.
 
-describe.each(DATABASE_KINDS)("one user's request never uses another user's conversation, on %s", (kind) => {
+// Refusals decided before any write: one database kind (the rule is in tests/helpers/test-database.ts).
+describe.each(ONE_KIND)("one user's request never uses another user's conversation, on %s", (kind) => {
   let server: SharedProject;
   let api: MemscopeClient;
   const alice = `alice-${randomUUID().slice(0, 6)}`;

@@ -2,12 +2,15 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient, type Res } from "../helpers/api-client";
 import { sharedProject, type SharedProject } from "../helpers/shared-app";
-import { DATABASE_KINDS } from "../helpers/test-database";
+import { DATABASE_KINDS, itOnOneKind } from "../helpers/test-database";
 
 // Long-term memories through real HTTP (lexical embedder), on the embedded database and
 // on PostgreSQL through DATABASE_URL.
 
 describe.each(DATABASE_KINDS)("memories API on %s", (kind) => {
+  // Refusals decided before any write, scopes and the OpenAPI text run on one kind (the rule is in
+  // tests/helpers/test-database.ts); the rest, on both.
+  const oneKind = itOnOneKind(kind);
   let server: SharedProject;
   let api: ReturnType<typeof apiClient>;
   beforeAll(async () => {
@@ -67,7 +70,7 @@ describe.each(DATABASE_KINDS)("memories API on %s", (kind) => {
       expect(r.body.dedupe.similarity).toBeLessThan(1);
     });
 
-    it("rejects bad input with 422 naming the field", async () => {
+    oneKind("rejects bad input with 422 naming the field", async () => {
       const u = user();
       const bad = async (body: unknown, field: string) => {
         const r = await api.post(`/users/${u}/memories`, body);
@@ -248,7 +251,7 @@ describe.each(DATABASE_KINDS)("memories API on %s", (kind) => {
       expect((await api.get(`/memories/${m.id}`)).body).toMatchObject({ version: 3, memory_type: "pattern", importance_score: 0.75 });
     });
 
-    it("an unknown or malformed memory id is a 404 on every memory route", async () => {
+    oneKind("an unknown or malformed memory id is a 404 on every memory route", async () => {
       const u = user();
       const real = await save(u, { memory_type: "fact", content: "A real memory" });
       for (const id of [randomUUID(), "not-a-uuid"]) {

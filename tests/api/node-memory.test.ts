@@ -3,11 +3,14 @@ import { get_encoding } from "tiktoken";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient } from "../helpers/api-client";
 import { sharedProject, type SharedProject } from "../helpers/shared-app";
-import { DATABASE_KINDS } from "../helpers/test-database";
+import { DATABASE_KINDS, itOnOneKind } from "../helpers/test-database";
 
 // Node-level memory (Dify NodeTokenBufferMemory) through real HTTP on both databases.
 
 describe.each(DATABASE_KINDS)("node memory API on %s", (kind) => {
+  // Refusals decided before any write, scopes and the OpenAPI text run on one kind (the rule is in
+  // tests/helpers/test-database.ts); the rest, on both.
+  const oneKind = itOnOneKind(kind);
   let server: SharedProject;
   let api: ReturnType<typeof apiClient>;
   const enc = get_encoding("o200k_base");
@@ -203,7 +206,7 @@ describe.each(DATABASE_KINDS)("node memory API on %s", (kind) => {
     if (kind === "postgres") expect(attempts.filter((a) => a > 1).length, `attempts: ${attempts.join(",")}`).toBeGreaterThan(0);
   });
 
-  it("is in the OpenAPI document (NODE_MEMORY_OPS, tag node-memory)", async () => {
+  oneKind("is in the OpenAPI document (NODE_MEMORY_OPS, tag node-memory)", async () => {
     const r = await api.get("/openapi.json");
     expect(r.status).toBe(200);
     const paths = r.body.paths;

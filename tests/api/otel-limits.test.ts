@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient } from "../helpers/api-client";
 import { sharedProject, type SharedProject } from "../helpers/shared-app";
 import type { Owner } from "../helpers/owner";
-import { DATABASE_KINDS } from "../helpers/test-database";
+import { DATABASE_KINDS, itOnOneKind } from "../helpers/test-database";
 
 // POST /api/v1/traces under hostile or oversized input (issue 37, OTLP; issue 35, item 4):
 // each attack built here, sent as a write key would, and answered with a 4xx or a partial
@@ -39,6 +39,9 @@ const request = (spans: unknown[], resource: { key: string; value: unknown }[] =
   JSON.stringify({ resourceSpans: [{ resource: { attributes: [kv("service.name", "limits-bot"), ...resource] }, scopeSpans: [{ scope: { name: "x" }, spans }] }] });
 
 describe.each(DATABASE_KINDS)("OTLP limits on %s", (kind) => {
+  // Refusals decided before any write run on one kind (the rule is in tests/helpers/test-database.ts);
+  // the SDK's 10 MB batch, a bulk write, on both.
+  const refusal = itOnOneKind(kind);
   let server: SharedProject;
   let owner: Owner;
   let n = 0;
@@ -72,7 +75,7 @@ describe.each(DATABASE_KINDS)("OTLP limits on %s", (kind) => {
   }, 240_000);
   afterAll(async () => server?.stop());
 
-  it("messages nested 10 000 deep inside a string attribute: that span rejected, the batch stored", async () => {
+  refusal("messages nested 10 000 deep inside a string attribute: that span rejected, the batch stored", async () => {
     const { post, turns } = await project();
     const deep = `${"[".repeat(10_000)}${"]".repeat(10_000)}`;
     const deepPart = `[{"role":"user","parts":[{"type":"tool_call_response","response":${deep}}]}]`;
@@ -85,7 +88,7 @@ describe.each(DATABASE_KINDS)("OTLP limits on %s", (kind) => {
     await stillReady();
   });
 
-  it("span times as the JSON numbers 1e300 and 1e21, and negative: those spans rejected naming the time, the others stored", async () => {
+  refusal("span times as the JSON numbers 1e300 and 1e21, and negative: those spans rejected naming the time, the others stored", async () => {
     const { post, turns } = await project();
     // JSON.stringify writes these numbers as 1e+300 and 1e+21: integers to JSON, far past fixed64.
     const body = request([chat(0, "times"), chat(1, "times", { startTimeUnixNano: 1e300 }), chat(2, "times", { endTimeUnixNano: 1e21 }), chat(3, "times", { startTimeUnixNano: -5 })]);
@@ -103,7 +106,7 @@ describe.each(DATABASE_KINDS)("OTLP limits on %s", (kind) => {
     await stillReady();
   });
 
-  it("a span with more attributes or events than a span may carry is rejected alone; a resource with too many is a 400", async () => {
+  refusal("a span with more attributes or events than a span may carry is rejected alone; a resource with too many is a 400", async () => {
     const { post, turns } = await project();
     const many = Array.from({ length: 1_001 }, (_, i) => kv(`x.${i}`, "v"));
     const events = Array.from({ length: 1_001 }, () => ({ name: "e", timeUnixNano: "1" }));
@@ -121,7 +124,7 @@ describe.each(DATABASE_KINDS)("OTLP limits on %s", (kind) => {
     await stillReady();
   });
 
-  it("user ids no route can address (.., ., /etc/x, empty after trim) reject their span; the batch is stored", async () => {
+  refusal("user ids no route can address (.., ., /etc/x, empty after trim) reject their span; the batch is stored", async () => {
     const { post, turns, api } = await project();
     const r = await post(
       request([
@@ -144,7 +147,7 @@ describe.each(DATABASE_KINDS)("OTLP limits on %s", (kind) => {
     await stillReady();
   });
 
-  it("a span storing more than 1 MiB of messages is rejected; a gzip body inflating more than 200 times past 4 MiB is a 413, nothing stored", async () => {
+  refusal("a span storing more than 1 MiB of messages is rejected; a gzip body inflating more than 200 times past 4 MiB is a 413, nothing stored", async () => {
     const { post, turns } = await project();
     const history = Array.from({ length: 300 }, (_, i) => text(i % 2 ? "assistant" : "user", "x".repeat(4000)));
     history.push(text("user", "and now?"));

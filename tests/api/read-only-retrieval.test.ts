@@ -2,14 +2,16 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient } from "../helpers/api-client";
 import { sharedProject, type SharedProject } from "../helpers/shared-app";
-import { DATABASE_KINDS } from "../helpers/test-database";
+import { ONE_KIND } from "../helpers/test-database";
 
 // The access rule: a search marks the memories it returns as accessed, and last_accessed_at is
 // the recency term of every later search. A key with only `read` may search (and assemble
 // /context), its retrieval is logged, but it must not change what others retrieve: only a
 // caller that also holds `write` records access.
 
-describe.each(DATABASE_KINDS)("read-only retrieval on %s", (kind) => {
+// A scope rule (whether a caller records access), not the database's: one kind (the rule is in
+// tests/helpers/test-database.ts); marking accessed is written on both kinds by memory-as-of.test.ts.
+describe.each(ONE_KIND)("read-only retrieval on %s", (kind) => {
   let app: SharedProject;
   let reader: ReturnType<typeof apiClient>;
   let writer: ReturnType<typeof apiClient>;

@@ -1,3 +1,4 @@
+import { describe, it } from "vitest";
 import { startAppServer, type AppServer } from "./app-server";
 import { freshDataDir } from "./fresh-data-dir";
 import { startPgWireServer } from "./pg-wire-server";
@@ -11,6 +12,40 @@ import { removeDir } from "./temp-dir";
 
 export const DATABASE_KINDS = ["embedded", "postgres"] as const;
 export type DatabaseKind = (typeof DATABASE_KINDS)[number];
+
+/**
+ * Which kinds a file runs on (issue 41: the API phase ran every file twice). The rule:
+ *
+ * - DATABASE_KINDS (both) when a test's outcome can differ between the two: values that
+ *   round-trip through the driver (dates, big integers, bytes, vectors, JSON), transactions
+ *   and "nothing written" after a failure inside one, concurrent writers and locks, cursors and
+ *   streamed reads, indexes, planner statistics and exact-scan thresholds, bulk statements
+ *   (parameter and size limits), migrations and upgrades, the database failing or restarting.
+ * - ONE_KIND when every assertion is decided before or without any of that: input validation
+ *   (a 4xx naming the field, refused before the write begins), error shapes, authentication,
+ *   scopes and roles, rate limits, the HTTP contract (statuses, headers, OpenAPI text), a model
+ *   stub's answer. The same queries run on both kinds; they are covered by the files above.
+ *
+ * ONE_KIND is the embedded database: the default deployment, and real on every machine (the
+ * "postgres" kind is pglite-socket without a cluster). The files on it are listed in README.md
+ * (Testing).
+ */
+export const ONE_KIND: readonly DatabaseKind[] = ["embedded"];
+
+const notDeclared = (() => {}) as unknown as typeof it;
+
+/**
+ * In a file run on both kinds, `it` for a test the rule above puts on ONE_KIND: declared on
+ * those kinds, not declared at all on the others (not a skip: nothing to report).
+ */
+export function itOnOneKind(kind: DatabaseKind): typeof it {
+  return ONE_KIND.includes(kind) ? it : notDeclared;
+}
+
+/** The same for a group whose every test is under the rule (Vitest fails a suite with no test in it). */
+export function describeOnOneKind(kind: DatabaseKind): typeof describe {
+  return ONE_KIND.includes(kind) ? describe : (notDeclared as unknown as typeof describe);
+}
 
 type ServerOptions = { seed?: boolean; env?: Record<string, string> };
 
