@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { axeSeriousViolations, browserSuite, pageOverflow, screenshotPath } from "../helpers/browser";
+import { browserSuite, checkAtWidths, screenshotPath } from "../helpers/browser";
 
 // The evals area (issue 23) in Chromium against the production server with the demo seed:
 // a playground search saved as a test case (its right hit marked), a set run twice (the
@@ -70,18 +70,7 @@ describe("evals in a browser", () => {
     const metricNames = await cmp.locator("tbody th").allTextContents();
     expect(metricNames).toEqual(["Recall@k", "Precision@k", "MRR", "nDCG@k", "Hit rate", "Tokens per case", "Latency p50 (ms)", "Latency p95 (ms)"]);
 
-    for (const [w, h] of [
-      [1440, 900],
-      [1024, 800],
-      [390, 844],
-    ] as const) {
-      await page.setViewportSize({ width: w, height: h });
-      await page.waitForTimeout(150);
-      await page.screenshot({ path: screenshotPath(`evals-${w}`), fullPage: true });
-      expect(await pageOverflow(page), `page scrolls sideways at ${w}px`).toBe(0);
-      const violations = (await axeSeriousViolations(page)).map((v) => `${v.impact} ${v.id} at ${v.targets.join(" | ")}`);
-      expect(violations, `axe at ${w}px`).toEqual([]);
-    }
+    await checkAtWidths(page, "evals");
   }, 120_000);
 
   it("comparing runs of different configurations warns on the page, naming each field; runs alike do not", async () => {
@@ -118,19 +107,7 @@ describe("evals in a browser", () => {
       "k: 5 in the base run, 10 in this one",
       expect.stringMatching(/^weights: \{"similarity":0\.6,.*\} in the base run, \{"similarity":0\.2,.*\} in this one$/),
     ]);
-    for (const [w, h] of [
-      [1440, 900],
-      [1024, 800],
-      [390, 844],
-    ] as const) {
-      await page.setViewportSize({ width: w, height: h });
-      await page.waitForTimeout(150);
-      await page.screenshot({ path: screenshotPath(`evals-config-changes-${w}`), fullPage: true });
-      expect(await warning.isVisible(), `the warning shows at ${w}px`).toBe(true);
-      expect(await pageOverflow(page), `page scrolls sideways at ${w}px`).toBe(0);
-      const violations = (await axeSeriousViolations(page)).map((v) => `${v.impact} ${v.id} at ${v.targets.join(" | ")}`);
-      expect(violations, `axe at ${w}px`).toEqual([]);
-    }
+    await checkAtWidths(page, "evals-config-changes", async (w) => expect(await warning.isVisible(), `the warning shows at ${w}px`).toBe(true));
   }, 120_000);
 
   it("a benchmark question the file left without evidence is marked unscorable in the run's cases and its drill-down", async () => {
@@ -154,16 +131,6 @@ describe("evals in a browser", () => {
     await row.click();
     const detail = page.locator('[data-testid="eval-case-detail"]');
     await expect.poll(async () => (await detail.textContent()) ?? "").toMatch(/unscorable: the benchmark file gave this question no evidence/);
-    for (const [w, h] of [
-      [1440, 900],
-      [1024, 800],
-      [390, 844],
-    ] as const) {
-      await page.setViewportSize({ width: w, height: h });
-      await page.screenshot({ path: screenshotPath(`evals-unscorable-${w}`), fullPage: true });
-      expect(await pageOverflow(page), `page scrolls sideways at ${w}px with a case open`).toBe(0);
-      const violations = (await axeSeriousViolations(page)).map((v) => `${v.impact} ${v.id} at ${v.targets.join(" | ")}`);
-      expect(violations, `axe at ${w}px`).toEqual([]);
-    }
+    await checkAtWidths(page, "evals-unscorable");
   }, 120_000);
 });

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { chromium, type Browser, type Locator, type Page } from "playwright-core";
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import { apiClient } from "./api-client";
 import { startAppServer, type AppServer } from "./app-server";
 
@@ -167,6 +167,30 @@ export async function settled(page: Page, width?: number): Promise<void> {
 /** How far the page scrolls sideways, in px (0 = no horizontal page scroll). */
 export function pageOverflow(page: import("playwright-core").Page): Promise<number> {
   return page.evaluate(() => Math.max(0, document.documentElement.scrollWidth - document.documentElement.clientWidth));
+}
+
+/** The three widths every page is checked at. */
+export const CHECK_WIDTHS = [
+  [1440, 900],
+  [1024, 800],
+  [390, 844],
+] as const;
+
+/**
+ * At each of CHECK_WIDTHS: the page settled, a screenshot `<name>-<width>`, `check(width)` if
+ * given, no sideways page scroll and no serious axe violation (colour-contrast on the whole
+ * page at 1440 px, on what a width can change at the others).
+ */
+export async function checkAtWidths(page: Page, name: string, check?: (width: number) => Promise<void>): Promise<void> {
+  for (const [w, h] of CHECK_WIDTHS) {
+    await page.setViewportSize({ width: w, height: h });
+    await settled(page, w);
+    await page.screenshot({ path: screenshotPath(`${name}-${w}`), fullPage: true });
+    await check?.(w);
+    expect(await pageOverflow(page), `page scrolls sideways at ${w}px`).toBe(0);
+    const violations = (await axeSeriousViolations(page, { contrast: w === 1440 ? "all" : "width-only" })).map((v) => `${v.impact} ${v.id} at ${v.targets.join(" | ")}`);
+    expect(violations, `axe at ${w}px`).toEqual([]);
+  }
 }
 
 let axeSource: string | undefined;
