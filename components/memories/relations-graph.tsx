@@ -38,7 +38,7 @@ const MemNodeView = memo(function MemNodeView({ data }: NodeProps<MemNode>) {
         {m && <TypeBadge type={m.memory_type} className={data.center ? "!bg-white/15 !text-white !ring-white/30" : ""} />}
         {m?.status === "archived" && <span className="text-[9px] tracking-wide uppercase opacity-70">archived</span>}
       </span>
-      <span className="line-clamp-2">{m ? oneLine(m.content, 110) : <span className="opacity-60">{data.id.slice(0, 8)}…</span>}</span>
+      <span className="line-clamp-2">{m ? oneLine(m.content, 110) : <span className="text-zinc-500 dark:text-zinc-400">{data.id.slice(0, 8)}…</span>}</span>
     </div>
   );
   return data.center ? body : <Link href={`/memories/${data.id}?user=${encodeURIComponent(data.user)}`}>{body}</Link>;
