@@ -12,7 +12,8 @@ import { makeTempDir, now, removeDir, runMain } from "../lib/common";
 runMain("diag:huge-record-stall", async (cleanup) => {
   const dir = makeTempDir("memscope-huge-record-");
   cleanup(() => removeDir(dir));
-  const db = await openDatabase({ kind: "pglite", dataDir: dir });
+  // BENCH_POSTGRES_URL: the same on PostgreSQL (a fresh, empty database).
+  const db = process.env.BENCH_POSTGRES_URL ? await openDatabase({ kind: "postgres", url: process.env.BENCH_POSTGRES_URL }) : await openDatabase({ kind: "pglite", dataDir: dir });
   cleanup(() => db.close());
   const sql = projectSql(db.sql, "default");
   const text = (i: number) => `${i} ${"lorem ipsum dolor sit amet ".repeat(3800)}`;
