@@ -1,5 +1,6 @@
 import { afterAll, beforeAll } from "vitest";
 import { openDatabase, type Database } from "../../lib/db/open-database";
+import { incidentsIdle } from "../../lib/incidents/on-ingest";
 import { freshDataDir } from "./fresh-data-dir";
 import { removeDir } from "./temp-dir";
 
@@ -12,6 +13,8 @@ export function useEmbeddedDatabase(): { readonly db: Database } {
     db = await openDatabase({ kind: "pglite", dataDir: dir });
   }, 120_000);
   afterAll(async () => {
+    // Detection on ingest runs after a write, in the background: let it end before the database closes.
+    await incidentsIdle();
     await db?.close();
     if (dir) removeDir(dir);
   });
