@@ -23,3 +23,5 @@ export declare function countAloneAndSpaced(
   text: string,
   encodingName: "o200k_base" | "cl100k_base",
 ): { alone: number; spaced: number; approximate: boolean };
+/** The piece table's hash of s[start, end) (exported for the test that makes two pieces collide). */
+export declare function pieceHash(s: string, start: number, end: number): number;

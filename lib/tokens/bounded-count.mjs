@@ -77,21 +77,102 @@ function* segments(piece) {
 }
 
 // Pieces repeat (words, numbers up to 3 digits, punctuation, indentation), so their counts
-// are kept: a text is split with the encoding's pattern here and each piece costs a Map
-// lookup, instead of a call into the WASM module, whose own split is the slow part
-// (about 10x for log output, 3-4x for prose). Per encoding; bounded in entries and length.
+// are kept: a text is split with the encoding's pattern here and each piece costs a lookup,
+// instead of a call into the WASM module, whose own split is the slow part (about 10x for log
+// output, 3-4x for prose). Per encoding; bounded in entries and length.
+//
+// The table is open-addressed and looked up by the piece's place in the text, so a piece seen
+// before is never cut out as a string of its own (a Map keyed by `text.slice(...)` allocated and
+// hashed a new string per piece: ~50 000 a 500-turn thread, per encoding). It is small while few
+// pieces are known (a thread's prose has under a thousand distinct pieces) and its slots and the
+// pieces' characters sit in typed arrays: in a Map of strings each lookup read memory spread over
+// the heap, and that, not the counting, was most of a first count of a thread. A hit compares
+// the characters, so it is exact.
 const PIECE_CACHE_MAX = 50_000;
 const CACHED_PIECE_MAX_CHARS = 32;
-const pieceCounts = { o200k_base: new Map(), cl100k_base: new Map() };
-const splitters = {};
+const PIECE_CHARS_MAX = 1 << 21; // the kept pieces' characters (4 MB)
+const MIN_TABLE_BITS = 11;
+// Slot i is meta[4i..4i+3]: the piece's hash, its count, where its characters start in `chars`, its length (0: empty).
+const SLOT = 4;
 
-/** A piece's (or segment's) count, from the cache or the encoder. */
-function cachedCount(enc, cache, piece) {
-  let n = cache.get(piece);
-  if (n === undefined) {
-    n = enc.encode_ordinary(piece).length;
-    if (cache.size >= PIECE_CACHE_MAX) cache.clear();
-    cache.set(piece, n);
+function newPieceTable(bits = MIN_TABLE_BITS) {
+  return { bits, mask: (1 << bits) - 1, meta: new Int32Array(SLOT << bits), chars: new Uint16Array(1024), used: 0, size: 0 };
+}
+const pieceCounts = { o200k_base: newPieceTable(), cl100k_base: newPieceTable() };
+
+/** FNV-1a of s[start, end) with its length, mixed: the table's hash. */
+export function pieceHash(s, start, end) {
+  let h = 0x811c9dc5 ^ (end - start);
+  for (let i = start; i < end; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h ^ (h >>> 15);
+}
+
+/** The count of s[start, end) kept in `table` (hash `h`), or -1. The table is never full (at most half), so a probe ends. */
+function lookupPiece(table, s, start, end, h) {
+  const length = end - start;
+  const meta = table.meta;
+  const chars = table.chars;
+  const mask = table.mask;
+  for (let slot = h & mask; ; slot = (slot + 1) & mask) {
+    const b = slot * SLOT;
+    const len = meta[b + 3];
+    if (len === 0) return -1;
+    if (len === length && meta[b] === h) {
+      const off = meta[b + 2];
+      let j = 0;
+      while (j < length && chars[off + j] === s.charCodeAt(start + j)) j++;
+      if (j === length) return meta[b + 1];
+    }
+  }
+}
+
+/** Puts a slot's fields where the probe for `h` finds the first empty slot. */
+function place(table, h, count, off, length) {
+  const meta = table.meta;
+  let slot = h & table.mask;
+  while (meta[slot * SLOT + 3] !== 0) slot = (slot + 1) & table.mask;
+  const b = slot * SLOT;
+  meta[b] = h;
+  meta[b + 1] = count;
+  meta[b + 2] = off;
+  meta[b + 3] = length;
+}
+
+/** Keeps the count of s[start, end) (not in the table yet): doubles the table past half full, empties it at its bounds. */
+function insertPiece(table, s, start, end, h, count) {
+  const length = end - start;
+  if (table.size >= PIECE_CACHE_MAX || table.used + length > PIECE_CHARS_MAX) {
+    table.meta = new Int32Array(SLOT << MIN_TABLE_BITS);
+    table.bits = MIN_TABLE_BITS;
+    table.mask = (1 << MIN_TABLE_BITS) - 1;
+    table.used = 0;
+    table.size = 0;
+  }
+  if ((table.size + 1) * 2 > 1 << table.bits) {
+    const old = table.meta;
+    table.bits++;
+    table.mask = (1 << table.bits) - 1;
+    table.meta = new Int32Array(SLOT << table.bits);
+    for (let b = 0; b < old.length; b += SLOT) if (old[b + 3] !== 0) place(table, old[b], old[b + 1], old[b + 2], old[b + 3]);
+  }
+  if (table.used + length > table.chars.length) {
+    const grown = new Uint16Array(Math.max(table.chars.length * 2, table.used + length));
+    grown.set(table.chars.subarray(0, table.used));
+    table.chars = grown;
+  }
+  for (let i = 0; i < length; i++) table.chars[table.used + i] = s.charCodeAt(start + i);
+  place(table, h, count, table.used, length);
+  table.used += length;
+  table.size++;
+}
+
+/** The count of s[start, end) (a piece or segment), from the table or the encoder. */
+function cachedCount(enc, table, s, start, end) {
+  const h = pieceHash(s, start, end);
+  let n = lookupPiece(table, s, start, end, h);
+  if (n < 0) {
+    n = enc.encode_ordinary(s.slice(start, end)).length;
+    insertPiece(table, s, start, end, h, n);
   }
   return n;
 }
@@ -277,22 +358,8 @@ export function splitPieces(s, encodingName) {
  */
 export function countBounded(enc, text, encodingName) {
   if (!text) return { tokens: 0, approximate: false };
-  const cache = pieceCounts[encodingName];
-  let tokens = 0;
-  let approximate = false;
-  for (let p = 0; nextPiece(text, p, encodingName); p = PIECE.end) {
-    const piece = text.slice(PIECE.start, PIECE.end);
-    if (piece.length <= CACHED_PIECE_MAX_CHARS) {
-      tokens += cachedCount(enc, cache, piece);
-    } else if (piece.length < RUN || utf8Length(piece) <= MAX_PIECE_BYTES) {
-      tokens += enc.encode_ordinary(piece).length;
-    } else {
-      // Segments of one long run repeat (1 MB of one letter is 4,096 equal segments): cached too.
-      for (const seg of segments(piece)) tokens += cachedCount(enc, cache, seg);
-      approximate = true;
-    }
-  }
-  return { tokens, approximate };
+  const tokens = countFrom(enc, pieceCounts[encodingName], text, 0, encodingName);
+  return { tokens, approximate: restLong };
 }
 
 /** Bytes per token in an estimate (OpenAI's rule of thumb), used where a count ran out of time. */
@@ -400,18 +467,51 @@ export function scanPieces(enc, text, encodingName, from = 0, to = text.length, 
     if (stopAt && starts.length && stopAt[start]) return { starts, before, approximate, stoppedAt: start };
     starts.push(start);
     const length = end - start;
-    if (length <= CACHED_PIECE_MAX_CHARS) tokens += cachedCount(enc, cache, s.slice(start, end));
+    if (length <= CACHED_PIECE_MAX_CHARS) tokens += cachedCount(enc, cache, s, start, end);
     else {
       const piece = s.slice(start, end);
       if (length < RUN || utf8Length(piece) <= MAX_PIECE_BYTES) tokens += enc.encode_ordinary(piece).length;
       else {
-        for (const seg of segments(piece)) tokens += cachedCount(enc, cache, seg);
+        for (const seg of segments(piece)) tokens += cachedCount(enc, cache, seg, 0, seg.length);
         approximate = true;
       }
     }
     before.push(tokens);
   }
   return { starts, before, approximate, stoppedAt: -1 };
+}
+
+// Set by countFrom when a piece it counted was long (counted in segments: approximate).
+let restLong = false;
+
+/**
+ * Tokens of s from `p` to its end, piece by piece, as countBounded counts them: the scan and the
+ * table lookup in one loop (the table's arrays in locals, no piece object between them), since
+ * this loop is nearly all of a first count of a thread. Sets restLong.
+ */
+function countFrom(enc, table, s, p, encodingName) {
+  restLong = false;
+  const o200k = encodingName === "o200k_base";
+  const n = s.length;
+  let tokens = 0;
+  while (p < n) {
+    let start = p;
+    let end = asciiPieceEnd(s, p, o200k);
+    if (end === UNDECIDED) {
+      if (!nextPiece(s, p, encodingName)) break;
+      start = PIECE.start;
+      end = PIECE.end;
+    }
+    p = end;
+    const length = end - start;
+    if (length > CACHED_PIECE_MAX_CHARS) {
+      tokens += pieceTokens(enc, table, s, start, end);
+      if (lastPieceLong) restLong = true;
+      continue;
+    }
+    tokens += cachedCount(enc, table, s, start, end);
+  }
+  return tokens;
 }
 
 // Set by pieceTokens when the piece it counted was long (counted in segments: approximate).
@@ -421,12 +521,13 @@ let lastPieceLong = false;
 function pieceTokens(enc, cache, s, start, end) {
   lastPieceLong = false;
   const length = end - start;
-  if (length <= CACHED_PIECE_MAX_CHARS) return cachedCount(enc, cache, s.slice(start, end));
+  if (length <= CACHED_PIECE_MAX_CHARS) return cachedCount(enc, cache, s, start, end);
   const piece = s.slice(start, end);
   if (length < RUN || utf8Length(piece) <= MAX_PIECE_BYTES) return enc.encode_ordinary(piece).length;
   lastPieceLong = true;
+  // Segments of one long run repeat (1 MB of one letter is 4,096 equal segments): cached too.
   let tokens = 0;
-  for (const seg of segments(piece)) tokens += cachedCount(enc, cache, seg);
+  for (const seg of segments(piece)) tokens += cachedCount(enc, cache, seg, 0, seg.length);
   return tokens;
 }
 
@@ -445,7 +546,9 @@ function pieceTokens(enc, cache, s, start, end) {
  */
 export function countAloneAndSpaced(enc, text, encodingName) {
   const cache = pieceCounts[encodingName];
-  const s = ` ${text}`;
+  // Joined, not `" " + text`: a concatenation is a rope (V8's cons string), and reading a rope's
+  // characters one by one costs several times a flat string's (half of this count was that).
+  const s = [" ", text].join("");
   const n = s.length;
   let spacedAt = 0; // where the scan of " " + text is
   let aloneAt = 1; // where the scan of the text alone is
@@ -471,10 +574,7 @@ export function countAloneAndSpaced(enc, text, encodingName) {
       aloneAt = end;
     }
   }
-  let rest = 0;
-  for (let p = spacedAt; nextPiece(s, p, encodingName); p = PIECE.end) {
-    rest += pieceTokens(enc, cache, s, PIECE.start, PIECE.end);
-    if (lastPieceLong) approximate = true;
-  }
+  const rest = countFrom(enc, cache, s, spacedAt, encodingName);
+  if (restLong) approximate = true;
   return { alone: alone + rest, spaced: spaced + rest, approximate };
 }
