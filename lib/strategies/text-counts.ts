@@ -14,7 +14,16 @@ import type { EncodingName } from "../tokens/registry";
 export const TEXT_COUNTS_MAX_CHARS = 8 * 1024 * 1024;
 
 type Spaced = { alone: number; spaced: number };
-type Entry = { o200k_base?: TextCount; cl100k_base?: TextCount; spaced?: Partial<Record<EncodingName, Spaced>> };
+// One object a text, its counts in number fields (-1: not counted yet): a cold request keeps a
+// thousand new texts, and an object per count and per spaced pair was five per text to promote and mark.
+class Entry {
+  o200k = -1;
+  o200kLong = false;
+  o200kSpaced = -1;
+  cl100k = -1;
+  cl100kLong = false;
+  cl100kSpaced = -1;
+}
 
 /** What a strategy asks for a text: its count in an encoding, and LlamaIndex's count of " " + text. */
 export type TextCounter = {
@@ -54,7 +63,7 @@ function evictOldest(): void {
 function entryIn(byText: Map<string, Entry>, text: string): Entry {
   let e = byText.get(text);
   if (!e) {
-    e = {};
+    e = new Entry();
     byText.set(text, e);
     orderTexts.push(text);
     orderMaps.push(byText);
@@ -79,20 +88,39 @@ export function projectTextCounter(projectId: string): TextCounter {
   return {
     count(text, encoding) {
       const e = entry(text);
-      return (e[encoding] ??= countText(text, encoding));
+      if (encoding === "o200k_base") {
+        if (e.o200k < 0) {
+          const c = countText(text, encoding);
+          e.o200k = c.tokens;
+          e.o200kLong = c.approximate;
+        }
+        return { tokens: e.o200k, approximate: e.o200kLong };
+      }
+      if (e.cl100k < 0) {
+        const c = countText(text, encoding);
+        e.cl100k = c.tokens;
+        e.cl100kLong = c.approximate;
+      }
+      return { tokens: e.cl100k, approximate: e.cl100kLong };
     },
     spaced(text, encoding) {
       const e = entry(text);
-      let s = e.spaced?.[encoding];
-      if (!s) {
+      const o200k = encoding === "o200k_base";
+      if ((o200k ? e.o200kSpaced : e.cl100kSpaced) < 0) {
         // One pass gives the text's own count too: a later count() of it (total_tokens when the
         // model's encoding is LlamaIndex's) is a lookup, never a second scan.
         const c = countSpaced(text, encoding);
-        s = { alone: c.alone, spaced: c.spaced };
-        (e.spaced ??= {})[encoding] = s;
-        e[encoding] ??= { tokens: c.alone, approximate: c.approximate };
+        if (o200k) {
+          e.o200kSpaced = c.spaced;
+          e.o200k = c.alone;
+          e.o200kLong = c.approximate;
+        } else {
+          e.cl100kSpaced = c.spaced;
+          e.cl100k = c.alone;
+          e.cl100kLong = c.approximate;
+        }
       }
-      return s;
+      return o200k ? { alone: e.o200k, spaced: e.o200kSpaced } : { alone: e.cl100k, spaced: e.cl100kSpaced };
     },
   };
 }
