@@ -99,6 +99,7 @@ function newPieceTable(bits = MIN_TABLE_BITS) {
   return { bits, mask: (1 << bits) - 1, meta: new Int32Array(SLOT << bits), chars: new Uint16Array(1024), used: 0, size: 0 };
 }
 const pieceCounts = { o200k_base: newPieceTable(), cl100k_base: newPieceTable() };
+const splitters = {};
 
 /** FNV-1a of s[start, end) with its length, mixed: the table's hash. */
 export function pieceHash(s, start, end) {
