@@ -126,11 +126,10 @@ export async function seededDataDir(): Promise<string> {
   return dir;
 }
 
-/** An empty embedded data folder with every migration applied (a copy of the template). */
-export async function freshDataDir(): Promise<string> {
+/** An empty embedded data folder with every migration applied: a copy of the template, into `dir` (an empty folder) if given. */
+export async function freshDataDir(dir = tempDir("data")): Promise<string> {
   template ??= makeTemplate();
   const from = await template;
-  const dir = tempDir("data");
   fs.cpSync(from, dir, { recursive: true });
   return dir;
 }

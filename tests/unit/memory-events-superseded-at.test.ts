@@ -3,6 +3,7 @@ import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { openDatabase, type Database } from "@/lib/db/open-database";
 import { applyMigrations, readMigrations } from "@/lib/db/migrations";
+import { emptyClusterDir } from "../helpers/fresh-data-dir";
 import { createFreshDatabase, realPostgresUrl } from "../helpers/real-postgres";
 import { suiteTempDirs } from "../helpers/temp-dir";
 
@@ -67,7 +68,8 @@ function history(memory: string, start: number, edits: number, opts: { sameMs?: 
 }
 
 async function open(kind: "pglite" | "postgres"): Promise<Database> {
-  if (kind === "pglite") return openDatabase({ kind: "pglite", dataDir: fresh("superseded") }, { migrate: false });
+  // A copy of the bare cluster (initdb done once per run): the test applies the migrations itself.
+  if (kind === "pglite") return openDatabase({ kind: "pglite", dataDir: await emptyClusterDir(fresh("superseded")) }, { migrate: false });
   const d = await createFreshDatabase(realPostgresUrl()!);
   drops.push(d.drop);
   return openDatabase({ kind: "postgres", url: d.url }, { migrate: false });

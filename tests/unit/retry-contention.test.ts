@@ -5,6 +5,7 @@ import { CONTENTION_ATTEMPTS, ContentionExhausted, contentionRetries } from "@/l
 import { ContentionError } from "@/lib/errors/domain-errors";
 import { withApi } from "@/lib/api/with-api";
 import type { ApiContract } from "@/lib/api/contract";
+import { emptyClusterDir } from "../helpers/fresh-data-dir";
 import { createFreshDatabase, realPostgresUrl } from "../helpers/real-postgres";
 import { suiteTempDirs } from "../helpers/temp-dir";
 
@@ -30,7 +31,8 @@ const sharedDb = (kind: "pglite" | "postgres") => shared.get(kind) ?? shared.set
 
 async function open(kind: "pglite" | "postgres"): Promise<Database> {
   let db: Database;
-  if (kind === "pglite") db = await openDatabase({ kind: "pglite", dataDir: fresh("retry") }, { migrate: false });
+  // A copy of the bare cluster (initdb done once per run); the test makes its own table.
+  if (kind === "pglite") db = await openDatabase({ kind: "pglite", dataDir: await emptyClusterDir(fresh("retry")) }, { migrate: false });
   else {
     const d = await createFreshDatabase(SERVER!);
     drops.push(d.drop);
