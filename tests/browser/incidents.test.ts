@@ -233,7 +233,7 @@ describe("memory incidents in a browser", () => {
     // The badge counts open high-severity incidents only: the missed memory left it.
     const summary = (await api.get("/incidents/summary")).body;
     await expect.poll(async () => (await page.getByTestId("nav-incident-badge").count()) ? await page.getByTestId("nav-incident-badge").getAttribute("data-count") : "0").toBe(String(summary.open_high));
-      // Four states at three widths each, and the clicks between: 115 s alone at load 38, past
+    // Four states at three widths each, and the clicks between: 115 s alone at load 38, past
     // Vitest's 120 s (main's version timed out there); a hang guard, not a speed check.
   }, 300_000);
 
