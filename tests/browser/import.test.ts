@@ -3,7 +3,7 @@ import path from "node:path";
 import { strToU8, zipSync } from "fflate";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { browserSuite, newPage, screenshotPath } from "../helpers/browser";
+import { browserSuite, newPage, screenshotPath, settled } from "../helpers/browser";
 import { tempDir } from "../helpers/temp-dir";
 
 // The /import page in real Chromium against the production server: choose a file, read
@@ -157,7 +157,7 @@ describe("import page in a browser", () => {
     expect(await page.locator('[data-testid="branch-item"][aria-current="true"]').innerText()).toMatch(/^What temple is this\?\n/);
     for (const width of [1440, 1024, 390]) {
       await page.setViewportSize({ width, height: 1000 });
-      await page.waitForTimeout(300);
+      await settled(page, width);
       await page.screenshot({ path: screenshotPath(`import-chatgpt-conversation-${width}`) });
     }
     await page.setViewportSize({ width: 1440, height: 1000 });
@@ -176,25 +176,32 @@ describe("import page in a browser", () => {
       return !!first && first.textContent!.includes("support-logs.jsonl") && first.textContent!.includes("would import: 3000 conversations");
     });
 
+    // Every value the run's progress bar takes, recorded in the page as it changes (a
+    // MutationObserver; a 50 ms poll from here stood before and could miss a short step).
+    await page.evaluate(() => {
+      const w = window as unknown as { __progress: number[] };
+      w.__progress = [];
+      const read = () => {
+        const v = document.querySelector('[data-testid="run-panel"] [role="progressbar"]')?.getAttribute("aria-valuenow");
+        if (v != null && w.__progress.at(-1) !== Number(v)) w.__progress.push(Number(v));
+      };
+      new MutationObserver(read).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ["aria-valuenow"] });
+    });
     await page.getByTestId("run-button").click();
-    const seen = new Set<number>();
-    const deadline = Date.now() + 170_000;
-    let shot = false;
-    for (;;) {
-      const v = await page
-        .locator('[data-testid="run-panel"] [role="progressbar"]')
-        .getAttribute("aria-valuenow", { timeout: 500 })
-        .catch(() => null);
-      if (v !== null) seen.add(Number(v));
-      if (!shot && v !== null && Number(v) > 0 && Number(v) < 100) {
-        await page.screenshot({ path: screenshotPath("import-running-1440"), fullPage: true });
-        shot = true;
-      }
-      if (v === "100" && !(await page.locator('[data-testid="run-panel"]').innerText()).includes("running")) break;
-      if (Date.now() > deadline) throw new Error("the import did not finish");
-      await page.waitForTimeout(50);
-    }
-    expect([...seen].some((v) => v > 0 && v < 100)).toBe(true);
+    // Done: the bar at 100 % and the panel no longer running. A screenshot while it runs
+    // (between 0 and 100 %), if the page is caught there before the end.
+    const runDone = () =>
+      document.querySelector('[data-testid="run-panel"] [role="progressbar"]')?.getAttribute("aria-valuenow") === "100" &&
+      !(document.querySelector('[data-testid="run-panel"]') as HTMLElement).innerText.includes("running");
+    const midwayOrDone = () =>
+      (window as unknown as { __progress: number[] }).__progress.some((v) => v > 0 && v < 100) ||
+      (document.querySelector('[data-testid="run-panel"] [role="progressbar"]')?.getAttribute("aria-valuenow") === "100" &&
+        !(document.querySelector('[data-testid="run-panel"]') as HTMLElement).innerText.includes("running"));
+    await page.waitForFunction(midwayOrDone, undefined, { timeout: 170_000 });
+    if (!(await page.evaluate(runDone))) await page.screenshot({ path: screenshotPath("import-running-1440"), fullPage: true });
+    await page.waitForFunction(runDone, undefined, { timeout: 170_000 });
+    const seen = await page.evaluate(() => (window as unknown as { __progress: number[] }).__progress);
+    expect(seen.some((v) => v > 0 && v < 100), `progress values seen: ${seen.join(", ")}`).toBe(true);
     expect(await page.locator('[data-testid="run-panel"] [data-testid="summary-line"]').innerText()).toBe(
       "imported: 3000 conversations, 9000 turns, 0 memories; skipped 0; failed 0",
     );

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient } from "../helpers/api-client";
-import { axeSeriousViolations, browserSuite, pageOverflow, screenshotPath } from "../helpers/browser";
+import { axeSeriousViolations, browserSuite, pageOverflow, screenshotPath, settled } from "../helpers/browser";
 import { until } from "../helpers/wait-until";
 import { OWNER_ENV, OWNER_PASSWORD, signInOwner } from "../helpers/owner";
 
@@ -108,19 +108,23 @@ describe("memory incidents in a browser", () => {
   }
 
   const card = (page: Page, id: string) => page.locator(`[data-testid="incident"][data-id="${id}"]`);
-  const noAxe = async (page: Page, where: string) => {
-    const v = await axeSeriousViolations(page);
+  const noAxe = async (page: Page, where: string, contrast: "all" | "width-only" = "all") => {
+    const v = await axeSeriousViolations(page, { contrast });
     expect(v.map((x) => `${x.impact} ${x.id} (${x.help}) at ${x.targets.join(" | ")}`), where).toEqual([]);
   };
-  /** Screenshots at each width, with axe and no sideways scroll at each. */
+  /**
+   * Screenshots at each width, with axe and no sideways scroll at each: colour-contrast on the
+   * whole page at 1440 px, on what the width changes at 1024 and 390 (axeSeriousViolations'
+   * "width-only"; the state's colours are the same at every width).
+   */
   async function shots(page: Page, name: string) {
     for (const w of WIDTHS) {
       await page.setViewportSize({ width: w, height: 900 });
-      await page.waitForFunction((width) => window.innerWidth === width, w);
+      await settled(page, w);
       // A full-page capture of a long list takes long on a loaded 2-core machine.
       await page.screenshot({ path: screenshotPath(`incidents-${name}-${w}`), fullPage: true, timeout: 60_000 });
       expect(await pageOverflow(page), `${name}: page scrolls sideways at ${w}px`).toBe(0);
-      await noAxe(page, `${name} at ${w}px`);
+      await noAxe(page, `${name} at ${w}px`, w === 1440 ? "all" : "width-only");
     }
     await page.setViewportSize({ width: 1440, height: 900 });
   }
@@ -229,7 +233,9 @@ describe("memory incidents in a browser", () => {
     // The badge counts open high-severity incidents only: the missed memory left it.
     const summary = (await api.get("/incidents/summary")).body;
     await expect.poll(async () => (await page.getByTestId("nav-incident-badge").count()) ? await page.getByTestId("nav-incident-badge").getAttribute("data-count") : "0").toBe(String(summary.open_high));
-  });
+    // Four states at three widths each, and the clicks between: 115 s alone at load 38, past
+    // Vitest's 120 s (main's version timed out there); a hang guard, not a speed check.
+  }, 300_000);
 
   it("replays the turn with the missed memory explained, and makes it an eval case of a chosen set", async () => {
     const set = await api.post("/evals/sets", { name: "incident regressions" });

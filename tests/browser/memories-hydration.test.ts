@@ -1,6 +1,6 @@
 import type { BrowserContext, Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
-import { browserSuite, screenshotPath, type BrowserSuite } from "../helpers/browser";
+import { browserSuite, screenshotPath, settled, type BrowserSuite } from "../helpers/browser";
 import { OWNER_ENV, signInOwner } from "../helpers/owner";
 
 // Issue 40: React error #418 (the server's HTML and the browser's first render differ) on
@@ -47,7 +47,7 @@ function suiteTests(name: string, suite: BrowserSuite, context: () => Promise<Br
       const errors = await errorsOnLoad(page, suite.url);
       for (const width of [1440, 1024, 390]) {
         await page.setViewportSize({ width, height: 900 });
-        await page.waitForTimeout(200);
+        await settled(page, width);
         await page.screenshot({ path: screenshotPath(`memories-${name.replace(/\W+/g, "-")}-${width}`) });
       }
       expect(errors).toEqual([]);

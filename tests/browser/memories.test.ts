@@ -1,6 +1,6 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { browserSuite, newPage, screenshotPath } from "../helpers/browser";
+import { browserSuite, newPage, screenshotPath, settled } from "../helpers/browser";
 
 // The memories area in real Chromium against the production server with the demo seed
 // (ana@example.com and max.k@example.com have memories). Screenshots land in
@@ -143,7 +143,7 @@ describe("memories pages in a browser", () => {
     await page.screenshot({ path: screenshotPath("memories-detail"), fullPage: true });
     await dark.goto(page.url());
     await dark.locator('[data-testid="history-event"]').first().waitFor();
-    await dark.waitForTimeout(500);
+    await settled(dark);
     await dark.screenshot({ path: screenshotPath("memories-detail-dark"), fullPage: true });
   });
 
@@ -164,7 +164,7 @@ describe("memories pages in a browser", () => {
     await page.locator('[data-testid="merge-banner"]').waitFor();
     for (const id of [a, b]) expect((await suite.api.get(`/memories/${id}`)).body.status).toBe("archived");
     await page.locator('[data-testid="relation-node"]').first().waitFor();
-    await page.waitForTimeout(300);
+    await settled(page);
     await page.screenshot({ path: screenshotPath("memories-merged") });
 
     await page.locator('[data-testid="unmerge"]').click();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DEMO_IDS } from "@/lib/demo/demo-data";
-import { axeSeriousViolations, browserSuite, pageOverflow, screenshotPath, selectedTextFit } from "../helpers/browser";
+import { axeSeriousViolations, browserSuite, pageOverflow, screenshotPath, selectedTextFit, settled } from "../helpers/browser";
 
 // Issue 40, item 15: three layout defects a newcomer tripped on, each measured in Chromium at
 // 1440, 1024 and 390 px against the production server with the demo seed (open mode).
@@ -28,7 +28,7 @@ describe("issue 40's page defects", () => {
     await page.getByTestId("origin-merged").waitFor();
     for (const width of WIDTHS) {
       await page.setViewportSize({ width, height: 900 });
-      await page.waitForTimeout(200);
+      await settled(page, width);
       const marks = page.locator('[data-testid="origin-merged"] li').filter({ hasText: /archived$/ });
       expect(await marks.count(), `${width} px`).toBe(2);
       // The mark is the row's last text: its line boxes must be one.
@@ -58,7 +58,7 @@ describe("issue 40's page defects", () => {
     await label.waitFor();
     for (const width of WIDTHS) {
       await page.setViewportSize({ width, height: 900 });
-      await page.waitForTimeout(200);
+      await settled(page, width);
       await page.screenshot({ path: screenshotPath(`defect40-imports-${width}`), fullPage: true });
       expect(await label.textContent()).toBe(name);
       // Nothing of it is cut: the element's content fits in its box.
@@ -78,7 +78,7 @@ describe("issue 40's page defects", () => {
     });
     for (const width of WIDTHS) {
       await page.setViewportSize({ width, height: 900 });
-      await page.waitForTimeout(200);
+      await settled(page, width);
       await page.screenshot({ path: screenshotPath(`defect40-user-picker-${width}`) });
       const fit = await selectedTextFit(picker);
       expect(fit.text).toMatch(/^ana@example\.com · \d+ active$/);

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import { randomUUID } from "node:crypto";
 import type { Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
-import { axeSeriousViolations, browserSuite, pageOverflow, screenshotPath } from "../helpers/browser";
+import { axeSeriousViolations, browserSuite, pageOverflow, screenshotPath, settled } from "../helpers/browser";
 
 // Issue 24, part 5 in the browser: on a user's memories page, Export data downloads the user's
 // export and Erase shows the dry run per table, asks for the user id typed, then shows the
@@ -13,11 +13,15 @@ import { axeSeriousViolations, browserSuite, pageOverflow, screenshotPath } from
 const WIDTHS = [1440, 1024, 390] as const;
 const DAY = 86_400_000;
 
-async function check(page: Page, name: string) {
-  await page.waitForTimeout(200);
+/**
+ * `contrast: "width-only"` where the same state was checked whole at 1440 px (by this file's
+ * 1440 px tests): the colours are the same at every width (axeSeriousViolations).
+ */
+async function check(page: Page, name: string, contrast: "all" | "width-only" = "all") {
+  await settled(page, page.viewportSize()?.width);
   await page.screenshot({ path: screenshotPath(`privacy-${name}`), fullPage: true });
   expect(await pageOverflow(page), `${name}: px of sideways page scroll`).toBe(0);
-  const v = await axeSeriousViolations(page);
+  const v = await axeSeriousViolations(page, { contrast });
   expect(v.map((x) => `${x.impact} ${x.id} (${x.help}) at ${x.targets.join(" | ")}`), name).toEqual([]);
 }
 
@@ -73,10 +77,10 @@ describe("a person's data in the UI: export, erase with a receipt, retention rul
   for (const width of [1024, 390] as const) {
     it(`at ${width} px the user's page and the erase dialog's dry run fit`, async () => {
       const page = await openUser(width);
-      await check(page, `user-${width}`);
+      await check(page, `user-${width}`, "width-only");
       await page.locator('[data-testid="user-erase"]').click();
       await page.locator('[data-testid="erase-preview"]').waitFor();
-      await check(page, `erase-preview-${width}`);
+      await check(page, `erase-preview-${width}`, "width-only");
       await page.keyboard.press("Escape");
     });
   }
@@ -118,7 +122,7 @@ describe("a person's data in the UI: export, erase with a receipt, retention rul
     expect(againName).toBe(receiptName);
     for (const width of WIDTHS) {
       await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
-      await check(page, `audit-${width}`);
+      await check(page, `audit-${width}`, width === 1440 ? "all" : "width-only");
     }
   });
 

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Page, Request } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_IDS, demoId } from "@/lib/demo/demo-data";
-import { browserSuite, newPage, pageOverflow } from "../helpers/browser";
+import { browserSuite, newPage, pageOverflow, settled } from "../helpers/browser";
 
 // The ten bugs of issue 11, each reproduced the way it was found, in real Chromium
 // against the production server with the demo seed.
@@ -40,10 +40,18 @@ describe("issue 11's ten bugs stay fixed", () => {
 
   it("3: at 390 px the nav folds into a menu and no page scrolls sideways", async () => {
     const page = await suite.tab.take(390, 844);
-    for (const path of ["/conversations", `/conversations/${DEMO_IDS.branching}`, `/memories?user=${enc(ANA)}`, `/memories/dashboard?user=${enc(ANA)}`, "/docs/api"]) {
+    // Each page's content, not only its heading (a fixed 400 ms stood here): what could push it
+    // sideways is on screen before the check.
+    for (const [path, ready] of [
+      ["/conversations", '[data-testid="conversation-row"]'],
+      [`/conversations/${DEMO_IDS.branching}`, '[data-testid="transcript-turn"]'],
+      [`/memories?user=${enc(ANA)}`, '[data-testid="memory-row"]'],
+      [`/memories/dashboard?user=${enc(ANA)}`, '[data-testid="chart-by-type"]'],
+      ["/docs/api", '[data-testid="openapi-link"]'],
+    ]) {
       await page.goto(`${suite.url}${path}`);
-      await page.locator("h1, h2").first().waitFor();
-      await page.waitForTimeout(400);
+      await page.locator(ready).first().waitFor();
+      await settled(page);
       expect(await pageOverflow(page), path).toBe(0);
     }
     // The Memories sub-tabs are all reachable: Dashboard sits inside the viewport.

@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { chromium, type Browser, type Locator, type Page } from "playwright-core";
 import { afterAll, beforeAll, expect } from "vitest";
@@ -119,10 +120,20 @@ export function screenshotPath(name: string): string {
   return path.join(SCREENSHOT_DIR, `${name}.png`);
 }
 
-/** A fresh page at the given size with a 20 s default timeout (or `timeoutMs`). */
+/**
+ * A page's wait time-out on this machine now: `ms` up to a load of one per core, longer above it
+ * (by the load per core, at most 4x). A cold page load on a 2-core machine at load 25 took past
+ * 20 s in old and new versions of pages.test.ts alike (docs/benchmarks.md sections 37 and 54); a
+ * hang guard, so a quiet machine keeps its short one. Read when a page is made or taken.
+ */
+export function loadScaledTimeout(ms: number): number {
+  return Math.round(ms * Math.min(4, Math.max(1, os.loadavg()[0] / os.availableParallelism())));
+}
+
+/** A fresh page at the given size with a 20 s default timeout (or `timeoutMs`), scaled by the load. */
 export async function newPage(browser: Browser, width = 1440, height = 900, colorScheme: "light" | "dark" = "light", timeoutMs = 20_000) {
   const page = await browser.newPage({ viewport: { width, height }, colorScheme });
-  page.setDefaultTimeout(timeoutMs);
+  page.setDefaultTimeout(loadScaledTimeout(timeoutMs));
   return page;
 }
 
@@ -139,6 +150,7 @@ export function reusedTab(browser: Browser) {
       if (!page || page.isClosed()) {
         page = await newPage(browser, width, height);
       } else {
+        page.setDefaultTimeout(loadScaledTimeout(20_000));
         await page.unrouteAll({ behavior: "ignoreErrors" });
         await page.setViewportSize({ width, height });
         await page.goto("about:blank");
