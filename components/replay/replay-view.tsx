@@ -30,6 +30,15 @@ const prepareAnswer = (r: ReplayResult) => {
   prepareBubbleKeys(r.context.messages);
 };
 
+/**
+ * Turns fetched ahead in the direction of travel. A held arrow key steps as fast as the page
+ * renders (about 100-150 ms); the server answers a replay in about as long, one at a time, so two
+ * ahead left no slack: one slow replay (p95 about 230 ms) made the next step wait for it
+ * (docs/benchmarks.md sections 48 and 50). Four ahead absorb such a replay. The price: a reader
+ * who stops on a turn has up to two more replays asked than before (reads, one at a time).
+ */
+const PREFETCH_AHEAD = 4;
+
 /** How long the view stays on a state before the URL is rewritten to it. */
 const URL_DELAY_MS = 250;
 
@@ -150,8 +159,8 @@ const Replay = memo(function Replay({ state, setState }: { state: ReplayState; s
     () => (current && prevBody && prev.data && !prev.isPlaceholderData && prev.data.turn.message_id === prevTurn?.id ? stepDiff(prev.data, current) : null),
     [current, prev.data, prev.isPlaceholderData, prevBody, prevTurn],
   );
-  // The scrubber's next steps, fetched ahead once this turn's replay has answered (two turns each way,
-  // the way it last moved first), each with the turn before it (its step's comparison): a step
+  // The scrubber's next steps, fetched ahead once this turn's replay has answered (PREFETCH_AHEAD turns the
+  // way it last moved, then two the other way), each with the turn before it (its step's comparison): a step
   // onto a turn not seen before then finds its replay cached. A turn already visited is cached
   // and not asked again, so the two behind cost nothing on a walk in one direction.
   const direction = useRef(1);
@@ -162,7 +171,8 @@ const Replay = memo(function Replay({ state, setState }: { state: ReplayState; s
     if (shownIndex < 0) return [];
     const d = direction.current;
     const out: (ReturnType<typeof replayBody> | null)[] = [];
-    for (const j of [shownIndex + d, shownIndex + 2 * d, shownIndex - d, shownIndex - 2 * d]) {
+    const steps = [...Array.from({ length: PREFETCH_AHEAD }, (_, i) => (i + 1) * d), -d, -2 * d];
+    for (const j of steps.map((s) => shownIndex + s)) {
       const t = turns[j];
       if (!t) continue;
       out.push(replayBody(state.conversation, t.id, { memory: state.memory, variant: state.variant }));
