@@ -31,13 +31,11 @@ const prepareAnswer = (r: ReplayResult) => {
 };
 
 /**
- * Turns fetched ahead in the direction of travel. A held arrow key steps as fast as the page
- * renders (about 100-150 ms); the server answers a replay in about as long, one at a time, so two
- * ahead left no slack: one slow replay (p95 about 230 ms) made the next step wait for it
- * (docs/benchmarks.md sections 48 and 50). Four ahead absorb such a replay. The price: a reader
- * who stops on a turn has up to two more replays asked than before (reads, one at a time).
+ * Turns fetched ahead in the direction of travel. Four were tried (to absorb one slow replay on a
+ * held key) and not kept: the server answered more replays per walk (23 against 17-20 for 20 steps)
+ * and no run showed a faster walk (docs/benchmarks.md section 50).
  */
-const PREFETCH_AHEAD = 4;
+const PREFETCH_AHEAD = 2;
 
 /** How long the view stays on a state before the URL is rewritten to it. */
 const URL_DELAY_MS = 250;
