@@ -18,6 +18,7 @@ import { Skeleton } from "@/components/ui/skeleton";
 import { WriteButton, WriteFieldset } from "@/components/ui/write-button";
 import { EmptyState, ErrorBox, Spinner } from "@/components/ui/states";
 import { metricLabel } from "@/client/ui/eval-metrics";
+import { configChangeText } from "@/client/ui/eval-config";
 import { MetricChart } from "./metric-chart";
 
 // /evals: sets, their runs (a chart of each metric over runs, a table of the same numbers),
@@ -272,9 +273,7 @@ function ComparisonPanel({ runId, baseId, onOpen }: { runId: string; baseId: str
           <p className="font-semibold">These runs differ in configuration: their scores do not compare like with like.</p>
           <ul className="mt-1 list-disc pl-5">
             {d.config_changes.map((c) => (
-              <li key={c.field}>
-                {c.field}: {c.base ?? "unset"} in the base run, {c.head ?? "unset"} in this one
-              </li>
+              <li key={c.field}>{configChangeText(c)}</li>
             ))}
           </ul>
         </div>

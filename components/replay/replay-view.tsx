@@ -30,6 +30,13 @@ const prepareAnswer = (r: ReplayResult) => {
   prepareBubbleKeys(r.context.messages);
 };
 
+/**
+ * Turns fetched ahead in the direction of travel. Four were tried (to absorb one slow replay on a
+ * held key) and not kept: the server answered more replays per walk (23 against 17-20 for 20 steps)
+ * and no run showed a faster walk (docs/benchmarks.md section 50).
+ */
+const PREFETCH_AHEAD = 2;
+
 /** How long the view stays on a state before the URL is rewritten to it. */
 const URL_DELAY_MS = 250;
 
@@ -150,8 +157,8 @@ const Replay = memo(function Replay({ state, setState }: { state: ReplayState; s
     () => (current && prevBody && prev.data && !prev.isPlaceholderData && prev.data.turn.message_id === prevTurn?.id ? stepDiff(prev.data, current) : null),
     [current, prev.data, prev.isPlaceholderData, prevBody, prevTurn],
   );
-  // The scrubber's next steps, fetched ahead once this turn's replay has answered (two turns each way,
-  // the way it last moved first), each with the turn before it (its step's comparison): a step
+  // The scrubber's next steps, fetched ahead once this turn's replay has answered (PREFETCH_AHEAD turns the
+  // way it last moved, then two the other way), each with the turn before it (its step's comparison): a step
   // onto a turn not seen before then finds its replay cached. A turn already visited is cached
   // and not asked again, so the two behind cost nothing on a walk in one direction.
   const direction = useRef(1);
@@ -162,7 +169,8 @@ const Replay = memo(function Replay({ state, setState }: { state: ReplayState; s
     if (shownIndex < 0) return [];
     const d = direction.current;
     const out: (ReturnType<typeof replayBody> | null)[] = [];
-    for (const j of [shownIndex + d, shownIndex + 2 * d, shownIndex - d, shownIndex - 2 * d]) {
+    const steps = [...Array.from({ length: PREFETCH_AHEAD }, (_, i) => (i + 1) * d), -d, -2 * d];
+    for (const j of steps.map((s) => shownIndex + s)) {
       const t = turns[j];
       if (!t) continue;
       out.push(replayBody(state.conversation, t.id, { memory: state.memory, variant: state.variant }));

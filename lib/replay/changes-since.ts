@@ -1,5 +1,6 @@
 import "server-only";
 import type { ProjectSql } from "../db/project-sql";
+import { parsePgTimestamp } from "../db/parse-timestamp";
 import { canonical, type Snapshot } from "../memories/as-of/rebuild-state";
 import type { ChangeSince, ReplayResult } from "./schemas";
 
@@ -14,6 +15,7 @@ export const CHANGES_SINCE_LIMIT = 200;
 const EDIT_FIELDS = ["content", "memory_type", "importance_score", "confidence", "structured_data"] as const;
 
 type Row = {
+  kind: "newest" | "asked" | "deleted";
   id: string;
   memory_type: ChangeSince["memory_type"];
   content: string;
@@ -27,6 +29,8 @@ type Row = {
 };
 
 const iso = (d: Date | string) => new Date(d).toISOString();
+// Times in the packed JSON: PostgreSQL's text, read as the database driver reads it (null stays null).
+const ts = (v: string | null) => (v === null ? (null as unknown as Date) : parsePgTimestamp(v, true));
 
 function kindsOf(r: Row, at: string): ChangeSince["changes"] {
   // Made after the turn: nothing of it existed then, so no "content then" and no edit; it may
@@ -56,8 +60,11 @@ export async function changesSince(sql: ProjectSql, userId: string, at: string, 
         AND e.event_type <> 'relate' AND e.before IS NOT NULL
       ORDER BY e.created_at, (e.before->>'version')::int LIMIT 1) AS then_state`;
   const where = `m.project_id = $1 AND m.user_id = $2 AND m.updated_at > $3::timestamptz`;
-  const all = await sql.query<Row & { kind: "newest" | "asked" | "deleted" }>(
+  // Packed as one JSON text: up to 400 rows of ten columns, which PGlite would decode column
+  // by column in JS (a scrubber step onto an early turn reads the 201 newest changes).
+  const [{ rows: packed }] = await sql.query<{ rows: string | null }>(
     `WITH newest AS (SELECT m.id, m.updated_at FROM memories m WHERE ${where} ORDER BY m.updated_at DESC, m.id LIMIT ${CHANGES_SINCE_LIMIT + 1})
+     , changed AS (
      (SELECT 'newest' AS kind, ${cols} FROM memories m JOIN newest n ON n.id = m.id AND m.project_id = $1 ORDER BY n.updated_at DESC, n.id)
      UNION ALL
      (SELECT 'asked', ${cols} FROM memories m
@@ -67,8 +74,25 @@ export async function changesSince(sql: ProjectSql, userId: string, at: string, 
      (SELECT 'deleted', d.memory_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, d.created_at, d.before FROM memory_events d
        WHERE d.project_id = $1 AND d.user_id = $2 AND d.event_type = 'delete' AND d.created_at > $3::timestamptz
          AND (d.before->>'created_at' IS NULL OR (d.before->>'created_at')::timestamptz <= $3::timestamptz)
-       ORDER BY d.created_at DESC LIMIT ${CHANGES_SINCE_LIMIT})`,
+       ORDER BY d.created_at DESC LIMIT ${CHANGES_SINCE_LIMIT}))
+     SELECT json_agg(json_build_array(kind, id, memory_type, content, status, structured_data, importance_score, confidence, created_at, updated_at, then_state))::text AS rows FROM changed`,
     [sql.projectId, userId, at, ids],
+  );
+  type Packed = [Row["kind"], string, Row["memory_type"], string, Row["status"], unknown, number, number, string, string, Snapshot | null];
+  const all = (JSON.parse(packed ?? "[]") as Packed[]).map(
+    ([kind, id, memory_type, content, status, structured_data, importance_score, confidence, created_at, updated_at, then_state]): Row => ({
+      kind,
+      id,
+      memory_type,
+      content,
+      status,
+      structured_data,
+      importance_score,
+      confidence,
+      created_at: ts(created_at),
+      updated_at: ts(updated_at),
+      then_state,
+    }),
   );
   // Newest change first, then the smaller id (an order a UNION does not keep by itself).
   const at_ = (r: Row) => new Date(r.updated_at).getTime();

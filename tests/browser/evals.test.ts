@@ -73,7 +73,7 @@ describe("evals in a browser", () => {
     await checkAtWidths(page, "evals");
   }, 120_000);
 
-  it("comparing runs of different configurations warns on the page, naming each field; runs alike do not", async () => {
+  it("comparing runs of different configurations warns on the page, naming each field with its values in plain words; runs alike do not", async () => {
     const set = (await suite.api.post("/evals/sets", { name: "config-change-set" })).body;
     await suite.api.post(`/evals/sets/${set.id}/cases`, {
       cases: [
@@ -105,7 +105,8 @@ describe("evals in a browser", () => {
     expect(await warning.textContent()).toMatch(/differ in configuration: their scores do not compare like with like/);
     expect(await warning.locator("li").allTextContents()).toEqual([
       "k: 5 in the base run, 10 in this one",
-      expect.stringMatching(/^weights: \{"similarity":0\.6,.*\} in the base run, \{"similarity":0\.2,.*\} in this one$/),
+      // In plain words, as the replay's variant labels: no JSON braces or quotes.
+      "weights: similarity 0.6, recency 0.2, importance 0.2 in the base run, similarity 0.2, recency 0.2, importance 0.2 in this one",
     ]);
     await checkAtWidths(page, "evals-config-changes", async (w) => expect(await warning.isVisible(), `the warning shows at ${w}px`).toBe(true));
   }, 120_000);

@@ -3,6 +3,7 @@ import type { ProjectSql } from "../../db/project-sql";
 import { MEMORY_COLUMNS, serializeMemory, type MemoryRow } from "../memory-row";
 import type { MemoryProbe, ProbeEvent, Snapshot } from "./rebuild-state";
 import { COUNTED, PREV_SQL, VERSION_AFTER } from "./state-sql";
+import { parsePgTimestamp } from "../../db/parse-timestamp";
 
 // Reads, for each memory of a user (or for some ids), what rebuildAt needs about T: the row
 // now, its delete snapshot, the last change at or before T and the first event after it
@@ -50,6 +51,8 @@ export async function probeUserFast(
   const only = opts.ids ? ` AND m.id = ANY($4::uuid[])` : "";
   const onlyEvents = opts.ids ? ` AND memory_id = ANY($4::uuid[])` : "";
   const params = opts.ids ? [sql.projectId, userId, asOf, opts.ids] : [sql.projectId, userId, asOf];
+  // Some ids (a search's candidates, a replay's): rows, deletes and accesses in one statement.
+  if (opts.ids && !opts.light) return assembleFast(sql, asOf, await readIdsPacked(sql, asOf, userId, opts.ids), false);
   const rows = await sql.query<MemoryRow>(
     `SELECT ${columns} FROM memories m WHERE m.project_id = $1 AND m.user_id = $2 AND m.created_at <= $3::timestamptz${only}`,
     params,
@@ -60,13 +63,75 @@ export async function probeUserFast(
       ORDER BY created_at`,
     params,
   );
+  const access = await userAccess(sql, userId, asOf, opts.ids);
+  return assembleFast(sql, asOf, { rows, deleted, access }, opts.light ?? false);
+}
+
+type FastReads = { rows: MemoryRow[]; deleted: DeleteRow[]; access: Map<string, AccessRow> };
+
+const ts = (v: string | null) => (v === null ? null : parsePgTimestamp(v, true));
+
+/**
+ * probeUserFast's three reads for some ids (rows in full, deletes since T, accesses) as one
+ * statement of packed JSON: a replay asks this for its ~100 candidates at every scrubber step,
+ * and PGlite decodes a row set column by column in JS (15 columns of 100 rows cost more than
+ * the statement itself) and charges each statement a fixed cost besides. The rows are the
+ * very ones the three statements read (tests/api/replay-probe-packed.test.ts compares them).
+ */
+async function readIdsPacked(sql: ProjectSql, asOf: string, userId: string, ids: string[]): Promise<FastReads> {
+  const [r] = await sql.query<{ rows: string | null; deleted: string | null; access: string | null }>(
+    `SELECT
+       (SELECT json_agg(json_build_array(m.id, m.app_id, m.user_id, m.memory_type, m.content, m.structured_data, m.source_session_id,
+                                         m.importance_score, m.access_count, m.last_accessed_at, m.status, m.confidence, m.version, m.created_at, m.updated_at))::text
+          FROM memories m WHERE m.project_id = $1 AND m.user_id = $2 AND m.created_at <= $3::timestamptz AND m.id = ANY($4::uuid[])) AS rows,
+       (SELECT json_agg(json_build_array(d.memory_id, d.user_id, d.before) ORDER BY d.created_at)::text
+          FROM memory_events d
+         WHERE d.project_id = $1 AND d.user_id = $2 AND d.event_type = 'delete' AND d.created_at > $3::timestamptz AND d.memory_id = ANY($4::uuid[])) AS deleted,
+       (SELECT json_agg(json_build_array(a.memory_id, a.n, a.last, a.total, a.total_last))::text
+          FROM (SELECT h.memory_id, count(*) FILTER (WHERE r.created_at <= $3::timestamptz) AS n, max(r.created_at) FILTER (WHERE r.created_at <= $3::timestamptz) AS last,
+                       count(*) AS total, max(r.created_at) AS total_last
+                  FROM memory_retrievals r JOIN memory_retrieval_hits h ON h.retrieval_id = r.id AND h.project_id = r.project_id
+                 WHERE r.project_id = $1 AND r.user_id = $2 AND ${COUNTED} AND h.memory_id = ANY($4::uuid[])
+                 GROUP BY h.memory_id) a) AS access`,
+    [sql.projectId, userId, asOf, ids],
+  );
+  type RowPacked = [string, string | null, string, MemoryRow["memory_type"], string, MemoryRow["structured_data"], string | null, number, number, string | null, MemoryRow["status"], number, number, string, string];
+  const rows = (JSON.parse(r.rows ?? "[]") as RowPacked[]).map(
+    ([id, app_id, user_id, memory_type, content, structured_data, source_session_id, importance_score, access_count, last_accessed_at, status, confidence, version, created_at, updated_at]): MemoryRow => ({
+      id,
+      app_id,
+      user_id,
+      memory_type,
+      content,
+      structured_data,
+      source_session_id,
+      importance_score,
+      access_count,
+      last_accessed_at: ts(last_accessed_at),
+      status,
+      confidence,
+      version,
+      created_at: ts(created_at)!,
+      updated_at: ts(updated_at)!,
+    }),
+  );
+  const deleted = (JSON.parse(r.deleted ?? "[]") as [string, string | null, Snapshot | null][]).map(([memory_id, user_id, before]) => ({ memory_id, user_id, before }));
+  const access = new Map(
+    (JSON.parse(r.access ?? "[]") as [string, number, string | null, number, string | null][]).map(([memory_id, n, last, total, total_last]) => [
+      memory_id,
+      { memory_id, n, last: ts(last), total, total_last: ts(total_last) },
+    ]),
+  );
+  return { rows, deleted, access };
+}
+
+async function assembleFast(sql: ProjectSql, asOf: string, { rows, deleted, access }: FastReads, light: boolean): Promise<(MemoryProbe & { fast: boolean })[]> {
   const t = new Date(asOf).getTime();
   const live = rows.map(serializeMemory);
   const changed = live.filter((m) => new Date(m.updated_at).getTime() > t).map((m) => m.id);
   const liveIds = new Set(live.map((m) => m.id));
   const tombs = new Map(deleted.filter((d) => !liveIds.has(d.memory_id)).map((d) => [d.memory_id, d]));
-  const probed = await lastChanges(sql, [...changed, ...tombs.keys()], asOf, opts.light ?? false);
-  const access = await userAccess(sql, userId, asOf, opts.ids);
+  const probed = await lastChanges(sql, [...changed, ...tombs.keys()], asOf, light);
   const out: (MemoryProbe & { fast: boolean })[] = [];
   const accessOf = (id: string) => {
     const a = access.get(id);

@@ -83,20 +83,24 @@ export async function rankMemoriesAsOf(sql: ProjectSql, o: { userId: string; asO
 
   // Unchanged since T: a live search's candidates among them.
   const v: VectorQuery = { model: model.model, dimensions: d, userId: o.userId, vector: qv, status: status as VectorQuery["status"], types, limit: vectorN, k: o.input.k, unchangedAt: at };
+  // The trigger-kept counts, read once: the user's memories of the searched status and of all
+  // (which path vectorCandidates takes, as userCounts would read them) and those with a vector
+  // of the model of then. One statement where there were two (a scrubber step replays a turn).
+  const [counts] = await sql.query<{ n: string | number; memories: string | number; embedded: string | number }>(
+    `SELECT (SELECT coalesce(sum(n) FILTER (WHERE status = $4::memory_status), 0) FROM memory_user_counts WHERE project_id = $1 AND user_id = $2) AS n,
+            (SELECT coalesce(sum(n), 0) FROM memory_user_counts WHERE project_id = $1 AND user_id = $2) AS memories,
+            (SELECT coalesce(sum(n), 0) FROM memory_embedding_counts WHERE project_id = $1 AND user_id = $2 AND model = $3) AS embedded`,
+    [sql.projectId, o.userId, model.model, status],
+  );
   const { textHits, vectorHits } = await sql.transaction(async (tx) => {
     const textHits = await textCandidates(tx, v, query);
-    const vector = await vectorCandidates(tx, v, { textHits });
+    const vector = await vectorCandidates(tx, v, { textHits, counts: { n: Number(counts.n), total: Number(counts.memories) } });
     return { textHits, vectorHits: vector.hits };
   });
   // Unchanged since T yet without a stored vector of the model of then (a model switched
   // since, or never embedded): scored on their content, embedded through the cache. Looked
   // for only when the trigger-kept counts say some memory of the user lacks one (migration
   // 20261126140100_memory_embedding_counts): the anti-join reads every memory of the user.
-  const [counts] = await sql.query<{ memories: string | number; embedded: string | number }>(
-    `SELECT (SELECT coalesce(sum(n), 0) FROM memory_user_counts WHERE project_id = $1 AND user_id = $2) AS memories,
-            (SELECT coalesce(sum(n), 0) FROM memory_embedding_counts WHERE project_id = $1 AND user_id = $2 AND model = $3) AS embedded`,
-    [sql.projectId, o.userId, model.model],
-  );
   const allEmbedded = Number(counts.embedded) >= Number(counts.memories);
   const unembedded = allEmbedded
     ? []
