@@ -148,7 +148,13 @@ export class DetectRun {
 }
 
 /** A conversation as the rules need it (the scan's page carries these, sparing a statement). */
-export type ConversationRef = { id: string; app_id: string; end_user_id: string | null };
+export type ConversationRef = {
+  id: string;
+  app_id: string;
+  end_user_id: string | null;
+  /** Whether its end user has memories (unknown: read them). */
+  has_memories?: boolean;
+};
 
 /**
  * Checks the turns of these conversations (all, or those `opts` selects) and stores new
@@ -157,7 +163,8 @@ export type ConversationRef = { id: string; app_id: string; end_user_id: string 
 export async function detectConversations(sql: ProjectSql, conversationIds: readonly string[], opts: DetectOptions = {}, run = new DetectRun(sql)): Promise<DetectResult> {
   if (!conversationIds.length) return { turns: 0, found: 0, findings: [] };
   const convs = await sql.query<ConversationRef>(
-    `SELECT id, app_id, end_user_id FROM conversations WHERE project_id = $1 AND id = ANY($2::uuid[]) AND deleted_at IS NULL`,
+    `SELECT c.id, c.app_id, c.end_user_id, EXISTS (SELECT 1 FROM memories x WHERE x.project_id = c.project_id AND x.user_id = c.end_user_id) AS has_memories
+       FROM conversations c WHERE c.project_id = $1 AND c.id = ANY($2::uuid[]) AND c.deleted_at IS NULL`,
     [sql.projectId, [...new Set(conversationIds)]],
   );
   return detectKnownConversations(sql, convs, opts, run);
@@ -188,15 +195,18 @@ const MEMORIES = `
 // it come as ids and sizes, and their texts in further pages of that size, the thread given
 // back between pages.
 const TEXT_PAGE_BYTES = 2 * 1024 * 1024;
-/** The turns the WHERE picks, as JSON: `parent` is the column the thread follows, `checked` whether the turn is to be checked. */
-const turnsJson = (parent: string, checked: string, where: string) => `
+/**
+ * The turns the WHERE picks, as JSON: `parent` is the column the thread follows, `checked`
+ * whether the turn is to be checked, `answer` the answer's text (or an expression that leaves it out).
+ */
+const turnsJson = (parent: string, checked: string, where: string, answer = "m.answer") => `
     (SELECT json_agg(json_build_array(m.id, m.conversation_id, m.parent, CASE WHEN m.inline THEN m.query END, CASE WHEN m.inline THEN m.answer END,
                                       (extract(epoch FROM m.created_at) * 1000)::float8,
                                       m.query_tokens_o200k, m.query_tokens_cl100k, s.trace_id, s.span_id, s.request_model, s.input_tokens, m.checked,
                                       m.inline, m.bytes, m.answer_tokens_o200k, m.answer_tokens_cl100k)
                      ORDER BY m.conversation_id, m.created_at, m.seq)
        FROM (SELECT m.*, sum(m.bytes) OVER (ORDER BY m.conversation_id, m.created_at, m.seq, m.id ROWS UNBOUNDED PRECEDING) <= ${TEXT_PAGE_BYTES} AS inline
-               FROM (SELECT m.id, m.project_id, m.conversation_id, ${parent} AS parent, m.query, m.answer, m.created_at, m.seq,
+               FROM (SELECT m.id, m.project_id, m.conversation_id, ${parent} AS parent, m.query, ${answer} AS answer, m.created_at, m.seq,
                             m.query_tokens_o200k, m.query_tokens_cl100k, m.answer_tokens_o200k, m.answer_tokens_cl100k, ${checked} AS checked, octet_length(m.query) + octet_length(m.answer) AS bytes
                        FROM messages m WHERE m.project_id = $1 AND ${where}) m) m
        LEFT JOIN captured_spans s ON s.project_id = m.project_id AND s.message_id = m.id)::text AS turns`;
@@ -210,6 +220,9 @@ const READ_WHOLE_TURNS = `SELECT ${WHOLE}`;
 // rule looks two turns back), following tree_parent_id (the thread parent resolved at write
 // time), not the whole conversation; a conversation where a checked turn refers back ("as I
 // said") is read whole afterwards, for the history window of the dropped-reference rule.
+// $6 says whether any of the batch's users has memories: without any (most of a bulk import),
+// only the turn's own rules run (the back reference, the prompt's size), which need neither the
+// turns before nor the answer: the read is the new turns' ids, questions and counts.
 const READ_NEW = `
   WITH RECURSIVE pick AS (
     SELECT m.id FROM messages m WHERE m.project_id = $1 AND m.id = ANY($4::uuid[]) AND m.conversation_id = ANY($2::uuid[])
@@ -219,9 +232,9 @@ const READ_NEW = `
   up AS (
     SELECT m.id, m.tree_parent_id, 0 AS depth FROM pick JOIN messages m ON m.project_id = $1 AND m.id = pick.id
     UNION
-    SELECT p.id, p.tree_parent_id, up.depth + 1 FROM up JOIN messages p ON p.project_id = $1 AND p.id = up.tree_parent_id WHERE up.depth < 2),
+    SELECT p.id, p.tree_parent_id, up.depth + 1 FROM up JOIN messages p ON p.project_id = $1 AND p.id = up.tree_parent_id WHERE up.depth < 2 AND $6::bool),
   ${MEMORY_CTES}
-  SELECT ${turnsJson("m.tree_parent_id", "m.id IN (SELECT id FROM pick)", "m.id IN (SELECT id FROM up)")}, ${MEMORIES}`;
+  SELECT ${turnsJson("m.tree_parent_id", "m.id IN (SELECT id FROM pick)", "m.id IN (SELECT id FROM up)", "CASE WHEN $6::bool THEN m.answer ELSE '' END")}, ${MEMORIES}`;
 
 type TurnJson = [string, string, string | null, string | null, string | null, number, number, number, string | null, string | null, string | null, number | null, boolean, boolean, number, number, number];
 
@@ -256,7 +269,7 @@ type MemoryJson = [string, string, string, string, string, number, number | null
 export async function detectKnownConversations(sql: ProjectSql, convs: readonly ConversationRef[], opts: DetectOptions = {}, run = new DetectRun(sql)): Promise<DetectResult> {
   if (!convs.length) return { turns: 0, found: 0, findings: [] };
   const convIds = convs.map((c) => c.id);
-  const users = [...new Set(convs.map((c) => c.end_user_id).filter((u): u is string => !!u))];
+  const users = [...new Set(convs.filter((c) => c.has_memories !== false).map((c) => c.end_user_id).filter((u): u is string => !!u))];
   // Each statement (on the embedded database: run on this thread) and each parse of its answer
   // is a slice of its own, the thread given back between them once SLICE_MS have passed: a
   // request arriving meanwhile waits for one of them, not for the batch's chain of them.
@@ -265,7 +278,7 @@ export async function detectKnownConversations(sql: ProjectSql, convs: readonly 
   const partial = !!opts.messageIds || !!opts.newest;
   await slice.breathe();
   const [read] = partial
-    ? await sql.query<{ turns: string | null; memories: string | null }>(READ_NEW, [sql.projectId, convIds, users, [...(opts.messageIds ?? [])], opts.newest ?? 0])
+    ? await sql.query<{ turns: string | null; memories: string | null }>(READ_NEW, [sql.projectId, convIds, users, [...(opts.messageIds ?? [])], opts.newest ?? 0, users.length > 0])
     : await sql.query<{ turns: string | null; memories: string | null }>(READ_BATCH, [sql.projectId, convIds, users]);
   await slice.breathe();
   let turnJson = await withTexts(sql, (read?.turns ? JSON.parse(read.turns) : []) as TurnJson[]);
