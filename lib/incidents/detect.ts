@@ -10,7 +10,10 @@ import { inForce, versionsOfApps } from "../profiles/profile-versions";
 import type { ProfileSettings, ProfileVersion } from "../profiles/schemas";
 import { DEFAULT_SETTINGS } from "../replay/replay-settings";
 import { applyStrategy } from "../strategies/apply-strategy";
+import { primeContentTokens } from "../strategies/message-tokens";
 import type { RoleMessage } from "../strategies/schemas";
+import { uncachedCounter, type TextCounter } from "../strategies/text-counts";
+import { hasLongPiece } from "../tokens/count-tokens";
 import { UUID_NIL } from "../threads/uuid-nil";
 import {
   droppedReference,
@@ -46,6 +49,8 @@ type TurnRow = {
   at: number | string;
   q_o200k: number;
   q_cl100k: number;
+  a_o200k: number;
+  a_cl100k: number;
 };
 
 type MemoryLine = {
@@ -143,7 +148,13 @@ export class DetectRun {
 }
 
 /** A conversation as the rules need it (the scan's page carries these, sparing a statement). */
-export type ConversationRef = { id: string; app_id: string; end_user_id: string | null };
+export type ConversationRef = {
+  id: string;
+  app_id: string;
+  end_user_id: string | null;
+  /** Whether its end user has memories (unknown: read them). */
+  has_memories?: boolean;
+};
 
 /**
  * Checks the turns of these conversations (all, or those `opts` selects) and stores new
@@ -152,7 +163,8 @@ export type ConversationRef = { id: string; app_id: string; end_user_id: string 
 export async function detectConversations(sql: ProjectSql, conversationIds: readonly string[], opts: DetectOptions = {}, run = new DetectRun(sql)): Promise<DetectResult> {
   if (!conversationIds.length) return { turns: 0, found: 0, findings: [] };
   const convs = await sql.query<ConversationRef>(
-    `SELECT id, app_id, end_user_id FROM conversations WHERE project_id = $1 AND id = ANY($2::uuid[]) AND deleted_at IS NULL`,
+    `SELECT c.id, c.app_id, c.end_user_id, EXISTS (SELECT 1 FROM memories x WHERE x.project_id = c.project_id AND x.user_id = c.end_user_id) AS has_memories
+       FROM conversations c WHERE c.project_id = $1 AND c.id = ANY($2::uuid[]) AND c.deleted_at IS NULL`,
     [sql.projectId, [...new Set(conversationIds)]],
   );
   return detectKnownConversations(sql, convs, opts, run);
@@ -183,16 +195,19 @@ const MEMORIES = `
 // it come as ids and sizes, and their texts in further pages of that size, the thread given
 // back between pages.
 const TEXT_PAGE_BYTES = 2 * 1024 * 1024;
-/** The turns the WHERE picks, as JSON: `parent` is the column the thread follows, `checked` whether the turn is to be checked. */
-const turnsJson = (parent: string, checked: string, where: string) => `
+/**
+ * The turns the WHERE picks, as JSON: `parent` is the column the thread follows, `checked`
+ * whether the turn is to be checked, `answer` the answer's text (or an expression that leaves it out).
+ */
+const turnsJson = (parent: string, checked: string, where: string, answer = "m.answer") => `
     (SELECT json_agg(json_build_array(m.id, m.conversation_id, m.parent, CASE WHEN m.inline THEN m.query END, CASE WHEN m.inline THEN m.answer END,
                                       (extract(epoch FROM m.created_at) * 1000)::float8,
                                       m.query_tokens_o200k, m.query_tokens_cl100k, s.trace_id, s.span_id, s.request_model, s.input_tokens, m.checked,
-                                      m.inline, m.bytes)
+                                      m.inline, m.bytes, m.answer_tokens_o200k, m.answer_tokens_cl100k)
                      ORDER BY m.conversation_id, m.created_at, m.seq)
        FROM (SELECT m.*, sum(m.bytes) OVER (ORDER BY m.conversation_id, m.created_at, m.seq, m.id ROWS UNBOUNDED PRECEDING) <= ${TEXT_PAGE_BYTES} AS inline
-               FROM (SELECT m.id, m.project_id, m.conversation_id, ${parent} AS parent, m.query, m.answer, m.created_at, m.seq,
-                            m.query_tokens_o200k, m.query_tokens_cl100k, ${checked} AS checked, octet_length(m.query) + octet_length(m.answer) AS bytes
+               FROM (SELECT m.id, m.project_id, m.conversation_id, ${parent} AS parent, m.query, ${answer} AS answer, m.created_at, m.seq,
+                            m.query_tokens_o200k, m.query_tokens_cl100k, m.answer_tokens_o200k, m.answer_tokens_cl100k, ${checked} AS checked, octet_length(m.query) + octet_length(m.answer) AS bytes
                        FROM messages m WHERE m.project_id = $1 AND ${where}) m) m
        LEFT JOIN captured_spans s ON s.project_id = m.project_id AND s.message_id = m.id)::text AS turns`;
 const READ_TEXTS = `SELECT json_agg(json_build_array(m.id, m.query, m.answer))::text AS texts FROM messages m WHERE m.project_id = $1 AND m.id = ANY($2::uuid[])`;
@@ -205,6 +220,9 @@ const READ_WHOLE_TURNS = `SELECT ${WHOLE}`;
 // rule looks two turns back), following tree_parent_id (the thread parent resolved at write
 // time), not the whole conversation; a conversation where a checked turn refers back ("as I
 // said") is read whole afterwards, for the history window of the dropped-reference rule.
+// $6 says whether any of the batch's users has memories: without any (most of a bulk import),
+// only the turn's own rules run (the back reference, the prompt's size), which need neither the
+// turns before nor the answer: the read is the new turns' ids, questions and counts.
 const READ_NEW = `
   WITH RECURSIVE pick AS (
     SELECT m.id FROM messages m WHERE m.project_id = $1 AND m.id = ANY($4::uuid[]) AND m.conversation_id = ANY($2::uuid[])
@@ -214,11 +232,11 @@ const READ_NEW = `
   up AS (
     SELECT m.id, m.tree_parent_id, 0 AS depth FROM pick JOIN messages m ON m.project_id = $1 AND m.id = pick.id
     UNION
-    SELECT p.id, p.tree_parent_id, up.depth + 1 FROM up JOIN messages p ON p.project_id = $1 AND p.id = up.tree_parent_id WHERE up.depth < 2),
+    SELECT p.id, p.tree_parent_id, up.depth + 1 FROM up JOIN messages p ON p.project_id = $1 AND p.id = up.tree_parent_id WHERE up.depth < 2 AND $6::bool),
   ${MEMORY_CTES}
-  SELECT ${turnsJson("m.tree_parent_id", "m.id IN (SELECT id FROM pick)", "m.id IN (SELECT id FROM up)")}, ${MEMORIES}`;
+  SELECT ${turnsJson("m.tree_parent_id", "m.id IN (SELECT id FROM pick)", "m.id IN (SELECT id FROM up)", "CASE WHEN $6::bool THEN m.answer ELSE '' END")}, ${MEMORIES}`;
 
-type TurnJson = [string, string, string | null, string | null, string | null, number, number, number, string | null, string | null, string | null, number | null, boolean, boolean, number];
+type TurnJson = [string, string, string | null, string | null, string | null, number, number, number, string | null, string | null, string | null, number | null, boolean, boolean, number, number, number];
 
 /**
  * The texts the read left out (past TEXT_PAGE_BYTES), read in pages of that size, the thread
@@ -251,13 +269,20 @@ type MemoryJson = [string, string, string, string, string, number, number | null
 export async function detectKnownConversations(sql: ProjectSql, convs: readonly ConversationRef[], opts: DetectOptions = {}, run = new DetectRun(sql)): Promise<DetectResult> {
   if (!convs.length) return { turns: 0, found: 0, findings: [] };
   const convIds = convs.map((c) => c.id);
-  const users = [...new Set(convs.map((c) => c.end_user_id).filter((u): u is string => !!u))];
+  const users = [...new Set(convs.filter((c) => c.has_memories !== false).map((c) => c.end_user_id).filter((u): u is string => !!u))];
+  // Each statement (on the embedded database: run on this thread) and each parse of its answer
+  // is a slice of its own, the thread given back between them once SLICE_MS have passed: a
+  // request arriving meanwhile waits for one of them, not for the batch's chain of them.
+  const slice = new TimeSlice();
   run.preload(convs.map((c) => c.app_id));
   const partial = !!opts.messageIds || !!opts.newest;
+  await slice.breathe();
   const [read] = partial
-    ? await sql.query<{ turns: string | null; memories: string | null }>(READ_NEW, [sql.projectId, convIds, users, [...(opts.messageIds ?? [])], opts.newest ?? 0])
+    ? await sql.query<{ turns: string | null; memories: string | null }>(READ_NEW, [sql.projectId, convIds, users, [...(opts.messageIds ?? [])], opts.newest ?? 0, users.length > 0])
     : await sql.query<{ turns: string | null; memories: string | null }>(READ_BATCH, [sql.projectId, convIds, users]);
+  await slice.breathe();
   let turnJson = await withTexts(sql, (read?.turns ? JSON.parse(read.turns) : []) as TurnJson[]);
+  await slice.breathe();
   // Checked turns (ingest): those the read picked.
   const checkedIds = partial ? new Set(turnJson.filter((t) => t[12]).map((t) => t[0])) : null;
   if (partial) {
@@ -272,7 +297,7 @@ export async function detectKnownConversations(sql: ProjectSql, convs: readonly 
   const turnRows: TurnRow[] = [];
   const capRows: { trace_id: string; span_id: string; message_id: string; request_model: string | null; input_tokens: number | null }[] = [];
   for (const t of turnJson) {
-    turnRows.push({ id: t[0], conversation_id: t[1], parent_message_id: t[2], query: t[3]!, answer: t[4]!, at: t[5], q_o200k: t[6], q_cl100k: t[7] });
+    turnRows.push({ id: t[0], conversation_id: t[1], parent_message_id: t[2], query: t[3]!, answer: t[4]!, at: t[5], q_o200k: t[6], q_cl100k: t[7], a_o200k: t[15], a_cl100k: t[16] });
     if (t[8] !== null && t[9] !== null) capRows.push({ trace_id: t[8], span_id: t[9], message_id: t[0], request_model: t[10], input_tokens: t[11] });
   }
   const lines = new Map<string, MemoryLine[]>();
@@ -292,6 +317,7 @@ export async function detectKnownConversations(sql: ProjectSql, convs: readonly 
     lines.set(r[1], list);
     for (const kind of r[10] ?? []) suppressed.add(`${r[1]}\u0000${kind}\u0000${r[0]}`);
   }
+  await slice.breathe();
   const captured = new Map<string, Captured>();
   // The prompts as sent, read back from their stored messages (lib/capture/prompt-store.ts).
   const prompts = await loadCapturedPrompts(sql, capRows.map((c) => ({ traceId: c.trace_id, spanId: c.span_id })));
@@ -310,11 +336,11 @@ export async function detectKnownConversations(sql: ProjectSql, convs: readonly 
     list.push(t);
     byConv.set(t.conversation_id, list);
   }
+  await slice.breathe();
   const presets = await run.modelPresets();
   const findings: Finding[] = [];
   const rows: { f: Finding; conv: (typeof convs)[number] }[] = [];
   let checked = 0;
-  const slice = new TimeSlice();
   for (const conv of convs) {
     await slice.breathe();
     const turns = byConv.get(conv.id) ?? [];
@@ -336,6 +362,7 @@ export async function detectKnownConversations(sql: ProjectSql, convs: readonly 
     for (const f of await out.findings) rows.push({ f, conv });
   }
   for (const r of rows) findings.push(r.f);
+  await slice.breathe();
   const found = rows.length ? await storeFindings(sql, rows) : 0;
   return { turns: checked, found, findings };
 }
@@ -480,11 +507,19 @@ async function checkConversation(rows: TurnRow[], ctx: ConversationContext): Pro
       window = { source: "captured", strategy: null, detail: "the earlier message is not in the prompt the agent sent" };
     } else {
       const settings = ctx.settingsAt(turns[i].at);
-      const messages: RoleMessage[] = hist.flatMap((j) => [
-        { role: "user", content: turns[j].query },
-        { role: "assistant", content: turns[j].answer },
-      ]);
-      const applied = await applyStrategy(messages, settings.strategy, { model: settings.model, presets: ctx.presets });
+      // The turns' token counts stored at write time, as the window route's history carries
+      // them: counting here would build the tokenizer on the server's thread (~0.5 s once
+      // per process, a stall every request waits out; bench/diag/incidents-stalls.ts).
+      const encoding = presetFor(settings.model, ctx.presets).encoding;
+      const o200k = encoding === "o200k_base";
+      const messages: RoleMessage[] = hist.flatMap((j) => {
+        const user: RoleMessage = { role: "user", content: turns[j].query };
+        const answer: RoleMessage = { role: "assistant", content: turns[j].answer };
+        primeContentTokens(user, encoding, Number(o200k ? rows[j].q_o200k : rows[j].q_cl100k));
+        primeContentTokens(answer, encoding, Number(o200k ? rows[j].a_o200k : rows[j].a_cl100k));
+        return [user, answer];
+      });
+      const applied = await applyStrategy(messages, settings.strategy, { model: settings.model, presets: ctx.presets, textCounts: storedCounts(rows, hist) });
       const keptMessages = new Set(applied.sourceIndex);
       kept = new Set(hist.filter((_, n) => keptMessages.has(2 * n)));
       window = { source: "replayed", strategy: settings.strategy.type, detail: strategyDetail(settings.strategy as Record<string, unknown>) };
@@ -515,6 +550,26 @@ async function checkConversation(rows: TurnRow[], ctx: ConversationContext): Pro
   }
 
   return { checked, findings: Promise.all(later).then((rest) => [...sync, ...rest.flat()]) };
+}
+
+/**
+ * A text counter answering the thread's texts from the counts stored with their turns (the
+ * framework strategies count message texts through it); other texts, and LlamaIndex's " " +
+ * text, are counted (the tokenizer is built then).
+ */
+function storedCounts(rows: readonly TurnRow[], hist: readonly number[]): TextCounter {
+  const known = new Map<string, { o200k_base: number; cl100k_base: number }>();
+  for (const j of hist) {
+    known.set(rows[j].query, { o200k_base: Number(rows[j].q_o200k), cl100k_base: Number(rows[j].q_cl100k) });
+    known.set(rows[j].answer, { o200k_base: Number(rows[j].a_o200k), cl100k_base: Number(rows[j].a_cl100k) });
+  }
+  return {
+    count: (text, encoding) => {
+      const k = known.get(text);
+      return k ? { tokens: k[encoding], approximate: hasLongPiece(text, encoding) } : uncachedCounter.count(text, encoding);
+    },
+    spaced: (text, encoding) => uncachedCounter.spaced(text, encoding),
+  };
 }
 
 function strategyDetail(s: Record<string, unknown>): string | null {

@@ -18,9 +18,12 @@ import type { IncidentScan, ScanCreate } from "./schemas";
 // rows huge. On the embedded database a statement runs on the server's thread and holds it for
 // as long as it takes: its batches are smaller, so that a request waits for one short statement
 // at most. detectConversations gives the thread back every few milliseconds within a batch, and
-// a timer turn separates batches.
-const PAGE = 400;
-const BATCH_TURNS = { embedded: 200, server: 1000 };
+// a timer turn separates batches and follows each page's statement. On the embedded database a
+// page of 400 conversations with their counts took ~40 ms of the thread and a 200-turn batch's
+// read ~30-50 ms (bench/diag/incidents-stalls.ts, main-thread CPU): both are halved there, so
+// that a request waits for ~20-25 ms of statement at most (/ready p99 < 100 ms during a scan).
+const PAGE = { embedded: 100, server: 400 };
+const BATCH_TURNS = { embedded: 100, server: 1000 };
 const BATCH_CONVERSATIONS = 200;
 
 export type ScanOptions = { /** The database runs on the server's thread (PGlite). */ embedded?: boolean };
@@ -72,12 +75,12 @@ export async function getScan(sql: ProjectSql, id: string): Promise<IncidentScan
 }
 
 /** The conversations a scan walks, by id after `after` (keyset), with how many turns each has. */
-function conversationPage(sql: ProjectSql, input: ScanCreate, after: string | null) {
+function conversationPage(sql: ProjectSql, input: ScanCreate, after: string | null, size: number) {
   return sql.query<ConversationRef & { turns: number | string }>(
     `SELECT c.id, c.app_id, c.end_user_id, (SELECT count(*) FROM messages m WHERE m.project_id = c.project_id AND m.conversation_id = c.id) AS turns FROM conversations c
       WHERE c.project_id = $1 AND c.deleted_at IS NULL AND ($2::uuid IS NULL OR c.id = $2) AND ($3::uuid IS NULL OR c.id > $3)
         AND ($4::timestamptz IS NULL OR EXISTS (SELECT 1 FROM messages m WHERE m.project_id = c.project_id AND m.conversation_id = c.id AND m.created_at >= $4))
-      ORDER BY c.id LIMIT ${PAGE}`,
+      ORDER BY c.id LIMIT ${size}`,
     [sql.projectId, input.conversation_id ?? null, after, input.since ?? null],
   );
 }
@@ -99,6 +102,8 @@ export async function startScan(sql: ProjectSql, input: ScanCreate, opts: ScanOp
       WHERE project_id = $1 AND scope = $2 AND status = 'running' AND heartbeat_at < now() - ($3 || ' milliseconds')::interval`,
     [sql.projectId, scope, String(STALE_MS)],
   );
+  // On the embedded database each statement holds the thread: other requests go between them.
+  await new Promise((r) => setImmediate(r));
   const [total] = await sql.query<{ n: string | number }>(
     `SELECT count(*) AS n FROM conversations c
       WHERE c.project_id = $1 AND c.deleted_at IS NULL AND ($2::uuid IS NULL OR c.id = $2)
@@ -106,6 +111,7 @@ export async function startScan(sql: ProjectSql, input: ScanCreate, opts: ScanOp
     [sql.projectId, input.conversation_id ?? null, input.since ?? null],
   );
   const id = randomUUID();
+  await new Promise((r) => setImmediate(r));
   const row = await sql.transaction(async (tx) => {
     const [r] = await tx.query<ScanRow>(
       `INSERT INTO incident_scans (project_id, id, scope, conversation_id, since, conversations_total, created_by)
@@ -151,6 +157,9 @@ export function turnBatches<C extends { id: string; turns: number | string }>(pa
 /** The job: conversation batches through the rules, progress saved every half second. */
 export async function runScan(sql: ProjectSql, id: string, input: ScanCreate, opts: ScanOptions = {}): Promise<void> {
   const maxTurns = opts.embedded ? BATCH_TURNS.embedded : BATCH_TURNS.server;
+  const pageSize = opts.embedded ? PAGE.embedded : PAGE.server;
+  // Other requests go on between statements (a timer, not setImmediate: their statements queue before ours).
+  const giveBack = () => new Promise((r) => setTimeout(r, 1));
   await new Promise((r) => setImmediate(r));
   const run = new DetectRun(sql);
   const since = input.since ? new Date(input.since) : null;
@@ -169,8 +178,9 @@ export async function runScan(sql: ProjectSql, id: string, input: ScanCreate, op
     ]);
   try {
     for (;;) {
-      const page = await conversationPage(sql, input, after);
+      const page = await conversationPage(sql, input, after, pageSize);
       if (!page.length) break;
+      await giveBack();
       for (const batch of turnBatches(page, maxTurns)) {
         const r = await detectKnownConversations(sql, batch, { since }, run);
         done += batch.length;
@@ -180,11 +190,10 @@ export async function runScan(sql: ProjectSql, id: string, input: ScanCreate, op
           saved = Date.now();
           await save();
         }
-        // Other requests go on between batches (a timer, not setImmediate: their statements queue before ours).
-        await new Promise((r) => setTimeout(r, 1));
+        await giveBack();
       }
       after = page[page.length - 1].id;
-      if (page.length < PAGE) break;
+      if (page.length < pageSize) break;
     }
     await sql.query(
       `UPDATE incident_scans SET status = 'done', conversations_done = $3, conversations_total = GREATEST(conversations_total, $3), turns_scanned = $4, incidents_found = $5, finished_at = now(), heartbeat_at = now()

@@ -135,7 +135,10 @@ const BACK_REFERENCE = [
   /\b(?:you|u) (?:suggested|recommended|proposed) (?:earlier|before)\b/i,
   /\bgo back to (?:the|what)\b/i,
 ];
-export const backReferencePhrase = (query: string): string | null => firstMatch(query, BACK_REFERENCE);
+// Every pattern above has one of these words: most messages have none, and one pass of this
+// alternation spares them the nine patterns (the check runs on every turn detection sees).
+const BACK_REFERENCE_WORD = /\b(?:said|mentioned|told|wrote|explained|described|asked|brought|talked|discussed|spoke|remember|suggested|recommended|proposed|go back)\b/i;
+export const backReferencePhrase = (query: string): string | null => (BACK_REFERENCE_WORD.test(query) ? firstMatch(query, BACK_REFERENCE) : null);
 
 /** Text normalised for "is this text inside that prompt": lower case, one space, no punctuation at the ends. */
 export function normalizeForContainment(s: string): string {

@@ -33,6 +33,10 @@ export type ChatMessage = {
 // the tokenizer a thousand times for a 500-turn thread.
 const overheads = new Map<string, number>();
 const unnamedOverheads: Record<EncodingName, Map<string, number>> = { o200k_base: new Map(), cl100k_base: new Map() };
+// The four roles are one token in both encodings: known without building a tokenizer, so
+// that work from stored counts (incident detection's replayed windows) never builds one on
+// the server's thread (~0.5 s once per process; tests/unit/chat-formula-roles.test.ts checks the table).
+for (const enc of ["o200k_base", "cl100k_base"] as const) for (const role of ["system", "user", "assistant", "tool"]) unnamedOverheads[enc].set(role, TOKENS_PER_MESSAGE + 1);
 
 /** Tokens of one message's framing + role (+ name), without its content. */
 export function messageOverhead(role: string, encoding: EncodingName, name?: string): number {

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { projectSql } from "@/lib/db/project-sql";
 import { detectConversations } from "@/lib/incidents/detect";
 import { insertTurns } from "@/lib/messages/insert-turns";
+import { textsCountedHere } from "@/lib/tokens/count-tokens";
 import { INCIDENT_SET, loadScenarios, scoreFindings, type Found } from "../helpers/incident-set";
 import { useEmbeddedDatabase } from "../helpers/embedded-database";
 
@@ -74,6 +75,23 @@ describe("what the rules read of a batch", () => {
     const found = await s.sql.query<{ kind: string; subject: string }>(`SELECT kind, subject FROM incidents WHERE project_id = $1 AND conversation_id = $2`, [s.sql.projectId, s.l.conversationId]);
     expect(found.map((f) => [f.kind, f.subject])).toEqual([["missed_memory", s.memoryId]]);
   }, 60_000);
+});
+
+describe("the rules on the server's thread", () => {
+  it("judge the labelled set (windows of message_window and token_buffer) from the stored token counts, counting no text on this thread", async () => {
+    // Counting here would build the tokenizer on the thread that serves requests (~0.5 s once
+    // per process: the /ready stall bench:incidents measured during a scan).
+    const sql = projectSql(embedded.db.sql, "read-no-count");
+    const loaded = await loadScenarios(sql, INCIDENT_SET, { suffix: "nocount" });
+    const before = textsCountedHere();
+    await detectConversations(sql, loaded.map((l) => l.conversationId));
+    expect(textsCountedHere()).toBe(before);
+    const found = await sql.query<Found>(`SELECT kind, message_id, subject, conversation_id FROM incidents WHERE project_id = $1`, [sql.projectId]);
+    const score = scoreFindings(loaded, found);
+    expect(score.missed).toEqual([]);
+    expect(score.falsePositives).toEqual([]);
+    expect(score.metrics.find((m) => m.kind === "dropped_reference")!.tp).toBe(5);
+  }, 120_000);
 });
 
 describe("detection on ingest reads the new turns and the two before each, not the conversation", () => {
