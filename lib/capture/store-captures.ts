@@ -292,7 +292,7 @@ async function ingestChats(
         }
       }
       if (!all.length) return { created: 0, duplicates: 0, deleted: new Set<string>(), groups: [] as [string, Placed[]][] };
-      await continueConversations(tx, all);
+      await continueConversations(tx, all, sizes.turns * 16);
       const groups = groupByConversation(all);
       return { ...(await storeTurns(tx, groups, counts, sizes)), groups };
     }),
@@ -313,7 +313,7 @@ async function ingestChats(
  * same request count, shortest input first. Sets each chat's `stateKey` (what a later call
  * looks for) and its conversation.
  */
-async function continueConversations(tx: ProjectSql, all: Placed[]) {
+async function continueConversations(tx: ProjectSql, all: Placed[], keysPerStatement = Number.POSITIVE_INFINITY) {
   const open = all.filter((p) => !p.chat.conversationKey).sort((x, y) => x.chat.inputMessages.length - y.chat.inputMessages.length);
   if (!open.length) return;
   // One joining request at a time per project, to its commit: two exports in flight, one with
@@ -329,19 +329,19 @@ async function continueConversations(tx: ProjectSql, all: Placed[]) {
   }
   const prefixes = keyed.map((k) => k.prefixes);
   const wanted = [...new Set(prefixes.flatMap((ks) => ks.map((k) => k.key)))];
-  const known = new Map(
-    wanted.length
-      ? (
-          await tx.query<{ state_key: string; conversation_id: string }>(
-            // A conversation deleted in Memscope is not continued: the call starts one.
-            `SELECT DISTINCT ON (s.state_key) s.state_key, s.conversation_id FROM captured_spans s
-               JOIN conversations c ON c.project_id = s.project_id AND c.id = s.conversation_id AND c.deleted_at IS NULL
-              WHERE s.project_id = $1 AND s.state_key = ANY($2::uuid[]) ORDER BY s.state_key, s.started_at`,
-            [tx.projectId, wanted],
-          )
-        ).map((r) => [r.state_key, r.conversation_id] as const)
-      : [],
-  );
+  // On the embedded database in several statements (each holds the server's thread while it runs: ~5 000 keys for a
+  // 512-span batch of 20-turn histories was its longest stall, section 52).
+  const known = new Map<string, string>();
+  for (let at = 0; at < wanted.length; at += keysPerStatement) {
+    const rows = await tx.query<{ state_key: string; conversation_id: string }>(
+      // A conversation deleted in Memscope is not continued: the call starts one.
+      `SELECT DISTINCT ON (s.state_key) s.state_key, s.conversation_id FROM captured_spans s
+         JOIN conversations c ON c.project_id = s.project_id AND c.id = s.conversation_id AND c.deleted_at IS NULL
+        WHERE s.project_id = $1 AND s.state_key = ANY($2::uuid[]) ORDER BY s.state_key, s.started_at`,
+      [tx.projectId, wanted.slice(at, at + keysPerStatement)],
+    );
+    for (const r of rows) known.set(r.state_key, r.conversation_id);
+  }
   open.forEach((p, i) => {
     // Longest prefix first. (From the trace's conversation again: a retried transaction runs this twice.)
     const hit = prefixes[i].find((k) => known.has(k.key));

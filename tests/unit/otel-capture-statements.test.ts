@@ -138,4 +138,46 @@ describe("OTLP ingest statements on the embedded database", () => {
     expect(server.filter((s) => s.startsWith("INSERT INTO messages"))).toHaveLength(1);
     expect(embedded.filter((s) => s.startsWith("INSERT INTO messages"))).toHaveLength(2);
   });
+
+  it("without conversation ids, the lookup of earlier calls goes in parts on small sizes and joins the same calls", async () => {
+    // 3 agents x 9 calls, no gen_ai.conversation.id, one trace per call: calls 0-4 in one request, 5-8 in the next, so
+    // the second request finds each agent's call 4 stored by its digest (24 distinct prefix keys: 16 a statement at 1 turn).
+    const spansOf = (tag: string) => {
+      const memory = new InMemorySpanExporter();
+      const tracer = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(memory)] }).getTracer("t");
+      const t0 = Date.UTC(2026, 0, 2);
+      for (let c = 0; c < 3; c++) {
+        const history: unknown[] = [];
+        for (let i = 0; i < 9; i++) {
+          history.push({ role: "user", parts: [{ type: "text", content: `${tag} question ${c}.${i}` }] });
+          const out = [{ role: "assistant", parts: [{ type: "text", content: `${tag} answer ${c}.${i}` }] }];
+          tracer
+            .startSpan("chat", { startTime: new Date(t0 + i * 1000), attributes: { "gen_ai.operation.name": "chat", "gen_ai.input.messages": JSON.stringify(history), "gen_ai.output.messages": JSON.stringify(out) } })
+            .end(new Date(t0 + i * 1000 + 500));
+          history.push(out[0]);
+        }
+      }
+      const all = memory.getFinishedSpans();
+      const early = all.filter((x) => /question \d\.[0-4]"/.test(String(x.attributes["gen_ai.input.messages"]).slice(-80)));
+      return [early, all.filter((x) => !early.includes(x))].map((b) => decodeTracesProto(ProtobufTraceSerializer.serializeRequest(b)!));
+    };
+    const joined = async (tag: string) =>
+      (
+        await store.db.sql.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM messages WHERE query LIKE $1 GROUP BY conversation_id ORDER BY 1`,
+          [`${tag} question %`],
+        )
+      ).map((r) => r.n);
+    for (const [tag, sizes] of [["nokey-one", STATEMENT_SIZES.server], ["nokey-parts", { turns: 1, captureBytes: 1500 }]] as const) {
+      const seen: string[] = [];
+      const sql = recording(projectSql(store.db.sql, DEFAULT_PROJECT_ID), seen);
+      const [early, late] = spansOf(tag);
+      expect((await ingestTraces(sql, early, new Date(), new StageTimes(), sizes)).turns_created).toBe(15);
+      seen.length = 0;
+      expect((await ingestTraces(sql, late, new Date(), new StageTimes(), sizes)).turns_created).toBe(12);
+      expect(seen.filter((x) => x === "SELECT DISTINCT ON")).toHaveLength(tag === "nokey-one" ? 1 : 2);
+      // Each agent's 9 calls one conversation.
+      expect(await joined(tag)).toEqual([9, 9, 9]);
+    }
+  });
 });
