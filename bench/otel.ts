@@ -25,7 +25,12 @@
 // BENCH_AGENT_TURNS (20) calls each with growing history, through the real Traceloop
 // instrumentation and the SDK's BatchSpanProcessor at its defaults; prints spans dropped, split
 // conversations, export errors, spans/s, GET /ready p99 and bytes stored per captured span
-// beside the span's new messages (target <= 2x). BENCH_SCENARIOS ("synthetic,agents").
+// beside the span's new messages (target <= 2x). The live phase's spans/s is the client's pace (the
+// agents, the instrumentation and the stub share the machine), so its export requests are recorded
+// exactly as the SDK sent them and replayed in order to a fresh server and database, as fast as it
+// answers, with the exporter's concurrency: the server's spans/s, CPU and GET /ready p99
+// (bench/lib/otel-replay.ts; BENCH_REPLAY_CONCURRENCY overrides the concurrency).
+// BENCH_SCENARIOS ("synthetic,agents").
 // Knobs (env): BENCH_DURATION (60 s), BENCH_CONNECTIONS (4), BENCH_BATCH (100 spans a request),
 // BENCH_TURNS (10: turns per conversation in a request, so 10 conversations a request),
 // BENCH_READY_RATE (20), BENCH_DATABASES ("embedded,postgres"), BENCH_AUTH ("key" | "open").
@@ -41,7 +46,13 @@ import { makeTempDir, printMachine, removeDir, runMain } from "./lib/common";
 import { makeTurnGenerator } from "./lib/text";
 import { freshPostgres, rssMiB, startServer, type Server } from "./lib/serve-process";
 import { processCpuSeconds, backendCpuSeconds } from "./lib/otel-cpu";
-import { AGENT_TURNS, AGENTS, runAgents } from "./lib/otel-agents";
+import { AGENT_TURNS, AGENTS, runAgents, storedFigures, warmUp, type AgentsDb } from "./lib/otel-agents";
+import { readyProbe, replayRequests, startRecordingProxy } from "./lib/otel-replay";
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] : NaN;
+};
 
 const DURATION = Number(process.env.BENCH_DURATION || 60);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 4);
@@ -199,27 +210,81 @@ async function runOn(label: string, env: Record<string, string>, pgDatabase?: st
   }
 }
 
-/** The agents scenario on a fresh server and database; the figures from the database once the server stopped. */
-async function agentsOn(label: string, env: Record<string, string>, db: Parameters<typeof runAgents>[2]) {
+type Fresh = { env: Record<string, string>; db: AgentsDb; pgUrl?: string };
+
+/**
+ * The agents scenario. Live: the real client exports through a recording proxy to a fresh server and
+ * database (drops, splits, export errors, bytes; its spans/s is the client's pace). Replay: the recorded
+ * requests, exactly as the SDK sent them and in order, posted to another fresh server and database as fast
+ * as it answers, with as many in flight as the exporter had: the server's spans/s, CPU and /ready p99.
+ */
+async function agentsOn(label: string, fresh: () => Promise<Fresh>, targets: { spans: number; readyP99: number }) {
   console.log(`\n## ${label}: ${AGENTS} agents x ${AGENT_TURNS} calls, real Traceloop instrumentation, BatchSpanProcessor at its defaults`);
-  const server = await startServer({ ...env, ...OWNER, MEMSCOPE_KEY_RATE_LIMIT: process.env.MEMSCOPE_KEY_RATE_LIMIT || "off" });
+  const live = await fresh();
+  const server = await startServer({ ...live.env, ...OWNER, MEMSCOPE_KEY_RATE_LIMIT: process.env.MEMSCOPE_KEY_RATE_LIMIT || "off" });
+  const proxy = await startRecordingProxy(server.base);
+  let r: Awaited<ReturnType<typeof runAgents>>;
   try {
     const key = await projectKey(server.base);
-    console.log(`  load average before: ${loadAverage()}`);
-    const r = await runAgents(server.base, key, db, () => server.stop());
-    console.log(`  spans: ${r.spansMade} made, ${r.ended} ended, ${r.dropped} dropped by the batch processor, ${r.exports} exports, ${r.exportErrors} export errors (${r.failedSpans} spans)${r.errors.length ? `: ${r.errors.join("; ")}` : ""}`);
-    console.log(`  stored: ${r.stored} captured spans in ${r.conversations} conversations, ${r.messageRows} captured messages; split conversations ${r.split} (agents whose calls are not one conversation of ${AGENT_TURNS} turns)`);
-    console.log(`  ${r.spansPerSecond.toFixed(0)} spans/s stored (calls ${r.callsSeconds.toFixed(1)} s, until the last export ${r.totalSeconds.toFixed(1)} s, client and server on this machine)`);
-    console.log(`  GET /ready meanwhile: ${r.readyCount} requests, p50 ${r.readyP50.toFixed(0)} ms, p99 ${r.readyP99.toFixed(0)} ms, max ${r.readyMax.toFixed(0)} ms, errors ${r.readyErrors}`);
-    console.log(
-      `  bytes stored per captured span: ${r.bytesPerSpan.toFixed(0)} (captured_spans ${r.spanRowBytesPerSpan.toFixed(0)} + captured_messages ${r.messageBytesPerSpan.toFixed(0)}, of which message JSON ${r.bodyBytesPerSpan.toFixed(0)}, tables and indexes); ` +
-        `the span's new messages ${r.newBytesPerSpan.toFixed(0)} B, its whole prompt ${r.wholeBytesPerSpan.toFixed(0)} B: ${r.ratio.toFixed(2)}x the new messages (target <= 2x)`,
-    );
-    console.log(`  load average after: ${loadAverage()} (${os.cpus().length} cores)`);
-    return r.dropped === 0 && r.exportErrors === 0 && r.split === 0 && r.ratio <= 2;
+    console.log(`  live phase, load average before: ${loadAverage()}`);
+    r = await runAgents(server.base, proxy.url, key, live.db, () => server.stop());
   } finally {
+    await proxy.stop();
     await server.stop();
   }
+  const recorded = proxy.requests.filter((q) => q.path.endsWith("/v1/traces"));
+  console.log(`  spans: ${r.spansMade} made, ${r.ended} ended, ${r.dropped} dropped by the batch processor, ${r.exports} exports, ${r.exportErrors} export errors (${r.failedSpans} spans)${r.errors.length ? `: ${r.errors.join("; ")}` : ""}`);
+  console.log(`  stored: ${r.stored} captured spans in ${r.conversations} conversations, ${r.messageRows} captured messages; split conversations ${r.split} (agents whose calls are not one conversation of ${AGENT_TURNS} turns)`);
+  console.log(`  live: ${r.spansPerSecond.toFixed(0)} spans/s stored (calls ${r.callsSeconds.toFixed(1)} s, until the last export ${r.totalSeconds.toFixed(1)} s: the client's pace, client and server on this machine)`);
+  console.log(`  live: GET /ready ${r.readyCount} requests, p50 ${r.readyP50.toFixed(0)} ms, p99 ${r.readyP99.toFixed(0)} ms, max ${r.readyMax.toFixed(0)} ms, errors ${r.readyErrors}`);
+  console.log(
+    `  bytes stored per captured span: ${r.bytesPerSpan.toFixed(0)} (captured_spans ${r.spanRowBytesPerSpan.toFixed(0)} + captured_messages ${r.messageBytesPerSpan.toFixed(0)}, of which message JSON ${r.bodyBytesPerSpan.toFixed(0)}, tables and indexes); ` +
+      `the span's new messages ${r.newBytesPerSpan.toFixed(0)} B, its whole prompt ${r.wholeBytesPerSpan.toFixed(0)} B: ${r.ratio.toFixed(2)}x the new messages (target <= 2x)`,
+  );
+  console.log(`  live phase, load average after: ${loadAverage()} (${os.cpus().length} cores)`);
+  const liveOk = r.dropped === 0 && r.exportErrors === 0 && r.split === 0 && r.ratio <= 2;
+
+  // Replay: the same requests, the server alone.
+  const concurrency = Number(process.env.BENCH_REPLAY_CONCURRENCY || 0) || Math.max(1, proxy.maxInFlight());
+  const spans = r.spansMade;
+  const bytes = recorded.reduce((a, q) => a + q.body.length, 0);
+  console.log(`  replay: ${recorded.length} recorded export requests (${(bytes / 1e6).toFixed(1)} MB, ${spans} spans), ${concurrency} in flight (the most the exporter had at once)`);
+  const again = await fresh();
+  const replayServer = await startServer({ ...again.env, ...OWNER, MEMSCOPE_KEY_RATE_LIMIT: process.env.MEMSCOPE_KEY_RATE_LIMIT || "off" });
+  let ok = liveOk;
+  try {
+    const key = await projectKey(replayServer.base);
+    await warmUp(replayServer.base, key);
+    console.log(`  replay, load average before: ${loadAverage()}`);
+    const probe = readyProbe(replayServer.base);
+    const cpu0 = processCpuSeconds(replayServer.pid);
+    const pgCpu0 = again.pgUrl ? await backendCpuSeconds(again.pgUrl) : null;
+    const c0 = process.cpuUsage();
+    const p = await replayRequests(replayServer.base, recorded, concurrency, { authorization: `Bearer ${key}` });
+    const ready = await probe.stop();
+    const cpu1 = processCpuSeconds(replayServer.pid);
+    const pgCpu1 = again.pgUrl ? await backendCpuSeconds(again.pgUrl) : null;
+    const c1 = process.cpuUsage(c0);
+    const loadAfter = loadAverage();
+    await replayServer.stop();
+    const f = await storedFigures(again.db, r.newBytesPerSpan);
+    const perS = f.stored / p.seconds;
+    const k = f.stored / 1000;
+    console.log(`  replay: ${f.stored} captured spans stored in ${p.seconds.toFixed(1)} s = ${perS.toFixed(0)} spans/s (target >= ${targets.spans}); export answers p50 ${pct(p.latencies, 50).toFixed(0)} ms, max ${Math.max(...p.latencies).toFixed(0)} ms; non-200 ${p.non200.length}${p.non200.length ? ` (${p.non200.slice(0, 3).join("; ")})` : ""}, partial successes ${p.partial}`);
+    console.log(`  replay: ${f.conversations} conversations, split ${f.split}; bytes per captured span ${f.bytesPerSpan.toFixed(0)} = ${f.ratio.toFixed(2)}x`);
+    console.log(`  replay: GET /ready ${ready.count} requests, p50 ${ready.p50.toFixed(0)} ms, p99 ${ready.p99.toFixed(0)} ms (target < ${targets.readyP99}), max ${ready.max.toFixed(0)} ms, errors ${ready.errors}`);
+    if (cpu0 !== null && cpu1 !== null) {
+      const pgPart = pgCpu0 !== null && pgCpu1 !== null ? `, PostgreSQL backends ${((pgCpu1 - pgCpu0) / k).toFixed(2)}` : "";
+      console.log(`  replay CPU seconds per 1 000 spans: server ${((cpu1 - cpu0) / k).toFixed(2)}${pgPart}, this bench process ${((c1.user + c1.system) / 1e6 / k).toFixed(2)} (server ${(cpu1 - cpu0).toFixed(1)} CPU-s in ${p.seconds.toFixed(1)} s wall)`);
+    }
+    console.log(`  replay, load average after: ${loadAfter} (${os.cpus().length} cores)`);
+    const replayOk = p.non200.length === 0 && p.partial === 0 && f.stored === spans && f.split === 0 && perS >= targets.spans && ready.p99 < targets.readyP99 && ready.errors === 0;
+    console.log(`  ${liveOk ? "PASS" : "FAIL"} live (0 dropped, 0 export errors, 0 split, <= 2x bytes); ${replayOk ? "PASS" : "FAIL"} replay (>= ${targets.spans} spans/s, /ready p99 < ${targets.readyP99} ms, all stored, 0 split)`);
+    ok = liveOk && replayOk;
+  } finally {
+    await replayServer.stop();
+  }
+  return ok;
 }
 
 runMain("bench:otel", async (cleanup) => {
@@ -242,14 +307,20 @@ runMain("bench:otel", async (cleanup) => {
   }
   if (scenarios.includes("agents")) {
     if (kinds.includes("embedded")) {
-      const dir = makeTempDir("memscope-bench-otel-agents-");
-      cleanup(() => removeDir(dir));
-      results.push(await agentsOn("embedded database (PGlite)", { MEMSCOPE_DATA_DIR: dir }, { kind: "pglite", dataDir: dir }));
+      const fresh = async (): Promise<Fresh> => {
+        const dir = makeTempDir("memscope-bench-otel-agents-");
+        cleanup(() => removeDir(dir));
+        return { env: { MEMSCOPE_DATA_DIR: dir }, db: { kind: "pglite", dataDir: dir } };
+      };
+      results.push(await agentsOn("embedded database (PGlite)", fresh, { spans: 500, readyP99: 250 }));
     }
     if (kinds.includes("postgres") && pgUrl) {
-      const db = await freshPostgres(pgUrl);
-      cleanup(() => db.drop());
-      results.push(await agentsOn("PostgreSQL", { DATABASE_URL: db.url }, { kind: "postgres", url: db.url }));
+      const fresh = async (): Promise<Fresh> => {
+        const db = await freshPostgres(pgUrl);
+        cleanup(() => db.drop());
+        return { env: { DATABASE_URL: db.url }, db: { kind: "postgres", url: db.url }, pgUrl: db.url };
+      };
+      results.push(await agentsOn("PostgreSQL", fresh, { spans: 2000, readyP99: 100 }));
     }
   }
   if (results.some((ok) => !ok)) process.exitCode = 1;

@@ -19,6 +19,7 @@ import { OpenAIInstrumentation } from "@traceloop/instrumentation-openai";
 import { startOpenAiStub } from "../../tests/helpers/openai-stub";
 import { openDatabase } from "../../lib/db/open-database";
 import { makeTurnGenerator } from "./text";
+import { readyProbe } from "./otel-replay";
 
 export const AGENTS = Number(process.env.BENCH_AGENTS || 250);
 export const AGENT_TURNS = Number(process.env.BENCH_AGENT_TURNS || 20);
@@ -65,13 +66,8 @@ class Ended implements SpanProcessor {
   async shutdown() {}
 }
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] : NaN;
-};
-
 /** One chat span of another app first (the route, the token workers and the planner warm, as on a running server). */
-async function warmUp(base: string, key: string) {
+export async function warmUp(base: string, key: string) {
   const kv = (k: string, v: string) => ({ key: k, value: { stringValue: v } });
   const now = BigInt(Date.now()) * 1_000_000n;
   const r = await fetch(`${base}/api/v1/traces`, {
@@ -108,11 +104,14 @@ async function warmUp(base: string, key: string) {
 
 let instrumentation: OpenAIInstrumentation | undefined;
 
-export async function runAgents(base: string, key: string, db: { kind: "pglite"; dataDir: string } | { kind: "postgres"; url: string }, stopServer: () => Promise<void>) {
+export type AgentsDb = { kind: "pglite"; dataDir: string } | { kind: "postgres"; url: string };
+
+/** `exportUrl`: where the exporter posts (the server itself, or a recording proxy in front of it). */
+export async function runAgents(base: string, exportUrl: string, key: string, db: AgentsDb, stopServer: () => Promise<void>) {
   await warmUp(base, key);
   const answerText = makeTurnGenerator(1);
   const stub = await startOpenAiStub({ chat: () => answerText().answer });
-  const exporter = new CountingExporter(new OTLPTraceExporter({ url: `${base}/api/v1/traces`, headers: { authorization: `Bearer ${key}` } }));
+  const exporter = new CountingExporter(new OTLPTraceExporter({ url: `${exportUrl}/api/v1/traces`, headers: { authorization: `Bearer ${key}` } }));
   const ended = new Ended();
   // At the SDK's defaults: nothing passed but the exporter.
   const provider = new BasicTracerProvider({ resource: resourceFromAttributes({ "service.name": APP }), spanProcessors: [ended, new BatchSpanProcessor(exporter)] });
@@ -126,23 +125,7 @@ export async function runAgents(base: string, key: string, db: { kind: "pglite";
   const client = new OpenAI({ baseURL: `${stub.url}/v1`, apiKey: "bench", maxRetries: 0 });
 
   // GET /ready every 50 ms while the agents run and their spans are exported.
-  const ready: number[] = [];
-  let readyErrors = 0;
-  let probing = true;
-  const probe = (async () => {
-    while (probing) {
-      const t = performance.now();
-      try {
-        const r = await fetch(`${base}/api/v1/ready`);
-        await r.arrayBuffer();
-        if (r.status !== 200) readyErrors++;
-      } catch {
-        readyErrors++;
-      }
-      ready.push(performance.now() - t);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  })();
+  const probe = readyProbe(base);
 
   const questions = makeTurnGenerator(2);
   let sentNewBytes = 0;
@@ -168,13 +151,36 @@ export async function runAgents(base: string, key: string, db: { kind: "pglite";
   // A failed export is counted by the exporter (forceFlush rejects with its error).
   await provider.forceFlush().catch(() => undefined);
   const flushed = performance.now();
-  probing = false;
-  await probe;
+  const ready = await probe.stop();
   await provider.shutdown();
   await stub.stop();
   await stopServer();
 
-  // The database, read once the server is gone (the embedded one has a single owner).
+  const spansMade = AGENTS * AGENT_TURNS;
+  const figures = await storedFigures(db, sentNewBytes / spansMade);
+  return {
+    ...figures,
+    spansMade,
+    ended: ended.n,
+    dropped: ended.n - exporter.handed,
+    exportErrors: exporter.failedExports,
+    exports: exporter.exports,
+    failedSpans: exporter.failedSpans,
+    errors: exporter.errors,
+    callsSeconds: (called - t0) / 1000,
+    totalSeconds: (flushed - t0) / 1000,
+    spansPerSecond: figures.stored / ((flushed - t0) / 1000),
+    readyP50: ready.p50,
+    readyP99: ready.p99,
+    readyMax: ready.max,
+    readyCount: ready.count,
+    readyErrors: ready.errors,
+    wholeBytesPerSpan: sentWholeBytes / spansMade,
+  };
+}
+
+/** From the database once the server is gone (the embedded one has a single owner): spans, conversations, splits, bytes. */
+export async function storedFigures(db: AgentsDb, newPerSpan: number) {
   const store = await openDatabase(db);
   try {
     const [c] = await store.sql.query<{ conversations: number; full: number; spans: number; span_bytes: string; message_bytes: string; bodies: string; rows: number }>(
@@ -187,36 +193,18 @@ export async function runAgents(base: string, key: string, db: { kind: "pglite";
               (SELECT count(*)::int FROM captured_messages) AS rows`,
       [APP, AGENT_TURNS],
     );
-    const spansMade = AGENTS * AGENT_TURNS;
     const stored = Number(c.span_bytes) + Number(c.message_bytes);
     const perSpan = stored / Math.max(1, c.spans);
-    const newPerSpan = sentNewBytes / spansMade;
     return {
-      spansMade,
-      ended: ended.n,
-      dropped: ended.n - exporter.handed,
-      exportErrors: exporter.failedExports,
-      exports: exporter.exports,
-      failedSpans: exporter.failedSpans,
-      errors: exporter.errors,
       stored: c.spans,
       messageRows: c.rows,
       conversations: c.conversations,
       split: AGENTS - c.full,
-      callsSeconds: (called - t0) / 1000,
-      totalSeconds: (flushed - t0) / 1000,
-      spansPerSecond: c.spans / ((flushed - t0) / 1000),
-      readyP50: pct(ready, 50),
-      readyP99: pct(ready, 99),
-      readyMax: Math.max(...ready),
-      readyCount: ready.length,
-      readyErrors,
       bytesPerSpan: perSpan,
       spanRowBytesPerSpan: Number(c.span_bytes) / Math.max(1, c.spans),
       messageBytesPerSpan: Number(c.message_bytes) / Math.max(1, c.spans),
       bodyBytesPerSpan: Number(c.bodies) / Math.max(1, c.spans),
       newBytesPerSpan: newPerSpan,
-      wholeBytesPerSpan: sentWholeBytes / spansMade,
       ratio: perSpan / newPerSpan,
     };
   } finally {

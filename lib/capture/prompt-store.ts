@@ -104,18 +104,25 @@ function probePositions(n: number): number[] {
  * ancestors are stored too, so only the nodes below it are sent (ON CONFLICT skips the few
  * between two probes that were). Run inside the transaction that locked the conversations.
  */
-export async function storePromptNodes(tx: ProjectSql, chains: PromptChain[], chunkBytes: number): Promise<{ nodes: number }> {
+export async function storePromptNodes(tx: ProjectSql, chains: PromptChain[], chunkBytes: number, probesPerStatement = Number.POSITIVE_INFINITY): Promise<{ nodes: number }> {
   const probes: { c: number; pos: number; cid: string; id: string }[] = [];
   chains.forEach((ch, c) => {
     for (const pos of probePositions(ch.nodes.length)) probes.push({ c, pos, cid: ch.conversationId, id: ch.nodes[pos].id });
     if (ch.system) probes.push({ c, pos: -1, cid: ch.conversationId, id: ch.system.id });
   });
   if (!probes.length) return { nodes: 0 };
-  const found = await tx.query<{ i: number }>(
-    `SELECT u.i FROM unnest($2::uuid[], $3::uuid[], $4::int[]) AS u(cid, id, i)
-       JOIN captured_messages m ON m.project_id = $1 AND m.conversation_id = u.cid AND m.id = u.id`,
-    [tx.projectId, probes.map((p) => p.cid), probes.map((p) => p.id), probes.map((_, i) => i)],
-  );
+  // On the embedded database in several statements (each holds the server's thread while it runs).
+  const found: { i: number }[] = [];
+  for (let at = 0; at < probes.length; at += probesPerStatement) {
+    const part = probes.slice(at, at + probesPerStatement);
+    found.push(
+      ...(await tx.query<{ i: number }>(
+        `SELECT u.i FROM unnest($2::uuid[], $3::uuid[], $4::int[]) AS u(cid, id, i)
+           JOIN captured_messages m ON m.project_id = $1 AND m.conversation_id = u.cid AND m.id = u.id`,
+        [tx.projectId, part.map((p) => p.cid), part.map((p) => p.id), part.map((_, i) => at + i)],
+      )),
+    );
+  }
   const deepest = new Map<number, number>();
   const systemStored = new Set<number>();
   for (const { i } of found) {

@@ -12,6 +12,7 @@ import { isGenAiLogEvent, logEventsComplete, logRecordAsEvent, messageText, read
 import type { OtlpAttributes, OtlpEvent, OtlpLogs, OtlpSpan, OtlpTraces, OtlpValue } from "./otlp-types";
 import { promptChain, storePromptNodes } from "./prompt-store";
 import { StageTimes } from "./stage-times";
+import { timeSlicer } from "./time-slice";
 
 // GenAI chat spans as turns. A span's turn has an id derived from its trace and span ids,
 // so the same span sent twice (exporters retry) is one turn; its conversation is the
@@ -33,13 +34,13 @@ export type StatementSizes = { turns: number; captureBytes: number };
  * PostgreSQL runs the statements in another process: one statement each, the fewest round
  * trips (bench:otel, 60 s at load ~8: 1.18 -> 0.81 server and 0.57 -> 0.31 PostgreSQL CPU
  * seconds per 1 000 spans against ~128 KB captured-prompt statements). The embedded database
- * (PGlite) runs each statement on the request thread, so its captured prompts stay in
- * statements of ~128 KB with a turn of the event loop between them (see yielding); smaller
- * ones (20-turn messages inserts, 32 KB) cost ~15% more CPU per span there, without a better
- * GET /ready p99 in bench:otel, so they were not kept.
+ * (PGlite) runs each statement on the request thread start to end, so there a 512-span batch
+ * (the SDK's default) is written in 64-turn and ~48 KB statements with a turn of the event
+ * loop between them (see yielding): one 512-turn messages insert held the thread ~290 ms and a
+ * ~128 KB captured-prompt statement ~100 ms, what a GET /ready waited behind (section 52).
  */
 export const STATEMENT_SIZES: Record<"embedded" | "server", StatementSizes> = {
-  embedded: { turns: Number.POSITIVE_INFINITY, captureBytes: 128 * 1024 },
+  embedded: { turns: 64, captureBytes: 48 * 1024 },
   server: { turns: Number.POSITIVE_INFINITY, captureBytes: Number.POSITIVE_INFINITY },
 };
 
@@ -76,33 +77,54 @@ type AwaitingSpan = { span: OtlpSpan; resource: OtlpAttributes };
 
 /** Sorts a request's spans into chats to store, ignored spans (by kind) and rejected ones. */
 export function classifySpans(traces: OtlpTraces, receivedAt: Date) {
+  const c = spanClassifier(receivedAt);
+  for (const rs of traces.resourceSpans) for (const span of rs.spans) c.add(span, rs.resource);
+  return c.result();
+}
+
+/** classifySpans with a turn of the event loop every ~15 ms (reading a span parses its messages and checks them). */
+async function classifySpansSliced(traces: OtlpTraces, receivedAt: Date) {
+  const c = spanClassifier(receivedAt);
+  const slice = timeSlicer();
+  for (const rs of traces.resourceSpans) {
+    for (const span of rs.spans) {
+      await slice();
+      c.add(span, rs.resource);
+    }
+  }
+  return c.result();
+}
+
+function spanClassifier(receivedAt: Date) {
   const placed = new Map<string, Placed>();
   const awaiting = new Map<string, AwaitingSpan>();
   const ignored: Record<string, number> = {};
   const rejected: IngestResult["rejected"] = [];
   let repeated = 0;
-  for (const rs of traces.resourceSpans) {
-    for (const span of rs.spans) {
-      const r = readSpan(span, rs.resource, receivedAt);
+  return {
+    add(span: OtlpSpan, resource: OtlpAttributes) {
+      const r = readSpan(span, resource, receivedAt);
       if (r.kind === "ignored") ignored[r.what] = (ignored[r.what] ?? 0) + 1;
       else if (r.kind === "awaiting_logs") {
         if (awaiting.has(spanKey(span))) repeated++;
-        else awaiting.set(spanKey(span), { span, resource: rs.resource });
+        else awaiting.set(spanKey(span), { span, resource });
       } else if (r.kind === "rejected") rejected.push({ field: r.field, message: r.problem });
       else {
         const problem = storable(r.chat);
         if (problem) {
           rejected.push(problem);
-          continue;
+          return;
         }
         const id = messageIdOf(r.chat);
         if (placed.has(id)) repeated++;
         else placed.set(id, { chat: r.chat, id, conversationId: conversationIdOf(r.chat), k: placed.size });
       }
-    }
-  }
-  const all = [...placed.values()];
-  return { chats: all.map((p) => p.chat), placed: all, awaiting: [...awaiting.values()], ignored, rejected, repeated };
+    },
+    result() {
+      const all = [...placed.values()];
+      return { chats: all.map((p) => p.chat), placed: all, awaiting: [...awaiting.values()], ignored, rejected, repeated };
+    },
+  };
 }
 
 /**
@@ -147,7 +169,7 @@ export async function ingestTraces(
   times = new StageTimes(),
   sizes: StatementSizes = STATEMENT_SIZES.embedded,
 ): Promise<IngestResult> {
-  const { placed, awaiting, ignored, rejected, repeated } = await times.time("classify", () => classifySpans(traces, receivedAt));
+  const { placed, awaiting, ignored, rejected, repeated } = await times.time("classify", () => classifySpansSliced(traces, receivedAt));
   const stored = await ingestChats(sql, placed, { spans: awaiting, events: new Map() }, receivedAt, times, sizes, rejected);
   const ignoredCount = Object.values(ignored).reduce((a, b) => a + b, 0);
   return {
@@ -270,7 +292,7 @@ async function ingestChats(
         }
       }
       if (!all.length) return { created: 0, duplicates: 0, deleted: new Set<string>(), groups: [] as [string, Placed[]][] };
-      await continueConversations(tx, all);
+      await continueConversations(tx, all, sizes.turns * 16);
       const groups = groupByConversation(all);
       return { ...(await storeTurns(tx, groups, counts, sizes)), groups };
     }),
@@ -291,7 +313,7 @@ async function ingestChats(
  * same request count, shortest input first. Sets each chat's `stateKey` (what a later call
  * looks for) and its conversation.
  */
-async function continueConversations(tx: ProjectSql, all: Placed[]) {
+async function continueConversations(tx: ProjectSql, all: Placed[], keysPerStatement = Number.POSITIVE_INFINITY) {
   const open = all.filter((p) => !p.chat.conversationKey).sort((x, y) => x.chat.inputMessages.length - y.chat.inputMessages.length);
   if (!open.length) return;
   // One joining request at a time per project, to its commit: two exports in flight, one with
@@ -299,22 +321,27 @@ async function continueConversations(tx: ProjectSql, all: Placed[]) {
   // and split the conversation. Taken before any conversation lock (no deadlock with requests
   // that name their conversations, which never take it).
   await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended('otlp-prefix-join:' || $1, 0))`, [tx.projectId]);
-  const keyed = open.map((p) => chainKeys(p.chat));
+  const slice = timeSlicer();
+  const keyed: ReturnType<typeof chainKeys>[] = [];
+  for (const p of open) {
+    await slice();
+    keyed.push(chainKeys(p.chat));
+  }
   const prefixes = keyed.map((k) => k.prefixes);
   const wanted = [...new Set(prefixes.flatMap((ks) => ks.map((k) => k.key)))];
-  const known = new Map(
-    wanted.length
-      ? (
-          await tx.query<{ state_key: string; conversation_id: string }>(
-            // A conversation deleted in Memscope is not continued: the call starts one.
-            `SELECT DISTINCT ON (s.state_key) s.state_key, s.conversation_id FROM captured_spans s
-               JOIN conversations c ON c.project_id = s.project_id AND c.id = s.conversation_id AND c.deleted_at IS NULL
-              WHERE s.project_id = $1 AND s.state_key = ANY($2::uuid[]) ORDER BY s.state_key, s.started_at`,
-            [tx.projectId, wanted],
-          )
-        ).map((r) => [r.state_key, r.conversation_id] as const)
-      : [],
-  );
+  // On the embedded database in several statements (each holds the server's thread while it runs: ~5 000 keys for a
+  // 512-span batch of 20-turn histories was its longest stall, section 52).
+  const known = new Map<string, string>();
+  for (let at = 0; at < wanted.length; at += keysPerStatement) {
+    const rows = await tx.query<{ state_key: string; conversation_id: string }>(
+      // A conversation deleted in Memscope is not continued: the call starts one.
+      `SELECT DISTINCT ON (s.state_key) s.state_key, s.conversation_id FROM captured_spans s
+         JOIN conversations c ON c.project_id = s.project_id AND c.id = s.conversation_id AND c.deleted_at IS NULL
+        WHERE s.project_id = $1 AND s.state_key = ANY($2::uuid[]) ORDER BY s.state_key, s.started_at`,
+      [tx.projectId, wanted.slice(at, at + keysPerStatement)],
+    );
+    for (const r of rows) known.set(r.state_key, r.conversation_id);
+  }
   open.forEach((p, i) => {
     // Longest prefix first. (From the trace's conversation again: a retried transaction runs this twice.)
     const hit = prefixes[i].find((k) => known.has(k.key));
@@ -578,21 +605,30 @@ async function storeTurns(tx: ProjectSql, groups: [string, Placed[]][], counts: 
   // Each new turn follows the newest turn before its start, stored or of this request: the
   // thread is the conversation's calls in time order, whatever order they were exported in.
   const flat = heads.flatMap(([cid, list]) => list.map((x) => ({ cid, x })));
-  const around = await tx.query<{ i: number; before_id: string | null; before_at: string | null; after_id: string | null; after_at: string | null }>(
-    `SELECT u.i, b.id AS before_id, b.created_at::text AS before_at, a.id AS after_id, a.created_at::text AS after_at
-       FROM unnest($2::uuid[], $3::timestamptz[], $4::int[]) AS u(cid, at, i)
-       LEFT JOIN LATERAL (SELECT m.id, m.created_at FROM messages m WHERE m.project_id = $1 AND m.conversation_id = u.cid AND m.created_at <= u.at
-                           ORDER BY m.created_at DESC, m.seq DESC LIMIT 1) b ON true
-       LEFT JOIN LATERAL (SELECT m.id, m.created_at FROM messages m WHERE m.project_id = $1 AND m.conversation_id = u.cid AND m.created_at > u.at
-                           ORDER BY m.created_at, m.seq LIMIT 1) a ON true`,
-    [tx.projectId, flat.map((f) => f.cid), flat.map((f) => f.x.c.startedAt.toISOString()), flat.map((_, i) => i)],
-  );
+  const around: { i: number; before_id: string | null; before_at: string | null; after_id: string | null; after_at: string | null }[] = [];
+  for (let from = 0; from < flat.length; from += sizes.turns) {
+    const part = flat.slice(from, from + sizes.turns);
+    around.push(
+      ...(await tx.query<(typeof around)[number]>(
+        `SELECT u.i, b.id AS before_id, b.created_at::text AS before_at, a.id AS after_id, a.created_at::text AS after_at
+           FROM unnest($2::uuid[], $3::timestamptz[], $4::int[]) AS u(cid, at, i)
+           LEFT JOIN LATERAL (SELECT m.id, m.created_at FROM messages m WHERE m.project_id = $1 AND m.conversation_id = u.cid AND m.created_at <= u.at
+                               ORDER BY m.created_at DESC, m.seq DESC LIMIT 1) b ON true
+           LEFT JOIN LATERAL (SELECT m.id, m.created_at FROM messages m WHERE m.project_id = $1 AND m.conversation_id = u.cid AND m.created_at > u.at
+                               ORDER BY m.created_at, m.seq LIMIT 1) a ON true`,
+        [tx.projectId, part.map((f) => f.cid), part.map((f) => f.x.c.startedAt.toISOString()), part.map((_, i) => from + i)],
+      )),
+    );
+  }
   const storedBefore = new Map(around.map((r) => [r.i, r.before_id ? { id: r.before_id, at: new Date(r.before_at!).getTime() } : null]));
   const storedAfter = new Map(around.map((r) => [r.i, r.after_id ? { id: r.after_id, at: new Date(r.after_at!).getTime() } : null]));
   // A stored turn that an earlier export placed after a turn arriving only now: it moves under the newcomer.
   const reparent: { id: string; parent: string; cid: string }[] = [];
   let at = 0;
-  const prepared = heads.flatMap(([cid, list]) => {
+  const slice = timeSlicer();
+  const prepared: ReturnType<typeof planTurns> = [];
+  for (const [cid, list] of heads) {
+    await slice();
     const parents = new Set<string>();
     const turns: TurnInput[] = list.map((x, k) => {
       const i = at + k;
@@ -616,8 +652,8 @@ async function storeTurns(tx: ProjectSql, groups: [string, Placed[]][], counts: 
     });
     at += list.length;
     const kept = countsAt(counts, list.flatMap((x) => [2 * x.i, 2 * x.i + 1]));
-    return planTurns(cid, turns, turns.map((t) => t.id!), kept, { newest: null, stored: parents }, { fieldPrefix: "spans" });
-  });
+    prepared.push(...planTurns(cid, turns, turns.map((t) => t.id!), kept, { newest: null, stored: parents }, { fieldPrefix: "spans" }));
+  }
   const parents = [...new Set(prepared.map((p) => p.treeParent).filter((p): p is string => !!p))];
   const hasChildren = new Set(
     (
@@ -660,8 +696,12 @@ async function storeTurns(tx: ProjectSql, groups: [string, Placed[]][], counts: 
   }
   // The prompts as nodes stored once per conversation (prompt-store.ts): a span's history is
   // found stored and only its new messages are written.
-  const chains = fresh.map((x) => promptChain(x.conversationId, x.c.systemInstructions, x.c.inputMessages, x.c.outputMessages));
-  await storePromptNodes(tx, chains, sizes.captureBytes);
+  const chains: ReturnType<typeof promptChain>[] = [];
+  for (const x of fresh) {
+    await slice();
+    chains.push(promptChain(x.conversationId, x.c.systemInstructions, x.c.inputMessages, x.c.outputMessages));
+  }
+  await storePromptNodes(tx, chains, sizes.captureBytes, sizes.turns * 4);
   const rows = fresh.map((x, i) => ({
     trace_id: x.c.traceId,
     span_id: x.c.spanId,

@@ -9,7 +9,7 @@ import { useEmbeddedDatabase } from "../helpers/embedded-database";
 
 // POST /traces writes a request's turns and captured prompts in statements of a size chosen
 // by database (STATEMENT_SIZES: on PostgreSQL one statement each, the fewest round trips;
-// on PGlite captured prompts in ~128 KB statements, each run on the request thread). Same
+// on PGlite turns in 64-row statements and captured prompts in ~48 KB ones, each run on the request thread). Same
 // rows whatever the sizes, all in one transaction. Real PGlite database, spans from the
 // OpenTelemetry SDK's serializer.
 
@@ -105,6 +105,11 @@ describe("OTLP ingest statements on the embedded database", () => {
     expect(small.filter((s) => s.startsWith("INSERT INTO messages"))).toHaveLength(7);
     expect(small.filter((s) => s.startsWith("INSERT INTO captured_spans")).length).toBeGreaterThan(3);
     expect(small.filter((s) => s.startsWith("INSERT INTO captured_messages")).length).toBeGreaterThan(3);
+    // The lookups go by the same sizes: where each new turn attaches (by turns), which prompt nodes are stored (4 probes a turn).
+    expect(one.filter((s) => s === "SELECT u.i, b.id")).toHaveLength(1);
+    expect(small.filter((s) => s === "SELECT u.i, b.id")).toHaveLength(7);
+    expect(one.filter((s) => s === "SELECT u.i FROM")).toHaveLength(1);
+    expect(small.filter((s) => s === "SELECT u.i FROM").length).toBeGreaterThan(3);
     const whole = shape(await stored("whole"));
     expect(whole).toHaveLength(3);
     expect(whole[0].counts).toEqual([9, 1, true]);
@@ -120,7 +125,7 @@ describe("OTLP ingest statements on the embedded database", () => {
     expect((await store.db.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM messages WHERE query LIKE 'failed %'`))[0].n).toBe(0);
   });
 
-  it("on PostgreSQL's sizes a request's captured prompts go in one statement, on PGlite's in ~128 KB ones", async () => {
+  it("on PostgreSQL's sizes a request's turns and captured prompts go in one statement each, on PGlite's in 64-turn and ~48 KB ones", async () => {
     // ~0.7 MB of distinct messages (each stored once: the histories resent are not written again).
     const big = (tag: string) => request(tag, 10, 10, 1500);
     const server: string[] = [];
@@ -129,6 +134,50 @@ describe("OTLP ingest statements on the embedded database", () => {
     await ingestTraces(recording(projectSql(store.db.sql, DEFAULT_PROJECT_ID), embedded), big("big-embedded"), new Date(), new StageTimes(), STATEMENT_SIZES.embedded);
     expect(server.filter((s) => s.startsWith("INSERT INTO captured_messages"))).toHaveLength(1);
     expect(embedded.filter((s) => s.startsWith("INSERT INTO captured_messages")).length).toBeGreaterThan(4);
-    for (const seen of [server, embedded]) expect(seen.filter((s) => s.startsWith("INSERT INTO messages"))).toHaveLength(1);
+    // 100 turns: one insert on PostgreSQL, 64 + 36 on PGlite (each statement holds the server's thread).
+    expect(server.filter((s) => s.startsWith("INSERT INTO messages"))).toHaveLength(1);
+    expect(embedded.filter((s) => s.startsWith("INSERT INTO messages"))).toHaveLength(2);
+  });
+
+  it("without conversation ids, the lookup of earlier calls goes in parts on small sizes and joins the same calls", async () => {
+    // 3 agents x 9 calls, no gen_ai.conversation.id, one trace per call: calls 0-4 in one request, 5-8 in the next, so
+    // the second request finds each agent's call 4 stored by its digest (24 distinct prefix keys: 16 a statement at 1 turn).
+    const spansOf = (tag: string) => {
+      const memory = new InMemorySpanExporter();
+      const tracer = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(memory)] }).getTracer("t");
+      const t0 = Date.UTC(2026, 0, 2);
+      for (let c = 0; c < 3; c++) {
+        const history: unknown[] = [];
+        for (let i = 0; i < 9; i++) {
+          history.push({ role: "user", parts: [{ type: "text", content: `${tag} question ${c}.${i}` }] });
+          const out = [{ role: "assistant", parts: [{ type: "text", content: `${tag} answer ${c}.${i}` }] }];
+          tracer
+            .startSpan("chat", { startTime: new Date(t0 + i * 1000), attributes: { "gen_ai.operation.name": "chat", "gen_ai.input.messages": JSON.stringify(history), "gen_ai.output.messages": JSON.stringify(out) } })
+            .end(new Date(t0 + i * 1000 + 500));
+          history.push(out[0]);
+        }
+      }
+      const all = memory.getFinishedSpans();
+      const early = all.filter((x) => /question \d\.[0-4]"/.test(String(x.attributes["gen_ai.input.messages"]).slice(-80)));
+      return [early, all.filter((x) => !early.includes(x))].map((b) => decodeTracesProto(ProtobufTraceSerializer.serializeRequest(b)!));
+    };
+    const joined = async (tag: string) =>
+      (
+        await store.db.sql.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM messages WHERE query LIKE $1 GROUP BY conversation_id ORDER BY 1`,
+          [`${tag} question %`],
+        )
+      ).map((r) => r.n);
+    for (const [tag, sizes] of [["nokey-one", STATEMENT_SIZES.server], ["nokey-parts", { turns: 1, captureBytes: 1500 }]] as const) {
+      const seen: string[] = [];
+      const sql = recording(projectSql(store.db.sql, DEFAULT_PROJECT_ID), seen);
+      const [early, late] = spansOf(tag);
+      expect((await ingestTraces(sql, early, new Date(), new StageTimes(), sizes)).turns_created).toBe(15);
+      seen.length = 0;
+      expect((await ingestTraces(sql, late, new Date(), new StageTimes(), sizes)).turns_created).toBe(12);
+      expect(seen.filter((x) => x === "SELECT DISTINCT ON")).toHaveLength(tag === "nokey-one" ? 1 : 2);
+      // Each agent's 9 calls one conversation.
+      expect(await joined(tag)).toEqual([9, 9, 9]);
+    }
   });
 });
