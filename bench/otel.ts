@@ -46,6 +46,7 @@ import { makeTempDir, printMachine, removeDir, runMain } from "./lib/common";
 import { makeTurnGenerator } from "./lib/text";
 import { freshPostgres, rssMiB, startServer, type Server } from "./lib/serve-process";
 import { processCpuSeconds, backendCpuSeconds } from "./lib/otel-cpu";
+import { cpuUntilQuiet } from "./lib/proc-cpu";
 import { AGENT_TURNS, AGENTS, runAgents, storedFigures, warmUp, type AgentsDb } from "./lib/otel-agents";
 import { readyProbe, replayRequests, startRecordingProxy } from "./lib/otel-replay";
 
@@ -263,6 +264,9 @@ async function agentsOn(label: string, fresh: () => Promise<Fresh>, targets: { s
     const p = await replayRequests(replayServer.base, recorded, concurrency, { authorization: `Bearer ${key}` });
     const ready = await probe.stop();
     const cpu1 = processCpuSeconds(replayServer.pid);
+    // Detection on ingest (issue 38) runs after each export's answer: its cost is the CPU until
+    // the server goes quiet. MEMSCOPE_INCIDENTS=off in the bench's environment turns it off.
+    const cpuDrained = await cpuUntilQuiet(() => processCpuSeconds(replayServer.pid));
     const pgCpu1 = again.pgUrl ? await backendCpuSeconds(again.pgUrl) : null;
     const c1 = process.cpuUsage(c0);
     const loadAfter = loadAverage();
@@ -277,6 +281,8 @@ async function agentsOn(label: string, fresh: () => Promise<Fresh>, targets: { s
       const pgPart = pgCpu0 !== null && pgCpu1 !== null ? `, PostgreSQL backends ${((pgCpu1 - pgCpu0) / k).toFixed(2)}` : "";
       console.log(`  replay CPU seconds per 1 000 spans: server ${((cpu1 - cpu0) / k).toFixed(2)}${pgPart}, this bench process ${((c1.user + c1.system) / 1e6 / k).toFixed(2)} (server ${(cpu1 - cpu0).toFixed(1)} CPU-s in ${p.seconds.toFixed(1)} s wall)`);
     }
+    if (cpu0 !== null && cpuDrained !== null)
+      console.log(`  replay server CPU until quiet after the last answer (MEMSCOPE_INCIDENTS=${process.env.MEMSCOPE_INCIDENTS ?? "on"}): ${((cpuDrained - cpu0) / k).toFixed(2)} s per 1 000 spans`);
     console.log(`  replay, load average after: ${loadAfter} (${os.cpus().length} cores)`);
     const replayOk = p.non200.length === 0 && p.partial === 0 && f.stored === spans && f.split === 0 && perS >= targets.spans && ready.p99 < targets.readyP99 && ready.errors === 0;
     console.log(`  ${liveOk ? "PASS" : "FAIL"} live (0 dropped, 0 export errors, 0 split, <= 2x bytes); ${replayOk ? "PASS" : "FAIL"} replay (>= ${targets.spans} spans/s, /ready p99 < ${targets.readyP99} ms, all stored, 0 split)`);

@@ -25,3 +25,20 @@ export function groupCpuSeconds(pgid: number): number | null {
     return null;
   }
 }
+
+/**
+ * Waits until a process's CPU seconds (as `read` gives them) grow by under 0.03 s in half a
+ * second (at most 120 s), and returns the figure then: the cost of a run including the
+ * background work it left behind (detection on ingest). /proc's ticks are 10 ms.
+ */
+export async function cpuUntilQuiet(read: () => number | null): Promise<number | null> {
+  let last = read();
+  for (let i = 0; i < 240 && last !== null; i++) {
+    await new Promise((r) => setTimeout(r, 500));
+    const next = read();
+    if (next === null) return null;
+    if (next - last < 0.03) return next;
+    last = next;
+  }
+  return last;
+}
