@@ -5,53 +5,19 @@
 // run one at a time through a wrapper that times each from its start (not its wait), grouped by
 // their first words; then the process's CPU seconds per 1 000 turns and the event loop's
 // lateness (a 20 ms timer: what a request waits). EXPLAIN=1 prints the plans of one batch.
-import { execFileSync } from "node:child_process";
-import fs from "node:fs";
 import os from "node:os";
-import { openDatabase } from "../../lib/db/open-database";
-import { projectSql } from "../../lib/db/project-sql";
 import { startScan, getScan } from "../../lib/incidents/scan-job";
-import { loadFiller } from "../lib/incident-filler";
-import { INCIDENT_SET, loadScenarios } from "../../tests/helpers/incident-set";
-import { makeTempDir, removeDir } from "../lib/common";
+import { mainThreadCpu, openScanDataSet } from "../lib/incident-scan-data";
+import { removeDir } from "../lib/common";
 
-const DATA = process.env.DATA || "/tmp/memscope-incidents-scan-data";
 const url = process.env.PG_URL;
 const cpu = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1e6;
 };
-// The main thread's CPU alone (PGlite and the rules run there; GC helpers and compilers do not).
-const mainCpu = () => {
-  const f = fs.readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8").split(") ")[1].split(" ");
-  return (Number(f[11]) + Number(f[12])) / 100;
-};
+const mainCpu = mainThreadCpu;
 (async () => {
-  let dir = "";
-  if (!url && !fs.existsSync(DATA)) {
-    const db = await openDatabase({ kind: "pglite", dataDir: DATA });
-    const sql = projectSql(db.sql, "default");
-    for (let c = 0; c < Number(process.env.COPIES || 10); c++) await loadScenarios(sql, INCIDENT_SET, { suffix: `c${c}` });
-    await loadFiller(sql, Number(process.env.N || 500));
-    await db.sql.exec("ANALYZE");
-    await db.close();
-  }
-  if (!url) {
-    dir = makeTempDir("inc-steps-");
-    execFileSync("cp", ["-a", `${DATA}/.`, dir]);
-  }
-  const db = url ? await openDatabase({ kind: "postgres", url }) : await openDatabase({ kind: "pglite", dataDir: dir });
-  const base = projectSql(db.sql, "default");
-  if (url) {
-    const [n] = await base.query<{ n: string }>(`SELECT count(*) AS n FROM conversations WHERE project_id = 'default'`);
-    if (Number(n.n) === 0) {
-      for (let c = 0; c < Number(process.env.COPIES || 10); c++) await loadScenarios(base, INCIDENT_SET, { suffix: `c${c}` });
-      await loadFiller(base, Number(process.env.N || 500));
-      await db.sql.exec("ANALYZE");
-    }
-    await base.query(`DELETE FROM incidents WHERE project_id = 'default'`);
-    await base.query(`DELETE FROM incident_scans WHERE project_id = 'default'`);
-  }
+  const { db, base, dir } = await openScanDataSet(url, "inc-steps-");
   const times = new Map<string, { n: number; ms: number; rows: number; max: number; cpu: number }>();
   let chain: Promise<unknown> = Promise.resolve();
   let explained = 0;

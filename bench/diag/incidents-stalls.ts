@@ -7,18 +7,13 @@
 // the event loop over STALL_MS (default 50) is printed with the statements in flight during it
 // and the functions that took its samples (self time), so the cause is named, not guessed.
 // Then the scan's rate, the process's and main thread's CPU, and the load average.
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import { Session } from "node:inspector/promises";
 import os from "node:os";
-import { openDatabase } from "../../lib/db/open-database";
-import { projectSql } from "../../lib/db/project-sql";
 import { getScan, startScan } from "../../lib/incidents/scan-job";
-import { INCIDENT_SET, loadScenarios } from "../../tests/helpers/incident-set";
-import { makeTempDir, removeDir } from "../lib/common";
-import { loadFiller } from "../lib/incident-filler";
+import { removeDir } from "../lib/common";
+import { mainThreadCpu, openScanDataSet } from "../lib/incident-scan-data";
 
-const DATA = process.env.DATA || "/tmp/memscope-incidents-scan-data";
 const url = process.env.PG_URL;
 const STALL_MS = Number(process.env.STALL_MS || 50);
 const us = () => Number(process.hrtime.bigint() / 1000n); // CLOCK_MONOTONIC, as V8's profile timestamps
@@ -29,40 +24,13 @@ const cpu = () => {
 // The main thread's on-CPU time in ns (schedstat: not in clock ticks): a stall's CPU is what
 // it would last on an idle machine, whatever the load stretched its wall time to.
 const mainNs = () => Number(fs.readFileSync(`/proc/self/task/${process.pid}/schedstat`, "utf8").split(" ")[0]);
-const mainCpu = () => {
-  const f = fs.readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8").split(") ")[1].split(" ");
-  return (Number(f[11]) + Number(f[12])) / 100;
-};
+const mainCpu = mainThreadCpu;
 type Node = { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] };
 type Profile = { nodes: Node[]; samples: number[]; timeDeltas: number[]; startTime: number };
 const short = (u: string) => u.replace(/^file:\/\//, "").replace(/.*\/node_modules\//, "~/").replace(/.*\/(lib|bench)\//, "$1/");
 
 (async () => {
-  let dir = "";
-  if (!url && !fs.existsSync(DATA)) {
-    const db = await openDatabase({ kind: "pglite", dataDir: DATA });
-    const sql = projectSql(db.sql, "default");
-    for (let c = 0; c < Number(process.env.COPIES || 10); c++) await loadScenarios(sql, INCIDENT_SET, { suffix: `c${c}` });
-    await loadFiller(sql, Number(process.env.N || 500));
-    await db.sql.exec("ANALYZE");
-    await db.close();
-  }
-  if (!url) {
-    dir = makeTempDir("inc-stalls-");
-    execFileSync("cp", ["-a", `${DATA}/.`, dir]);
-  }
-  const db = url ? await openDatabase({ kind: "postgres", url }) : await openDatabase({ kind: "pglite", dataDir: dir });
-  const base = projectSql(db.sql, "default");
-  if (url) {
-    const [n] = await base.query<{ n: string }>(`SELECT count(*) AS n FROM conversations WHERE project_id = 'default'`);
-    if (Number(n.n) === 0) {
-      for (let c = 0; c < Number(process.env.COPIES || 10); c++) await loadScenarios(base, INCIDENT_SET, { suffix: `c${c}` });
-      await loadFiller(base, Number(process.env.N || 500));
-      await db.sql.exec("ANALYZE");
-    }
-  }
-  await base.query(`DELETE FROM incidents WHERE project_id = 'default'`);
-  await base.query(`DELETE FROM incident_scans WHERE project_id = 'default'`);
+  const { db, base, dir } = await openScanDataSet(url, "inc-stalls-");
   // Statements with their start and end (for "what was in flight during a stall").
   const stmts: { from: number; to: number; text: string }[] = [];
   const sql = {
