@@ -2,15 +2,19 @@
 // What detection on ingest costs next to the write it checks, in process CPU (less load-bound than
 // wall time on a shared machine): BATCHES batches of SIZE turns appended to one conversation
 // (bench:import's shape), each written with insertTurns, then checked as the messages API queues it
-// (detectConversations with the batch's ids). Prints CPU seconds of both and the ratio, the ratio
+// (detectWrittenTurns with the batch's ids and questions; UNFILTERED=1: detectConversations with
+// the ids alone, every turn read, as before section 56). Prints CPU seconds of both and the ratio, the ratio
 // without the first batch (the process's warm-up: module loads, the tokenizer, in the write), and
-// with PROFILE=1 the functions that took detect's samples (V8's sampling profiler, detect only).
+// with PROFILE=1 the functions that took detect's samples (V8's sampling profiler, detect only),
+// and detect's CPU split: each statement (its first words) and the JSON it parses, the rest
+// being the rules and the glue.
 import { randomUUID } from "node:crypto";
 import { Session } from "node:inspector/promises";
 import os from "node:os";
 import { openDatabase } from "../../lib/db/open-database";
 import { projectSql } from "../../lib/db/project-sql";
 import { DetectRun, detectConversations } from "../../lib/incidents/detect";
+import { detectWrittenTurns } from "../../lib/incidents/ingest-filter";
 import { insertTurns } from "../../lib/messages/insert-turns";
 import { ZTurnInput } from "../../lib/messages/schemas";
 import { makeTempDir, removeDir } from "../lib/common";
@@ -26,6 +30,28 @@ const cpu = () => {
   const dir = makeTempDir("inc-ingest-");
   const db = await openDatabase({ kind: "pglite", dataDir: dir });
   const sql = projectSql(db.sql, "default");
+  // Detect's split: CPU inside each statement (PGlite runs it on this thread) and in JSON.parse.
+  const split = new Map<string, number>();
+  let inDetect = false;
+  const add = (k: string, s: number) => inDetect && split.set(k, (split.get(k) ?? 0) + s);
+  const query = sql.query.bind(sql);
+  sql.query = (async (text: string, params?: unknown[]) => {
+    const c0 = cpu();
+    try {
+      return await query(text, params);
+    } finally {
+      add(`sql: ${text.replace(/\s+/g, " ").trim().slice(0, 60)}`, cpu() - c0);
+    }
+  }) as typeof sql.query;
+  const parse = JSON.parse;
+  JSON.parse = ((text: string, reviver?: never) => {
+    const c0 = cpu();
+    try {
+      return parse(text, reviver);
+    } finally {
+      add("JSON.parse", cpu() - c0);
+    }
+  }) as typeof JSON.parse;
   const conversationId = randomUUID();
   await sql.query(`INSERT INTO conversations (project_id, id, app_id, end_user_id, name) VALUES ($1, $2, 'bench-import', 'bench', 'ingest cost')`, [sql.projectId, conversationId]);
   const gen = makeTurnGenerator(777);
@@ -47,8 +73,11 @@ const cpu = () => {
     const stored = await insertTurns(sql, conversationId, turns, { minimal: true });
     const c1 = cpu();
     if (session) await session.post("Profiler.start");
-    await detectConversations(sql, [conversationId], { messageIds: new Set(stored.map((s) => s.id)) }, run);
+    inDetect = true;
+    if (process.env.UNFILTERED) await detectConversations(sql, [conversationId], { messageIds: new Set(stored.map((s) => s.id)) }, run);
+    else await detectWrittenTurns(sql, new Map([[conversationId, stored.map((s, i) => ({ id: s.id, query: turns[i].query }))]]), run);
     const c2 = cpu();
+    inDetect = false;
     if (session) {
       const { profile } = (await session.post("Profiler.stop")) as unknown as { profile: { nodes: Node[]; samples: number[]; timeDeltas: number[] } };
       const byId = new Map(profile.nodes.map((n) => [n.id, n.callFrame]));
@@ -69,6 +98,9 @@ const cpu = () => {
     const d = detect - warm.detect;
     console.log(`batches 2-${BATCHES} (warm): write ${w.toFixed(2)} s, detect ${d.toFixed(2)} s CPU: detection adds ${((100 * d) / w).toFixed(1)} %; load ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
   }
+  console.log(`detect's split (CPU, all batches; the rest is the rules and glue):`);
+  for (const [k, v] of [...split].sort((a, b) => b[1] - a[1])) console.log(`  ${(v * 1000).toFixed(0).padStart(6)} ms  ${k}`);
+  console.log(`  ${((detect - [...split.values()].reduce((a, b) => a + b, 0)) * 1000).toFixed(0).padStart(6)} ms  the rest`);
   for (const [k, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`  ${v.toFixed(0).padStart(6)} ms  ${k}`);
   await db.close();
   removeDir(dir);

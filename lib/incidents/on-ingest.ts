@@ -1,6 +1,7 @@
 import "server-only";
 import type { ProjectSql } from "../db/project-sql";
 import { DetectRun, detectConversations } from "./detect";
+import { detectWrittenTurns, type WrittenTurn } from "./ingest-filter";
 
 // Detection on ingest (issue 38 part 2): a writer (the messages API, imports, OTLP capture)
 // names what it wrote, in one call after its write; the rules run in the background a moment
@@ -13,15 +14,21 @@ import { DetectRun, detectConversations } from "./detect";
 const DEBOUNCE_MS = 200;
 const BATCH = 20;
 
-type Want = { all: boolean; messages: Set<string>; newest: number };
+/** What to check of a conversation: all of it, these turns (with their questions when the writer passed them), or its newest n. */
+type Want = { all: boolean; messages: Map<string, string | null>; newest: number };
 type Pending = { sql: ProjectSql; conversations: Map<string, Want> };
 
 const pending = new Map<string, Pending>();
 let timer: NodeJS.Timeout | null = null;
 let running: Promise<void> | null = null;
 
-/** What was written: whole conversations (imports), these turns (the messages API), or each conversation's newest n turns (capture). */
-export type Written = { conversationIds: readonly string[]; messageIds?: readonly string[]; newest?: number };
+/**
+ * What was written: whole conversations (imports), these turns (`turns` with their questions as
+ * written, the messages API: a user without memories has only the turns that can fire read,
+ * lib/incidents/ingest-filter.ts; `messageIds` without them), or each conversation's newest n
+ * turns (capture).
+ */
+export type Written = { conversationIds: readonly string[]; turns?: readonly { id: string; query: string }[]; messageIds?: readonly string[]; newest?: number };
 
 /** Queues the check of what was written. Returns at once; never throws. */
 export function checkIncidentsSoon(sql: ProjectSql, written: Written): void {
@@ -30,9 +37,11 @@ export function checkIncidentsSoon(sql: ProjectSql, written: Written): void {
   if (!p) pending.set(sql.projectId, (p = { sql, conversations: new Map() }));
   for (const id of written.conversationIds) {
     let w = p.conversations.get(id);
-    if (!w) p.conversations.set(id, (w = { all: false, messages: new Set(), newest: 0 }));
-    if (written.messageIds) for (const m of written.messageIds) w.messages.add(m);
-    else if (written.newest) w.newest = Math.max(w.newest, written.newest);
+    if (!w) p.conversations.set(id, (w = { all: false, messages: new Map(), newest: 0 }));
+    if (written.turns) for (const t of written.turns) w.messages.set(t.id, t.query);
+    if (written.messageIds) for (const m of written.messageIds) w.messages.set(m, null);
+    if (written.turns || written.messageIds) continue;
+    if (written.newest) w.newest = Math.max(w.newest, written.newest);
     else w.all = true;
   }
   if (!timer && !running) timer = setTimeout(flush, DEBOUNCE_MS);
@@ -80,6 +89,6 @@ async function checkBatch(sql: ProjectSql, batch: [string, Want][], run: DetectR
   const some = batch.filter(([, w]) => !w.all && w.messages.size);
   const newest = batch.filter(([, w]) => !w.all && !w.messages.size && w.newest);
   if (all.length) await detectConversations(sql, all, {}, run);
-  if (some.length) await detectConversations(sql, some.map(([id]) => id), { messageIds: new Set(some.flatMap(([, w]) => [...w.messages])) }, run);
+  if (some.length) await detectWrittenTurns(sql, new Map(some.map(([id, w]): [string, WrittenTurn[]] => [id, [...w.messages].map(([mid, query]) => ({ id: mid, query }))])), run);
   if (newest.length) await detectConversations(sql, newest.map(([id]) => id), { newest: Math.max(...newest.map(([, w]) => w.newest)) }, run);
 }

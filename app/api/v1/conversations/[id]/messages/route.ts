@@ -17,6 +17,6 @@ export const GET = withApi(api.listMessages, async ({ access, params, query }) =
 export const POST = withApi(api.appendMessage, async ({ access, params, body }) => {
   const sql = await dataSql(access);
   const [created] = await insertTurns(sql, params.id, [body]);
-  checkIncidentsSoon(sql, { conversationIds: [params.id], messageIds: [created.id] });
+  checkIncidentsSoon(sql, { conversationIds: [params.id], turns: [{ id: created.id, query: body.query }] });
   return created;
 });

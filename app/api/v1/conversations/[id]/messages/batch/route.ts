@@ -14,6 +14,7 @@ export const POST = withApi(api.appendMessageBatch, async ({ access, params, bod
     body.return === "minimal"
       ? await insertTurns(sql, params.id, body.messages, { ...opts, minimal: true })
       : await insertTurns(sql, params.id, body.messages, opts);
-  checkIncidentsSoon(sql, { conversationIds: [params.id], messageIds: data.map((t) => t.id) });
+  // The questions as written: detection reads only the turns that can fire (lib/incidents/ingest-filter.ts).
+  checkIncidentsSoon(sql, { conversationIds: [params.id], turns: data.map((t, i) => ({ id: t.id, query: body.messages[i].query })) });
   return { data, count: data.length };
 });
