@@ -15,6 +15,7 @@ import { REPLY_PRIMING_TOKENS } from "../tokens/chat-formula";
 import { formatMemories } from "./format-memories";
 import { loadThreadMessages, type TextScope } from "./load-thread-messages";
 import type { ContextInput, ContextResult } from "./schemas";
+import type { Anchor } from "../threads/load-thread";
 
 type Section = ContextResult["message_sections"][number];
 
@@ -46,6 +47,10 @@ export type ContextDeps = {
    * modelled (a GET): they must write nothing. Default true: POST /context stores them.
    */
   storeOffloads?: boolean;
+  /** The caller read the conversation and checked it is this user's (a replay reads it with its turn): not read again. */
+  conversationChecked?: boolean;
+  /** The history leaf's position, when the caller read it already (a replay's turn statement): not looked up again. */
+  leafAnchor?: Anchor;
 };
 
 function liveRetrieval(opts: SearchOptions): NonNullable<ContextDeps["retrieve"]> {
@@ -74,8 +79,10 @@ export async function assembleContext(sql: ProjectSql, input: ContextInput, retr
   let history: RoleMessage[] = [];
   let source: ContextResult["history_source"] = "none";
   if (input.conversation_id) {
-    await requireConversationOfUser(sql, input.conversation_id, input.user_id, { field: "conversation_id", missing: "not_found" });
-    history = deps.history ? await deps.history() : await loadThreadMessages(sql, input.conversation_id, input.leaf_message_id, enc, textScopeFor(input.strategy));
+    if (!deps.conversationChecked) await requireConversationOfUser(sql, input.conversation_id, input.user_id, { field: "conversation_id", missing: "not_found" });
+    history = deps.history
+      ? await deps.history()
+      : await loadThreadMessages(sql, input.conversation_id, input.leaf_message_id, enc, textScopeFor(input.strategy), deps.leafAnchor);
     source = "conversation";
   } else if (input.messages) {
     history = input.messages;

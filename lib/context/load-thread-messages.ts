@@ -1,7 +1,7 @@
 import "server-only";
 import type { ProjectSql } from "../db/project-sql";
 import { extractThread } from "../threads/extract-thread";
-import { activeLeafBound, findAnchor } from "../threads/load-thread";
+import { activeLeafBound, findAnchor, type Anchor } from "../threads/load-thread";
 import { primeContentTokens, primeLongPiece } from "../strategies/message-tokens";
 import { messageHasLongPiece } from "../tokens/message-long-piece";
 import type { RoleMessage } from "../strategies/schemas";
@@ -48,9 +48,11 @@ export async function loadThreadMessages(
   leafId: string | undefined,
   encoding: EncodingName,
   scope: TextScope = { kind: "all" },
+  /** The leaf's position when the caller read it already (findAnchor's row: created_at as PostgreSQL's text). */
+  knownAnchor?: Anchor,
 ): Promise<RoleMessage[]> {
   const suffix = encoding === "cl100k_base" ? "cl100k" : "o200k";
-  const anchor = leafId ? await findAnchor(sql, conversationId, leafId) : null;
+  const anchor = leafId ? (knownAnchor?.id === leafId ? knownAnchor : await findAnchor(sql, conversationId, leafId)) : null;
   const withText = scope.kind === "all";
   // One JSON text of arrays rather than 500 rows: PGlite decodes rows column by column
   // in JS, and arrays without keys are the smallest thing to build and parse. Without

@@ -7,7 +7,7 @@ import { ZProfileSettings, type ProfileVersion, type ZProfileList, type ZProfile
 // Versioned agent profiles: rows of agent_profile_versions are only ever inserted. The
 // version in force at an instant is the newest whose effective_from is at or before it.
 
-type Row = {
+export type ProfileVersionRow = {
   app_id: string;
   version: number;
   effective_from: Date | string;
@@ -19,7 +19,8 @@ type Row = {
 
 const COLUMNS = `app_id, version, effective_from, settings, note, created_by, created_at`;
 
-function toVersion(r: Row): ProfileVersion {
+/** A stored version as the API answers it (also for a row read inside another statement: lib/replay/load-turn.ts). */
+export function toVersion(r: ProfileVersionRow): ProfileVersion {
   return {
     app_id: r.app_id,
     version: Number(r.version),
@@ -34,7 +35,7 @@ function toVersion(r: Row): ProfileVersion {
 
 /** Every version of an app's profile, newest first (empty when it has none). */
 export async function versionsOf(sql: ProjectSql, appId: string): Promise<ProfileVersion[]> {
-  const rows = await sql.query<Row>(
+  const rows = await sql.query<ProfileVersionRow>(
     `SELECT ${COLUMNS} FROM agent_profile_versions WHERE project_id = $1 AND app_id = $2 ORDER BY version DESC`,
     [sql.projectId, appId],
   );
@@ -53,7 +54,7 @@ export function inForce(newestFirst: ProfileVersion[], at: Date): ProfileVersion
 }
 
 export async function listProfiles(sql: ProjectSql): Promise<z.infer<typeof ZProfileList>> {
-  const rows = await sql.query<Row>(
+  const rows = await sql.query<ProfileVersionRow>(
     `SELECT ${COLUMNS} FROM agent_profile_versions WHERE project_id = $1 ORDER BY app_id, version DESC`,
     [sql.projectId],
   );
@@ -75,7 +76,7 @@ export async function profileHistory(sql: ProjectSql, appId: string) {
 }
 
 export async function profileVersion(sql: ProjectSql, appId: string, version: number): Promise<ProfileVersion> {
-  const [row] = await sql.query<Row>(
+  const [row] = await sql.query<ProfileVersionRow>(
     `SELECT ${COLUMNS} FROM agent_profile_versions WHERE project_id = $1 AND app_id = $2 AND version = $3`,
     [sql.projectId, appId, version],
   );
@@ -85,7 +86,7 @@ export async function profileVersion(sql: ProjectSql, appId: string, version: nu
 
 /** The version in force at `at`, or null when the app had none then (or has no profile). */
 export async function profileInForce(sql: ProjectSql, appId: string, at: Date): Promise<ProfileVersion | null> {
-  const [row] = await sql.query<Row>(
+  const [row] = await sql.query<ProfileVersionRow>(
     `SELECT ${COLUMNS} FROM agent_profile_versions
       WHERE project_id = $1 AND app_id = $2 AND effective_from <= $3::timestamptz
       ORDER BY effective_from DESC, version DESC LIMIT 1`,
@@ -106,7 +107,7 @@ export async function createProfileVersion(sql: ProjectSql, appId: string, input
   return sql.transaction(async (tx) => {
     await tx.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`agent_profile:${tx.projectId}:${appId}`]);
     // jsonb equality: the same settings whatever the order of their keys.
-    const [last] = await tx.query<Row & { same: boolean }>(
+    const [last] = await tx.query<ProfileVersionRow & { same: boolean }>(
       `SELECT ${COLUMNS}, settings = $3::jsonb AS same FROM agent_profile_versions WHERE project_id = $1 AND app_id = $2 ORDER BY version DESC LIMIT 1`,
       [tx.projectId, appId, JSON.stringify(input.settings)],
     );
@@ -117,7 +118,7 @@ export async function createProfileVersion(sql: ProjectSql, appId: string, input
         { field: "effective_from", message: `not before ${prev} (version ${last.version})` },
       ]);
     }
-    const [row] = await tx.query<Row>(
+    const [row] = await tx.query<ProfileVersionRow>(
       `INSERT INTO agent_profile_versions (project_id, app_id, version, effective_from, settings, note, created_by)
        VALUES ($1, $2, $3, GREATEST(coalesce($4::timestamptz, now()), coalesce($7::timestamptz, '-infinity')), $5::jsonb, $6, $8)
        RETURNING ${COLUMNS}`,
@@ -140,7 +141,7 @@ export async function createProfileVersion(sql: ProjectSql, appId: string, input
 export async function versionsOfApps(sql: ProjectSql, appIds: readonly string[]): Promise<Map<string, ProfileVersion[]>> {
   const out = new Map<string, ProfileVersion[]>(appIds.map((a) => [a, []]));
   if (!appIds.length) return out;
-  const rows = await sql.query<Row>(`SELECT ${COLUMNS} FROM agent_profile_versions WHERE project_id = $1 AND app_id = ANY($2::text[]) ORDER BY app_id, version DESC`, [
+  const rows = await sql.query<ProfileVersionRow>(`SELECT ${COLUMNS} FROM agent_profile_versions WHERE project_id = $1 AND app_id = ANY($2::text[]) ORDER BY app_id, version DESC`, [
     sql.projectId,
     [...appIds],
   ]);

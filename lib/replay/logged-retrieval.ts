@@ -3,42 +3,12 @@ import type { z } from "zod";
 import type { ProjectSql } from "../db/project-sql";
 import type { RankedAsOf } from "../memories/as-of";
 import type { ProfileSettings } from "../profiles/schemas";
-import type { ReplayTurn } from "./load-turn";
 import type { Why, ZReplayResult } from "./schemas";
 
 type Logged = NonNullable<z.infer<typeof ZReplayResult>["logged"]>;
 
-// A retrieval logged "around" a turn: logged for its conversation after the thread's
-// previous turn and at most AFTER_TURN_MS after the turn itself (an agent retrieves, then
-// the turn is written; a client that writes the question first retrieves just after).
-// The one with the turn's query wins, then the nearest in time.
-const AFTER_TURN_MS = 10 * 60_000;
-
-export async function findLoggedRetrieval(sql: ProjectSql, turn: ReplayTurn): Promise<Omit<Logged, "differences"> | null> {
-  const upper = new Date(Date.parse(turn.createdAt) + AFTER_TURN_MS).toISOString();
-  const [r] = await sql.query<{ id: string; created_at: Date | string; query: string; embedding_model: string; k: number; weights: Record<string, number>; dry_run: boolean }>(
-    `SELECT id, created_at, query, embedding_model, k, weights, dry_run FROM memory_retrievals
-      WHERE project_id = $1 AND conversation_id = $2 AND created_at <= $3::timestamptz AND ($4::timestamptz IS NULL OR created_at > $4::timestamptz)
-      ORDER BY (query = $5) DESC, abs(extract(epoch FROM created_at - $6::timestamptz)), id
-      LIMIT 1`,
-    [sql.projectId, turn.conversationId, upper, turn.leafCreatedAt, turn.query, turn.createdAt],
-  );
-  if (!r) return null;
-  const hits = await sql.query<{ memory_id: string; rank: number; score: number; cosine: number; time_decay: number; importance: number }>(
-    `SELECT memory_id, rank, score, cosine, time_decay, importance FROM memory_retrieval_hits WHERE retrieval_id = $1 AND project_id = $2 ORDER BY rank`,
-    [r.id, sql.projectId],
-  );
-  return {
-    retrieval_id: r.id,
-    created_at: new Date(r.created_at).toISOString(),
-    query: r.query,
-    embedding_model: r.embedding_model,
-    k: Number(r.k),
-    weights: r.weights,
-    dry_run: r.dry_run,
-    hits: hits.map((h) => ({ ...h, rank: Number(h.rank), score: Number(h.score), cosine: Number(h.cosine), time_decay: Number(h.time_decay), importance: Number(h.importance) })),
-  };
-}
+// The retrieval logged around a turn is read with the turn (lib/replay/load-turn.ts); here,
+// how its ranking and the replay's differ.
 
 const f = (n: number) => n.toFixed(4);
 

@@ -1,7 +1,7 @@
 import "server-only";
 import type { ProjectSql } from "../db/project-sql";
 import { profileInForce, profileVersion } from "../profiles/profile-versions";
-import { ZProfileSettings, type ProfileSettings } from "../profiles/schemas";
+import { ZProfileSettings, type ProfileSettings, type ProfileVersion } from "../profiles/schemas";
 import type { SettingsOverrides } from "./schemas";
 
 export type ProfileUsed = {
@@ -17,7 +17,11 @@ export const DEFAULT_SETTINGS: ProfileSettings = ZProfileSettings.parse({ strate
 
 /** The profile version asked for, or the one in force at `at`, or the defaults. */
 export async function baseSettings(sql: ProjectSql, appId: string, at: Date, version?: number): Promise<{ settings: ProfileSettings; profile: ProfileUsed }> {
-  const v = version !== undefined ? await profileVersion(sql, appId, version) : await profileInForce(sql, appId, at);
+  return settingsOf(appId, version !== undefined ? await profileVersion(sql, appId, version) : await profileInForce(sql, appId, at));
+}
+
+/** The settings of a version read already (a replay's turn statement reads the one in force at the turn), or the defaults. */
+export function settingsOf(appId: string, v: ProfileVersion | null): { settings: ProfileSettings; profile: ProfileUsed } {
   if (!v) return { settings: DEFAULT_SETTINGS, profile: { source: "default", app_id: appId, version: null, effective_from: null, overridden: [] } };
   return { settings: v.settings, profile: { source: "profile", app_id: appId, version: v.version, effective_from: v.effective_from, overridden: [] } };
 }

@@ -6,10 +6,10 @@ import { ValidationError } from "../errors/domain-errors";
 import { rankMemoriesAsOf, type RankedAsOf } from "../memories/as-of";
 import type { ProfileSettings } from "../profiles/schemas";
 import { loadReplayTurn, type ReplayTurn } from "./load-turn";
-import { explainDifferences, findLoggedRetrieval } from "./logged-retrieval";
+import { explainDifferences } from "./logged-retrieval";
 import { changesSince } from "./changes-since";
 import { replayDiff } from "./replay-diff";
-import { applyOverrides, baseSettings, type ProfileUsed } from "./replay-settings";
+import { applyOverrides, baseSettings, settingsOf, type ProfileUsed } from "./replay-settings";
 import type { ReplayInput, ReplayResult, Why } from "./schemas";
 import { explainMemories } from "./why";
 
@@ -61,6 +61,10 @@ async function replayUnder(
     },
     // A thread's first turn had no history; /context without a leaf would read the newest thread.
     ...(turn.leafId ? {} : { history: async () => [] }),
+    // Read with the turn: the conversation is this user's (replayTurn checked it) and the
+    // leaf's position is known, so the assembly reads neither again.
+    conversationChecked: true,
+    ...(turn.leafAnchor ? { leafAnchor: turn.leafAnchor } : {}),
   };
   // A replay is a read: the offloads its strategy makes are shown by ref, never stored (a POST
   // /context stores them; a replay must leave the database as it found it).
@@ -94,11 +98,15 @@ export async function replayTurn(sql: ProjectSql, input: ReplayInput): Promise<R
     ]);
   }
   const at = new Date(input.as_of ?? turn.createdAt).toISOString();
-  const logged = await findLoggedRetrieval(sql, turn);
+  // The logged retrieval and the profile in force at the turn were read with the turn (one statement).
+  const logged = turn.logged;
   const loggedIds = logged?.hits.map((h) => h.memory_id) ?? [];
   const explain = [...(input.explain ?? []), ...loggedIds];
 
-  const base = await baseSettings(sql, turn.appId, new Date(at), input.profile_version);
+  const base =
+    input.profile_version === undefined && input.as_of === undefined
+      ? settingsOf(turn.appId, turn.profileAtTurn)
+      : await baseSettings(sql, turn.appId, new Date(at), input.profile_version);
   const own = applyOverrides(base.settings, input.overrides);
   const original = await replayUnder(sql, turn, userId, at, own.settings, { ...base.profile, overridden: own.overridden }, explain);
 
