@@ -27,6 +27,38 @@ export function groupCpuSeconds(pgid: number): number | null {
 }
 
 /**
+ * CPU seconds used so far by each kind of thread of the server's processes, by the thread's name
+ * (/proc/<pid>/task/<tid>/comm: the JavaScript main thread carries the process's name, V8's GC and
+ * compiler helpers "V8 DefaultWorke", piscina's and other worker_threads "WorkerThread" or
+ * their own names, libuv's pool "libuv-worker"): which part of a request's CPU the request thread paid.
+ */
+export function threadCpuSecondsByName(pgid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const d of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(d)) continue;
+    let tasks: string[];
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, "utf8");
+      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]) !== pgid) continue;
+      tasks = fs.readdirSync(`/proc/${d}/task`);
+    } catch {
+      continue;
+    }
+    for (const t of tasks) {
+      try {
+        const stat = fs.readFileSync(`/proc/${d}/task/${t}/stat`, "utf8");
+        const name = `${t === d ? "main: " : ""}${stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"))}`;
+        const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+        out.set(name, (out.get(name) ?? 0) + (Number(f[11]) + Number(f[12])) / 100);
+      } catch {
+        // the thread ended meanwhile
+      }
+    }
+  }
+  return out;
+}
+
+/**
  * Waits until a process's CPU seconds (as `read` gives them) grow by under 0.03 s in half a
  * second (at most 120 s), and returns the figure then: the cost of a run including the
  * background work it left behind (detection on ingest). /proc's ticks are 10 ms.
