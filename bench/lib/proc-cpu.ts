@@ -27,10 +27,10 @@ export function groupCpuSeconds(pgid: number): number | null {
 }
 
 /**
- * CPU seconds used so far by each kind of thread of the server's processes, by the thread's name
- * (/proc/<pid>/task/<tid>/comm: the JavaScript main thread carries the process's name, V8's GC and
- * compiler helpers "V8 DefaultWorke", piscina's and other worker_threads "WorkerThread" or
- * their own names, libuv's pool "libuv-worker"): which part of a request's CPU the request thread paid.
+ * CPU seconds used so far by the server's processes' main threads ("main: <name>") and by all
+ * their other threads ("other threads": V8's GC and compiler helpers, worker_threads such as the
+ * token pool, libuv's pool; Node 20 names them all "node", so they are not told apart here):
+ * which part of a request's CPU the request thread paid.
  */
 export function threadCpuSecondsByName(pgid: number): Map<string, number> {
   const out = new Map<string, number>();
@@ -47,7 +47,7 @@ export function threadCpuSecondsByName(pgid: number): Map<string, number> {
     for (const t of tasks) {
       try {
         const stat = fs.readFileSync(`/proc/${d}/task/${t}/stat`, "utf8");
-        const name = `${t === d ? "main: " : ""}${stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"))}`;
+        const name = t === d ? `main: ${stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"))}` : "other threads";
         const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
         out.set(name, (out.get(name) ?? 0) + (Number(f[11]) + Number(f[12])) / 100);
       } catch {
