@@ -31,7 +31,7 @@ import { extractThread } from "../lib/threads/extract-thread";
 import { countChatTokens, type ChatMessage } from "../lib/tokens/chat-formula";
 import { makeTurnGenerator, wordCount } from "./lib/text";
 import { makeTempDir, measure, ms, now, printMachine, removeDir, ROOT, runMain, stats, type Stats } from "./lib/common";
-import { groupCpuSeconds } from "./lib/proc-cpu";
+import { cpuUntilQuiet, groupCpuSeconds, threadCpuSecondsByName } from "./lib/proc-cpu";
 import { startBuiltServer } from "./lib/start-server-dist";
 
 const TOTAL = Number(process.env.BENCH_TURNS || 100_000);
@@ -273,7 +273,7 @@ async function measureFrameworksInProcess(thread: ChatMessage[]) {
 // (e) cold: the same thread with every text new to the server (a per-request mark in front of
 // each message), so nothing is found in the project's text counts; BENCH_COLD_N requests.
 const COLD_N = Number(process.env.BENCH_COLD_N || 50);
-type FrameworkRun = { stats: Stats; kept: number; serverCpuMsPerRequest: number | null };
+type FrameworkRun = { stats: Stats; kept: number; serverCpuMsPerRequest: number | null; byThread: string };
 
 async function measureFrameworks(base: string, pid: number, thread: ChatMessage[]) {
   const out: ({ name: string; cold: FrameworkRun } & FrameworkRun)[] = [];
@@ -288,14 +288,25 @@ async function measureFrameworks(base: string, pid: number, thread: ChatMessage[
       kept = (JSON.parse(text) as { messages: unknown[] }).messages.length;
     };
     for (let i = 0; i < warmup; i++) await call(bodies());
+    // What the warm-up left running (a token pool worker starting, its encoder built) is not a request's cost.
+    await cpuUntilQuiet(() => groupCpuSeconds(pid));
     // Bodies are made before the clock starts: only the request is timed.
     const queue = Array.from({ length: n }, bodies);
     const cpu0 = groupCpuSeconds(pid);
+    const threads0 = threadCpuSecondsByName(pid);
     const r = await measure(() => call(queue.shift()!), { warmup: 0, n });
     const cpu1 = groupCpuSeconds(pid);
+    const threads1 = threadCpuSecondsByName(pid);
     // Server CPU per request says what the code costs, whatever else shares the cores.
     const serverCpuMsPerRequest = cpu0 !== null && cpu1 !== null ? ((cpu1 - cpu0) * 1000) / r.samples.length : null;
-    return { stats: stats(r.samples), kept, serverCpuMsPerRequest };
+    // And which threads paid it (the request thread, V8's GC and compiler helpers, the token pool).
+    const byThread = [...threads1]
+      .map(([name, s]) => [name, ((s - (threads0.get(name) ?? 0)) * 1000) / r.samples.length] as const)
+      .filter(([, v]) => v >= 0.1)
+      .sort((a, b) => b[1] - a[1])
+      .map(([name, v]) => `${name} ${ms(v)}`)
+      .join(", ");
+    return { stats: stats(r.samples), kept, serverCpuMsPerRequest, byThread };
   };
   let mark = 0;
   for (const f of FRAMEWORK_STRATEGIES) {
@@ -303,9 +314,9 @@ async function measureFrameworks(base: string, pid: number, thread: ChatMessage[
     console.log(`(e) HTTP POST /api/v1/window ${f.name}, ${thread.length} messages: warm-up ${WARMUP}, N=${N} sequential (the same thread each time)...`);
     const warm = await run(() => body, N, WARMUP);
     const cpu = (x: number | null) => (x === null ? "n/a" : ms(x));
-    console.log(`  p50 ${ms(warm.stats.p50)} ms, p95 ${ms(warm.stats.p95)} ms; kept ${warm.kept} messages; server CPU ${cpu(warm.serverCpuMsPerRequest)} ms a request; load average ${load()}`);
+    console.log(`  p50 ${ms(warm.stats.p50)} ms, p95 ${ms(warm.stats.p95)} ms; kept ${warm.kept} messages; server CPU ${cpu(warm.serverCpuMsPerRequest)} ms a request (${warm.byThread}); load average ${load()}`);
     const cold = await run(() => bodyOf(thread.map((m) => ({ ...m, content: `[${++mark}] ${m.content as string}` })), f.strategy), COLD_N, 5);
-    console.log(`  cold (every text new), N=${COLD_N}: p50 ${ms(cold.stats.p50)} ms, p95 ${ms(cold.stats.p95)} ms; kept ${cold.kept}; server CPU ${cpu(cold.serverCpuMsPerRequest)} ms a request; load average ${load()}`);
+    console.log(`  cold (every text new), N=${COLD_N}: p50 ${ms(cold.stats.p50)} ms, p95 ${ms(cold.stats.p95)} ms; kept ${cold.kept}; server CPU ${cpu(cold.serverCpuMsPerRequest)} ms a request (${cold.byThread}); load average ${load()}`);
     out.push({ name: f.name, ...warm, cold });
   }
   return out;

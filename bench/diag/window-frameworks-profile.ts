@@ -1,10 +1,13 @@
 // Diagnostic: the framework strategies of issue 42 in process over a 500-turn thread
 // (1 000 messages), the same text generator as bench:window. Prints p50/p95 per strategy.
 // BENCH_N (default 60). Run: npx tsx --conditions=react-server bench/diag/window-frameworks-profile.ts
+import fs from "node:fs";
 import os from "node:os";
 import { applyStrategy } from "../../lib/strategies/apply-strategy";
+import { countsAheadTally } from "../../lib/strategies/counts-ahead";
 import { ZStrategy, type RoleMessage } from "../../lib/strategies/schemas";
 import { projectTextCounter, type TextCounter } from "../../lib/strategies/text-counts";
+import { countInWarmPool } from "../../lib/tokens/count-tokens-parallel";
 import { makeTurnGenerator } from "../lib/text";
 import { measure, ms, stats } from "../lib/common";
 
@@ -30,30 +33,51 @@ const only = process.env.ONLY;
 // rope whose first hash flattens it, a cost the server never pays. Inputs are made before the clock.
 let mark = 0;
 const fresh = (): RoleMessage[] => JSON.parse(JSON.stringify(thread.map((m) => ({ ...m, content: `[${++mark}] ${m.content as string}` }))));
+// The pool's o200k worker running, as in a server that counted a large cold batch in the last 10 s.
+for (;;) {
+  const p = countInWarmPool(["warm"], "o200k_base");
+  if (p && (await p)) break;
+  await new Promise((r) => setTimeout(r, 200));
+}
 const counter: TextCounter = projectTextCounter("diag");
-const modes: { label: string; messages: () => RoleMessage[] }[] = [
-  { label: "cold", messages: fresh },
-  { label: "warm", messages: () => structuredClone(thread) },
+// "cold, no pool": the same counter without known/record, so applyStrategy counts the model's
+// encoding on this thread as before the pool took it (section 57): an A/B in one process.
+const inThread: TextCounter = { count: counter.count, spaced: counter.spaced };
+const modes: { label: string; messages: () => RoleMessage[]; counter: TextCounter }[] = [
+  { label: "cold", messages: fresh, counter },
+  { label: "cold, no pool", messages: fresh, counter: inThread },
+  { label: "warm", messages: () => structuredClone(thread), counter },
 ];
+/** This thread's CPU seconds alone (/proc: 10 ms ticks, so read over many calls); the process's includes the pool's workers. */
+const mainThreadCpu = () => {
+  const f = fs.readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return (Number(f[11]) + Number(f[12])) / 100;
+};
 for (const f of STRATEGIES) {
   if (only && !f.name.includes(only)) continue;
   const strategy = ZStrategy.parse(f.strategy);
   for (const mode of modes) {
-    const apply = (messages: RoleMessage[]) => applyStrategy(messages, strategy, { model: "gpt-4o", temporary: [{ role: "user", content: "And what next?" }], textCounts: counter });
+    const apply = (messages: RoleMessage[]) => applyStrategy(messages, strategy, { model: "gpt-4o", temporary: [{ role: "user", content: "And what next?" }], textCounts: mode.counter });
     const inputs = Array.from({ length: N + 5 }, mode.messages);
     const { samples } = await measure(() => apply(inputs.shift()!), { warmup: 5, n: N });
     const s = stats(samples);
     // CPU time per call too: wall times mean little while other work shares the cores.
     const cpu: number[] = [];
+    let mainCpu = 0;
     for (let i = 0; i < N; i++) {
       const input = mode.messages();
       const a = process.cpuUsage();
+      const m0 = mainThreadCpu();
       await apply(input);
+      mainCpu += mainThreadCpu() - m0;
       const d = process.cpuUsage(a);
       cpu.push((d.user + d.system) / 1000);
     }
     const c = stats(cpu);
-    console.log(`${`${f.name} ${mode.label}`.padEnd(41)} wall p50 ${ms(s.p50)} ms  p95 ${ms(s.p95)} ms | cpu p50 ${ms(c.p50)} ms  p95 ${ms(c.p95)} ms | load average ${os.loadavg()[0].toFixed(1)}`);
+    console.log(
+      `${`${f.name} ${mode.label}`.padEnd(48)} wall p50 ${ms(s.p50)} ms  p95 ${ms(s.p95)} ms | cpu p50 ${ms(c.p50)} ms  p95 ${ms(c.p95)} ms, this thread ${ms((mainCpu * 1000) / N)} ms a call | pool batches in time ${countsAheadTally.inTime}/${countsAheadTally.sent} | load average ${os.loadavg()[0].toFixed(1)}`,
+    );
+    countsAheadTally.sent = countsAheadTally.inTime = 0;
   }
 }
 

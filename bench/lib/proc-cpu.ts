@@ -27,6 +27,38 @@ export function groupCpuSeconds(pgid: number): number | null {
 }
 
 /**
+ * CPU seconds used so far by the server's processes' main threads ("main: <name>") and by all
+ * their other threads ("other threads": V8's GC and compiler helpers, worker_threads such as the
+ * token pool, libuv's pool; Node 20 names them all "node", so they are not told apart here):
+ * which part of a request's CPU the request thread paid.
+ */
+export function threadCpuSecondsByName(pgid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const d of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(d)) continue;
+    let tasks: string[];
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, "utf8");
+      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]) !== pgid) continue;
+      tasks = fs.readdirSync(`/proc/${d}/task`);
+    } catch {
+      continue;
+    }
+    for (const t of tasks) {
+      try {
+        const stat = fs.readFileSync(`/proc/${d}/task/${t}/stat`, "utf8");
+        const name = t === d ? `main: ${stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"))}` : "other threads";
+        const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+        out.set(name, (out.get(name) ?? 0) + (Number(f[11]) + Number(f[12])) / 100);
+      } catch {
+        // the thread ended meanwhile
+      }
+    }
+  }
+  return out;
+}
+
+/**
  * Waits until a process's CPU seconds (as `read` gives them) grow by under 0.03 s in half a
  * second (at most 120 s), and returns the figure then: the cost of a run including the
  * background work it left behind (detection on ingest). /proc's ticks are 10 ms.

@@ -5,6 +5,7 @@ import { modelSummarizer } from "./agentscope/model-summarizer";
 import { replayAutoContext, runAutoContext, type AutoContextRun, type SummaryInfo } from "./agentscope/run-auto-context";
 import { placeholderSummarizer } from "./agentscope/summarize-placeholder";
 import type { SummaryCache } from "./agentscope/summary-cache";
+import { countLlamaBufferAhead } from "./counts-ahead";
 import { langchainTrimStrategy } from "./frameworks/langchain-trim";
 import { llamaindexBufferStrategy, llamaindexMemoryStrategy } from "./frameworks/llamaindex-memory";
 import { mastraLastMessagesStrategy } from "./frameworks/mastra-last-messages";
@@ -15,6 +16,9 @@ import { summaryBufferStrategy } from "./summary-buffer-strategy";
 import type { StrategyOutput } from "./strategy-types";
 import { uncachedCounter, type TextCounter } from "./text-counts";
 import { tokenBufferStrategy } from "./token-buffer-strategy";
+
+/** The least a request waits for the pool's counts before counting them itself (a worker's turn on a loaded machine). */
+const AHEAD_MIN_WAIT_MS = 20;
 
 export type AppliedWindow = WindowResult & { offloads: NonNullable<StrategyOutput["offloads"]>; preset: ModelPreset; sourceIndex: number[] };
 
@@ -36,7 +40,12 @@ export async function applyStrategy(
   if (strategy.type === "message_window") {
     out = messageWindowStrategy(messages, strategy, temporary);
   } else if (strategy.type === "llamaindex_buffer") {
+    // The model's counts of the likely kept texts on the pool while cl100k decides here.
+    const ahead = opts.textCounts ? countLlamaBufferAhead(messages, temporary, strategy, ctx, opts.textCounts) : null;
+    const t0 = performance.now();
     out = llamaindexBufferStrategy(messages, strategy, ctx, temporary, counter);
+    // Waits for the pool about as long as the thread counted (the pool's share is the same size), then counts inline.
+    if (ahead) await ahead.settle(Math.max(AHEAD_MIN_WAIT_MS, 2 * (performance.now() - t0)));
   } else if (strategy.type === "llamaindex_memory") {
     out = llamaindexMemoryStrategy(messages, strategy, temporary, counter);
   } else if (strategy.type === "mastra_last_messages") {

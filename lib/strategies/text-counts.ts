@@ -30,6 +30,10 @@ export type TextCounter = {
   count(text: string, encoding: EncodingName): TextCount;
   /** Tokens of " " + text (the text as it follows another in a space-joined list) and of the text alone. */
   spaced(text: string, encoding: EncodingName): Spaced;
+  /** Whether the text's own count in this encoding is kept (a lookup, no scan). Only a counter that keeps counts has it. */
+  known?(text: string, encoding: EncodingName): boolean;
+  /** Keeps a count made elsewhere (the worker pool runs the same countBounded: the same answer). */
+  record?(text: string, encoding: EncodingName, count: TextCount): void;
 };
 
 /** project -> text -> counts. */
@@ -121,6 +125,20 @@ export function projectTextCounter(projectId: string): TextCounter {
         }
       }
       return o200k ? { alone: e.o200k, spaced: e.o200kSpaced } : { alone: e.cl100k, spaced: e.cl100kSpaced };
+    },
+    known(text, encoding) {
+      const e = map.get(text);
+      return e !== undefined && (encoding === "o200k_base" ? e.o200k : e.cl100k) >= 0;
+    },
+    record(text, encoding, c) {
+      const e = entry(text);
+      if (encoding === "o200k_base") {
+        e.o200k = c.tokens;
+        e.o200kLong = c.approximate;
+      } else {
+        e.cl100k = c.tokens;
+        e.cl100kLong = c.approximate;
+      }
     },
   };
 }

@@ -143,7 +143,12 @@ function sliceBounds(slice: Slice, boundMs: number | undefined): { count: number
   return { count: Math.round(COUNT_BOUND_MS + (COUNT_BOUND_MS_PER_MB * slice.chars) / 1e6), stall: STALL_BOUND_MS };
 }
 
+// Slices sent to each encoding's pool and not answered yet: a request's batch goes to a pool
+// only when it would not queue behind an import's slices (countInWarmPool).
+const inFlight: Record<EncodingName, number> = { o200k_base: 0, cl100k_base: 0 };
+
 async function runSlice(p: Piscina, slice: Slice, encoding: EncodingName, bounds: { count: number; stall: number }) {
+  inFlight[encoding]++;
   try {
     return (await p.run({ texts: slice.texts, encoding, boundMs: bounds.count }, { signal: AbortSignal.timeout(bounds.stall + bounds.count) })) as {
       tokens: Int32Array;
@@ -152,7 +157,40 @@ async function runSlice(p: Piscina, slice: Slice, encoding: EncodingName, bounds
   } catch (e) {
     if (e instanceof Error && (e.name === "AbortError" || e.name === "TimeoutError")) throw new PoolStalled();
     throw e;
+  } finally {
+    inFlight[encoding]--;
   }
+}
+
+// When the last large batch asked for a warm pool (ms, performance.now()); see countInWarmPool.
+const lastAsked: Record<EncodingName, number> = { o200k_base: -Infinity, cl100k_base: -Infinity };
+
+/**
+ * Counts `texts` in one encoding on that encoding's pool worker, for a request that meanwhile
+ * counts other texts on its own thread (a framework window under gpt-4o: cl100k decides on the
+ * request thread, o200k gives total_tokens): wall time, not CPU. Only when a worker is already
+ * running with nothing in flight: a request never waits for a worker's start (loading tiktoken,
+ * 0.3-0.9 s) nor behind an import's slices; then null, and the caller counts inline. A worker is
+ * started (off the request's path) when a second such batch comes within the pool's idle time,
+ * so a lone cold request never pays for one. Resolves to null when the pool fails; a text whose
+ * count came back approximate (a long piece, or the slice's time bound) is for the caller to count again.
+ */
+export function countInWarmPool(texts: string[], encoding: EncodingName): Promise<{ tokens: Int32Array; approximate: Uint8Array } | null> | null {
+  if (poolBroken) return null;
+  const pool = pools.get(encoding);
+  if (!pool || pool.threads.length === 0 || inFlight[encoding] > 0) {
+    const t = performance.now();
+    if (t - lastAsked[encoding] < POOL_IDLE_MS && inFlight[encoding] === 0) {
+      const p = getPool(encoding);
+      // An empty slice builds the worker's encoder: its first real slice then only counts.
+      if (p) void runSlice(p, { start: 0, texts: [], chars: 0 }, encoding, sliceBounds({ start: 0, texts: [], chars: 0 }, undefined)).catch(() => {});
+    }
+    lastAsked[encoding] = t;
+    return null;
+  }
+  lastAsked[encoding] = performance.now();
+  const chars = texts.reduce((n, t) => n + t.length, 0);
+  return runSlice(pool, { start: 0, texts, chars }, encoding, sliceBounds({ start: 0, texts, chars }, undefined)).catch(() => null);
 }
 
 /**

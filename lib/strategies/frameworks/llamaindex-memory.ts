@@ -38,6 +38,11 @@ function texts(list: RoleMessage[], field: string): string[] {
 
 export type LlamaBufferOptions = { token_limit?: number; initial_token_count: number; context_window?: number };
 
+/** ChatMemoryBuffer's token limit: token_limit, else 0.75 of the context window. */
+export function llamaBufferTokenLimit(opts: LlamaBufferOptions, ctx: { contextWindow: number }): number {
+  return opts.token_limit ?? Math.ceil((opts.context_window ?? ctx.contextWindow) * DEFAULT_TOKEN_LIMIT_RATIO);
+}
+
 /**
  * ChatMemoryBuffer.getMessages(transientMessages, initialTokenCount): the call's messages go in
  * FRONT of the history; while over the limit and more than one message is left, the window
@@ -53,7 +58,7 @@ export function llamaindexBufferStrategy(
   counter: TextCounter = uncachedCounter,
 ): StrategyOutput {
   const contextWindow = opts.context_window ?? ctx.contextWindow;
-  const tokenLimit = opts.token_limit ?? Math.ceil(contextWindow * DEFAULT_TOKEN_LIMIT_RATIO);
+  const tokenLimit = llamaBufferTokenLimit(opts, ctx);
   if (opts.initial_token_count > tokenLimit) {
     throw frameworkRefuses("strategy.initial_token_count", `LlamaIndex's ChatMemoryBuffer throws "Initial token count exceeds token limit" (${opts.initial_token_count} > ${tokenLimit})`);
   }
