@@ -5,6 +5,7 @@ import { apiClient } from "../helpers/api-client";
 import type { AppServer } from "../helpers/app-server";
 import { lexicalRow, openDirect, writeLexicalMemories } from "../helpers/lexical-memories";
 import { hashedVector, startOpenAiStub, type OpenAiStub } from "../helpers/openai-stub";
+import { sharedProject } from "../helpers/shared-app";
 import { DATABASE_KINDS, openTestDatabase, type DatabaseKind, type TestDatabase } from "../helpers/test-database";
 import { LOADED_MACHINE_TIMEOUT_MS } from "../helpers/loaded-machine";
 
@@ -45,33 +46,36 @@ const stubEnv = (stub: OpenAiStub, extra: Record<string, string> = {}) => ({
 /** Texts the stub was asked to embed (every /v1/embeddings request, in order). */
 const embedded = (stub: OpenAiStub) => stub.requests.filter((r) => r.path === "/v1/embeddings").flatMap((r) => r.body.input as string[]);
 
-async function seedLexical(db: TestDatabase, texts: string[]) {
-  const a = await db.startApp();
-  try {
-    const api = apiClient(a.url);
-    const st = await api.get("/embeddings/status");
-    expect(st.status).toBe(200);
-    expect(st.body.configured_model).toEqual({ model: LEXICAL, dimensions: 256, kind: "lexical" });
-    expect(st.body.job).toBeNull();
-    for (const [i, content] of texts.entries()) {
-      const r = await api.post(`/users/${USER}/memories`, { memory_type: TYPES[i % 4], content });
-      expect(r.status, JSON.stringify(r.body)).toBe(201);
-    }
-    const s = await api.post(`/users/${USER}/memories/search`, { query: "coffee roast", dry_run: true });
-    expect(s.status).toBe(200);
-    expect(s.body.embedding_model).toBe(LEXICAL);
-    expect(s.body.data[0].memory.content).toBe(TEXTS[0]);
-    const after = await api.get("/embeddings/status");
-    expect(after.body.active_model).toEqual({ model: LEXICAL, dimensions: 256, kind: "lexical" });
-  } finally {
-    await a.stop();
+/**
+ * A project's first server on the lexical model, through the API as a user would: nothing
+ * configured, no job; memories written and searched on lexical, which the first search records
+ * as the active model. On this worker's shared server (a project of this file's own, fresh, so
+ * nothing recorded yet): the tests below start their own servers for their model settings, and
+ * write the same store through SQL (seedLexicalDirect) instead of a server start each.
+ */
+async function firstServerOnLexical(kind: DatabaseKind, texts: string[]) {
+  const p = await sharedProject(kind, "embeddings");
+  const api = apiClient(p.url, p.headers);
+  const st = await api.get("/embeddings/status");
+  expect(st.status).toBe(200);
+  expect(st.body.configured_model).toEqual({ model: LEXICAL, dimensions: 256, kind: "lexical" });
+  expect(st.body.job).toBeNull();
+  for (const [i, content] of texts.entries()) {
+    const r = await api.post(`/users/${USER}/memories`, { memory_type: TYPES[i % 4], content });
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
   }
+  const s = await api.post(`/users/${USER}/memories/search`, { query: "coffee roast", dry_run: true });
+  expect(s.status).toBe(200);
+  expect(s.body.embedding_model).toBe(LEXICAL);
+  expect(s.body.data[0].memory.content).toBe(TEXTS[0]);
+  const after = await api.get("/embeddings/status");
+  expect(after.body.active_model).toEqual({ model: LEXICAL, dimensions: 256, kind: "lexical" });
 }
 
 /**
  * The same store written through SQL (memories with their lexical vectors, lexical the active
- * model), for the tests whose subject starts after it: a server start less each (about 2
- * CPU-seconds). The first test writes its store through the API, as a user would.
+ * model), for the tests whose subject starts after it: a server start less each (about 5
+ * CPU-seconds). firstServerOnLexical writes such a store through the API, as a user would.
  */
 async function seedLexicalDirect(db: TestDatabase, texts: string[]) {
   const direct = await openDirect(db);
@@ -92,10 +96,14 @@ describe.each(DATABASE_KINDS)("re-embedding when the embedding model changes on 
     for (const d of dbs) await d.stop().catch(() => {});
   });
 
+  it("a project's first server: lexical configured, no job; memories written and searched on lexical, which becomes the active model", async () => {
+    await firstServerOnLexical(kind, TEXTS);
+  });
+
   it("re-embeds in the background, serves the old model meanwhile, resumes after a restart, then switches", { timeout: 240_000 }, async () => {
     const db = await openTestDatabase(kind);
     dbs.push(db);
-    await seedLexical(db, TEXTS);
+    await seedLexicalDirect(db, TEXTS);
 
     // Server B: pages of 5. The first page is embedded at once; the second waits
     // until the test opens the gate, so the job is observably half done.
@@ -250,7 +258,7 @@ describe.each(DATABASE_KINDS)("re-embedding when the embedding model changes on 
     const db = await openTestDatabase(kind);
     dbs.push(db);
     // Lexical recorded as the active model with no memory: what a first server's search leaves
-    // (seedLexical's first check shows a server records it), written through SQL.
+    // (firstServerOnLexical shows a server records it), written through SQL.
     await seedLexicalDirect(db, []);
     const stub = await startOpenAiStub();
     stubs.push(stub);
