@@ -5,6 +5,7 @@ import { chromium, type Browser, type Locator, type Page } from "playwright-core
 import { afterAll, beforeAll, expect } from "vitest";
 import { apiClient } from "./api-client";
 import { startAppServer, type AppServer } from "./app-server";
+import { reportTimings, timed, timePage, timingOn } from "./browser-timing";
 
 // Debian's Chromium driven by playwright-core (no browser downloads here). The flags
 // keep Chromium off the network it would otherwise try to reach at start.
@@ -77,18 +78,24 @@ export function browserSuite(opts: Parameters<typeof startAppServer>[0] = {}): B
   let api: ReturnType<typeof apiClient> | undefined;
   let tab: ReturnType<typeof reusedTab> | undefined;
   beforeAll(async () => {
-    const [s, b] = await Promise.allSettled([startAppServer(opts), sharedBrowser()]);
+    const [s, b] = await timed("suite start", () => Promise.allSettled([startAppServer(opts), sharedBrowser()]));
     if (s.status === "fulfilled") server = s.value;
     if (b.status === "fulfilled") browser = b.value;
     // One failed: the other is stopped by afterAll, which runs all the same.
     if (s.status === "rejected") throw s.reason;
     if (b.status === "rejected") throw b.reason;
+    if (timingOn()) {
+      const p = await b.value.newPage();
+      timePage(p);
+      await p.close();
+    }
   });
   afterAll(async () => {
     await tab?.close();
     // The browser stays for the worker's next file; what this file opened goes.
     for (const c of browser?.contexts() ?? []) await c.close().catch(() => {});
     await server?.stop();
+    reportTimings();
   });
   const started = <T>(v: T | undefined): T => {
     if (!v) throw new Error("browserSuite: the server and browser start in beforeAll; read them in hooks and tests");
@@ -279,9 +286,16 @@ export async function widthDependentColours(page: Page): Promise<string[]> {
  * page, as at every width. What a width changes about what lies behind a text (a panel moved
  * over another) is checked at the wide width only.
  */
-export async function axeSeriousViolations(
+export function axeSeriousViolations(
   page: import("playwright-core").Page,
   opts: { rules?: string[]; contrast?: "all" | "width-only" } = {},
+): Promise<{ id: string; impact: string; help: string; targets: string[] }[]> {
+  return timed(opts.contrast === "width-only" ? "axe (width-only)" : "axe", () => axeRun(page, opts));
+}
+
+async function axeRun(
+  page: import("playwright-core").Page,
+  opts: { rules?: string[]; contrast?: "all" | "width-only" },
 ): Promise<{ id: string; impact: string; help: string; targets: string[] }[]> {
   axeSource ??= fs.readFileSync(require.resolve("axe-core/axe.min.js"), "utf8"); // read once per file, not per check
   const source = axeSource;
