@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll } from "vitest";
 import { apiClient } from "./api-client";
-import { loadScaledTimeout, sharedBrowser } from "./browser";
+import { loadScaledTimeout, reusedTab, sharedBrowser } from "./browser";
 import { reportTimings, timed, timePage, timingOn } from "./browser-timing";
 import { sharedProject, type SharedProject } from "./shared-app";
 
@@ -24,6 +24,8 @@ export type SharedBrowserSuite = {
   /** The API as the file's project key (read, write, admin). */
   readonly api: ReturnType<typeof apiClient>;
   signedIn(width?: number, height?: number): Promise<Page>;
+  /** One tab that the file's tests take in turn (reusedTab), in a signed-in context of its own. */
+  readonly tab: ReturnType<typeof reusedTab>;
   /** The cookies that make a context the owner in the file's project. */
   addOwnerCookies(ctx: BrowserContext): Promise<void>;
 };
@@ -32,6 +34,7 @@ export function sharedBrowserSuite(name: string): SharedBrowserSuite {
   let project: SharedProject | undefined;
   let browser: Browser | undefined;
   let api: ReturnType<typeof apiClient> | undefined;
+  let tab: ReturnType<typeof reusedTab> | undefined;
   const contexts: BrowserContext[] = [];
   beforeAll(async () => {
     const [p, b] = await timed("suite start", () => Promise.allSettled([sharedProject("embedded", name), sharedBrowser()]));
@@ -46,6 +49,7 @@ export function sharedBrowserSuite(name: string): SharedBrowserSuite {
     }
   });
   afterAll(async () => {
+    await tab?.close();
     for (const c of contexts) await c.close().catch(() => {});
     reportTimings();
   });
@@ -65,6 +69,14 @@ export function sharedBrowserSuite(name: string): SharedBrowserSuite {
         }),
     );
   };
+  const signedIn = async (width = 1440, height = 900) => {
+    const ctx = await started(browser).newContext({ viewport: { width, height } });
+    contexts.push(ctx);
+    await addOwnerCookies(ctx);
+    const page = await ctx.newPage();
+    page.setDefaultTimeout(loadScaledTimeout(20_000));
+    return page;
+  };
   return {
     get url() {
       return started(project).url;
@@ -79,13 +91,9 @@ export function sharedBrowserSuite(name: string): SharedBrowserSuite {
       return (api ??= apiClient(started(project).url, started(project).headers));
     },
     addOwnerCookies,
-    async signedIn(width = 1440, height = 900) {
-      const ctx = await started(browser).newContext({ viewport: { width, height } });
-      contexts.push(ctx);
-      await addOwnerCookies(ctx);
-      const page = await ctx.newPage();
-      page.setDefaultTimeout(loadScaledTimeout(20_000));
-      return page;
+    signedIn,
+    get tab() {
+      return (tab ??= reusedTab(started(browser), signedIn));
     },
   };
 }

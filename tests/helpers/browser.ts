@@ -148,14 +148,15 @@ export async function newPage(browser: Browser, width = 1440, height = 900, colo
  * One tab that a file's tests take in turn. A new tab is a new renderer with cold caches (about
  * 1.5 CPU-seconds each); this one is resized, loses the routes the last test set and starts from
  * about:blank. The app keeps nothing in storage or cookies on localhost, and every test loads
- * its page anew. A test that adds listeners (page.on) opens a tab of its own.
+ * its page anew. A test that adds listeners (page.on) opens a tab of its own. `open` makes the
+ * tab (default: a page of its own context; browser-shared.ts's opens one in a signed-in context).
  */
-export function reusedTab(browser: Browser) {
+export function reusedTab(browser: Browser, open: (width: number, height: number) => Promise<Page> = (w, h) => newPage(browser, w, h)) {
   let page: Page | null = null;
   return {
     async take(width = 1440, height = 900): Promise<Page> {
       if (!page || page.isClosed()) {
-        page = await newPage(browser, width, height);
+        page = await open(width, height);
       } else {
         page.setDefaultTimeout(loadScaledTimeout(20_000));
         await page.unrouteAll({ behavior: "ignoreErrors" });
