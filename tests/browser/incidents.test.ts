@@ -2,9 +2,10 @@ import { randomUUID } from "node:crypto";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient } from "../helpers/api-client";
-import { axeSeriousViolations, browserSuite, pageOverflow, screenshotPath, settled } from "../helpers/browser";
+import { axeSeriousViolations, pageOverflow, screenshotPath, settled } from "../helpers/browser";
+import { sharedBrowserSuite } from "../helpers/browser-shared";
 import { until } from "../helpers/wait-until";
-import { OWNER_ENV, OWNER_PASSWORD, signInOwner } from "../helpers/owner";
+import { OWNER_PASSWORD } from "../helpers/owner";
 
 // Issue 38, items 4 and 5: the memory incidents inbox in Chromium against the production
 // server with accounts on. The incidents are real: memories and turns written through the
@@ -23,7 +24,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 type Inc = { id: string; kind: string; severity: string; status: string; message_id: string; memory_ids: string[] };
 
 describe("memory incidents in a browser", () => {
-  const suite = browserSuite({ env: OWNER_ENV });
+  // The worker's shared server (accounts on, the owner signed in), in a project of this file's own.
+  const suite = sharedBrowserSuite("incidents");
   let api: ReturnType<typeof apiClient>;
   const ids: Record<string, string> = {};
   let conversation = "";
@@ -33,8 +35,7 @@ describe("memory incidents in a browser", () => {
   const contexts: BrowserContext[] = [];
 
   beforeAll(async () => {
-    const owner = await signInOwner(suite.url);
-    api = apiClient(suite.url, { authorization: `Bearer ${await owner.key("incidents-seed", ["read", "write"])}` });
+    api = suite.api;
     const profile = await api.post(`/profiles/${APP}/versions`, {
       settings: {
         strategy: { type: "message_window", max_attached_message_count: 2 },
@@ -96,16 +97,8 @@ describe("memory incidents in a browser", () => {
     for (const c of contexts) await c.close().catch(() => {});
   });
 
-  /** A browser context of its own, signed in (through the API, as the form would). */
-  async function signedIn(email = OWNER_ENV.MEMSCOPE_ADMIN_EMAIL, width = 1440): Promise<Page> {
-    const ctx = await suite.browser.newContext({ viewport: { width, height: 900 } });
-    contexts.push(ctx);
-    const r = await ctx.request.post(`${suite.url}/api/auth/sign-in/email`, { data: { email, password: OWNER_PASSWORD }, headers: { origin: suite.url } });
-    expect(r.status()).toBe(200);
-    const page = await ctx.newPage();
-    page.setDefaultTimeout(20_000);
-    return page;
-  }
+  /** A browser context of its own, the owner signed in with the file's project as the current one. */
+  const signedIn = (): Promise<Page> => suite.signedIn();
 
   const card = (page: Page, id: string) => page.locator(`[data-testid="incident"][data-id="${id}"]`);
   const noAxe = async (page: Page, where: string, contrast: "all" | "width-only" = "all") => {
@@ -284,8 +277,8 @@ describe("memory incidents in a browser", () => {
   });
 
   it("a viewer reads incidents but every status and eval action is disabled, with the reason", async () => {
-    const owner = await signInOwner(suite.url);
-    const inv = await owner.post("/project/invitations", { email: "viewer@example.com", role: "viewer" });
+    // An address of this run's own: the shared server's accounts outlive the file.
+    const inv = await suite.project.owner.post("/project/invitations", { email: `viewer-${randomUUID().slice(0, 8)}@example.com`, role: "viewer" });
     const ctx = await suite.browser.newContext({ viewport: { width: 1440, height: 900 } });
     contexts.push(ctx);
     const join = await ctx.request.post(`${suite.url}/api/auth/invitation/${inv.id}`, { data: { name: "Vi", password: OWNER_PASSWORD }, headers: { origin: suite.url } });

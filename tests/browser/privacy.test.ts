@@ -2,7 +2,8 @@ import fs from "node:fs";
 import { randomUUID } from "node:crypto";
 import type { Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
-import { axeSeriousViolations, browserSuite, pageOverflow, screenshotPath, settled } from "../helpers/browser";
+import { axeSeriousViolations, pageOverflow, screenshotPath, settled } from "../helpers/browser";
+import { sharedBrowserSuite } from "../helpers/browser-shared";
 
 // Issue 24, part 5 in the browser: on a user's memories page, Export data downloads the user's
 // export and Erase shows the dry run per table, asks for the user id typed, then shows the
@@ -34,7 +35,8 @@ async function downloaded(page: Page, click: () => Promise<void>): Promise<any> 
 }
 
 describe("a person's data in the UI: export, erase with a receipt, retention rules", () => {
-  const suite = browserSuite();
+  // The worker's shared server (accounts on, the owner signed in), in a project of this file's own.
+  const suite = sharedBrowserSuite("privacy");
   const user = `erin-${randomUUID().slice(0, 6)}`;
 
   beforeAll(async () => {

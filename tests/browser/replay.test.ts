@@ -3,7 +3,8 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
-import { axeSeriousViolations, browserSuite, pageOverflow, screenshotPath } from "../helpers/browser";
+import { axeSeriousViolations, pageOverflow, screenshotPath } from "../helpers/browser";
+import { sharedBrowserSuite } from "../helpers/browser-shared";
 
 // Issue 22, part 4: replay a past turn in the UI. One story, set up through the API: a travel
 // agent (profile k = 2, ranked by importance) answers four turns; between turns 2 and 3 a
@@ -18,7 +19,8 @@ const APP = "travel-bot";
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("replay a turn in a browser", () => {
-  const suite = browserSuite();
+  // The worker's shared server (accounts on, the owner signed in), in a project of this file's own.
+  const suite = sharedBrowserSuite("replay");
   const ids: Record<string, string> = {};
   let conversation = "";
   const turns = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];

@@ -5,6 +5,7 @@ import { chromium, type Browser, type Locator, type Page } from "playwright-core
 import { afterAll, beforeAll, expect } from "vitest";
 import { apiClient } from "./api-client";
 import { startAppServer, type AppServer } from "./app-server";
+import { reportTimings, timed, timePage, timingOn } from "./browser-timing";
 
 // Debian's Chromium driven by playwright-core (no browser downloads here). The flags
 // keep Chromium off the network it would otherwise try to reach at start.
@@ -77,18 +78,24 @@ export function browserSuite(opts: Parameters<typeof startAppServer>[0] = {}): B
   let api: ReturnType<typeof apiClient> | undefined;
   let tab: ReturnType<typeof reusedTab> | undefined;
   beforeAll(async () => {
-    const [s, b] = await Promise.allSettled([startAppServer(opts), sharedBrowser()]);
+    const [s, b] = await timed("suite start", () => Promise.allSettled([startAppServer(opts), sharedBrowser()]));
     if (s.status === "fulfilled") server = s.value;
     if (b.status === "fulfilled") browser = b.value;
     // One failed: the other is stopped by afterAll, which runs all the same.
     if (s.status === "rejected") throw s.reason;
     if (b.status === "rejected") throw b.reason;
+    if (timingOn()) {
+      const p = await b.value.newPage();
+      timePage(p);
+      await p.close();
+    }
   });
   afterAll(async () => {
     await tab?.close();
     // The browser stays for the worker's next file; what this file opened goes.
     for (const c of browser?.contexts() ?? []) await c.close().catch(() => {});
     await server?.stop();
+    reportTimings();
   });
   const started = <T>(v: T | undefined): T => {
     if (!v) throw new Error("browserSuite: the server and browser start in beforeAll; read them in hooks and tests");
@@ -141,14 +148,15 @@ export async function newPage(browser: Browser, width = 1440, height = 900, colo
  * One tab that a file's tests take in turn. A new tab is a new renderer with cold caches (about
  * 1.5 CPU-seconds each); this one is resized, loses the routes the last test set and starts from
  * about:blank. The app keeps nothing in storage or cookies on localhost, and every test loads
- * its page anew. A test that adds listeners (page.on) opens a tab of its own.
+ * its page anew. A test that adds listeners (page.on) opens a tab of its own. `open` makes the
+ * tab (default: a page of its own context; browser-shared.ts's opens one in a signed-in context).
  */
-export function reusedTab(browser: Browser) {
+export function reusedTab(browser: Browser, open: (width: number, height: number) => Promise<Page> = (w, h) => newPage(browser, w, h)) {
   let page: Page | null = null;
   return {
     async take(width = 1440, height = 900): Promise<Page> {
       if (!page || page.isClosed()) {
-        page = await newPage(browser, width, height);
+        page = await open(width, height);
       } else {
         page.setDefaultTimeout(loadScaledTimeout(20_000));
         await page.unrouteAll({ behavior: "ignoreErrors" });
@@ -279,9 +287,16 @@ export async function widthDependentColours(page: Page): Promise<string[]> {
  * page, as at every width. What a width changes about what lies behind a text (a panel moved
  * over another) is checked at the wide width only.
  */
-export async function axeSeriousViolations(
+export function axeSeriousViolations(
   page: import("playwright-core").Page,
   opts: { rules?: string[]; contrast?: "all" | "width-only" } = {},
+): Promise<{ id: string; impact: string; help: string; targets: string[] }[]> {
+  return timed(opts.contrast === "width-only" ? "axe (width-only)" : "axe", () => axeRun(page, opts));
+}
+
+async function axeRun(
+  page: import("playwright-core").Page,
+  opts: { rules?: string[]; contrast?: "all" | "width-only" },
 ): Promise<{ id: string; impact: string; help: string; targets: string[] }[]> {
   axeSource ??= fs.readFileSync(require.resolve("axe-core/axe.min.js"), "utf8"); // read once per file, not per check
   const source = axeSource;
