@@ -12,7 +12,7 @@
 // Where the server's time goes: each answer's Server-Timing header (body read, gzip, decode,
 // span reading, token counts, database), summed per stage; the rest of a request's latency
 // is outside the handler (access check, Next.js, queueing). BENCH_CPU_PROF=<dir> writes the
-// server's CPU profile there (node --cpu-prof) when it stops.
+// server's CPU profile there (node --cpu-prof) when it stops (the agents replay's server: in <dir>/replay).
 // CPU seconds per 1 000 spans (what the code costs, whatever else runs on the machine): the
 // server process with its token workers, and PostgreSQL's backends for the bench's database
 // (when the cluster runs on this machine); the server's figure includes the GET /ready probe
@@ -37,6 +37,7 @@
 
 import { randomBytes } from "node:crypto";
 import os from "node:os";
+import path from "node:path";
 import { ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
@@ -251,7 +252,11 @@ async function agentsOn(label: string, fresh: () => Promise<Fresh>, targets: { s
   const bytes = recorded.reduce((a, q) => a + q.body.length, 0);
   console.log(`  replay: ${recorded.length} recorded export requests (${(bytes / 1e6).toFixed(1)} MB, ${spans} spans), ${concurrency} in flight (the most the exporter had at once)`);
   const again = await fresh();
-  const replayServer = await startServer({ ...again.env, ...OWNER, MEMSCOPE_KEY_RATE_LIMIT: process.env.MEMSCOPE_KEY_RATE_LIMIT || "off" });
+  // BENCH_CPU_PROF profiles the replay's server too (the agents scenario's server-only throughput), in <dir>/replay.
+  const replayServer = await startServer(
+    { ...again.env, ...OWNER, MEMSCOPE_KEY_RATE_LIMIT: process.env.MEMSCOPE_KEY_RATE_LIMIT || "off" },
+    CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${path.join(CPU_PROF, "replay")}`] : [],
+  );
   let ok = liveOk;
   try {
     const key = await projectKey(replayServer.base);

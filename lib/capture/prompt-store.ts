@@ -1,6 +1,6 @@
 import "server-only";
-import { createHash } from "node:crypto";
 import type { ProjectSql } from "../db/project-sql";
+import { sha256Hex } from "./digest";
 import type { ChatMessage, ChatPart } from "./genai-span";
 
 // Captured prompts, each message stored once per conversation (migration
@@ -20,7 +20,6 @@ import type { ChatMessage, ChatPart } from "./genai-span";
 // deleted only with their conversation, so a stored node's ancestors are stored: finding
 // how much of a chain is stored needs only a few probes (storePromptNodes).
 
-const sha256Hex = (text: string) => createHash("sha256").update(text).digest("hex");
 const asUuid = (hex: string) => `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 
 /** A node's id: the same digest the migration computes in SQL. */

@@ -7,7 +7,7 @@ import { stableUuid } from "../imports/stable-id";
 import { planTurns, turnTotals, writeTurnRows } from "../messages/insert-turns";
 import type { TurnInput } from "../messages/schemas";
 import { countsAt, countTextsAllEncodings, type TokenCounts } from "../tokens/count-tokens-parallel";
-import { createHash } from "node:crypto";
+import { sha256Hex } from "./digest";
 import { isGenAiLogEvent, logEventsComplete, logRecordAsEvent, messageText, readGenAiSpan, type CapturedChat, type SpanReading } from "./genai-span";
 import type { OtlpAttributes, OtlpEvent, OtlpLogs, OtlpSpan, OtlpTraces, OtlpValue } from "./otlp-types";
 import { promptChain, storePromptNodes } from "./prompt-store";
@@ -221,7 +221,7 @@ export function classifyLogs(logs: OtlpLogs) {
       const event = logRecordAsEvent(r.eventName, r.timeUnixNano, r.attributes, r.body);
       const key = `${r.traceId}:${r.spanId}`;
       const list = events.get(key) ?? [];
-      const digest = createHash("sha256").update(stableJson([event.name, String(event.timeUnixNano), event.attributes])).digest("hex");
+      const digest = sha256Hex(stableJson([event.name, String(event.timeUnixNano), event.attributes]));
       // The same record twice within a span (two identical messages in one prompt) is two rows: numbered by occurrence.
       const occurrence = list.filter((e) => e.key.startsWith(digest)).length;
       list.push({ key: `${digest}:${occurrence}`, event, seq: seq++, user: halfUser(r.attributes, rl.resource) });
@@ -373,7 +373,6 @@ function messageKey(m: { role: string; parts: { type: string; [k: string]: unkno
   ];
 }
 
-const sha256Hex = (text: string) => createHash("sha256").update(text).digest("hex");
 /** As a UUID (its first 128 bits): 16 bytes in the row and its index. */
 const asUuid = (hex: string) => `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 
@@ -385,7 +384,7 @@ const asUuid = (hex: string) => `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.sl
  * beginnings that end with an answer, longest first (the first is the predecessor's state);
  * `state`: the input followed by its answer, what the next call begins with.
  */
-function chainKeys(c: CapturedChat): { prefixes: { key: string; length: number }[]; state: string | null } {
+export function chainKeys(c: CapturedChat): { prefixes: { key: string; length: number }[]; state: string | null } {
   const withAnswer = !c.conversationKey && c.outputMessages.length > 0;
   let h = sha256Hex(stableJson([c.appId, c.systemInstructions]));
   const hs = [...c.inputMessages, ...(withAnswer ? [c.outputMessages[0]] : [])].map((m) => (h = sha256Hex(`${h}:${stableJson(messageKey(m))}`)));
@@ -424,8 +423,20 @@ function concatCounts(a: TokenCounts, b: TokenCounts): TokenCounts {
 
 const spanKey = (s: { traceId: string; spanId: string }) => `${s.traceId}:${s.spanId}`;
 
+/** Whether `v` holds a non-array object (or nests past 64 levels: then the sorting path decides, as before). */
+function hasPlainObject(v: unknown, depth: number): boolean {
+  if (v === null || typeof v !== "object") return false;
+  if (!Array.isArray(v) || depth > 64) return true;
+  for (const x of v) if (hasPlainObject(x, depth + 1)) return true;
+  return false;
+}
+
 /** JSON with object keys sorted: the same record always hashes the same. */
-function stableJson(v: unknown): string {
+export function stableJson(v: unknown): string {
+  // Without a plain object anywhere (a text message's key: arrays of strings) there are no keys
+  // to sort, and JSON.stringify alone gives the same text; the replacer, called for every value,
+  // was most of a span's continuation digests (docs/benchmarks.md section 59).
+  if (!hasPlainObject(v, 0)) return JSON.stringify(v);
   return JSON.stringify(v, (_k, x) => (x && typeof x === "object" && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => a.localeCompare(b))) : x));
 }
 

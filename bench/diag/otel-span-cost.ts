@@ -1,0 +1,111 @@
+// CPU per captured span, step by step, of an agents' 512-span export (issue 35's throughput):
+// the SDK's default batch of 256 agents' turns 10 and 11, each span resending its history
+// (as bench/diag/otel-agents-batch.ts builds it), through the ingest's pure steps one at a time
+// (decode on the thread and in the worker, reading the spans, continuation digests, prompt
+// chains, the JSON size check, token counts) and then the whole ingest on a database holding
+// turns 0-9. Each step runs ROUNDS times; CPU is this process's (process.cpuUsage: the steps run
+// one at a time, so it is the step's, token and decode workers included), µs per span.
+//   tsx --conditions=react-server bench/diag/otel-span-cost.ts   (PROF_DB=postgres with MEMSCOPE_TEST_POSTGRES_URL)
+import os from "node:os";
+import { ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
+import { resourceFromAttributes } from "@opentelemetry/resources";
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import { readGenAiSpan } from "../../lib/capture/genai-span";
+import { decodeTracesProto } from "../../lib/capture/otlp-proto";
+import { decodeProtoOffThread } from "../../lib/capture/otlp-proto-off-thread";
+import type { OtlpTraces } from "../../lib/capture/otlp-types";
+import { promptChain } from "../../lib/capture/prompt-store";
+import { chainKeys, classifySpans, conversationIdOf, ingestTraces, STATEMENT_SIZES } from "../../lib/capture/store-captures";
+import { openDatabase } from "../../lib/db/open-database";
+import { DEFAULT_PROJECT_ID, projectSql } from "../../lib/db/project-sql";
+import { countTextsAllEncodings } from "../../lib/tokens/count-tokens-parallel";
+import { makeTempDir, removeDir } from "../lib/common";
+import { makeTurnGenerator } from "../lib/text";
+
+const AGENTS = 256;
+const ROUNDS = Number(process.env.ROUNDS || 5);
+const SYSTEM = [{ type: "text", content: "You are the travel desk's assistant. Answer in short paragraphs, cite the booking reference when there is one, never invent prices. ".repeat(10) }];
+const kind = process.env.PROF_DB === "postgres" ? "postgres" : "pglite";
+const cpuUs = () => {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+};
+
+function batches(): Buffer[] {
+  const gen = makeTurnGenerator(1);
+  const memory = new InMemorySpanExporter();
+  const tracer = new BasicTracerProvider({ resource: resourceFromAttributes({ "service.name": `cost-${Date.now()}` }), spanProcessors: [new SimpleSpanProcessor(memory)] }).getTracer("t");
+  const histories = Array.from({ length: AGENTS }, () => [] as unknown[]);
+  const t0 = Date.now() - 3_600_000;
+  const out: Buffer[] = [];
+  for (let turn = 0; turn < 12; turn++) {
+    for (let a = 0; a < AGENTS; a++) {
+      const t = gen();
+      histories[a].push({ role: "user", parts: [{ type: "text", content: t.query }] });
+      const answer = { role: "assistant", parts: [{ type: "text", content: t.answer }] };
+      tracer.startSpan("openai.chat", { startTime: new Date(t0 + turn * 10_000 + a), attributes: {
+        "gen_ai.operation.name": "chat", "gen_ai.system_instructions": JSON.stringify(SYSTEM),
+        "gen_ai.input.messages": JSON.stringify(histories[a]), "gen_ai.output.messages": JSON.stringify([{ ...answer, finish_reason: "stop" }]),
+      } }).end(new Date(t0 + turn * 10_000 + a + 500));
+      histories[a].push(answer);
+    }
+    if (turn % 2 === 1) {
+      out.push(Buffer.from(ProtobufTraceSerializer.serializeRequest(memory.getFinishedSpans() as ReadableSpan[])!));
+      memory.reset();
+    }
+  }
+  return out;
+}
+
+async function step<T>(name: string, spans: number, fn: () => Promise<T> | T): Promise<T> {
+  let value!: T;
+  const cpu: number[] = [];
+  const wall: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    const c = cpuUs();
+    const t = performance.now();
+    value = await fn();
+    wall.push((performance.now() - t) * 1000);
+    cpu.push(cpuUs() - c);
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+  console.log(`${name.padEnd(44)} ${(median(cpu) / spans).toFixed(0).padStart(6)} µs CPU/span  ${(median(wall) / spans).toFixed(0).padStart(6)} µs wall/span`);
+  return value;
+}
+
+async function main() {
+  const bodies = batches();
+  const body = bodies[5];
+  console.log(`load average ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}; ${AGENTS * 2} spans, body ${body.length} B (turns 10-11), median of ${ROUNDS}`);
+  const n = AGENTS * 2;
+  const traces = await step("decode on the thread", n, () => decodeTracesProto(body));
+  await step("decode in the worker (+ structured clone back)", n, () =>
+    decodeProtoOffThread<OtlpTraces>(new Uint8Array(body), "traces", { maxHeapMb: 256, maxMs: 60_000, maxMessages: 10_000_000, maxItemWeight: 1_000_000 }),
+  );
+  const receivedAt = new Date();
+  const spans = traces.resourceSpans.flatMap((rs) => rs.spans.map((s) => ({ s, r: rs.resource })));
+  const readings = await step("  read spans (JSON.parse + shape)", n, () => spans.map(({ s, r }) => readGenAiSpan(s, r, receivedAt)));
+  const classified = await step("classify (read + checks + ids)", n, () => classifySpans(traces, receivedAt));
+  const chats = classified.chats;
+  console.log(`  ${chats.length} chats, ${readings.filter((x) => x.kind === "chat").length} read, mean input ${(chats.reduce((a, c) => a + c.inputMessages.length, 0) / chats.length).toFixed(1)} messages`);
+  await step("  JSON size check (stringify in, out, system)", n, () => chats.map((c) => JSON.stringify(c.inputMessages).length + JSON.stringify(c.outputMessages).length + JSON.stringify(c.systemInstructions).length));
+  await step("continuation digests (chainKeys)", n, () => chats.map((c) => chainKeys(c)));
+  await step("prompt chains (promptChain)", n, () => chats.map((c) => promptChain(conversationIdOf(c), c.systemInstructions, c.inputMessages, c.outputMessages)));
+  await step("token counts (2 encodings, workers)", n, () => countTextsAllEncodings(chats.flatMap((c) => [c.query, c.answer]), { offThread: true }));
+
+  const dir = kind === "pglite" ? makeTempDir("memscope-diag-span-cost-") : undefined;
+  const db = dir ? await openDatabase({ kind: "pglite", dataDir: dir }) : await openDatabase({ kind: "postgres", url: process.env.MEMSCOPE_TEST_POSTGRES_URL! });
+  const sql = projectSql(db.sql, DEFAULT_PROJECT_ID);
+  const sizes = kind === "pglite" ? STATEMENT_SIZES.embedded : STATEMENT_SIZES.server;
+  for (let b = 0; b < 5; b++) await ingestTraces(sql, decodeTracesProto(bodies[b]), new Date(), undefined, sizes);
+  // The timed batch once (a second time it is all duplicates); its decode on the thread excluded.
+  const c = cpuUs();
+  const t = performance.now();
+  const r = await ingestTraces(sql, decodeTracesProto(body), new Date(), undefined, sizes);
+  const decodeUs = 0;
+  console.log(`whole ingest, ${kind} (after turns 0-9)`.padEnd(44), `${((cpuUs() - c - decodeUs) / n).toFixed(0).padStart(6)} µs CPU/span  ${(((performance.now() - t) * 1000) / n).toFixed(0).padStart(6)} µs wall/span  (${r.turns_created} turns${kind === "pglite" ? ", the database's WebAssembly included" : ", PostgreSQL's own CPU not included"})`);
+  await db.close();
+  if (dir) removeDir(dir);
+  console.log(`load average ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}`);
+}
+main();
