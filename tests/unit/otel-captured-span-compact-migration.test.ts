@@ -10,7 +10,8 @@ import { applyMigrations, readMigrations } from "@/lib/db/migrations";
 import { openDatabase, type Database } from "@/lib/db/open-database";
 import { DEFAULT_PROJECT_ID, projectSql } from "@/lib/db/project-sql";
 import { LOADED_MACHINE_TIMEOUT_MS } from "../helpers/loaded-machine";
-import { emptyClusterDir } from "../helpers/fresh-data-dir";
+import { emptyClusterDir, freshDataDir } from "../helpers/fresh-data-dir";
+import { importUser } from "@/lib/privacy/import-user";
 import { createFreshDatabase, realPostgresUrl } from "../helpers/real-postgres";
 import { suiteTempDirs } from "../helpers/temp-dir";
 
@@ -146,6 +147,46 @@ describe.each(KINDS)(`migration ${MIGRATION}, on %s`, (kind) => {
       const fourth = (await loadCapturedPrompts(sql, [messageIdOf(run.ids[3])])).get(messageIdOf(run.ids[3]))!;
       expect(JSON.stringify(fourth.input_messages)).toBe(JSON.stringify(run.calls[3].input));
       expect(JSON.stringify(fourth.output_messages)).toBe(JSON.stringify(run.calls[3].output));
+    } finally {
+      await db.close();
+    }
+  });
+
+  it("a user export made before it imports: its spans' ids, operation, provider and model go onto their turns", { timeout: LOADED_MACHINE_TIMEOUT_MS }, async () => {
+    const db =
+      kind === "pglite"
+        ? await openDatabase({ kind: "pglite", dataDir: await freshDataDir(fresh("span-compact-import")) })
+        : await (async () => {
+            const d = await createFreshDatabase(realPostgresUrl()!);
+            drops.push(() => d.drop());
+            return openDatabase({ kind: "postgres", url: d.url });
+          })();
+    try {
+      const sql = projectSql(db.sql, DEFAULT_PROJECT_ID);
+      const run = calls("imported", 1);
+      const conv = conversationIdOf({ conversationKey: "imported", traceId: run.ids[0].traceId });
+      const id = messageIdOf(run.ids[0]);
+      const at = "2026-01-01T00:00:00.000Z";
+      // As version 2 exported it before the migration: the span with its own ids and model, the turn's metadata without them.
+      const doc = {
+        format: "memscope.user-export",
+        version: 2,
+        user_id: "traveller",
+        exported_at: at,
+        tables: {
+          conversations: [{ id: conv, app_id: "app", end_user_id: "traveller", name: "imported", mode: "chat", created_at: at, updated_at: at }],
+          messages: [{ id, conversation_id: conv, query: "question 0", answer: "answer 0", created_at: at, metadata: { source: "otlp" } }],
+          captured_spans: [
+            { trace_id: run.ids[0].traceId, span_id: run.ids[0].spanId, conversation_id: conv, message_id: id, operation: "chat", provider: "openai", request_model: "gpt-4o-mini", response_model: null, message_form: "attributes", input_count: 1, output_count: 1, started_at: at, ended_at: at, finish_reasons: ["1:stop"] },
+          ],
+        },
+      };
+      expect(await importUser(sql, doc)).toMatchObject({ captured_spans: 1, messages: 1 });
+      expect((await listCapturedTurns(sql, conv)).map((t) => ({ ...t }))).toEqual([
+        { message_id: id, trace_id: run.ids[0].traceId, span_id: run.ids[0].spanId, operation: "chat", provider: "openai", request_model: "gpt-4o-mini", message_form: "attributes", input_message_count: 1, started_at: at },
+      ]);
+      // The span sent again is a duplicate of the imported one.
+      expect(await ingestTraces(sql, traces(run.spans))).toMatchObject({ turns_created: 0, duplicates: 1 });
     } finally {
       await db.close();
     }
