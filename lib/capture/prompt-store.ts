@@ -26,7 +26,32 @@ const asUuid = (hex: string) => `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.sl
 export const nodeId = (parent: string | null, json: string) => asUuid(sha256Hex(`${parent ?? ""}:${sha256Hex(json)}`));
 export const systemNodeId = (json: string) => asUuid(sha256Hex(`system:${sha256Hex(json)}`));
 
-export type PromptNode = { id: string; parent: string | null; position: number; json: string };
+/** `json`: the exchange's JSON text as sent (what the id digests); `body`: the text stored (compactBody). */
+export type PromptNode = { id: string; parent: string | null; position: number; json: string; body: string };
+
+/**
+ * A message of the usual shape, `{"role":R,"parts":[{"type":"text","content":C}]}` with exactly
+ * those keys in that order, is stored as `[R,C]` (~38 bytes less a message, issue 35's bytes per
+ * span); expandMessage gives back the same object, so the JSON text as sent. Any other message
+ * (tool calls, several parts, other keys or order) is stored as it is. Its node id digests the
+ * message as sent, so a history stored before this form is found stored.
+ */
+function compactMessage(m: ChatMessage): unknown {
+  const keys = Object.keys(m);
+  if (keys.length !== 2 || keys[0] !== "role" || keys[1] !== "parts" || typeof m.role !== "string" || !Array.isArray(m.parts) || m.parts.length !== 1) return m;
+  const part = m.parts[0] as Record<string, unknown>;
+  const pk = Object.keys(part);
+  if (pk.length !== 2 || pk[0] !== "type" || pk[1] !== "content" || part.type !== "text" || typeof part.content !== "string") return m;
+  return [m.role, part.content];
+}
+
+/** A stored message back as sent (a `[role, content]` pair is compactMessage's form). */
+export function expandMessage(stored: unknown): ChatMessage {
+  if (Array.isArray(stored) && stored.length === 2 && typeof stored[0] === "string" && typeof stored[1] === "string") {
+    return { role: stored[0], parts: [{ type: "text", content: stored[1] }] } as ChatMessage;
+  }
+  return stored as ChatMessage;
+}
 
 /** A span's prompt as nodes: its input then output messages as a chain, and its system instructions' node. */
 export type PromptChain = {
@@ -70,9 +95,10 @@ export function promptChain(conversationId: string, system: ChatPart[] | null, i
   for (let start = 0; start < messages.length; ) {
     let end = start;
     while (end < messages.length - 1 && messages[end].role !== "assistant") end++;
-    const json = JSON.stringify(messages.slice(start, end + 1));
+    const exchange = messages.slice(start, end + 1);
+    const json = JSON.stringify(exchange);
     const id = nodeId(parent, json);
-    nodes.push({ id, parent, position: start, json });
+    nodes.push({ id, parent, position: start, json, body: JSON.stringify(exchange.map(compactMessage)) });
     parent = id;
     start = end + 1;
   }
@@ -80,7 +106,7 @@ export function promptChain(conversationId: string, system: ChatPart[] | null, i
   return {
     conversationId,
     nodes,
-    system: systemJson === null ? null : { id: systemNodeId(systemJson), parent: null, position: 0, json: systemJson },
+    system: systemJson === null ? null : { id: systemNodeId(systemJson), parent: null, position: 0, json: systemJson, body: systemJson },
     promptNode: parent,
     inputCount: input.length,
     outputCount: output.length,
@@ -133,7 +159,7 @@ export async function storePromptNodes(tx: ProjectSql, chains: PromptChain[], ch
   const rows = new Map<string, string>();
   const add = (cid: string, n: PromptNode) => {
     const key = `${cid}:${n.id}`;
-    if (!rows.has(key)) rows.set(key, `{"c":"${cid}","i":"${n.id}","p":${n.parent ? `"${n.parent}"` : "null"},"n":${n.position},"b":${n.json}}`);
+    if (!rows.has(key)) rows.set(key, `{"c":"${cid}","i":"${n.id}","p":${n.parent ? `"${n.parent}"` : "null"},"n":${n.position},"b":${n.body}}`);
   };
   chains.forEach((ch, c) => {
     for (const n of ch.nodes.slice((deepest.get(c) ?? -1) + 1)) add(ch.conversationId, n);
@@ -173,35 +199,35 @@ export type CapturedPrompt = { system_instructions: ChatPart[] | null; input_mes
 /**
  * The prompts of captured spans, read back from their nodes: the chain from each span's
  * prompt node up to its root (positions strictly decreasing, so a damaged chain cannot
- * loop), its messages split into input and output. Keyed `trace_id:span_id`; a span not captured is absent.
+ * loop), its messages split into input and output. By the captured span's turn (its
+ * message id; a span's turn id derives from its trace and span ids, messageIdOf); a turn not captured is absent.
  */
-export async function loadCapturedPrompts(sql: Pick<ProjectSql, "query" | "projectId">, spans: { traceId: string; spanId: string }[]): Promise<Map<string, CapturedPrompt>> {
+export async function loadCapturedPrompts(sql: Pick<ProjectSql, "query" | "projectId">, messageIds: string[]): Promise<Map<string, CapturedPrompt>> {
   const out = new Map<string, CapturedPrompt>();
-  if (!spans.length) return out;
+  if (!messageIds.length) return out;
   const rows = await sql.query<{ k: string; position: number; body: unknown; input_count: number; finish_reasons: (string | null)[] | null; is_system: boolean }>(
     `WITH RECURSIVE s AS (
-       SELECT s.trace_id || ':' || s.span_id AS k, s.conversation_id, s.prompt_node, s.system_node, s.input_count, s.finish_reasons
-         FROM unnest($2::text[], $3::text[]) AS u(t, sp)
-         JOIN captured_spans s ON s.project_id = $1 AND s.trace_id = u.t AND s.span_id = u.sp),
+       SELECT s.message_id::text AS k, s.conversation_id, s.prompt_node, s.system_node, s.input_count, s.finish_reasons
+         FROM captured_spans s WHERE s.project_id = $1 AND s.message_id = ANY($2::uuid[])),
      chain AS (
        SELECT s.k, m.conversation_id, m.parent_id, m.position, m.body FROM s
          JOIN captured_messages m ON m.project_id = $1 AND m.conversation_id = s.conversation_id AND m.id = s.prompt_node
        UNION ALL
        SELECT c.k, m.conversation_id, m.parent_id, m.position, m.body FROM chain c
          JOIN captured_messages m ON m.project_id = $1 AND m.conversation_id = c.conversation_id AND m.id = c.parent_id AND m.position < c.position)
-     SELECT s.k, -1 AS position, m.body, s.input_count, NULL::text[] AS finish_reasons, true AS is_system FROM s
+     SELECT s.k, -1 AS position, m.body, s.input_count, NULL::json AS finish_reasons, true AS is_system FROM s
        LEFT JOIN captured_messages m ON m.project_id = $1 AND m.conversation_id = s.conversation_id AND m.id = s.system_node
      UNION ALL
      SELECT c.k, c.position, c.body, s.input_count, s.finish_reasons, false FROM chain c JOIN s ON s.k = c.k
      ORDER BY 1, 2`,
-    [sql.projectId, spans.map((s) => s.traceId), spans.map((s) => s.spanId)],
+    [sql.projectId, [...new Set(messageIds)]],
   );
   for (const r of rows) {
     const p = out.get(r.k) ?? { system_instructions: null, input_messages: [], output_messages: [] };
     if (r.is_system) p.system_instructions = (r.body as ChatPart[] | null) ?? null;
     else {
       // A node is an exchange (an array of messages); one stored before exchanges were nodes is a message.
-      const messages = Array.isArray(r.body) ? (r.body as ChatMessage[]) : [r.body as ChatMessage];
+      const messages = Array.isArray(r.body) ? (r.body as unknown[]).map(expandMessage) : [r.body as ChatMessage];
       messages.forEach((m, j) => {
         const position = r.position + j;
         if (position < r.input_count) p.input_messages.push(m);
@@ -217,6 +243,6 @@ export async function loadCapturedPrompts(sql: Pick<ProjectSql, "query" | "proje
   return out;
 }
 
-export async function loadCapturedPrompt(sql: Pick<ProjectSql, "query" | "projectId">, traceId: string, spanId: string): Promise<CapturedPrompt | null> {
-  return (await loadCapturedPrompts(sql, [{ traceId, spanId }])).get(`${traceId}:${spanId}`) ?? null;
+export async function loadCapturedPrompt(sql: Pick<ProjectSql, "query" | "projectId">, messageId: string): Promise<CapturedPrompt | null> {
+  return (await loadCapturedPrompts(sql, [messageId])).get(messageId) ?? null;
 }

@@ -31,13 +31,19 @@ type CaptureRow = {
   started_at: Date | string;
 } & CapturedPrompt;
 
+/** A captured span's columns, its trace and span ids, operation, provider and model from its turn's metadata.otlp. */
+const SPAN_COLUMNS = `s.message_id, m.metadata->'otlp'->>'trace_id' AS trace_id, m.metadata->'otlp'->>'span_id' AS span_id,
+  m.metadata->'otlp'->>'operation' AS operation, m.metadata->'otlp'->>'provider' AS provider,
+  m.metadata->'otlp'->>'request_model' AS request_model, s.message_form, s.started_at`;
+
 export async function listCapturedTurns(sql: ProjectSql, conversationId: string): Promise<CapturedTurn[]> {
   const [conv] = await sql.query(`SELECT 1 FROM conversations WHERE id = $1 AND project_id = $2 AND deleted_at IS NULL`, [conversationId, sql.projectId]);
   if (!conv) throw new NotFoundError("Conversation", conversationId);
   const rows = await sql.query<Omit<CapturedTurn, "started_at"> & { started_at: Date | string }>(
-    `SELECT message_id, trace_id, span_id, operation, provider, request_model, message_form,
-            input_count AS input_message_count, started_at
-       FROM captured_spans WHERE project_id = $1 AND conversation_id = $2 ORDER BY started_at, span_id LIMIT 1000`,
+    // Through the conversation's turns (their index); the span's ids, operation and models are its turn's metadata.otlp.
+    `SELECT ${SPAN_COLUMNS}, s.input_count AS input_message_count
+       FROM messages m JOIN captured_spans s ON s.project_id = m.project_id AND s.message_id = m.id
+      WHERE m.project_id = $1 AND m.conversation_id = $2 AND s.conversation_id = $2 ORDER BY s.started_at, 3 LIMIT 1000`,
     [sql.projectId, conversationId],
   );
   return rows.map((r) => ({ ...r, started_at: new Date(r.started_at).toISOString() }));
@@ -101,13 +107,13 @@ function queryRoleOf(input: ChatMessage[]): string {
 export async function sentVsModelled(sql: ProjectSql, conversationId: string, messageId: string): Promise<SentVsModelled> {
   const turn = await loadReplayTurn(sql, conversationId, messageId);
   const [found] = await sql.query<Omit<CaptureRow, keyof CapturedPrompt>>(
-    `SELECT trace_id, span_id, operation, provider, request_model, message_form, started_at
-       FROM captured_spans WHERE project_id = $1 AND conversation_id = $2 AND message_id = $3`,
+    `SELECT ${SPAN_COLUMNS} FROM captured_spans s JOIN messages m ON m.project_id = s.project_id AND m.id = s.message_id
+      WHERE s.project_id = $1 AND s.conversation_id = $2 AND s.message_id = $3`,
     [sql.projectId, conversationId, messageId],
   );
   if (!found) throw new NotFoundError("Captured turn", messageId, "message_id");
   // The prompt as sent, read back from its messages stored once per conversation.
-  const prompt = await loadCapturedPrompt(sql, found.trace_id, found.span_id);
+  const prompt = await loadCapturedPrompt(sql, messageId);
   const row: CaptureRow = { ...found, ...(prompt ?? { system_instructions: null, input_messages: [], output_messages: [] }) };
 
   let context: ContextResult;

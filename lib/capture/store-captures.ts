@@ -335,9 +335,14 @@ async function continueConversations(tx: ProjectSql, all: Placed[], keysPerState
   for (let at = 0; at < wanted.length; at += keysPerStatement) {
     const rows = await tx.query<{ state_key: string; conversation_id: string }>(
       // A conversation deleted in Memscope is not continued: the call starts one.
-      `SELECT DISTINCT ON (s.state_key) s.state_key, s.conversation_id FROM captured_spans s
-         JOIN conversations c ON c.project_id = s.project_id AND c.id = s.conversation_id AND c.deleted_at IS NULL
-        WHERE s.project_id = $1 AND s.state_key = ANY($2::uuid[]) ORDER BY s.state_key, s.started_at`,
+      // The spans by their keys first (the state_key index), then their conversations: joined in one step, the
+      // planner (row estimates of a fresh table) walked the project's spans once per conversation once the
+      // conversation index was gone (migration 20261129210000): 10 s of a 5 000-span run on PGlite.
+      `SELECT DISTINCT ON (s.state_key) s.state_key, s.conversation_id
+         FROM (WITH k AS MATERIALIZED (SELECT state_key, conversation_id, started_at FROM captured_spans WHERE project_id = $1 AND state_key = ANY($2::uuid[]))
+               SELECT * FROM k) s
+         JOIN conversations c ON c.project_id = $1 AND c.id = s.conversation_id AND c.deleted_at IS NULL
+        ORDER BY s.state_key, s.started_at`,
       [tx.projectId, wanted.slice(at, at + keysPerStatement)],
     );
     for (const r of rows) known.set(r.state_key, r.conversation_id);
@@ -454,14 +459,12 @@ async function joinHalves(tx: ProjectSql, halves: { spans: AwaitingSpan[]; event
   const keys = [...new Set([...spans.keys(), ...halves.events.keys()])].sort();
   await tx.query(`SELECT count(pg_advisory_xact_lock(h)) FROM (SELECT DISTINCT hashtextextended($1 || ':' || k, 0) AS h FROM unnest($2::text[]) AS k ORDER BY h) s`, [tx.projectId, keys]);
   const [traceIds, spanIds] = [keys.map((k) => k.split(":")[0]), keys.map((k) => k.split(":")[1])];
-  const captured = new Set(
-    (
-      await tx.query<{ k: string }>(
-        `SELECT c.trace_id || ':' || c.span_id AS k FROM unnest($2::text[], $3::text[]) AS u(t, s) JOIN captured_spans c ON c.project_id = $1 AND c.trace_id = u.t AND c.span_id = u.s`,
-        [tx.projectId, traceIds, spanIds],
-      )
-    ).map((r) => r.k),
+  // A captured span is keyed by its turn, whose id derives from the span's trace and span ids.
+  const turnIds = keys.map((k, i) => messageIdOf({ traceId: traceIds[i], spanId: spanIds[i] }));
+  const capturedIds = new Set(
+    (await tx.query<{ id: string }>(`SELECT message_id AS id FROM captured_spans WHERE project_id = $1 AND message_id = ANY($2::uuid[])`, [tx.projectId, turnIds])).map((r) => r.id),
   );
+  const captured = new Set(keys.filter((_, i) => capturedIds.has(turnIds[i])));
   const pending = await tx.query<{ k: string; part: string; part_key: string; payload: SpanPayload | EventPayload; end_user_id: string | null }>(
     `SELECT p.trace_id || ':' || p.span_id AS k, p.part, p.part_key, p.payload, p.end_user_id FROM unnest($2::text[], $3::text[]) AS u(t, s)
        JOIN otlp_pending p ON p.project_id = $1 AND p.trace_id = u.t AND p.span_id = u.s
@@ -713,16 +716,11 @@ async function storeTurns(tx: ProjectSql, groups: [string, Placed[]][], counts: 
     chains.push(promptChain(x.conversationId, x.c.systemInstructions, x.c.inputMessages, x.c.outputMessages));
   }
   await storePromptNodes(tx, chains, sizes.captureBytes, sizes.turns * 4);
+  // The span's trace and span ids, operation, provider and models are in the turn's metadata.otlp (turnMetadata).
   const rows = fresh.map((x, i) => ({
-    trace_id: x.c.traceId,
-    span_id: x.c.spanId,
     conversation_id: x.conversationId,
     message_id: x.id,
     conversation_key: x.c.conversationKey,
-    operation: x.c.operation,
-    provider: x.c.provider,
-    request_model: x.c.requestModel,
-    response_model: x.c.responseModel,
     message_form: x.c.messageForm,
     prompt_node: chains[i].promptNode,
     system_node: chains[i].system?.id ?? null,
@@ -739,16 +737,13 @@ async function storeTurns(tx: ProjectSql, groups: [string, Placed[]][], counts: 
   }));
   for (const chunk of byJsonSize(rows, sizes.captureBytes)) {
     await tx.query(
-      `INSERT INTO captured_spans (project_id, trace_id, span_id, conversation_id, message_id, conversation_key, operation, provider,
-         request_model, response_model, message_form, prompt_node, system_node, input_count, output_count, input_tokens, output_tokens,
-         started_at, ended_at, state_key, pred_key, awaiting_pred, finish_reasons)
-       SELECT $1, u.trace_id, u.span_id, u.conversation_id, u.message_id, u.conversation_key, u.operation, u.provider, u.request_model,
-              u.response_model, u.message_form, u.prompt_node, u.system_node, u.input_count, u.output_count,
+      `INSERT INTO captured_spans (project_id, conversation_id, message_id, conversation_key, message_form, prompt_node, system_node,
+         input_count, output_count, input_tokens, output_tokens, started_at, ended_at, state_key, pred_key, awaiting_pred, finish_reasons)
+       SELECT $1, u.conversation_id, u.message_id, u.conversation_key, u.message_form, u.prompt_node, u.system_node, u.input_count, u.output_count,
               u.input_tokens, u.output_tokens, u.started_at, u.ended_at, u.state_key, u.pred_key, u.awaiting_pred, u.finish_reasons
-         FROM json_to_recordset($2::json) AS u(trace_id text, span_id text, conversation_id uuid, message_id uuid, conversation_key text,
-                operation text, provider text, request_model text, response_model text, message_form text, prompt_node uuid, system_node uuid,
-                input_count int, output_count int, input_tokens int, output_tokens int, started_at timestamptz, ended_at timestamptz,
-                state_key uuid, pred_key uuid, awaiting_pred boolean, finish_reasons text[])`,
+         FROM json_to_recordset($2::json) AS u(conversation_id uuid, message_id uuid, conversation_key text, message_form text, prompt_node uuid,
+                system_node uuid, input_count int, output_count int, input_tokens int, output_tokens int, started_at timestamptz, ended_at timestamptz,
+                state_key uuid, pred_key uuid, awaiting_pred boolean, finish_reasons json)`,
       [tx.projectId, chunk],
     );
   }
@@ -777,14 +772,14 @@ async function adoptSuccessors(tx: ProjectSql, arrivals: { key: string; cid: str
   const target = new Map<string, string>();
   for (const a of arrivals) if (!target.has(a.key)) target.set(a.key, a.cid);
   const roots = (
-    await tx.query<{ trace_id: string; span_id: string; conversation_id: string; pred_key: string }>(
+    await tx.query<{ message_id: string; conversation_id: string; pred_key: string }>(
       // A waiting call whose predecessor landed in its own conversation waits no more (out of the index);
       // the others are the roots to move.
       `WITH arrived AS (
          UPDATE captured_spans x SET awaiting_pred = false
           WHERE x.project_id = $1 AND x.awaiting_pred AND x.pred_key = ANY($2::uuid[])
             AND EXISTS (SELECT 1 FROM captured_spans t WHERE t.project_id = x.project_id AND t.conversation_id = x.conversation_id AND t.state_key = x.pred_key))
-       SELECT x.trace_id, x.span_id, x.conversation_id, x.pred_key::text FROM captured_spans x
+       SELECT x.message_id, x.conversation_id, x.pred_key::text FROM captured_spans x
          JOIN conversations c ON c.project_id = x.project_id AND c.id = x.conversation_id AND c.deleted_at IS NULL
         WHERE x.project_id = $1 AND x.awaiting_pred AND x.pred_key = ANY($2::uuid[])
           AND NOT EXISTS (SELECT 1 FROM captured_spans t WHERE t.project_id = x.project_id AND t.conversation_id = x.conversation_id AND t.state_key = x.pred_key)`,
@@ -794,18 +789,19 @@ async function adoptSuccessors(tx: ProjectSql, arrivals: { key: string; cid: str
   if (!roots.length) return;
   const sources = [...new Set(roots.map((r) => r.conversation_id))].sort();
   await tx.query(`SELECT id FROM conversations WHERE project_id = $1 AND id = ANY($2::uuid[]) ORDER BY id FOR UPDATE`, [tx.projectId, sources]);
-  // The calls to move: the roots and, within their conversation, whatever continued them.
+  // The calls to move: the roots and, within their conversation (reached through its turns), whatever continued them.
   const moved = await tx.query<{ message_id: string; src: string; dst: string; prompt_node: string | null; system_node: string | null }>(
     `WITH RECURSIVE sub AS (
-       SELECT s.trace_id, s.span_id, s.state_key, s.conversation_id AS src, u.dst FROM unnest($2::text[], $3::text[], $4::uuid[]) AS u(t, sp, dst)
-         JOIN captured_spans s ON s.project_id = $1 AND s.trace_id = u.t AND s.span_id = u.sp
+       SELECT s.message_id, s.state_key, s.conversation_id AS src, u.dst FROM unnest($2::uuid[], $3::uuid[]) AS u(id, dst)
+         JOIN captured_spans s ON s.project_id = $1 AND s.message_id = u.id
        UNION
-       SELECT c.trace_id, c.span_id, c.state_key, c.conversation_id, sub.dst FROM sub
-         JOIN captured_spans c ON c.project_id = $1 AND c.pred_key = sub.state_key AND c.conversation_id = sub.src)
+       SELECT c.message_id, c.state_key, c.conversation_id, sub.dst FROM sub
+         JOIN messages t ON t.project_id = $1 AND t.conversation_id = sub.src
+         JOIN captured_spans c ON c.project_id = $1 AND c.message_id = t.id AND c.pred_key = sub.state_key AND c.conversation_id = sub.src)
      UPDATE captured_spans s SET conversation_id = sub.dst, awaiting_pred = false FROM sub
-      WHERE s.project_id = $1 AND s.trace_id = sub.trace_id AND s.span_id = sub.span_id
+      WHERE s.project_id = $1 AND s.message_id = sub.message_id
      RETURNING s.message_id, sub.src, sub.dst, s.prompt_node, s.system_node`,
-    [tx.projectId, roots.map((r) => r.trace_id), roots.map((r) => r.span_id), roots.map((r) => target.get(r.pred_key)!)],
+    [tx.projectId, roots.map((r) => r.message_id), roots.map((r) => target.get(r.pred_key)!)],
   );
   const starts = moved.flatMap((m) => [m.prompt_node, m.system_node].filter((n): n is string => !!n).map((n) => ({ n, src: m.src, dst: m.dst })));
   await tx.query(

@@ -202,7 +202,7 @@ const TEXT_PAGE_BYTES = 2 * 1024 * 1024;
 const turnsJson = (parent: string, checked: string, where: string, answer = "m.answer") => `
     (SELECT json_agg(json_build_array(m.id, m.conversation_id, m.parent, CASE WHEN m.inline THEN m.query END, CASE WHEN m.inline THEN m.answer END,
                                       (extract(epoch FROM m.created_at) * 1000)::float8,
-                                      m.query_tokens_o200k, m.query_tokens_cl100k, s.trace_id, s.span_id, s.request_model, s.input_tokens, m.checked,
+                                      m.query_tokens_o200k, m.query_tokens_cl100k, s.message_id, NULL, (SELECT x.metadata->'otlp'->>'request_model' FROM messages x WHERE x.project_id = s.project_id AND x.id = s.message_id), s.input_tokens, m.checked,
                                       m.inline, m.bytes, m.answer_tokens_o200k, m.answer_tokens_cl100k)
                      ORDER BY m.conversation_id, m.created_at, m.seq)
        FROM (SELECT m.*, sum(m.bytes) OVER (ORDER BY m.conversation_id, m.created_at, m.seq, m.id ROWS UNBOUNDED PRECEDING) <= ${TEXT_PAGE_BYTES} AS inline
@@ -295,10 +295,11 @@ export async function detectKnownConversations(sql: ProjectSql, convs: readonly 
     }
   }
   const turnRows: TurnRow[] = [];
-  const capRows: { trace_id: string; span_id: string; message_id: string; request_model: string | null; input_tokens: number | null }[] = [];
+  // Captured turns: slot 8 is the captured span's turn (its key), slot 9 unused, slot 10 the model from the turn's metadata.otlp.
+  const capRows: { message_id: string; request_model: string | null; input_tokens: number | null }[] = [];
   for (const t of turnJson) {
     turnRows.push({ id: t[0], conversation_id: t[1], parent_message_id: t[2], query: t[3]!, answer: t[4]!, at: t[5], q_o200k: t[6], q_cl100k: t[7], a_o200k: t[15], a_cl100k: t[16] });
-    if (t[8] !== null && t[9] !== null) capRows.push({ trace_id: t[8], span_id: t[9], message_id: t[0], request_model: t[10], input_tokens: t[11] });
+    if (t[8] !== null) capRows.push({ message_id: t[0], request_model: t[10], input_tokens: t[11] });
   }
   const lines = new Map<string, MemoryLine[]>();
   const suppressed = new Set<string>();
@@ -320,10 +321,10 @@ export async function detectKnownConversations(sql: ProjectSql, convs: readonly 
   await slice.breathe();
   const captured = new Map<string, Captured>();
   // The prompts as sent, read back from their stored messages (lib/capture/prompt-store.ts).
-  const prompts = await loadCapturedPrompts(sql, capRows.map((c) => ({ traceId: c.trace_id, spanId: c.span_id })));
+  const prompts = await loadCapturedPrompts(sql, capRows.map((c) => c.message_id));
   for (const c of capRows) {
     const parts: string[] = [];
-    const prompt = prompts.get(`${c.trace_id}:${c.span_id}`);
+    const prompt = prompts.get(c.message_id);
     if (prompt) {
       if (prompt.system_instructions) strings(prompt.system_instructions, parts);
       strings(prompt.input_messages, parts);

@@ -61,7 +61,7 @@ const TURNS: Anchor = {
   ],
 };
 
-/** Conversations whose turns are gone, with what hangs off them. */
+/** Conversations whose turns are gone, with what hangs off them (their captured spans went with the turns: each is keyed by its turn). */
 const CONVERSATIONS: Anchor = {
   name: "conversations",
   pick: () => `SELECT id FROM conversations WHERE project_id = $1 AND id = ANY($2::uuid[])`,
@@ -76,7 +76,6 @@ const CONVERSATIONS: Anchor = {
     { table: "offloaded_contents", sql: `DELETE FROM offloaded_contents WHERE project_id = $1 AND conversation_id = ${IDS}` },
     { table: "agentscope_summaries", sql: `DELETE FROM agentscope_summaries WHERE project_id = $1 AND conversation_id = ANY($2::uuid[]::text[])` },
     { table: "node_memories", sql: `DELETE FROM node_memories WHERE project_id = $1 AND conversation_id = ${IDS}` },
-    { table: "captured_spans", sql: `DELETE FROM captured_spans WHERE project_id = $1 AND conversation_id = ${IDS}` },
     { table: "captured_messages", sql: `DELETE FROM captured_messages WHERE project_id = $1 AND conversation_id = ${IDS}` },
     { table: "import_external_ids", sql: `DELETE FROM import_external_ids WHERE project_id = $1 AND local_id = ${IDS}` },
     { table: "conversations", sql: `DELETE FROM conversations WHERE project_id = $1 AND id = ${IDS}` },

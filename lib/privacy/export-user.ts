@@ -17,7 +17,9 @@ export const EXPORT_FORMAT = "memscope.user-export";
 /**
  * 2: captured prompts as captured_messages (one row an exchange, or a message for older rows, per conversation) and
  * captured_spans without input_messages / output_messages / system_instructions, with
- * prompt_node, pred_key and finish_reasons (migrations 20261129060000, 20261129090000).
+ * prompt_node, pred_key and finish_reasons (migrations 20261129060000, 20261129090000); since migration
+ * 20261129210000 captured_spans without trace_id, span_id, operation, provider and the models (its turn's
+ * metadata.otlp holds them; an import moves them there from an older document's spans).
  */
 export const EXPORT_VERSION = 2;
 /** What an import reads: columns go by name, so a version 1 document imports (its captured_spans' prompt columns are refused by name). */

@@ -19,7 +19,8 @@ export type ImportCounts = Record<string, number>;
 
 type Doc = { format: string; version: number; user_id: string; tables: Record<string, Record<string, unknown>[]> };
 
-export async function importUser(sql: ProjectSql, doc: Doc): Promise<ImportCounts> {
+export async function importUser(sql: ProjectSql, given: Doc): Promise<ImportCounts> {
+  let doc = given;
   if (doc.format !== EXPORT_FORMAT || !(IMPORTABLE_VERSIONS as readonly number[]).includes(doc.version)) {
     const versions = IMPORTABLE_VERSIONS.join(" or ");
     throw new ValidationError(`Not a ${EXPORT_FORMAT} document of version ${versions}`, [{ field: "format", message: `expected ${EXPORT_FORMAT} v${versions}` }]);
@@ -28,6 +29,7 @@ export async function importUser(sql: ProjectSql, doc: Doc): Promise<ImportCount
   if (unknown.length) throw new ValidationError("Unknown tables in the document", unknown.map((t) => ({ field: `tables.${t}`, message: "not a table of a user export" })));
   const userProblem = userIdProblem(doc.user_id);
   if (userProblem) throw new ValidationError(`user_id ${userProblem}`, [{ field: "user_id", message: userProblem }]);
+  doc = spanColumnsOnTurns(doc);
   return sql.transaction(async (tx) => {
     const types = await columnTypes(tx);
     checkRows(doc, types);
@@ -97,6 +99,39 @@ function valueProblem(v: unknown, type: string): string | null {
   if (type === "timestamp with time zone") return typeof v === "string" ? dateTimeProblem(v) : "must be an RFC 3339 date-time string";
   if (type === "text" || type === "character varying" || type === "uuid" || type === "character") return typeof v === "string" ? null : `must be a string (${type})`;
   return null;
+}
+
+/** Columns captured_spans had until migration 20261129210000_captured_span_compact, now its turn's metadata.otlp. */
+const SPAN_COLUMNS_ON_TURN = ["trace_id", "span_id", "operation", "provider", "request_model", "response_model"];
+
+/**
+ * A document exported before that migration: each captured span's trace and span ids,
+ * operation, provider and models go onto its turn's metadata.otlp (where the migration put
+ * them; the span's values win), and off the span. A span whose turn is not in the document
+ * keeps them (and is refused by the turn reference). The document itself is not changed.
+ */
+function spanColumnsOnTurns(doc: Doc): Doc {
+  const spans = doc.tables.captured_spans;
+  if (!Array.isArray(spans) || !spans.some((r) => r && SPAN_COLUMNS_ON_TURN.some((c) => c in r))) return doc;
+  const turns = new Map((doc.tables.messages ?? []).map((m, i) => [m?.id, i]));
+  const messages = [...(doc.tables.messages ?? [])];
+  const moved = spans.map((r) => {
+    const i = r && typeof r === "object" ? turns.get(r.message_id) : undefined;
+    if (i === undefined) return r;
+    const rest: Record<string, unknown> = {};
+    const otlp: Record<string, unknown> = {};
+    for (const [c, v] of Object.entries(r)) {
+      if (SPAN_COLUMNS_ON_TURN.includes(c)) {
+        if (v !== null && v !== undefined) otlp[c] = v;
+      } else rest[c] = v;
+    }
+    const m = messages[i];
+    const meta = m.metadata && typeof m.metadata === "object" && !Array.isArray(m.metadata) ? (m.metadata as Record<string, unknown>) : {};
+    const had = meta.otlp && typeof meta.otlp === "object" && !Array.isArray(meta.otlp) ? (meta.otlp as Record<string, unknown>) : {};
+    messages[i] = { ...m, metadata: { ...meta, otlp: { ...had, ...otlp } } };
+    return rest;
+  });
+  return { ...doc, tables: { ...doc.tables, messages, captured_spans: moved } };
 }
 
 /** The user columns, and the references that must stay within the document's own rows. */

@@ -123,7 +123,8 @@ export const USER_TABLES: readonly UserTable[] = [
   t("node_memories", [`t.project_id = $1 AND t.conversation_id IN (${CONV})`]),
   t("message_files", [`t.project_id = $1 AND t.message_id IN (${MSG})`]),
   // The prompts captured over OTLP (lib/capture): the messages' own texts and more.
-  t("captured_spans", [`t.project_id = $1 AND t.conversation_id IN (${CONV})`]),
+  // Keyed by their turn (migration 20261129210000_captured_span_compact): found through the user's turns.
+  t("captured_spans", [`t.project_id = $1 AND t.message_id IN (${MSG})`]),
   // Their messages, stored once per conversation (lib/capture/prompt-store.ts).
   t("captured_messages", [`t.project_id = $1 AND t.conversation_id IN (${CONV})`]),
   // A half of a turn still waiting for the other over OTLP (lib/capture), under the end user it or its span names.

@@ -620,9 +620,16 @@ export async function loadScenarios(sql: ProjectSql, scenarios: readonly Scenari
     await storePromptNodes(sql, chains, 1 << 20);
     const rows = spanRows.map(({ input_messages: _i, output_messages: _o, ...r }, i) => ({ ...r, prompt_node: chains[i].promptNode, input_count: chains[i].inputCount, output_count: chains[i].outputCount }));
     await sql.query(
-      `INSERT INTO captured_spans (project_id, trace_id, span_id, conversation_id, message_id, operation, request_model, message_form, prompt_node, input_count, output_count, input_tokens, started_at, ended_at)
-       SELECT $1, x.trace_id, x.span_id, x.conversation_id, x.message_id, 'chat', x.request_model, 'attributes', x.prompt_node, x.input_count, x.output_count, x.input_tokens, x.started_at, x.ended_at
-         FROM jsonb_to_recordset($2::jsonb) AS x(trace_id text, span_id text, conversation_id uuid, message_id uuid, request_model text, prompt_node uuid, input_count int, output_count int, input_tokens int, started_at timestamptz, ended_at timestamptz)`,
+      `INSERT INTO captured_spans (project_id, conversation_id, message_id, message_form, prompt_node, input_count, output_count, input_tokens, started_at, ended_at)
+       SELECT $1, x.conversation_id, x.message_id, 'attributes', x.prompt_node, x.input_count, x.output_count, x.input_tokens, x.started_at, x.ended_at
+         FROM jsonb_to_recordset($2::jsonb) AS x(conversation_id uuid, message_id uuid, prompt_node uuid, input_count int, output_count int, input_tokens int, started_at timestamptz, ended_at timestamptz)`,
+      [sql.projectId, JSON.stringify(rows)],
+    );
+    // The span's ids, operation and model are its turn's metadata.otlp, as capture writes them.
+    await sql.query(
+      `UPDATE messages m SET metadata = coalesce(m.metadata, '{}'::jsonb) || jsonb_build_object('otlp', jsonb_build_object('trace_id', x.trace_id, 'span_id', x.span_id, 'operation', 'chat', 'request_model', x.request_model))
+         FROM jsonb_to_recordset($2::jsonb) AS x(trace_id text, span_id text, message_id uuid, request_model text)
+        WHERE m.project_id = $1 AND m.id = x.message_id`,
       [sql.projectId, JSON.stringify(rows)],
     );
   }

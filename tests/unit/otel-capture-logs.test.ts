@@ -64,9 +64,9 @@ const EXPECTED_INPUT = (tag: string) => [
 ];
 
 async function captured(traceId: string) {
-  return withPrompts(store.db, await store.db.sql.query<{ trace_id: string; span_id: string; message_form: string; input_tokens: number; query: string; answer: string }>(
-    `SELECT c.trace_id, c.span_id, c.message_form, c.input_tokens, m.query, m.answer
-       FROM captured_spans c JOIN messages m ON m.project_id = c.project_id AND m.id = c.message_id WHERE c.trace_id = $1`,
+  return withPrompts(store.db, await store.db.sql.query<{ message_id: string; trace_id: string; span_id: string; message_form: string; input_tokens: number; query: string; answer: string }>(
+    `SELECT c.message_id, m.metadata->'otlp'->>'trace_id' AS trace_id, m.metadata->'otlp'->>'span_id' AS span_id, c.message_form, c.input_tokens, m.query, m.answer
+       FROM captured_spans c JOIN messages m ON m.project_id = c.project_id AND m.id = c.message_id WHERE m.metadata->'otlp'->>'trace_id' = $1`,
     [traceId],
   ));
 }

@@ -5,7 +5,7 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type Re
 import { describe, expect, it } from "vitest";
 import { decodeTracesProto } from "@/lib/capture/otlp-proto";
 import { loadCapturedPrompts } from "@/lib/capture/prompt-store";
-import { ingestTraces } from "@/lib/capture/store-captures";
+import { ingestTraces, messageIdOf } from "@/lib/capture/store-captures";
 import { stableUuid } from "@/lib/imports/stable-id";
 import { DEFAULT_PROJECT_ID, projectSql } from "@/lib/db/project-sql";
 import { useEmbeddedDatabase } from "../helpers/embedded-database";
@@ -124,8 +124,8 @@ describe("export order does not matter", () => {
             Object.fromEntries(firstTraces.map((t, c) => [stableUuid(`otlp-trace:${t}`), EXPECTED[`c${c}`]])),
           );
           // Each span's prompt reads back as sent, wherever its conversation's nodes were first stored.
-          const prompts = await loadCapturedPrompts(sql, sent.map((x) => ({ traceId: x.traceId, spanId: x.spanId })));
-          for (const x of sent) expect(prompts.get(`${x.traceId}:${x.spanId}`)).toEqual(x.prompt);
+          const prompts = await loadCapturedPrompts(sql, sent.map((x) => messageIdOf(x)));
+          for (const x of sent) expect(prompts.get(messageIdOf(x))).toEqual(x.prompt);
         },
       ),
       { numRuns: 25, seed: 35 },

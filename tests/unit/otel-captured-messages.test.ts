@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { context, trace } from "@opentelemetry/api";
 import { SeverityNumber } from "@opentelemetry/api-logs";
 import { ProtobufLogsSerializer, ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
@@ -7,7 +6,7 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "
 import { afterAll, describe, expect, it } from "vitest";
 import { decodeTracesProto } from "@/lib/capture/otlp-proto";
 import { loadCapturedPrompts } from "@/lib/capture/prompt-store";
-import { conversationIdOf, ingestLogs, ingestTraces, STATEMENT_SIZES } from "@/lib/capture/store-captures";
+import { conversationIdOf, ingestLogs, ingestTraces, messageIdOf, STATEMENT_SIZES } from "@/lib/capture/store-captures";
 import { decodeLogsProto } from "@/lib/capture/otlp-logs";
 import { StageTimes } from "@/lib/capture/stage-times";
 import { applyMigrations, readMigrations } from "@/lib/db/migrations";
@@ -90,13 +89,17 @@ function conversation(key: string, turns: number, edit?: (i: number, input: Msg[
 
 const traces = (spans: ReturnType<typeof conversation>["spans"]) => decodeTracesProto(ProtobufTraceSerializer.serializeRequest(spans)!);
 const bytes = (v: unknown) => Buffer.byteLength(JSON.stringify(v));
-/** The JSON bytes of question-answer pairs stored as exchanges (`[q,a]` each): the messages' own and 3 a pair. */
-const exchangeBytes = (ms: unknown[]) => ms.reduce<number>((a, m) => a + bytes(m), 0) + (3 * ms.length) / 2;
+/**
+ * The JSON bytes of question-answer pairs stored as exchanges (`[q,a]` each, 3 bytes a pair), each message of
+ * the usual shape (`{role, parts: [{type: "text", content}]}`, as this file's) stored as `[role, content]`.
+ */
+const exchangeBytes = (ms: { role: string; parts: { content?: unknown }[] }[]) => ms.reduce<number>((a, m) => a + bytes([m.role, m.parts[0].content]), 0) + (3 * ms.length) / 2;
 
 async function prompts(db: Database, ids: { traceId: string; spanId: string }[]) {
-  const got = await loadCapturedPrompts(projectSql(db.sql, DEFAULT_PROJECT_ID), ids);
+  // A span's turn (its key) has the id the span's trace and span ids give.
+  const got = await loadCapturedPrompts(projectSql(db.sql, DEFAULT_PROJECT_ID), ids.map((x) => messageIdOf(x)));
   return ids.map((x) => {
-    const p = got.get(`${x.traceId}:${x.spanId}`);
+    const p = got.get(messageIdOf(x));
     return p ? { system: p.system_instructions, input: p.input_messages, output: p.output_messages } : null;
   });
 }
@@ -180,6 +183,39 @@ describe.each(KINDS)("captured prompts stored once, on %s", (kind) => {
     }
   });
 
+  it("a message of the usual shape is stored as [role, content], any other as sent; all read back byte for byte", { timeout: LOADED_MACHINE_TIMEOUT_MS }, async () => {
+    const db = await open(kind);
+    try {
+      const sql = projectSql(db.sql, DEFAULT_PROJECT_ID);
+      const run = conversation("shapes", 1);
+      const batch = traces(run.spans);
+      // Key orders, extra keys, several parts, tool calls and results: none is the usual shape but the last.
+      const sentInput =
+        `[{"parts":[{"type":"text","content":"parts first"}],"role":"user"},{"role":"user","parts":[{"content":"content first","type":"text"}]},` +
+        `{"role":"user","name":"ann","parts":[{"type":"text","content":"named"}]},{"role":"assistant","parts":[{"type":"text","content":"two"},{"type":"text","content":"parts"}]},` +
+        `{"role":"assistant","parts":[{"type":"tool_call","id":"c1","name":"weather","arguments":{"city":"Paris"}}]},{"role":"tool","parts":[{"type":"tool_call_response","id":"c1","response":"18C"}]},` +
+        `{"role":"user","parts":[{"type":"text","content":"plain \\u00e9 \\"quoted\\""}]}]`;
+      batch.resourceSpans[0].spans[0].attributes["gen_ai.input.messages"] = sentInput;
+      expect(await ingestTraces(sql, batch)).toMatchObject({ turns_created: 1, rejected: [] });
+      const [back] = await prompts(db, run.ids);
+      expect(JSON.stringify(back!.input)).toBe(JSON.stringify(JSON.parse(sentInput)));
+      expect(JSON.stringify(back!.output)).toBe(JSON.stringify(run.calls[0].output));
+      const bodies = (
+        await db.sql.query<{ body: string }>(
+          `SELECT m.body::text AS body FROM captured_messages m JOIN conversations c ON c.project_id = m.project_id AND c.id = m.conversation_id WHERE c.name = 'shapes' ORDER BY m.position`,
+        )
+      ).map((r) => r.body);
+      const stored = bodies.join("\n");
+      expect(stored).toContain(`{"parts":[{"type":"text","content":"parts first"}],"role":"user"}`);
+      expect(stored).toContain(`{"role":"user","parts":[{"content":"content first","type":"text"}]}`);
+      expect(stored).toContain(`{"role":"tool","parts":[{"type":"tool_call_response","id":"c1","response":"18C"}]}`);
+      expect(stored).toContain(`["user","plain \\u00e9 \\"quoted\\""]`.replace("\\u00e9", "\u00e9"));
+      expect(stored).toContain(JSON.stringify([run.calls[0].output[0].role, run.calls[0].output[0].parts[0].content]));
+    } finally {
+      await db.close();
+    }
+  });
+
   it("the conversation's captured messages go with it; they and the waiting halves of a call count as its end user's rows", { timeout: LOADED_MACHINE_TIMEOUT_MS }, async () => {
     const db = await open(kind);
     try {
@@ -228,7 +264,7 @@ describe.each(KINDS)("captured prompts stored once, on %s", (kind) => {
       const conv = conversationIdOf({ conversationKey: "migrated", traceId: run.ids[0].traceId });
       await db.sql.query(`INSERT INTO conversations (id, project_id, app_id, end_user_id, name) VALUES ($1, 'default', 'app', 'traveller', 'migrated')`, [conv]);
       for (const [i, c] of old.entries()) {
-        const msg = randomUUID();
+        const msg = messageIdOf(run.ids[i]);
         await db.sql.query(`INSERT INTO messages (id, project_id, conversation_id, query) VALUES ($1, 'default', $2, $3)`, [msg, conv, `q${i}`]);
         await db.sql.query(
           `INSERT INTO captured_spans (project_id, trace_id, span_id, conversation_id, message_id, conversation_key, operation, message_form,

@@ -38,8 +38,8 @@ describe("the real Vercel AI SDK", () => {
 
     const r = await ingestTraces(projectSql(store.db.sql, DEFAULT_PROJECT_ID), decodeTracesProto(ProtobufTraceSerializer.serializeRequest(memory.getFinishedSpans())!));
     expect(r).toMatchObject({ turns_created: 2, rejected: [] });
-    const rows = await withPrompts(store.db, await store.db.sql.query<{ trace_id: string; span_id: string; end_user_id: string; query: string; answer: string }>(
-      `SELECT s.trace_id, s.span_id, c.end_user_id, m.query, m.answer FROM captured_spans s
+    const rows = await withPrompts(store.db, await store.db.sql.query<{ message_id: string; trace_id: string; span_id: string; end_user_id: string; query: string; answer: string }>(
+      `SELECT s.message_id, m.metadata->'otlp'->>'trace_id' AS trace_id, m.metadata->'otlp'->>'span_id' AS span_id, c.end_user_id, m.query, m.answer FROM captured_spans s
          JOIN conversations c ON c.project_id = s.project_id AND c.id = s.conversation_id
          JOIN messages m ON m.project_id = s.project_id AND m.id = s.message_id
         WHERE c.name = 'real-ai-sdk-1' ORDER BY s.started_at`,

@@ -58,10 +58,10 @@ describe("the real @opentelemetry/instrumentation-openai", () => {
     expect(await ingestLogs(sql, decodeLogsProto(ProtobufLogsSerializer.serializeRequest(logs.getFinishedLogRecords())!))).toMatchObject({ awaiting_span: 3, rejected: [] });
     expect(await ingestTraces(sql, decodeTracesProto(ProtobufTraceSerializer.serializeRequest(spans.getFinishedSpans())!))).toMatchObject({ turns_created: 1, rejected: [] });
     const traceId = spans.getFinishedSpans()[0].spanContext().traceId;
-    const [row] = await withPrompts(store.db, await store.db.sql.query<{ trace_id: string; span_id: string; message_form: string; app_id: string; query: string; answer: string }>(
-      `SELECT s.trace_id, s.span_id, s.message_form, c.app_id, m.query, m.answer FROM captured_spans s
+    const [row] = await withPrompts(store.db, await store.db.sql.query<{ message_id: string; trace_id: string; span_id: string; message_form: string; app_id: string; query: string; answer: string }>(
+      `SELECT s.message_id, m.metadata->'otlp'->>'trace_id' AS trace_id, m.metadata->'otlp'->>'span_id' AS span_id, s.message_form, c.app_id, m.query, m.answer FROM captured_spans s
          JOIN conversations c ON c.project_id = s.project_id AND c.id = s.conversation_id
-         JOIN messages m ON m.project_id = s.project_id AND m.id = s.message_id WHERE s.trace_id = $1`,
+         JOIN messages m ON m.project_id = s.project_id AND m.id = s.message_id WHERE m.metadata->'otlp'->>'trace_id' = $1`,
       [traceId],
     ));
     const sent = stub.requests.filter((q) => q.path === "/v1/chat/completions").at(-1)!.body.messages;

@@ -47,8 +47,8 @@ describe("the real @traceloop/instrumentation-openai", () => {
 
     const r = await ingestTraces(projectSql(store.db.sql, DEFAULT_PROJECT_ID), decodeTracesProto(ProtobufTraceSerializer.serializeRequest(spans.getFinishedSpans())!));
     expect(r).toMatchObject({ turns_created: 2, rejected: [] });
-    const rows = await withPrompts(store.db, await store.db.sql.query<{ trace_id: string; span_id: string; conversation_id: string; query: string; answer: string }>(
-      `SELECT s.trace_id, s.span_id, s.conversation_id, m.query, m.answer FROM captured_spans s
+    const rows = await withPrompts(store.db, await store.db.sql.query<{ message_id: string; trace_id: string; span_id: string; conversation_id: string; query: string; answer: string }>(
+      `SELECT s.message_id, m.metadata->'otlp'->>'trace_id' AS trace_id, m.metadata->'otlp'->>'span_id' AS span_id, s.conversation_id, m.query, m.answer FROM captured_spans s
          JOIN conversations c ON c.project_id = s.project_id AND c.id = s.conversation_id
          JOIN messages m ON m.project_id = s.project_id AND m.id = s.message_id WHERE c.app_id = 'real-traceloop' ORDER BY s.started_at`,
     ));
