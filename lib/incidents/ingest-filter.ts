@@ -13,8 +13,8 @@ import { backReferencePhrase } from "./text";
 // captured prompt: the replayed prompt's size is the question's stored token count). So for such
 // a user only the turns that pass those two cheap tests are read and checked; for a bulk import
 // that is usually none, and the batch costs one statement (bench:import, docs/benchmarks.md
-// section 56). A conversation with a captured prompt, or a user with memories, is checked whole
-// as before. The filter never drops a turn the rules would fire on
+// section 56). A batch with a captured prompt on a written turn, or a user with memories, is checked
+// whole as before. The filter never drops a turn the rules would fire on
 // (tests/unit/incident-ingest-filter.test.ts).
 
 /** A written turn: its id and the question as written (null: unknown, always checked). */
@@ -54,9 +54,12 @@ export async function detectWrittenTurns(sql: ProjectSql, written: ReadonlyMap<s
   const convs = await sql.query<ConversationRef & { has_captures: boolean }>(
     `SELECT c.id, c.app_id, c.end_user_id,
             EXISTS (SELECT 1 FROM memories x WHERE x.project_id = c.project_id AND x.user_id = c.end_user_id) AS has_memories,
-            EXISTS (SELECT 1 FROM captured_spans s WHERE s.project_id = c.project_id AND s.conversation_id = c.id) AS has_captures
+            EXISTS (SELECT 1 FROM captured_spans s WHERE s.project_id = c.project_id AND s.message_id = ANY($3::uuid[])) AS has_captures
        FROM conversations c WHERE c.project_id = $1 AND c.id = ANY($2::uuid[]) AND c.deleted_at IS NULL`,
-    [sql.projectId, [...written.keys()]],
+    // The rules read only the judged turn's own captured prompt, so a capture matters only on a
+    // written turn: looked up by the primary key (project_id, message_id), any written turn's
+    // making every conversation of the batch checked whole (conservative, never wrong).
+    [sql.projectId, [...written.keys()], [...written.values()].flatMap((ts) => ts.map((t) => t.id))],
   );
   const ids = new Set<string>();
   const checked: ConversationRef[] = [];
