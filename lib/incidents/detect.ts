@@ -321,7 +321,18 @@ export async function detectKnownConversations(sql: ProjectSql, convs: readonly 
   await slice.breathe();
   const captured = new Map<string, Captured>();
   // The prompts as sent, read back from their stored messages (lib/capture/prompt-store.ts).
-  const prompts = await loadCapturedPrompts(sql, capRows.map((c) => c.message_id));
+  // Only where a rule reads the text: the memory rules (a user with memories: any turn, the
+  // stale rule reads the parents') and the dropped-reference rule (the turn's own, only with a
+  // back-reference phrase). The context-window rule needs the span's input tokens alone. So a
+  // captured conversation of a user without memories (most OTLP traffic) rebuilds no prompt:
+  // rebuilding every turn's whole history each request cost O(n^2) a conversation (section 63).
+  const withMemories = new Set(convs.filter((c) => c.end_user_id && lines.has(c.end_user_id)).map((c) => c.id));
+  const turnById = new Map(turnRows.map((t) => [t.id, t]));
+  const readsText = (id: string) => {
+    const t = turnById.get(id)!;
+    return withMemories.has(t.conversation_id) || backReferencePhrase(t.query) !== null;
+  };
+  const prompts = await loadCapturedPrompts(sql, capRows.filter((c) => readsText(c.message_id)).map((c) => c.message_id));
   for (const c of capRows) {
     const parts: string[] = [];
     const prompt = prompts.get(c.message_id);

@@ -364,6 +364,16 @@ export const INCIDENT_SET: Scenario[] = [
     expect: [{ kind: "dropped_reference", turn: "t3", subject: "t1" }],
   },
   {
+    name: "remember the restaurant, still in the captured prompt: clean",
+    memories: [],
+    turns: [
+      { key: "t1", q: "We loved the restaurant Tasca do Chico in Alfama.", a: "It's famous for fado!", captured: cap([]) },
+      { key: "t2", q: "Remember the restaurant in Alfama? Book it for Friday.", a: "Booked Tasca do Chico for Friday at 8 pm.", captured: cap([]) },
+    ],
+    expect: [],
+    note: "a back reference whose turn the agent did send: the captured prompt is read for it, though the user has no memories",
+  },
+  {
     name: "the allergy I told you about, dropped (replayed, 2-message window)",
     app: "waiter",
     profile: { strategy: { type: "message_window", max_attached_message_count: 2 }, memory: { enabled: false } },
