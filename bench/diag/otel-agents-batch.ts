@@ -18,6 +18,7 @@ import { StageTimes } from "../../lib/capture/stage-times";
 import { openDatabase } from "../../lib/db/open-database";
 import { DEFAULT_PROJECT_ID, projectSql } from "../../lib/db/project-sql";
 import { makeTempDir, removeDir } from "../lib/common";
+import { emitAgentTurn } from "../lib/otel-agent-turns";
 import { makeTurnGenerator } from "../lib/text";
 
 const AGENTS = 256;
@@ -58,16 +59,7 @@ async function main() {
   const byTurn: ReadableSpan[][] = [];
   for (let turn = 0; turn < 12; turn++) {
     memory.reset();
-    for (let a = 0; a < AGENTS; a++) {
-      const t = gen();
-      histories[a].push({ role: "user", parts: [{ type: "text", content: t.query }] });
-      const answer = { role: "assistant", parts: [{ type: "text", content: t.answer }] };
-      tracer.startSpan("openai.chat", { startTime: new Date(t0 + turn * 10_000 + a), attributes: {
-        "gen_ai.operation.name": "chat", "gen_ai.system_instructions": JSON.stringify(SYSTEM),
-        "gen_ai.input.messages": JSON.stringify(histories[a]), "gen_ai.output.messages": JSON.stringify([{ ...answer, finish_reason: "stop" }]),
-      } }).end(new Date(t0 + turn * 10_000 + a + 500));
-      histories[a].push(answer);
-    }
+    emitAgentTurn(tracer, gen, histories, SYSTEM, turn, t0);
     byTurn.push([...memory.getFinishedSpans()] as ReadableSpan[]);
   }
   const sizes = kind === "pglite" ? STATEMENT_SIZES.embedded : STATEMENT_SIZES.server;

@@ -20,6 +20,7 @@ import { openDatabase } from "../../lib/db/open-database";
 import { DEFAULT_PROJECT_ID, projectSql } from "../../lib/db/project-sql";
 import { countTextsAllEncodings } from "../../lib/tokens/count-tokens-parallel";
 import { makeTempDir, removeDir } from "../lib/common";
+import { emitAgentTurn } from "../lib/otel-agent-turns";
 import { makeTurnGenerator } from "../lib/text";
 
 const AGENTS = 256;
@@ -39,16 +40,7 @@ function batches(): Buffer[] {
   const t0 = Date.now() - 3_600_000;
   const out: Buffer[] = [];
   for (let turn = 0; turn < 12; turn++) {
-    for (let a = 0; a < AGENTS; a++) {
-      const t = gen();
-      histories[a].push({ role: "user", parts: [{ type: "text", content: t.query }] });
-      const answer = { role: "assistant", parts: [{ type: "text", content: t.answer }] };
-      tracer.startSpan("openai.chat", { startTime: new Date(t0 + turn * 10_000 + a), attributes: {
-        "gen_ai.operation.name": "chat", "gen_ai.system_instructions": JSON.stringify(SYSTEM),
-        "gen_ai.input.messages": JSON.stringify(histories[a]), "gen_ai.output.messages": JSON.stringify([{ ...answer, finish_reason: "stop" }]),
-      } }).end(new Date(t0 + turn * 10_000 + a + 500));
-      histories[a].push(answer);
-    }
+    emitAgentTurn(tracer, gen, histories, SYSTEM, turn, t0);
     if (turn % 2 === 1) {
       out.push(Buffer.from(ProtobufTraceSerializer.serializeRequest(memory.getFinishedSpans() as ReadableSpan[])!));
       memory.reset();
