@@ -202,12 +202,12 @@ const TEXT_PAGE_BYTES = 2 * 1024 * 1024;
 const turnsJson = (parent: string, checked: string, where: string, answer = "m.answer") => `
     (SELECT json_agg(json_build_array(m.id, m.conversation_id, m.parent, CASE WHEN m.inline THEN m.query END, CASE WHEN m.inline THEN m.answer END,
                                       (extract(epoch FROM m.created_at) * 1000)::float8,
-                                      m.query_tokens_o200k, m.query_tokens_cl100k, s.message_id, NULL, (SELECT x.metadata->'otlp'->>'request_model' FROM messages x WHERE x.project_id = s.project_id AND x.id = s.message_id), s.input_tokens, m.checked,
+                                      m.query_tokens_o200k, m.query_tokens_cl100k, s.message_id, NULL, CASE WHEN s.message_id IS NOT NULL THEN m.request_model END, s.input_tokens, m.checked,
                                       m.inline, m.bytes, m.answer_tokens_o200k, m.answer_tokens_cl100k)
                      ORDER BY m.conversation_id, m.created_at, m.seq)
        FROM (SELECT m.*, sum(m.bytes) OVER (ORDER BY m.conversation_id, m.created_at, m.seq, m.id ROWS UNBOUNDED PRECEDING) <= ${TEXT_PAGE_BYTES} AS inline
                FROM (SELECT m.id, m.project_id, m.conversation_id, ${parent} AS parent, m.query, ${answer} AS answer, m.created_at, m.seq,
-                            m.query_tokens_o200k, m.query_tokens_cl100k, m.answer_tokens_o200k, m.answer_tokens_cl100k, ${checked} AS checked, octet_length(m.query) + octet_length(m.answer) AS bytes
+                            m.query_tokens_o200k, m.query_tokens_cl100k, m.answer_tokens_o200k, m.answer_tokens_cl100k, m.metadata->'otlp'->>'request_model' AS request_model, ${checked} AS checked, octet_length(m.query) + octet_length(m.answer) AS bytes
                        FROM messages m WHERE m.project_id = $1 AND ${where}) m) m
        LEFT JOIN captured_spans s ON s.project_id = m.project_id AND s.message_id = m.id)::text AS turns`;
 const READ_TEXTS = `SELECT json_agg(json_build_array(m.id, m.query, m.answer))::text AS texts FROM messages m WHERE m.project_id = $1 AND m.id = ANY($2::uuid[])`;
@@ -295,7 +295,7 @@ export async function detectKnownConversations(sql: ProjectSql, convs: readonly 
     }
   }
   const turnRows: TurnRow[] = [];
-  // Captured turns: slot 8 is the captured span's turn (its key), slot 9 unused, slot 10 the model from the turn's metadata.otlp.
+  // Captured turns: slot 8 is the captured span's turn (its key), slot 9 unused, slot 10 the model from the turn's metadata.otlp (read with the turn's row, not looked up again).
   const capRows: { message_id: string; request_model: string | null; input_tokens: number | null }[] = [];
   for (const t of turnJson) {
     turnRows.push({ id: t[0], conversation_id: t[1], parent_message_id: t[2], query: t[3]!, answer: t[4]!, at: t[5], q_o200k: t[6], q_cl100k: t[7], a_o200k: t[15], a_cl100k: t[16] });
