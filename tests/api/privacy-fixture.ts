@@ -300,11 +300,12 @@ export class ServedDatabase {
     this.api = apiClient(server.url);
   }
 
-  async snapshot(): Promise<Snapshot> {
+  /** `restart: false` for a suite's last snapshot when no request follows it: the embedded server stays stopped (a start saved). */
+  async snapshot(opts: { restart?: boolean } = {}): Promise<Snapshot> {
     if (this.kind === "postgres") return snapshot(this.db);
     await this.server.stop();
     const rows = await snapshot(this.db);
-    this.use(await this.db.startApp());
+    if (opts.restart !== false) this.use(await this.db.startApp());
     return rows;
   }
 
