@@ -1,16 +1,14 @@
 import fs from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AppServer } from "../helpers/app-server";
-import { OWNER_ENV, signInOwner } from "../helpers/owner";
-import { startAppOn } from "../helpers/test-database";
+import { beforeAll, describe, expect, it } from "vitest";
+import { sharedProject } from "../helpers/shared-app";
 
 // Imports belong to the project of the key that made them: the job, the conversations and
 // memories, the source ids that make re-runs idempotent. The same file imported into
 // another project imports afresh there (under the source's own ids: ids are unique per
-// project), and neither project sees the other's import. Project B is the owner's first
-// project (`default`), A one made here: until every data route is scoped by project, only
-// `default` reads conversations (with-api.ts), while imports already work in any project.
+// project), and neither project sees the other's import. A and B are two projects of their own
+// on the worker's shared server (tests/helpers/shared-app.ts): their isolation from each other is
+// what is tested, so the other files' projects on that server change nothing here.
 
 const fixture = (name: string) => fs.readFileSync(path.join(__dirname, "../fixtures/imports", name), "utf8");
 const C1 = "3f1c2a90-5b7e-4d21-9c3a-0a1b2c3d4e01";
@@ -19,23 +17,22 @@ const M01 = "7a0d9e4c-1111-4c5a-8d2e-000000000001";
 type Job = { id: string; status: string; actor: string | null; counts: Record<string, number>; problems: unknown[] };
 
 describe("imports are per project", () => {
-  let app: AppServer;
+  let url = "";
   let keyA = "";
   let keyB = "";
 
   beforeAll(async () => {
-    app = await startAppOn("embedded", { env: OWNER_ENV });
-    const owner = await signInOwner(app.url);
-    const a = await owner.post("/projects", { name: "Project A" });
-    keyA = await owner.key("a-importer", ["read", "write"], a.id);
-    keyB = await owner.key("b-importer", ["read", "write"]);
+    const [a, b] = await Promise.all([sharedProject("embedded", "imports A"), sharedProject("embedded", "imports B")]);
+    url = a.url;
+    // Keys named here: a job names the key that made it as its actor.
+    keyA = await a.owner.key("a-importer", ["read", "write"]);
+    keyB = await b.owner.key("b-importer", ["read", "write"]);
     expect(keyA).toBeTruthy();
     expect(keyB).toBeTruthy();
   });
-  afterAll(() => app?.stop());
 
   const call = async (key: string, method: string, p: string, body?: unknown) => {
-    const r = await fetch(`${app.url}/api/v1${p}`, {
+    const r = await fetch(`${url}/api/v1${p}`, {
       method,
       headers: { authorization: `Bearer ${key}`, ...(body ? { "content-type": "application/json" } : {}) },
       body: body ? JSON.stringify(body) : undefined,
