@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient } from "../helpers/api-client";
 import type { AppServer } from "../helpers/app-server";
 import { connectPostgres, createFreshDatabase, realPostgresUrl } from "../helpers/real-postgres";
+import { sharedProject } from "../helpers/shared-app";
 import { DATABASE_KINDS, startAppOn } from "../helpers/test-database";
 import { stableUuid } from "@/lib/imports/stable-id";
 import { zipFolder } from "@/lib/imports/zip-folder";
@@ -48,15 +49,28 @@ async function langgraphStore(serverUrl: string) {
 }
 
 describe.each(DATABASE_KINDS)("imports of 2026's sources on %s", (kind) => {
-  let server: AppServer;
+  let server: AppServer | null = null;
+  let base = "";
+  let headers: Record<string, string> = {};
+  let key = "";
   let api: ReturnType<typeof apiClient>;
   let store: Awaited<ReturnType<typeof langgraphStore>> | null = null;
   const realPg = kind === "postgres" ? realPostgresUrl() : null;
 
   beforeAll(async () => {
-    if (realPg) store = await langgraphStore(realPg);
-    server = await startAppOn(kind, store ? { env: { MEMSCOPE_LANGGRAPH_DATABASE_URL: store.url } } : {});
-    api = apiClient(server.url);
+    if (realPg) {
+      // Reading a LangGraph store from its database is configured per server
+      // (MEMSCOPE_LANGGRAPH_DATABASE_URL): a server of this file's own, open (no owner).
+      store = await langgraphStore(realPg);
+      server = await startAppOn(kind, { env: { MEMSCOPE_LANGGRAPH_DATABASE_URL: store.url } });
+      base = server.url;
+    } else {
+      // Otherwise a project of its own on the worker's shared server is all it needs: every
+      // source id, job, conversation and memory here is the project's.
+      const p = await sharedProject(kind, "imports-sources");
+      [base, headers, key] = [p.url, p.headers, p.key];
+    }
+    api = apiClient(base, headers);
   });
   afterAll(async () => {
     await server?.stop();
@@ -64,7 +78,7 @@ describe.each(DATABASE_KINDS)("imports of 2026's sources on %s", (kind) => {
   });
 
   async function upload(body: Uint8Array, query: Record<string, string> = {}, type = "application/octet-stream") {
-    const r = await fetch(`${server.url}/api/v1/imports/upload?${new URLSearchParams(query)}`, { method: "POST", headers: { "content-type": type }, body: Buffer.from(body) });
+    const r = await fetch(`${base}/api/v1/imports/upload?${new URLSearchParams(query)}`, { method: "POST", headers: { ...headers, "content-type": type }, body: Buffer.from(body) });
     return { status: r.status, body: await r.json() };
   }
 
@@ -270,7 +284,7 @@ describe.each(DATABASE_KINDS)("imports of 2026's sources on %s", (kind) => {
     const alice = (await api.get("/users/alice/memories")).body.data as { content: string; structured_data: { path: string } }[];
     expect(alice.map((m) => m.content).sort()).toEqual(["Alice's dog is called Pixel.", "Allergic to peanuts\n(confirmed 2026-04)", "Prefers aisle seats on trains", "Works night shifts"]);
 
-    const out = await fetch(`${server.url}/api/v1/users/alice/memory-files/memories.zip`);
+    const out = await fetch(`${base}/api/v1/users/alice/memory-files/memories.zip`, { headers });
     expect(out.status).toBe(200);
     expect(out.headers.get("content-type")).toBe("application/zip");
     const files = unzipSync(new Uint8Array(await out.arrayBuffer()));
@@ -280,7 +294,7 @@ describe.each(DATABASE_KINDS)("imports of 2026's sources on %s", (kind) => {
     const back = await run(zipSync({ "memories/alice/preferences.md": files["memories/alice/preferences.md"] }), { format: "memory-dir" });
     expect(back.counts).toEqual({ conversations: 0, turns: 0, memories: 0, skipped: 3, failed: 0 });
 
-    const md = await fetch(`${server.url}/api/v1/users/alice/memory-files/MEMORY.md`);
+    const md = await fetch(`${base}/api/v1/users/alice/memory-files/MEMORY.md`, { headers });
     expect(md.headers.get("content-type")).toBe("text/markdown; charset=utf-8");
     const text = await md.text();
     expect(text).toContain("## Facts\n\n");
@@ -341,7 +355,7 @@ describe.each(DATABASE_KINDS)("imports of 2026's sources on %s", (kind) => {
   });
 
   it.runIf(kind === "embedded")("the CLI streams a file and zips a folder", async () => {
-    const cli = (args: string[]) => runImportCli(server.url, args);
+    const cli = (args: string[]) => runImportCli(base, args, key);
     const folder = await cli(["--dry-run", "--end-user", "cli-user", path.join(FIX, "claude-code")]);
     expect(folder.out.trim().split("\n").at(-1)).toBe("would import: 0 conversations, 0 turns, 3 memories; skipped 0; failed 0");
     expect(folder.code).toBe(0);
