@@ -4,29 +4,29 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMemscope, must, type MemscopeClient } from "@/sdk/typescript/src/index";
-import type { AppServer } from "../helpers/app-server";
-import { startAppOn } from "../helpers/test-database";
+import { sharedProject } from "../helpers/shared-app";
 
 // The MCP server, through the SDK's own Client, over both transports, against the built app
-// with an API key required. Setup and checks use the typed client (sdk/typescript).
+// with an API key required: the key of a project of this file's own on the worker's shared
+// embedded server (every tool reads and writes that project's data). Setup and checks use the
+// typed client (sdk/typescript).
 
 const ROOT = path.resolve(__dirname, "../..");
-const KEY = "mcp-test-bootstrap-key-0123456789abcdef";
+let KEY = "";
 const TOOLS = ["add_turns", "archive_memory", "get_context", "get_history", "list_incidents", "list_memories", "run_eval", "save_memory", "search_memories", "update_memory"];
 
 type ToolText = { isError?: boolean; content: { type: string; text: string }[] };
 const textOf = (r: unknown) => (r as ToolText).content.map((c) => c.text).join("");
 const jsonOf = (r: unknown) => JSON.parse(textOf(r));
 
-let server: AppServer;
+let server: { url: string };
 let api: MemscopeClient;
 
 beforeAll(async () => {
-  server = await startAppOn("embedded", { env: { MEMSCOPE_API_KEY: KEY } });
+  const p = await sharedProject("embedded", "mcp");
+  server = { url: p.url };
+  KEY = p.key;
   api = createMemscope({ baseUrl: server.url, apiKey: KEY });
-});
-afterAll(async () => {
-  await server?.stop();
 });
 
 async function connect(kind: "http" | "stdio", key: string | null = KEY): Promise<Client> {
