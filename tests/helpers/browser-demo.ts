@@ -1,5 +1,6 @@
 import { expect } from "vitest";
 import { demoConversations, type DemoConversation } from "@/lib/demo/demo-data";
+import { DEMO_MEMORIES } from "@/lib/demo/demo-memories";
 import { toolAgentDemo } from "@/lib/demo/demo-tool-agent";
 import type { apiClient } from "./api-client";
 
@@ -11,8 +12,9 @@ import type { apiClient } from "./api-client";
  * unique within a project only, so every file's project holds the demo under the demo's ids.
  * For a file on the shared server (browser-shared.ts) that reads demo conversations, instead
  * of a server of its own started on a seeded data folder. `ids`: only these (default: all).
- * The demo memories are not written here: the seed back-dates them and logs their retrievals
- * below the API, which a client cannot do.
+ * The demo memories are written by writeDemoConversationMemories (only those a conversation's
+ * page shows); the others stay with a seeded server: the seed back-dates them and logs their
+ * retrievals below the API, which a client cannot do.
  */
 export async function writeDemoConversations(api: ReturnType<typeof apiClient>, ids?: readonly string[], now = Date.now()): Promise<void> {
   const all: DemoConversation[] = [...demoConversations(now), toolAgentDemo(now)];
@@ -26,4 +28,33 @@ export async function writeDemoConversations(api: ReturnType<typeof apiClient>, 
       expect(batch.status, `demo turns of ${d.conversation.id}: ${JSON.stringify(batch.body).slice(0, 300)}`).toBe(201);
     }),
   );
+}
+
+/**
+ * What a demo conversation's Memories tab shows, through the public API: the demo memories that
+ * name a demo conversation as their source (saved with source_session_id), and their logged
+ * retrievals as searches made for that conversation (as many as the seed logs, with the query it
+ * logs them with). The rows are the same kinds a seeded server shows (extracted memories with
+ * their type, retrievals with their hits and scores); their dates are today's, not back-dated.
+ * Write the conversations first (writeDemoConversations).
+ */
+export async function writeDemoConversationMemories(api: ReturnType<typeof apiClient>): Promise<void> {
+  const learned = DEMO_MEMORIES.filter((m) => m.session);
+  for (const m of learned) {
+    const r = await api.post(`/users/${encodeURIComponent(m.user)}/memories`, {
+      memory_type: m.type,
+      content: m.content,
+      structured_data: m.structured ?? null,
+      importance_score: m.importance,
+      source_session_id: m.session,
+      actor: "system",
+    });
+    expect(r.status, `demo memory "${m.content}": ${JSON.stringify(r.body)}`).toBe(201);
+  }
+  for (const m of learned) {
+    for (let k = 0; k < (m.accessCount ?? 0); k++) {
+      const r = await api.post(`/users/${encodeURIComponent(m.user)}/memories/search`, { query: m.query ?? m.content, k: 5, conversation_id: m.session });
+      expect(r.status, `demo retrieval for "${m.content}": ${JSON.stringify(r.body)}`).toBe(200);
+    }
+  }
 }
