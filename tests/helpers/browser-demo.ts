@@ -58,3 +58,25 @@ export async function writeDemoConversationMemories(api: ReturnType<typeof apiCl
     }
   }
 }
+
+/**
+ * A demo user's memories (lib/demo/demo-memories.ts) through the public API, for a page that
+ * retrieves them (the inspector's memories section): each saved with its type, content,
+ * structured data, importance and source conversation. Unlike the seed's, they are dated today,
+ * have no logged retrievals, and the demo's near duplicate may be merged into its original by
+ * the write's own dedupe (200) instead of queued for review: for files that assert what a
+ * retrieval includes, not the memories pages' ages, counts or review queue.
+ */
+export async function writeDemoUserMemories(api: ReturnType<typeof apiClient>, user: string): Promise<void> {
+  for (const m of DEMO_MEMORIES.filter((d) => d.user === user)) {
+    const r = await api.post(`/users/${encodeURIComponent(m.user)}/memories`, {
+      memory_type: m.type,
+      content: m.content,
+      structured_data: m.structured ?? null,
+      importance_score: m.importance,
+      source_session_id: m.session ?? null,
+      actor: "system",
+    });
+    expect([200, 201], `demo memory "${m.content}": ${JSON.stringify(r.body)}`).toContain(r.status);
+  }
+}
