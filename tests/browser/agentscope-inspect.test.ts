@@ -1,5 +1,5 @@
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { TOOL_AGENT_DEMO_ID } from "@/lib/demo/demo-tool-agent";
 import { loadScaledTimeout, screenshotPath } from "../helpers/browser";
 import { writeDemoConversations } from "../helpers/browser-demo";

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { DEMO_IDS, demoId } from "@/lib/demo/demo-data";
 import { stableUuid } from "@/lib/imports/stable-id";
 import { axeSeriousViolations, pageOverflow, screenshotPath, settled } from "../helpers/browser";

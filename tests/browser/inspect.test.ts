@@ -1,5 +1,5 @@
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { DEMO_IDS } from "@/lib/demo/demo-data";
 import { screenshotPath } from "../helpers/browser";
 import { writeDemoConversations, writeDemoUserMemories } from "../helpers/browser-demo";
