@@ -1,7 +1,9 @@
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { TOOL_AGENT_DEMO_ID } from "@/lib/demo/demo-tool-agent";
-import { browserSuite, newPage, screenshotPath } from "../helpers/browser";
+import { loadScaledTimeout, screenshotPath } from "../helpers/browser";
+import { writeDemoConversations } from "../helpers/browser-demo";
+import { sharedBrowserSuite } from "../helpers/browser-shared";
 
 // auto_context in the inspector: the replay of the seeded tool-agent conversation at
 // AgentScope's defaults (no chat model: placeholders), its step timeline, an offloaded
@@ -10,11 +12,14 @@ import { browserSuite, newPage, screenshotPath } from "../helpers/browser";
 const QUERY = "Is the rollout safe now?";
 
 describe("AgentScope auto_context in the inspector", () => {
-  const suite = browserSuite({ seed: true });
+  // On the worker's shared server, in a project of the file's own holding the demo's tool-agent
+  // conversation (written through the API: browser-demo.ts), signed in as the owner.
+  const suite = sharedBrowserSuite("agentscope-inspect");
   let page: Page;
 
   beforeAll(async () => {
-    page = await newPage(suite.browser, 1440, 1000, "light", 30_000);
+    [page] = await Promise.all([suite.signedIn(1440, 1000), writeDemoConversations(suite.api, [TOOL_AGENT_DEMO_ID])]);
+    page.setDefaultTimeout(loadScaledTimeout(30_000));
   });
 
   const link = (extra: Record<string, string>) =>
@@ -23,7 +28,7 @@ describe("AgentScope auto_context in the inspector", () => {
   const context = async (strategy: object) => {
     const res = await fetch(`${suite.url}/api/v1/context`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": "application/json", ...suite.project.headers },
       body: JSON.stringify({ user_id: "sam@example.com", conversation_id: TOOL_AGENT_DEMO_ID, query: QUERY, strategy, memory: { dry_run: true } }),
     });
     expect(res.status).toBe(200);
@@ -73,7 +78,7 @@ describe("AgentScope auto_context in the inspector", () => {
     await settled();
     const api = await context({ type: "auto_context" });
     const ref = api.auto_context.steps[0].events[0].offload_ref!;
-    const stored = (await (await fetch(`${suite.url}/api/v1/offloaded/${ref}`)).json()) as { content: string };
+    const stored = (await (await fetch(`${suite.url}/api/v1/offloaded/${ref}`, { headers: suite.project.headers })).json()) as { content: string };
     await event.locator('[data-testid="show-offloaded"]').click();
     const shown = event.locator('[data-testid="offloaded-content"]');
     await shown.waitFor();

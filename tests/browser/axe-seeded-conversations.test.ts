@@ -1,8 +1,11 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_IDS } from "@/lib/demo/demo-data";
+import { DEMO_MEMORIES } from "@/lib/demo/demo-memories";
 import { TOOL_AGENT_DEMO_ID } from "@/lib/demo/demo-tool-agent";
-import { axeSeriousViolations, browserSuite, newPage, screenshotPath } from "../helpers/browser";
+import { axeSeriousViolations, screenshotPath } from "../helpers/browser";
+import { writeDemoConversationMemories, writeDemoConversations } from "../helpers/browser-demo";
+import { sharedBrowserSuite } from "../helpers/browser-shared";
 
 // Every seeded conversation's page, light and dark, at 1440 px: each kind of turn renders
 // differently (regenerated siblings, a 640-turn window with dropped turns, legacy parents and an
@@ -15,6 +18,10 @@ import { axeSeriousViolations, browserSuite, newPage, screenshotPath } from "../
 // queries, Tailwind's dark: colour variants, React Flow's colour mode), so the structure, names
 // and roles the other rules read are those just checked in light mode. Each full run over a
 // 640-turn page costs Chromium about 2 CPU-seconds beyond its colour rules (docs/benchmarks.md 37).
+//
+// On the worker's shared server, signed in as its owner, in a project of the file's own that
+// holds the demo conversations and what their Memories tabs show (the branching one's two
+// learned memories and their logged retrievals), written through the API (browser-demo.ts).
 const DARK_RULES = ["color-contrast", "link-in-text-block"];
 
 const CONVERSATIONS: { name: string; id: string }[] = [
@@ -28,11 +35,15 @@ const CONVERSATIONS: { name: string; id: string }[] = [
 ];
 
 describe("axe on every seeded conversation, light and dark", () => {
-  const suite = browserSuite({ seed: true });
+  const suite = sharedBrowserSuite("axe-seeded-conversations");
   let page: Page;
 
   beforeAll(async () => {
-    page = await newPage(suite.browser, 1440, 900);
+    const demo = async () => {
+      await writeDemoConversations(suite.api, CONVERSATIONS.map((c) => c.id));
+      await writeDemoConversationMemories(suite.api);
+    };
+    [page] = await Promise.all([suite.signedIn(1440, 900), demo()]);
   });
   afterAll(async () => {
     await page?.close().catch(() => {});
@@ -61,6 +72,12 @@ describe("axe on every seeded conversation, light and dark", () => {
       found[`${scheme} window`] = describeViolations(await axeSeriousViolations(page, rules));
       await page.getByTestId("tab-memories").click();
       await page.getByTestId("conversation-memories").waitFor();
+      if (scheme === "light") {
+        // What the tab shows is what was written for this conversation: its learned memories and their retrievals.
+        const learned = DEMO_MEMORIES.filter((m) => m.session === id);
+        expect(await page.getByTestId("extracted-memory").count(), "memories learned in this conversation").toBe(learned.length);
+        expect(await page.getByTestId("retrieval").count(), "retrievals made for this conversation").toBe(learned.reduce((n, m) => n + (m.accessCount ?? 0), 0));
+      }
       found[`${scheme} memories`] = describeViolations(await axeSeriousViolations(page, rules));
     }
     expect(found).toEqual({ "light window": [], "light memories": [], "dark window": [], "dark memories": [] });

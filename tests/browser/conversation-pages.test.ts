@@ -2,21 +2,28 @@ import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { DEMO_IDS, demoId } from "@/lib/demo/demo-data";
 import { stableUuid } from "@/lib/imports/stable-id";
-import { apiClient } from "../helpers/api-client";
-import { axeSeriousViolations, browserSuite, newPage, pageOverflow, screenshotPath, settled } from "../helpers/browser";
+import { axeSeriousViolations, pageOverflow, screenshotPath, settled } from "../helpers/browser";
+import { writeDemoConversationMemories, writeDemoConversations } from "../helpers/browser-demo";
+import { sharedBrowserSuite } from "../helpers/browser-shared";
 
-// Real Chromium against the production server with the demo seed. Screenshots land in
-// test-results/screenshots for a person to look at.
+// Real Chromium against the production server with the demo data. Screenshots land in
+// test-results/screenshots for a person to look at. On the worker's shared server, signed in as
+// its owner, in a project of the file's own holding the demo conversations and what their
+// Memories tabs show, written through the API (browser-demo.ts), not a seeded server of its own.
 
 describe("conversation pages in a browser", () => {
-  const suite = browserSuite({ seed: true });
+  const suite = sharedBrowserSuite("conversation-pages");
   let page: Page;
 
   beforeAll(async () => {
-    page = await newPage(suite.browser, 1440, 900);
+    const demo = async () => {
+      await writeDemoConversations(suite.api);
+      await writeDemoConversationMemories(suite.api);
+    };
+    [page] = await Promise.all([suite.signedIn(1440, 900), demo()]);
   });
 
   const inThread = (id: string) => page.locator(`[data-testid="tree-node"][data-id="${id}"]`).getAttribute("data-in-thread");
@@ -103,7 +110,7 @@ describe("conversation pages in a browser", () => {
     expect(Number(await page.locator('[data-testid="budget-bar"]').getAttribute("data-used"))).toBeGreaterThan(used);
 
     // The payload shown is the API's, as messages JSON and as text: the same request gives the same payload.
-    const api = apiClient(suite.url);
+    const api = suite.api;
     const fromApi = (await api.get(`/conversations/${DEMO_IDS.long}/history?max_token_limit=6000&model=gpt-4o`)).body;
     const fromApiText = (await api.get(`/conversations/${DEMO_IDS.long}/history?max_token_limit=6000&model=gpt-4o&format=text`)).body;
     await expect.poll(async () => JSON.parse((await page.locator('[data-testid="payload-json"]').textContent()) ?? "[]")).toEqual(fromApi.messages);
@@ -124,19 +131,30 @@ describe("conversation pages in a browser", () => {
   it("an imported conversation with two roots draws both as roots; only a parent that names no turn is 'parent missing', at 1440, 1024 and 390 px", async () => {
     // The ChatGPT fixture's trip: a regenerated first answer, so two roots (A1a, the oldest,
     // under UUID_NIL; A1b under the conversation itself: lib/imports/dify-roots.ts).
+    // In a project of this attempt's own (switched back after): the import's ids are fixed, so a
+    // retry in the file's project would find its first attempt's trip and orphan (two markers).
+    const { project, api } = await suite.attemptProject(page.context(), "conversation-pages roots");
+    try {
+      await importedRoots(project.headers, api);
+    } finally {
+      await suite.addOwnerCookies(page.context());
+    }
+  });
+
+  const importedRoots = async (headers: Record<string, string>, api: typeof suite.api) => {
     const up = await fetch(`${suite.url}/api/v1/imports/upload?file_name=conversations.json`, {
       method: "POST",
-      headers: { "content-type": "application/octet-stream" },
+      headers: { "content-type": "application/octet-stream", ...headers },
       body: fs.readFileSync(path.join(__dirname, "../fixtures/imports/chatgpt/conversations.json")),
     });
     expect(up.status).toBe(202);
     const jobId = ((await up.json()) as { id: string }).id;
-    await expect.poll(async () => (await suite.api.get(`/imports/${jobId}`)).body.status, { timeout: 30_000 }).toBe("done");
+    await expect.poll(async () => (await api.get(`/imports/${jobId}`)).body.status, { timeout: 30_000 }).toBe("done");
     const trip = stableUuid("chatgpt-conversation:c1-67e1");
     const t = (node: string) => stableUuid(`chatgpt-turn:c1-67e1:${node}`);
     // And one turn whose parent truly is absent (a Dify row whose parent was deleted): that one is a broken link.
     const orphan = randomUUID();
-    const batch = await suite.api.post(`/conversations/${trip}/messages/batch`, {
+    const batch = await api.post(`/conversations/${trip}/messages/batch`, {
       allow_missing_parents: true,
       messages: [{ id: orphan, parent_message_id: randomUUID(), query: "A turn whose parent is gone", answer: "dangling" }],
     });
@@ -171,7 +189,7 @@ describe("conversation pages in a browser", () => {
       expect(await axeSeriousViolations(page, { contrast: width === 1440 ? "all" : "width-only" }), `imported roots at ${width}`).toEqual([]);
     }
     await page.setViewportSize({ width: 1440, height: 900 });
-  });
+  };
 
   it("shows a turn's tool calls and results in the transcript", async () => {
     await page.goto(`${suite.url}/conversations/${DEMO_IDS.support}`);
@@ -184,7 +202,7 @@ describe("conversation pages in a browser", () => {
   let fiveThousand: Promise<{ id: string; turns: { id: string }[] }> | undefined;
   const fiveThousandTurns = () =>
     (fiveThousand ??= (async () => {
-      const api = apiClient(suite.url);
+      const api = suite.api;
       const c = await api.post("/conversations", { app_id: "load-test", end_user_id: "bench", name: "5 000 turns" });
       expect(c.status, JSON.stringify(c.body)).toBe(201);
       const turns = Array.from({ length: 5000 }, (_, i) => ({ id: randomUUID(), query: `Question ${i}: what did we decide about step ${i}?`, answer: `Step ${i} is done; next is step ${i + 1}.` }));
@@ -279,7 +297,7 @@ describe("conversation pages in a browser", () => {
   });
 
   it("the branch list jumps to any leaf of the 640-turn demo, at 1440, 1024 and 390 px", async () => {
-    const api = apiClient(suite.url);
+    const api = suite.api;
     const conv = (await api.get(`/conversations/${DEMO_IDS.long}`)).body;
     await page.goto(`${suite.url}/conversations/${DEMO_IDS.long}`);
     await page.locator('[data-testid="tree-node"]').first().waitFor();
@@ -321,7 +339,7 @@ describe("conversation pages in a browser", () => {
   });
 
   it("Sent vs modelled: a turn captured over OTLP beside its profile's prompt, on the conversation page and the replay, at 1440, 1024 and 390 px", async () => {
-    const api = apiClient(suite.url);
+    const api = suite.api;
     const profile = await api.post("/profiles/panel-bot/versions", {
       settings: { model: "gpt-4o-mini", system_prompt: "You are terse.", strategy: { type: "message_window", max_attached_message_count: 2 } },
       effective_from: "2020-01-01T00:00:00Z",

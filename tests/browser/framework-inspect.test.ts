@@ -1,7 +1,9 @@
 import type { Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { TOOL_AGENT_DEMO_ID } from "@/lib/demo/demo-tool-agent";
-import { browserSuite, newPage, screenshotPath } from "../helpers/browser";
+import { loadScaledTimeout, screenshotPath } from "../helpers/browser";
+import { writeDemoConversations } from "../helpers/browser-demo";
+import { sharedBrowserSuite } from "../helpers/browser-shared";
 
 // The framework strategies of issue 42 in the inspector: listed in the strategy menu, and their
 // quirks explained in the "what changed" list, on the seeded tool-agent conversation.
@@ -9,18 +11,21 @@ import { browserSuite, newPage, screenshotPath } from "../helpers/browser";
 const QUERY = "Is the rollout safe now?";
 
 describe("framework strategies in the inspector", () => {
-  const suite = browserSuite({ seed: true });
+  // On the worker's shared server, in a project of the file's own holding the demo's tool-agent
+  // conversation (written through the API: browser-demo.ts), signed in as the owner.
+  const suite = sharedBrowserSuite("framework-inspect");
   let page: Page;
 
   beforeAll(async () => {
-    page = await newPage(suite.browser, 1440, 1000, "light", 30_000);
+    [page] = await Promise.all([suite.signedIn(1440, 1000), writeDemoConversations(suite.api, [TOOL_AGENT_DEMO_ID])]);
+    page.setDefaultTimeout(loadScaledTimeout(30_000));
   });
 
   const settled = () => page.waitForFunction(() => document.querySelector('section[aria-label="Result"]')?.getAttribute("aria-busy") === "false");
   const context = async (strategy: object) => {
     const res = await fetch(`${suite.url}/api/v1/context`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": "application/json", ...suite.project.headers },
       body: JSON.stringify({ user_id: "sam@example.com", conversation_id: TOOL_AGENT_DEMO_ID, query: QUERY, strategy, memory: { dry_run: true } }),
     });
     expect(res.status).toBe(200);

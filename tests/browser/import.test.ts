@@ -2,25 +2,39 @@ import fs from "node:fs";
 import path from "node:path";
 import { strToU8, zipSync } from "fflate";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { browserSuite, newPage, screenshotPath, settled } from "../helpers/browser";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { apiClient } from "../helpers/api-client";
+import { loadScaledTimeout, screenshotPath, settled } from "../helpers/browser";
+import { sharedBrowserSuite } from "../helpers/browser-shared";
 import { tempDir } from "../helpers/temp-dir";
 
 // The /import page in real Chromium against the production server: choose a file, read
 // the dry-run preview (counts, first problems, nothing written), run it with the progress
 // bar moving, read the summary, and run it again to see that nothing is duplicated.
 // Screenshots: test-results/screenshots/import-*.png at 1440, 1024 and 390 px.
+//
+// On the worker's shared server, signed in as its owner (browser-shared.ts). Each test that
+// imports runs in a project of its attempt's own (attemptProject): the files carry fixed ids
+// (C1 below, Letta's and ChatGPT's own, stable ids of the JSONL's records) and the tests count
+// what they find, so a retry in the first attempt's project would find "skipped 2" where it
+// expects 2 new conversations, and fail on its own leftovers rather than on the product.
 
 const FIXTURES = path.join(__dirname, "../fixtures/imports");
 const C1 = "3f1c2a90-5b7e-4d21-9c3a-0a1b2c3d4e01";
 
 describe("import page in a browser", () => {
-  const suite = browserSuite();
+  const suite = sharedBrowserSuite("import");
   let page: Page;
   let bigFile: string;
+  let api: ReturnType<typeof apiClient>;
+  /** A project of this attempt's own, the page's context switched to it. */
+  const ownProject = async () => {
+    ({ api } = await suite.attemptProject(page.context()));
+  };
 
   beforeAll(async () => {
-    page = await newPage(suite.browser, 1440, 1000, "light", 30_000);
+    page = await suite.signedIn(1440, 1000);
+    page.setDefaultTimeout(loadScaledTimeout(30_000));
     // Enough conversations for the progress bar to be seen between 0 and 100 % (new
     // conversations are written 250 at a time, so progress moves chunk by chunk).
     const dir = tempDir("import-browser");
@@ -51,6 +65,7 @@ describe("import page in a browser", () => {
   // One ordered scenario, written as one test: its steps need the import before them (a run
   // of what was previewed, then the same file again).
   it("a Dify file: dry-run preview (nothing written), the run with its summary, the same file again (nothing duplicated)", async () => {
+    await ownProject();
     // Step 1: the dry run: counts, first problems, nothing written.
     await openImport();
     expect(await page.getByTestId("run-button").isDisabled()).toBe(true);
@@ -67,7 +82,7 @@ describe("import page in a browser", () => {
     expect(problems).toContain("conversations[2]");
     expect(problems).toContain("messages[0].created_at");
     expect(await text("summary-line")).toBe("would import: 2 conversations, 7 turns, 0 memories; skipped 0; failed 1");
-    expect((await suite.api.get(`/conversations/${C1}`)).status).toBe(404);
+    expect((await api.get(`/conversations/${C1}`)).status).toBe(404);
     await page.screenshot({ path: screenshotPath("import-preview-1440"), fullPage: true });
 
     // Step 2: the run, with a progress bar and a summary; the conversations exist.
@@ -77,7 +92,7 @@ describe("import page in a browser", () => {
     expect(await panel.innerText()).toContain("written");
     expect(await panel.locator('[data-testid="summary-line"]').innerText()).toBe("imported: 2 conversations, 7 turns, 0 memories; skipped 0; failed 1");
     expect(await panel.getByRole("progressbar").getAttribute("aria-valuenow")).toBe("100");
-    expect((await suite.api.get(`/conversations/${C1}`)).body).toMatchObject({ turn_count: 5, branch_count: 2 });
+    expect((await api.get(`/conversations/${C1}`)).body).toMatchObject({ turn_count: 5, branch_count: 2 });
     await page.getByRole("link", { name: "Open conversations" }).waitFor();
     await page.screenshot({ path: screenshotPath("import-done-1440"), fullPage: true });
     for (const width of [1024, 390]) {
@@ -97,11 +112,12 @@ describe("import page in a browser", () => {
     await page.waitForFunction(() => document.querySelector('[data-testid="run-panel"] [data-testid="summary-line"]')?.textContent?.includes("skipped 2"));
     await waitDone("run-panel");
     expect(await page.locator('[data-testid="run-panel"] [data-testid="summary-line"]').innerText()).toBe("imported: 0 conversations, 0 turns, 0 memories; skipped 2; failed 1");
-    expect((await suite.api.get(`/conversations/${C1}`)).body.turn_count).toBe(5);
+    expect((await api.get(`/conversations/${C1}`)).body.turn_count).toBe(5);
     expect(await text("recent-imports")).toContain("dify-api.json");
   });
 
   it("a Letta agent file as Letta writes it (issue 36): the preview names what only metadata keeps, by reason, and the run's summary says it too", async () => {
+    await ownProject();
     await openImport();
     await page.getByLabel("Import file").setInputFiles(path.join(FIXTURES, "letta/scout.af"));
     await page.getByText("scout.af").first().waitFor();
@@ -118,6 +134,7 @@ describe("import page in a browser", () => {
   });
 
   it("a ChatGPT export zip (issue 25): detected, previewed, imported with its memories, the job's progress and result; the imported conversation opens with its branches; the format list names every source", async () => {
+    await ownProject();
     await openImport();
     const options = await page.getByLabel("Format").locator("option").allInnerTexts();
     expect(options).toEqual(expect.arrayContaining(["ChatGPT data export (zip or conversations.json)", "Claude.ai data export (zip or conversations.json)", "Letta agent file (.af)", "OpenAI Agents SDK session database (SQLite)", "Memory folder as zip (/memories, Claude Code MEMORY.md)", "AgentScope workspace (zip)"]));
@@ -136,7 +153,7 @@ describe("import page in a browser", () => {
     expect(await run.innerText()).toMatch(/\b(\d+) of \1 records\b/);
     expect(await run.innerText()).toContain("done");
     expect(await run.locator('[data-testid="summary-line"]').innerText()).toBe("imported: 3 conversations, 6 turns, 4 memories; skipped 1; failed 0");
-    expect((await suite.api.get("/users/chatgpt/memories")).body.data).toHaveLength(4);
+    expect((await api.get("/users/chatgpt/memories")).body.data).toHaveLength(4);
     await page.waitForFunction(() => {
       const first = document.querySelector('[data-testid="recent-imports"] li');
       return !!first && first.textContent!.includes("chatgpt-export.zip") && first.textContent!.includes("done") && first.textContent!.includes("imported: 3 conversations");
@@ -164,6 +181,7 @@ describe("import page in a browser", () => {
   });
 
   it("moves the progress bar through a larger import", async () => {
+    await ownProject();
     await openImport();
     await page.getByLabel("Import file").setInputFiles(bigFile);
     await page.getByText("support-logs.jsonl").first().waitFor();

@@ -1,16 +1,31 @@
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { DEMO_IDS } from "@/lib/demo/demo-data";
-import { browserSuite, newPage, screenshotPath } from "../helpers/browser";
+import { screenshotPath } from "../helpers/browser";
+import { writeDemoConversations, writeDemoUserMemories } from "../helpers/browser-demo";
+import { sharedBrowserSuite } from "../helpers/browser-shared";
 
-// The prompt inspector in real Chromium against the production server with the demo seed.
+// The prompt inspector in real Chromium against the production server with the demo data.
 // Screenshots (light and dark) land in test-results/screenshots for a person to look at.
+// On the worker's shared server, signed in as its owner, in a project of the file's own holding
+// the demo conversations and ana's memories, written through the API (browser-demo.ts).
 
 describe("prompt inspector in a browser", () => {
-  const suite = browserSuite({ seed: true });
+  const suite = sharedBrowserSuite("inspect");
   let page: Page, dark: Page;
 
-  beforeAll(async () => void ([page, dark] = await Promise.all([newPage(suite.browser, 1440, 1000), newPage(suite.browser, 1440, 1000, "dark")])));
+  beforeAll(async () => {
+    const demo = async () => {
+      await writeDemoConversations(suite.api);
+      await writeDemoUserMemories(suite.api, "ana@example.com");
+    };
+    const darkPage = async () => {
+      const p = await suite.signedIn(1440, 1000);
+      await p.emulateMedia({ colorScheme: "dark" });
+      return p;
+    };
+    [page, dark] = await Promise.all([suite.signedIn(1440, 1000), darkPage(), demo()]);
+  });
 
   const bubbles = (p: Page = page) => p.locator('[data-testid="prompt-bubble"]');
   const run = () => page.locator('[data-testid="inspect-run"]').click();
@@ -115,7 +130,7 @@ describe("prompt inspector in a browser", () => {
     const total = async (strategy: object) => {
       const res = await fetch(`${suite.url}/api/v1/context`, {
         method: "POST",
-        headers: { "content-type": "application/json" },
+        headers: { "content-type": "application/json", ...suite.project.headers },
         body: JSON.stringify({ user_id: "ana@example.com", conversation_id: DEMO_IDS.long, query: "what's my budget?", strategy, memory: { dry_run: true } }),
       });
       return ((await res.json()) as { sections: { total: number } }).sections.total;

@@ -28,6 +28,13 @@ export type SharedBrowserSuite = {
   readonly tab: ReturnType<typeof reusedTab>;
   /** The cookies that make a context the owner in the file's project. */
   addOwnerCookies(ctx: BrowserContext): Promise<void>;
+  /**
+   * A project of this attempt's own on the same server, `ctx` switched to it (its project
+   * cookie, lib/auth/access.ts's PROJECT_COOKIE, replaced; the owner's session stays), with an API client bound to its key. For a
+   * test that writes data with fixed ids (an import's file) and counts what it finds: a retry
+   * of it starts in an empty project, not on its first attempt's rows.
+   */
+  attemptProject(ctx: BrowserContext, name?: string): Promise<{ project: SharedProject; api: ReturnType<typeof apiClient> }>;
 };
 
 export function sharedBrowserSuite(name: string): SharedBrowserSuite {
@@ -77,6 +84,11 @@ export function sharedBrowserSuite(name: string): SharedBrowserSuite {
     page.setDefaultTimeout(loadScaledTimeout(20_000));
     return page;
   };
+  const attemptProject = async (ctx: BrowserContext, label = name) => {
+    const p = await sharedProject("embedded", label);
+    await ctx.addCookies([{ name: "memscope_project", value: encodeURIComponent(p.project), url: p.url }]);
+    return { project: p, api: apiClient(p.url, p.headers) };
+  };
   return {
     get url() {
       return started(project).url;
@@ -91,6 +103,7 @@ export function sharedBrowserSuite(name: string): SharedBrowserSuite {
       return (api ??= apiClient(started(project).url, started(project).headers));
     },
     addOwnerCookies,
+    attemptProject,
     signedIn,
     get tab() {
       return (tab ??= reusedTab(started(browser), signedIn));
