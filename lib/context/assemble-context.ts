@@ -3,7 +3,7 @@ import { requireConversationOfUser } from "../conversations/require-conversation
 import type { ProjectSql } from "../db/project-sql";
 import type { SearchInput } from "../memories/schemas";
 import { searchMemories, type SearchOptions } from "../memories/search-memories";
-import { presetFor } from "../models/model-presets";
+import { presetFor, type ModelPreset } from "../models/model-presets";
 import { savedPresets } from "../models/model-settings";
 import { hookSystemMessages } from "../strategies/agentscope/hook";
 import { storedSummaryCache } from "../strategies/agentscope/summary-cache";
@@ -51,6 +51,8 @@ export type ContextDeps = {
   conversationChecked?: boolean;
   /** The history leaf's position, when the caller read it already (a replay's turn statement): not looked up again. */
   leafAnchor?: Anchor;
+  /** The saved model presets, when the caller read them already (a replay's turn statement): not read again. */
+  presets?: readonly ModelPreset[];
 };
 
 function liveRetrieval(opts: SearchOptions): NonNullable<ContextDeps["retrieve"]> {
@@ -72,7 +74,7 @@ function liveRetrieval(opts: SearchOptions): NonNullable<ContextDeps["retrieve"]
  * then the lowest-scoring memories. Every cut is reported with its reason.
  */
 export async function assembleContext(sql: ProjectSql, input: ContextInput, retrieval: SearchOptions, deps: ContextDeps = {}): Promise<ContextResult> {
-  const presets = await savedPresets(sql);
+  const presets = deps.presets ?? (await savedPresets(sql));
   const preset = presetFor(input.model, presets);
   const enc = preset.encoding;
 

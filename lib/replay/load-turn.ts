@@ -8,6 +8,10 @@ import { ThreadWalker } from "../threads/extract-thread";
 import { loadThreadIds } from "../threads/load-thread";
 import { UUID_NIL } from "../threads/uuid-nil";
 import { parsePgTimestamp } from "../db/parse-timestamp";
+import type { ActiveModel } from "../embeddings/active-model";
+import type { UserCountsByStatus } from "../memories/as-of/search-as-of";
+import type { ModelPreset } from "../models/model-presets";
+import { PRESETS_KEY } from "../models/model-settings";
 
 /** A turn to replay with the conversation it belongs to and where its history ends. */
 export type ReplayTurn = {
@@ -33,6 +37,15 @@ export type ReplayTurn = {
   profileAtTurn: ProfileVersion | null;
   /** The retrieval logged around the turn (findLoggedRetrieval's rule, lib/replay/logged-retrieval.ts), null when none. */
   logged: LoggedRetrieval | null;
+  /** The saved model presets (savedPresets: today's, not the turn's), read with the turn. */
+  presets: ModelPreset[];
+  /**
+   * What the as-of search of the conversation's end user at the turn's instant reads first, read
+   * with the turn: the embedding model active then (activeModelAt) and the trigger-kept counts
+   * (readAsOfCounts). null when no model change is recorded by then (activeModelAt's fallbacks
+   * are read on their own) or the conversation has no end user.
+   */
+  searchAtTurn: { userId: string; model: ActiveModel; counts: UserCountsByStatus } | null;
 };
 
 /** A retrieval logged for the conversation around a turn, with its hits by rank. */
@@ -90,6 +103,12 @@ export async function loadReplayTurn(sql: ProjectSql, conversationId: string, me
     pv_created_by: string | null;
     pv_created_at: Date | string | null;
     logged: string | null;
+    presets: ModelPreset[] | null;
+    mo_model: string | null;
+    mo_dimensions: number | null;
+    mo_kind: ActiveModel["kind"] | null;
+    user_counts: string | null;
+    embedded: string | number | null;
   }>(
     `WITH t AS (SELECT query, parent_message_id, created_at, seq, date_trunc('milliseconds', created_at) AS at_ms
                   FROM messages WHERE conversation_id = $1 AND id = $2 AND project_id = $3),
@@ -117,14 +136,24 @@ export async function loadReplayTurn(sql: ProjectSql, conversationId: string, me
               WHERE lr.project_id = $3 AND lr.conversation_id = $1 AND lr.created_at <= t.at_ms + make_interval(secs => $5::float8 / 1000)
                 AND (leaf.created_at IS NULL OR lr.created_at > date_trunc('milliseconds', leaf.created_at))
               ORDER BY (lr.query = t.query) DESC, abs(extract(epoch FROM lr.created_at - t.at_ms)), lr.id
-              LIMIT 1) AS logged
+              LIMIT 1) AS logged,
+            -- What the assembly and the as-of search would read next, each its own statement before:
+            -- the saved presets, the model of then, the end user's counts (by status) and vectors of it.
+            (SELECT s.value FROM app_settings s WHERE s.key = $6 AND s.project_id = $3) AS presets,
+            mo.model AS mo_model, mo.dimensions AS mo_dimensions, mo.kind AS mo_kind,
+            (SELECT json_object_agg(u.status, u.n)::text FROM (SELECT status::text AS status, sum(n) AS n FROM memory_user_counts
+                                                                WHERE project_id = $3 AND user_id = c.end_user_id GROUP BY status) u) AS user_counts,
+            (SELECT coalesce(sum(n), 0) FROM memory_embedding_counts WHERE project_id = $3 AND user_id = c.end_user_id AND model = mo.model) AS embedded
        FROM conversations c LEFT JOIN t ON true LEFT JOIN leaf ON true
        -- The profile in force at the turn's instant (profileInForce), read with the turn.
        LEFT JOIN LATERAL (SELECT v.version, v.effective_from, v.settings, v.note, v.created_by, v.created_at FROM agent_profile_versions v
                            WHERE v.project_id = $3 AND v.app_id = c.app_id AND v.effective_from <= t.at_ms
                            ORDER BY v.effective_from DESC, v.version DESC LIMIT 1) pv ON true
+       -- The embedding model active at the turn's instant (activeModelAt).
+       LEFT JOIN LATERAL (SELECT e.model, e.dimensions, e.kind FROM embedding_model_changes e
+                           WHERE e.project_id = $3 AND e.active_from <= t.at_ms ORDER BY e.active_from DESC LIMIT 1) mo ON true
       WHERE c.id = $1 AND c.project_id = $3 AND c.deleted_at IS NULL`,
-    [conversationId, messageId, sql.projectId, UUID_NIL, AFTER_TURN_MS],
+    [conversationId, messageId, sql.projectId, UUID_NIL, AFTER_TURN_MS, PRESETS_KEY],
   );
   if (!row) throw new NotFoundError("Conversation", conversationId, "conversation_id");
   if (!row.found) throw new NotFoundError("Message", messageId, "message_id");
@@ -156,7 +185,23 @@ export async function loadReplayTurn(sql: ProjectSql, conversationId: string, me
             created_at: row.pv_created_at!,
           } satisfies ProfileVersionRow),
     logged: row.logged === null ? null : unpackLogged(row.logged),
+    presets: row.presets ?? [],
+    searchAtTurn:
+      row.mo_model === null || row.end_user_id === null
+        ? null
+        : {
+            userId: row.end_user_id,
+            model: { model: row.mo_model, dimensions: Number(row.mo_dimensions), kind: row.mo_kind! },
+            counts: { byStatus: countsByStatus(row.user_counts), embedded: Number(row.embedded) },
+          },
   };
+}
+
+/** The per-status counts as numbers (json_object_agg of sums: numbers or, past 2^53, numeric text). */
+function countsByStatus(packed: string | null): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries((packed ? JSON.parse(packed) : {}) as Record<string, number | string>)) out[k] = Number(v);
+  return out;
 }
 
 /** Turns of the thread ending at the leaf: walked on the rows read with the turn, else (a longer thread) page by page. */

@@ -31,6 +31,8 @@ async function replayUnder(
   settings: ProfileSettings,
   profile: ProfileUsed,
   extraIds: string[],
+  /** The model of then and the counts read with the turn, when this replay searches at the turn's own instant for its end user. */
+  known: ReplayTurn["searchAtTurn"],
 ): Promise<Replayed> {
   const request: ContextInput = {
     user_id: userId,
@@ -50,6 +52,7 @@ async function replayUnder(
       ranking = await rankMemoriesAsOf(tx, {
         userId: uid,
         asOf: at,
+        ...(known && known.userId === uid ? { known: { model: known.model, counts: known.counts } } : {}),
         input: { query: search.query, k: search.k, memory_types: search.memory_types, weights: search.weights, min_score: search.min_score, status: search.status },
       });
       const top = ranking.candidates.filter((c) => search.min_score === undefined || c.score >= search.min_score).slice(0, search.k);
@@ -64,6 +67,8 @@ async function replayUnder(
     // Read with the turn: the conversation is this user's (replayTurn checked it) and the
     // leaf's position is known, so the assembly reads neither again.
     conversationChecked: true,
+    // The saved presets were read with the turn too; used on the same condition (a replay at the turn's own instant).
+    ...(known ? { presets: turn.presets } : {}),
     ...(turn.leafAnchor ? { leafAnchor: turn.leafAnchor } : {}),
   };
   // A replay is a read: the offloads its strategy makes are shown by ref, never stored (a POST
@@ -108,7 +113,9 @@ export async function replayTurn(sql: ProjectSql, input: ReplayInput): Promise<R
       ? settingsOf(turn.appId, turn.profileAtTurn)
       : await baseSettings(sql, turn.appId, new Date(at), input.profile_version);
   const own = applyOverrides(base.settings, input.overrides);
-  const original = await replayUnder(sql, turn, userId, at, own.settings, { ...base.profile, overridden: own.overridden }, explain);
+  // Read with the turn for its instant: only a replay at that instant (no as_of) uses them.
+  const known = input.as_of === undefined ? turn.searchAtTurn : null;
+  const original = await replayUnder(sql, turn, userId, at, own.settings, { ...base.profile, overridden: own.overridden }, explain, known);
 
   const variants: ReplayResult["variants"] = [];
   for (const [i, v] of (input.variants ?? []).entries()) {
@@ -116,7 +123,7 @@ export async function replayTurn(sql: ProjectSql, input: ReplayInput): Promise<R
     const changed = applyOverrides(start.settings, v.overrides);
     const profile = { ...start.profile, overridden: [...(v.profile_version !== undefined ? [] : original.profile.overridden), ...changed.overridden] };
     // Both sides explain the memories either side ranked, so "in" and "out" carry both ranks.
-    const r = await replayUnder(sql, turn, userId, at, changed.settings, profile, [...explain, ...original.included]);
+    const r = await replayUnder(sql, turn, userId, at, changed.settings, profile, [...explain, ...original.included], known);
     const back = await explainMemories(sql, { ranking: original.ranking, settings: original.settings, context: original.context, userId, at }, r.included);
     const { ranking: _r, included: _i, ...shown } = r;
     variants.push({

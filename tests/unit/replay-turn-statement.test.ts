@@ -1,7 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { projectSql, type ProjectSql } from "@/lib/db/project-sql";
+import { LEXICAL_MODEL } from "@/lib/embeddings/lexical-embedder";
+import { activeModelAt } from "@/lib/embeddings/model-at";
+import { countsOfStatus, readAsOfCounts } from "@/lib/memories/as-of/search-as-of";
 import { saveMemory } from "@/lib/memories/save-memory";
+import { setMemoryStatus } from "@/lib/memories/set-memory-status";
+import { savedPresets, savePresets } from "@/lib/models/model-settings";
 import { insertTurns } from "@/lib/messages/insert-turns";
 import { ZTurnInput } from "@/lib/messages/schemas";
 import { createProfileVersion, profileInForce } from "@/lib/profiles/profile-versions";
@@ -131,5 +136,62 @@ describe("a replay's turn statement", () => {
     expect(byTurn.map((q) => q?.replace(/ .$/, "") ?? null).length).toBe(9);
     expect(byTurn[4]).toBe("near 4 1");
     expect([...seen]).toEqual(["what can I eat on board", "what can I eat on board", "something else", "what about hotels", "near 4", "near 4", "late", "too late", null].filter((q, i, a) => a.indexOf(q) === i));
+  }, 120_000);
+
+  it("reads the saved presets, the embedding model of then and the end user's counts as their own statements did, and each replay is the one they gave", async () => {
+    const sql = projectSql(embedded.db.sql, `turnstmt-${randomUUID().slice(0, 8)}`);
+    const user = "walker@example.com";
+    const app = "walk-app";
+    const conversation = randomUUID();
+    await sql.query(`INSERT INTO conversations (id, project_id, app_id, end_user_id, name) VALUES ($1, $2, $3, $4, 'walks')`, [conversation, sql.projectId, app, user]);
+    const memories = [];
+    for (const content of ["Walks every morning", "Likes hills", "Avoids crowds", "Owns a dog", "Lives near the river"]) {
+      memories.push((await saveMemory(sql, user, { memory_type: "fact", content } as never)).memory.id);
+    }
+    // Two archived: the counts differ by status.
+    await setMemoryStatus(sql, memories[3], "archived");
+    await setMemoryStatus(sql, memories[4], "archived");
+    // Another user's memory in the same project: not counted.
+    await saveMemory(sql, "someone-else", { memory_type: "fact", content: "Walks at night" } as never);
+    const ids = Array.from({ length: 8 }, () => randomUUID());
+    await insertTurns(
+      sql,
+      conversation,
+      ids.map((id, i) => ZTurnInput.parse({ id, parent_message_id: i ? ids[i - 1] : null, query: `where shall we walk ${i}`, answer: `by the river ${i}`, created_at: iso(T0 + i * MIN) })),
+    );
+    // The profile asks for a model whose saved preset has a small window: without the presets the prompt keeps more history.
+    await createProfileVersion(sql, app, ZProfileVersionCreate.parse({ settings: { model: "walk-model", strategy: { type: "message_window" }, memory: { k: 3 } }, effective_from: iso(T0 - MIN) }));
+    // Model switches: to a model not configured exactly at turn 3 (its replay cannot search: 409 on both paths),
+    // back to the lexical one at turn 5, and to the unconfigured one a millisecond after turn 6 (turn 6 still lexical).
+    const change = (at: string, model: string) =>
+      sql.query(`INSERT INTO embedding_model_changes (project_id, active_from, model, dimensions, kind) VALUES ($1, $2::timestamptz, $3, 256, 'local')`, [sql.projectId, at, model]);
+    await change(iso(T0 + 3 * MIN), "gone-model-256");
+    await change(iso(T0 + 5 * MIN), LEXICAL_MODEL);
+    await change(iso(T0 + 6 * MIN + 1), "gone-model-256");
+
+    const replayOrError = (body: Parameters<typeof replayTurn>[1]) => replayTurn(sql, body).catch((e: Error) => ({ failed: `${e.name}: ${e.message}` }));
+    const models: string[] = [];
+    for (const presets of [null, [{ model: "walk-model", context_window: 160, encoding: "o200k_base" as const, exact: false }]]) {
+      if (presets) await savePresets(sql, presets);
+      for (const id of ids) {
+        const t = await loadReplayTurn(sql, conversation, id);
+        expect(t.presets).toEqual(await savedPresets(sql));
+        const model = await activeModelAt(sql, t.createdAt);
+        expect(t.searchAtTurn?.model, `turn ${ids.indexOf(id)}`).toEqual(model);
+        expect(t.searchAtTurn?.userId).toBe(user);
+        for (const status of ["active", "archived"]) {
+          expect(countsOfStatus(t.searchAtTurn!.counts, status), `${status} at turn ${ids.indexOf(id)}`).toEqual(await readAsOfCounts(sql, user, model.model, status));
+        }
+        if (!presets) models.push(model.model);
+        // The whole replay: with as_of at the turn's own instant, the model and counts are read by their own statements.
+        const replay = await replayOrError({ conversation_id: conversation, message_id: id });
+        expect(replay, `turn ${ids.indexOf(id)}`).toEqual(await replayOrError({ conversation_id: conversation, message_id: id, as_of: t.createdAt }));
+      }
+    }
+    // The cases were met: each model of then, the switch at a turn's very instant, the presets changing a prompt.
+    expect(models).toEqual([LEXICAL_MODEL, LEXICAL_MODEL, LEXICAL_MODEL, "gone-model-256", "gone-model-256", LEXICAL_MODEL, LEXICAL_MODEL, "gone-model-256"]);
+    expect(countsOfStatus((await loadReplayTurn(sql, conversation, ids[0])).searchAtTurn!.counts, "archived").n).toBe(2);
+    const last = await replayTurn(sql, { conversation_id: conversation, message_id: ids[6] });
+    expect(last.context.dropped.length).toBeGreaterThan(0);
   }, 120_000);
 });

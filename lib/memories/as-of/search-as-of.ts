@@ -1,6 +1,7 @@
 import "server-only";
 import type { ProjectSql } from "../../db/project-sql";
 import { cachedVectors } from "../../embeddings/embedding-cache";
+import type { ActiveModel } from "../../embeddings/active-model";
 import { activeModelAt, providerOfModel } from "../../embeddings/model-at";
 import { lexicalTokens } from "../../embeddings/lexical-embedder";
 import { scoreMemory } from "../score-memory";
@@ -50,6 +51,33 @@ function queryWords(query: string): string[] {
   return [...new Set(lexicalTokens(query))].filter((w) => w.length > 1 && !STOP_WORDS.has(w)).slice(0, 32);
 }
 
+/** A user's trigger-kept counts: memories by status (every status the user has), and those with a vector of one model. */
+export type UserCountsByStatus = { byStatus: Record<string, number>; embedded: number };
+
+type AsOfCounts = { n: number; memories: number; embedded: number };
+
+/**
+ * The trigger-kept counts a search at T reads, in one statement: the user's memories of the
+ * searched status and of all (which path vectorCandidates takes, as userCounts would read them)
+ * and those with a vector of the model of then.
+ */
+export async function readAsOfCounts(sql: ProjectSql, userId: string, model: string, status: string): Promise<AsOfCounts> {
+  const [c] = await sql.query<{ n: string | number; memories: string | number; embedded: string | number }>(
+    `SELECT (SELECT coalesce(sum(n) FILTER (WHERE status = $4::memory_status), 0) FROM memory_user_counts WHERE project_id = $1 AND user_id = $2) AS n,
+            (SELECT coalesce(sum(n), 0) FROM memory_user_counts WHERE project_id = $1 AND user_id = $2) AS memories,
+            (SELECT coalesce(sum(n), 0) FROM memory_embedding_counts WHERE project_id = $1 AND user_id = $2 AND model = $3) AS embedded`,
+    [sql.projectId, userId, model, status],
+  );
+  return { n: Number(c.n), memories: Number(c.memories), embedded: Number(c.embedded) };
+}
+
+/** readAsOfCounts's answer from counts read by status beforehand. */
+export function countsOfStatus(c: UserCountsByStatus, status: string): AsOfCounts {
+  let memories = 0;
+  for (const n of Object.values(c.byStatus)) memories += n;
+  return { n: c.byStatus[status] ?? 0, memories, embedded: c.embedded };
+}
+
 type MovedRow = { id: string; content: string; cosine: number | string | null; text_rank: number | string | null };
 
 /**
@@ -67,10 +95,19 @@ type MovedRow = { id: string; content: string; cosine: number | string | null; t
  *   then embedded (through the cache), and a full-text match on the content of then.
  * Only the candidates leave the database with their state (probeUserFast).
  */
-export async function rankMemoriesAsOf(sql: ProjectSql, o: { userId: string; asOf: string | Date; input: AsOfSearchInput }): Promise<RankedAsOf> {
+export async function rankMemoriesAsOf(
+  sql: ProjectSql,
+  o: {
+    userId: string;
+    asOf: string | Date;
+    input: AsOfSearchInput;
+    /** What the caller read already for this user at this instant (a replay, with its turn): the model active then and the counts. */
+    known?: { model: ActiveModel; counts: UserCountsByStatus };
+  },
+): Promise<RankedAsOf> {
   const at = asOfInstant(o.asOf);
   const t = new Date(at).getTime();
-  const model = await activeModelAt(sql, at);
+  const model = o.known?.model ?? (await activeModelAt(sql, at));
   const provider = providerOfModel(model);
   const d = model.dimensions;
   const weights: Weights = { ...DEFAULT_WEIGHTS, ...o.input.weights };
@@ -83,15 +120,7 @@ export async function rankMemoriesAsOf(sql: ProjectSql, o: { userId: string; asO
 
   // Unchanged since T: a live search's candidates among them.
   const v: VectorQuery = { model: model.model, dimensions: d, userId: o.userId, vector: qv, status: status as VectorQuery["status"], types, limit: vectorN, k: o.input.k, unchangedAt: at };
-  // The trigger-kept counts, read once: the user's memories of the searched status and of all
-  // (which path vectorCandidates takes, as userCounts would read them) and those with a vector
-  // of the model of then. One statement where there were two (a scrubber step replays a turn).
-  const [counts] = await sql.query<{ n: string | number; memories: string | number; embedded: string | number }>(
-    `SELECT (SELECT coalesce(sum(n) FILTER (WHERE status = $4::memory_status), 0) FROM memory_user_counts WHERE project_id = $1 AND user_id = $2) AS n,
-            (SELECT coalesce(sum(n), 0) FROM memory_user_counts WHERE project_id = $1 AND user_id = $2) AS memories,
-            (SELECT coalesce(sum(n), 0) FROM memory_embedding_counts WHERE project_id = $1 AND user_id = $2 AND model = $3) AS embedded`,
-    [sql.projectId, o.userId, model.model, status],
-  );
+  const counts = o.known ? countsOfStatus(o.known.counts, status) : await readAsOfCounts(sql, o.userId, model.model, status);
   const { textHits, vectorHits } = await sql.transaction(async (tx) => {
     const textHits = await textCandidates(tx, v, query);
     const vector = await vectorCandidates(tx, v, { textHits, counts: { n: Number(counts.n), total: Number(counts.memories) } });
