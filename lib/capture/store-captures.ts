@@ -172,7 +172,7 @@ export async function ingestTraces(
   const { placed, awaiting, ignored, rejected, repeated } = await times.time("classify", () => classifySpansSliced(traces, receivedAt));
   const stored = await ingestChats(sql, placed, { spans: awaiting, events: new Map() }, receivedAt, times, sizes, rejected);
   const ignoredCount = Object.values(ignored).reduce((a, b) => a + b, 0);
-  return {
+  return noteWritten({
     spans: traces.spanCount,
     awaiting_logs: stored.pendingSpans,
     turns_created: stored.created,
@@ -181,7 +181,7 @@ export async function ingestTraces(
     ignored_by_kind: ignored,
     rejected,
     conversation_ids: stored.conversationIds,
-  };
+  }, stored.written);
 }
 
 export type LogIngestResult = IngestOutcome & {
@@ -240,7 +240,7 @@ export async function ingestLogs(
 ): Promise<LogIngestResult> {
   const { events, ignored, rejected } = await times.time("classify", () => classifyLogs(logs));
   const stored = await ingestChats(sql, [], { spans: [], events }, receivedAt, times, sizes, rejected);
-  return {
+  return noteWritten({
     log_records: logs.recordCount,
     awaiting_span: stored.pendingEvents,
     turns_created: stored.created,
@@ -249,7 +249,7 @@ export async function ingestLogs(
     ignored_by_kind: ignored,
     rejected,
     conversation_ids: stored.conversationIds,
-  };
+  }, stored.written);
 }
 
 /** How long a half of a turn waits for the other (a chat span for its log events, or the reverse). */
@@ -273,7 +273,7 @@ async function ingestChats(
   // Off the request thread whatever the batch's size: an exporter's steady stream of small
   // batches would otherwise tokenize on the thread that answers every other request.
   let counts = await times.time("tokens", () => countTextsAllEncodings(placed.flatMap(({ chat }) => [chat.query, chat.answer]), { offThread: true }));
-  const out = { created: 0, duplicates: 0, pendingSpans: 0, pendingEvents: 0, conversationIds: [] as string[] };
+  const out = { created: 0, duplicates: 0, pendingSpans: 0, pendingEvents: 0, conversationIds: [] as string[], written: [] as WrittenTurn[] };
   if (!placed.length && !halves.spans.length && !halves.events.size) return out;
   const result = await times.time("db", () =>
     sql.transaction(async (raw) => {
@@ -291,7 +291,7 @@ async function ingestChats(
           counts = concatCounts(counts, more);
         }
       }
-      if (!all.length) return { created: 0, duplicates: 0, deleted: new Set<string>(), groups: [] as [string, Placed[]][] };
+      if (!all.length) return { created: 0, duplicates: 0, deleted: new Set<string>(), adopted: [], groups: [] as [string, Placed[]][] };
       await continueConversations(tx, all, sizes.turns * 16);
       const groups = groupByConversation(all);
       return { ...(await storeTurns(tx, groups, counts, sizes)), groups };
@@ -303,6 +303,7 @@ async function ingestChats(
     for (const { chat: c } of result.groups.find(([g]) => g === id)![1]) rejected.push({ field: `${c.path}.attributes[gen_ai.conversation.id]`, message: "the conversation was deleted in Memscope" });
   }
   out.conversationIds = result.groups.map(([id]) => id);
+  if (result.created) out.written = writtenTurns(result.groups, result.deleted, result.adopted);
   return out;
 }
 
@@ -607,7 +608,7 @@ async function storeTurns(tx: ProjectSql, groups: [string, Placed[]][], counts: 
   );
   const fresh = live.filter((x) => !existing.has(x.id));
   const duplicates = live.length - fresh.length;
-  if (!fresh.length) return { created: 0, duplicates, deleted };
+  if (!fresh.length) return { created: 0, duplicates, deleted, adopted: [] };
 
   const byConversation = new Map<string, typeof fresh>();
   for (const x of fresh) {
@@ -747,11 +748,11 @@ async function storeTurns(tx: ProjectSql, groups: [string, Placed[]][], counts: 
       [tx.projectId, chunk],
     );
   }
-  await adoptSuccessors(
+  const adopted = await adoptSuccessors(
     tx,
     fresh.filter((x) => x.c.stateKey).map((x) => ({ key: x.c.stateKey!, cid: x.conversationId })),
   );
-  return { created: fresh.length, duplicates, deleted };
+  return { created: fresh.length, duplicates, deleted, adopted };
 }
 
 /**
@@ -767,8 +768,8 @@ async function storeTurns(tx: ProjectSql, groups: [string, Placed[]][], counts: 
  * that continued a moved call are found within its conversation. Runs in the transaction that stored the predecessors,
  * under the prefix-join lock (continueConversations).
  */
-async function adoptSuccessors(tx: ProjectSql, arrivals: { key: string; cid: string }[]) {
-  if (!arrivals.length) return;
+async function adoptSuccessors(tx: ProjectSql, arrivals: { key: string; cid: string }[]): Promise<{ message_id: string; dst: string }[]> {
+  if (!arrivals.length) return [];
   const target = new Map<string, string>();
   for (const a of arrivals) if (!target.has(a.key)) target.set(a.key, a.cid);
   const roots = (
@@ -786,7 +787,7 @@ async function adoptSuccessors(tx: ProjectSql, arrivals: { key: string; cid: str
       [tx.projectId, [...target.keys()]],
     )
   ).filter((r) => r.conversation_id !== target.get(r.pred_key));
-  if (!roots.length) return;
+  if (!roots.length) return [];
   const sources = [...new Set(roots.map((r) => r.conversation_id))].sort();
   await tx.query(`SELECT id FROM conversations WHERE project_id = $1 AND id = ANY($2::uuid[]) ORDER BY id FOR UPDATE`, [tx.projectId, sources]);
   // The calls to move: the roots and, within their conversation (reached through its turns), whatever continued them.
@@ -844,6 +845,37 @@ async function adoptSuccessors(tx: ProjectSql, arrivals: { key: string; cid: str
       WHERE c.project_id = $1 AND c.id = x.id`,
     [tx.projectId, touched],
   );
+  return moved.map((m) => ({ message_id: m.message_id, dst: m.dst }));
+}
+
+/**
+ * A turn an ingest wrote, as detection on ingest needs it (lib/incidents/on-ingest.ts), so that
+ * it reads back only the turns a rule can fire on: the question as stored, and the span's input
+ * tokens and request model (the captured row's input_tokens, the turn's metadata.otlp). `query`
+ * null: a turn an adoption moved into the conversation (its question not at hand here).
+ */
+export type WrittenTurn = { id: string; conversationId: string; query: string | null; inputTokens: number | null; model: string | null };
+
+const WRITTEN = new WeakMap<object, WrittenTurn[]>();
+function noteWritten<T extends object>(result: T, written: WrittenTurn[]): T {
+  WRITTEN.set(result, written);
+  return result;
+}
+/** The turns an ingestTraces / ingestLogs result wrote (not in the result itself: that is the export's answer). */
+export const writtenTurnsOf = (result: object): WrittenTurn[] => WRITTEN.get(result) ?? [];
+
+/** The request's chats as written turns (a resent span among them is checked again: harmless), and the turns an adoption moved. */
+function writtenTurns(groups: [string, Placed[]][], deleted: Set<string>, adopted: { message_id: string; dst: string }[]): WrittenTurn[] {
+  const out = new Map<string, WrittenTurn>();
+  for (const [cid, list] of groups) {
+    if (deleted.has(cid)) continue;
+    for (const { chat: c, id } of list) out.set(id, { id, conversationId: cid, query: c.query, inputTokens: c.inputTokens, model: c.requestModel || null });
+  }
+  for (const m of adopted) {
+    const w = out.get(m.message_id);
+    out.set(m.message_id, w ? { ...w, conversationId: m.dst } : { id: m.message_id, conversationId: m.dst, query: null, inputTokens: null, model: null });
+  }
+  return [...out.values()];
 }
 
 /** The rows as JSON arrays of about `bytes` each (a larger row is a chunk of its own). */

@@ -44,6 +44,61 @@ export function mayFireWithoutMemories(query: string, floor: number): boolean {
   return backReferencePhrase(query) !== null;
 }
 
+/** A turn OTLP capture wrote (lib/capture/store-captures.ts, writtenTurnsOf): question (null: unknown), the span's input tokens and request model. */
+export type CapturedWrite = { id: string; conversationId: string; query: string | null; inputTokens: number | null; model: string | null };
+
+/**
+ * Whether a captured turn of a user without memories can fire a rule: an empty question fires
+ * none; a back-reference phrase may fire the dropped-reference rule (it reads the captured
+ * prompt and the thread); the context-window rule compares the span's input tokens with the
+ * window of its request model (else the profile's) less the reserved output of the profile in
+ * force at the turn: with more tokens than the smallest such limit over the app's profile
+ * versions and the defaults, it may fire (then the turn is read and the rule decides, exactly).
+ */
+export function capturedMayFireWithoutMemories(t: CapturedWrite, versions: readonly ProfileVersion[], presets: readonly ModelPreset[]): boolean {
+  if (t.query === null) return true;
+  if (!t.query.trim()) return false;
+  if (t.inputTokens !== null) {
+    for (const s of [DEFAULT_SETTINGS, ...versions.map((v) => v.settings)]) {
+      if (t.inputTokens > presetFor(t.model ?? s.model, presets).context_window - s.reserved_output_tokens) return true;
+    }
+  }
+  return backReferencePhrase(t.query) !== null;
+}
+
+/**
+ * Of the turns an OTLP request wrote, those a rule may fire on, by conversation: all of a user's
+ * with memories (the memory rules read every turn), and of the others only those
+ * capturedMayFireWithoutMemories keeps; a deleted conversation's none. One statement for all the
+ * conversations (their end users' memories), the app profiles and the model presets (once per
+ * run): a 512-span batch of ordinary turns across 250 conversations reads no turn at all (before:
+ * each conversation's newest turns with their texts, docs/benchmarks.md section 65).
+ */
+export async function capturedTurnsThatMayFire(sql: ProjectSql, written: readonly CapturedWrite[], run = new DetectRun(sql)): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>();
+  if (!written.length) return out;
+  const convs = await sql.query<ConversationRef>(
+    `SELECT c.id, c.app_id, c.end_user_id, EXISTS (SELECT 1 FROM memories x WHERE x.project_id = c.project_id AND x.user_id = c.end_user_id) AS has_memories
+       FROM conversations c WHERE c.project_id = $1 AND c.id = ANY($2::uuid[]) AND c.deleted_at IS NULL`,
+    [sql.projectId, [...new Set(written.map((t) => t.conversationId))]],
+  );
+  const byId = new Map(convs.map((c) => [c.id, c]));
+  run.preload(convs.filter((c) => !c.has_memories).map((c) => c.app_id));
+  let presets: ModelPreset[] | null = null;
+  for (const t of written) {
+    const c = byId.get(t.conversationId);
+    if (!c) continue;
+    if (!c.has_memories) {
+      presets ??= await run.modelPresets();
+      if (!capturedMayFireWithoutMemories(t, await run.versions(c.app_id), presets)) continue;
+    }
+    const list = out.get(c.id);
+    if (list) list.push(t.id);
+    else out.set(c.id, [t.id]);
+  }
+  return out;
+}
+
 /**
  * Checks written turns of these conversations (each conversation's turns, oldest first): all of
  * a conversation whose user has memories or which holds a captured prompt; of the others, only

@@ -1,7 +1,7 @@
 import "server-only";
 import type { ProjectSql } from "../db/project-sql";
 import { DetectRun, detectConversations } from "./detect";
-import { detectWrittenTurns, type WrittenTurn } from "./ingest-filter";
+import { capturedTurnsThatMayFire, detectWrittenTurns, type CapturedWrite, type WrittenTurn } from "./ingest-filter";
 
 // Detection on ingest (issue 38 part 2): a writer (the messages API, imports, OTLP capture)
 // names what it wrote, in one call after its write; the rules run in the background a moment
@@ -14,8 +14,8 @@ import { detectWrittenTurns, type WrittenTurn } from "./ingest-filter";
 const DEBOUNCE_MS = 200;
 const BATCH = 20;
 
-/** What to check of a conversation: all of it, these turns (with their questions when the writer passed them), or its newest n. */
-type Want = { all: boolean; messages: Map<string, string | null>; newest: number };
+/** What to check of a conversation: all of it, these turns (with their questions when the writer passed them), captured turns (filtered first), or its newest n. */
+type Want = { all: boolean; messages: Map<string, string | null>; captured: Map<string, CapturedWrite>; newest: number };
 type Pending = { sql: ProjectSql; conversations: Map<string, Want> };
 
 const pending = new Map<string, Pending>();
@@ -25,10 +25,17 @@ let running: Promise<void> | null = null;
 /**
  * What was written: whole conversations (imports), these turns (`turns` with their questions as
  * written, the messages API: a user without memories has only the turns that can fire read,
- * lib/incidents/ingest-filter.ts; `messageIds` without them), or each conversation's newest n
- * turns (capture).
+ * lib/incidents/ingest-filter.ts; `messageIds` without them), the turns OTLP capture wrote
+ * (`captured`: only those a rule may fire on are read, capturedTurnsThatMayFire), or each
+ * conversation's newest n turns.
  */
-export type Written = { conversationIds: readonly string[]; turns?: readonly { id: string; query: string }[]; messageIds?: readonly string[]; newest?: number };
+export type Written = {
+  conversationIds: readonly string[];
+  turns?: readonly { id: string; query: string }[];
+  messageIds?: readonly string[];
+  captured?: readonly CapturedWrite[];
+  newest?: number;
+};
 
 /** Queues the check of what was written. Returns at once; never throws. */
 export function checkIncidentsSoon(sql: ProjectSql, written: Written): void {
@@ -37,12 +44,17 @@ export function checkIncidentsSoon(sql: ProjectSql, written: Written): void {
   if (!p) pending.set(sql.projectId, (p = { sql, conversations: new Map() }));
   for (const id of written.conversationIds) {
     let w = p.conversations.get(id);
-    if (!w) p.conversations.set(id, (w = { all: false, messages: new Map(), newest: 0 }));
+    if (!w) p.conversations.set(id, (w = { all: false, messages: new Map(), captured: new Map(), newest: 0 }));
     if (written.turns) for (const t of written.turns) w.messages.set(t.id, t.query);
     if (written.messageIds) for (const m of written.messageIds) w.messages.set(m, null);
-    if (written.turns || written.messageIds) continue;
+    if (written.turns || written.messageIds || written.captured) continue;
     if (written.newest) w.newest = Math.max(w.newest, written.newest);
     else w.all = true;
+  }
+  for (const t of written.captured ?? []) {
+    let w = p.conversations.get(t.conversationId);
+    if (!w) p.conversations.set(t.conversationId, (w = { all: false, messages: new Map(), captured: new Map(), newest: 0 }));
+    w.captured.set(t.id, t);
   }
   if (!timer && !running) timer = setTimeout(flush, DEBOUNCE_MS);
 }
@@ -66,7 +78,8 @@ function flush() {
       const [projectId, p] = pending.entries().next().value as [string, Pending];
       pending.delete(projectId);
       const run = new DetectRun(p.sql);
-      const entries = [...p.conversations];
+      await keepCapturedThatMayFire(p, run);
+      const entries = [...p.conversations].filter(([, w]) => w.all || w.messages.size || w.newest);
       for (let i = 0; i < entries.length; i += BATCH) {
         const t0 = Date.now();
         try {
@@ -82,6 +95,28 @@ function flush() {
     if (pending.size && !timer) timer = setTimeout(flush, DEBOUNCE_MS);
   });
   return running;
+}
+
+/**
+ * The captured turns of the project's queue, all conversations at once, become turns to check
+ * (their questions unknown to detectWrittenTurns, so always read) when a rule may fire on them;
+ * the others are dropped unread. On failure every captured turn is checked (as without the filter).
+ */
+async function keepCapturedThatMayFire(p: Pending, run: DetectRun) {
+  const captured = [...p.conversations.values()].flatMap((w) => [...w.captured.values()]);
+  if (!captured.length) return;
+  let keep: Map<string, string[]>;
+  try {
+    keep = await capturedTurnsThatMayFire(p.sql, captured, run);
+  } catch (e) {
+    console.error(`[incidents] the captured turns' filter failed for project ${p.sql.projectId}; checking them all:`, e);
+    keep = new Map();
+    for (const t of captured) keep.set(t.conversationId, [...(keep.get(t.conversationId) ?? []), t.id]);
+  }
+  for (const [id, w] of p.conversations) {
+    w.captured.clear();
+    for (const m of keep.get(id) ?? []) if (!w.messages.has(m)) w.messages.set(m, null);
+  }
 }
 
 async function checkBatch(sql: ProjectSql, batch: [string, Want][], run: DetectRun) {

@@ -6,7 +6,7 @@ import { noteLogEvents } from "@/lib/capture/log-events-seen";
 import { LOGS } from "@/lib/capture/otlp-decoders";
 import { encodingOf, readOtlpBody } from "@/lib/capture/read-otlp-body";
 import { StageTimes } from "@/lib/capture/stage-times";
-import { ingestLogs, STATEMENT_SIZES } from "@/lib/capture/store-captures";
+import { ingestLogs, STATEMENT_SIZES, writtenTurnsOf } from "@/lib/capture/store-captures";
 import { getDb } from "@/lib/db/get-db";
 import { checkIncidentsSoon } from "@/lib/incidents/on-ingest";
 
@@ -21,6 +21,6 @@ export const POST = withApi(api.exportLogs, async ({ req, access }) => {
   const sql = await dataSql(access);
   const result = await ingestLogs(sql, logs, new Date(), times, sizes);
   if (result.log_records > result.ignored + result.rejected.length) noteLogEvents(sql.projectId);
-  if (result.turns_created) checkIncidentsSoon(sql, { conversationIds: result.conversation_ids, newest: result.turns_created });
+  if (result.turns_created) checkIncidentsSoon(sql, { conversationIds: result.conversation_ids, captured: writtenTurnsOf(result) });
   return logsExportAnswer(result, encoding, times.header());
 });

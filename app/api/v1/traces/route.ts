@@ -5,7 +5,7 @@ import { exportAnswer } from "@/lib/capture/export-answer";
 import { logEventsSeenLately } from "@/lib/capture/log-events-seen";
 import { encodingOf, readOtlpBody } from "@/lib/capture/read-otlp-body";
 import { StageTimes } from "@/lib/capture/stage-times";
-import { ingestTraces, STATEMENT_SIZES } from "@/lib/capture/store-captures";
+import { ingestTraces, STATEMENT_SIZES, writtenTurnsOf } from "@/lib/capture/store-captures";
 import { getDb } from "@/lib/db/get-db";
 import { checkIncidentsSoon } from "@/lib/incidents/on-ingest";
 
@@ -19,6 +19,6 @@ export const POST = withApi(api.exportTraces, async ({ req, access }) => {
   const sizes = STATEMENT_SIZES[(await getDb()).config.kind === "pglite" ? "embedded" : "server"];
   const sql = await dataSql(access);
   const result = await ingestTraces(sql, traces, new Date(), times, sizes);
-  if (result.turns_created) checkIncidentsSoon(sql, { conversationIds: result.conversation_ids, newest: result.turns_created });
+  if (result.turns_created) checkIncidentsSoon(sql, { conversationIds: result.conversation_ids, captured: writtenTurnsOf(result) });
   return exportAnswer(result, encoding, times.header(), logEventsSeenLately(sql.projectId));
 });
