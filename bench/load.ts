@@ -19,10 +19,10 @@
 // BENCH_DATABASES ("embedded,postgres"), BENCH_IDLE_S (30), BENCH_LIFTOFF=0 (V8's default WebAssembly tiers).
 
 import autocannon from "autocannon";
-import pg from "pg";
 import { makeTempDir, now, postJson, printMachine, removeDir, runMain } from "./lib/common";
 import { makeMemoryGenerator } from "./lib/memory-text";
 import { makeTurnGenerator } from "./lib/text";
+import { withPgClient } from "./lib/pg-client";
 import { freshPostgres, rssMiB, startServer, type Server } from "./lib/serve-process";
 
 const DURATION = Number(process.env.BENCH_DURATION || 60);
@@ -217,13 +217,10 @@ runMain("bench:load", async (cleanup) => {
     else if (server) {
       const db = await freshPostgres(server);
       cleanup(() => db.drop());
-      const version = await (async () => {
-        const c = new pg.Client({ connectionString: db.url });
-        await c.connect();
+      const version = await withPgClient(db.url, async (c) => {
         const { rows } = await c.query(`SELECT current_setting('server_version') AS v, (SELECT extversion FROM pg_extension WHERE extname = 'vector') AS pgv`);
-        await c.end();
         return `PostgreSQL ${rows[0].v}, pgvector ${rows[0].pgv}`;
-      })();
+      });
       results.push(await runOn(version, { DATABASE_URL: db.url }, REST_TARGET.postgres));
     } else console.log("\n(no BENCH_DATABASE_URL or MEMSCOPE_TEST_POSTGRES_URL: PostgreSQL skipped)");
   }

@@ -29,13 +29,12 @@
 
 import fs from "node:fs";
 import path from "node:path";
-import pg from "pg";
-import { randomBytes } from "node:crypto";
 import { DEFAULT_PROJECT_ID, projectSql } from "../lib/db/project-sql";
 import { openDatabase, type Database } from "../lib/db/open-database";
 import { toVectorLiteral } from "../lib/embeddings/embedding-provider";
 import { embedLexical, LEXICAL_MODEL } from "../lib/embeddings/lexical-embedder";
 import { makeTempDir, measure, ms, now, printMachine, removeDir, ROOT, runMain, stats, type Stats } from "./lib/common";
+import { freshPostgres } from "./lib/serve-process";
 import { assertBuilt, startBuiltServer } from "./lib/start-server-dist";
 import { makeQueryGenerator, makeRng } from "./lib/memory-text";
 import { EXACT_SCAN_MAX_MEMORIES, THIN_KTH_COSINE, exactCandidates, hnswCandidates, hnswQuery, TEXT_BEATS_MIN, textAboveKth, textCandidates, vectorCandidates, type VectorPath, type VectorQuery } from "../lib/memories/search-memories";
@@ -318,23 +317,6 @@ function printHttp(http: Awaited<ReturnType<typeof httpPhase>>) {
 
 type Target = { label: string; postgres: boolean; serverEnv: Record<string, string> };
 
-async function freshPostgres(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `memscope_bench_${randomBytes(5).toString("hex")}`;
-  const admin = async (url: string, text: string) => {
-    const c = new pg.Client({ connectionString: url });
-    await c.connect();
-    try {
-      await c.query(text);
-    } finally {
-      await c.end().catch(() => {});
-    }
-  };
-  await admin(serverUrl, `CREATE DATABASE ${name}`);
-  const u = new URL(serverUrl);
-  u.pathname = `/${name}`;
-  await admin(u.toString(), "CREATE EXTENSION IF NOT EXISTS vector");
-  return { url: u.toString(), drop: () => admin(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
-}
 
 runMain("bench:memories", async (onCleanup) => {
   const machine = printMachine();

@@ -1,4 +1,4 @@
-import pg from "pg";
+import { withPgClient } from "./pg-client";
 import { now } from "./common";
 
 // bench:erase's data set (bench/erase.ts, bench/diag/erase-profile.ts): one large end user
@@ -12,9 +12,7 @@ export const OTHERS = Number(process.env.BENCH_OTHERS || 20_000);
 export const USER = "bench-erase-user";
 
 export async function fill(url: string) {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
+  await withPgClient(url, async (c) => {
     const t = now();
     await c.query(
       `INSERT INTO conversations (project_id, id, app_id, end_user_id, name, turn_count)
@@ -59,8 +57,6 @@ export async function fill(url: string) {
     for (const ix of vectorIndexes.rows) await c.query(ix.def);
     await c.query("ANALYZE");
     console.log(`filled in ${((now() - t) / 1000).toFixed(1)} s`);
-  } finally {
-    await c.end();
-  }
+  });
 }
 

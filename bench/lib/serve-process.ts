@@ -1,8 +1,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import pg from "pg";
+import { randomBytes } from "node:crypto";
 import { freePort, now, ROOT } from "./common";
+import { withPgClient } from "./pg-client";
 import { assertBuilt } from "./start-server-dist";
 
 // The production server as `npm start` runs it (scripts/serve.mjs, one process whose RSS is
@@ -60,20 +61,13 @@ export function rssMiB(pid: number): number {
 
 /** A new database with pgvector on the PostgreSQL server `serverUrl` names; `drop` removes it. */
 export async function freshPostgres(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `memscope_bench_${Date.now()}`;
-  const admin = async (url: string, sql: string) => {
-    const c = new pg.Client({ connectionString: url });
-    await c.connect();
-    try {
-      await c.query(sql);
-    } finally {
-      await c.end();
-    }
-  };
+  // Random, not the clock: two benches started in the same millisecond must not share a database.
+  const name = `memscope_bench_${randomBytes(5).toString("hex")}`;
+  const admin = (url: string, sql: string) => withPgClient(url, (c) => c.query(sql));
   await admin(serverUrl, `CREATE DATABASE ${name}`);
   const u = new URL(serverUrl);
   u.pathname = `/${name}`;
   await admin(u.toString(), "CREATE EXTENSION IF NOT EXISTS vector");
-  return { url: u.toString(), drop: () => admin(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+  return { url: u.toString(), drop: async () => void (await admin(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)) };
 }
 
