@@ -5,25 +5,20 @@ import type { EncodingName } from "../tokens/registry";
 // every turn (and the inspector previews one history under several strategies), so most texts
 // of a request were counted by the request before: counting a 500-turn thread is 10-15 ms per
 // encoding, a lookup per message well under 1 ms. Counts are a pure function of the text, so a
-// hit is exact. Kept per project: a project's request time never says whether another project
-// sent a text. Holds the texts it is keyed by, so an erasure drops it all
-// (lib/privacy/purge-caches.ts). Bounded by the texts' length; the oldest texts go first.
-// A Map per project keyed by the text itself: a request's strings (from JSON.parse) are hashed once, where
-// lru-cache with a project-and-text key built per lookup cost ~8% of a 500-turn request.
+// hit is exact (a hit compares the whole text, never only its hash). Kept per project: a
+// project's request time never says whether another project sent a text. Holds the texts it is
+// keyed by, so an erasure drops it all (lib/privacy/purge-caches.ts). Bounded by the texts'
+// length; the oldest texts go first.
+// No JS objects per text: the texts' characters are copied into one byte array (one byte a
+// character for a text whose characters are all under U+0100, else two) and each
+// entry's key and counts live in typed arrays, found through an open-addressed table of entry
+// ids. A cold 500-turn request adds 1 001 texts; kept as strings with an object each in a Map,
+// they were ~30 000 strings and objects in the old generation at the bound, which every
+// mark-compact marked and moved (a cold call's major GC ~3x a warm one's, the requests it
+// landed in the window's p95 tail: docs/benchmarks.md section 69). A typed array's contents
+// are neither marked nor moved.
 
 export const TEXT_COUNTS_MAX_CHARS = 8 * 1024 * 1024;
-
-type Spaced = { alone: number; spaced: number };
-// One object a text, its counts in number fields (-1: not counted yet): a cold request keeps a
-// thousand new texts, and an object per count and per spaced pair was five per text to promote and mark.
-class Entry {
-  o200k = -1;
-  o200kLong = false;
-  o200kSpaced = -1;
-  cl100k = -1;
-  cl100kLong = false;
-  cl100kSpaced = -1;
-}
 
 /** What a strategy asks for a text: its count in an encoding, and LlamaIndex's count of " " + text. */
 export type TextCounter = {
@@ -35,124 +30,287 @@ export type TextCounter = {
   /** Keeps a count made elsewhere (the worker pool runs the same countBounded: the same answer). */
   record?(text: string, encoding: EncodingName, count: TextCount): void;
 };
+type Spaced = { alone: number; spaced: number };
 
-/** project -> text -> counts. */
-const projects = new Map<string, Map<string, Entry>>();
-// The entries in the order they were added, oldest at `head`: eviction takes them from there.
-// (Asking a Map for its oldest key after deletions walks past every deleted slot still in its
-// table: with the bound reached, that walk on each new text cost ~40% of a cold request.)
-let orderTexts: string[] = [];
-let orderMaps: Map<string, Entry>[] = [];
+const ENTRY_CHARS = 32; // an entry's slot and fields, in characters, for the bound
+const EMPTY = -1;
+const GONE = -2;
+// Counts per entry (-1: not counted yet), at id * FIELDS + field.
+const FIELDS = 4;
+const O200K = 0;
+const O200K_SPACED = 1;
+const CL100K = 2;
+const CL100K_SPACED = 3;
+// Flags per entry: long pieces (bit 0: o200k, bit 1: cl100k); bit 2: its characters take two bytes each.
+const O200K_LONG = 1;
+const CL100K_LONG = 2;
+const WIDE = 4;
+// The byte array grows to at most this before it grows only by what it needs: at the bound, the
+// kept texts of one-byte characters fit in it with room for the forgotten ones' places.
+const BYTES_SOFT_CAP = Math.ceil(TEXT_COUNTS_MAX_CHARS * 1.5);
+
+// Entries are numbered in the order they were added, for ever (ids only grow); those from `head`
+// to `tail` are kept, at index id - entryBase of the arrays; oldest go first. Their characters
+// are at bytes[start - byteBase, ...), one or two bytes each, in the order added.
+let entryBase = 0;
 let head = 0;
+let tail = 0;
+let entryProject = new Int32Array(1024);
+let entryHash = new Int32Array(1024);
+let entryStart = new Float64Array(1024); // absolute byte positions: past 2^31 in a long-lived process
+let entryLength = new Int32Array(1024);
+let entryCounts = new Int32Array(1024 * FIELDS);
+let entryLong = new Uint8Array(1024);
+let byteBase = 0;
+let byteEnd = 0; // absolute position after the newest entry's characters
+let bytes = new Uint8Array(1 << 16);
+// Open-addressed table: entry id, EMPTY, or GONE (a forgotten entry's slot, skipped by a search).
+let slots = new Int32Array(2048).fill(EMPTY);
+let slotsUsed = 0; // live and GONE slots
 let cachedChars = 0;
-const ENTRY_CHARS = 32; // an entry's Map slot and object, in characters, for the bound
+/** project id -> its number in the entries' keys. */
+const projectNumbers = new Map<string, number>();
+// Bumped by forgetTextCounts: a counter's remembered entry ids from before are void.
+let epoch = 0;
 
-/** Forgets the oldest entries while over the bound, never the newest (it may alone be over). */
-function evictOldest(): void {
-  const newest = orderTexts.length - 1;
-  while (cachedChars > TEXT_COUNTS_MAX_CHARS && head < newest) {
-    const text = orderTexts[head];
-    orderMaps[head].delete(text);
-    cachedChars -= text.length + ENTRY_CHARS;
-    head++;
+function hashOf(project: number, text: string): number {
+  let h = Math.imul(project + 1, 0x9e3779b1) ^ 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h ^ (h >>> 15);
+}
+
+function sameText(id: number, project: number, text: string): boolean {
+  const e = id - entryBase;
+  if (entryProject[e] !== project || entryLength[e] !== text.length) return false;
+  const at = entryStart[e] - byteBase;
+  // A text's width follows from its characters: the same text is stored at the same width.
+  if (entryLong[e] & WIDE) {
+    for (let i = 0; i < text.length; i++) if ((bytes[at + 2 * i] | (bytes[at + 2 * i + 1] << 8)) !== text.charCodeAt(i)) return false;
+  } else {
+    for (let i = 0; i < text.length; i++) if (bytes[at + i] !== text.charCodeAt(i)) return false;
   }
-  // Drop the forgotten part of the order now and then (amortized: at least half of it is gone).
-  if (head > 1024 && head * 2 > orderTexts.length) {
-    orderTexts = orderTexts.slice(head);
-    orderMaps = orderMaps.slice(head);
-    head = 0;
+  return true;
+}
+
+/** The kept entry's id for this project's text, or -1. */
+function find(project: number, text: string, hash: number): number {
+  const mask = slots.length - 1;
+  for (let s = hash & mask; ; s = (s + 1) & mask) {
+    const id = slots[s];
+    if (id === EMPTY) return -1;
+    if (id !== GONE && entryHash[id - entryBase] === hash && sameText(id, project, text)) return id;
   }
 }
 
-function entryIn(byText: Map<string, Entry>, text: string): Entry {
-  let e = byText.get(text);
-  if (!e) {
-    e = new Entry();
-    byText.set(text, e);
-    orderTexts.push(text);
-    orderMaps.push(byText);
-    cachedChars += text.length + ENTRY_CHARS;
-    if (cachedChars > TEXT_COUNTS_MAX_CHARS) evictOldest();
+function placeSlot(id: number, hash: number): void {
+  const mask = slots.length - 1;
+  let s = hash & mask;
+  while (slots[s] !== EMPTY) s = (s + 1) & mask;
+  slots[s] = id;
+}
+
+/** A new table for the kept entries: twice the size when they fill half of it, else the same size without the GONE slots. */
+function rebuildSlots(): void {
+  const live = tail - head;
+  let size = slots.length;
+  while (live * 2 >= size) size *= 2;
+  while (size > 2048 && live * 8 < size) size /= 2;
+  slots = new Int32Array(size).fill(EMPTY);
+  for (let id = head; id < tail; id++) placeSlot(id, entryHash[id - entryBase]);
+  slotsUsed = live;
+}
+
+function forgetSlot(id: number): void {
+  const mask = slots.length - 1;
+  for (let s = entryHash[id - entryBase] & mask; ; s = (s + 1) & mask) {
+    if (slots[s] === id) {
+      slots[s] = GONE;
+      return;
+    }
   }
-  return e;
+}
+
+function grown<T extends Int32Array | Float64Array | Uint8Array>(a: T, keep: number, from: number, size: number): T {
+  const b = new (a.constructor as new (n: number) => T)(size);
+  b.set(a.subarray(from, from + keep));
+  return b;
+}
+
+/** Room for one more entry (dropping the forgotten ones' places first). */
+function roomForEntry(): void {
+  const n = tail - entryBase;
+  if (n < entryLength.length) return;
+  const live = tail - head;
+  const from = head - entryBase;
+  const size = live * 2 >= entryLength.length ? entryLength.length * 2 : entryLength.length;
+  entryProject = grown(entryProject, live, from, size);
+  entryHash = grown(entryHash, live, from, size);
+  entryStart = grown(entryStart, live, from, size);
+  entryLength = grown(entryLength, live, from, size);
+  entryLong = grown(entryLong, live, from, size);
+  entryCounts = grown(entryCounts, live * FIELDS, from * FIELDS, size * FIELDS);
+  entryBase = head;
+}
+
+/** Room for `n` more bytes (dropping the forgotten texts' bytes first). */
+function roomForBytes(n: number): void {
+  if (byteEnd - byteBase + n <= bytes.length) return;
+  const liveStart = head < tail ? entryStart[head - entryBase] : byteEnd;
+  const live = byteEnd - liveStart;
+  let size = bytes.length;
+  // Grows when the kept bytes would fill 3/4 of it, else moves them to its start.
+  if ((live + n) * 4 > size * 3) size = Math.max(Math.min(size * 2, BYTES_SOFT_CAP), Math.ceil(((live + n) * 4) / 3));
+  if (size === bytes.length) bytes.copyWithin(0, liveStart - byteBase, byteEnd - byteBase);
+  else bytes = grown(bytes, live, liveStart - byteBase, size);
+  byteBase = liveStart;
+}
+
+/** Forgets the oldest entries while over the bound, never the newest (it may alone be over). */
+function evictOldest(): void {
+  while (cachedChars > TEXT_COUNTS_MAX_CHARS && head < tail - 1) {
+    forgetSlot(head);
+    cachedChars -= entryLength[head - entryBase] + ENTRY_CHARS;
+    head++;
+  }
+}
+
+/** Whether a character of the text is U+0100 or above (then two bytes a character). */
+function isWide(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0xff) return true;
+  return false;
+}
+
+function add(project: number, text: string, hash: number): number {
+  const wide = isWide(text);
+  const n = wide ? 2 * text.length : text.length;
+  roomForEntry();
+  roomForBytes(n);
+  const id = tail++;
+  const e = id - entryBase;
+  entryProject[e] = project;
+  entryHash[e] = hash;
+  entryStart[e] = byteEnd;
+  entryLength[e] = text.length;
+  entryCounts.fill(-1, e * FIELDS, e * FIELDS + FIELDS);
+  entryLong[e] = wide ? WIDE : 0;
+  const at = byteEnd - byteBase;
+  if (wide) {
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      bytes[at + 2 * i] = c & 0xff;
+      bytes[at + 2 * i + 1] = c >>> 8;
+    }
+  } else {
+    for (let i = 0; i < text.length; i++) bytes[at + i] = text.charCodeAt(i);
+  }
+  byteEnd += n;
+  cachedChars += text.length + ENTRY_CHARS;
+  if (cachedChars > TEXT_COUNTS_MAX_CHARS) evictOldest();
+  // GONE slots count as used: a search stops only at an EMPTY one.
+  if (++slotsUsed * 2 >= slots.length) rebuildSlots();
+  else placeSlot(id, hash);
+  return id;
+}
+
+/** The 32-bit hash a project's text is filed under (for its test: two texts under one hash). */
+export function textCountHash(projectId: string, text: string): number {
+  return hashOf(projectNumber(projectId), text);
+}
+
+function projectNumber(projectId: string): number {
+  let n = projectNumbers.get(projectId);
+  if (n === undefined) {
+    n = projectNumbers.size;
+    projectNumbers.set(projectId, n);
+  }
+  return n;
 }
 
 /** Counts without any cache (a call that names no project). */
 export const uncachedCounter: TextCounter = { count: countText, spaced: countSpaced };
 
-/** The process's counts for one project's texts. */
+/** The process's counts for one project's texts (a counter per request: it remembers where its texts' entries are). */
 export function projectTextCounter(projectId: string): TextCounter {
-  let byText = projects.get(projectId);
-  if (!byText) {
-    byText = new Map();
-    projects.set(projectId, byText);
-  }
-  const map = byText;
-  const entry = (text: string) => entryIn(map, text);
+  const p = projectNumber(projectId);
+  // A request asks about each of its texts several times (known, spaced, record, count): the
+  // entry's id by the string itself (V8 hashes a string once) saves hashing and comparing its
+  // characters again. Cleared when large: a caller may keep one counter for many threads.
+  const ids = new Map<string, number>();
+  let idsEpoch = epoch;
+  const lookup = (text: string, create: boolean): number => {
+    if (idsEpoch !== epoch) {
+      ids.clear();
+      idsEpoch = epoch;
+    }
+    const known = ids.get(text);
+    if (known !== undefined && known >= head) return known;
+    const hash = hashOf(p, text);
+    let id = find(p, text, hash);
+    if (id < 0) {
+      if (!create) return -1;
+      id = add(p, text, hash);
+    }
+    if (ids.size >= 8192) ids.clear();
+    ids.set(text, id);
+    return id;
+  };
+  const countIn = (text: string, encoding: EncodingName): TextCount => {
+    const e = lookup(text, true) - entryBase;
+    const [field, long] = encoding === "o200k_base" ? [O200K, O200K_LONG] : [CL100K, CL100K_LONG];
+    if (entryCounts[e * FIELDS + field] < 0) {
+      const c = countText(text, encoding);
+      // countText may not move entries (it never touches them), so `e` still holds.
+      entryCounts[e * FIELDS + field] = c.tokens;
+      if (c.approximate) entryLong[e] |= long;
+    }
+    return { tokens: entryCounts[e * FIELDS + field], approximate: (entryLong[e] & long) !== 0 };
+  };
   return {
-    count(text, encoding) {
-      const e = entry(text);
-      if (encoding === "o200k_base") {
-        if (e.o200k < 0) {
-          const c = countText(text, encoding);
-          e.o200k = c.tokens;
-          e.o200kLong = c.approximate;
-        }
-        return { tokens: e.o200k, approximate: e.o200kLong };
-      }
-      if (e.cl100k < 0) {
-        const c = countText(text, encoding);
-        e.cl100k = c.tokens;
-        e.cl100kLong = c.approximate;
-      }
-      return { tokens: e.cl100k, approximate: e.cl100kLong };
-    },
+    count: countIn,
     spaced(text, encoding) {
-      const e = entry(text);
-      const o200k = encoding === "o200k_base";
-      if ((o200k ? e.o200kSpaced : e.cl100kSpaced) < 0) {
+      const e = lookup(text, true) - entryBase;
+      const [alone, spacedField, long] = encoding === "o200k_base" ? [O200K, O200K_SPACED, O200K_LONG] : [CL100K, CL100K_SPACED, CL100K_LONG];
+      if (entryCounts[e * FIELDS + spacedField] < 0) {
         // One pass gives the text's own count too: a later count() of it (total_tokens when the
         // model's encoding is LlamaIndex's) is a lookup, never a second scan.
         const c = countSpaced(text, encoding);
-        if (o200k) {
-          e.o200kSpaced = c.spaced;
-          e.o200k = c.alone;
-          e.o200kLong = c.approximate;
-        } else {
-          e.cl100kSpaced = c.spaced;
-          e.cl100k = c.alone;
-          e.cl100kLong = c.approximate;
-        }
+        entryCounts[e * FIELDS + spacedField] = c.spaced;
+        entryCounts[e * FIELDS + alone] = c.alone;
+        entryLong[e] = c.approximate ? entryLong[e] | long : entryLong[e] & ~long;
       }
-      return o200k ? { alone: e.o200k, spaced: e.o200kSpaced } : { alone: e.cl100k, spaced: e.cl100kSpaced };
+      return { alone: entryCounts[e * FIELDS + alone], spaced: entryCounts[e * FIELDS + spacedField] };
     },
     known(text, encoding) {
-      const e = map.get(text);
-      return e !== undefined && (encoding === "o200k_base" ? e.o200k : e.cl100k) >= 0;
+      const id = lookup(text, false);
+      return id >= 0 && entryCounts[(id - entryBase) * FIELDS + (encoding === "o200k_base" ? O200K : CL100K)] >= 0;
     },
     record(text, encoding, c) {
-      const e = entry(text);
-      if (encoding === "o200k_base") {
-        e.o200k = c.tokens;
-        e.o200kLong = c.approximate;
-      } else {
-        e.cl100k = c.tokens;
-        e.cl100kLong = c.approximate;
-      }
+      const e = lookup(text, true) - entryBase;
+      const [field, long] = encoding === "o200k_base" ? [O200K, O200K_LONG] : [CL100K, CL100K_LONG];
+      entryCounts[e * FIELDS + field] = c.tokens;
+      entryLong[e] = c.approximate ? entryLong[e] | long : entryLong[e] & ~long;
     },
   };
 }
 
 /** Forgets every count (an erasure: the keys hold texts). */
 export function forgetTextCounts(): void {
-  projects.clear();
-  orderTexts = [];
-  orderMaps = [];
-  head = 0;
+  epoch++;
+  entryBase = head = tail;
+  byteBase = byteEnd;
   cachedChars = 0;
+  entryProject = new Int32Array(1024);
+  entryHash = new Int32Array(1024);
+  entryStart = new Float64Array(1024);
+  entryLength = new Int32Array(1024);
+  entryCounts = new Int32Array(1024 * FIELDS);
+  entryLong = new Uint8Array(1024);
+  bytes = new Uint8Array(1 << 16);
+  slots = new Int32Array(2048).fill(EMPTY);
+  slotsUsed = 0;
 }
 
 /** How many texts and characters the counts hold now. */
 export function textCountsSize(): { texts: number; chars: number } {
-  return { texts: orderTexts.length - head, chars: cachedChars };
+  return { texts: tail - head, chars: cachedChars };
 }
