@@ -9,14 +9,14 @@ import type { EncodingName } from "../tokens/registry";
 // project's request time never says whether another project sent a text. Holds the texts it is
 // keyed by, so an erasure drops it all (lib/privacy/purge-caches.ts). Bounded by the texts'
 // length; the oldest texts go first.
-// No JS objects per text: the texts' characters are copied into one byte array (one byte a
-// character for a text whose characters are all under U+0100, else two) and each
-// entry's key and counts live in typed arrays, found through an open-addressed table of entry
-// ids. A cold 500-turn request adds 1 001 texts; kept as strings with an object each in a Map,
-// they were ~30 000 strings and objects in the old generation at the bound, which every
-// mark-compact marked and moved (a cold call's major GC ~3x a warm one's, the requests it
-// landed in the window's p95 tail: docs/benchmarks.md section 69). A typed array's contents
-// are neither marked nor moved.
+// No JS objects per text: the texts are copied as bytes into one Buffer (one byte a character
+// for an ASCII text, else UTF-16) and each entry's key and counts live in typed arrays, found
+// through an open-addressed table of entry ids. A cold 500-turn request adds 1 001 texts; kept
+// as Map keys with an object each, they were ~30 000 strings and objects in the old generation at
+// the bound, which every mark-compact marked and moved (a cold call's major GC ~3x a warm one's:
+// docs/benchmarks.md section 69). A Buffer's contents are neither marked nor moved. The copy and
+// the comparison on a hit are native (latin1Write/ucs2Write, Buffer.compare); the hash reads the
+// copied bytes four at a time.
 
 export const TEXT_COUNTS_MAX_CHARS = 8 * 1024 * 1024;
 
@@ -41,10 +41,9 @@ const O200K = 0;
 const O200K_SPACED = 1;
 const CL100K = 2;
 const CL100K_SPACED = 3;
-// Flags per entry: long pieces (bit 0: o200k, bit 1: cl100k); bit 2: its characters take two bytes each.
+// Flags per entry: long pieces (bit 0: o200k, bit 1: cl100k).
 const O200K_LONG = 1;
 const CL100K_LONG = 2;
-const WIDE = 4;
 // The byte array grows to at most this before it grows only by what it needs: at the bound, the
 // kept texts of one-byte characters fit in it with room for the forgotten ones' places.
 const BYTES_SOFT_CAP = Math.ceil(TEXT_COUNTS_MAX_CHARS * 1.5);
@@ -58,12 +57,17 @@ let tail = 0;
 let entryProject = new Int32Array(1024);
 let entryHash = new Int32Array(1024);
 let entryStart = new Float64Array(1024); // absolute byte positions: past 2^31 in a long-lived process
-let entryLength = new Int32Array(1024);
+let entryLength = new Int32Array(1024); // characters
+let entryBytes = new Int32Array(1024);
 let entryCounts = new Int32Array(1024 * FIELDS);
 let entryLong = new Uint8Array(1024);
 let byteBase = 0;
 let byteEnd = 0; // absolute position after the newest entry's characters
-let bytes = new Uint8Array(1 << 16);
+let bytes = Buffer.alloc(1 << 16);
+// The text being looked up, as it would be stored (zeros after it to a multiple of 4 bytes), and its byte length.
+let scratch = Buffer.alloc(1 << 12);
+let scratchWords = new Int32Array(scratch.buffer, scratch.byteOffset, scratch.length >> 2);
+let scratchBytes = 0;
 // Open-addressed table: entry id, EMPTY, or GONE (a forgotten entry's slot, skipped by a search).
 let slots = new Int32Array(2048).fill(EMPTY);
 let slotsUsed = 0; // live and GONE slots
@@ -73,32 +77,40 @@ const projectNumbers = new Map<string, number>();
 // Bumped by forgetTextCounts: a counter's remembered entry ids from before are void.
 let epoch = 0;
 
-function hashOf(project: number, text: string): number {
-  let h = Math.imul(project + 1, 0x9e3779b1) ^ 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+/** Copies the text into `scratch` (one byte a character when all are ASCII, else UTF-16) and returns its hash. */
+function stage(project: number, text: string): number {
+  const ascii = Buffer.byteLength(text, "utf8") === text.length;
+  const n = ascii ? text.length : 2 * text.length;
+  if (n + 4 > scratch.length) {
+    scratch = Buffer.alloc(Math.max(n + 4, scratch.length * 2) + 3 & ~3);
+    scratchWords = new Int32Array(scratch.buffer, scratch.byteOffset, scratch.length >> 2);
+  }
+  if (ascii) scratch.write(text, 0, "latin1");
+  else scratch.write(text, 0, "utf16le");
+  scratch.writeInt32LE(0, n); // zeros to the next multiple of 4 (and a word past it, harmless)
+  scratchBytes = n;
+  // Project, length and width in the seed: the same characters in another project are another key.
+  let h = Math.imul(project + 1, 0x9e3779b1) ^ Math.imul(text.length + (ascii ? 0 : 0x40000000), 0x85ebca6b);
+  const words = (n + 3) >> 2;
+  for (let i = 0; i < words; i++) h = Math.imul(h ^ scratchWords[i], 0x01000193) ^ (h >>> 13);
   return h ^ (h >>> 15);
 }
 
-function sameText(id: number, project: number, text: string): boolean {
+/** Whether entry `id` is the staged text of `project` (the whole bytes compared, never only the hash). */
+function sameText(id: number, project: number, length: number): boolean {
   const e = id - entryBase;
-  if (entryProject[e] !== project || entryLength[e] !== text.length) return false;
+  if (entryProject[e] !== project || entryLength[e] !== length || entryBytes[e] !== scratchBytes) return false;
   const at = entryStart[e] - byteBase;
-  // A text's width follows from its characters: the same text is stored at the same width.
-  if (entryLong[e] & WIDE) {
-    for (let i = 0; i < text.length; i++) if ((bytes[at + 2 * i] | (bytes[at + 2 * i + 1] << 8)) !== text.charCodeAt(i)) return false;
-  } else {
-    for (let i = 0; i < text.length; i++) if (bytes[at + i] !== text.charCodeAt(i)) return false;
-  }
-  return true;
+  return bytes.compare(scratch, 0, scratchBytes, at, at + scratchBytes) === 0;
 }
 
 /** The kept entry's id for this project's text, or -1. */
-function find(project: number, text: string, hash: number): number {
+function find(project: number, length: number, hash: number): number {
   const mask = slots.length - 1;
   for (let s = hash & mask; ; s = (s + 1) & mask) {
     const id = slots[s];
     if (id === EMPTY) return -1;
-    if (id !== GONE && entryHash[id - entryBase] === hash && sameText(id, project, text)) return id;
+    if (id !== GONE && entryHash[id - entryBase] === hash && sameText(id, project, length)) return id;
   }
 }
 
@@ -147,6 +159,7 @@ function roomForEntry(): void {
   entryHash = grown(entryHash, live, from, size);
   entryStart = grown(entryStart, live, from, size);
   entryLength = grown(entryLength, live, from, size);
+  entryBytes = grown(entryBytes, live, from, size);
   entryLong = grown(entryLong, live, from, size);
   entryCounts = grown(entryCounts, live * FIELDS, from * FIELDS, size * FIELDS);
   entryBase = head;
@@ -161,7 +174,11 @@ function roomForBytes(n: number): void {
   // Grows when the kept bytes would fill 3/4 of it, else moves them to its start.
   if ((live + n) * 4 > size * 3) size = Math.max(Math.min(size * 2, BYTES_SOFT_CAP), Math.ceil(((live + n) * 4) / 3));
   if (size === bytes.length) bytes.copyWithin(0, liveStart - byteBase, byteEnd - byteBase);
-  else bytes = grown(bytes, live, liveStart - byteBase, size);
+  else {
+    const b = Buffer.alloc(size);
+    bytes.copy(b, 0, liveStart - byteBase, byteEnd - byteBase);
+    bytes = b;
+  }
   byteBase = liveStart;
 }
 
@@ -174,15 +191,9 @@ function evictOldest(): void {
   }
 }
 
-/** Whether a character of the text is U+0100 or above (then two bytes a character). */
-function isWide(text: string): boolean {
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0xff) return true;
-  return false;
-}
-
-function add(project: number, text: string, hash: number): number {
-  const wide = isWide(text);
-  const n = wide ? 2 * text.length : text.length;
+/** Keeps the staged text of `project` as a new entry. */
+function add(project: number, length: number, hash: number): number {
+  const n = scratchBytes;
   roomForEntry();
   roomForBytes(n);
   const id = tail++;
@@ -190,21 +201,13 @@ function add(project: number, text: string, hash: number): number {
   entryProject[e] = project;
   entryHash[e] = hash;
   entryStart[e] = byteEnd;
-  entryLength[e] = text.length;
+  entryLength[e] = length;
+  entryBytes[e] = n;
   entryCounts.fill(-1, e * FIELDS, e * FIELDS + FIELDS);
-  entryLong[e] = wide ? WIDE : 0;
-  const at = byteEnd - byteBase;
-  if (wide) {
-    for (let i = 0; i < text.length; i++) {
-      const c = text.charCodeAt(i);
-      bytes[at + 2 * i] = c & 0xff;
-      bytes[at + 2 * i + 1] = c >>> 8;
-    }
-  } else {
-    for (let i = 0; i < text.length; i++) bytes[at + i] = text.charCodeAt(i);
-  }
+  entryLong[e] = 0;
+  scratch.copy(bytes, byteEnd - byteBase, 0, n);
   byteEnd += n;
-  cachedChars += text.length + ENTRY_CHARS;
+  cachedChars += length + ENTRY_CHARS;
   if (cachedChars > TEXT_COUNTS_MAX_CHARS) evictOldest();
   // GONE slots count as used: a search stops only at an EMPTY one.
   if (++slotsUsed * 2 >= slots.length) rebuildSlots();
@@ -214,7 +217,7 @@ function add(project: number, text: string, hash: number): number {
 
 /** The 32-bit hash a project's text is filed under (for its test: two texts under one hash). */
 export function textCountHash(projectId: string, text: string): number {
-  return hashOf(projectNumber(projectId), text);
+  return stage(projectNumber(projectId), text);
 }
 
 function projectNumber(projectId: string): number {
@@ -244,11 +247,11 @@ export function projectTextCounter(projectId: string): TextCounter {
     }
     const known = ids.get(text);
     if (known !== undefined && known >= head) return known;
-    const hash = hashOf(p, text);
-    let id = find(p, text, hash);
+    const hash = stage(p, text);
+    let id = find(p, text.length, hash);
     if (id < 0) {
       if (!create) return -1;
-      id = add(p, text, hash);
+      id = add(p, text.length, hash);
     }
     if (ids.size >= 8192) ids.clear();
     ids.set(text, id);
@@ -303,9 +306,10 @@ export function forgetTextCounts(): void {
   entryHash = new Int32Array(1024);
   entryStart = new Float64Array(1024);
   entryLength = new Int32Array(1024);
+  entryBytes = new Int32Array(1024);
   entryCounts = new Int32Array(1024 * FIELDS);
   entryLong = new Uint8Array(1024);
-  bytes = new Uint8Array(1 << 16);
+  bytes = Buffer.alloc(1 << 16);
   slots = new Int32Array(2048).fill(EMPTY);
   slotsUsed = 0;
 }

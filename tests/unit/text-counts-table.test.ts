@@ -3,8 +3,8 @@ import { forgetTextCounts, projectTextCounter, textCountHash, textCountsSize } f
 import { countSpaced, countText, textsCountedHere } from "@/lib/tokens/count-tokens";
 
 // The project's text counts keep texts as bytes in typed arrays, found by a 32-bit hash: a hit
-// must still be the same text (whole comparison), at either width (one byte a character under
-// U+0100, else two), past the arrays' growth and compaction.
+// must still be the same text (whole comparison), at either width (one byte a character for an
+// ASCII text, else UTF-16), past the arrays' growth and compaction.
 
 const counted = (fn: () => unknown) => {
   const before = textsCountedHere();
@@ -16,8 +16,9 @@ describe("the text counts' table", () => {
   it("keeps two texts filed under the same 32-bit hash apart, each with its own count", () => {
     forgetTextCounts();
     const project = "p-collide";
-    // Texts whose counts differ (a digit run's length, words before it); a birthday search finds two under one hash.
-    const candidate = (i: number) => `${"word ".repeat(i % 5)}${i}${i % 3 ? "" : " and more"}`;
+    // Texts of one length (so only their characters tell them apart) whose counts differ: letters,
+    // spaces, digits and dots in every order; a birthday search finds two under one hash.
+    const candidate = (i: number) => i.toString(7).padStart(10, "0").replace(/[0-6]/g, (d) => "ab 1.xZ"[Number(d)]);
     const seen = new Map<number, string>();
     let pair: [string, string] | null = null;
     for (let i = 0; i < 2_000_000 && !pair; i++) {
