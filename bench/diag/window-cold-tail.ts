@@ -75,6 +75,8 @@ try {
   line("all", rows);
   console.log("slowest 8:");
   for (const r of sorted.slice(0, 8)) console.log(`  ${JSON.stringify({ ...r, heapUsed: Math.round(r.heapUsed / 1e6) }, (_, v) => (typeof v === "number" ? Math.round(v * 10) / 10 : v))}`);
+  // --trace-gc in BENCH_NODE_ARGS: the server's major GCs (and why V8 started them) from its last output.
+  if (extra.includes("--trace-gc")) for (const l of server.log().split("\n")) if (/Mark-Compact|Mark-sweep/i.test(l)) console.log(`  ${l.trim()}`);
 } finally {
   await server.stop();
   removeDir(dir);
