@@ -3,7 +3,7 @@
 // its wall time, the main thread's CPU and its wait for a core, the other threads' CPU, and the GC
 // pauses inside it; this sends bench:window's cold requests (the 500-turn thread, every text new,
 // bodies made before the clock) and prints the slowest tenth beside the rest.
-// BENCH_N (default 200), BENCH_STRATEGY (JSON, default llamaindex_buffer), BENCH_NODE_ARGS (extra
+// BENCH_N (default 200), BENCH_WARMUP (cold requests before the measured ones, default 25: the counts at their bound), BENCH_STRATEGY (JSON, default llamaindex_buffer), BENCH_NODE_ARGS (extra
 // node flags for the server, space-separated), BENCH_WARM=1 (the same thread each time instead).
 //   tsx --conditions=react-server bench/diag/window-cold-tail.ts
 import fs from "node:fs";
@@ -43,7 +43,7 @@ async function send(b: string): Promise<number> {
 }
 type Row = { wall: number; mainCpu: number; mainWait: number; others: number; othersWait: number; invol: number; gc: Record<string, number>; heapUsed: number; client: number };
 try {
-  for (let i = 0; i < 25; i++) await send(make());
+  for (let i = 0; i < Number(process.env.BENCH_WARMUP ?? 25); i++) await send(make());
   await new Promise((r) => setTimeout(r, 1500));
   fs.writeFileSync(trace, "");
   const bodies = Array.from({ length: N }, make);
