@@ -77,8 +77,8 @@ type Placed = { chat: CapturedChat; id: string; conversationId: string; k: numbe
 type AwaitingSpan = { span: OtlpSpan; resource: OtlpAttributes };
 
 /** Sorts a request's spans into chats to store, ignored spans (by kind) and rejected ones. */
-export function classifySpans(traces: OtlpTraces, receivedAt: Date) {
-  const c = spanClassifier(receivedAt);
+export function classifySpans(traces: OtlpTraces, receivedAt: Date, history?: HistoryScope) {
+  const c = spanClassifier(receivedAt, history);
   for (const rs of traces.resourceSpans) for (const span of rs.spans) c.add(span, rs.resource);
   return c.result();
 }
