@@ -144,8 +144,19 @@ export const linkHistory = (messages: readonly ChatMessage[], link: HistoryLink)
 /** The entries of a chat's input, when it was read with the histories. */
 export const historyLinkOf = (messages: readonly ChatMessage[]): HistoryLink | undefined => links.get(messages);
 
+/**
+ * Characters of input text the process keeps: MEMSCOPE_SPAN_HISTORY_CHARS (default 8 M, about
+ * 40-70 MB of heap when full with the messages, digests and nodes kept beside them; 0 keeps
+ * nothing: every input read whole, docs/benchmarks.md section 64's comparison).
+ */
+function historyChars(): number {
+  const v = process.env.MEMSCOPE_SPAN_HISTORY_CHARS;
+  const n = v === undefined || v === "" ? Number.NaN : Number(v);
+  return Number.isFinite(n) && n >= 0 ? n : 8 * 1024 * 1024;
+}
+
 /** The ingest's histories: one per process. */
-export const spanHistories = new SpanHistories();
+export const spanHistories = new SpanHistories(2048, historyChars());
 
 /** A reader of one request's inputs: the histories and the project they belong to (a project's inputs continue only its own). */
 export type HistoryScope = { histories: SpanHistories; scope: string };
