@@ -1,5 +1,6 @@
 import { userIdProblem } from "../http/user-id";
 import { MAX_TIME_UNIX_NANO, type OtlpAttributes, type OtlpEvent, type OtlpSpan, type OtlpValue } from "./otlp-types";
+import { headOf, linkHistory, type HistoryScope } from "./span-history";
 
 // A span read as an OpenTelemetry GenAI inference span (semantic conventions, docs/gen-ai/
 // gen-ai-spans.md and the JSON schemas gen-ai-input-messages.json / gen-ai-output-messages.json
@@ -8,7 +9,9 @@ import { MAX_TIME_UNIX_NANO, type OtlpAttributes, type OtlpEvent, type OtlpSpan,
 //
 // Three outcomes: a chat to store as a turn; a span capture ignores (anything but a chat:
 // HTTP spans, embeddings, tool executions, agent spans), counted by what it was; a chat span
-// whose content cannot be read, rejected with the field that is wrong. Pure: no I/O.
+// whose content cannot be read, rejected with the field that is wrong. No I/O; given the
+// process's span histories (span-history.ts), an input that continues a kept one is parsed
+// from where that one ended, with the same result.
 
 /** The operations that send a prompt and get an answer (gen_ai.operation.name). */
 export const CHAT_OPERATIONS = ["chat", "generate_content", "text_completion"] as const;
@@ -93,7 +96,7 @@ export function nestsDeeperThan(value: unknown, max: number): boolean {
   return false;
 }
 
-export function readGenAiSpan(span: OtlpSpan, resource: OtlpAttributes, receivedAt: Date, logEvents?: OtlpEvent[]): SpanReading {
+export function readGenAiSpan(span: OtlpSpan, resource: OtlpAttributes, receivedAt: Date, logEvents?: OtlpEvent[], history?: HistoryScope): SpanReading {
   const a = span.attributes;
   if (span.problem) return { kind: "rejected", field: span.problem.field, problem: span.problem.message };
   // The Vercel AI SDK's own spans name no gen_ai.operation.name: its model calls carry ai.prompt.messages.
@@ -104,14 +107,14 @@ export function readGenAiSpan(span: OtlpSpan, resource: OtlpAttributes, received
   if (!logEvents && a["gen_ai.input.messages"] === undefined && !span.events.some((e) => EVENT_ROLES[e.name])) return { kind: "awaiting_logs" };
   try {
     if (logEvents) return { kind: "chat", chat: { ...readChat(withLogEvents(span, logEvents), resource, op, receivedAt), messageForm: "logs" } };
-    return { kind: "chat", chat: readChat(span, resource, op, receivedAt) };
+    return { kind: "chat", chat: readChat(span, resource, op, receivedAt, history) };
   } catch (e) {
     if (e instanceof SpanProblem) return { kind: "rejected", field: e.field, problem: e.problem };
     throw e;
   }
 }
 
-function readChat(span: OtlpSpan, resource: OtlpAttributes, operation: string, receivedAt: Date): CapturedChat {
+function readChat(span: OtlpSpan, resource: OtlpAttributes, operation: string, receivedAt: Date, history?: HistoryScope): CapturedChat {
   const a = span.attributes;
   const attr = (key: string) => `${span.path}.attributes[${key}]`;
   let form: CapturedChat["messageForm"] = "attributes";
@@ -119,7 +122,7 @@ function readChat(span: OtlpSpan, resource: OtlpAttributes, operation: string, r
   let output: ChatMessage[];
   let system: ChatPart[] | null = null;
   if (a["gen_ai.input.messages"] !== undefined) {
-    input = messages(a["gen_ai.input.messages"], attr("gen_ai.input.messages"));
+    input = inputMessages(a["gen_ai.input.messages"], attr("gen_ai.input.messages"), history);
     output = a["gen_ai.output.messages"] === undefined ? [] : messages(a["gen_ai.output.messages"], attr("gen_ai.output.messages"));
     if (a["gen_ai.system_instructions"] !== undefined) system = parts(jsonValue(a["gen_ai.system_instructions"], attr("gen_ai.system_instructions")), attr("gen_ai.system_instructions"));
   } else {
@@ -184,11 +187,69 @@ function jsonValue(v: OtlpValue, field: string): unknown {
 function messages(v: OtlpValue, field: string): ChatMessage[] {
   const value = jsonValue(v, field);
   if (!Array.isArray(value)) throw new SpanProblem(field, "must be an array of messages");
+  return messageList(value, field);
+}
+
+function messageList(value: unknown[], field: string): ChatMessage[] {
   return value.map((m, i) => {
     if (!isObj(m)) throw new SpanProblem(`${field}[${i}]`, "must be an object");
     if (typeof m.role !== "string" || !m.role) throw new SpanProblem(`${field}[${i}].role`, "must be a non-empty string");
     return { ...m, role: m.role, parts: parts(m.parts, `${field}[${i}].parts`) };
   });
+}
+
+/**
+ * gen_ai.input.messages, from where a kept input of the same history ended when the text
+ * begins with it (span-history.ts): its messages and the ones after it, parsed alone. Whatever
+ * the rest holds that is not one or more valid messages (or the same list again) reads the text
+ * whole, so a problem is reported as the full reading reports it.
+ */
+function inputMessages(v: OtlpValue, field: string, history?: HistoryScope): ChatMessage[] {
+  if (!history || typeof v !== "string") return messages(v, field);
+  const hit = history.histories.find(history.scope, v);
+  if (hit) {
+    if (hit.same) {
+      if (!v.slice(hit.rest).trim()) {
+        const input = [...hit.entry.messages];
+        linkHistory(input, { own: hit.entry, base: hit.entry });
+        history.histories.hits++;
+        return input;
+      }
+    } else {
+      const more = restMessages(v.slice(hit.rest), field);
+      if (more) {
+        const input = [...hit.entry.messages, ...more];
+        linkHistory(input, { own: { scope: history.scope, head: headOf(v), messages: input }, base: hit.entry });
+        history.histories.hits++;
+        return input;
+      }
+    }
+  }
+  const input = messages(v, field);
+  history.histories.misses++;
+  if (input.length) linkHistory(input, { own: { scope: history.scope, head: headOf(v), messages: input }, base: null });
+  return input;
+}
+
+/**
+ * The messages after a comma that follows a complete message: `rest` ends the array. Read as
+ * "[" + rest, which parses exactly when the whole text does (JSON's array grammar after a
+ * value and a comma), except "[]": no message after the comma is invalid JSON. Null: read whole.
+ */
+function restMessages(rest: string, field: string): ChatMessage[] | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(`[${rest}`);
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(value) || !value.length || nestsDeeperThan(value, MAX_JSON_DEPTH)) return null;
+  try {
+    return messageList(value, field);
+  } catch (e) {
+    if (e instanceof SpanProblem) return null;
+    throw e;
+  }
 }
 
 function parts(v: unknown, field: string): ChatPart[] {

@@ -86,31 +86,60 @@ function withFinishReason(m: ChatMessage, taken: string): ChatMessage {
 }
 
 export function promptChain(conversationId: string, system: ChatPart[] | null, input: ChatMessage[], output: ChatMessage[]): PromptChain {
-  const nodes: PromptNode[] = [];
-  let parent: string | null = null;
+  return promptChainFrom(conversationId, system, input, output).chain;
+}
+
+/** Exchanges of a chain's beginning: their nodes and how many messages they cover (each closed by an assistant message). */
+export type ClosedNodes = { nodes: readonly PromptNode[]; covered: number };
+
+/**
+ * promptChain, starting from `known`: the closed exchanges of the input's first messages, as
+ * an earlier call with the same first messages left them (span-history.ts; a node closed by an
+ * assistant message is cut the same in every longer list, and its id digests only its messages
+ * and its parent's). `closed`: the same for this input, for the next call.
+ */
+export function promptChainFrom(
+  conversationId: string,
+  system: ChatPart[] | null,
+  input: ChatMessage[],
+  output: ChatMessage[],
+  known?: ClosedNodes,
+): { chain: PromptChain; closed: ClosedNodes } {
+  const reuse = known && known.covered <= input.length ? known : undefined;
+  const nodes: PromptNode[] = reuse ? [...reuse.nodes] : [];
+  let parent: string | null = nodes.length ? nodes[nodes.length - 1].id : null;
   const outputs = output.map(chainedOutput);
   const finishReasons = outputs.some((o) => o.finishReason !== null) ? outputs.map((o) => o.finishReason) : null;
   const messages = [...input, ...outputs.map((o) => o.message)];
+  let closedCount = nodes.length;
+  let covered = reuse?.covered ?? 0;
   // One node an exchange: cut after each assistant message (the same cuts in every call of a history).
-  for (let start = 0; start < messages.length; ) {
+  for (let start = reuse?.covered ?? 0; start < messages.length; ) {
     let end = start;
     while (end < messages.length - 1 && messages[end].role !== "assistant") end++;
     const exchange = messages.slice(start, end + 1);
     const json = JSON.stringify(exchange);
     const id = nodeId(parent, json);
     nodes.push({ id, parent, position: start, json, body: JSON.stringify(exchange.map(compactMessage)) });
+    if (end < input.length && messages[end].role === "assistant") {
+      closedCount = nodes.length;
+      covered = end + 1;
+    }
     parent = id;
     start = end + 1;
   }
   const systemJson = system === null ? null : JSON.stringify(system);
   return {
-    conversationId,
-    nodes,
-    system: systemJson === null ? null : { id: systemNodeId(systemJson), parent: null, position: 0, json: systemJson, body: systemJson },
-    promptNode: parent,
-    inputCount: input.length,
-    outputCount: output.length,
-    finishReasons,
+    chain: {
+      conversationId,
+      nodes,
+      system: systemJson === null ? null : { id: systemNodeId(systemJson), parent: null, position: 0, json: systemJson, body: systemJson },
+      promptNode: parent,
+      inputCount: input.length,
+      outputCount: output.length,
+      finishReasons,
+    },
+    closed: reuse && closedCount === reuse.nodes.length ? reuse : { nodes: nodes.slice(0, closedCount), covered },
   };
 }
 

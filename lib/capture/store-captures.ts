@@ -10,7 +10,8 @@ import { countsAt, countTextsAllEncodings, type TokenCounts } from "../tokens/co
 import { sha256Hex } from "./digest";
 import { isGenAiLogEvent, logEventsComplete, logRecordAsEvent, messageText, readGenAiSpan, type CapturedChat, type SpanReading } from "./genai-span";
 import type { OtlpAttributes, OtlpEvent, OtlpLogs, OtlpSpan, OtlpTraces, OtlpValue } from "./otlp-types";
-import { promptChain, storePromptNodes } from "./prompt-store";
+import { promptChainFrom, storePromptNodes } from "./prompt-store";
+import { historyLinkOf, spanHistories, type HistoryScope, type SpanHistories } from "./span-history";
 import { StageTimes } from "./stage-times";
 import { timeSlicer } from "./time-slice";
 
@@ -76,15 +77,15 @@ type Placed = { chat: CapturedChat; id: string; conversationId: string; k: numbe
 type AwaitingSpan = { span: OtlpSpan; resource: OtlpAttributes };
 
 /** Sorts a request's spans into chats to store, ignored spans (by kind) and rejected ones. */
-export function classifySpans(traces: OtlpTraces, receivedAt: Date) {
-  const c = spanClassifier(receivedAt);
+export function classifySpans(traces: OtlpTraces, receivedAt: Date, history?: HistoryScope) {
+  const c = spanClassifier(receivedAt, history);
   for (const rs of traces.resourceSpans) for (const span of rs.spans) c.add(span, rs.resource);
   return c.result();
 }
 
 /** classifySpans with a turn of the event loop every ~15 ms (reading a span parses its messages and checks them). */
-async function classifySpansSliced(traces: OtlpTraces, receivedAt: Date) {
-  const c = spanClassifier(receivedAt);
+async function classifySpansSliced(traces: OtlpTraces, receivedAt: Date, history?: HistoryScope) {
+  const c = spanClassifier(receivedAt, history);
   const slice = timeSlicer();
   for (const rs of traces.resourceSpans) {
     for (const span of rs.spans) {
@@ -95,7 +96,7 @@ async function classifySpansSliced(traces: OtlpTraces, receivedAt: Date) {
   return c.result();
 }
 
-function spanClassifier(receivedAt: Date) {
+function spanClassifier(receivedAt: Date, history?: HistoryScope) {
   const placed = new Map<string, Placed>();
   const awaiting = new Map<string, AwaitingSpan>();
   const ignored: Record<string, number> = {};
@@ -103,7 +104,7 @@ function spanClassifier(receivedAt: Date) {
   let repeated = 0;
   return {
     add(span: OtlpSpan, resource: OtlpAttributes) {
-      const r = readSpan(span, resource, receivedAt);
+      const r = readSpan(span, resource, receivedAt, history);
       if (r.kind === "ignored") ignored[r.what] = (ignored[r.what] ?? 0) + 1;
       else if (r.kind === "awaiting_logs") {
         if (awaiting.has(spanKey(span))) repeated++;
@@ -115,6 +116,9 @@ function spanClassifier(receivedAt: Date) {
           rejected.push(problem);
           return;
         }
+        // Its input passed the checks: the next call of its history may begin with it.
+        const link = history && historyLinkOf(r.chat.inputMessages);
+        if (link) history.histories.remember(link);
         const id = messageIdOf(r.chat);
         if (placed.has(id)) repeated++;
         else placed.set(id, { chat: r.chat, id, conversationId: conversationIdOf(r.chat), k: placed.size });
@@ -131,19 +135,34 @@ function spanClassifier(receivedAt: Date) {
  * One span's reading; a value no check foresaw that still breaks it (a RangeError: a date or
  * a string out of range) rejects that span, not the request (an exporter retries a 5xx forever).
  */
-function readSpan(span: OtlpSpan, resource: OtlpAttributes, receivedAt: Date): SpanReading {
+function readSpan(span: OtlpSpan, resource: OtlpAttributes, receivedAt: Date, history?: HistoryScope): SpanReading {
   try {
-    return readGenAiSpan(span, resource, receivedAt);
+    return readGenAiSpan(span, resource, receivedAt, undefined, history);
   } catch (e) {
     if (e instanceof RangeError) return { kind: "rejected", field: span.path, problem: `cannot be read: ${e.message}` };
     throw e;
   }
 }
 
-/** What the database cannot hold (NUL characters, lone surrogates) or the turn's size limits refuse. */
+/**
+ * What the database cannot hold (NUL characters, lone surrogates) or the turn's size limits
+ * refuse. An input that continues a kept one (span-history.ts: kept only once it passed here)
+ * has only its messages after it checked and measured; a problem among them is reported by
+ * the check of the whole list, as without the histories.
+ */
 function storable(c: CapturedChat): { field: string; message: string } | null {
+  const link = historyLinkOf(c.inputMessages);
+  const known = link?.base?.bytes !== undefined ? link.base : null;
+  const from = known ? known.messages.length : 0;
   try {
-    checkJsonValue(c.inputMessages, `${c.path}.attributes[gen_ai.input.messages]`);
+    const inputField = `${c.path}.attributes[gen_ai.input.messages]`;
+    if (known) {
+      try {
+        checkJsonValue(c.inputMessages.slice(from), inputField);
+      } catch {
+        checkJsonValue(c.inputMessages, inputField);
+      }
+    } else checkJsonValue(c.inputMessages, inputField);
     checkJsonValue(c.outputMessages, `${c.path}.attributes[gen_ai.output.messages]`);
     checkJsonValue(c.systemInstructions, `${c.path}.attributes[gen_ai.system_instructions]`);
     checkJsonValue([c.appId, c.endUserId, c.conversationKey, c.requestModel, c.responseModel, c.provider], `${c.path}.attributes`);
@@ -153,10 +172,14 @@ function storable(c: CapturedChat): { field: string; message: string } | null {
   }
   if (c.query.length > MAX_TEXT) return { field: `${c.path}.attributes[gen_ai.input.messages]`, message: `the new input is longer than ${MAX_TEXT} characters` };
   if (c.answer.length > MAX_TEXT) return { field: `${c.path}.attributes[gen_ai.output.messages]`, message: `the answer is longer than ${MAX_TEXT} characters` };
-  const bytes = jsonBytes(c.inputMessages) + jsonBytes(c.outputMessages) + jsonBytes(c.systemInstructions);
+  // JSON.stringify of a list is its items' texts, comma-separated, in brackets.
+  let inputBytes = known?.bytes ?? 0;
+  for (let i = from; i < c.inputMessages.length; i++) inputBytes += jsonBytes(c.inputMessages[i]);
+  const bytes = inputBytes + 2 + Math.max(0, c.inputMessages.length - 1) + jsonBytes(c.outputMessages) + jsonBytes(c.systemInstructions);
   if (bytes > MAX_CAPTURED_BYTES_PER_SPAN) {
     return { field: `${c.path}.attributes[gen_ai.input.messages]`, message: `the span's messages are ${bytes} bytes of JSON, more than the ${MAX_CAPTURED_BYTES_PER_SPAN} a span may store` };
   }
+  if (link) link.own.bytes ??= inputBytes;
   return null;
 }
 
@@ -168,8 +191,11 @@ export async function ingestTraces(
   receivedAt = new Date(),
   times = new StageTimes(),
   sizes: StatementSizes = STATEMENT_SIZES.embedded,
+  /** Null: every input read whole (what the histories must not change: tests compare both). */
+  histories: SpanHistories | null = spanHistories,
 ): Promise<IngestResult> {
-  const { placed, awaiting, ignored, rejected, repeated } = await times.time("classify", () => classifySpansSliced(traces, receivedAt));
+  const history = histories ? { histories, scope: sql.projectId } : undefined;
+  const { placed, awaiting, ignored, rejected, repeated } = await times.time("classify", () => classifySpansSliced(traces, receivedAt, history));
   const stored = await ingestChats(sql, placed, { spans: awaiting, events: new Map() }, receivedAt, times, sizes, rejected);
   const ignoredCount = Object.values(ignored).reduce((a, b) => a + b, 0);
   return noteWritten({
@@ -392,11 +418,27 @@ const asUuid = (hex: string) => `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.sl
  */
 export function chainKeys(c: CapturedChat): { prefixes: { key: string; length: number }[]; state: string | null } {
   const withAnswer = !c.conversationKey && c.outputMessages.length > 0;
-  let h = sha256Hex(stableJson([c.appId, c.systemInstructions]));
-  const hs = [...c.inputMessages, ...(withAnswer ? [c.outputMessages[0]] : [])].map((m) => (h = sha256Hex(`${h}:${stableJson(messageKey(m))}`)));
+  const seed = sha256Hex(stableJson([c.appId, c.systemInstructions]));
+  const input = c.inputMessages;
+  // The digests after each input message: those of a kept input this one continues (same app and
+  // system instructions: the same seed) reused, the rest computed (span-history.ts).
+  const link = historyLinkOf(input);
+  const mine = link?.own.chain;
+  let hs: readonly string[];
+  if (mine && mine.seed === seed && mine.hs.length === input.length) hs = mine.hs;
+  else {
+    const base = link?.base?.chain;
+    const from = base && base.seed === seed && base.hs.length === link.base!.messages.length && base.hs.length <= input.length ? base.hs : [];
+    const out = [...from];
+    let h = out.length ? out[out.length - 1] : seed;
+    for (let i = out.length; i < input.length; i++) out.push((h = sha256Hex(`${h}:${stableJson(messageKey(input[i]))}`)));
+    hs = out;
+    if (link) link.own.chain = { seed, hs };
+  }
   const prefixes: { key: string; length: number }[] = [];
-  for (let k = c.inputMessages.length; k > 0; k--) if (c.inputMessages[k - 1].role === "assistant") prefixes.push({ key: asUuid(hs[k - 1]), length: k });
-  return { prefixes, state: withAnswer ? asUuid(hs[hs.length - 1]) : null };
+  for (let k = input.length; k > 0; k--) if (input[k - 1].role === "assistant") prefixes.push({ key: asUuid(hs[k - 1]), length: k });
+  const last = input.length ? hs[input.length - 1] : seed;
+  return { prefixes, state: withAnswer ? asUuid(sha256Hex(`${last}:${stableJson(messageKey(c.outputMessages[0]))}`)) : null };
 }
 
 /** The chats by conversation: conversations in id order (two requests lock shared ones in the same order), each oldest first. */
@@ -711,10 +753,14 @@ async function storeTurns(tx: ProjectSql, groups: [string, Placed[]][], counts: 
   }
   // The prompts as nodes stored once per conversation (prompt-store.ts): a span's history is
   // found stored and only its new messages are written.
-  const chains: ReturnType<typeof promptChain>[] = [];
+  const chains: ReturnType<typeof promptChainFrom>["chain"][] = [];
   for (const x of fresh) {
     await slice();
-    chains.push(promptChain(x.conversationId, x.c.systemInstructions, x.c.inputMessages, x.c.outputMessages));
+    // The closed exchanges of a kept input this one continues are reused (span-history.ts).
+    const link = historyLinkOf(x.c.inputMessages);
+    const made = promptChainFrom(x.conversationId, x.c.systemInstructions, x.c.inputMessages, x.c.outputMessages, link?.own.nodes ?? link?.base?.nodes);
+    if (link) link.own.nodes = made.closed;
+    chains.push(made.chain);
   }
   await storePromptNodes(tx, chains, sizes.captureBytes, sizes.turns * 4);
   // The span's trace and span ids, operation, provider and models are in the turn's metadata.otlp (turnMetadata).
