@@ -1,5 +1,6 @@
 import { userIdProblem } from "../http/user-id";
 import { MAX_TIME_UNIX_NANO, type OtlpAttributes, type OtlpEvent, type OtlpSpan, type OtlpValue } from "./otlp-types";
+import type { ChatMessage, ChatPart } from "./captured-shapes";
 import { headOf, linkHistory, type HistoryScope } from "./span-history";
 
 // A span read as an OpenTelemetry GenAI inference span (semantic conventions, docs/gen-ai/
@@ -16,9 +17,7 @@ import { headOf, linkHistory, type HistoryScope } from "./span-history";
 /** The operations that send a prompt and get an answer (gen_ai.operation.name). */
 export const CHAT_OPERATIONS = ["chat", "generate_content", "text_completion"] as const;
 
-/** A message in the conventions' form: a role and its parts ({type: "text", content}, {type: "tool_call", ...}, ...). */
-export type ChatPart = { type: string; [key: string]: unknown };
-export type ChatMessage = { role: string; parts: ChatPart[]; [key: string]: unknown };
+export type { ChatMessage, ChatPart } from "./captured-shapes";
 
 export type CapturedChat = {
   traceId: string;

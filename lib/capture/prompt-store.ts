@@ -1,7 +1,7 @@
 import "server-only";
 import type { ProjectSql } from "../db/project-sql";
 import { sha256Hex } from "./digest";
-import type { ChatMessage, ChatPart } from "./genai-span";
+import type { ChatMessage, ChatPart, PromptNode } from "./captured-shapes";
 
 // Captured prompts, each message stored once per conversation (migration
 // 20261129060000_captured_messages). An agent resends its whole history with every call:
@@ -26,8 +26,7 @@ const asUuid = (hex: string) => `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.sl
 export const nodeId = (parent: string | null, json: string) => asUuid(sha256Hex(`${parent ?? ""}:${sha256Hex(json)}`));
 export const systemNodeId = (json: string) => asUuid(sha256Hex(`system:${sha256Hex(json)}`));
 
-/** `json`: the exchange's JSON text as sent (what the id digests); `body`: the text stored (compactBody). */
-export type PromptNode = { id: string; parent: string | null; position: number; json: string; body: string };
+export type { PromptNode } from "./captured-shapes";
 
 /**
  * A message of the usual shape, `{"role":R,"parts":[{"type":"text","content":C}]}` with exactly

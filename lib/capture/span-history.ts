@@ -1,5 +1,4 @@
-import type { ChatMessage } from "./genai-span";
-import type { PromptNode } from "./prompt-store";
+import type { ChatMessage, PromptNode } from "./captured-shapes";
 
 // What the last call of a conversation left, kept in the process so the next call's reading
 // starts where it ended (issue 35's throughput, docs/benchmarks.md sections 59 and 64). An
