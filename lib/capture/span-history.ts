@@ -157,5 +157,8 @@ function historyChars(): number {
 /** The ingest's histories: one per process. */
 export const spanHistories = new SpanHistories(2048, historyChars());
 
+/** After an erasure: the process keeps no input text (lib/privacy/purge-caches.ts). */
+export const forgetSpanHistories = () => spanHistories.clear();
+
 /** A reader of one request's inputs: the histories and the project they belong to (a project's inputs continue only its own). */
 export type HistoryScope = { histories: SpanHistories; scope: string };

@@ -1,4 +1,5 @@
 import "server-only";
+import { forgetSpanHistories } from "../capture/span-history";
 import { clearProcessSummaries } from "../strategies/agentscope/summary-cache";
 import { forgetAnalysedTexts } from "../strategies/extractive-summary";
 import { forgetTextCounts } from "../strategies/text-counts";
@@ -17,4 +18,5 @@ export function purgeProcessCaches(): void {
   clearProcessSummaries();
   forgetLongPieces();
   forgetTextCounts();
+  forgetSpanHistories();
 }

@@ -3,9 +3,10 @@ import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { describe, expect, it } from "vitest";
 import { decodeTracesProto } from "@/lib/capture/otlp-proto";
-import { SpanHistories } from "@/lib/capture/span-history";
+import { SpanHistories, spanHistories } from "@/lib/capture/span-history";
 import { ingestTraces, MAX_CAPTURED_BYTES_PER_SPAN, type IngestResult } from "@/lib/capture/store-captures";
 import { projectSql } from "@/lib/db/project-sql";
+import { purgeProcessCaches } from "@/lib/privacy/purge-caches";
 import { useEmbeddedDatabase } from "../helpers/embedded-database";
 
 // The span histories (lib/capture/span-history.ts) read an input that continues a kept one
@@ -163,4 +164,14 @@ describe("span histories", () => {
     expect(on.captured_spans.length).toBe(batches.flat().length - 6);
     expect(on).toEqual(off);
   }, 120_000);
+
+  it("are dropped with the other caches after an erasure: the process keeps no input text", async () => {
+    await store.db.sql.query(`INSERT INTO projects (id, name, slug, created_at) VALUES ('hist-purge', 'hist-purge', 'hist-purge', now())`);
+    spanHistories.clear();
+    const body = batch(recordedCalls()[0], Date.UTC(2026, 9, 2));
+    await ingestTraces(projectSql(store.db.sql, "hist-purge"), decodeTracesProto(body), RECEIVED);
+    expect(spanHistories.size).toBeGreaterThan(0);
+    purgeProcessCaches();
+    expect(spanHistories.size).toBe(0);
+  });
 });
