@@ -3,7 +3,7 @@
 // A replay is a read (nothing logged, nothing marked accessed), so it is cached like one and
 // shared by the views that show the same turn under the same settings.
 import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useCallback, useEffect } from "react";
+import { useEffect } from "react";
 import type { ReplayBody, ReplayResult } from "../api-types";
 import { keys } from "../query-keys";
 import { api, ok } from "../transport";
@@ -65,25 +65,4 @@ export function usePrefetchReplays(first: (ReplayBody | null)[], bodies: (Replay
       stopped = true;
     };
   }, [qc, waitFor, wanted, prepare]);
-}
-
-/**
- * A scrubber step's own prefetch, started in the key's event handler: when the turn stepped
- * onto has its replay cached, the ones after it are asked for at once, one after the other,
- * before React renders the step (the view's effect-driven chain, usePrefetchReplays, starts
- * only after a commit, and with a small replay the step's panes are drawn in the same task:
- * the server then sat idle while the page rendered). Joined by the chain (an in-flight fetch
- * is not asked twice); a turn not cached asks nothing here: the view asks for it itself.
- */
-export function usePrefetchOnStep() {
-  const qc = useQueryClient();
-  return useCallback(
-    (at: ReplayBody, next: ReplayBody[]) => {
-      if (qc.getQueryData(keys.replay.turn(at)) === undefined) return;
-      void (async () => {
-        for (const body of next) await qc.prefetchQuery(replayQuery(body)).catch(() => {});
-      })();
-    },
-    [qc],
-  );
 }

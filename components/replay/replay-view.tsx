@@ -5,7 +5,7 @@ import { memo, useCallback, useDeferredValue, useEffect, useMemo, useRef, useSta
 import type { ChangeSince, Message, ReplayResult } from "@/client/api-types";
 import { useCapturedTurns } from "@/client/hooks/captures";
 import { useConversation } from "@/client/hooks/conversations";
-import { usePrefetchOnStep, usePrefetchReplays, useReplay } from "@/client/hooks/replay";
+import { usePrefetchReplays, useReplay } from "@/client/hooks/replay";
 import { useAllMessages, useThread } from "@/client/hooks/turns";
 import { absoluteTime, formatInt, plural } from "@/client/ui/format";
 import { messageKey } from "@/client/ui/inspect-model";
@@ -157,23 +157,20 @@ const Replay = memo(function Replay({ state, setState }: { state: ReplayState; s
     () => (current && prevBody && prev.data && !prev.isPlaceholderData && prev.data.turn.message_id === prevTurn?.id ? stepDiff(prev.data, current) : null),
     [current, prev.data, prev.isPlaceholderData, prevBody, prevTurn],
   );
-  // The scrubber's next steps, fetched ahead (PREFETCH_AHEAD turns the way it last moved, then two the
-  // other way), each with the turn before it (its step's comparison): a step onto a turn not seen
-  // before then finds its replay cached. Keyed on the turn the scrubber is at, not the one the panes
-  // show: a key press asks for the next turn at once, so the server computes it while the page
-  // renders this step (keyed on the panes, it was asked only once they had drawn, and a held key
-  // waited for the server at every step: docs/benchmarks.md section 66). A turn already visited is
-  // cached and not asked again, so the two behind cost nothing on a walk in one direction.
+  // The scrubber's next steps, fetched ahead once this turn's replay has answered (PREFETCH_AHEAD turns the
+  // way it last moved, then two the other way), each with the turn before it (its step's comparison): a step
+  // onto a turn not seen before then finds its replay cached. A turn already visited is cached
+  // and not asked again, so the two behind cost nothing on a walk in one direction.
   const direction = useRef(1);
-  const lastIndex = useRef(index);
-  if (index >= 0 && lastIndex.current >= 0 && index !== lastIndex.current) direction.current = index > lastIndex.current ? 1 : -1;
-  lastIndex.current = index;
+  const lastIndex = useRef(shownIndex);
+  if (shownIndex >= 0 && lastIndex.current >= 0 && shownIndex !== lastIndex.current) direction.current = shownIndex > lastIndex.current ? 1 : -1;
+  lastIndex.current = shownIndex;
   const ahead = useMemo(() => {
-    if (index < 0) return [];
+    if (shownIndex < 0) return [];
     const d = direction.current;
     const out: (ReturnType<typeof replayBody> | null)[] = [];
     const steps = [...Array.from({ length: PREFETCH_AHEAD }, (_, i) => (i + 1) * d), -d, -2 * d];
-    for (const j of steps.map((s) => index + s)) {
+    for (const j of steps.map((s) => shownIndex + s)) {
       const t = turns[j];
       if (!t) continue;
       out.push(replayBody(state.conversation, t.id, { memory: state.memory, variant: state.variant }));
@@ -181,12 +178,9 @@ const Replay = memo(function Replay({ state, setState }: { state: ReplayState; s
       if (before?.query.trim() && (state.memory || state.variant)) out.push(replayBody(state.conversation, before.id));
     }
     return out;
-  }, [index, turns, state.conversation, state.memory, state.variant]);
-  // The scrubber's own turn (and the one before it) first: those the view is about to ask for
-  // (joined, not asked twice; at once from the cache after a prefetched step), then the ones ahead.
-  const atBody = useMemo(() => replayBody(state.conversation, state.turn, { memory: state.memory, variant: state.variant }), [state.conversation, state.turn, state.memory, state.variant]);
-  const atPrevBody = useMemo(() => (index > 0 && turns[index - 1]?.query.trim() ? replayBody(state.conversation, turns[index - 1].id) : null), [state.conversation, index, turns]);
-  usePrefetchReplays([atBody, atPrevBody], ahead, prepareAnswer);
+  }, [shownIndex, turns, state.conversation, state.memory, state.variant]);
+  // Asked as soon as this turn's replay (and the one before it) has answered, while the page renders it.
+  usePrefetchReplays([body, prevBody], ahead, prepareAnswer);
   const since = useMemo(() => new Map<string, ChangeSince>((r?.changes_since.memories ?? []).map((c) => [c.memory_id, c])), [r]);
   const newInPrompt = useMemo(() => new Set(step?.memoriesIn ?? []), [step]);
   const marks = useMemo(() => onlyMarks(step?.marks), [step]);
@@ -194,18 +188,10 @@ const Replay = memo(function Replay({ state, setState }: { state: ReplayState; s
   const captures = useCapturedTurns(state.conversation);
   const captured = !!captures.data?.data.some((t) => t.message_id === shownTurn);
 
-  const prefetchOnStep = usePrefetchOnStep();
   const goTo = useCallback((i: number) => {
-    const j = Math.max(0, Math.min(turns.length - 1, i));
-    const t = turns[j];
-    if (!t || t.id === state.turn) return;
-    patch({ turn: t.id, leaf });
-    // The turns ahead of the step, asked at the key press (before the step renders) when its own replay is cached.
-    const d = index >= 0 && j < index ? -1 : 1;
-    const settings = { memory: state.memory, variant: state.variant };
-    const next = Array.from({ length: PREFETCH_AHEAD }, (_, k) => turns[j + (k + 1) * d]).filter((n): n is Message => !!n);
-    prefetchOnStep(replayBody(state.conversation, t.id, settings), next.map((n) => replayBody(state.conversation, n.id, settings)));
-  }, [turns, state.turn, state.conversation, state.memory, state.variant, index, patch, leaf, prefetchOnStep]);
+    const t = turns[Math.max(0, Math.min(turns.length - 1, i))];
+    if (t && t.id !== state.turn) patch({ turn: t.id, leaf });
+  }, [turns, state.turn, patch, leaf]);
 
   const whyRef = useRef<HTMLDivElement>(null);
   const onWhy = useCallback(
