@@ -23,6 +23,7 @@ export type ErrorKind =
 
 export const ERROR_CODES = {
   invalid_json: { kind: "bad_request", meaning: "The body is not JSON, or not UTF-8." },
+  body_incomplete: { kind: "bad_request", meaning: "The request body broke off before its end (the client went away or the connection failed): nothing was done; send it again." },
   nesting_too_deep: { kind: "bad_request", meaning: "The JSON body is nested deeper than the input limit." },
   too_many_keys: { kind: "bad_request", meaning: "A JSON object of the body holds more keys than the input limit." },
   unsupported_text: { kind: "bad_request", meaning: "Text the database cannot store (a NUL character, a lone surrogate); details name the field." },

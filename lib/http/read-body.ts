@@ -1,5 +1,5 @@
 import "server-only";
-import { TooLargeError } from "../errors/domain-errors";
+import { BadRequestError, TooLargeError } from "../errors/domain-errors";
 
 /**
  * A request body read to its end, refused (413) as soon as it passes `maxBytes`: counted in
@@ -11,7 +11,11 @@ export async function readBodyLimited(req: Request, maxBytes: number): Promise<B
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    const { done, value } = await reader.read().catch(() => {
+      // The stream failed (the client aborted, the connection broke): a request that is not
+      // whole, answered as such, not as the server's own failure.
+      throw new BadRequestError("body_incomplete", "The request body broke off before its end", [{ field: "body", message: "incomplete" }]);
+    });
     if (done) break;
     size += value.byteLength;
     if (size > maxBytes) {
