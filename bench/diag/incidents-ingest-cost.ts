@@ -18,14 +18,12 @@ import { detectWrittenTurns } from "../../lib/incidents/ingest-filter";
 import { insertTurns } from "../../lib/messages/insert-turns";
 import { ZTurnInput } from "../../lib/messages/schemas";
 import { makeTempDir, removeDir } from "../lib/common";
+import { chargeSqlAndJson, cpuSeconds } from "../lib/cpu-split";
 import { makeTurnGenerator } from "../lib/text";
 
 const BATCHES = Number(process.env.BATCHES || 6);
 const SIZE = Number(process.env.SIZE || 2000);
-const cpu = () => {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1e6;
-};
+const cpu = cpuSeconds;
 (async () => {
   const dir = makeTempDir("inc-ingest-");
   const db = await openDatabase({ kind: "pglite", dataDir: dir });
@@ -34,24 +32,7 @@ const cpu = () => {
   const split = new Map<string, number>();
   let inDetect = false;
   const add = (k: string, s: number) => inDetect && split.set(k, (split.get(k) ?? 0) + s);
-  const query = sql.query.bind(sql);
-  sql.query = (async (text: string, params?: unknown[]) => {
-    const c0 = cpu();
-    try {
-      return await query(text, params);
-    } finally {
-      add(`sql: ${text.replace(/\s+/g, " ").trim().slice(0, 60)}`, cpu() - c0);
-    }
-  }) as typeof sql.query;
-  const parse = JSON.parse;
-  JSON.parse = ((text: string, reviver?: never) => {
-    const c0 = cpu();
-    try {
-      return parse(text, reviver);
-    } finally {
-      add("JSON.parse", cpu() - c0);
-    }
-  }) as typeof JSON.parse;
+  chargeSqlAndJson(sql, add, 60);
   const conversationId = randomUUID();
   await sql.query(`INSERT INTO conversations (project_id, id, app_id, end_user_id, name) VALUES ($1, $2, 'bench-import', 'bench', 'ingest cost')`, [sql.projectId, conversationId]);
   const gen = makeTurnGenerator(777);

@@ -19,6 +19,7 @@ import { openDatabase } from "../../lib/db/open-database";
 import { DEFAULT_PROJECT_ID, projectSql } from "../../lib/db/project-sql";
 import { checkIncidentsSoon, incidentsIdle } from "../../lib/incidents/on-ingest";
 import { makeTempDir, removeDir } from "../lib/common";
+import { chargeSqlAndJson, cpuSeconds } from "../lib/cpu-split";
 import { emitAgentTurn } from "../lib/otel-agent-turns";
 import { makeTurnGenerator } from "../lib/text";
 
@@ -27,10 +28,7 @@ const TURNS = Number(process.env.TURNS || 12);
 const MODE = process.env.MODE === "newest" ? "newest" : "written";
 const SYSTEM = [{ type: "text", content: "You are the travel desk's assistant. Answer in short paragraphs, cite the booking reference when there is one, never invent prices. ".repeat(10) }];
 const kind = process.env.PROF_DB === "postgres" ? "postgres" : "pglite";
-const cpu = () => {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1e6;
-};
+const cpu = cpuSeconds;
 
 async function main() {
   const dir = kind === "pglite" ? makeTempDir("memscope-diag-inc-otlp-") : undefined;
@@ -44,24 +42,7 @@ async function main() {
     e.s += s;
     split.set(k, e);
   };
-  const query = db.sql.query.bind(db.sql);
-  db.sql.query = (async (text: string, params?: unknown[]) => {
-    const c0 = cpu();
-    try {
-      return await query(text, params);
-    } finally {
-      add(`sql: ${text.replace(/\s+/g, " ").trim().slice(0, 70)}`, cpu() - c0);
-    }
-  }) as typeof db.sql.query;
-  const parse = JSON.parse;
-  JSON.parse = ((text: string, reviver?: never) => {
-    const c0 = cpu();
-    try {
-      return parse(text, reviver);
-    } finally {
-      add("JSON.parse", cpu() - c0);
-    }
-  }) as typeof JSON.parse;
+  chargeSqlAndJson(db.sql, add, 70);
   const sql = projectSql(db.sql, DEFAULT_PROJECT_ID);
   const gen = makeTurnGenerator(1);
   const memory = new InMemorySpanExporter();
