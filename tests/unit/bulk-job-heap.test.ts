@@ -10,7 +10,8 @@ import { LOADED_MACHINE_TIMEOUT_MS } from "../helpers/loaded-machine";
 function probe(mode: "inside" | "outside"): { peakMb: number; during: number; afterwards: number } {
   const out = execFileSync(process.execPath, ["--import", "tsx", "--conditions=react-server", "tests/fixtures/heap/bulk-job-heap-probe.ts", mode], {
     encoding: "utf8",
-    timeout: 60_000,
+    // A hang guard, not a speed check (a loaded machine's time, as the test's own).
+    timeout: LOADED_MACHINE_TIMEOUT_MS,
   });
   return JSON.parse(out.trim().split("\n").pop()!);
 }
