@@ -223,7 +223,10 @@ function printTimes() {
   const lines = ["> time per phase (wall seconds from the start of npm test; worker time is the sum over 3 workers):"];
   for (const p of phaseTimes.sort((a, b) => a.from - b.from)) {
     let detail = "";
-    if (p.name === "unit") detail = `; ${sum(files.filter((f) => f.file.startsWith("tests/unit/")), (f) => f.wall_s)} s of worker time`;
+    if (p.name === "unit") {
+      const unit = files.filter((f) => f.file.startsWith("tests/unit/"));
+      detail = `; ${sum(unit, (f) => f.wall_s)} s of worker time, ${sum(unit, (f) => f.cpu_s ?? 0)} CPU-s`;
+    }
     if (p.name === "servers" || p.name === "selected") {
       const api = files.filter((f) => f.file.startsWith("tests/api/"));
       const ui = files.filter((f) => /^tests\/(browser|client)\//.test(f.file));
@@ -236,7 +239,10 @@ function printTimes() {
     lines.push(`    ${p.name.padEnd(8)} ${String(p.from).padStart(5)} - ${String(p.to).padStart(5)} s (${p.to - p.from} s${detail})`);
   }
   files.sort((a, b) => b.wall_s - a.wall_s);
-  lines.push("> 20 slowest files (a worker's wall time from taking the file up to its end, hooks included):");
-  for (const f of files.slice(0, 20)) lines.push(`  ${f.wall_s.toFixed(1).padStart(6)} s  ${f.file} (hooks ${f.hooks_s} s, import ${f.collect_s} s)`);
+  // CPU: the worker's and the children it waited for (tests/support/file-cpu.ts), not the servers' or browsers'.
+  lines.push("> 20 slowest files (a worker's wall time from taking the file up to its end, hooks included; the worker's CPU-seconds):");
+  for (const f of files.slice(0, 20)) {
+    lines.push(`  ${f.wall_s.toFixed(1).padStart(6)} s  ${f.file} (CPU ${f.cpu_s ?? "?"} s, hooks ${f.hooks_s} s, import ${f.collect_s} s)`);
+  }
   console.log(lines.join("\n"));
 }
