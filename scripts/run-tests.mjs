@@ -4,8 +4,9 @@
 // A full run has two Vitest phases. The unit suites need no build, and `next build` leaves
 // about 40 % of a 2-core machine idle (47 CPU-seconds in 42 s, docs/benchmarks.md): so they run
 // while it builds, at a lower priority (nice 10: the build is what the rest waits for), and the
-// type check with them. The API and browser suites follow once the build and the unit suites are done. With
-// arguments (`npm test -- tests/api/x.test.ts`) there is one phase, after the build, with those.
+// type check with them. The API and browser suites start once the build is done, beside the rest
+// of the unit suites. With arguments (`npm test -- tests/api/x.test.ts`) there is one phase,
+// after the build, with those.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -108,12 +109,15 @@ if (building) {
     process.exit(1);
   }
 }
-// The server phase waits for the unit phase: niced beside three server workers the unit suites
-// got a tenth of the CPU, and those that create a PGlite database from nothing (initdb) ran
-// past their 120 s timeout (seen on a loaded machine; the build alone leaves room for them).
+// The server phase starts as soon as the build is done, beside what is left of the unit phase
+// and at its priority (nice 10 after a build, so no worker is starved by another). It used to
+// wait for the unit phase: niced beside three server workers at nice 0 the unit suites got a
+// tenth of the CPU, and those that made a PGlite database from nothing (initdb) ran past their
+// 120 s time-out. But the unit phase is about 130 CPU-seconds in 112 files, and alone after the
+// build it left much of the machine idle for 150 s (docs/benchmarks.md section 75).
+const serversNice = fullRun && building ? 10 : 0;
 if (fullRun && building) {
-  await phases[0];
-  console.log(`> unit suites done at ${seconds()} s`);
+  phases[0].then(() => console.log(`> unit suites done at ${seconds()} s`));
 }
 serversStarted = true;
 // Both phases run file after file in one process per worker (--no-isolate): a new process
@@ -125,7 +129,9 @@ serversStarted = true;
 // a test that fails twice fails the run; one that passes on its retry is listed at the end
 // ("passed on retry", with its first error), so a flaky test stays in sight, not hidden.
 phases.push(
-  fullRun ? vitest("servers", ["--no-isolate", "--retry=1", "tests/api/", "tests/client/", "tests/browser/"]) : vitest("selected", process.argv.slice(2)),
+  fullRun
+    ? vitest("servers", ["--no-isolate", "--retry=1", "tests/api/", "tests/client/", "tests/browser/"], { nice: serversNice })
+    : vitest("selected", process.argv.slice(2)),
 );
 const results = await Promise.all(phases);
 for (const out of held) process.stdout.write(out);
