@@ -33,6 +33,8 @@ export default defineConfig({
     // Baseline WebAssembly compiler only (as for test servers, tests/helpers/app-server.ts): the
     // suites that open PGlite in-process compile its module anew in every worker.
     execArgv: ["--liftoff-only"],
+    // Each file's CPU-seconds, for npm test's list of its costliest files (tests/support/timing-reporter.ts).
+    setupFiles: ["./tests/support/file-cpu.ts"],
     // A hang guard, not a speed check: suites start real servers on a shared 2-core machine.
     testTimeout: 120_000,
     // expect.poll waits for a page or a server to catch up (a click's fetch and render, a job's

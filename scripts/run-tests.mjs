@@ -4,8 +4,9 @@
 // A full run has two Vitest phases. The unit suites need no build, and `next build` leaves
 // about 40 % of a 2-core machine idle (47 CPU-seconds in 42 s, docs/benchmarks.md): so they run
 // while it builds, at a lower priority (nice 10: the build is what the rest waits for), and the
-// type check with them. The API and browser suites follow once the build and the unit suites are done. With
-// arguments (`npm test -- tests/api/x.test.ts`) there is one phase, after the build, with those.
+// type check with them. The API and browser suites start once the build is done, beside the rest
+// of the unit suites. With arguments (`npm test -- tests/api/x.test.ts`) there is one phase,
+// after the build, with those.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -108,12 +109,15 @@ if (building) {
     process.exit(1);
   }
 }
-// The server phase waits for the unit phase: niced beside three server workers the unit suites
-// got a tenth of the CPU, and those that create a PGlite database from nothing (initdb) ran
-// past their 120 s timeout (seen on a loaded machine; the build alone leaves room for them).
+// The server phase starts as soon as the build is done, beside what is left of the unit phase
+// and at its priority (nice 10 after a build, so no worker is starved by another). It used to
+// wait for the unit phase: niced beside three server workers at nice 0 the unit suites got a
+// tenth of the CPU, and those that made a PGlite database from nothing (initdb) ran past their
+// 120 s time-out. But the unit phase is about 130 CPU-seconds in 112 files, and alone after the
+// build it left much of the machine idle for 150 s (docs/benchmarks.md section 75).
+const serversNice = fullRun && building ? 10 : 0;
 if (fullRun && building) {
-  await phases[0];
-  console.log(`> unit suites done at ${seconds()} s`);
+  phases[0].then(() => console.log(`> unit suites done at ${seconds()} s`));
 }
 serversStarted = true;
 // Both phases run file after file in one process per worker (--no-isolate): a new process
@@ -125,7 +129,9 @@ serversStarted = true;
 // a test that fails twice fails the run; one that passes on its retry is listed at the end
 // ("passed on retry", with its first error), so a flaky test stays in sight, not hidden.
 phases.push(
-  fullRun ? vitest("servers", ["--no-isolate", "--retry=1", "tests/api/", "tests/client/", "tests/browser/"]) : vitest("selected", process.argv.slice(2)),
+  fullRun
+    ? vitest("servers", ["--no-isolate", "--retry=1", "tests/api/", "tests/client/", "tests/browser/"], { nice: serversNice })
+    : vitest("selected", process.argv.slice(2)),
 );
 const results = await Promise.all(phases);
 for (const out of held) process.stdout.write(out);
@@ -223,7 +229,10 @@ function printTimes() {
   const lines = ["> time per phase (wall seconds from the start of npm test; worker time is the sum over 3 workers):"];
   for (const p of phaseTimes.sort((a, b) => a.from - b.from)) {
     let detail = "";
-    if (p.name === "unit") detail = `; ${sum(files.filter((f) => f.file.startsWith("tests/unit/")), (f) => f.wall_s)} s of worker time`;
+    if (p.name === "unit") {
+      const unit = files.filter((f) => f.file.startsWith("tests/unit/"));
+      detail = `; ${sum(unit, (f) => f.wall_s)} s of worker time, ${sum(unit, (f) => f.cpu_s ?? 0)} CPU-s`;
+    }
     if (p.name === "servers" || p.name === "selected") {
       const api = files.filter((f) => f.file.startsWith("tests/api/"));
       const ui = files.filter((f) => /^tests\/(browser|client)\//.test(f.file));
@@ -236,7 +245,10 @@ function printTimes() {
     lines.push(`    ${p.name.padEnd(8)} ${String(p.from).padStart(5)} - ${String(p.to).padStart(5)} s (${p.to - p.from} s${detail})`);
   }
   files.sort((a, b) => b.wall_s - a.wall_s);
-  lines.push("> 20 slowest files (a worker's wall time from taking the file up to its end, hooks included):");
-  for (const f of files.slice(0, 20)) lines.push(`  ${f.wall_s.toFixed(1).padStart(6)} s  ${f.file} (hooks ${f.hooks_s} s, import ${f.collect_s} s)`);
+  // CPU: the worker's and the children it waited for (tests/support/file-cpu.ts), not the servers' or browsers'.
+  lines.push("> 20 slowest files (a worker's wall time from taking the file up to its end, hooks included; the worker's CPU-seconds):");
+  for (const f of files.slice(0, 20)) {
+    lines.push(`  ${f.wall_s.toFixed(1).padStart(6)} s  ${f.file} (CPU ${f.cpu_s ?? "?"} s, hooks ${f.hooks_s} s, import ${f.collect_s} s)`);
+  }
   console.log(lines.join("\n"));
 }

@@ -8,8 +8,20 @@ import type { Reporter, TestModule } from "vitest/node";
 
 // `postgres_tests_s`: the part of tests_s spent in tests named for the "postgres" database kind
 // (describe.each(DATABASE_KINDS) names them "... on postgres"), so npm test can tell the API
-// suites' time on PGlite from their time on PostgreSQL.
-type Row = { file: string; worker_start_s: number; end_s: number; wall_s: number; tests_s: number; postgres_tests_s: number; collect_s: number; hooks_s: number };
+// suites' time on PGlite from their time on PostgreSQL. `cpu_s`: the CPU-seconds the file cost its
+// worker and the child processes it waited for (tests/support/file-cpu.ts; not the servers and
+// browsers it started), null when the file's setup did not run.
+type Row = {
+  file: string;
+  worker_start_s: number;
+  end_s: number;
+  wall_s: number;
+  tests_s: number;
+  postgres_tests_s: number;
+  collect_s: number;
+  hooks_s: number;
+  cpu_s: number | null;
+};
 
 export default class TimingReporter implements Reporter {
   private t0 = Date.now();
@@ -46,6 +58,7 @@ export default class TimingReporter implements Reporter {
       collect_s: round((d.environmentSetupDuration + d.prepareDuration + d.collectDuration + d.setupDuration) / 1000),
       // Module duration (tests and hooks) minus the tests: beforeAll/afterAll/beforeEach.
       hooks_s: round(Math.max(0, d.duration - tests) / 1000),
+      cpu_s: m.meta().cpu_s ?? null,
     });
   }
 

@@ -1,13 +1,23 @@
 import { PGlite } from "@electric-sql/pglite";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parsePgTimestamp } from "@/lib/db/parse-timestamp";
+import { emptyClusterDir } from "../helpers/fresh-data-dir";
+import { suiteTempDirs } from "../helpers/temp-dir";
 
 // Years 0001-0099 read as written (issue 37: PGlite's default parser returned 0050-06-01 as
 // 1950-06-01 and 0001 as 2001), through PGlite's own text output.
 
+const fresh = suiteTempDirs(afterAll);
+
 describe("PostgreSQL timestamps read field by field", () => {
-  const db = new PGlite({ parsers: { 1184: (t: string) => parsePgTimestamp(t, true), 1114: (t: string) => parsePgTimestamp(t, false) } });
-  afterAll(() => db.close());
+  // A copy of the folder PGlite's initdb made once, not an initdb of its own in memory.
+  let db: PGlite;
+  beforeAll(async () => {
+    db = await PGlite.create(await emptyClusterDir(fresh("timestamps")), {
+      parsers: { 1184: (t: string) => parsePgTimestamp(t, true), 1114: (t: string) => parsePgTimestamp(t, false) },
+    });
+  });
+  afterAll(() => db?.close());
 
   it("timestamptz of years 1, 50, 99, 1970, 2026 and 9999, with offsets and fractions, as written", async () => {
     const cases = [

@@ -1,13 +1,17 @@
 import { PGlite } from "@electric-sql/pglite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tokenPattern } from "@/lib/privacy/scan-columns";
+import { emptyClusterDir } from "../helpers/fresh-data-dir";
+import { suiteTempDirs } from "../helpers/temp-dir";
 
 // Issue 39: the erasure's probes look for the person's values as whole tokens, in PostgreSQL's
 // regular expressions: the id `conv` is not in another person's `conv-trunc-7`.
 
+const fresh = suiteTempDirs(afterAll);
 let pg: PGlite;
 beforeAll(async () => {
-  pg = await PGlite.create();
+  // A copy of the folder PGlite's initdb made once, not an initdb of its own in memory.
+  pg = await PGlite.create(await emptyClusterDir(fresh("token-pattern")));
 });
 afterAll(async () => {
   await pg?.close();
