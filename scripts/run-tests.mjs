@@ -19,6 +19,20 @@ delete env.DATABASE_URL; // suites choose their own database
 delete env.MEMSCOPE_API_KEY;
 
 const startedAt = performance.now();
+
+/** The machine's busy and idle CPU-seconds so far (all cores, every process: os.cpus() counts in ms). */
+function machineCpu() {
+  let busy = 0;
+  let idle = 0;
+  for (const c of os.cpus()) {
+    busy += c.times.user + c.times.nice + c.times.sys + c.times.irq;
+    idle += c.times.idle;
+  }
+  return { at: performance.now(), busy: busy / 1000, idle: idle / 1000 };
+}
+// Whether a phase kept the cores busy or waited (issue 41: more workers only help a phase that
+// leaves CPU idle). Taken at the start, when the build ends, and at the end.
+const cpuMarks = [{ name: "start", ...machineCpu() }];
 const seconds = () => Math.round((performance.now() - startedAt) / 1000);
 const building = process.env.MEMSCOPE_SKIP_BUILD !== "1";
 const fullRun = process.argv.length <= 2;
@@ -101,6 +115,7 @@ if (building) {
   console.log("> next build (type-checked by tsc alongside; the unit suites run meanwhile)");
   const b = await run([require.resolve("next/dist/bin/next"), "build"], { quiet: true, extraEnv: { MEMSCOPE_BUILD_SKIP_TYPECHECK: "1" } });
   phaseTimes.push({ name: "build", from: 0, to: seconds() });
+  cpuMarks.push({ name: "build done", ...machineCpu() });
   console.log(`> next build ${b.status === 0 ? "done" : "FAILED"} at ${seconds()} s`);
   if (b.status !== 0) {
     console.log(b.out);
@@ -134,6 +149,7 @@ phases.push(
     : vitest("selected", process.argv.slice(2)),
 );
 const results = await Promise.all(phases);
+cpuMarks.push({ name: "suites done", ...machineCpu() });
 for (const out of held) process.stdout.write(out);
 const tc = await typecheck;
 
@@ -243,6 +259,14 @@ function printTimes() {
         `server starts and other hooks ${sum(api, (f) => f.hooks_s)} s, imports ${sum(api, (f) => f.collect_s)} s), browser and client ${sum(ui, (f) => f.wall_s)} s`;
     }
     lines.push(`    ${p.name.padEnd(8)} ${String(p.from).padStart(5)} - ${String(p.to).padStart(5)} s (${p.to - p.from} s${detail})`);
+  }
+  // The machine's CPU between marks (every process, not only the tests'): busy share of the cores.
+  for (let i = 1; i < cpuMarks.length; i++) {
+    const [a, b] = [cpuMarks[i - 1], cpuMarks[i]];
+    const busy = b.busy - a.busy;
+    const idle = b.idle - a.idle;
+    const pct = busy + idle > 0 ? Math.round((100 * busy) / (busy + idle)) : 0;
+    lines.push(`    machine CPU ${a.name} -> ${b.name}: ${Math.round(busy)} CPU-s busy, ${Math.round(idle)} idle (${pct} % busy, ${os.cpus().length} cores)`);
   }
   files.sort((a, b) => b.wall_s - a.wall_s);
   // CPU: the worker's and the children it waited for (tests/support/file-cpu.ts), not the servers' or browsers'.
