@@ -5,6 +5,7 @@
 //
 //   bash -c 'source .ci/postgres.sh >/dev/null 2>&1; node bench/diag/test-run-cpu.mjs'
 //   node bench/diag/test-run-cpu.mjs --no-isolate --retry=1 tests/api/x.test.ts   (Vitest arguments)
+//   MEMSCOPE_CPU_BY_TEST=1 CPU_TOP=60 node bench/diag/test-run-cpu.mjs tests/api/x.test.ts   (per test)
 //
 // Runs `scripts/run-tests.mjs` (MEMSCOPE_SKIP_BUILD=1: build first) with the arguments given
 // (default: the server phase's, on tests/api/) and a setup file (test-run-cpu-tag.ts) with which
