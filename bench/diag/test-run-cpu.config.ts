@@ -1,6 +1,6 @@
 import path from "node:path";
 import { defineConfig, mergeConfig } from "vitest/config";
-import base from "../../vitest.config";
+import base from "../../vitest.config.ts";
 
 // The project's Vitest configuration with the setup file of bench/diag/test-run-cpu.mjs added
 // (each worker says which test file it runs); nothing else differs.
