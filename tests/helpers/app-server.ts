@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { freePort } from "./free-port";
 import { freshDataDir, seededDataDir } from "./fresh-data-dir";
@@ -69,6 +70,11 @@ export async function startAppServer(
     MEMSCOPE_SEED: opts.seed ? "1" : "0",
     // Every answer is checked against its route's response schema; a mismatch is a 500 here.
     MEMSCOPE_CHECK_RESPONSES: "1",
+    // Node's on-disk code cache (22.1 and later; Node 20 ignores it): a server start loads the
+    // same build's chunks as the last, and with the cache a start on Node 24 took 2.14 CPU-seconds
+    // instead of 2.43 (bench/diag/server-start-cpu.mjs, docs/benchmarks.md section 74). Keyed by
+    // each file's contents and Node's version; a new build or Node is compiled afresh.
+    NODE_COMPILE_CACHE: path.join(os.tmpdir(), "memscope-node-compile-cache"),
     ...opts.env,
   };
   if (opts.databaseUrl) env.DATABASE_URL = opts.databaseUrl;

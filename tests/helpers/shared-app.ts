@@ -24,6 +24,8 @@ type Shared = { server: AppServer; owner: Owner };
 /** What a file gets: the shared server's url and a project of its own on it. */
 export type SharedProject = {
   url: string;
+  /** The server's process (shared: a file may read it, e.g. its RSS, never stop it). */
+  pid: number;
   /** The project's id (send it as x-memscope-project, or use `owner`, bound to it). */
   project: string;
   /** A read, write and admin key of the project. */
@@ -103,6 +105,7 @@ export async function sharedProject(kind: DatabaseKind, name = "suite"): Promise
     }).then((r) => r.json());
   return {
     url: server.url,
+    pid: server.pid!,
     project,
     key,
     headers: { authorization: `Bearer ${key}` },

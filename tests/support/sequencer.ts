@@ -12,7 +12,7 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 // phase and two workers sat idle for the last 95 s (docs/benchmarks.md section 61).
 // `node scripts/sequencer-seconds.mjs <npm test's temporary folder>` prints the rows.
 const SECONDS: Record<string, number> = {
-  "tests/api/hostile-uploads.test.ts": 317,
+  "tests/api/hostile-uploads.test.ts": 310, // less a server start and a database on PostgreSQL (section 74)
   "tests/api/embeddings.test.ts": 226,
   "tests/api/memory-as-of.test.ts": 173,
   "tests/api/imports-sources.test.ts": 158,
