@@ -17,7 +17,8 @@ describe("curation flows in a browser", () => {
   const suite = sharedBrowserSuite("curation-flows", { demo: true });
   let page: Page;
   beforeEach(async () => {
-    await page?.close();
+    // Each test in a new signed-in context: the last one's goes with its page.
+    await page?.context().close();
     page = await suite.signedIn();
   });
 
