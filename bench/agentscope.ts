@@ -55,7 +55,7 @@ runMain("bench:agentscope", async (cleanup) => {
   const dir = makeTempDir("memscope-bench-agentscope-");
   cleanup(() => removeDir(dir));
   const db = await openDatabase({ kind: "pglite", dataDir: dir });
-  await seedDemo(db);
+  await seedDemo(db, DEFAULT_PROJECT_ID);
   const sql = projectSql(db.sql, DEFAULT_PROJECT_ID);
 
   // 1a. In process.

@@ -1,7 +1,7 @@
 // What the rules find in the seeded demo data (lib/demo): every conversation of a freshly
 // seeded embedded database through the detector, each incident's summary printed.
 import { openDatabase } from "../../lib/db/open-database";
-import { projectSql } from "../../lib/db/project-sql";
+import { DEFAULT_PROJECT_ID, projectSql } from "../../lib/db/project-sql";
 import { seedDemo } from "../../lib/demo/seed-if-empty";
 import { detectConversations } from "../../lib/incidents/detect";
 import { makeTempDir, removeDir, runMain } from "../lib/common";
@@ -11,7 +11,7 @@ runMain("incidents-demo", async (cleanup) => {
   cleanup(() => removeDir(dir));
   const db = await openDatabase({ kind: "pglite", dataDir: dir });
   cleanup(() => db.close());
-  await seedDemo(db);
+  await seedDemo(db, DEFAULT_PROJECT_ID);
   const sql = projectSql(db.sql, "default");
   const ids = (await sql.query<{ id: string }>(`SELECT id FROM conversations WHERE project_id = 'default'`)).map((r) => r.id);
   const r = await detectConversations(sql, ids);

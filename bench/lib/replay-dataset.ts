@@ -18,7 +18,7 @@ export const REPLAY_CONVERSATION = DEMO_IDS.long;
 
 /** Loads the data set into an empty database; returns the long thread's turn ids, oldest first. */
 export async function loadReplayDataset(db: Database, memories: number): Promise<string[]> {
-  await seedDemo(db);
+  await seedDemo(db, DEFAULT_PROJECT_ID);
   const sql = projectSql(db.sql, DEFAULT_PROJECT_ID);
   const mem = makeMemoryGenerator(4242);
   for (let start = 0; start < memories; start += 2000) {

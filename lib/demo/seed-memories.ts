@@ -4,8 +4,7 @@ import { createRelation } from "../memories/memory-relations";
 import { saveMemory } from "../memories/save-memory";
 import { DEFAULT_WEIGHTS } from "../memories/schemas";
 import { scoreMemory } from "../memories/score-memory";
-import type { Database } from "../db/open-database";
-import { DEFAULT_PROJECT_ID, projectSql } from "../db/project-sql";
+import type { ProjectSql } from "../db/project-sql";
 import { demoMemoryCreatedAt } from "./demo-clock";
 import { DEMO_MEMORIES, DEMO_RELATIONS, type DemoMemory } from "./demo-memories";
 
@@ -17,8 +16,7 @@ const DAY_MS = 86_400_000;
  * of logged retrievals that returned it (its access log, the dashboard's retrieval count), its
  * last use is the newest of them, and its history starts when it was created.
  */
-export async function seedDemoMemories(db: Database, now = Date.now()): Promise<number> {
-  const sql = projectSql(db.sql, DEFAULT_PROJECT_ID);
+export async function seedDemoMemories(sql: ProjectSql, now = Date.now()): Promise<number> {
   const ids = new Map<string, string>();
   const createdAt = new Map<string, number>();
   for (const m of DEMO_MEMORIES) {
@@ -36,10 +34,10 @@ export async function seedDemoMemories(db: Database, now = Date.now()): Promise<
     createdAt.set(r.memory.id, created);
     // saveMemory stamps "now": the memory, its "create" event and any review item it raised
     // were made when the demo says it was learned.
-    await db.sql.query(`UPDATE memories SET created_at = $2, updated_at = $2 WHERE id = $1`, [r.memory.id, new Date(created).toISOString()]);
-    await db.sql.query(`UPDATE memory_events SET created_at = $2 WHERE memory_id = $1`, [r.memory.id, new Date(created).toISOString()]);
-    await db.sql.query(`UPDATE memory_review_items SET created_at = $2 WHERE memory_id = $1`, [r.memory.id, new Date(created).toISOString()]);
-    await seedRetrievals(db, r.memory.id, m, created, now);
+    await sql.query(`UPDATE memories SET created_at = $2, updated_at = $2 WHERE id = $1`, [r.memory.id, new Date(created).toISOString()]);
+    await sql.query(`UPDATE memory_events SET created_at = $2 WHERE memory_id = $1`, [r.memory.id, new Date(created).toISOString()]);
+    await sql.query(`UPDATE memory_review_items SET created_at = $2 WHERE memory_id = $1`, [r.memory.id, new Date(created).toISOString()]);
+    await seedRetrievals(sql, r.memory.id, m, created, now);
   }
   for (const [from, to, type] of DEMO_RELATIONS) {
     const source = ids.get(from)!;
@@ -47,8 +45,8 @@ export async function seedDemoMemories(db: Database, now = Date.now()): Promise<
     await createRelation(sql, source, { target_id: target, relation_type: type, strength: 0.7, actor: "system" });
     // Related when the later of the two was learned (not at seed time).
     const at = new Date(Math.max(createdAt.get(source)!, createdAt.get(target)!)).toISOString();
-    await db.sql.query(`UPDATE memory_relations SET created_at = $3 WHERE source_id = $1 AND target_id = $2`, [source, target, at]);
-    await db.sql.query(`UPDATE memory_events SET created_at = $2 WHERE memory_id = $1 AND event_type = 'relate'`, [source, at]);
+    await sql.query(`UPDATE memory_relations SET created_at = $3 WHERE source_id = $1 AND target_id = $2`, [source, target, at]);
+    await sql.query(`UPDATE memory_events SET created_at = $2 WHERE memory_id = $1 AND event_type = 'relate'`, [source, at]);
   }
   return ids.size;
 }
@@ -58,7 +56,7 @@ export async function seedDemoMemories(db: Database, now = Date.now()): Promise<
  * memory (rank 1), spread between its creation and its last use, the newest at `accessedDaysAgo`.
  * The memory's access_count and last_accessed_at are then what those rows say.
  */
-async function seedRetrievals(db: Database, memoryId: string, m: DemoMemory, created: number, now: number) {
+async function seedRetrievals(sql: ProjectSql, memoryId: string, m: DemoMemory, created: number, now: number) {
   const n = m.accessCount ?? 0;
   if (n === 0 || m.accessedDaysAgo === undefined) return;
   const last = now - m.accessedDaysAgo * DAY_MS;
@@ -70,17 +68,17 @@ async function seedRetrievals(db: Database, memoryId: string, m: DemoMemory, cre
     const score = scoreMemory({ cosine, importance: m.importance, lastAccessedAt: previous === null ? null : new Date(previous), matchedBy: ["vector"] }, DEFAULT_WEIGHTS, at);
     const retrievalId = randomUUID();
     const iso = new Date(at).toISOString();
-    await db.sql.query(
+    await sql.query(
       `INSERT INTO memory_retrievals (id, user_id, query, conversation_id, embedding_model, k, weights, dry_run, latency_ms, result_count, project_id, created_at, access_recorded)
        VALUES ($1, $2, $3, $4, $5, 5, $6::jsonb, false, $7, 1, $8, $9, true)`,
-      [retrievalId, m.user, m.query ?? m.content, m.session ?? null, LEXICAL_MODEL, JSON.stringify(DEFAULT_WEIGHTS), 2 + ((k * 5 + m.content.length) % 11), DEFAULT_PROJECT_ID, iso],
+      [retrievalId, m.user, m.query ?? m.content, m.session ?? null, LEXICAL_MODEL, JSON.stringify(DEFAULT_WEIGHTS), 2 + ((k * 5 + m.content.length) % 11), sql.projectId, iso],
     );
-    await db.sql.query(
+    await sql.query(
       `INSERT INTO memory_retrieval_hits (retrieval_id, rank, memory_id, score, cosine, time_decay, importance, project_id)
        VALUES ($1, 1, $2, $3, $4, $5, $6, $7)`,
-      [retrievalId, memoryId, score.final, score.cosine, score.time_decay, score.importance, DEFAULT_PROJECT_ID],
+      [retrievalId, memoryId, score.final, score.cosine, score.time_decay, score.importance, sql.projectId],
     );
     previous = at;
   }
-  await db.sql.query(`UPDATE memories SET access_count = $2, last_accessed_at = $3 WHERE id = $1`, [memoryId, n, new Date(last).toISOString()]);
+  await sql.query(`UPDATE memories SET access_count = $2, last_accessed_at = $3 WHERE id = $1`, [memoryId, n, new Date(last).toISOString()]);
 }

@@ -47,6 +47,7 @@ export const ERROR_CODES = {
   erasure_in_progress: { kind: "conflict", meaning: "This end user's data is being erased (or an erasure was interrupted: run it again); writes for the user are refused until it ends." },
   eval_set_name_taken: { kind: "conflict", meaning: "An eval set of this name exists in the project already: names identify sets (the CLI's --set)." },
   incident_scan_in_progress: { kind: "conflict", meaning: "An incident scan of the same scope (the conversation, or the whole project) is running: details name the job; follow it with GET /incidents/scan/{id}." },
+  project_not_empty: { kind: "conflict", meaning: "The demo data loads only into an empty project (no conversations, no memories): details name what it holds." },
   write_conflict: { kind: "conflict", meaning: "Concurrent writes kept changing the same record: retry the request." },
   embeddings_misconfigured: { kind: "configuration", meaning: "The embeddings settings cannot work (endpoint, model or dimensions): fix the server's configuration." },
   dify_database_not_configured: { kind: "configuration", meaning: "Importing from Dify's database needs MEMSCOPE_DIFY_DATABASE_URL on the server." },

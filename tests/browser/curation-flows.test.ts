@@ -1,7 +1,8 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { DEMO_IDS } from "@/lib/demo/demo-data";
-import { browserSuite, newPage, screenshotPath } from "../helpers/browser";
+import { screenshotPath } from "../helpers/browser";
+import { sharedBrowserSuite } from "../helpers/browser-shared";
 
 // The curation flows nobody ran in a browser before (issue 14): save the JSON editor, add and
 // remove a relation, apply memory.md, approve and reject review items, and the conversations
@@ -13,11 +14,12 @@ const enc = encodeURIComponent;
 type Mem = { id: string; content: string; version: number; structured_data: unknown; status: string };
 
 describe("curation flows in a browser", () => {
-  const suite = browserSuite({ seed: true });
+  const suite = sharedBrowserSuite("curation-flows", { demo: true });
   let page: Page;
   beforeEach(async () => {
-    await page?.close();
-    page = await newPage(suite.browser);
+    // Each test in a new signed-in context: the last one's goes with its page.
+    await page?.context().close();
+    page = await suite.signedIn();
   });
 
   const newMemory = async (user: string, content: string): Promise<Mem> => {

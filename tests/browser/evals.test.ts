@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { browserSuite, checkAtWidths, screenshotPath } from "../helpers/browser";
+import { checkAtWidths, screenshotPath } from "../helpers/browser";
+import { sharedBrowserSuite } from "../helpers/browser-shared";
 
 // The evals area (issue 23) in Chromium against the production server with the demo seed:
 // a playground search saved as a test case (its right hit marked), a set run twice (the
@@ -9,7 +10,7 @@ import { browserSuite, checkAtWidths, screenshotPath } from "../helpers/browser"
 const ANA = "ana@example.com";
 
 describe("evals in a browser", () => {
-  const suite = browserSuite({ seed: true });
+  const suite = sharedBrowserSuite("evals", { demo: true });
 
   it("save a playground search as a case, run the set, open a failed case, compare two runs", async () => {
     const page = await suite.tab.take(1440, 900);

@@ -1,7 +1,7 @@
 import type { BrowserContext, Page } from "playwright-core";
-import { beforeAll, describe, expect, it } from "vitest";
-import { browserSuite, screenshotPath, settled, type BrowserSuite } from "../helpers/browser";
-import { OWNER_ENV, signInOwner } from "../helpers/owner";
+import { describe, expect, it } from "vitest";
+import { browserSuite, screenshotPath, settled } from "../helpers/browser";
+import { sharedBrowserSuite } from "../helpers/browser-shared";
 
 // Issue 40: React error #418 (the server's HTML and the browser's first render differ) on
 // /memories?user=…, and the Memories sub-nav attached but hidden after a load. The page's
@@ -38,7 +38,7 @@ async function errorsOnLoad(page: Page, base: string): Promise<string[]> {
   return errors;
 }
 
-function suiteTests(name: string, suite: BrowserSuite, context: () => Promise<BrowserContext>) {
+function suiteTests(name: string, suite: { readonly url: string }, context: () => Promise<BrowserContext>) {
   it(`${name}: no console error on loading each memories tab`, async () => {
     const ctx = await context();
     try {
@@ -63,20 +63,13 @@ describe("memories pages hydrate without errors, open mode", () => {
   suiteTests("open mode", suite, () => suite.browser.newContext({ viewport: { width: 1440, height: 900 } }));
 });
 
+// Signed in: the worker's shared server, in a project of this file's own filled with the demo.
+// Open mode (no accounts) is a server setting, so the describe above keeps a server of its own.
 describe("memories pages hydrate without errors, signed in as the owner", () => {
-  const suite = browserSuite({ seed: true, env: OWNER_ENV });
-  let cookie = "";
-  beforeAll(async () => {
-    cookie = (await signInOwner(suite.url)).cookie;
-  });
+  const suite = sharedBrowserSuite("memories-hydration", { demo: true });
   suiteTests("signed in", suite, async () => {
     const ctx = await suite.browser.newContext({ viewport: { width: 1440, height: 900 } });
-    await ctx.addCookies(
-      cookie.split(/;\s*/).filter(Boolean).map((kv) => {
-        const i = kv.indexOf("=");
-        return { name: kv.slice(0, i), value: kv.slice(i + 1), url: suite.url };
-      }),
-    );
+    await suite.addOwnerCookies(ctx);
     return ctx;
   });
 });

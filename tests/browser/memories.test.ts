@@ -1,6 +1,7 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { browserSuite, newPage, screenshotPath, settled } from "../helpers/browser";
+import { screenshotPath, settled } from "../helpers/browser";
+import { sharedBrowserSuite } from "../helpers/browser-shared";
 
 // The memories area in real Chromium against the production server with the demo seed
 // (ana@example.com and max.k@example.com have memories). Screenshots land in
@@ -11,10 +12,10 @@ const MAX = "max.k@example.com";
 const enc = encodeURIComponent;
 
 describe("memories pages in a browser", () => {
-  const suite = browserSuite({ seed: true });
+  const suite = sharedBrowserSuite("memories", { demo: true });
   let page: Page, dark: Page;
 
-  beforeAll(async () => void ([page, dark] = await Promise.all([newPage(suite.browser, 1440, 900), newPage(suite.browser, 1440, 900, "dark")])));
+  beforeAll(async () => void ([page, dark] = await Promise.all([suite.signedIn(1440, 900), suite.signedIn(1440, 900).then(async (p) => (await p.emulateMedia({ colorScheme: "dark" }), p))])));
 
   const rowIds = (p: Page = page) => p.locator('[data-testid="memory-row"]').evaluateAll((els) => els.map((e) => e.getAttribute("data-id")!));
   const row = (id: string) => page.locator(`[data-testid="memory-row"][data-id="${id}"]`);

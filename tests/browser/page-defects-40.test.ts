@@ -1,16 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { DEMO_IDS } from "@/lib/demo/demo-data";
-import { axeSeriousViolations, browserSuite, pageOverflow, screenshotPath, selectedTextFit, settled } from "../helpers/browser";
+import { axeSeriousViolations, pageOverflow, screenshotPath, selectedTextFit, settled } from "../helpers/browser";
+import { sharedBrowserSuite } from "../helpers/browser-shared";
 
 // Issue 40, item 15: three layout defects a newcomer tripped on, each measured in Chromium at
-// 1440, 1024 and 390 px against the production server with the demo seed (open mode).
+// 1440, 1024 and 390 px against the production server with the demo seed (the worker's shared server, signed in, a project of its own).
 // The page lets long words break anywhere (globals.css), so a label squeezed in a flex row
 // breaks inside a word instead of overflowing.
 
 const WIDTHS = [1440, 1024, 390];
 
 describe("issue 40's page defects", () => {
-  const suite = browserSuite({ seed: true });
+  const suite = sharedBrowserSuite("page-defects-40", { demo: true });
 
   it("a merged memory's origin marks each archived source 'archived' on one line, not 'archive / d'", async () => {
     const user = "origin-badge@example.com";

@@ -1,20 +1,22 @@
+import { randomUUID } from "node:crypto";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_IDS, demoId } from "@/lib/demo/demo-data";
 import { TOOL_AGENT_DEMO_ID } from "@/lib/demo/demo-tool-agent";
-import { browserSuite, pageOverflow, screenshotPath, selectedTextFit } from "../helpers/browser";
-import { OWNER_ENV, OWNER_PASSWORD, signInOwner, type Owner } from "../helpers/owner";
+import { pageOverflow, screenshotPath, selectedTextFit } from "../helpers/browser";
+import { sharedBrowserSuite } from "../helpers/browser-shared";
+import { OWNER_PASSWORD, type Owner } from "../helpers/owner";
 
 // What a new user hit in Chromium (review item 8): the inspector's leaf picker upside down, a
 // viewer reaching the inline editor, the tree going blank, every page wider than a 390 px
-// phone once signed in, and numbers on one screen that contradict each other. One server with
-// the demo seed and an owner account; the owner's and a viewer's sessions are cookies set on
-// a browser context of their own.
+// phone once signed in, and numbers on one screen that contradict each other. The worker's
+// shared server (an owner account), in a project of this file's own filled with the demo; the
+// owner's and a viewer's sessions are cookies set on a browser context of their own.
 
 const ANA = "ana@example.com";
 
 describe("page defects a new user hit", () => {
-  const suite = browserSuite({ seed: true, env: OWNER_ENV });
+  const suite = sharedBrowserSuite("page-defects", { demo: true });
   let owner: Owner;
   let ownerCtx: BrowserContext;
   let page: Page;
@@ -29,9 +31,10 @@ describe("page defects a new user hit", () => {
       });
 
   beforeAll(async () => {
-    owner = await signInOwner(suite.url);
+    // Signed in with this file's project as the current one (its project cookie).
+    owner = suite.project.owner;
     ownerCtx = await suite.browser.newContext({ viewport: { width: 1440, height: 900 } });
-    await ownerCtx.addCookies(cookiesOf(owner.cookie));
+    await suite.addOwnerCookies(ownerCtx);
     page = await ownerCtx.newPage();
     page.setDefaultTimeout(20_000);
   });
@@ -67,7 +70,8 @@ describe("page defects a new user hit", () => {
   });
 
   it("a viewer cannot open the inline memory editor: not by double-click, not by Enter", async () => {
-    const inv = await owner.post("/project/invitations", { email: "viewer@example.com", role: "viewer" });
+    // Accounts are the server's: an address of this attempt's own, on a server other files share.
+    const inv = await owner.post("/project/invitations", { email: `viewer-${randomUUID().slice(0, 8)}@example.com`, role: "viewer" });
     expect(inv.id).toBeTruthy();
     const accept = await fetch(`${suite.url}/api/auth/invitation/${inv.id}`, {
       method: "POST",

@@ -1,8 +1,8 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_IDS } from "@/lib/demo/demo-data";
-import { apiClient } from "../helpers/api-client";
-import { axeSeriousViolations, browserSuite, loadScaledTimeout, newPage, pageOverflow, screenshotPath, settled } from "../helpers/browser";
+import { axeSeriousViolations, loadScaledTimeout, pageOverflow, screenshotPath, settled } from "../helpers/browser";
+import { sharedBrowserSuite } from "../helpers/browser-shared";
 
 // Every page at 1440, 1024 and 390 px (one load, resized), and at 1440 px in dark mode: no horizontal page scroll, no
 // serious or critical axe-core violation (in dark mode, of the colour rules; colour-contrast on the
@@ -14,16 +14,17 @@ const ANA = encodeURIComponent("ana@example.com");
 const DEMO_MEMORY_ID = "demo-memory";
 
 describe("every page, every width", () => {
-  const suite = browserSuite({ seed: true });
+  // The worker's shared server, the owner signed in, in a project of this file's own filled with the demo.
+  const suite = sharedBrowserSuite("pages", { demo: true });
   let memoryId = "";
   // One tab, navigated from page to page: every check is a full document load, and the app keeps
-  // nothing in storage or cookies on localhost, so a reused tab starts each page as a new one
+  // nothing in storage but the session cookies on localhost, so a reused tab starts each page as a new one
   // would. A new tab costs Chromium a new renderer with cold caches: about 1.5 CPU-seconds a
   // check, most of this file's time on a 2-core machine.
   let tabPage: Page | undefined;
 
   beforeAll(async () => {
-    const api = apiClient(suite.url);
+    const api = suite.api;
     memoryId = (await api.get(`/users/${ANA}/memories?limit=1`)).body.data[0].id;
     // An agent profile with two versions: the profiles page shows its row and history.
     for (const k of [3, 8]) {
@@ -75,7 +76,7 @@ describe("every page, every width", () => {
     { width: 390, height: 844, dark: false },
   ] as const;
   const DARK_RULES = ["color-contrast", "link-in-text-block"];
-  const tab = async () => (tabPage ??= await newPage(suite.browser, 1440, 900, "light"));
+  const tab = async () => (tabPage ??= await suite.signedIn(1440, 900));
   // settled (tests/helpers/browser.ts): the page at rest before each check, polled where a fixed
   // 300 ms wait stood before each of 42 checks.
   const describeViolations = (vs: Awaited<ReturnType<typeof axeSeriousViolations>>) =>
@@ -119,7 +120,7 @@ describe("every page, every width", () => {
   }
 
   it("long unbroken words wrap: a 20,000-character memory and a 60,000-character turn", async () => {
-    const api = apiClient(suite.url);
+    const api = suite.api;
     const long = "x".repeat(20_000);
     const m = await api.post(`/users/${ANA}/memories`, { content: long, memory_type: "fact", actor: "api" });
     expect(m.status).toBe(201);

@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import type { Page, Request } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_IDS, demoId } from "@/lib/demo/demo-data";
-import { browserSuite, newPage, pageOverflow, settled } from "../helpers/browser";
+import { pageOverflow, settled } from "../helpers/browser";
+import { sharedBrowserSuite } from "../helpers/browser-shared";
 
 // The ten bugs of issue 11, each reproduced the way it was found, in real Chromium
 // against the production server with the demo seed.
@@ -12,9 +13,9 @@ const MAX = "max.k@example.com";
 const enc = encodeURIComponent;
 
 describe("issue 11's ten bugs stay fixed", () => {
-  const suite = browserSuite({ seed: true });
+  const suite = sharedBrowserSuite("ui-bugs", { demo: true });
   afterAll(async () => {
-    if (process.env.DEBUG_SERVER_LOGS) console.log(suite.server.logs());
+    if (process.env.DEBUG_SERVER_LOGS) console.log(suite.project.logs());
   });
 
   it("1: a failing API shows an error, not 'No memories yet' or endless placeholders", async () => {
@@ -68,7 +69,7 @@ describe("issue 11's ten bugs stay fixed", () => {
   });
 
   it("4: Merge never asks for a suggestion with an empty id list", async () => {
-    const page = await newPage(suite.browser);
+    const page = await suite.signedIn();
     const bodies: unknown[] = [];
     const consoleErrors: string[] = [];
     page.on("console", (m) => m.type() === "error" && consoleErrors.push(m.text()));

@@ -37,7 +37,13 @@ export type SharedBrowserSuite = {
   attemptProject(ctx: BrowserContext, name?: string): Promise<{ project: SharedProject; api: ReturnType<typeof apiClient> }>;
 };
 
-export function sharedBrowserSuite(name: string): SharedBrowserSuite {
+/**
+ * `demo`: the file's project filled with the demo data in beforeAll (POST /project/demo, the
+ * start-up seed's own code: conversations, back-dated memories with their logged retrievals, the
+ * review queue's near duplicate, a profile and its incidents), for a file that reads the demo as
+ * a seeded server shows it, instead of a server of its own started on a seeded data folder.
+ */
+export function sharedBrowserSuite(name: string, opts: { demo?: boolean } = {}): SharedBrowserSuite {
   let project: SharedProject | undefined;
   let browser: Browser | undefined;
   let api: ReturnType<typeof apiClient> | undefined;
@@ -49,6 +55,10 @@ export function sharedBrowserSuite(name: string): SharedBrowserSuite {
     if (b.status === "rejected") throw b.reason;
     project = p.value;
     browser = b.value;
+    if (opts.demo) {
+      const seeded = await timed("demo seed", () => apiClient(p.value.url, p.value.headers).post("/project/demo"));
+      if (seeded.status !== 201) throw new Error(`loading the demo into ${name}'s project: ${seeded.status} ${JSON.stringify(seeded.body)}`);
+    }
     if (timingOn()) {
       const page = await browser.newPage();
       timePage(page);

@@ -10,24 +10,27 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 // Vitest's order after these. Refresh it when a file's cost changes much: the table of
 // 2026-11-26 had no hostile-uploads (291 s), so that file started 1 026 s into the server
 // phase and two workers sat idle for the last 95 s (docs/benchmarks.md section 61).
-// `node scripts/sequencer-seconds.mjs <npm test's temporary folder>` prints the rows.
+// `node scripts/sequencer-seconds.mjs <npm test's temporary folder>` prints the rows. The nine
+// browser files moved to the shared server with POST /project/demo (pages, memories-hydration,
+// memories, ui-bugs, provenance-tables, page-defects, page-defects-40, evals, curation-flows) have
+// their row scaled by their after/before worker time in docs/benchmarks.md section 73 (load 24-42).
 const SECONDS: Record<string, number> = {
   "tests/api/hostile-uploads.test.ts": 310, // less a server start and a database on PostgreSQL (section 74)
   "tests/api/embeddings.test.ts": 226,
   "tests/api/memory-as-of.test.ts": 173,
   "tests/api/imports-sources.test.ts": 158,
   "tests/api/evals.test.ts": 157,
-  "tests/browser/pages.test.ts": 150,
-  "tests/browser/memories-hydration.test.ts": 138,
+  "tests/browser/pages.test.ts": 200,
+  "tests/browser/memories-hydration.test.ts": 365,
   "tests/browser/conversation-pages.test.ts": 127,
   "tests/api/error-answers.test.ts": 110,
   "tests/unit/tokens.test.ts": 84, // 109 on that CI; a quarter of its CPU cut since (docs/benchmarks.md section 75)
   "tests/api/memory-curation.test.ts": 93,
   "tests/api/privacy-text.test.ts": 92,
   "tests/browser/import.test.ts": 91,
-  "tests/browser/page-defects.test.ts": 91,
+  "tests/browser/page-defects.test.ts": 74,
   "tests/api/privacy-findings.test.ts": 90,
-  "tests/browser/ui-bugs.test.ts": 89,
+  "tests/browser/ui-bugs.test.ts": 52,
   "tests/browser/auth-flow.test.ts": 86,
   "tests/api/two-instances.test.ts": 82,
   "tests/browser/axe-seeded-conversations.test.ts": 76,
@@ -37,7 +40,7 @@ const SECONDS: Record<string, number> = {
   "tests/api/agentscope.test.ts": 70,
   "tests/api/auth-trust.test.ts": 68,
   "tests/browser/inspect.test.ts": 68,
-  "tests/browser/memories.test.ts": 67,
+  "tests/browser/memories.test.ts": 45,
   "tests/api/privacy.test.ts": 66,
   "tests/browser/replay.test.ts": 63,
   "tests/api/privacy-retention.test.ts": 58,
@@ -45,19 +48,19 @@ const SECONDS: Record<string, number> = {
   "tests/browser/privacy.test.ts": 49,
   "tests/api/auth-api.test.ts": 49,
   "tests/api/malformed-input.test.ts": 49,
-  "tests/browser/provenance-tables.test.ts": 48,
-  "tests/browser/page-defects-40.test.ts": 48,
+  "tests/browser/provenance-tables.test.ts": 46,
+  "tests/browser/page-defects-40.test.ts": 66,
   "tests/unit/db-open.test.ts": 48,
   "tests/api/imports-as-written.test.ts": 48,
   "tests/api/project-isolation.test.ts": 45,
   "tests/api/privacy-kill.test.ts": 45,
   "tests/unit/search-memories-many.test.ts": 43,
-  "tests/browser/evals.test.ts": 42,
+  "tests/browser/evals.test.ts": 32,
   "tests/api/auth-upgrade.test.ts": 41,
   "tests/api/memory-user-index.test.ts": 40,
   "tests/api/incidents.test.ts": 37,
   "tests/api/evals-providers.test.ts": 36,
-  "tests/browser/curation-flows.test.ts": 34,
+  "tests/browser/curation-flows.test.ts": 23,
   "tests/api/framework-windows.test.ts": 33,
   "tests/api/privacy-physical.test.ts": 27,
   "tests/api/auth-access-matrix.test.ts": 26,

@@ -18,7 +18,7 @@ let db: Database;
 beforeAll(async () => {
   dir = await freshDataDir();
   db = await openDatabase({ kind: "pglite", dataDir: dir });
-  await seedDemo(db);
+  await seedDemo(db, DEFAULT_PROJECT_ID);
 }, 240_000);
 afterAll(async () => {
   await db?.close();

@@ -21,6 +21,11 @@ import { ZDateTime } from "../../http/scalars";
 // The caller's project: who they are, its keys, members, invitations and audit log.
 // The project is the one the key (or the signed-in member's switcher) names.
 
+const ZDemoSeeded = z.object({
+  conversations: z.number().int().describe("Demo conversations written"),
+  turns: z.number().int().describe("Their turns"),
+  memories: z.number().int().describe("Demo memories written (dated 1-60 days back, with logged retrievals)"),
+});
 const ZKeyParams = z.object({ key_id: z.string().min(1).max(200).describe("API key id") });
 const ZMemberParams = z.object({ member_id: z.string().min(1).max(200).describe("Member id") });
 const ZInvitationParams = z.object({ invitation_id: z.string().min(1).max(200).describe("Invitation id") });
@@ -84,7 +89,13 @@ export const listAuditEvents = contract({
   response: ZAuditList, errors: [422],
 });
 
+export const loadDemo = contract({
+  tag: "project", method: "POST", path: "/project/demo", scope: "project:admin",
+  summary: "Fill this empty project with the demo data: conversations, memories with their history and retrievals, an agent profile and its incidents (409 project_not_empty when it holds conversations or memories)",
+  response: ZDemoSeeded, status: 201, errors: [409],
+});
+
 export const PROJECT_CONTRACTS = [
   whoAmI, renameProject, listProjects, createProject, listKeys, createKey, revokeKey,
-  listMembers, changeMemberRole, removeMember, listInvitations, createInvitation, cancelInvitation, listAuditEvents,
+  listMembers, changeMemberRole, removeMember, listInvitations, createInvitation, cancelInvitation, listAuditEvents, loadDemo,
 ];
