@@ -121,6 +121,8 @@ runMain("bench:scrubber", async (cleanup) => {
     await page.goto(`${server.base}/inspect/replay?conversation=${REPLAY_CONVERSATION}&turn=${thread[i]}`);
     await page.waitForFunction(`window.__settled(${i + 1})`, undefined, { timeout: 60_000, polling: "raf" });
   };
+  // BENCH_STYLE=<css>: a stylesheet added to every document the tab opens, to weigh a CSS change without a build.
+  if (process.env.BENCH_STYLE) await page.addInitScript(`document.addEventListener("DOMContentLoaded", () => { const s = document.createElement("style"); s.textContent = ${JSON.stringify(process.env.BENCH_STYLE)}; document.head.append(s); })`);
   await open(LEFT ? 5 : thread.length - 5);
   await open(from);
   // Requests the page makes while idle on the first turn (its own prefetching) are not part of a step.
