@@ -215,6 +215,12 @@ runMain("bench:scrubber", async (cleanup) => {
   console.log(`| key press → new position drawn (the scrubber's own frame) | ${sp.n} | ${ms(sp.p50)} | ${ms(sp.p95)} | ${ms(sp.max)} | |`);
   console.log(`| POST /replay as the browser saw it (during the walk) | ${api.n} | ${ms(api.p50)} | ${ms(api.p95)} | ${ms(api.max)} | |`);
   console.log(`CPU per step (the walk's total / ${steps}; the reading pauses' prefetch handling included): renderer process ${perStep("ProcessTime")} ms; its main thread's tasks ${perStep("TaskDuration")} ms (script ${perStep("ScriptDuration")}, layout ${perStep("LayoutDuration")}, style ${perStep("RecalcStyleDuration")}); server ${ms((serverCpu * 1000) / Math.max(1, steps))} ms (${serverCpu.toFixed(2)} CPU-s over the walk)`);
+  // What the last step drew: the prompt's bubbles and which of them carry the "new since" tag (a sanity check of the render).
+  const drawn = await page.evaluate(() => {
+    const bubbles = [...document.querySelectorAll('[data-testid="prompt-then"] [data-testid="prompt-bubble"]')];
+    return { n: bubbles.length, tagged: bubbles.flatMap((b, i) => (b.querySelector('[data-testid="diff-only"]') ? [i + 1] : [])), memories: bubbles.findIndex((b) => b.querySelector('[data-testid="bubble-memories"]')) + 1 };
+  });
+  console.log(`Last step drew ${drawn.n} prompt bubbles; tagged new: #${drawn.tagged.join(", #")}; memories in #${drawn.memories}`);
   console.log(`Requests during the walk: ${[...requests].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} x${n}`).join(", ")}`);
   console.log(`Steps (ms): ${samples.map((x) => Math.round(x)).join(", ")}`);
   console.log(`Load average (1 min) every 10 steps: ${loadAt.join(", ")}; at the end (1 / 5 / 15 min): ${load()}`);
