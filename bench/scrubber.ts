@@ -121,6 +121,8 @@ runMain("bench:scrubber", async (cleanup) => {
     await page.goto(`${server.base}/inspect/replay?conversation=${REPLAY_CONVERSATION}&turn=${thread[i]}`);
     await page.waitForFunction(`window.__settled(${i + 1})`, undefined, { timeout: 60_000, polling: "raf" });
   };
+  // BENCH_STYLE=<css>: a stylesheet added to every document the tab opens, to weigh a CSS change without a build.
+  if (process.env.BENCH_STYLE) await page.addInitScript(`document.addEventListener("DOMContentLoaded", () => { const s = document.createElement("style"); s.textContent = ${JSON.stringify(process.env.BENCH_STYLE)}; document.head.append(s); })`);
   await open(LEFT ? 5 : thread.length - 5);
   await open(from);
   // Requests the page makes while idle on the first turn (its own prefetching) are not part of a step.
@@ -131,6 +133,14 @@ runMain("bench:scrubber", async (cleanup) => {
   let inFlight = 0;
   const isReplay = (req: { url(): string }) => req.url().endsWith("/api/v1/replay");
   page.on("request", (req) => isReplay(req) && inFlight++);
+  // Every request the page makes during the walk, by method and path: the server's CPU per step is theirs together.
+  let walking = false;
+  const requests = new Map<string, number>();
+  page.on("request", (req) => {
+    if (!walking) return;
+    const k = `${req.method()} ${new URL(req.url()).pathname.replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, ":id")}`;
+    requests.set(k, (requests.get(k) ?? 0) + 1);
+  });
   page.on("requestfailed", (req) => isReplay(req) && inFlight--);
   page.on("requestfinished", (req) => {
     if (!isReplay(req)) return;
@@ -163,6 +173,7 @@ runMain("bench:scrubber", async (cleanup) => {
   }
   const m0 = await metrics();
   const server0 = (groupCpuSeconds(server.pid) ?? 0);
+  walking = true;
 
   const samples: number[] = [];
   const toPosition: number[] = [];
@@ -187,6 +198,7 @@ runMain("bench:scrubber", async (cleanup) => {
     if (s % 10 === 0) loadAt.push(os.loadavg()[0].toFixed(2));
   }
   const m1 = await metrics();
+  walking = false;
   const serverCpu = (groupCpuSeconds(server.pid) ?? 0) - server0;
   if (profile) fs.writeFileSync(profile, JSON.stringify(((await cdp.send("Profiler.stop")) as { profile: unknown }).profile));
   if (THROTTLE !== 1) await cdp.send("Emulation.setCPUThrottlingRate", { rate: 1 });
@@ -203,6 +215,13 @@ runMain("bench:scrubber", async (cleanup) => {
   console.log(`| key press → new position drawn (the scrubber's own frame) | ${sp.n} | ${ms(sp.p50)} | ${ms(sp.p95)} | ${ms(sp.max)} | |`);
   console.log(`| POST /replay as the browser saw it (during the walk) | ${api.n} | ${ms(api.p50)} | ${ms(api.p95)} | ${ms(api.max)} | |`);
   console.log(`CPU per step (the walk's total / ${steps}; the reading pauses' prefetch handling included): renderer process ${perStep("ProcessTime")} ms; its main thread's tasks ${perStep("TaskDuration")} ms (script ${perStep("ScriptDuration")}, layout ${perStep("LayoutDuration")}, style ${perStep("RecalcStyleDuration")}); server ${ms((serverCpu * 1000) / Math.max(1, steps))} ms (${serverCpu.toFixed(2)} CPU-s over the walk)`);
+  // What the last step drew: the prompt's bubbles and which of them carry the "new since" tag (a sanity check of the render).
+  const drawn = await page.evaluate(() => {
+    const bubbles = [...document.querySelectorAll('[data-testid="prompt-then"] [data-testid="prompt-bubble"]')];
+    return { n: bubbles.length, tagged: bubbles.flatMap((b, i) => (b.querySelector('[data-testid="diff-only"]') ? [i + 1] : [])), memories: bubbles.findIndex((b) => b.querySelector('[data-testid="bubble-memories"]')) + 1 };
+  });
+  console.log(`Last step drew ${drawn.n} prompt bubbles; tagged new: #${drawn.tagged.join(", #")}; memories in #${drawn.memories}`);
+  console.log(`Requests during the walk: ${[...requests].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} x${n}`).join(", ")}`);
   console.log(`Steps (ms): ${samples.map((x) => Math.round(x)).join(", ")}`);
   console.log(`Load average (1 min) every 10 steps: ${loadAt.join(", ")}; at the end (1 / 5 / 15 min): ${load()}`);
 });

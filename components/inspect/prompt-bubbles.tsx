@@ -130,7 +130,10 @@ const Bubble = memo(function Bubble({
       data-role={m.role}
       data-diff={mark}
       data-offloaded={off ? "true" : undefined}
-      className={`${indent} rounded-lg border border-l-4 border-zinc-200 ${style.border} ${ROLE_BG[m.role]} px-3 py-2 shadow-xs dark:border-zinc-800 ${
+      // Layout and paint contained: when a bubble above grows or shrinks (a scrubber step changes the
+      // memories in the system message), the hundreds below only move, and the browser's pre-paint
+      // and paint skip their insides (half the pre-paint time of a step, docs/benchmarks.md section 72).
+      className={`${indent} contain-layout contain-paint rounded-lg border border-l-4 border-zinc-200 ${style.border} ${ROLE_BG[m.role]} px-3 py-2 shadow-xs dark:border-zinc-800 ${
         only ? (side === "A" ? "ring-2 ring-orange-400/80 dark:ring-orange-500/70" : "ring-2 ring-teal-400/80 dark:ring-teal-500/70") : mark === "both" ? "opacity-80" : ""
       }`}
     >

@@ -180,7 +180,7 @@ const RowMain = memo(
         <p className="mt-1 line-clamp-2 text-zinc-800 dark:text-zinc-200">{w.state?.content}</p>
         {w.score_parts && (
           <div className="mt-1.5">
-            <ScoreBar parts={w.score_parts} scale={scale} minScore={minScore} size="sm" />
+            <ScoreBar parts={w.score_parts} scale={scale} minScore={minScore} size="sm" animated={false} />
           </div>
         )}
       </>

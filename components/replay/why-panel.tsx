@@ -89,7 +89,7 @@ export function WhyPanel({ memoryId, result, pending, since, onClose }: { memory
           {s && !s.reconstructed && <p className="mt-2 text-xs text-amber-800 dark:text-amber-300">Not rebuilt exactly: {s.reconstruction_note}</p>}
           {why.score_parts && (
             <div className="mt-3">
-              <ScoreBar parts={why.score_parts} scale={Math.max(why.score_parts.final, 0.0001)} />
+              <ScoreBar parts={why.score_parts} scale={Math.max(why.score_parts.final, 0.0001)} animated={false} />
               <p className="mt-1 text-[11px] text-zinc-600 tabular-nums dark:text-zinc-400">
                 {why.score_parts.similarity_term.toFixed(3)} similarity (cosine {why.score_parts.cosine.toFixed(3)}) + {why.score_parts.recency_term.toFixed(3)} recency (decay{" "}
                 {why.score_parts.time_decay.toFixed(3)}) + {why.score_parts.importance_term.toFixed(3)} importance = {why.score_parts.final.toFixed(3)}

@@ -12,7 +12,13 @@ export const SCORE_TERMS = [
   { key: "importance_term", weight: "importance", label: "Importance", color: "bg-amber-400" },
 ] as const;
 
-export function ScoreBar({ parts, scale, minScore, size = "md" }: { parts: ScoreParts; scale: number; minScore?: number; size?: "sm" | "md" }) {
+/**
+ * `animated`: the terms' widths ease to new values (the playground's weights moving). The
+ * replay's scrubber gives each step new bars: there the easing ran past the next key, a
+ * layout and paint every frame (about a fifth of a step's main-thread CPU, docs/benchmarks.md
+ * section 72), so it draws them at once.
+ */
+export function ScoreBar({ parts, scale, minScore, size = "md", animated = true }: { parts: ScoreParts; scale: number; minScore?: number; size?: "sm" | "md"; animated?: boolean }) {
   const pct = (v: number) => `${(Math.max(0, v) / scale) * 100}%`;
   return (
     <div className="relative">
@@ -32,7 +38,7 @@ export function ScoreBar({ parts, scale, minScore, size = "md" }: { parts: Score
         className={`flex overflow-hidden rounded-full bg-zinc-100 dark:bg-zinc-800 ${size === "sm" ? "h-2" : "h-3"}`}
       >
         {SCORE_TERMS.map((t) => (
-          <span key={t.key} data-testid={`bar-${t.weight}`} className={`${t.color} h-full transition-[width] duration-300 first:rounded-l-full`} style={{ width: pct(parts[t.key]) }} title={`${t.label}: ${parts[t.key].toFixed(3)}`} />
+          <span key={t.key} data-testid={`bar-${t.weight}`} className={`${t.color} h-full ${animated ? "transition-[width] duration-300" : ""} first:rounded-l-full`} style={{ width: pct(parts[t.key]) }} title={`${t.label}: ${parts[t.key].toFixed(3)}`} />
         ))}
       </div>
     </div>

@@ -130,6 +130,10 @@ describe("replay a turn in a browser", () => {
         expect(await inPrompt()).toEqual([ids.porto, ids.window]);
       }
     }
+    // A step draws its score bars at once: their widths easing over 300 ms ran past the next key
+    // on a held one, a layout and a paint every frame (docs/benchmarks.md section 72).
+    const easing = await page.locator('[data-testid="retrieval-row"] [data-testid^="bar-"]').evaluateAll((els) => [...new Set(els.map((e) => getComputedStyle(e).transitionDuration))]);
+    expect(easing).toEqual(["0s"]);
     // The URL follows a moment after the last step.
     await expect.poll(() => page.url()).toContain(`turn=${turns[3]}`);
     await expect.poll(() => range.getAttribute("aria-valuetext")).toMatch(/^turn 4 of 4/);
