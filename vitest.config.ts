@@ -29,7 +29,8 @@ export default defineConfig({
     // Three on a 2-core machine: a third of a file's time is waiting (leases, restarts, a stub
     // that holds its answer), and the third worker fills it. With two, 10 % of the CPU stayed
     // idle (run of 2026-11-23: Vitest 465 s with 2 workers, 413 s with 3; docs/benchmarks.md).
-    maxWorkers: 3,
+    // MEMSCOPE_TEST_WORKERS overrides it (npm test prints the machine's busy share of each phase).
+    maxWorkers: Number(process.env.MEMSCOPE_TEST_WORKERS) || 3,
     // Baseline WebAssembly compiler only (as for test servers, tests/helpers/app-server.ts): the
     // suites that open PGlite in-process compile its module anew in every worker.
     execArgv: ["--liftoff-only"],

@@ -242,7 +242,7 @@ function printTimes() {
     }
   }
   const sum = (rows, f) => Math.round(rows.reduce((s, r) => s + f(r), 0));
-  const lines = ["> time per phase (wall seconds from the start of npm test; worker time is the sum over 3 workers):"];
+  const lines = [`> time per phase (wall seconds from the start of npm test; worker time is the sum over ${Number(process.env.MEMSCOPE_TEST_WORKERS) || 3} workers):`];
   for (const p of phaseTimes.sort((a, b) => a.from - b.from)) {
     let detail = "";
     if (p.name === "unit") {
