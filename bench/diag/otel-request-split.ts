@@ -11,17 +11,13 @@
 import fs from "node:fs";
 import os from "node:os";
 import { PerformanceObserver, performance } from "node:perf_hooks";
-import { ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
-import { resourceFromAttributes } from "@opentelemetry/resources";
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { decodeTracesProto } from "../../lib/capture/otlp-proto";
 import { StageTimes, parseServerTiming } from "../../lib/capture/stage-times";
 import { ingestTraces, STATEMENT_SIZES } from "../../lib/capture/store-captures";
 import { openDatabase } from "../../lib/db/open-database";
 import { DEFAULT_PROJECT_ID, projectSql } from "../../lib/db/project-sql";
 import { makeTempDir, removeDir } from "../lib/common";
-import { emitAgentTurn } from "../lib/otel-agent-turns";
-import { makeTurnGenerator } from "../lib/text";
+import { agentBatches } from "../lib/otel-agent-turns";
 
 const AGENTS = 256;
 const TURNS = Math.max(4, 2 * Math.floor(Number(process.env.PROF_TURNS || 20) / 2));
@@ -81,19 +77,7 @@ async function main() {
     `SELECT tablename, count(*)::int AS n, string_agg(indexname, ', ' ORDER BY indexname) AS names FROM pg_indexes WHERE schemaname = current_schema() AND tablename = ANY($1::text[]) GROUP BY tablename ORDER BY tablename`,
     [TABLES],
   );
-  const gen = makeTurnGenerator(1);
-  const memory = new InMemorySpanExporter();
-  const tracer = new BasicTracerProvider({ resource: resourceFromAttributes({ "service.name": `split-${Date.now()}` }), spanProcessors: [new SimpleSpanProcessor(memory)] }).getTracer("t");
-  const histories = Array.from({ length: AGENTS }, () => [] as unknown[]);
-  const t0 = Date.now() - 3_600_000;
-  const bodies: Buffer[] = [];
-  for (let turn = 0; turn < TURNS; turn++) {
-    emitAgentTurn(tracer, gen, histories, SYSTEM, turn, t0);
-    if (turn % 2 === 1) {
-      bodies.push(Buffer.from(ProtobufTraceSerializer.serializeRequest(memory.getFinishedSpans() as ReadableSpan[])!));
-      memory.reset();
-    }
-  }
+  const bodies = agentBatches(AGENTS, TURNS, SYSTEM, "split");
   const counts = async () => {
     const out: Record<string, number> = {};
     for (const t of TABLES) out[t] = (await db.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${t}`))[0].n;
