@@ -111,12 +111,8 @@ async function main() {
       }
     }
   }
-  let wall = 0;
-  let mainCpu = 0;
-  let procCpu = 0;
-  let decodeMs = 0;
-  let spans = 0;
-  let vacuumCpu = 0;
+  // The run's sums (ms; spans stored).
+  const sum = { wall: 0, mainCpu: 0, procCpu: 0, decodeMs: 0, spans: 0, vacuumCpu: 0 };
   const before = await counts();
   console.log(`load average ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}; ${kind}; ${bodies.length} requests of ${AGENTS * 2} spans, ${(bodies.reduce((a, b) => a + b.length, 0) / 1e6).toFixed(1)} MB`);
   for (const [b, body] of bodies.entries()) {
@@ -129,29 +125,29 @@ async function main() {
     const m = mainThreadMs();
     const c = process.cpuUsage();
     const traces = decodeTracesProto(body);
-    decodeMs += performance.now() - w;
+    sum.decodeMs += performance.now() - w;
     const r = await ingestTraces(sql, traces, new Date(), times, sizes);
-    wall += performance.now() - w;
-    mainCpu += mainThreadMs() - m;
+    sum.wall += performance.now() - w;
+    sum.mainCpu += mainThreadMs() - m;
     const cu = process.cpuUsage(c);
-    procCpu += (cu.user + cu.system) / 1000;
+    sum.procCpu += (cu.user + cu.system) / 1000;
     tracing = false;
-    spans += r.turns_created;
+    sum.spans += r.turns_created;
     for (const [k, v] of Object.entries(parseServerTiming(times.header()))) stages[k] = (stages[k] ?? 0) + v;
     // PROF_VACUUM=each: conversations vacuumed after every request, its cost counted apart.
     if (process.env.PROF_VACUUM === "each") {
       const c1 = process.cpuUsage();
       await db.sql.exec(`VACUUM conversations`);
       const cv = process.cpuUsage(c1);
-      vacuumCpu += (cv.user + cv.system) / 1000;
+      sum.vacuumCpu += (cv.user + cv.system) / 1000;
     }
   }
   const after = await counts();
-  const per = (ms: number) => ((ms / spans) * 1000).toFixed(0).padStart(6);
+  const per = (ms: number) => ((ms / sum.spans) * 1000).toFixed(0).padStart(6);
   const sqlMs = [...stmt.values()].reduce((a, v) => a + v.ms, 0);
-  console.log(`${spans} spans stored; per 1 000 spans (ms): wall ${(wall / spans * 1000).toFixed(0)}, main-thread CPU ${(mainCpu / spans * 1000).toFixed(0)}, process CPU ${(procCpu / spans * 1000).toFixed(0)}`);
-  if (vacuumCpu) console.log(`  VACUUM conversations after each request (not in the figures above) ${per(vacuumCpu)}`);
-  console.log(`  decode (on the thread here; the server decodes big bodies in a worker) ${per(decodeMs)}`);
+  console.log(`${sum.spans} spans stored; per 1 000 spans (ms): wall ${(sum.wall / sum.spans * 1000).toFixed(0)}, main-thread CPU ${(sum.mainCpu / sum.spans * 1000).toFixed(0)}, process CPU ${(sum.procCpu / sum.spans * 1000).toFixed(0)}`);
+  if (sum.vacuumCpu) console.log(`  VACUUM conversations after each request (not in the figures above) ${per(sum.vacuumCpu)}`);
+  console.log(`  decode (on the thread here; the server decodes big bodies in a worker) ${per(sum.decodeMs)}`);
   for (const [k, v] of Object.entries(stages)) console.log(`  stage ${k.padEnd(10)} wall ${per(v)}, process CPU ${per(stageCpu[k]?.proc ?? 0)}, main thread ${per(stageCpu[k]?.main ?? 0)}`);
   const sqlCpu = [...stmt.values()].reduce((a, v) => a + v.cpu, 0);
   console.log(`  inside db: statements wall ${per(sqlMs)} CPU ${per(sqlCpu)}; JavaScript between them wall ${per((stages.db ?? 0) - sqlMs)} CPU ${per((stageCpu.db?.proc ?? 0) - sqlCpu)}; GC pauses during the run ${per(gcMs)} (${Object.entries(gcKinds).map(([k, v]) => `kind ${k}: ${per(v).trim()}`).join(", ")})`);
@@ -159,7 +155,7 @@ async function main() {
   for (const [k, v] of [...stmt].sort((a, b) => b[1].cpu - a[1].cpu)) console.log(`${per(v.cpu)} ${per(v.ms)} ${String(v.n).padStart(4)}x rows ${String(v.rows).padStart(6)} params ${String(Math.round(v.params / v.n)).padStart(7)}  ${k}`);
   for (const e of explained) console.log(`explain: ${e}`);
   console.log("rows gained per table (per span):");
-  for (const t of TABLES) console.log(`  ${t.padEnd(22)} ${after[t] - before[t]} (${((after[t] - before[t]) / spans).toFixed(2)})`);
+  for (const t of TABLES) console.log(`  ${t.padEnd(22)} ${after[t] - before[t]} (${((after[t] - before[t]) / sum.spans).toFixed(2)})`);
   console.log("indexes:");
   for (const i of indexes) console.log(`  ${i.tablename.padEnd(22)} ${i.n}: ${i.names}`);
   console.log(`load average ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}`);
