@@ -46,7 +46,7 @@ import { parseServerTiming } from "../lib/capture/stage-times";
 import { makeTempDir, printMachine, removeDir, runMain } from "./lib/common";
 import { makeTurnGenerator } from "./lib/text";
 import { freshPostgres, rssMiB, startServer, type Server } from "./lib/serve-process";
-import { processCpuSeconds, backendCpuSeconds } from "./lib/otel-cpu";
+import { processCpuSeconds, backendCpuSeconds, threadCpuSeconds } from "./lib/otel-cpu";
 import { cpuUntilQuiet } from "./lib/proc-cpu";
 import { AGENT_TURNS, AGENTS, runAgents, storedFigures, warmUp, type AgentsDb } from "./lib/otel-agents";
 import { readyProbe, replayRequests, startRecordingProxy } from "./lib/otel-replay";
@@ -264,11 +264,13 @@ async function agentsOn(label: string, fresh: () => Promise<Fresh>, targets: { s
     console.log(`  replay, load average before: ${loadAverage()}`);
     const probe = readyProbe(replayServer.base);
     const cpu0 = processCpuSeconds(replayServer.pid);
+    const threads0 = threadCpuSeconds(replayServer.pid);
     const pgCpu0 = again.pgUrl ? await backendCpuSeconds(again.pgUrl) : null;
     const c0 = process.cpuUsage();
     const p = await replayRequests(replayServer.base, recorded, concurrency, { authorization: `Bearer ${key}` });
     const ready = await probe.stop();
     const cpu1 = processCpuSeconds(replayServer.pid);
+    const threads1 = threadCpuSeconds(replayServer.pid);
     // Detection on ingest (issue 38) runs after each export's answer: its cost is the CPU until
     // the server goes quiet. MEMSCOPE_INCIDENTS=off in the bench's environment turns it off.
     const cpuDrained = await cpuUntilQuiet(() => processCpuSeconds(replayServer.pid));
@@ -285,6 +287,12 @@ async function agentsOn(label: string, fresh: () => Promise<Fresh>, targets: { s
     if (cpu0 !== null && cpu1 !== null) {
       const pgPart = pgCpu0 !== null && pgCpu1 !== null ? `, PostgreSQL backends ${((pgCpu1 - pgCpu0) / k).toFixed(2)}` : "";
       console.log(`  replay CPU seconds per 1 000 spans: server ${((cpu1 - cpu0) / k).toFixed(2)}${pgPart}, this bench process ${((c1.user + c1.system) / 1e6 / k).toFixed(2)} (server ${(cpu1 - cpu0).toFixed(1)} CPU-s in ${p.seconds.toFixed(1)} s wall)`);
+    }
+    if (threads0 && threads1) {
+      // Which threads of the server worked (the main thread is what one request at a time waits for).
+      const by = Object.entries(threads1).map(([name, s]) => [name, (s - (threads0[name] ?? 0)) / k] as const).filter(([, s]) => s >= 0.005).sort((a, b) => b[1] - a[1]);
+      const gone = cpu0 !== null && cpu1 !== null ? (cpu1 - cpu0) / k - by.reduce((a, [, s]) => a + s, 0) : 0;
+      console.log(`  replay server CPU-s per 1 000 spans by thread: ${by.map(([name, s]) => `${name} ${s.toFixed(2)}`).join(", ")}; threads that ended ${gone.toFixed(2)}`);
     }
     if (cpu0 !== null && cpuDrained !== null)
       console.log(`  replay server CPU until quiet after the last answer (MEMSCOPE_INCIDENTS=${process.env.MEMSCOPE_INCIDENTS ?? "on"}): ${((cpuDrained - cpu0) / k).toFixed(2)} s per 1 000 spans`);

@@ -11,9 +11,6 @@
 // alternating order (PROF_PAIRS pairs).
 //   tsx --conditions=react-server bench/diag/otel-span-cost.ts   (PROF_DB=postgres with MEMSCOPE_TEST_POSTGRES_URL)
 import os from "node:os";
-import { ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
-import { resourceFromAttributes } from "@opentelemetry/resources";
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { readGenAiSpan } from "../../lib/capture/genai-span";
 import { decodeTracesProto } from "../../lib/capture/otlp-proto";
 import { decodeProtoOffThread } from "../../lib/capture/otlp-proto-off-thread";
@@ -25,8 +22,7 @@ import { openDatabase } from "../../lib/db/open-database";
 import { projectSql } from "../../lib/db/project-sql";
 import { countTextsAllEncodings } from "../../lib/tokens/count-tokens-parallel";
 import { makeTempDir, removeDir } from "../lib/common";
-import { emitAgentTurn } from "../lib/otel-agent-turns";
-import { makeTurnGenerator } from "../lib/text";
+import { agentBatches } from "../lib/otel-agent-turns";
 
 const AGENTS = 256;
 const ROUNDS = Number(process.env.ROUNDS || 5);
@@ -39,22 +35,7 @@ const cpuUs = () => {
   return u.user + u.system;
 };
 
-function batches(): Buffer[] {
-  const gen = makeTurnGenerator(1);
-  const memory = new InMemorySpanExporter();
-  const tracer = new BasicTracerProvider({ resource: resourceFromAttributes({ "service.name": `cost-${Date.now()}` }), spanProcessors: [new SimpleSpanProcessor(memory)] }).getTracer("t");
-  const histories = Array.from({ length: AGENTS }, () => [] as unknown[]);
-  const t0 = Date.now() - 3_600_000;
-  const out: Buffer[] = [];
-  for (let turn = 0; turn < TURNS; turn++) {
-    emitAgentTurn(tracer, gen, histories, SYSTEM, turn, t0);
-    if (turn % 2 === 1) {
-      out.push(Buffer.from(ProtobufTraceSerializer.serializeRequest(memory.getFinishedSpans() as ReadableSpan[])!));
-      memory.reset();
-    }
-  }
-  return out;
-}
+const batches = () => agentBatches(AGENTS, TURNS, SYSTEM, "cost");
 
 async function step<T>(name: string, spans: number, fn: () => Promise<T> | T): Promise<T> {
   let value!: T;

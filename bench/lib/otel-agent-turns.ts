@@ -1,5 +1,8 @@
 import type { Tracer } from "@opentelemetry/api";
-import type { makeTurnGenerator } from "./text";
+import { ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
+import { resourceFromAttributes } from "@opentelemetry/resources";
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import { makeTurnGenerator } from "./text";
 
 // The in-process OTLP diagnostics' agents (bench/diag/otel-span-cost.ts, otel-agents-batch.ts):
 // each call resends its agent's whole history so far, as the real instrumentations do.
@@ -30,4 +33,22 @@ export function emitAgentTurn(
       .end(new Date(t0 + turn * 10_000 + a + 500));
     histories[a].push(answer);
   }
+}
+
+/** `agents` agents' `turns` calls as protobuf export bodies of two turns each (the SDK's 512-span batch at 256 agents). */
+export function agentBatches(agents: number, turns: number, system: unknown, service: string): Buffer[] {
+  const gen = makeTurnGenerator(1);
+  const memory = new InMemorySpanExporter();
+  const tracer = new BasicTracerProvider({ resource: resourceFromAttributes({ "service.name": `${service}-${Date.now()}` }), spanProcessors: [new SimpleSpanProcessor(memory)] }).getTracer("t");
+  const histories = Array.from({ length: agents }, () => [] as unknown[]);
+  const t0 = Date.now() - 3_600_000;
+  const out: Buffer[] = [];
+  for (let turn = 0; turn < turns; turn++) {
+    emitAgentTurn(tracer, gen, histories, system, turn, t0);
+    if (turn % 2 === 1) {
+      out.push(Buffer.from(ProtobufTraceSerializer.serializeRequest(memory.getFinishedSpans() as ReadableSpan[])!));
+      memory.reset();
+    }
+  }
+  return out;
 }

@@ -1,6 +1,7 @@
 import "server-only";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { checkJsonValue } from "../http/input-guard";
+import { noteRowUpdates } from "../db/embedded-vacuum";
 import type { ProjectSql } from "../db/project-sql";
 import { DomainError } from "../errors/domain-errors";
 import { stableUuid } from "../imports/stable-id";
@@ -29,8 +30,12 @@ const MAX_TEXT = 200_000;
  */
 export const MAX_CAPTURED_BYTES_PER_SPAN = 1024 * 1024;
 
-/** How large one statement of an ingest may be: turns per messages insert, bytes of JSON per captured-prompts insert. */
-export type StatementSizes = { turns: number; captureBytes: number };
+/**
+ * How large one statement of an ingest may be: turns per messages insert, bytes of JSON per
+ * captured-prompts insert; and whether the conversations are vacuumed as their rows' old
+ * versions pile up (the embedded database, which runs no autovacuum: lib/db/embedded-vacuum.ts).
+ */
+export type StatementSizes = { turns: number; captureBytes: number; vacuum?: boolean };
 /**
  * PostgreSQL runs the statements in another process: one statement each, the fewest round
  * trips (bench:otel, 60 s at load ~8: 1.18 -> 0.81 server and 0.57 -> 0.31 PostgreSQL CPU
@@ -41,7 +46,7 @@ export type StatementSizes = { turns: number; captureBytes: number };
  * ~128 KB captured-prompt statement ~100 ms, what a GET /ready waited behind (section 52).
  */
 export const STATEMENT_SIZES: Record<"embedded" | "server", StatementSizes> = {
-  embedded: { turns: 64, captureBytes: 48 * 1024 },
+  embedded: { turns: 64, captureBytes: 48 * 1024, vacuum: true },
   server: { turns: Number.POSITIVE_INFINITY, captureBytes: Number.POSITIVE_INFINITY },
 };
 
@@ -323,6 +328,8 @@ async function ingestChats(
       return { ...(await storeTurns(tx, groups, counts, sizes)), groups };
     }),
   );
+  // Each conversation's row was updated (counters): its old version is what later foreign-key checks walk.
+  if (sizes.vacuum && result.groups.length) await noteRowUpdates(sql, "conversations", result.groups.length);
   out.created = result.created;
   out.duplicates += result.duplicates;
   for (const id of result.deleted) {
@@ -355,10 +362,29 @@ async function continueConversations(tx: ProjectSql, all: Placed[], keysPerState
     keyed.push(chainKeys(p.chat));
   }
   const prefixes = keyed.map((k) => k.prefixes);
-  const wanted = [...new Set(prefixes.flatMap((ks) => ks.map((k) => k.key)))];
+  // Each call's longest prefix first (its predecessor's state: found in the usual case), then all the
+  // prefixes of the calls whose predecessor is neither stored nor in this request: the longest found
+  // wins either way, and a call reads ~1 key instead of one per earlier exchange (section 71).
+  const made = new Set(keyed.map((k) => k.state).filter((k): k is string => !!k));
+  const known = new Map<string, string>();
+  await lookUpStates(tx, [...new Set(prefixes.flatMap((ks) => (ks.length ? [ks[0].key] : [])))], keysPerStatement, known);
+  const missed = prefixes.filter((ks) => ks.length > 1 && !known.has(ks[0].key) && !made.has(ks[0].key));
+  await lookUpStates(tx, [...new Set(missed.flatMap((ks) => ks.slice(1).map((k) => k.key)))], keysPerStatement, known);
+  open.forEach((p, i) => {
+    // Longest prefix first. (From the trace's conversation again: a retried transaction runs this twice.)
+    const hit = prefixes[i].find((k) => known.has(k.key));
+    p.conversationId = hit ? known.get(hit.key)! : conversationIdOf(p.chat);
+    p.chat.stateKey = keyed[i].state;
+    p.chat.predKey = prefixes[i][0]?.key ?? null;
+    p.chat.awaitingPred = !!p.chat.predKey && !known.has(p.chat.predKey);
+    if (p.chat.stateKey && !known.has(p.chat.stateKey)) known.set(p.chat.stateKey, p.conversationId);
+  });
+}
+
+/** The conversations of the stored calls whose state is one of `wanted`, into `known` (state key -> conversation). */
+async function lookUpStates(tx: ProjectSql, wanted: string[], keysPerStatement: number, known: Map<string, string>) {
   // On the embedded database in several statements (each holds the server's thread while it runs: ~5 000 keys for a
   // 512-span batch of 20-turn histories was its longest stall, section 52).
-  const known = new Map<string, string>();
   for (let at = 0; at < wanted.length; at += keysPerStatement) {
     const rows = await tx.query<{ state_key: string; conversation_id: string }>(
       // A conversation deleted in Memscope is not continued: the call starts one.
@@ -374,15 +400,6 @@ async function continueConversations(tx: ProjectSql, all: Placed[], keysPerState
     );
     for (const r of rows) known.set(r.state_key, r.conversation_id);
   }
-  open.forEach((p, i) => {
-    // Longest prefix first. (From the trace's conversation again: a retried transaction runs this twice.)
-    const hit = prefixes[i].find((k) => known.has(k.key));
-    p.conversationId = hit ? known.get(hit.key)! : conversationIdOf(p.chat);
-    p.chat.stateKey = keyed[i].state;
-    p.chat.predKey = prefixes[i][0]?.key ?? null;
-    p.chat.awaitingPred = !!p.chat.predKey && !known.has(p.chat.predKey);
-    if (p.chat.stateKey && !known.has(p.chat.stateKey)) known.set(p.chat.stateKey, p.conversationId);
-  });
 }
 
 /** A message as compared for continuation: role and the content of its parts (an answer's finish_reason and ids aside). */

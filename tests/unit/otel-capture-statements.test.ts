@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { decodeTracesProto } from "@/lib/capture/otlp-proto";
 import { ingestTraces, STATEMENT_SIZES, type StatementSizes } from "@/lib/capture/store-captures";
 import { StageTimes } from "@/lib/capture/stage-times";
+import { UPDATES_PER_VACUUM } from "@/lib/db/embedded-vacuum";
 import { DEFAULT_PROJECT_ID, projectSql, type ProjectSql } from "@/lib/db/project-sql";
 import { useEmbeddedDatabase } from "../helpers/embedded-database";
 
@@ -105,11 +106,13 @@ describe("OTLP ingest statements on the embedded database", () => {
     expect(small.filter((s) => s.startsWith("INSERT INTO messages"))).toHaveLength(7);
     expect(small.filter((s) => s.startsWith("INSERT INTO captured_spans")).length).toBeGreaterThan(3);
     expect(small.filter((s) => s.startsWith("INSERT INTO captured_messages")).length).toBeGreaterThan(3);
-    // The lookups go by the same sizes: where each new turn attaches (by turns), which prompt nodes are stored (4 probes a turn).
+    // The lookups go by the same sizes: where each new turn attaches (by turns). Which prompt nodes are stored: each
+    // call's chain holds the call before it in the request, so only each agent's first call and system node are probed
+    // (3 + 3, in one statement even at 16 probes a statement; the next test probes in parts).
     expect(one.filter((s) => s === "SELECT u.i, b.id")).toHaveLength(1);
     expect(small.filter((s) => s === "SELECT u.i, b.id")).toHaveLength(7);
     expect(one.filter((s) => s === "SELECT u.i FROM")).toHaveLength(1);
-    expect(small.filter((s) => s === "SELECT u.i FROM").length).toBeGreaterThan(3);
+    expect(small.filter((s) => s === "SELECT u.i FROM")).toHaveLength(1);
     const whole = shape(await stored("whole"));
     expect(whole).toHaveLength(3);
     expect(whole[0].counts).toEqual([9, 1, true]);
@@ -141,7 +144,9 @@ describe("OTLP ingest statements on the embedded database", () => {
 
   it("without conversation ids, the lookup of earlier calls goes in parts on small sizes and joins the same calls", async () => {
     // 3 agents x 9 calls, no gen_ai.conversation.id, one trace per call: calls 0-4 in one request, 5-8 in the next, so
-    // the second request finds each agent's call 4 stored by its digest (24 distinct prefix keys: 16 a statement at 1 turn).
+    // the second request finds each agent's call 4 stored by its digest. Each call's longest prefix is looked up first
+    // (12 keys: one statement at 16 a statement), and no call needs its shorter ones. Its prompt nodes: each agent's
+    // call 5 probes its last two nodes (6 probes, 4 a statement at 1 turn: 2 statements; the calls after it hold it).
     const spansOf = (tag: string) => {
       const memory = new InMemorySpanExporter();
       const tracer = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(memory)] }).getTracer("t");
@@ -175,9 +180,25 @@ describe("OTLP ingest statements on the embedded database", () => {
       expect((await ingestTraces(sql, early, new Date(), new StageTimes(), sizes)).turns_created).toBe(15);
       seen.length = 0;
       expect((await ingestTraces(sql, late, new Date(), new StageTimes(), sizes)).turns_created).toBe(12);
-      expect(seen.filter((x) => x === "SELECT DISTINCT ON")).toHaveLength(tag === "nokey-one" ? 1 : 2);
+      expect(seen.filter((x) => x === "SELECT DISTINCT ON")).toHaveLength(1);
+      expect(seen.filter((x) => x === "SELECT u.i FROM")).toHaveLength(tag === "nokey-one" ? 1 : 2);
       // Each agent's 9 calls one conversation.
       expect(await joined(tag)).toEqual([9, 9, 9]);
     }
+  });
+
+  it("on PGlite's sizes the conversations are vacuumed once their row updates pass UPDATES_PER_VACUUM, on PostgreSQL's never", async () => {
+    // PGlite runs no autovacuum: each request updates its conversations' rows, and the foreign-key checks of later turns
+    // walked every old version (embedded-vacuum.ts). A request of UPDATES_PER_VACUUM conversations passes the threshold.
+    const vacuums = async () => {
+      await store.db.sql.query(`SELECT pg_stat_force_next_flush()`);
+      await store.db.sql.query(`SELECT pg_stat_clear_snapshot()`);
+      return (await store.db.sql.query<{ n: number }>(`SELECT vacuum_count::int AS n FROM pg_stat_user_tables WHERE relname = 'conversations'`))[0].n;
+    };
+    const v0 = await vacuums();
+    expect((await ingestTraces(projectSql(store.db.sql, DEFAULT_PROJECT_ID), request("vacuum-server", UPDATES_PER_VACUUM, 1), new Date(), new StageTimes(), STATEMENT_SIZES.server)).turns_created).toBe(UPDATES_PER_VACUUM);
+    expect(await vacuums()).toBe(v0);
+    expect((await ingestTraces(projectSql(store.db.sql, DEFAULT_PROJECT_ID), request("vacuum-embedded", UPDATES_PER_VACUUM, 1), new Date(), new StageTimes(), STATEMENT_SIZES.embedded)).turns_created).toBe(UPDATES_PER_VACUUM);
+    expect(await vacuums()).toBe(v0 + 1);
   });
 });
