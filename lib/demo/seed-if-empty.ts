@@ -1,3 +1,4 @@
+import { insertConversationRow } from "../conversations/insert-conversation-row";
 import { ZConversationCreate } from "../conversations/schemas";
 import { insertTurns } from "../messages/insert-turns";
 import { ZTurnInput } from "../messages/schemas";
@@ -39,7 +40,7 @@ export async function seedDemo(db: Database, projectId: string, opts: { now?: nu
   return projectSql(db.sql, projectId).transaction(async (sql) => {
     if (opts.ifEmpty) await refuseUnlessEmpty(sql);
     for (const [i, { conversation, turns }] of demos.entries()) {
-      await insertDemoConversation(sql, conversation);
+      await insertConversationRow(sql, conversation);
       await insertTurns(sql, conversation.id!, turns, { fieldPrefix: "messages", counts: counts[i], minimal: true });
     }
     const memories = await seedDemoMemories(sql, now);
@@ -70,13 +71,4 @@ async function refuseUnlessEmpty(sql: ProjectSql) {
       "project_not_empty",
     );
   }
-}
-
-/** A demo conversation as POST /conversations stores it, through the transaction's connection (the ORM's would wait for it). */
-async function insertDemoConversation(sql: ProjectSql, c: ReturnType<typeof ZConversationCreate.parse>) {
-  await sql.query(
-    `INSERT INTO conversations (id, project_id, app_id, end_user_id, name, mode, model_config, status, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, COALESCE($9::timestamptz, now()), COALESCE($9::timestamptz, now()))`,
-    [c.id, sql.projectId, c.app_id, c.end_user_id ?? null, c.name, c.mode, c.model_config == null ? null : JSON.stringify(c.model_config), c.status, c.created_at ?? null],
-  );
 }
