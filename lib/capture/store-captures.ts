@@ -300,16 +300,21 @@ async function ingestChats(
   sizes: StatementSizes,
   rejected: { field: string; message: string }[],
 ) {
-  // CPU work before the transaction opens (as insertTurns does).
   // Off the request thread whatever the batch's size: an exporter's steady stream of small
-  // batches would otherwise tokenize on the thread that answers every other request.
-  let counts = await times.time("tokens", () => countTextsAllEncodings(placed.flatMap(({ chat }) => [chat.query, chat.answer]), { offThread: true }));
+  // batches would otherwise tokenize on the thread that answers every other request. The
+  // workers count while the transaction opens, finds the conversations and writes the
+  // prompts; the turns' rows wait for the counts (storeTurns). Counted before the
+  // transaction, the exporter's one request in flight left a core idle meanwhile.
+  const counting = times.time("tokens", () => countTextsAllEncodings(placed.flatMap(({ chat }) => [chat.query, chat.answer]), { offThread: true }));
+  // Awaited in the transaction; a transaction that fails first must not leave it unheard.
+  counting.catch(() => {});
   const out = { created: 0, duplicates: 0, pendingSpans: 0, pendingEvents: 0, conversationIds: [] as string[], written: [] as WrittenTurn[] };
   if (!placed.length && !halves.spans.length && !halves.events.size) return out;
   const result = await times.time("db", () =>
     sql.transaction(async (raw) => {
       const tx = yielding(raw);
       let all = placed;
+      let counts = counting;
       if (halves.spans.length || halves.events.size) {
         const joined = await joinHalves(tx, halves, receivedAt, rejected);
         out.duplicates += joined.duplicates;
@@ -319,7 +324,7 @@ async function ingestChats(
         if (fresh.length) {
           const more = await countTextsAllEncodings(fresh.flatMap((c) => [c.query, c.answer]), { offThread: true });
           all = [...all, ...fresh.map((chat, i) => ({ chat, id: messageIdOf(chat), conversationId: conversationIdOf(chat), k: placed.length + i }))];
-          counts = concatCounts(counts, more);
+          counts = counting.then((c) => concatCounts(c, more));
         }
       }
       if (!all.length) return { created: 0, duplicates: 0, deleted: new Set<string>(), adopted: [], groups: [] as [string, Placed[]][] };
@@ -635,7 +640,8 @@ function yielding(tx: ProjectSql): ProjectSql {
  * lock them (in id order), skip spans already stored, find where each conversation's new
  * turns attach, write turns, counters and captured prompts.
  */
-async function storeTurns(tx: ProjectSql, groups: [string, Placed[]][], counts: TokenCounts, sizes: StatementSizes) {
+/** `counting`: the chats' token counts (ingestChats), still being counted when the transaction begins. */
+async function storeTurns(tx: ProjectSql, groups: [string, Placed[]][], counting: Promise<TokenCounts>, sizes: StatementSizes) {
   const convIds = groups.map(([id]) => id);
   const firstOf = groups.map(([, list]) => list[0].chat);
   await tx.query(
@@ -696,10 +702,24 @@ async function storeTurns(tx: ProjectSql, groups: [string, Placed[]][], counts: 
   }
   const storedBefore = new Map(around.map((r) => [r.i, r.before_id ? { id: r.before_id, at: new Date(r.before_at!).getTime() } : null]));
   const storedAfter = new Map(around.map((r) => [r.i, r.after_id ? { id: r.after_id, at: new Date(r.after_at!).getTime() } : null]));
+  const slice = timeSlicer();
+  // The prompts as nodes stored once per conversation (prompt-store.ts): a span's history is
+  // found stored and only its new messages are written. Before the turns: their token counts
+  // are still being counted meanwhile (ingestChats), and prompt nodes hang off the conversation only.
+  const chains: ReturnType<typeof promptChainFrom>["chain"][] = [];
+  for (const x of fresh) {
+    await slice();
+    // The closed exchanges of a kept input this one continues are reused (span-history.ts).
+    const link = historyLinkOf(x.c.inputMessages);
+    const made = promptChainFrom(x.conversationId, x.c.systemInstructions, x.c.inputMessages, x.c.outputMessages, link?.own.nodes ?? link?.base?.nodes);
+    if (link) link.own.nodes = made.closed;
+    chains.push(made.chain);
+  }
+  await storePromptNodes(tx, chains, sizes.captureBytes, sizes.turns * 4);
+  const counts = await counting;
   // A stored turn that an earlier export placed after a turn arriving only now: it moves under the newcomer.
   const reparent: { id: string; parent: string; cid: string }[] = [];
   let at = 0;
-  const slice = timeSlicer();
   const prepared: ReturnType<typeof planTurns> = [];
   for (const [cid, list] of heads) {
     await slice();
@@ -768,18 +788,6 @@ async function storeTurns(tx: ProjectSql, groups: [string, Placed[]][], counts: 
       [tx.projectId, [...new Set(reparent.map((r) => r.cid))]],
     );
   }
-  // The prompts as nodes stored once per conversation (prompt-store.ts): a span's history is
-  // found stored and only its new messages are written.
-  const chains: ReturnType<typeof promptChainFrom>["chain"][] = [];
-  for (const x of fresh) {
-    await slice();
-    // The closed exchanges of a kept input this one continues are reused (span-history.ts).
-    const link = historyLinkOf(x.c.inputMessages);
-    const made = promptChainFrom(x.conversationId, x.c.systemInstructions, x.c.inputMessages, x.c.outputMessages, link?.own.nodes ?? link?.base?.nodes);
-    if (link) link.own.nodes = made.closed;
-    chains.push(made.chain);
-  }
-  await storePromptNodes(tx, chains, sizes.captureBytes, sizes.turns * 4);
   // The span's trace and span ids, operation, provider and models are in the turn's metadata.otlp (turnMetadata).
   const rows = fresh.map((x, i) => ({
     conversation_id: x.conversationId,
