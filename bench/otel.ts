@@ -282,6 +282,8 @@ async function agentsOn(label: string, fresh: () => Promise<Fresh>, targets: { s
     const perS = f.stored / p.seconds;
     const k = f.stored / 1000;
     console.log(`  replay: ${f.stored} captured spans stored in ${p.seconds.toFixed(1)} s = ${perS.toFixed(0)} spans/s (target >= ${targets.spans}); export answers p50 ${pct(p.latencies, 50).toFixed(0)} ms, max ${Math.max(...p.latencies).toFixed(0)} ms; non-200 ${p.non200.length}${p.non200.length ? ` (${p.non200.slice(0, 3).join("; ")})` : ""}, partial successes ${p.partial}`);
+    const k1 = spans / 1000;
+    console.log(`  replay: server stages (Server-Timing), wall ms per 1 000 spans: ${Object.entries(p.stages).map(([name, ms]) => `${name} ${(ms / k1).toFixed(0)}`).join(", ")}; the answers' own wall ${(p.latencies.reduce((a, b) => a + b, 0) / k1).toFixed(0)}`);
     console.log(`  replay: ${f.conversations} conversations, split ${f.split}; bytes per captured span ${f.bytesPerSpan.toFixed(0)} = ${f.ratio.toFixed(2)}x`);
     console.log(`  replay: GET /ready ${ready.count} requests, p50 ${ready.p50.toFixed(0)} ms, p99 ${ready.p99.toFixed(0)} ms (target < ${targets.readyP99}), max ${ready.max.toFixed(0)} ms, errors ${ready.errors}`);
     if (cpu0 !== null && cpu1 !== null) {

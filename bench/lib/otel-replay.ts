@@ -11,6 +11,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
+import { parseServerTiming } from "../../lib/capture/stage-times";
 
 export type RecordedRequest = { method: string; path: string; headers: http.IncomingHttpHeaders; body: Buffer };
 
@@ -90,13 +91,15 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
   };
 }
 
-export type ReplayResult = { seconds: number; answered: number; non200: string[]; partial: number; latencies: number[] };
+/** `stages`: the answers' Server-Timing stages summed (ms over the run): where the server's wall time went. */
+export type ReplayResult = { seconds: number; answered: number; non200: string[]; partial: number; latencies: number[]; stages: Record<string, number> };
 
 /** Posts `requests` to `base` in their order, `concurrency` at a time, each worker taking the next as soon as its previous one is answered. */
 export async function replayRequests(base: string, requests: RecordedRequest[], concurrency: number, replace: Record<string, string>): Promise<ReplayResult> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
   const non200: string[] = [];
   const latencies: number[] = [];
+  const stages: Record<string, number> = {};
   let partial = 0;
   let next = 0;
   const t0 = performance.now();
@@ -108,6 +111,7 @@ export async function replayRequests(base: string, requests: RecordedRequest[], 
           const t = performance.now();
           const a = await send(agent, base, r, replace);
           latencies.push(performance.now() - t);
+          for (const [k, v] of Object.entries(parseServerTiming(a.headers["server-timing"] as string | undefined))) stages[k] = (stages[k] ?? 0) + v;
           // A 200 with a protobuf body carries partial_success: spans that did not become turns.
           if (a.status !== 200) non200.push(`${a.status} ${a.body.toString().slice(0, 200)}`);
           else if (a.body.length) partial++;
@@ -117,7 +121,7 @@ export async function replayRequests(base: string, requests: RecordedRequest[], 
   } finally {
     agent.destroy();
   }
-  return { seconds: (performance.now() - t0) / 1000, answered: latencies.length, non200, partial, latencies };
+  return { seconds: (performance.now() - t0) / 1000, answered: latencies.length, non200, partial, latencies, stages };
 }
 
 const pct = (xs: number[], p: number) => {
