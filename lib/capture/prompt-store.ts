@@ -161,7 +161,8 @@ function probePositions(n: number): number[] {
  * two nodes first (the call before was stored: the usual case), and only the chains with
  * neither stored probe further (section 71: ~1.5 probes a span where every chain probed ~5).
  */
-export async function storePromptNodes(tx: ProjectSql, chains: PromptChain[], chunkBytes: number, probesPerStatement = Number.POSITIVE_INFINITY): Promise<{ nodes: number }> {
+/** `write`: where the inserts go (the same transaction; lib/db/write-behind.ts sends them without waiting). */
+export async function storePromptNodes(tx: ProjectSql, chains: PromptChain[], chunkBytes: number, probesPerStatement = Number.POSITIVE_INFINITY, write: ProjectSql = tx): Promise<{ nodes: number }> {
   const deepest = new Map<number, number>();
   const systemStored = new Set<number>();
   const lastOf = new Map<string, number>();
@@ -202,7 +203,7 @@ export async function storePromptNodes(tx: ProjectSql, chains: PromptChain[], ch
     if (ch.system && !systemStored.has(c)) add(ch.conversationId, ch.system);
   });
   for (const chunk of jsonChunks([...rows.values()], chunkBytes)) {
-    await tx.query(
+    await write.query(
       `INSERT INTO captured_messages (project_id, conversation_id, id, parent_id, position, body)
        SELECT $1, u.c, u.i, u.p, u.n, u.b FROM json_to_recordset($2::json) AS u(c uuid, i uuid, p uuid, n int, b json)
        ON CONFLICT DO NOTHING`,

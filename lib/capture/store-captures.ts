@@ -7,6 +7,7 @@ import { DomainError } from "../errors/domain-errors";
 import { stableUuid } from "../imports/stable-id";
 import { planTurns, turnTotals, writeTurnRows } from "../messages/insert-turns";
 import type { TurnInput } from "../messages/schemas";
+import { settleOnError, writeBehind, writeThrough } from "../db/write-behind";
 import { countsAt, countTextsAllEncodings, type TokenCounts } from "../tokens/count-tokens-parallel";
 import { sha256Hex } from "./digest";
 import { isGenAiLogEvent, logEventsComplete, logRecordAsEvent, messageText, readGenAiSpan, type CapturedChat, type SpanReading } from "./genai-span";
@@ -35,7 +36,7 @@ export const MAX_CAPTURED_BYTES_PER_SPAN = 1024 * 1024;
  * captured-prompts insert; and whether the conversations are vacuumed as their rows' old
  * versions pile up (the embedded database, which runs no autovacuum: lib/db/embedded-vacuum.ts).
  */
-export type StatementSizes = { turns: number; captureBytes: number; vacuum?: boolean };
+export type StatementSizes = { turns: number; captureBytes: number; vacuum?: boolean; writeBehind?: boolean };
 /**
  * PostgreSQL runs the statements in another process: one statement each, the fewest round
  * trips (bench:otel, 60 s at load ~8: 1.18 -> 0.81 server and 0.57 -> 0.31 PostgreSQL CPU
@@ -44,10 +45,13 @@ export type StatementSizes = { turns: number; captureBytes: number; vacuum?: boo
  * (the SDK's default) is written in 64-turn and ~48 KB statements with a turn of the event
  * loop between them (see yielding): one 512-turn messages insert held the thread ~290 ms and a
  * ~128 KB captured-prompt statement ~100 ms, what a GET /ready waited behind (section 52).
+ * `writeBehind`: the writes whose results are not read are sent without waiting for them
+ * (lib/db/write-behind.ts), on PostgreSQL only: there the server runs them while this thread
+ * prepares the next; PGlite would run them back to back on this thread, with no turn between.
  */
 export const STATEMENT_SIZES: Record<"embedded" | "server", StatementSizes> = {
   embedded: { turns: 64, captureBytes: 48 * 1024, vacuum: true },
-  server: { turns: Number.POSITIVE_INFINITY, captureBytes: Number.POSITIVE_INFINITY },
+  server: { turns: Number.POSITIVE_INFINITY, captureBytes: Number.POSITIVE_INFINITY, writeBehind: true },
 };
 
 /** What an ingest of traces or of logs did, beside its own counts. */
@@ -330,7 +334,8 @@ async function ingestChats(
       if (!all.length) return { created: 0, duplicates: 0, deleted: new Set<string>(), adopted: [], groups: [] as [string, Placed[]][] };
       await continueConversations(tx, all, sizes.turns * 16);
       const groups = groupByConversation(all);
-      return { ...(await storeTurns(tx, groups, counts, sizes)), groups };
+      const behind = sizes.writeBehind ? writeBehind(raw) : writeThrough(tx);
+      return { ...(await settleOnError(behind, () => storeTurns(behind.tx, behind.sql, groups, counts, sizes))), groups };
     }),
   );
   // Each conversation's row was updated (counters): its old version is what later foreign-key checks walk.
@@ -640,8 +645,11 @@ function yielding(tx: ProjectSql): ProjectSql {
  * lock them (in id order), skip spans already stored, find where each conversation's new
  * turns attach, write turns, counters and captured prompts.
  */
-/** `counting`: the chats' token counts (ingestChats), still being counted when the transaction begins. */
-async function storeTurns(tx: ProjectSql, groups: [string, Placed[]][], counting: Promise<TokenCounts>, sizes: StatementSizes) {
+/**
+ * `counting`: the chats' token counts (ingestChats), still being counted when the transaction
+ * begins. `write`: the transaction for the writes nothing reads back (write-behind.ts).
+ */
+async function storeTurns(tx: ProjectSql, write: ProjectSql, groups: [string, Placed[]][], counting: Promise<TokenCounts>, sizes: StatementSizes) {
   const convIds = groups.map(([id]) => id);
   const firstOf = groups.map(([, list]) => list[0].chat);
   await tx.query(
@@ -715,7 +723,7 @@ async function storeTurns(tx: ProjectSql, groups: [string, Placed[]][], counting
     if (link) link.own.nodes = made.closed;
     chains.push(made.chain);
   }
-  await storePromptNodes(tx, chains, sizes.captureBytes, sizes.turns * 4);
+  await storePromptNodes(tx, chains, sizes.captureBytes, sizes.turns * 4, write);
   const counts = await counting;
   // A stored turn that an earlier export placed after a turn arriving only now: it moves under the newcomer.
   const reparent: { id: string; parent: string; cid: string }[] = [];
@@ -766,8 +774,8 @@ async function storeTurns(tx: ProjectSql, groups: [string, Placed[]][], counting
     ),
     at: list[list.length - 1].c.startedAt.toISOString(),
   }));
-  for (let k = 0; k < prepared.length; k += sizes.turns) await writeTurnRows(tx, prepared.slice(k, k + sizes.turns), false);
-  await tx.query(
+  for (let k = 0; k < prepared.length; k += sizes.turns) await writeTurnRows(write, prepared.slice(k, k + sizes.turns), false);
+  await write.query(
     `UPDATE conversations c SET turn_count = c.turn_count + u.turns, leaf_count = c.leaf_count + u.leaves, token_count = c.token_count + u.tokens,
             updated_at = GREATEST(c.updated_at, u.at)
        FROM unnest($2::uuid[], $3::int[], $4::int[], $5::int[], $6::timestamptz[]) AS u(id, turns, leaves, tokens, at)
@@ -775,13 +783,13 @@ async function storeTurns(tx: ProjectSql, groups: [string, Placed[]][], counting
     [tx.projectId, totals.map((t) => t.cid), totals.map((t) => t.turns), totals.map((t) => t.leafDelta), totals.map((t) => t.tokenDelta), totals.map((t) => t.at)],
   );
   if (reparent.length) {
-    await tx.query(
+    await write.query(
       `UPDATE messages m SET parent_message_id = u.parent, tree_parent_id = u.parent
          FROM unnest($2::uuid[], $3::uuid[]) AS u(id, parent) WHERE m.project_id = $1 AND m.id = u.id`,
       [tx.projectId, reparent.map((r) => r.id), reparent.map((r) => r.parent)],
     );
     // A turn slid in between two others is no leaf: the affected conversations' leaves are counted again.
-    await tx.query(
+    await write.query(
       `UPDATE conversations c SET leaf_count = (SELECT count(*) FROM messages m WHERE m.project_id = c.project_id AND m.conversation_id = c.id
                  AND NOT EXISTS (SELECT 1 FROM messages k WHERE k.project_id = m.project_id AND k.conversation_id = m.conversation_id AND k.tree_parent_id = m.id))
         WHERE c.project_id = $1 AND c.id = ANY($2::uuid[])`,
@@ -808,7 +816,7 @@ async function storeTurns(tx: ProjectSql, groups: [string, Placed[]][], counting
     finish_reasons: chains[i].finishReasons,
   }));
   for (const chunk of byJsonSize(rows, sizes.captureBytes)) {
-    await tx.query(
+    await write.query(
       `INSERT INTO captured_spans (project_id, conversation_id, message_id, conversation_key, message_form, prompt_node, system_node,
          input_count, output_count, input_tokens, output_tokens, started_at, ended_at, state_key, pred_key, awaiting_pred, finish_reasons)
        SELECT $1, u.conversation_id, u.message_id, u.conversation_key, u.message_form, u.prompt_node, u.system_node, u.input_count, u.output_count,
