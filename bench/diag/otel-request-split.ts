@@ -14,6 +14,7 @@ import { PerformanceObserver, performance } from "node:perf_hooks";
 import { decodeTracesProto } from "../../lib/capture/otlp-proto";
 import { StageTimes, parseServerTiming } from "../../lib/capture/stage-times";
 import { ingestTraces, STATEMENT_SIZES } from "../../lib/capture/store-captures";
+import { countTextsAllEncodings } from "../../lib/tokens/count-tokens-parallel";
 import { openDatabase } from "../../lib/db/open-database";
 import { DEFAULT_PROJECT_ID, projectSql } from "../../lib/db/project-sql";
 import { makeTempDir, removeDir } from "../lib/common";
@@ -78,6 +79,8 @@ async function main() {
     [TABLES],
   );
   const bodies = agentBatches(AGENTS, TURNS, SYSTEM, "split");
+  // The token workers started and their encoders built first, as in a server that has answered before.
+  await countTextsAllEncodings(Array.from({ length: 200 }, (_, i) => `warm-up text ${i} `.repeat(20)), { offThread: true });
   const counts = async () => {
     const out: Record<string, number> = {};
     for (const t of TABLES) out[t] = (await db.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${t}`))[0].n;
