@@ -2,6 +2,7 @@ import { userIdProblem } from "../http/user-id";
 import { MAX_TIME_UNIX_NANO, type OtlpAttributes, type OtlpEvent, type OtlpSpan, type OtlpValue } from "./otlp-types";
 import type { ChatMessage, ChatPart } from "./captured-shapes";
 import { headOf, linkHistory, type HistoryScope } from "./span-history";
+import { systemPartsOf } from "./system-instructions";
 
 // A span read as an OpenTelemetry GenAI inference span (semantic conventions, docs/gen-ai/
 // gen-ai-spans.md and the JSON schemas gen-ai-input-messages.json / gen-ai-output-messages.json
@@ -123,7 +124,9 @@ function readChat(span: OtlpSpan, resource: OtlpAttributes, operation: string, r
   if (a["gen_ai.input.messages"] !== undefined) {
     input = inputMessages(a["gen_ai.input.messages"], attr("gen_ai.input.messages"), history);
     output = a["gen_ai.output.messages"] === undefined ? [] : messages(a["gen_ai.output.messages"], attr("gen_ai.output.messages"));
-    if (a["gen_ai.system_instructions"] !== undefined) system = parts(jsonValue(a["gen_ai.system_instructions"], attr("gen_ai.system_instructions")), attr("gen_ai.system_instructions"));
+    const sys = a["gen_ai.system_instructions"];
+    // The same instructions every call: parsed once (system-instructions.ts).
+    if (sys !== undefined) system = systemPartsOf(sys, () => parts(jsonValue(sys, attr("gen_ai.system_instructions")), attr("gen_ai.system_instructions")));
   } else {
     const fromEvents = eventMessages(span.events, span.path);
     if (!fromEvents.input.length) {

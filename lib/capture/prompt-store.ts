@@ -2,6 +2,7 @@ import "server-only";
 import type { ProjectSql } from "../db/project-sql";
 import { sha256Hex } from "./digest";
 import type { ChatMessage, ChatPart, PromptNode } from "./captured-shapes";
+import { systemJson, systemNodeIdOf } from "./system-instructions";
 
 // Captured prompts, each message stored once per conversation (migration
 // 20261129060000_captured_messages). An agent resends its whole history with every call:
@@ -127,12 +128,12 @@ export function promptChainFrom(
     parent = id;
     start = end + 1;
   }
-  const systemJson = system === null ? null : JSON.stringify(system);
+  const json = system === null ? null : systemJson(system);
   return {
     chain: {
       conversationId,
       nodes,
-      system: systemJson === null ? null : { id: systemNodeId(systemJson), parent: null, position: 0, json: systemJson, body: systemJson },
+      system: system === null || json === null ? null : { id: systemNodeIdOf(system, systemNodeId), parent: null, position: 0, json, body: json },
       promptNode: parent,
       inputCount: input.length,
       outputCount: output.length,

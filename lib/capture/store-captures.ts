@@ -16,6 +16,7 @@ import { promptChainFrom, storePromptNodes } from "./prompt-store";
 import { historyLinkOf, spanHistories, type HistoryScope, type SpanHistories } from "./span-history";
 import { StageTimes } from "./stage-times";
 import { timeSlicer } from "./time-slice";
+import { checkSystemOnce, systemJsonBytes, systemSeedOf } from "./system-instructions";
 
 // GenAI chat spans as turns. A span's turn has an id derived from its trace and span ids,
 // so the same span sent twice (exporters retry) is one turn; its conversation is the
@@ -173,7 +174,8 @@ function storable(c: CapturedChat): { field: string; message: string } | null {
       }
     } else checkJsonValue(c.inputMessages, inputField);
     checkJsonValue(c.outputMessages, `${c.path}.attributes[gen_ai.output.messages]`);
-    checkJsonValue(c.systemInstructions, `${c.path}.attributes[gen_ai.system_instructions]`);
+    const system = c.systemInstructions;
+    if (system) checkSystemOnce(system, () => checkJsonValue(system, `${c.path}.attributes[gen_ai.system_instructions]`));
     checkJsonValue([c.appId, c.endUserId, c.conversationKey, c.requestModel, c.responseModel, c.provider], `${c.path}.attributes`);
   } catch (e) {
     if (e instanceof DomainError) return { field: String(e.details[0]?.field ?? c.path), message: e.details[0]?.message ?? e.message };
@@ -184,7 +186,7 @@ function storable(c: CapturedChat): { field: string; message: string } | null {
   // JSON.stringify of a list is its items' texts, comma-separated, in brackets.
   let inputBytes = known?.bytes ?? 0;
   for (let i = from; i < c.inputMessages.length; i++) inputBytes += jsonBytes(c.inputMessages[i]);
-  const bytes = inputBytes + 2 + Math.max(0, c.inputMessages.length - 1) + jsonBytes(c.outputMessages) + jsonBytes(c.systemInstructions);
+  const bytes = inputBytes + 2 + Math.max(0, c.inputMessages.length - 1) + jsonBytes(c.outputMessages) + (c.systemInstructions ? systemJsonBytes(c.systemInstructions) : jsonBytes(null));
   if (bytes > MAX_CAPTURED_BYTES_PER_SPAN) {
     return { field: `${c.path}.attributes[gen_ai.input.messages]`, message: `the span's messages are ${bytes} bytes of JSON, more than the ${MAX_CAPTURED_BYTES_PER_SPAN} a span may store` };
   }
@@ -445,7 +447,8 @@ const asUuid = (hex: string) => `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.sl
  */
 export function chainKeys(c: CapturedChat): { prefixes: { key: string; length: number }[]; state: string | null } {
   const withAnswer = !c.conversationKey && c.outputMessages.length > 0;
-  const seed = sha256Hex(stableJson([c.appId, c.systemInstructions]));
+  const system = c.systemInstructions;
+  const seed = system ? systemSeedOf(system, c.appId, () => sha256Hex(stableJson([c.appId, system]))) : sha256Hex(stableJson([c.appId, null]));
   const input = c.inputMessages;
   // The digests after each input message: those of a kept input this one continues (same app and
   // system instructions: the same seed) reused, the rest computed (span-history.ts).

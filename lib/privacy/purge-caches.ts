@@ -1,5 +1,6 @@
 import "server-only";
 import { forgetSpanHistories } from "../capture/span-history";
+import { forgetSystemInstructions } from "../capture/system-instructions";
 import { clearProcessSummaries } from "../strategies/agentscope/summary-cache";
 import { forgetAnalysedTexts } from "../strategies/extractive-summary";
 import { forgetTextCounts } from "../strategies/text-counts";
@@ -19,4 +20,5 @@ export function purgeProcessCaches(): void {
   forgetLongPieces();
   forgetTextCounts();
   forgetSpanHistories();
+  forgetSystemInstructions();
 }
