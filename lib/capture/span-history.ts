@@ -41,6 +41,8 @@ type Match = { entry: HistoryEntry; rest: number; same: boolean };
 
 /** Characters of an input's beginning a bucket is found by (every call of an agent begins the same). */
 const KEY_CHARS = 64;
+/** Characters at the end of a kept head compared before the whole head (find). */
+const TAIL_CHARS = 32;
 
 export class SpanHistories {
   private readonly buckets = new Map<string, Set<HistoryEntry>>();
@@ -81,7 +83,9 @@ export class SpanHistories {
       while (i < text.length && isJsonSpace(text.charCodeAt(i))) i++;
       const c = text.charCodeAt(i);
       if (c !== 0x2c && c !== 0x5d) continue;
-      if (!text.startsWith(e.head)) continue;
+      // The end of the head first: agents that share a system prompt share a bucket and the
+      // prompt's kilobytes, which startsWith compares at a few microseconds a candidate.
+      if (!text.startsWith(e.head.slice(n - TAIL_CHARS), n - TAIL_CHARS) || !text.startsWith(e.head)) continue;
       best = { entry: e, rest: i + 1, same: c === 0x5d };
     }
     if (best) {
