@@ -7,3 +7,25 @@ export async function withPrompts<T extends { message_id: string }>(db: Database
   const prompts = await loadCapturedPrompts(projectSql(db.sql, projectId), rows.map((r) => r.message_id));
   return rows.map((r) => ({ ...r, ...prompts.get(r.message_id)! }));
 }
+
+/**
+ * Every row an OTLP ingest wrote for a project (conversations, turns, captured spans and prompt
+ * nodes), without the project id, the times the database set and the database-wide sequence
+ * number: two projects fed the same spans compare equal row for row.
+ */
+export async function capturedRowsOf(db: Database, projectId: string): Promise<Record<string, unknown[]>> {
+  const out: Record<string, unknown[]> = {};
+  for (const [table, order] of [
+    ["conversations", "id"],
+    ["messages", "id"],
+    ["captured_spans", "message_id"],
+    ["captured_messages", "conversation_id, id"],
+  ] as const) {
+    const rows = await db.sql.query<{ r: Record<string, unknown> }>(
+      `SELECT to_jsonb(t) - 'project_id' - 'created_at' - 'updated_at' - 'seq' AS r FROM ${table} t WHERE project_id = $1 ORDER BY ${order}`,
+      [projectId],
+    );
+    out[table] = rows.map((x) => x.r);
+  }
+  return out;
+}

@@ -1,9 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { SqlRunner } from "@/lib/db/migrations";
-import { openDatabase, type Database } from "@/lib/db/open-database";
+import type { Database } from "@/lib/db/open-database";
 import { DEFAULT_PROJECT_ID } from "@/lib/db/project-sql";
 import { useEmbeddedDatabase } from "../helpers/embedded-database";
-import { createFreshDatabase, realPostgresUrl } from "../helpers/real-postgres";
+import { usePostgresDatabase } from "../helpers/postgres-database";
+import { realPostgresUrl } from "../helpers/real-postgres";
 
 // Each foreign-key check looks its referenced row up by the referenced key, with a query that
 // PostgreSQL plans at a connection's first check and keeps (the same plan for every later check
@@ -116,18 +117,7 @@ describe("foreign-key checks find the referenced row by its key: embedded databa
   keyLookupTests(() => embedded.db);
 });
 
-const serverUrl = realPostgresUrl();
-describe.skipIf(!serverUrl)("foreign-key checks find the referenced row by its key: PostgreSQL", () => {
-  let db: Database | undefined;
-  let drop = async () => {};
-  beforeAll(async () => {
-    const fresh = await createFreshDatabase(serverUrl!);
-    drop = fresh.drop;
-    db = await openDatabase({ kind: "postgres", url: fresh.url });
-  }, 120_000);
-  afterAll(async () => {
-    await db?.close();
-    await drop();
-  });
-  keyLookupTests(() => db!);
+describe.skipIf(!realPostgresUrl())("foreign-key checks find the referenced row by its key: PostgreSQL", () => {
+  const pg = usePostgresDatabase();
+  keyLookupTests(() => pg.db);
 });

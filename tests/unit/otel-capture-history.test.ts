@@ -8,6 +8,7 @@ import { ingestTraces, MAX_CAPTURED_BYTES_PER_SPAN, type IngestResult } from "@/
 import { projectSql } from "@/lib/db/project-sql";
 import { purgeProcessCaches } from "@/lib/privacy/purge-caches";
 import { useEmbeddedDatabase } from "../helpers/embedded-database";
+import { capturedRowsOf } from "../helpers/captured-prompts";
 
 // The span histories (lib/capture/span-history.ts) read an input that continues a kept one
 // from where that one ended. They must change nothing stored: the same recorded span set is
@@ -117,23 +118,6 @@ function batch(calls: Call[], at: number): Uint8Array {
   return ProtobufTraceSerializer.serializeRequest(memory.getFinishedSpans() as ReadableSpan[])!;
 }
 
-/** Every row the ingest wrote for a project, without the project id, the times the database set and the database-wide sequence number. */
-async function rowsOf(projectId: string) {
-  const out: Record<string, unknown[]> = {};
-  for (const [table, order] of [
-    ["conversations", "id"],
-    ["messages", "id"],
-    ["captured_spans", "message_id"],
-    ["captured_messages", "conversation_id, id"],
-  ] as const) {
-    const rows = await store.db.sql.query<{ r: Record<string, unknown> }>(
-      `SELECT to_jsonb(t) - 'project_id' - 'created_at' - 'updated_at' - 'seq' AS r FROM ${table} t WHERE project_id = $1 ORDER BY ${order}`,
-      [projectId],
-    );
-    out[table] = rows.map((x) => x.r);
-  }
-  return out;
-}
 
 describe("span histories", () => {
   it("store the same rows as reading every input whole, over a recorded span set with partial, edited and broken continuations", async () => {
@@ -159,8 +143,8 @@ describe("span histories", () => {
     expect(rejected.some((m) => m.includes("more than the 1048576"))).toBe(true);
     expect(rejected.some((m) => m.includes("non-empty string"))).toBe(true);
     expect(rejected).toHaveLength(6);
-    const on = await rowsOf("hist-on");
-    const off = await rowsOf("hist-off");
+    const on = await capturedRowsOf(store.db, "hist-on");
+    const off = await capturedRowsOf(store.db, "hist-off");
     expect(on.captured_spans.length).toBe(batches.flat().length - 6);
     expect(on).toEqual(off);
   }, 120_000);

@@ -1,14 +1,15 @@
+import { ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { describe, expect, it } from "vitest";
-import { ingestTraces, STATEMENT_SIZES } from "@/lib/capture/store-captures";
+import { decodeTracesProto } from "@/lib/capture/otlp-proto";
+import type { OtlpTraces } from "@/lib/capture/otlp-types";
 import { StageTimes } from "@/lib/capture/stage-times";
+import { ingestTraces, STATEMENT_SIZES } from "@/lib/capture/store-captures";
 import { forgetSystemInstructions, systemInstructionsKept, systemPartsOf } from "@/lib/capture/system-instructions";
 import { projectSql } from "@/lib/db/project-sql";
 import { purgeProcessCaches } from "@/lib/privacy/purge-caches";
-import type { OtlpTraces } from "@/lib/capture/otlp-types";
-import { decodeTracesProto } from "@/lib/capture/otlp-proto";
+import { capturedRowsOf } from "../helpers/captured-prompts";
 import { useEmbeddedDatabase } from "../helpers/embedded-database";
-import { ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
 
 // System instructions arrive with every call; lib/capture/system-instructions.ts parses each
 // distinct text once and keeps what is derived from it. Here: a text is parsed once, a bad one
@@ -85,23 +86,6 @@ function agentsRequest(tag: string, agents: number, turns: number): OtlpTraces {
   return decodeTracesProto(ProtobufTraceSerializer.serializeRequest(memory.getFinishedSpans() as ReadableSpan[])!);
 }
 
-/** Every row the ingest wrote for a project, without the project id, the times the database set and the database-wide sequence number. */
-async function rowsOf(projectId: string) {
-  const out: Record<string, unknown[]> = {};
-  for (const [table, order] of [
-    ["conversations", "id"],
-    ["messages", "id"],
-    ["captured_spans", "message_id"],
-    ["captured_messages", "conversation_id, id"],
-  ] as const) {
-    const rows = await store.db.sql.query<{ r: Record<string, unknown> }>(
-      `SELECT to_jsonb(t) - 'project_id' - 'created_at' - 'updated_at' - 'seq' AS r FROM ${table} t WHERE project_id = $1 ORDER BY ${order}`,
-      [projectId],
-    );
-    out[table] = rows.map((x) => x.r);
-  }
-  return out;
-}
 
 describe("captures with the instructions kept or parsed afresh", () => {
   it("stores the same rows", async () => {
@@ -115,9 +99,9 @@ describe("captures with the instructions kept or parsed afresh", () => {
       forgetSystemInstructions();
       await ingestTraces(projectSql(store.db.sql, "sys-fresh"), { resourceSpans: [{ ...rs, spans: [span] }], spanCount: 1 }, RECEIVED, new StageTimes(), STATEMENT_SIZES.embedded);
     }
-    const kept = await rowsOf("sys-kept");
+    const kept = await capturedRowsOf(store.db, "sys-kept");
     expect(kept.messages).toHaveLength(24);
     expect(new Set(kept.captured_spans.map((s) => (s as { system_node: string | null }).system_node))).toHaveLength(2);
-    expect(await rowsOf("sys-fresh")).toEqual(kept);
+    expect(await capturedRowsOf(store.db, "sys-fresh")).toEqual(kept);
   });
 });

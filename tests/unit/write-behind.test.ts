@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase, type Database } from "@/lib/db/open-database";
+import type { Database } from "@/lib/db/open-database";
 import { DEFAULT_PROJECT_ID, projectSql } from "@/lib/db/project-sql";
 import { settleOnError, writeBehind } from "@/lib/db/write-behind";
 import { useEmbeddedDatabase } from "../helpers/embedded-database";
-import { createFreshDatabase, realPostgresUrl } from "../helpers/real-postgres";
+import { usePostgresDatabase } from "../helpers/postgres-database";
+import { realPostgresUrl } from "../helpers/real-postgres";
 
 // Writes sent without waiting (lib/db/write-behind.ts), in a real transaction: a later read sees
 // them, the first failure is the one reported (not the "transaction is aborted" of the
@@ -78,18 +79,7 @@ describe("write-behind: embedded database", () => {
   writeBehindTests(() => embedded.db, "write_behind_probe");
 });
 
-const serverUrl = realPostgresUrl();
-describe.skipIf(!serverUrl)("write-behind: PostgreSQL", () => {
-  let db: Database | undefined;
-  let drop = async () => {};
-  beforeAll(async () => {
-    const fresh = await createFreshDatabase(serverUrl!);
-    drop = fresh.drop;
-    db = await openDatabase({ kind: "postgres", url: fresh.url }, { migrate: false });
-  }, 120_000);
-  afterAll(async () => {
-    await db?.close();
-    await drop();
-  });
-  writeBehindTests(() => db!, "write_behind_probe");
+describe.skipIf(!realPostgresUrl())("write-behind: PostgreSQL", () => {
+  const pg = usePostgresDatabase({ migrate: false });
+  writeBehindTests(() => pg.db, "write_behind_probe");
 });
