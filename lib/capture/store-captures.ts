@@ -373,21 +373,21 @@ async function continueConversations(tx: ProjectSql, all: Placed[], keysPerState
     await slice();
     keyed.push(chainKeys(p.chat));
   }
-  const prefixes = keyed.map((k) => k.prefixes);
   // Each call's longest prefix first (its predecessor's state: found in the usual case), then all the
   // prefixes of the calls whose predecessor is neither stored nor in this request: the longest found
   // wins either way, and a call reads ~1 key instead of one per earlier exchange (section 71).
   const made = new Set(keyed.map((k) => k.state).filter((k): k is string => !!k));
   const known = new Map<string, string>();
-  await lookUpStates(tx, [...new Set(prefixes.flatMap((ks) => (ks.length ? [ks[0].key] : [])))], keysPerStatement, known);
-  const missed = prefixes.filter((ks) => ks.length > 1 && !known.has(ks[0].key) && !made.has(ks[0].key));
-  await lookUpStates(tx, [...new Set(missed.flatMap((ks) => ks.slice(1).map((k) => k.key)))], keysPerStatement, known);
+  await lookUpStates(tx, [...new Set(keyed.flatMap((k) => (k.longest ? [k.longest] : [])))], keysPerStatement, known);
+  const missed = keyed.filter((k) => k.count > 1 && !known.has(k.longest!) && !made.has(k.longest!));
+  await lookUpStates(tx, [...new Set(missed.flatMap((k) => k.prefixes().slice(1).map((x) => x.key)))], keysPerStatement, known);
   open.forEach((p, i) => {
     // Longest prefix first. (From the trace's conversation again: a retried transaction runs this twice.)
-    const hit = prefixes[i].find((k) => known.has(k.key));
-    p.conversationId = hit ? known.get(hit.key)! : conversationIdOf(p.chat);
-    p.chat.stateKey = keyed[i].state;
-    p.chat.predKey = prefixes[i][0]?.key ?? null;
+    const k = keyed[i];
+    const hit = k.longest === null ? undefined : known.has(k.longest) ? k.longest : k.count > 1 ? k.prefixes().find((x) => known.has(x.key))?.key : undefined;
+    p.conversationId = hit ? known.get(hit)! : conversationIdOf(p.chat);
+    p.chat.stateKey = k.state;
+    p.chat.predKey = k.longest;
     p.chat.awaitingPred = !!p.chat.predKey && !known.has(p.chat.predKey);
     if (p.chat.stateKey && !known.has(p.chat.stateKey)) known.set(p.chat.stateKey, p.conversationId);
   });
@@ -441,11 +441,17 @@ const asUuid = (hex: string) => `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.sl
  * A call's continuation keys. The key of a message list digests the key of the list without
  * its last message and that message (app and system instructions at its root), so all the
  * prefixes of a call's input cost one digest a message (each prefix hashed whole was O(n^2)
- * JSON per call, a tenth of a 512-span batch's time on PGlite). `prefixes`: the input's
- * beginnings that end with an answer, longest first (the first is the predecessor's state);
+ * JSON per call, a tenth of a 512-span batch's time on PGlite). `prefixes()`: the input's
+ * beginnings that end with an answer, longest first (the first, `longest`, is the predecessor's
+ * state; `count` of them);
  * `state`: the input followed by its answer, what the next call begins with.
  */
-export function chainKeys(c: CapturedChat): { prefixes: { key: string; length: number }[]; state: string | null } {
+export function chainKeys(c: CapturedChat): {
+  longest: string | null;
+  count: number;
+  prefixes: () => { key: string; length: number }[];
+  state: string | null;
+} {
   const withAnswer = !c.conversationKey && c.outputMessages.length > 0;
   const system = c.systemInstructions;
   const seed = system ? systemSeedOf(system, c.appId, () => sha256Hex(stableJson([c.appId, system]))) : sha256Hex(stableJson([c.appId, null]));
@@ -465,10 +471,19 @@ export function chainKeys(c: CapturedChat): { prefixes: { key: string; length: n
     hs = out;
     if (link) link.own.chain = { seed, hs };
   }
-  const prefixes: { key: string; length: number }[] = [];
-  for (let k = input.length; k > 0; k--) if (input[k - 1].role === "assistant") prefixes.push({ key: asUuid(hs[k - 1]), length: k });
+  // The beginnings that end with an answer, longest first; only the longest is usually looked up,
+  // so the others' keys are made on demand (a 20-turn history's 19 other keys were most of this
+  // function's garbage).
+  const ends: number[] = [];
+  for (let k = input.length; k > 0; k--) if (input[k - 1].role === "assistant") ends.push(k);
+  let made: { key: string; length: number }[] | null = null;
   const last = input.length ? hs[input.length - 1] : seed;
-  return { prefixes, state: withAnswer ? asUuid(sha256Hex(`${last}:${stableJson(messageKey(c.outputMessages[0]))}`)) : null };
+  return {
+    longest: ends.length ? asUuid(hs[ends[0] - 1]) : null,
+    count: ends.length,
+    prefixes: () => (made ??= ends.map((k) => ({ key: asUuid(hs[k - 1]), length: k }))),
+    state: withAnswer ? asUuid(sha256Hex(`${last}:${stableJson(messageKey(c.outputMessages[0]))}`)) : null,
+  };
 }
 
 /** The chats by conversation: conversations in id order (two requests lock shared ones in the same order), each oldest first. */
