@@ -41,6 +41,8 @@ type Match = { entry: HistoryEntry; rest: number; same: boolean };
 
 /** Characters of an input's beginning a bucket is found by (every call of an agent begins the same). */
 const KEY_CHARS = 64;
+/** Offsets (characters) of the second part of a bucket's key: a head reaching past one is keyed there too (bucketKey). */
+const LEVELS = [0, 1024, 4096, 16384, 65536];
 /** Characters at the end of a kept head compared before the whole head (find). */
 const TAIL_CHARS = 32;
 
@@ -63,8 +65,23 @@ export class SpanHistories {
     return this.lru.size;
   }
 
-  private static bucketKey(scope: string, text: string) {
-    return `${scope}\u0000${text.slice(0, KEY_CHARS)}`;
+  /**
+   * The bucket of a kept head: its first KEY_CHARS characters, and the KEY_CHARS from the
+   * farthest of LEVELS it reaches past. Agents that share a system prompt share its first
+   * kilobytes; without the second part all their conversations were one bucket, walked for
+   * every span (2 048 heads at most).
+   */
+  private static bucketKey(scope: string, head: string) {
+    return SpanHistories.keyAt(scope, head, SpanHistories.levelOf(head.length));
+  }
+
+  private static levelOf(headLength: number): number {
+    for (let i = LEVELS.length - 1; i > 0; i--) if (headLength >= LEVELS[i] + KEY_CHARS) return LEVELS[i];
+    return 0;
+  }
+
+  private static keyAt(scope: string, text: string, level: number) {
+    return level ? `${scope}\u0000${text.slice(0, KEY_CHARS)}\u0000${level}\u0000${text.slice(level, level + KEY_CHARS)}` : `${scope}\u0000${text.slice(0, KEY_CHARS)}`;
   }
 
   /**
@@ -73,8 +90,22 @@ export class SpanHistories {
    */
   find(scope: string, text: string): Match | null {
     if (text.length <= KEY_CHARS) return null;
-    const bucket = this.buckets.get(SpanHistories.bucketKey(scope, text));
-    if (!bucket) return null;
+    // A head of a higher level is longer than any of a lower one: the first level with a match has the longest.
+    let best: Match | null = null;
+    for (let i = LEVELS.length - 1; i >= 0 && !best; i--) {
+      if (i > 0 && text.length < LEVELS[i] + KEY_CHARS) continue;
+      const bucket = this.buckets.get(SpanHistories.keyAt(scope, text, LEVELS[i]));
+      if (bucket) best = SpanHistories.longestIn(bucket, text);
+    }
+    if (best) {
+      this.lru.delete(best.entry);
+      this.lru.add(best.entry);
+    }
+    return best;
+  }
+
+  /** The longest head in `bucket` that `text` begins with, followed by a comma or the closing bracket. */
+  private static longestIn(bucket: Set<HistoryEntry>, text: string): Match | null {
     let best: Match | null = null;
     for (const e of bucket) {
       const n = e.head.length;
@@ -87,10 +118,6 @@ export class SpanHistories {
       // prompt's kilobytes, which startsWith compares at a few microseconds a candidate.
       if (!text.startsWith(e.head.slice(n - TAIL_CHARS), n - TAIL_CHARS) || !text.startsWith(e.head)) continue;
       best = { entry: e, rest: i + 1, same: c === 0x5d };
-    }
-    if (best) {
-      this.lru.delete(best.entry);
-      this.lru.add(best.entry);
     }
     return best;
   }

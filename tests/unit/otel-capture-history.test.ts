@@ -159,3 +159,39 @@ describe("span histories", () => {
     expect(spanHistories.size).toBe(0);
   });
 });
+
+describe("span histories' lookup", () => {
+  // Conversations that share a system prompt share its first kilobytes: each must still find its
+  // own last input (the longest kept head the text begins with), at every length of the prompt
+  // and history, and an edited history none.
+  it("finds each conversation's own last input among many that share a long system prompt", () => {
+    for (const promptChars of [200, 3_000, 20_000]) {
+      const histories = new SpanHistories();
+      const system = JSON.stringify({ role: "system", parts: [{ type: "text", content: "p".repeat(promptChars) }] });
+      const convs = Array.from({ length: 40 }, () => [system]);
+      for (let turn = 0; turn < 12; turn++) {
+        convs.forEach((msgs, a) => {
+          msgs.push(JSON.stringify({ role: "user", parts: [{ type: "text", content: `agent ${a} turn ${turn} ${"w".repeat(turn * 40)}` }] }));
+          const text = `[${msgs.join(",")}]`;
+          const hit = histories.find("scope", text);
+          if (turn === 0) expect(hit).toBeNull();
+          else {
+            // The head kept a turn ago is this text's beginning, the whole of it except the new messages.
+            expect(hit?.entry.head).toBe(`[${msgs.slice(0, -2).join(",")}`);
+            expect(hit?.same).toBe(false);
+          }
+          // The same list again: found, and "the same".
+          const head = text.slice(0, -1);
+          histories.remember({ own: { scope: "scope", head, messages: [{ role: "user", parts: [] }] }, base: hit?.entry ?? null });
+          expect(histories.find("scope", text)?.same).toBe(true);
+          expect(histories.find("other scope", text)).toBeNull();
+          msgs.push(JSON.stringify({ role: "assistant", parts: [{ type: "text", content: `answer ${a}.${turn}` }] }));
+        });
+      }
+      // An edited history (its first user message changed) continues none.
+      const edited = [...convs[0]];
+      edited[1] = JSON.stringify({ role: "user", parts: [{ type: "text", content: "edited" }] });
+      expect(histories.find("scope", `[${edited.join(",")}]`)).toBeNull();
+    }
+  });
+});
