@@ -128,12 +128,11 @@ export function promptChainFrom(
     parent = id;
     start = end + 1;
   }
-  const json = system === null ? null : systemJson(system);
   return {
     chain: {
       conversationId,
       nodes,
-      system: system === null || json === null ? null : { id: systemNodeIdOf(system, systemNodeId), parent: null, position: 0, json, body: json },
+      system: system === null ? null : { id: systemNodeIdOf(system, systemNodeId), parent: null, position: 0, json: systemJson(system), body: systemJson(system) },
       promptNode: parent,
       inputCount: input.length,
       outputCount: output.length,

@@ -662,8 +662,6 @@ function yielding(tx: ProjectSql): ProjectSql {
  * the number of conversations (a batch exporter mixes many): create the conversations,
  * lock them (in id order), skip spans already stored, find where each conversation's new
  * turns attach, write turns, counters and captured prompts.
- */
-/**
  * `counting`: the chats' token counts (ingestChats), still being counted when the transaction
  * begins. `write`: the transaction for the writes nothing reads back (write-behind.ts).
  */
