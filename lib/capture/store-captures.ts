@@ -7,7 +7,7 @@ import { DomainError } from "../errors/domain-errors";
 import { stableUuid } from "../imports/stable-id";
 import { planTurns, turnTotals, writeTurnRows } from "../messages/insert-turns";
 import type { TurnInput } from "../messages/schemas";
-import { inFlight, settleOnError, writeBehind, writeThrough } from "../db/write-behind";
+import { settleOnError, writeBehind, writeThrough } from "../db/write-behind";
 import { countsAt, countTextsAllEncodings, type TokenCounts } from "../tokens/count-tokens-parallel";
 import { sha256Hex } from "./digest";
 import { isGenAiLogEvent, logEventsComplete, logRecordAsEvent, messageText, readGenAiSpan, type CapturedChat, type SpanReading } from "./genai-span";
@@ -664,216 +664,190 @@ function yielding(tx: ProjectSql): ProjectSql {
  * turns attach, write turns, counters and captured prompts.
  * `counting`: the chats' token counts (ingestChats), still being counted when the transaction
  * begins. `write`: the transaction for the writes nothing reads back (write-behind.ts).
- *
- * The reads are asked for before the JavaScript that does not need their answers (the prompt
- * chains, the turns' plan), so on PostgreSQL the database answers them meanwhile: awaited one
- * by one, each side waited for the other (docs/benchmarks.md section 78).
  */
 async function storeTurns(tx: ProjectSql, write: ProjectSql, groups: [string, Placed[]][], counting: Promise<TokenCounts>, sizes: StatementSizes) {
   const convIds = groups.map(([id]) => id);
   const firstOf = groups.map(([, list]) => list[0].chat);
-  const reads: Promise<unknown>[] = [];
-  const ask = <T>(p: Promise<T>) => (reads.push(inFlight(p)), p);
-  ask(
-    write.query(
-      `INSERT INTO conversations (id, project_id, app_id, end_user_id, name, mode, created_at, updated_at)
-       SELECT u.id, $1, u.app_id, u.end_user_id, u.name, 'chat', u.at, u.at
-         FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::timestamptz[]) AS u(id, app_id, end_user_id, name, at)
-       ON CONFLICT (project_id, id) DO NOTHING`,
-      [
-        tx.projectId,
-        convIds,
-        firstOf.map((c) => c.appId),
-        firstOf.map((c) => c.endUserId),
-        firstOf.map((c) => c.conversationKey ?? `trace ${c.traceId}`),
-        firstOf.map((c) => c.startedAt.toISOString()),
-      ],
-    ),
+  await tx.query(
+    `INSERT INTO conversations (id, project_id, app_id, end_user_id, name, mode, created_at, updated_at)
+     SELECT u.id, $1, u.app_id, u.end_user_id, u.name, 'chat', u.at, u.at
+       FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::timestamptz[]) AS u(id, app_id, end_user_id, name, at)
+     ON CONFLICT (project_id, id) DO NOTHING`,
+    [
+      tx.projectId,
+      convIds,
+      firstOf.map((c) => c.appId),
+      firstOf.map((c) => c.endUserId),
+      firstOf.map((c) => c.conversationKey ?? `trace ${c.traceId}`),
+      firstOf.map((c) => c.startedAt.toISOString()),
+    ],
   );
   // Locks the conversations, in id order: a span retried while its first copy is being written waits here, then finds it.
-  const locking = ask(
-    tx.query<{ id: string; deleted: boolean }>(
-      `SELECT id, deleted_at IS NOT NULL AS deleted FROM conversations WHERE project_id = $1 AND id = ANY($2::uuid[]) ORDER BY id FOR UPDATE`,
-      [tx.projectId, convIds],
-    ),
+  const locked = await tx.query<{ id: string; deleted: boolean }>(
+    `SELECT id, deleted_at IS NOT NULL AS deleted FROM conversations WHERE project_id = $1 AND id = ANY($2::uuid[]) ORDER BY id FOR UPDATE`,
+    [tx.projectId, convIds],
   );
-  // Every chat with its place among the counted texts, oldest first within its conversation.
+  const deleted = new Set(locked.filter((c) => c.deleted).map((c) => c.id));
+
+  // Every chat with its place among the counted texts; spans stored before are skipped.
   const all = groups.flatMap(([conversationId, list]) => list.map(({ chat: c, id, k }) => ({ c, conversationId, i: k, id })));
-  const storing = ask(tx.query<{ id: string }>(`SELECT id FROM messages WHERE project_id = $1 AND id = ANY($2::uuid[])`, [tx.projectId, all.map((x) => x.id)]));
-  // Each turn follows the newest turn before its start, stored or of this request: the thread is
-  // the conversation's calls in time order, whatever order they were exported in. Asked for every
-  // chat (a resent span's answer goes unused); `has_child`: whether that stored turn has a turn
-  // under it already (the conversation's leaves, turnTotals).
-  type Around = { i: number; before_id: string | null; before_at: string | null; has_child: boolean; after_id: string | null; after_at: string | null };
-  const arounds: Promise<Around[]>[] = [];
-  for (let from = 0; from < all.length; from += sizes.turns) {
-    const part = all.slice(from, from + sizes.turns);
-    arounds.push(
-      ask(
-        tx.query<Around>(
-          `SELECT u.i, b.id AS before_id, b.created_at::text AS before_at,
-                  b.id IS NOT NULL AND EXISTS (SELECT 1 FROM messages k WHERE k.project_id = $1 AND k.conversation_id = u.cid AND k.tree_parent_id = b.id) AS has_child,
-                  a.id AS after_id, a.created_at::text AS after_at
-             FROM unnest($2::uuid[], $3::timestamptz[], $4::int[]) AS u(cid, at, i)
-             LEFT JOIN LATERAL (SELECT m.id, m.created_at FROM messages m WHERE m.project_id = $1 AND m.conversation_id = u.cid AND m.created_at <= u.at
-                                 ORDER BY m.created_at DESC, m.seq DESC LIMIT 1) b ON true
-             LEFT JOIN LATERAL (SELECT m.id, m.created_at FROM messages m WHERE m.project_id = $1 AND m.conversation_id = u.cid AND m.created_at > u.at
-                                 ORDER BY m.created_at, m.seq LIMIT 1) a ON true`,
-          [tx.projectId, part.map((x) => x.conversationId), part.map((x) => x.c.startedAt.toISOString()), part.map((_, i) => from + i)],
-        ),
-      ),
+  const live = all.filter((x) => !deleted.has(x.conversationId));
+  const existing = new Set(
+    (await tx.query<{ id: string }>(`SELECT id FROM messages WHERE project_id = $1 AND id = ANY($2::uuid[])`, [tx.projectId, live.map((x) => x.id)])).map((r) => r.id),
+  );
+  const fresh = live.filter((x) => !existing.has(x.id));
+  const duplicates = live.length - fresh.length;
+  if (!fresh.length) return { created: 0, duplicates, deleted, adopted: [] };
+
+  const byConversation = new Map<string, typeof fresh>();
+  for (const x of fresh) {
+    const list = byConversation.get(x.conversationId);
+    if (list) list.push(x);
+    else byConversation.set(x.conversationId, [x]);
+  }
+  const heads = [...byConversation.entries()];
+  // Each new turn follows the newest turn before its start, stored or of this request: the
+  // thread is the conversation's calls in time order, whatever order they were exported in.
+  const flat = heads.flatMap(([cid, list]) => list.map((x) => ({ cid, x })));
+  const around: { i: number; before_id: string | null; before_at: string | null; after_id: string | null; after_at: string | null }[] = [];
+  for (let from = 0; from < flat.length; from += sizes.turns) {
+    const part = flat.slice(from, from + sizes.turns);
+    around.push(
+      ...(await tx.query<(typeof around)[number]>(
+        `SELECT u.i, b.id AS before_id, b.created_at::text AS before_at, a.id AS after_id, a.created_at::text AS after_at
+           FROM unnest($2::uuid[], $3::timestamptz[], $4::int[]) AS u(cid, at, i)
+           LEFT JOIN LATERAL (SELECT m.id, m.created_at FROM messages m WHERE m.project_id = $1 AND m.conversation_id = u.cid AND m.created_at <= u.at
+                               ORDER BY m.created_at DESC, m.seq DESC LIMIT 1) b ON true
+           LEFT JOIN LATERAL (SELECT m.id, m.created_at FROM messages m WHERE m.project_id = $1 AND m.conversation_id = u.cid AND m.created_at > u.at
+                               ORDER BY m.created_at, m.seq LIMIT 1) a ON true`,
+        [tx.projectId, part.map((f) => f.cid), part.map((f) => f.x.c.startedAt.toISOString()), part.map((_, i) => from + i)],
+      )),
     );
   }
-  try {
-    return await planAndWrite();
-  } finally {
-    // Nothing asked for is left running past the transaction's end (a failure above settles the rest here).
-    await Promise.allSettled(reads);
+  const storedBefore = new Map(around.map((r) => [r.i, r.before_id ? { id: r.before_id, at: new Date(r.before_at!).getTime() } : null]));
+  const storedAfter = new Map(around.map((r) => [r.i, r.after_id ? { id: r.after_id, at: new Date(r.after_at!).getTime() } : null]));
+  const slice = timeSlicer();
+  // The prompts as nodes stored once per conversation (prompt-store.ts): a span's history is
+  // found stored and only its new messages are written. Before the turns: their token counts
+  // are still being counted meanwhile (ingestChats), and prompt nodes hang off the conversation only.
+  const chains: ReturnType<typeof promptChainFrom>["chain"][] = [];
+  for (const x of fresh) {
+    await slice();
+    // The closed exchanges of a kept input this one continues are reused (span-history.ts).
+    const link = historyLinkOf(x.c.inputMessages);
+    const made = promptChainFrom(x.conversationId, x.c.systemInstructions, x.c.inputMessages, x.c.outputMessages, link?.own.nodes ?? link?.base?.nodes);
+    if (link) link.own.nodes = made.closed;
+    chains.push(made.chain);
   }
-
-  async function planAndWrite() {
-    const slice = timeSlicer(1);
-    // The prompts as nodes stored once per conversation (prompt-store.ts): a span's history is
-    // found stored and only its new messages are written. Made while the reads above run (a
-    // resent span's chain goes unused).
-    const chainOf = new Map<string, ReturnType<typeof promptChainFrom>["chain"]>();
-    for (const x of all) {
-      await slice();
-      // The closed exchanges of a kept input this one continues are reused (span-history.ts).
-      const link = historyLinkOf(x.c.inputMessages);
-      const made = promptChainFrom(x.conversationId, x.c.systemInstructions, x.c.inputMessages, x.c.outputMessages, link?.own.nodes ?? link?.base?.nodes);
-      if (link) link.own.nodes = made.closed;
-      chainOf.set(x.id, made.chain);
-    }
-    const deleted = new Set((await locking).filter((c) => c.deleted).map((c) => c.id));
-    const existing = new Set((await storing).map((r) => r.id));
-    const live = all.filter((x) => !deleted.has(x.conversationId));
-    const fresh = live.filter((x) => !existing.has(x.id));
-    const duplicates = live.length - fresh.length;
-    if (!fresh.length) return { created: 0, duplicates, deleted, adopted: [] };
-    const chains = fresh.map((x) => chainOf.get(x.id)!);
-    // Not awaited yet: its probes run while the turns are planned (their token counts may still be coming).
-    const prompts = ask(storePromptNodes(tx, chains, sizes.captureBytes, sizes.turns * 4, write));
-
-    const byConversation = new Map<string, typeof fresh>();
-    for (const x of fresh) {
-      const list = byConversation.get(x.conversationId);
-      if (list) list.push(x);
-      else byConversation.set(x.conversationId, [x]);
-    }
-    const heads = [...byConversation.entries()];
-    const around = new Map((await Promise.all(arounds)).flat().map((r) => [all[r.i].id, r]));
-    const storedBefore = (id: string) => {
-      const r = around.get(id)!;
-      return r.before_id ? { id: r.before_id, at: new Date(r.before_at!).getTime() } : null;
-    };
-    const storedAfter = (id: string) => {
-      const r = around.get(id)!;
-      return r.after_id ? { id: r.after_id, at: new Date(r.after_at!).getTime() } : null;
-    };
-    const counts = await counting;
-    // A stored turn that an earlier export placed after a turn arriving only now: it moves under the newcomer.
-    const reparent: { id: string; parent: string; cid: string }[] = [];
-    const prepared: ReturnType<typeof planTurns> = [];
-    // The stored turns the new ones hang under that have turns under them already (a new turn is no leaf then).
-    const hasChildren = new Set<string>();
-    for (const [cid, list] of heads) {
-      await slice();
-      const parents = new Set<string>();
-      const turns: TurnInput[] = list.map((x, k) => {
-        const stored = storedBefore(x.id);
-        const previous = k > 0 ? list[k - 1] : null;
-        const parent = previous && (!stored || previous.c.startedAt.getTime() >= stored.at) ? previous.id : (stored?.id ?? null);
-        if (stored && parent === stored.id) {
-          parents.add(stored.id);
-          if (around.get(x.id)!.has_child) hasChildren.add(stored.id);
-        }
-        const next = storedAfter(x.id);
-        const nextNew = list[k + 1];
-        if (next && !(nextNew && nextNew.c.startedAt.getTime() < next.at)) reparent.push({ id: next.id, parent: x.id, cid });
-        return {
-          id: x.id,
-          parent_message_id: parent,
-          query: x.c.query,
-          answer: x.c.answer,
-          ...(x.c.outputTokens !== null ? { answer_tokens: x.c.outputTokens } : {}),
-          created_at: x.c.startedAt.toISOString(),
-          files: [],
-          metadata: turnMetadata(x.c),
-        };
-      });
-      const kept = countsAt(counts, list.flatMap((x) => [2 * x.i, 2 * x.i + 1]));
-      prepared.push(...planTurns(cid, turns, turns.map((t) => t.id!), kept, { newest: null, stored: parents }, { fieldPrefix: "spans" }));
-    }
-    const totals = heads.map(([cid, list]) => ({
-      cid,
-      turns: list.length,
-      ...turnTotals(
-        prepared.filter((p) => p.conversationId === cid),
-        hasChildren,
-      ),
-      at: list[list.length - 1].c.startedAt.toISOString(),
-    }));
-    for (let k = 0; k < prepared.length; k += sizes.turns) await writeTurnRows(write, prepared.slice(k, k + sizes.turns), false);
+  await storePromptNodes(tx, chains, sizes.captureBytes, sizes.turns * 4, write);
+  const counts = await counting;
+  // A stored turn that an earlier export placed after a turn arriving only now: it moves under the newcomer.
+  const reparent: { id: string; parent: string; cid: string }[] = [];
+  let at = 0;
+  const prepared: ReturnType<typeof planTurns> = [];
+  for (const [cid, list] of heads) {
+    await slice();
+    const parents = new Set<string>();
+    const turns: TurnInput[] = list.map((x, k) => {
+      const i = at + k;
+      const stored = storedBefore.get(i) ?? null;
+      const previous = k > 0 ? list[k - 1] : null;
+      const parent = previous && (!stored || previous.c.startedAt.getTime() >= stored.at) ? previous.id : (stored?.id ?? null);
+      if (stored && parent === stored.id) parents.add(stored.id);
+      const next = storedAfter.get(i) ?? null;
+      const nextNew = list[k + 1];
+      if (next && !(nextNew && nextNew.c.startedAt.getTime() < next.at)) reparent.push({ id: next.id, parent: x.id, cid });
+      return {
+        id: x.id,
+        parent_message_id: parent,
+        query: x.c.query,
+        answer: x.c.answer,
+        ...(x.c.outputTokens !== null ? { answer_tokens: x.c.outputTokens } : {}),
+        created_at: x.c.startedAt.toISOString(),
+        files: [],
+        metadata: turnMetadata(x.c),
+      };
+    });
+    at += list.length;
+    const kept = countsAt(counts, list.flatMap((x) => [2 * x.i, 2 * x.i + 1]));
+    prepared.push(...planTurns(cid, turns, turns.map((t) => t.id!), kept, { newest: null, stored: parents }, { fieldPrefix: "spans" }));
+  }
+  const parents = [...new Set(prepared.map((p) => p.treeParent).filter((p): p is string => !!p))];
+  const hasChildren = new Set(
+    (
+      await tx.query<{ tree_parent_id: string }>(
+        `SELECT DISTINCT tree_parent_id FROM messages WHERE project_id = $1 AND conversation_id = ANY($2::uuid[]) AND tree_parent_id = ANY($3::uuid[])`,
+        [tx.projectId, heads.map(([cid]) => cid), parents],
+      )
+    ).map((r) => r.tree_parent_id),
+  );
+  const totals = heads.map(([cid, list]) => ({
+    cid,
+    turns: list.length,
+    ...turnTotals(
+      prepared.filter((p) => p.conversationId === cid),
+      hasChildren,
+    ),
+    at: list[list.length - 1].c.startedAt.toISOString(),
+  }));
+  for (let k = 0; k < prepared.length; k += sizes.turns) await writeTurnRows(write, prepared.slice(k, k + sizes.turns), false);
+  await write.query(
+    `UPDATE conversations c SET turn_count = c.turn_count + u.turns, leaf_count = c.leaf_count + u.leaves, token_count = c.token_count + u.tokens,
+            updated_at = GREATEST(c.updated_at, u.at)
+       FROM unnest($2::uuid[], $3::int[], $4::int[], $5::int[], $6::timestamptz[]) AS u(id, turns, leaves, tokens, at)
+      WHERE c.project_id = $1 AND c.id = u.id`,
+    [tx.projectId, totals.map((t) => t.cid), totals.map((t) => t.turns), totals.map((t) => t.leafDelta), totals.map((t) => t.tokenDelta), totals.map((t) => t.at)],
+  );
+  if (reparent.length) {
     await write.query(
-      `UPDATE conversations c SET turn_count = c.turn_count + u.turns, leaf_count = c.leaf_count + u.leaves, token_count = c.token_count + u.tokens,
-              updated_at = GREATEST(c.updated_at, u.at)
-         FROM unnest($2::uuid[], $3::int[], $4::int[], $5::int[], $6::timestamptz[]) AS u(id, turns, leaves, tokens, at)
-        WHERE c.project_id = $1 AND c.id = u.id`,
-      [tx.projectId, totals.map((t) => t.cid), totals.map((t) => t.turns), totals.map((t) => t.leafDelta), totals.map((t) => t.tokenDelta), totals.map((t) => t.at)],
+      `UPDATE messages m SET parent_message_id = u.parent, tree_parent_id = u.parent
+         FROM unnest($2::uuid[], $3::uuid[]) AS u(id, parent) WHERE m.project_id = $1 AND m.id = u.id`,
+      [tx.projectId, reparent.map((r) => r.id), reparent.map((r) => r.parent)],
     );
-    if (reparent.length) {
-      await write.query(
-        `UPDATE messages m SET parent_message_id = u.parent, tree_parent_id = u.parent
-           FROM unnest($2::uuid[], $3::uuid[]) AS u(id, parent) WHERE m.project_id = $1 AND m.id = u.id`,
-        [tx.projectId, reparent.map((r) => r.id), reparent.map((r) => r.parent)],
-      );
-      // A turn slid in between two others is no leaf: the affected conversations' leaves are counted again.
-      await write.query(
-        `UPDATE conversations c SET leaf_count = (SELECT count(*) FROM messages m WHERE m.project_id = c.project_id AND m.conversation_id = c.id
-                   AND NOT EXISTS (SELECT 1 FROM messages k WHERE k.project_id = m.project_id AND k.conversation_id = m.conversation_id AND k.tree_parent_id = m.id))
-          WHERE c.project_id = $1 AND c.id = ANY($2::uuid[])`,
-        [tx.projectId, [...new Set(reparent.map((r) => r.cid))]],
-      );
-    }
-    await prompts;
-    // The span's trace and span ids, operation, provider and models are in the turn's metadata.otlp (turnMetadata).
-    const rows = fresh.map((x, i) => ({
-      conversation_id: x.conversationId,
-      message_id: x.id,
-      conversation_key: x.c.conversationKey,
-      message_form: x.c.messageForm,
-      prompt_node: chains[i].promptNode,
-      system_node: chains[i].system?.id ?? null,
-      input_count: chains[i].inputCount,
-      output_count: chains[i].outputCount,
-      input_tokens: x.c.inputTokens,
-      output_tokens: x.c.outputTokens,
-      started_at: x.c.startedAt.toISOString(),
-      ended_at: x.c.endedAt.toISOString(),
-      state_key: x.c.stateKey ?? null,
-      pred_key: x.c.predKey ?? null,
-      awaiting_pred: !!x.c.awaitingPred,
-      finish_reasons: chains[i].finishReasons,
-    }));
-    for (const chunk of byJsonSize(rows, sizes.captureBytes)) {
-      await write.query(
-        `INSERT INTO captured_spans (project_id, conversation_id, message_id, conversation_key, message_form, prompt_node, system_node,
-           input_count, output_count, input_tokens, output_tokens, started_at, ended_at, state_key, pred_key, awaiting_pred, finish_reasons)
-         SELECT $1, u.conversation_id, u.message_id, u.conversation_key, u.message_form, u.prompt_node, u.system_node, u.input_count, u.output_count,
-                u.input_tokens, u.output_tokens, u.started_at, u.ended_at, u.state_key, u.pred_key, u.awaiting_pred, u.finish_reasons
-           FROM json_to_recordset($2::json) AS u(conversation_id uuid, message_id uuid, conversation_key text, message_form text, prompt_node uuid,
-                  system_node uuid, input_count int, output_count int, input_tokens int, output_tokens int, started_at timestamptz, ended_at timestamptz,
-                  state_key uuid, pred_key uuid, awaiting_pred boolean, finish_reasons json)`,
-        [tx.projectId, chunk],
-      );
-    }
-    const adopted = await adoptSuccessors(
-      tx,
-      fresh.filter((x) => x.c.stateKey).map((x) => ({ key: x.c.stateKey!, cid: x.conversationId })),
+    // A turn slid in between two others is no leaf: the affected conversations' leaves are counted again.
+    await write.query(
+      `UPDATE conversations c SET leaf_count = (SELECT count(*) FROM messages m WHERE m.project_id = c.project_id AND m.conversation_id = c.id
+                 AND NOT EXISTS (SELECT 1 FROM messages k WHERE k.project_id = m.project_id AND k.conversation_id = m.conversation_id AND k.tree_parent_id = m.id))
+        WHERE c.project_id = $1 AND c.id = ANY($2::uuid[])`,
+      [tx.projectId, [...new Set(reparent.map((r) => r.cid))]],
     );
-    return { created: fresh.length, duplicates, deleted, adopted };
   }
+  // The span's trace and span ids, operation, provider and models are in the turn's metadata.otlp (turnMetadata).
+  const rows = fresh.map((x, i) => ({
+    conversation_id: x.conversationId,
+    message_id: x.id,
+    conversation_key: x.c.conversationKey,
+    message_form: x.c.messageForm,
+    prompt_node: chains[i].promptNode,
+    system_node: chains[i].system?.id ?? null,
+    input_count: chains[i].inputCount,
+    output_count: chains[i].outputCount,
+    input_tokens: x.c.inputTokens,
+    output_tokens: x.c.outputTokens,
+    started_at: x.c.startedAt.toISOString(),
+    ended_at: x.c.endedAt.toISOString(),
+    state_key: x.c.stateKey ?? null,
+    pred_key: x.c.predKey ?? null,
+    awaiting_pred: !!x.c.awaitingPred,
+    finish_reasons: chains[i].finishReasons,
+  }));
+  for (const chunk of byJsonSize(rows, sizes.captureBytes)) {
+    await write.query(
+      `INSERT INTO captured_spans (project_id, conversation_id, message_id, conversation_key, message_form, prompt_node, system_node,
+         input_count, output_count, input_tokens, output_tokens, started_at, ended_at, state_key, pred_key, awaiting_pred, finish_reasons)
+       SELECT $1, u.conversation_id, u.message_id, u.conversation_key, u.message_form, u.prompt_node, u.system_node, u.input_count, u.output_count,
+              u.input_tokens, u.output_tokens, u.started_at, u.ended_at, u.state_key, u.pred_key, u.awaiting_pred, u.finish_reasons
+         FROM json_to_recordset($2::json) AS u(conversation_id uuid, message_id uuid, conversation_key text, message_form text, prompt_node uuid,
+                system_node uuid, input_count int, output_count int, input_tokens int, output_tokens int, started_at timestamptz, ended_at timestamptz,
+                state_key uuid, pred_key uuid, awaiting_pred boolean, finish_reasons json)`,
+      [tx.projectId, chunk],
+    );
+  }
+  const adopted = await adoptSuccessors(
+    tx,
+    fresh.filter((x) => x.c.stateKey).map((x) => ({ key: x.c.stateKey!, cid: x.conversationId })),
+  );
+  return { created: fresh.length, duplicates, deleted, adopted };
 }
 
 /**

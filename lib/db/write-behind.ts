@@ -78,12 +78,3 @@ export async function settleOnError<T>(behind: WriteBehind, fn: () => Promise<T>
   await behind.settle();
   return out;
 }
-
-/**
- * A statement asked for now and awaited later (its answer is needed after some JavaScript that
- * can run meanwhile): its failure is no unhandled rejection in between; the caller still awaits it.
- */
-export function inFlight<T>(p: Promise<T>): Promise<T> {
-  p.catch(() => {});
-  return p;
-}
