@@ -6,7 +6,8 @@
 // rows it returned), garbage collection (PerformanceObserver "gc"), and the rows each table
 // gained, with the indexes each captured table has. The main thread's own CPU is read from
 // /proc/self/task/<pid>/stat (the token workers apart). PROF_DB=postgres with
-// MEMSCOPE_TEST_POSTGRES_URL times the same statements as round trips instead.
+// MEMSCOPE_TEST_POSTGRES_URL times the same statements as round trips instead; PROF_TIMELINE=1
+// prints the last request statement by statement.
 //   tsx --conditions=react-server bench/diag/otel-request-split.ts
 import fs from "node:fs";
 import os from "node:os";
@@ -39,6 +40,7 @@ async function main() {
   const db = dir ? await openDatabase({ kind: "pglite", dataDir: dir }) : await openDatabase({ kind: "postgres", url: process.env.MEMSCOPE_TEST_POSTGRES_URL! });
   const stmt = new Map<string, { n: number; ms: number; cpu: number; rows: number; params: number }>();
   let tracing = false;
+  let timeline: { k: string; s: number; e: number }[] | null = null;
   // PROF_EXPLAIN=1: the last request's writes (INSERT and UPDATE statements, none of which this ingest reads rows back from)
   // run as EXPLAIN ANALYZE: their triggers' (foreign keys') times and each statement's execution time.
   let explain = false;
@@ -49,6 +51,7 @@ async function main() {
       query: async (text: string, params?: unknown[]) => {
         const t = performance.now();
         const c = process.cpuUsage();
+        const tl = timeline;
         let rows: unknown[] = [];
         try {
           if (explain && /^\s*(INSERT|UPDATE)/.test(text) && !/RETURNING/.test(text)) {
@@ -58,6 +61,7 @@ async function main() {
           }
           return (rows = (await r.query(text, params)) as unknown[]);
         } finally {
+          if (tl) tl.push({ k: text.replace(/\s+/g, " ").trim().slice(0, 50), s: t, e: performance.now() });
           if (tracing) {
             const k = text.replace(/\s+/g, " ").trim().slice(0, 80);
             const e = stmt.get(k) ?? { n: 0, ms: 0, cpu: 0, rows: 0, params: 0 };
@@ -129,7 +133,19 @@ async function main() {
     const c = process.cpuUsage();
     const traces = decodeTracesProto(body);
     sum.decodeMs += performance.now() - w;
+    // PROF_TIMELINE=1: the last request's statements in order: the connection's idle time before each (this thread was busy), its round trip, when it was sent.
+    if (process.env.PROF_TIMELINE === "1" && b === bodies.length - 1) timeline = [];
+    const t0 = performance.now();
     const r = await ingestTraces(sql, traces, new Date(), times, sizes);
+    if (timeline) {
+      let prev = t0;
+      for (const x of timeline) {
+        console.log(`idle ${(x.s - prev).toFixed(1).padStart(6)}  run ${(x.e - x.s).toFixed(1).padStart(6)}  at ${(x.s - t0).toFixed(0).padStart(4)}  ${x.k}`);
+        prev = x.e;
+      }
+      console.log(`after the last statement ${(performance.now() - prev).toFixed(1)} total ${(performance.now() - t0).toFixed(1)}`);
+      timeline = null;
+    }
     sum.wall += performance.now() - w;
     sum.mainCpu += mainThreadMs() - m;
     const cu = process.cpuUsage(c);
