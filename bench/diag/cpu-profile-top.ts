@@ -4,7 +4,8 @@
 // BENCH_CPU_PROF=<dir> npm run bench:import-chatgpt), and prints per profile (one per thread)
 // its sampled seconds, the N functions with the most self time, and self time per file, so
 // the largest cost is named before anything is changed. --last=S counts only the profile's last
-// S seconds (a benchmark stops its server right after the measured work: its start-up is left out).
+// S seconds (a benchmark stops its server right after the measured work: its start-up is left out);
+// --window=A-B counts the seconds A to B from the profile's start (a server that idles after the work).
 
 import fs from "node:fs";
 import path from "node:path";
@@ -15,7 +16,9 @@ type Profile = { nodes: Node[]; samples: number[]; timeDeltas: number[]; startTi
 const argv = process.argv.slice(2);
 const lastArg = argv.find((a) => a.startsWith("--last="));
 const lastUs = lastArg ? Number(lastArg.slice(7)) * 1e6 : Infinity;
-const args = argv.filter((a) => a !== lastArg);
+const windowArg = argv.find((a) => a.startsWith("--window="));
+const [windowFrom, windowTo] = windowArg ? windowArg.slice(9).split("-").map((x) => Number(x) * 1e6) : [0, Infinity];
+const args = argv.filter((a) => a !== lastArg && a !== windowArg);
 const top = Number(args.find((a) => /^\d+$/.test(a)) ?? 25);
 const files = args
   .filter((a) => !/^\d+$/.test(a))
@@ -36,7 +39,7 @@ for (const file of files) {
   const from = p.endTime - lastUs;
   for (let i = 0; i < p.samples.length; i++) {
     t += p.timeDeltas[i] ?? 0;
-    if (t >= from) self.set(p.samples[i], (self.get(p.samples[i]) ?? 0) + (p.timeDeltas[i] ?? 0));
+    if (t >= from && t - p.startTime >= windowFrom && t - p.startTime < windowTo) self.set(p.samples[i], (self.get(p.samples[i]) ?? 0) + (p.timeDeltas[i] ?? 0));
   }
   let total = 0;
   let idle = 0;

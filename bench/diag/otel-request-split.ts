@@ -54,6 +54,10 @@ async function main() {
         const tl = timeline;
         let rows: unknown[] = [];
         try {
+          if (explain && /^\s*(SELECT|WITH)/.test(text) && process.env.PROF_EXPLAIN_READS === "1") {
+            const plan = (await r.query<Record<string, string>>(`EXPLAIN (ANALYZE, BUFFERS) ${text}`, params)).map((x) => Object.values(x)[0]);
+            explained.push(`${text.replace(/\s+/g, " ").trim().slice(0, 60)}:\n    ${plan.join("\n    ")}`);
+          }
           if (explain && /^\s*(INSERT|UPDATE)/.test(text) && !/RETURNING/.test(text)) {
             const plan = (await r.query<Record<string, string>>(`EXPLAIN (ANALYZE) ${text}`, params)).map((x) => Object.values(x)[0]);
             explained.push(`${text.replace(/\s+/g, " ").trim().slice(0, 60)}: ${plan.filter((l) => /Trigger|Execution Time|Insert on|Update on/.test(l)).map((l) => l.trim()).join(" | ")}`);

@@ -230,8 +230,9 @@ async function probeNodes(tx: ProjectSql, chains: PromptChain[], probes: [number
   for (let at = 0; at < nodes.length; at += probesPerStatement) {
     const part = nodes.slice(at, at + probesPerStatement);
     const rows = await tx.query<{ i: number }>(
+      // One probe a node, whatever the planner's row estimates (store-captures.ts lookUpStates says why).
       `SELECT u.i FROM unnest($2::uuid[], $3::uuid[], $4::int[]) AS u(cid, id, i)
-         JOIN captured_messages m ON m.project_id = $1 AND m.conversation_id = u.cid AND m.id = u.id`,
+         CROSS JOIN LATERAL (SELECT 1 FROM captured_messages m WHERE m.project_id = $1 AND m.conversation_id = u.cid AND m.id = u.id LIMIT 1) m`,
       [tx.projectId, part.map((p) => p.cid), part.map((p) => p.id), part.map((_, i) => at + i)],
     );
     for (const { i } of rows) found.push(...nodes[i].asked);

@@ -393,21 +393,29 @@ async function continueConversations(tx: ProjectSql, all: Placed[], keysPerState
   });
 }
 
-/** The conversations of the stored calls whose state is one of `wanted`, into `known` (state key -> conversation). */
+/**
+ * The conversations of the stored calls whose state is one of `wanted`, into `known` (state key -> conversation).
+ *
+ * Lookups by key, here and in the ingest's other reads: each key is its own index probe (a
+ * LATERAL subquery with LIMIT, the conversation checked by a correlated subquery), never
+ * `project_id = $1 AND key = ANY($2)` or a join the planner may turn into a scan. A table
+ * PostgreSQL has not analyzed yet (a new deployment's first minute: autovacuum analyzes after
+ * its naptime) is estimated at a few rows a project, and the planner then read all of the
+ * project's spans, turns and prompt nodes for each request and filtered them: 18 ms of a 512-span
+ * request at 5 000 spans, growing with the tables (docs/benchmarks.md section 78).
+ */
 async function lookUpStates(tx: ProjectSql, wanted: string[], keysPerStatement: number, known: Map<string, string>) {
   // On the embedded database in several statements (each holds the server's thread while it runs: ~5 000 keys for a
   // 512-span batch of 20-turn histories was its longest stall, section 52).
   for (let at = 0; at < wanted.length; at += keysPerStatement) {
     const rows = await tx.query<{ state_key: string; conversation_id: string }>(
       // A conversation deleted in Memscope is not continued: the call starts one.
-      // The spans by their keys first (the state_key index), then their conversations: joined in one step, the
-      // planner (row estimates of a fresh table) walked the project's spans once per conversation once the
-      // conversation index was gone (migration 20261129210000): 10 s of a 5 000-span run on PGlite.
-      `SELECT DISTINCT ON (s.state_key) s.state_key, s.conversation_id
-         FROM (WITH k AS MATERIALIZED (SELECT state_key, conversation_id, started_at FROM captured_spans WHERE project_id = $1 AND state_key = ANY($2::uuid[]))
-               SELECT * FROM k) s
-         JOIN conversations c ON c.project_id = $1 AND c.id = s.conversation_id AND c.deleted_at IS NULL
-        ORDER BY s.state_key, s.started_at`,
+      `SELECT u.k AS state_key, s.conversation_id FROM unnest($2::uuid[]) AS u(k)
+         CROSS JOIN LATERAL (
+           SELECT x.conversation_id FROM captured_spans x
+            WHERE x.project_id = $1 AND x.state_key = u.k
+              AND (SELECT c.deleted_at IS NULL FROM conversations c WHERE c.project_id = $1 AND c.id = x.conversation_id)
+            ORDER BY x.started_at LIMIT 1) s`,
       [tx.projectId, wanted.slice(at, at + keysPerStatement)],
     );
     for (const r of rows) known.set(r.state_key, r.conversation_id);
@@ -683,8 +691,10 @@ async function storeTurns(tx: ProjectSql, write: ProjectSql, groups: [string, Pl
     ],
   );
   // Locks the conversations, in id order: a span retried while its first copy is being written waits here, then finds it.
+  // One probe a conversation, locked as the ids come (lookUpStates says why).
   const locked = await tx.query<{ id: string; deleted: boolean }>(
-    `SELECT id, deleted_at IS NOT NULL AS deleted FROM conversations WHERE project_id = $1 AND id = ANY($2::uuid[]) ORDER BY id FOR UPDATE`,
+    `SELECT c.id, c.deleted FROM (SELECT DISTINCT id FROM unnest($2::uuid[]) AS u(id) ORDER BY id) u
+       CROSS JOIN LATERAL (SELECT c.id, c.deleted_at IS NOT NULL AS deleted FROM conversations c WHERE c.project_id = $1 AND c.id = u.id FOR UPDATE) c`,
     [tx.projectId, convIds],
   );
   const deleted = new Set(locked.filter((c) => c.deleted).map((c) => c.id));
@@ -693,7 +703,13 @@ async function storeTurns(tx: ProjectSql, write: ProjectSql, groups: [string, Pl
   const all = groups.flatMap(([conversationId, list]) => list.map(({ chat: c, id, k }) => ({ c, conversationId, i: k, id })));
   const live = all.filter((x) => !deleted.has(x.conversationId));
   const existing = new Set(
-    (await tx.query<{ id: string }>(`SELECT id FROM messages WHERE project_id = $1 AND id = ANY($2::uuid[])`, [tx.projectId, live.map((x) => x.id)])).map((r) => r.id),
+    (
+      await tx.query<{ id: string }>(
+        // One probe a turn (lookUpStates says why).
+        `SELECT m.id FROM unnest($2::uuid[]) AS u(id) CROSS JOIN LATERAL (SELECT m.id FROM messages m WHERE m.project_id = $1 AND m.id = u.id LIMIT 1) m`,
+        [tx.projectId, live.map((x) => x.id)],
+      )
+    ).map((r) => r.id),
   );
   const fresh = live.filter((x) => !existing.has(x.id));
   const duplicates = live.length - fresh.length;
@@ -772,12 +788,15 @@ async function storeTurns(tx: ProjectSql, write: ProjectSql, groups: [string, Pl
     const kept = countsAt(counts, list.flatMap((x) => [2 * x.i, 2 * x.i + 1]));
     prepared.push(...planTurns(cid, turns, turns.map((t) => t.id!), kept, { newest: null, stored: parents }, { fieldPrefix: "spans" }));
   }
-  const parents = [...new Set(prepared.map((p) => p.treeParent).filter((p): p is string => !!p))];
+  // The parents with a turn under them already, each in its conversation (a turn's children are in its conversation).
+  const parents = new Map(prepared.filter((p) => p.treeParent).map((p) => [p.treeParent!, p.conversationId]));
   const hasChildren = new Set(
     (
       await tx.query<{ tree_parent_id: string }>(
-        `SELECT DISTINCT tree_parent_id FROM messages WHERE project_id = $1 AND conversation_id = ANY($2::uuid[]) AND tree_parent_id = ANY($3::uuid[])`,
-        [tx.projectId, heads.map(([cid]) => cid), parents],
+        // One probe a parent (lookUpStates says why).
+        `SELECT u.p AS tree_parent_id FROM unnest($2::uuid[], $3::uuid[]) AS u(cid, p)
+           CROSS JOIN LATERAL (SELECT 1 FROM messages k WHERE k.project_id = $1 AND k.conversation_id = u.cid AND k.tree_parent_id = u.p LIMIT 1) k`,
+        [tx.projectId, [...parents.values()], [...parents.keys()]],
       )
     ).map((r) => r.tree_parent_id),
   );
@@ -870,15 +889,17 @@ async function adoptSuccessors(tx: ProjectSql, arrivals: { key: string; cid: str
   const roots = (
     await tx.query<{ message_id: string; conversation_id: string; pred_key: string }>(
       // A waiting call whose predecessor landed in its own conversation waits no more (out of the index);
-      // the others are the roots to move.
+      // the others are the roots to move. The waiting calls are few: each is checked by its own probes
+      // (scalar subqueries, not EXISTS, which the planner may turn into a join over the project's spans:
+      // lookUpStates says why).
       `WITH arrived AS (
          UPDATE captured_spans x SET awaiting_pred = false
           WHERE x.project_id = $1 AND x.awaiting_pred AND x.pred_key = ANY($2::uuid[])
-            AND EXISTS (SELECT 1 FROM captured_spans t WHERE t.project_id = x.project_id AND t.conversation_id = x.conversation_id AND t.state_key = x.pred_key))
+            AND (SELECT 1 FROM captured_spans t WHERE t.project_id = x.project_id AND t.state_key = x.pred_key AND t.conversation_id = x.conversation_id LIMIT 1) IS NOT NULL)
        SELECT x.message_id, x.conversation_id, x.pred_key::text FROM captured_spans x
-         JOIN conversations c ON c.project_id = x.project_id AND c.id = x.conversation_id AND c.deleted_at IS NULL
         WHERE x.project_id = $1 AND x.awaiting_pred AND x.pred_key = ANY($2::uuid[])
-          AND NOT EXISTS (SELECT 1 FROM captured_spans t WHERE t.project_id = x.project_id AND t.conversation_id = x.conversation_id AND t.state_key = x.pred_key)`,
+          AND (SELECT c.deleted_at IS NULL FROM conversations c WHERE c.project_id = x.project_id AND c.id = x.conversation_id)
+          AND (SELECT 1 FROM captured_spans t WHERE t.project_id = x.project_id AND t.state_key = x.pred_key AND t.conversation_id = x.conversation_id LIMIT 1) IS NULL`,
       [tx.projectId, [...target.keys()]],
     )
   ).filter((r) => r.conversation_id !== target.get(r.pred_key));
