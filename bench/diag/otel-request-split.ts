@@ -43,6 +43,7 @@ async function main() {
   let timeline: { k: string; s: number; e: number }[] | null = null;
   // PROF_EXPLAIN=1: the last request's writes (INSERT and UPDATE statements, none of which this ingest reads rows back from)
   // run as EXPLAIN ANALYZE: their triggers' (foreign keys') times and each statement's execution time.
+  // PROF_EXPLAIN_READS=1 as well: its reads too, and every plan whole (docs/benchmarks.md section 78 found the reads' scans so).
   let explain = false;
   const explained: string[] = [];
   const wrap = (r: typeof db.sql): typeof db.sql =>
@@ -60,7 +61,11 @@ async function main() {
           }
           if (explain && /^\s*(INSERT|UPDATE)/.test(text) && !/RETURNING/.test(text)) {
             const plan = (await r.query<Record<string, string>>(`EXPLAIN (ANALYZE) ${text}`, params)).map((x) => Object.values(x)[0]);
-            explained.push(`${text.replace(/\s+/g, " ").trim().slice(0, 60)}: ${plan.filter((l) => /Trigger|Execution Time|Insert on|Update on/.test(l)).map((l) => l.trim()).join(" | ")}`);
+            explained.push(
+              process.env.PROF_EXPLAIN_READS === "1"
+                ? `${text.replace(/\s+/g, " ").trim().slice(0, 60)}:\n    ${plan.join("\n    ")}`
+                : `${text.replace(/\s+/g, " ").trim().slice(0, 60)}: ${plan.filter((l) => /Trigger|Execution Time|Insert on|Update on/.test(l)).map((l) => l.trim()).join(" | ")}`,
+            );
             return [] as never;
           }
           return (rows = (await r.query(text, params)) as unknown[]);
