@@ -558,7 +558,14 @@ async function joinHalves(tx: ProjectSql, halves: { spans: AwaitingSpan[]; event
   // A captured span is keyed by its turn, whose id derives from the span's trace and span ids.
   const turnIds = keys.map((k, i) => messageIdOf({ traceId: traceIds[i], spanId: spanIds[i] }));
   const capturedIds = new Set(
-    (await tx.query<{ id: string }>(`SELECT message_id AS id FROM captured_spans WHERE project_id = $1 AND message_id = ANY($2::uuid[])`, [tx.projectId, turnIds])).map((r) => r.id),
+    (
+      await tx.query<{ id: string }>(
+        // One probe a span (lookUpStates says why).
+        `SELECT s.message_id AS id FROM unnest($2::uuid[]) AS u(id)
+           CROSS JOIN LATERAL (SELECT s.message_id FROM captured_spans s WHERE s.project_id = $1 AND s.message_id = u.id LIMIT 1) s`,
+        [tx.projectId, turnIds],
+      )
+    ).map((r) => r.id),
   );
   const captured = new Set(keys.filter((_, i) => capturedIds.has(turnIds[i])));
   const pending = await tx.query<{ k: string; part: string; part_key: string; payload: SpanPayload | EventPayload; end_user_id: string | null }>(

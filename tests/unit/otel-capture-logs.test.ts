@@ -1,13 +1,12 @@
 import { context, trace } from "@opentelemetry/api";
-import { SeverityNumber } from "@opentelemetry/api-logs";
-import { JsonLogsSerializer, JsonMetricsSerializer, ProtobufLogsSerializer, ProtobufMetricsSerializer } from "@opentelemetry/otlp-transformer";
-import { resourceFromAttributes } from "@opentelemetry/resources";
+import { JsonMetricsSerializer, ProtobufLogsSerializer, ProtobufMetricsSerializer } from "@opentelemetry/otlp-transformer";
 import { InMemoryLogRecordExporter, LoggerProvider, SimpleLogRecordProcessor } from "@opentelemetry/sdk-logs";
 import { MeterProvider, MetricReader } from "@opentelemetry/sdk-metrics";
 import { ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { describe, expect, it } from "vitest";
 import { withPrompts } from "../helpers/captured-prompts";
+import { chatCall, resource } from "../helpers/genai-log-calls";
 import { countMetricsJson, countMetricsProto, decodeLogsJson, decodeLogsProto } from "@/lib/capture/otlp-logs";
 import { decodeTracesProto } from "@/lib/capture/otlp-proto";
 import { OtlpProblem, type OtlpLogs } from "@/lib/capture/otlp-types";
@@ -24,37 +23,6 @@ import { useEmbeddedDatabase } from "../helpers/embedded-database";
 
 const store = useEmbeddedDatabase();
 const sql = () => projectSql(store.db.sql, DEFAULT_PROJECT_ID);
-const resource = resourceFromAttributes({ "service.name": "log-bot" });
-
-/** One chat call as the contrib instrumentation records it: a content-less span and its log events. */
-function chatCall(tag: string) {
-  const spans = new InMemorySpanExporter();
-  const logs = new InMemoryLogRecordExporter();
-  const tracer = new BasicTracerProvider({ resource, spanProcessors: [new SimpleSpanProcessor(spans)] }).getTracer("@opentelemetry/instrumentation-openai");
-  const logger = new LoggerProvider({ resource, processors: [new SimpleLogRecordProcessor({ exporter: logs })] }).getLogger("@opentelemetry/instrumentation-openai");
-  const span = tracer.startSpan("chat gpt-4o-mini", {
-    attributes: { "gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4o-mini", "gen_ai.system": "openai" },
-    startTime: new Date(Date.UTC(2026, 0, 1)),
-  });
-  const ctx = trace.setSpan(context.active(), span);
-  const emit = (name: string, body: Record<string, unknown>) =>
-    logger.emit({ context: ctx, severityNumber: SeverityNumber.INFO, attributes: { "event.name": name, "gen_ai.system": "openai" }, body: body as never });
-  emit("gen_ai.system.message", { content: "You are terse." });
-  emit("gen_ai.user.message", { content: `${tag}: weather in Paris?` });
-  emit("gen_ai.assistant.message", { tool_calls: [{ id: "c1", type: "function", function: { name: "weather", arguments: '{"city":"Paris"}' } }] });
-  emit("gen_ai.tool.message", { id: "c1", content: "18°C, sunny" });
-  emit("gen_ai.choice", { finish_reason: "stop", index: 0, message: { content: `${tag}: 18°C and sunny.` } });
-  span.setAttributes({ "gen_ai.usage.input_tokens": 40, "gen_ai.usage.output_tokens": 6, "gen_ai.response.model": "gpt-4o-mini-2024" });
-  span.end(new Date(Date.UTC(2026, 0, 1, 0, 0, 1)));
-  const records = logs.getFinishedLogRecords();
-  return {
-    traces: () => decodeTracesProto(ProtobufTraceSerializer.serializeRequest(spans.getFinishedSpans())!),
-    logs: (from = 0, to = records.length): OtlpLogs => decodeLogsProto(ProtobufLogsSerializer.serializeRequest(records.slice(from, to))!),
-    json: () => decodeLogsJson(JSON.parse(new TextDecoder().decode(JsonLogsSerializer.serializeRequest(records)!))),
-    traceId: span.spanContext().traceId,
-    spanId: span.spanContext().spanId,
-  };
-}
 
 const EXPECTED_INPUT = (tag: string) => [
   { role: "system", parts: [{ type: "text", content: "You are terse." }] },

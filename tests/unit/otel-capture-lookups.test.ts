@@ -3,10 +3,11 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "
 import { describe, expect, it } from "vitest";
 import { decodeTracesProto } from "@/lib/capture/otlp-proto";
 import { StageTimes } from "@/lib/capture/stage-times";
-import { ingestTraces, STATEMENT_SIZES } from "@/lib/capture/store-captures";
+import { ingestLogs, ingestTraces, STATEMENT_SIZES } from "@/lib/capture/store-captures";
 import type { Database } from "@/lib/db/open-database";
 import { DEFAULT_PROJECT_ID, projectSql, type ProjectSql } from "@/lib/db/project-sql";
 import { useEmbeddedDatabase } from "../helpers/embedded-database";
+import { chatCall } from "../helpers/genai-log-calls";
 import { usePostgresDatabase } from "../helpers/postgres-database";
 import { realPostgresUrl } from "../helpers/real-postgres";
 
@@ -17,8 +18,9 @@ import { realPostgresUrl } from "../helpers/real-postgres";
 // `project_id = $1 AND key = ANY($2)` or as joins were planned as scans of all the project's
 // spans, turns and prompt nodes, filtered for every request (docs/benchmarks.md section 78).
 // Here a project holds 30 agents' 20 calls (600 turns, never analyzed); a request with the next
-// call of 10 of them is ingested, and every read it sent is run again under EXPLAIN ANALYZE: the
-// rows each one's scans read (returned, and filtered away) must stay near its keys, not the project.
+// call of 10 of them is ingested, then 10 calls whose content comes as log events (their spans in
+// one export, their events in the next), and every read those sent is run again under EXPLAIN
+// ANALYZE: the rows each one's scans read (returned, and filtered away) must stay near its keys.
 
 const AGENTS = 30;
 const CALLS = 20;
@@ -96,7 +98,7 @@ async function readsOf(db: Database, seen: Statement[]) {
 }
 
 function lookupTests(db: () => Database) {
-  it("each read of a request continuing 10 of 30 stored conversations reads rows near its keys, not the project's 600 turns", async () => {
+  it("each read of requests continuing 10 of 30 stored conversations, or joining 10 spans to their log events, reads rows near its keys, not the project's 600 turns", async () => {
     const sql = projectSql(db().sql, DEFAULT_PROJECT_ID);
     expect((await ingestTraces(sql, calls("lookups", [0, AGENTS], [0, CALLS]), new Date(), new StageTimes(), STATEMENT_SIZES.server)).turns_created).toBe(AGENTS * CALLS);
     const seen: Statement[] = [];
@@ -111,6 +113,18 @@ function lookupTests(db: () => Database) {
     expect(reads.length).toBeGreaterThanOrEqual(5);
     // 10 keys each: a probe or two a key, an index page's worth of rows at most.
     expect(reads.filter((r) => r.rows > 60)).toEqual([]);
+
+    // Calls whose content comes as log events (the contrib instrumentation): the spans wait, then their events join them.
+    // Ten calls' spans in one export, then their events in one.
+    const calls10 = Array.from({ length: 10 }, (_, i) => chatCall(`lookups-logs-${i}`));
+    const spans = calls10.map((c) => c.traces());
+    const events = calls10.map((c) => c.logs());
+    const oneExport = { resourceSpans: spans.flatMap((t) => t.resourceSpans), spanCount: 10 };
+    expect((await ingestTraces(sql, oneExport, new Date(), new StageTimes(), STATEMENT_SIZES.server)).awaiting_logs).toBe(10);
+    const joined: Statement[] = [];
+    const oneLogExport = { resourceLogs: events.flatMap((l) => l.resourceLogs), recordCount: events.reduce((n, l) => n + l.recordCount, 0) };
+    expect((await ingestLogs(recording(sql, joined), oneLogExport, new Date(), new StageTimes(), STATEMENT_SIZES.server)).turns_created).toBe(10);
+    expect((await readsOf(db(), joined)).filter((r) => r.rows > 60)).toEqual([]);
   });
 }
 
